@@ -1,0 +1,24 @@
+// ESM-only packages Jest must compile to CommonJS (jose, got and got's own
+// dependencies). Node itself loads them natively at run time.
+const ESM_PACKAGES = [
+  'jose', 'got', '@sindresorhus', '@szmarczak', 'byte-counter', 'cacheable-lookup', 'cacheable-request', 'chunk-data',
+  'decompress-response', 'form-data-encoder', 'http2-wrapper', 'keyv', 'lowercase-keys', 'mimic-response',
+  'normalize-url', 'p-cancelable', 'responselike', 'type-fest', 'uint8array-extras', 'get-stream', 'is-stream',
+  '@keyv', 'hookified', 'quick-lru', 'resolve-alpn', 'char-regex',
+];
+
+/** One Jest run over every package and service; real Postgres and Redis (see scripts/jest). */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/packages', '<rootDir>/services'],
+  testMatch: ['**/?(*.)test.ts'],
+  testPathIgnorePatterns: ['/node_modules/', '/generated/'],
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
+    '^.+\\.m?js$': ['@swc/jest', { jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
+  },
+  transformIgnorePatterns: [`/node_modules/(?!(${ESM_PACKAGES.join('|')})/)`],
+  globalSetup: '<rootDir>/scripts/jest/global-setup.js',
+  testTimeout: 30_000,
+  maxWorkers: process.env.JEST_MAX_WORKERS ?? 2,
+};

@@ -1,0 +1,58 @@
+import { randomBytes } from 'node:crypto';
+import { constantTimeEqual, sha256Hex } from '@cowrie/core';
+import type { DbOrTx } from '@cowrie/db';
+import { parseScopes, type TScope } from './scopes';
+
+export type TKeyMode = 'live' | 'test';
+
+/** `ck_<mode>_<16 hex lookup id>_<43 base64url secret>` */
+const KEY_PATTERN = /^ck_(live|test)_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
+
+export interface CreateApiKeyInput {
+  workspaceId: number;
+  scopes: string | readonly string[];
+  mode?: TKeyMode;
+}
+
+/** Creates a key; the plaintext is returned this once and only its hash is stored. */
+export async function createApiKey(db: DbOrTx, { workspaceId, scopes, mode = 'live' }: CreateApiKeyInput) {
+  const parsedScopes = parseScopes(scopes);
+  const workspace = await db.workspace.findUnique({ where: { id: workspaceId }, select: { id: true } });
+  if (!workspace) throw new Error(`workspace ${workspaceId} does not exist`);
+  const lookupId = randomBytes(8).toString('hex');
+  const secret = randomBytes(32).toString('base64url');
+  const row = await db.apiKey.create({
+    data: { workspaceId, lookupId, secretHash: sha256Hex(secret), mode, scopes: parsedScopes },
+  });
+  return { id: row.id, key: `ck_${mode}_${lookupId}_${secret}`, scopes: parsedScopes, workspace_id: workspaceId, mode };
+}
+
+export async function revokeApiKey(db: DbOrTx, id: number) {
+  const found = await db.apiKey.findUnique({ where: { id }, select: { id: true, revokedAt: true } });
+  if (!found) throw new Error(`API key ${id} does not exist`);
+  if (!found.revokedAt) await db.apiKey.update({ where: { id }, data: { revokedAt: new Date() } });
+  return { id, revoked: true as const };
+}
+
+export interface TAuthenticatedKey {
+  keyId: number;
+  workspaceId: number;
+  scopes: TScope[];
+  mode: TKeyMode;
+}
+
+export const looksLikeApiKey = (token: string) => token.startsWith('ck_');
+
+/**
+ * Finds the live key a bearer token names. Returns null for a malformed,
+ * unknown or revoked key; never says which, so callers answer one 401.
+ */
+export async function authenticateApiKey(db: DbOrTx, token: string): Promise<TAuthenticatedKey | null> {
+  const match = KEY_PATTERN.exec(token);
+  if (!match) return null;
+  const [, , lookupId, secret] = match;
+  const row = await db.apiKey.findUnique({ where: { lookupId: lookupId! } });
+  if (!row || row.revokedAt) return null;
+  if (!constantTimeEqual(row.secretHash, sha256Hex(secret!))) return null;
+  return { keyId: row.id, workspaceId: row.workspaceId, scopes: row.scopes as TScope[], mode: row.mode as TKeyMode };
+}

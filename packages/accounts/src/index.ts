@@ -1,0 +1,6 @@
+export * from './scopes';
+export * from './api-keys';
+export * from './passwords';
+export * from './users';
+export * from './sessions';
+export * from './workspaces';

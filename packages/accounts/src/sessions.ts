@@ -1,0 +1,36 @@
+import { SignJWT, jwtVerify } from 'jose';
+
+const ISSUER = 'cowrie';
+const AUDIENCE = 'cowrie-dashboard';
+
+export interface TSession {
+  userId: number;
+  workspaceId: number;
+}
+
+const keyOf = (secret: string) => new TextEncoder().encode(secret);
+
+/** A dashboard session: an HS256 JWT naming the user and the workspace. */
+export async function issueSessionToken(session: TSession, secret: string, ttlSeconds: number): Promise<string> {
+  return new SignJWT({ wsp: session.workspaceId })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(String(session.userId))
+    .setIssuer(ISSUER)
+    .setAudience(AUDIENCE)
+    .setIssuedAt()
+    .setExpirationTime(`${ttlSeconds}s`)
+    .sign(keyOf(secret));
+}
+
+/** Returns the session a token carries, or null when it is invalid or expired. */
+export async function verifySessionToken(token: string, secret: string): Promise<TSession | null> {
+  try {
+    const { payload } = await jwtVerify(token, keyOf(secret), { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] });
+    const userId = Number(payload.sub);
+    const workspaceId = Number(payload.wsp);
+    if (!Number.isSafeInteger(userId) || !Number.isSafeInteger(workspaceId)) return null;
+    return { userId, workspaceId };
+  } catch {
+    return null;
+  }
+}

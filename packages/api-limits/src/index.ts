@@ -1,0 +1,3 @@
+export * from './fixed-window';
+export * from './public-api-rate-limit';
+export * from './idempotency';

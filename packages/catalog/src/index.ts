@@ -1,0 +1,3 @@
+export * from './currencies';
+export * from './channels';
+export * from './capabilities';

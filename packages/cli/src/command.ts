@@ -1,0 +1,31 @@
+import type { PrismaClient } from '@cowrie/db';
+import type { TConfig } from '@cowrie/core';
+
+export interface CliContext {
+  config: TConfig;
+  /** Opened on first use, closed when the command ends. */
+  db: () => PrismaClient;
+}
+
+export interface CliCommand {
+  /** e.g. `workspace create` */
+  name: string;
+  usage: string;
+  /** Option names this command takes; all are strings (`--name VALUE`). */
+  options: string[];
+  required: string[];
+  run: (args: Record<string, string>, ctx: CliContext) => Promise<unknown>;
+}
+
+/** An operator mistake: printed as `cowrie: <message>` with exit code 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export function positiveIntArg(args: Record<string, string>, name: string): number {
+  const raw = args[name] ?? '';
+  if (!/^\d+$/.test(raw) || Number(raw) <= 0 || !Number.isSafeInteger(Number(raw))) {
+    throw new UsageError(`--${name} must be a positive integer, got "${raw}"`);
+  }
+  return Number(raw);
+}

@@ -1,0 +1,41 @@
+import { createApiKey, createDashboardUser, createWorkspace, revokeApiKey } from '@cowrie/accounts';
+import { positiveIntArg, UsageError, type CliCommand } from '../command';
+
+export const accountCommands: CliCommand[] = [
+  {
+    name: 'workspace create',
+    usage: 'cowrie workspace create --name NAME',
+    options: ['name'],
+    required: ['name'],
+    run: async (args, ctx) => {
+      const workspace = await createWorkspace(ctx.db(), { name: args.name! });
+      return workspace;
+    },
+  },
+  {
+    name: 'key create',
+    usage: 'cowrie key create --workspace ID --scopes read,payouts:write,verification:write,collections:write [--mode live|test]',
+    options: ['workspace', 'scopes', 'mode'],
+    required: ['workspace', 'scopes'],
+    run: async (args, ctx) => {
+      const mode = args.mode ?? 'live';
+      if (mode !== 'live' && mode !== 'test') throw new UsageError('--mode must be live or test');
+      return createApiKey(ctx.db(), { workspaceId: positiveIntArg(args, 'workspace'), scopes: args.scopes!, mode });
+    },
+  },
+  {
+    name: 'key revoke',
+    usage: 'cowrie key revoke --id KEY_ID',
+    options: ['id'],
+    required: ['id'],
+    run: (args, ctx) => revokeApiKey(ctx.db(), positiveIntArg(args, 'id')),
+  },
+  {
+    name: 'user create',
+    usage: 'cowrie user create --workspace ID --email EMAIL --password PASSWORD',
+    options: ['workspace', 'email', 'password'],
+    required: ['workspace', 'email', 'password'],
+    run: (args, ctx) =>
+      createDashboardUser(ctx.db(), { workspaceId: positiveIntArg(args, 'workspace'), email: args.email!, password: args.password! }),
+  },
+];

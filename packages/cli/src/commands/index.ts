@@ -1,0 +1,5 @@
+import type { CliCommand } from '../command';
+import { accountCommands } from './accounts';
+
+/** Every `cowrie` command; each domain adds its own list here. */
+export const COMMANDS: CliCommand[] = [...accountCommands];

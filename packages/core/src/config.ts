@@ -1,0 +1,105 @@
+import { z } from 'zod';
+
+const DEV_ONLY_SESSION_SECRET = 'cowrie-dev-only-session-secret-do-not-use-in-production';
+const DEV_ONLY_ENCRYPTION_KEY = '00'.repeat(31) + '01';
+
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+const nonNegativeInt = (fallback: number) => z.coerce.number().int().nonnegative().default(fallback);
+const csv = z
+  .string()
+  .default('')
+  .transform((s) => s.split(',').map((v) => v.trim()).filter(Boolean));
+
+/**
+ * Every setting Cowrie reads from the environment, in one place. A bad value
+ * stops start-up with a message naming the variable (see loadConfig).
+ */
+export const ZConfig = z
+  .object({
+    NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+    // pino level for every service
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    // gateway listen address
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    HOST: z.string().min(1).default('127.0.0.1'),
+    DATABASE_URL: z.string().url().default('postgresql://postgres@127.0.0.1:5432/cowrie'),
+    // connections per process to Postgres
+    DATABASE_POOL_SIZE: positiveInt(10),
+    REDIS_URL: z.string().min(1).default('redis://127.0.0.1:6379'),
+    // host:port,host:port — when set, ioredis connects to a Redis Cluster instead of REDIS_URL
+    REDIS_CLUSTER_NODES: csv,
+    // host:port,host:port of Sentinels, with REDIS_SENTINEL_NAME the master's name
+    REDIS_SENTINELS: csv,
+    REDIS_SENTINEL_NAME: z.string().default('mymaster'),
+    // BullMQ prefix; hash-tagged so every queue key lands on one Cluster slot
+    QUEUE_PREFIX: z.string().min(1).default('{cowrie}'),
+    // prefix of Cowrie's own Redis keys (rate limits, caches)
+    REDIS_KEY_PREFIX: z.string().min(1).default('cowrie:'),
+    // largest JSON body the gateway accepts
+    BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'expected a size such as 100kb').default('100kb'),
+    // HMAC secret for dashboard session JWTs
+    JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+    // lifetime of a dashboard session
+    JWT_TTL_SECONDS: positiveInt(8 * 3600),
+    // 64 hex characters (32 bytes): AES-256-GCM key for secrets at rest and in job data
+    ENCRYPTION_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'expected 64 hex characters').optional(),
+    // requests per API key per fixed 60-second window
+    PUBLIC_API_RATE_LIMIT: positiveInt(120),
+    // how long a request waits for an in-flight request with the same Idempotency-Key
+    IDEMPOTENCY_WAIT_MS: nonNegativeInt(5000),
+    // JSON object keyed by channel id overriding the deposit channel catalog, e.g. {"open_banking":{"status":"live"}}
+    CHANNELS_OVERRIDE: z.string().optional(),
+    // path of a JSON file with the same shape as CHANNELS_OVERRIDE
+    CHANNELS_FILE: z.string().optional(),
+    // where open banking deposits redirect the payer; open banking needs it to be live
+    OPEN_BANKING_REDIRECT_URL: z.string().url().optional(),
+    // how long the gateway waits for a payout's rail outcome before answering `processing`
+    PAYOUT_SYNC_WAIT_MS: nonNegativeInt(10_000),
+    // how long the gateway waits for a code delivery outcome
+    VERIFY_SYNC_WAIT_MS: nonNegativeInt(10_000),
+    // verification limits (interface: Limits)
+    VERIFY_RATE_DEST_LIMIT: positiveInt(5),
+    VERIFY_RATE_BIZ_LIMIT: positiveInt(20),
+    VERIFY_RATE_WINDOW_SECONDS: positiveInt(900),
+    VERIFY_MAX_ATTEMPTS: positiveInt(5),
+    VERIFY_CODE_TTL_SECONDS: positiveInt(300),
+    // CIDRs outbound webhooks may reach although private or loopback (tests: 127.0.0.0/8)
+    WEBHOOK_ALLOWED_CIDRS: csv,
+    // per-attempt timeout of a webhook delivery
+    WEBHOOK_TIMEOUT_MS: positiveInt(10_000),
+    // concurrent jobs per worker process
+    PAYOUT_WORKER_CONCURRENCY: positiveInt(16),
+    VERIFICATION_WORKER_CONCURRENCY: positiveInt(16),
+    WEBHOOK_WORKER_CONCURRENCY: positiveInt(32),
+    // how long a worker waits for in-flight jobs on SIGTERM before handing them back
+    SHUTDOWN_GRACE_MS: positiveInt(10_000),
+  })
+  .transform((c) => {
+    const production = c.NODE_ENV === 'production';
+    return {
+      ...c,
+      JWT_SECRET: c.JWT_SECRET ?? (production ? '' : DEV_ONLY_SESSION_SECRET),
+      ENCRYPTION_KEY: c.ENCRYPTION_KEY ?? (production ? '' : DEV_ONLY_ENCRYPTION_KEY),
+    };
+  })
+  .superRefine((c, ctx) => {
+    if (!c.JWT_SECRET) ctx.addIssue({ code: 'custom', path: ['JWT_SECRET'], message: 'is required in production' });
+    if (!c.ENCRYPTION_KEY) ctx.addIssue({ code: 'custom', path: ['ENCRYPTION_KEY'], message: 'is required in production' });
+  });
+
+export type TConfig = z.output<typeof ZConfig>;
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Parses the environment once; throws a ConfigError naming every bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): TConfig {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = ZConfig.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.') || '(config)'}: ${i.message}`);
+    throw new ConfigError(`invalid configuration\n  ${lines.join('\n  ')}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,57 @@
+import pino, { type Logger, type DestinationStream } from 'pino';
+
+/**
+ * Paths pino censors in every log line. Secrets (API keys, one-time codes,
+ * passwords, webhook secrets, session tokens) must never reach a log.
+ */
+export const REDACT_PATHS = [
+  'authorization',
+  'password',
+  'secret',
+  'code',
+  'key',
+  'token',
+  'apiKey',
+  '*.authorization',
+  '*.password',
+  '*.secret',
+  '*.code',
+  '*.key',
+  '*.token',
+  '*.apiKey',
+  '*.encryptedCode',
+  '*.codeHash',
+  '*.codeSalt',
+  '*.secretHash',
+  '*.passwordHash',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["idempotency-key"]',
+  'headers.authorization',
+  'body.password',
+  'body.code',
+  'body.secret',
+];
+
+export type { Logger };
+
+export interface CreateLoggerOptions {
+  service: string;
+  level?: string;
+  /** Where lines go; defaults to stdout (pretty when stdout is a terminal). */
+  destination?: DestinationStream;
+}
+
+export function createLogger({ service, level = 'info', destination }: CreateLoggerOptions): Logger {
+  const options = {
+    level,
+    base: { service },
+    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+  };
+  if (destination) return pino(options, destination);
+  if (process.stdout.isTTY && process.env.NODE_ENV !== 'production') {
+    return pino({ ...options, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } });
+  }
+  return pino(options);
+}

@@ -1,0 +1,74 @@
+import { Queue, type JobsOptions, type ConnectionOptions } from 'bullmq';
+import type { z } from 'zod';
+
+export interface JobSpec<S extends z.ZodType = z.ZodType> {
+  schema: S;
+  /** Per-job BullMQ options (retries, backoff); defaults come from the queue. */
+  options?: JobsOptions;
+}
+
+export interface QueueDefinition<J extends Record<string, JobSpec>> {
+  name: string;
+  jobs: J;
+  defaultJobOptions: JobsOptions;
+}
+
+export type JobPayload<D extends QueueDefinition<Record<string, JobSpec>>, N extends keyof D['jobs']> = z.output<
+  D['jobs'][N]['schema']
+>;
+
+/** A queue's name, its closed catalog of job names with payload schemas, and defaults. */
+export function defineQueue<const J extends Record<string, JobSpec>>(
+  name: string,
+  jobs: J,
+  defaultJobOptions: JobsOptions = {},
+): QueueDefinition<J> {
+  return { name, jobs, defaultJobOptions };
+}
+
+/** BullMQ forbids ':' in custom job ids and treats bare integers specially. */
+export function jobIdFor(kind: string, ...ids: Array<string | number | bigint>): string {
+  return [kind, ...ids.map(String)].join('-');
+}
+
+export interface QueueConnection {
+  connection: ConnectionOptions;
+  prefix: string;
+}
+
+export function openQueue<J extends Record<string, JobSpec>>(def: QueueDefinition<J>, conn: QueueConnection): Queue {
+  return new Queue(def.name, { connection: conn.connection, prefix: conn.prefix, defaultJobOptions: def.defaultJobOptions });
+}
+
+/** Adds a job after parsing its payload against the catalog; the id makes re-adds no-ops. */
+export async function enqueue<J extends Record<string, JobSpec>, N extends keyof J & string>(
+  queue: Queue,
+  def: QueueDefinition<J>,
+  jobName: N,
+  payload: z.input<J[N]['schema']>,
+  options: JobsOptions & { jobId: string },
+) {
+  const data = def.jobs[jobName]!.schema.parse(payload);
+  return queue.add(jobName, data, { ...def.jobs[jobName]!.options, ...options });
+}
+
+/**
+ * A worker's handler map, typed from the catalog so a missing handler does not
+ * compile; each payload is parsed before its handler runs.
+ */
+export type HandlerMap<J extends Record<string, JobSpec>, Ctx> = {
+  [N in keyof J]: (payload: z.output<J[N]['schema']>, ctx: Ctx) => Promise<unknown>;
+};
+
+export function dispatchJob<J extends Record<string, JobSpec>, Ctx>(
+  def: QueueDefinition<J>,
+  handlers: HandlerMap<J, Ctx>,
+  jobName: string,
+  data: unknown,
+  ctx: Ctx,
+): Promise<unknown> {
+  const spec = def.jobs[jobName];
+  if (!spec) throw new Error(`queue ${def.name} has no job named ${jobName}`);
+  const payload = spec.schema.parse(data);
+  return handlers[jobName as keyof J](payload as never, ctx);
+}

@@ -1,0 +1,4 @@
+export * from './define-queue';
+export * from './payouts';
+export * from './verifications';
+export * from './webhooks';

@@ -1,0 +1,15 @@
+import { z } from 'zod';
+import { defineQueue } from './define-queue';
+
+export const payoutsQueue = defineQueue(
+  'payouts',
+  {
+    // Sends one processing ledger transaction to its rail and settles it.
+    'payout.execute': { schema: z.object({ transactionId: z.number().int().positive() }) },
+    // Re-queues processing payouts left without a live job (crash between commit and enqueue).
+    'payout.reconcile': { schema: z.object({}) },
+  },
+  // A rail call that failed ambiguously is retried after re-querying the rail; a
+  // few attempts with backoff ride out a restart without hammering the provider.
+  { attempts: 5, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: { age: 3600, count: 10_000 }, removeOnFail: { age: 7 * 86400 } },
+);

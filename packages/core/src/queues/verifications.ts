@@ -1,0 +1,15 @@
+import { z } from 'zod';
+import { defineQueue } from './define-queue';
+
+export const verificationsQueue = defineQueue(
+  'verifications',
+  {
+    // Delivers one code; the code travels sealed with AES-256-GCM (ENCRYPTION_KEY), never in clear.
+    'verification.deliver': {
+      schema: z.object({ verificationId: z.number().int().positive(), sealedCode: z.string().min(1) }),
+    },
+  },
+  // A code is only useful for minutes and the caller is waiting: one attempt, the
+  // outcome goes straight back to the gateway.
+  { attempts: 1, removeOnComplete: { age: 600, count: 10_000 }, removeOnFail: { age: 86400 } },
+);

@@ -1,0 +1,3 @@
+export * from './queue-worker';
+export * from './run-service';
+export * from './dependencies';

@@ -1,0 +1,34 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import type { TestEnv } from './test-env';
+
+export interface RunningGateway<D> {
+  url: string;
+  deps: D;
+  close: () => Promise<void>;
+}
+
+/**
+ * Starts a gateway app on an ephemeral loopback port. The app factory and deps
+ * builder are passed in so this package does not depend on the gateway service.
+ */
+export async function listenGateway<D extends { logger: unknown }>(
+  env: TestEnv,
+  build: { createDeps: (config: TestEnv['config'], logger: TestEnv['logger']) => D; createApp: (deps: D) => import('express').Express; closeDeps: (deps: D) => Promise<void> },
+): Promise<RunningGateway<D>> {
+  const deps = build.createDeps(env.config, env.logger);
+  const app = build.createApp(deps);
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    deps,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await build.closeDeps(deps);
+    },
+  };
+}

@@ -1,0 +1,3 @@
+export * from './test-env';
+export * from './scenarios';
+export * from './gateway';

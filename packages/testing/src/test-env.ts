@@ -1,0 +1,105 @@
+import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { Client } from 'pg';
+import pino from 'pino';
+import { createRedis, loadConfig, REDACT_PATHS, type Logger, type TConfig, type TRedis } from '@cowrie/core';
+import { createDb, type PrismaClient } from '@cowrie/db';
+
+export interface TestEnv {
+  /** Short random id of this env; names its database, queue prefix and Redis keys. */
+  id: string;
+  config: TConfig;
+  db: PrismaClient;
+  redis: TRedis;
+  logger: Logger;
+  /** Every log line written through `logger`, as raw JSON text. */
+  logLines: string[];
+  cleanup: () => Promise<void>;
+}
+
+function adminUrl(): URL {
+  const url = new URL(process.env.COWRIE_TEST_TEMPLATE_URL ?? process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/cowrie');
+  url.pathname = '/postgres';
+  return url;
+}
+
+async function admin<T>(fn: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: adminUrl().toString() });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * An isolated world for one test file: its own database cloned from the
+ * migrated template, its own BullMQ prefix and Redis key prefix, and a logger
+ * whose lines the test can read. Real Postgres and Redis, never mocks.
+ */
+export async function createTestEnv(env: Record<string, string> = {}): Promise<TestEnv> {
+  const id = randomBytes(5).toString('hex');
+  const dbName = `cowrie_t_${id}`;
+  const template = new URL(process.env.COWRIE_TEST_TEMPLATE_URL ?? 'postgresql://postgres@127.0.0.1:5432/cowrie_test_template');
+  const templateName = template.pathname.slice(1);
+  await admin((c) => c.query(`CREATE DATABASE "${dbName}" TEMPLATE "${templateName}"`));
+  const dbUrl = new URL(template);
+  dbUrl.pathname = `/${dbName}`;
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'debug',
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    DATABASE_URL: dbUrl.toString(),
+    DATABASE_POOL_SIZE: '5',
+    QUEUE_PREFIX: `{cowrie-t-${id}}`,
+    REDIS_KEY_PREFIX: `cowrie-t-${id}:`,
+    WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
+    SHUTDOWN_GRACE_MS: '3000',
+    ...env,
+  });
+  const logLines: string[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      logLines.push(String(chunk));
+      cb();
+    },
+  });
+  const logger = pino({ level: config.LOG_LEVEL, base: { service: 'test' }, redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, sink);
+  const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: 5 });
+  const redis = createRedis(config, { name: `test-${id}` });
+  return {
+    id,
+    config,
+    db,
+    redis,
+    logger,
+    logLines,
+    cleanup: async () => {
+      await db.$disconnect().catch(() => undefined);
+      await deleteKeys(redis, `cowrie-t-${id}:*`);
+      await deleteKeys(redis, `{cowrie-t-${id}}:*`);
+      await redis.quit().catch(() => undefined);
+      await admin((c) => c.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`));
+    },
+  };
+}
+
+async function deleteKeys(redis: TRedis, pattern: string) {
+  if (!('scanStream' in redis)) return;
+  const stream = redis.scanStream({ match: pattern, count: 500 });
+  for await (const keys of stream as AsyncIterable<string[]>) {
+    if (keys.length) await redis.del(...keys);
+  }
+}
+
+/** Polls `check` until it returns a truthy value or `timeoutMs` passes. */
+export async function waitFor<T>(check: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 10_000, everyMs = 25): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}

@@ -1,0 +1,66 @@
+import { QueueEvents, type Queue } from 'bullmq';
+import {
+  createLogger,
+  createRedis,
+  openQueue,
+  payoutsQueue,
+  verificationsQueue,
+  webhooksQueue,
+  type Logger,
+  type TConfig,
+  type TRedis,
+} from '@cowrie/core';
+import { createDb, type PrismaClient } from '@cowrie/db';
+import { loadChannelCatalog, type TChannel } from '@cowrie/catalog';
+
+export interface GatewayQueues {
+  payouts: Queue;
+  verifications: Queue;
+  webhooks: Queue;
+  payoutEvents: QueueEvents;
+  verificationEvents: QueueEvents;
+  webhookEvents: QueueEvents;
+}
+
+/** Everything the gateway's routes use, built once in main (or by a test). */
+export interface GatewayDeps {
+  config: TConfig;
+  logger: Logger;
+  db: PrismaClient;
+  /** Cowrie's own keys (rate limits, caches). */
+  redis: TRedis;
+  queues: GatewayQueues;
+  channels: TChannel[];
+  /** Connections to quit on close. */
+  connections: TRedis[];
+}
+
+export function createGatewayDeps(config: TConfig, logger = createLogger({ service: 'gateway', level: config.LOG_LEVEL })): GatewayDeps {
+  const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
+  const redis = createRedis(config, { name: 'gateway' });
+  const queueConn = { connection: createRedis(config, { forBullmq: true, name: 'gateway-queues' }), prefix: config.QUEUE_PREFIX };
+  const connections: TRedis[] = [redis, queueConn.connection];
+  const events = (name: string) => {
+    const connection = createRedis(config, { forBullmq: true, name: `gateway-events-${name}` });
+    connections.push(connection);
+    return new QueueEvents(name, { connection, prefix: config.QUEUE_PREFIX });
+  };
+  const queues: GatewayQueues = {
+    payouts: openQueue(payoutsQueue, queueConn),
+    verifications: openQueue(verificationsQueue, queueConn),
+    webhooks: openQueue(webhooksQueue, queueConn),
+    payoutEvents: events(payoutsQueue.name),
+    verificationEvents: events(verificationsQueue.name),
+    webhookEvents: events(webhooksQueue.name),
+  };
+  return { config, logger, db, redis, queues, channels: loadChannelCatalog(config), connections };
+}
+
+export async function closeGatewayDeps(deps: GatewayDeps): Promise<void> {
+  const q = deps.queues;
+  await Promise.allSettled([q.payoutEvents.close(), q.verificationEvents.close(), q.webhookEvents.close()]);
+  await Promise.allSettled([q.payouts.close(), q.verifications.close(), q.webhooks.close()]);
+  // disconnect, not quit: a QueueEvents connection may sit in a blocking read.
+  for (const c of deps.connections) c.disconnect();
+  await deps.db.$disconnect();
+}

@@ -1,0 +1,71 @@
+import type { RequestHandler } from 'express';
+import { AppError } from '@cowrie/core';
+import { authenticateApiKey, looksLikeApiKey, verifySessionToken, type TScope } from '@cowrie/accounts';
+import { hitPublicApiBudget, rateLimitHeaders } from '@cowrie/api-limits';
+import type { GatewayDeps } from '../deps';
+
+function bearerToken(header: string | undefined): string | null {
+  if (!header) return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? match[1]! : null;
+}
+
+/** /v1: `Authorization: Bearer <API key>`; missing, malformed, unknown or revoked → 401. */
+export function requireApiKey(deps: Pick<GatewayDeps, 'db'>): RequestHandler {
+  return async (req, _res, next) => {
+    const token = bearerToken(req.headers.authorization);
+    if (!token) throw new AppError('unauthorized', 'Missing or malformed API key; send Authorization: Bearer <API key>');
+    const key = await authenticateApiKey(deps.db, token);
+    if (!key) throw new AppError('unauthorized', 'Invalid or revoked API key');
+    req.apiKey = key;
+    req.log = req.log.child({ workspaceId: key.workspaceId, apiKeyId: key.keyId });
+    next();
+  };
+}
+
+/** 403 insufficient_scope when the key lacks `scope`. */
+export function requireScope(scope: TScope): RequestHandler {
+  return (req, _res, next) => {
+    if (!req.apiKey?.scopes.includes(scope)) {
+      throw new AppError('insufficient_scope', `This API key lacks the ${scope} scope`, { details: { required_scope: scope } });
+    }
+    next();
+  };
+}
+
+/**
+ * The per-key request budget (fixed 60 s window in Redis, shared by all
+ * replicas). Every /v1 response of an authenticated request carries the
+ * X-RateLimit-* headers, the 429 included.
+ */
+export function publicApiRateLimit(deps: Pick<GatewayDeps, 'redis' | 'config'>): RequestHandler {
+  return async (req, res, next) => {
+    const hit = await hitPublicApiBudget(deps.redis, {
+      keyPrefix: deps.config.REDIS_KEY_PREFIX,
+      apiKeyId: req.apiKey!.keyId,
+      limit: deps.config.PUBLIC_API_RATE_LIMIT,
+    });
+    res.set(rateLimitHeaders(hit));
+    if (!hit.allowed) {
+      throw new AppError('rate_limited', 'Rate limit exceeded', {
+        details: { limit: hit.limit, retry_after_seconds: hit.retryAfterSeconds },
+        headers: { 'Retry-After': String(hit.retryAfterSeconds) },
+      });
+    }
+    next();
+  };
+}
+
+/** Dashboard routes: a session JWT from /auth/login. API keys are refused. */
+export function requireSession(deps: Pick<GatewayDeps, 'config'>): RequestHandler {
+  return async (req, _res, next) => {
+    const token = bearerToken(req.headers.authorization);
+    if (!token) throw new AppError('unauthorized', 'Sign in required; send Authorization: Bearer <session token>');
+    if (looksLikeApiKey(token)) throw new AppError('unauthorized', 'API keys cannot be used here; sign in to the dashboard');
+    const session = await verifySessionToken(token, deps.config.JWT_SECRET);
+    if (!session) throw new AppError('unauthorized', 'Invalid or expired session');
+    req.session = session;
+    req.log = req.log.child({ workspaceId: session.workspaceId, userId: session.userId });
+    next();
+  };
+}

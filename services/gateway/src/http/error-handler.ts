@@ -1,0 +1,56 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { randomUUID } from 'node:crypto';
+import { AppError, errorEnvelope } from '@cowrie/core';
+
+/** Unknown routes: 404 in the envelope. */
+export const notFoundHandler: RequestHandler = (req, res) => {
+  res.status(404).json(errorEnvelope('not_found', `No route for ${req.method} ${req.path}`, req.id ?? randomUUID()));
+};
+
+interface BodyParserError {
+  type?: string;
+  status?: number;
+  statusCode?: number;
+  limit?: number;
+}
+
+/**
+ * The one place an error becomes a response. AppErrors keep their code and
+ * message; body-parser failures become 400/413/415; anything else is a 500
+ * whose detail goes to the log only, under the request id.
+ */
+export const errorHandler: ErrorRequestHandler = (err, req, res, next) => {
+  if (res.headersSent) return next(err);
+  const requestId = req.id ?? randomUUID();
+  if (err instanceof AppError) {
+    if (err.headers) res.set(err.headers);
+    if (err.status >= 500) req.log?.warn({ code: err.code, status: err.status, cause: String(err.cause ?? '') }, err.message);
+    res.status(err.status).json(errorEnvelope(err.code, err.message, requestId, err.details));
+    return;
+  }
+  const parserError = err as BodyParserError;
+  switch (parserError.type) {
+    case 'entity.parse.failed':
+      res.status(400).json(errorEnvelope('invalid_request', 'The request body is not valid JSON', requestId));
+      return;
+    case 'entity.too.large':
+      res.status(413).json(errorEnvelope('invalid_request', `The request body is larger than ${parserError.limit ?? 'the limit'} bytes`, requestId, { limit_bytes: parserError.limit }));
+      return;
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      res.status(415).json(errorEnvelope('invalid_request', 'The request body must be UTF-8 JSON', requestId));
+      return;
+    case 'request.aborted':
+    case 'request.size.invalid':
+    case 'stream.encoding.set':
+      res.status(400).json(errorEnvelope('invalid_request', 'The request body could not be read', requestId));
+      return;
+  }
+  const status = parserError.status ?? parserError.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    res.status(status).json(errorEnvelope('invalid_request', 'The request could not be read', requestId));
+    return;
+  }
+  req.log?.error({ err }, 'unhandled error');
+  res.status(500).json(errorEnvelope('internal_error', `Something went wrong on our side; quote request id ${requestId}`, requestId));
+};

@@ -1,0 +1,82 @@
+import type { RequestHandler, Response } from 'express';
+import { AppError } from '@cowrie/core';
+import {
+  IDEMPOTENCY_KEY_MAX_LENGTH,
+  claimOrWaitIdempotencyKey,
+  completeIdempotencyKey,
+  idempotencyRequestHash,
+  releaseIdempotencyKey,
+} from '@cowrie/api-limits';
+import type { GatewayDeps } from '../deps';
+
+function withRequestId(body: unknown, requestId: string): unknown {
+  if (body && typeof body === 'object' && 'meta' in body) {
+    return { ...(body as object), meta: { ...((body as { meta: object }).meta ?? {}), request_id: requestId } };
+  }
+  if (body && typeof body === 'object' && 'request_id' in body) return { ...(body as object), request_id: requestId };
+  return body;
+}
+
+/**
+ * The Idempotency-Key header on POST /v1 (interface: Idempotency-Key header).
+ * Beyond the interface's point 5, a second request with a key still in flight
+ * waits for the first and replays it, or gets 409 if it does not finish in time:
+ * the two never both execute.
+ */
+export function idempotencyLayer(deps: Pick<GatewayDeps, 'db' | 'config'>): RequestHandler {
+  return async (req, res, next) => {
+    if (req.method !== 'POST') return next();
+    const raw = req.get('Idempotency-Key');
+    const key = raw?.trim();
+    if (!key) return next();
+    if (key.length > IDEMPOTENCY_KEY_MAX_LENGTH) {
+      throw new AppError('invalid_request', `Idempotency-Key must be under ${IDEMPOTENCY_KEY_MAX_LENGTH + 1} characters`, { details: { field: 'Idempotency-Key' } });
+    }
+    const workspaceId = req.apiKey!.workspaceId;
+    const requestHash = idempotencyRequestHash(req.method, req.baseUrl + req.path, req.body);
+    const outcome = await claimOrWaitIdempotencyKey(deps.db, { workspaceId, key, requestHash, waitMs: deps.config.IDEMPOTENCY_WAIT_MS });
+    if (outcome.kind === 'conflict') {
+      throw new AppError('idempotency_conflict', 'This Idempotency-Key was reused with a different request body (or method or path)');
+    }
+    if (outcome.kind === 'in_flight') {
+      throw new AppError('idempotency_conflict', 'A request with this Idempotency-Key is still in progress; retry shortly');
+    }
+    if (outcome.kind === 'replay') {
+      res.set('Idempotent-Replayed', 'true');
+      res.status(outcome.status).json(withRequestId(outcome.body, req.id));
+      return;
+    }
+    captureOutcome(res, async (status, body) => {
+      if (status >= 200 && status < 300) await completeIdempotencyKey(deps.db, { workspaceId, key, status, body });
+      else await releaseIdempotencyKey(deps.db, { workspaceId, key });
+    }, () => releaseIdempotencyKey(deps.db, { workspaceId, key }), req.log);
+    // A request whose client went away still finishes and stores its outcome; one
+    // whose process died leaves a claim that goes stale and can be taken over.
+    next();
+  };
+}
+
+/**
+ * Stores the outcome before the response leaves, so a client that saw a
+ * success always finds it stored; if storing fails the claim is released.
+ */
+function captureOutcome(
+  res: Response,
+  store: (status: number, body: unknown) => Promise<void>,
+  release: () => Promise<void>,
+  log: { error: (obj: object, msg: string) => void },
+) {
+  const send = res.json.bind(res);
+  let handled = false;
+  res.json = (body: unknown) => {
+    if (handled) return send(body);
+    handled = true;
+    store(res.statusCode, body)
+      .catch(async (err) => {
+        log.error({ err }, 'could not store the idempotent response');
+        await release().catch(() => undefined);
+      })
+      .finally(() => send(body));
+    return res;
+  };
+}

@@ -1,0 +1,2 @@
+export { createApp } from './app';
+export { createGatewayDeps, closeGatewayDeps, type GatewayDeps } from './deps';

@@ -1,0 +1,92 @@
+// Risk: a bad request reaching a 5xx or leaking internals; the envelope, request
+// ids and body limits drifting from the interface.
+import { createWorkspaceWithKey } from '@cowrie/testing';
+import { call, startTestGateway } from './start-test-gateway';
+
+let gw: Awaited<ReturnType<typeof startTestGateway>>;
+let key: string;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+beforeAll(async () => {
+  gw = await startTestGateway({ BODY_LIMIT: '2kb' });
+  ({ key } = await createWorkspaceWithKey(gw.env.db));
+});
+afterAll(() => gw.close());
+
+test('success responses carry data and meta.request_id, equal to X-Request-Id', async () => {
+  const res = await call(gw.url, 'GET', '/v1/channels', { token: key });
+  expect(res.status).toBe(200);
+  expect(res.body.meta.request_id).toMatch(UUID);
+  expect(res.headers.get('x-request-id')).toBe(res.body.meta.request_id);
+});
+
+test('every request id is new', async () => {
+  const a = await call(gw.url, 'GET', '/healthz');
+  const b = await call(gw.url, 'GET', '/healthz');
+  expect(a.body.meta.request_id).not.toBe(b.body.meta.request_id);
+});
+
+test('request ids appear in log lines', async () => {
+  const res = await call(gw.url, 'GET', '/v1/channels', { token: key });
+  const id = res.body.meta.request_id;
+  expect(gw.env.logLines.some((l) => l.includes(id))).toBe(true);
+});
+
+test('unknown routes are 404 not_found in the error envelope', async () => {
+  for (const [method, path, token] of [['GET', '/nope', undefined], ['GET', '/v1/nope', key], ['DELETE', '/v1/channels', key]] as const) {
+    const res = await call(gw.url, method, path, { token });
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('not_found');
+    expect(res.body.request_id).toMatch(UUID);
+    expect(res.headers.get('x-request-id')).toBe(res.body.request_id);
+  }
+});
+
+test('broken JSON is 400 invalid_request, not 5xx', async () => {
+  const res = await call(gw.url, 'POST', '/auth/login', { rawBody: '{"email": "a@b.c", ' });
+  expect(res.status).toBe(400);
+  expect(res.body.error.code).toBe('invalid_request');
+  expect(res.body.error.message).toMatch(/not valid JSON/);
+});
+
+test('an oversized body is 413 in the envelope', async () => {
+  const res = await call(gw.url, 'POST', '/auth/login', { body: { email: 'a@b.c', password: 'x'.repeat(5000) } });
+  expect(res.status).toBe(413);
+  expect(res.body.error.code).toBe('invalid_request');
+  expect(res.body.request_id).toMatch(UUID);
+});
+
+test.each([
+  ['an array body', '[1,2,3]'],
+  ['a string body', '"hello"'],
+  ['null', 'null'],
+  ['wrong types', '{"email": 42, "password": ["x"]}'],
+  ['missing fields', '{}'],
+  ['injection strings', `{"email": "' OR 1=1; DROP TABLE \\"Workspace\\"; --", "password": "<script>alert(1)</script>"}`],
+])('%s gets a 4xx envelope', async (_name, rawBody) => {
+  const res = await call(gw.url, 'POST', '/auth/login', { rawBody });
+  expect(res.status).toBeGreaterThanOrEqual(400);
+  expect(res.status).toBeLessThan(500);
+  expect(typeof res.body.error.code).toBe('string');
+  expect(typeof res.body.error.message).toBe('string');
+  expect(JSON.stringify(res.body)).not.toMatch(/at .*\.ts:\d+|stack|prisma/i);
+});
+
+test('a missing field is named in the message', async () => {
+  const res = await call(gw.url, 'POST', '/auth/login', { body: { email: 'a@b.c' } });
+  expect(res.status).toBe(400);
+  expect(res.body.error).toEqual({ code: 'invalid_request', message: 'password is required', details: { field: 'password' } });
+});
+
+test('a non-JSON content type is treated as a missing body', async () => {
+  const res = await call(gw.url, 'POST', '/auth/login', { rawBody: 'email=a', headers: { 'content-type': 'text/plain' } });
+  expect(res.status).toBe(400);
+  expect(res.body.error.code).toBe('invalid_request');
+});
+
+test('healthz answers 200 and readyz reports Postgres and Redis', async () => {
+  expect((await call(gw.url, 'GET', '/healthz')).status).toBe(200);
+  const ready = await call(gw.url, 'GET', '/readyz');
+  expect(ready.status).toBe(200);
+  expect(ready.body.data.checks).toEqual({ postgres: { ok: true }, redis: { ok: true } });
+});
