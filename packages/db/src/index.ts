@@ -1,8 +1,9 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient, Prisma } from './generated/client';
 
+
 export { PrismaClient, Prisma };
-export type * from './generated/models';
+export type * from './generated/client';
 
 /** The client or an interactive transaction: domain functions accept either. */
 export type DbOrTx = PrismaClient | Prisma.TransactionClient;

@@ -1,0 +1,59 @@
+import type { Decimal } from '@cowrie/core';
+import type { Prisma } from '@cowrie/db';
+
+/**
+ * Places a hold of `amount` on a wallet for a debit transaction: pending rises,
+ * available drops. The conditional UPDATE is the overdraft guard: it succeeds
+ * only while available (balance - held) covers the amount, whatever the
+ * concurrency. Returns false when it does not.
+ */
+export async function placeHold(
+  tx: Prisma.TransactionClient,
+  { walletId, transactionId, amount }: { walletId: number; transactionId: number; amount: Decimal },
+): Promise<boolean> {
+  const value = amount.toFixed(6);
+  const updated = await tx.$executeRaw`
+    UPDATE "Wallet" SET "held" = "held" + ${value}::numeric, "updatedAt" = now()
+    WHERE "id" = ${walletId} AND "balance" - "held" >= ${value}::numeric`;
+  if (updated !== 1) return false;
+  await tx.ledgerEntry.create({ data: { walletId, transactionId, kind: 'hold', balanceDelta: '0', heldDelta: value } });
+  return true;
+}
+
+async function openHold(tx: Prisma.TransactionClient, transactionId: number) {
+  // Serialises settle and release of one transaction: exactly one of them wins.
+  await tx.$queryRaw`SELECT "id" FROM "LedgerTransaction" WHERE "id" = ${transactionId} FOR UPDATE`;
+  const entries = await tx.ledgerEntry.findMany({ where: { transactionId }, select: { kind: true, walletId: true, heldDelta: true } });
+  const hold = entries.find((e) => e.kind === 'hold');
+  if (!hold || entries.some((e) => e.kind === 'settle' || e.kind === 'release')) return null;
+  return { walletId: hold.walletId, amount: hold.heldDelta.toString() };
+}
+
+/**
+ * Settles a transaction's hold: the money leaves (balance and pending both
+ * drop). Does nothing and returns false when there is no open hold, so a
+ * replayed settlement changes nothing.
+ */
+export async function settleHold(tx: Prisma.TransactionClient, transactionId: number): Promise<boolean> {
+  const hold = await openHold(tx, transactionId);
+  if (!hold) return false;
+  await tx.ledgerEntry.create({
+    data: { walletId: hold.walletId, transactionId, kind: 'settle', balanceDelta: `-${hold.amount}`, heldDelta: `-${hold.amount}` },
+  });
+  await tx.$executeRaw`
+    UPDATE "Wallet" SET "balance" = "balance" - ${hold.amount}::numeric, "held" = "held" - ${hold.amount}::numeric, "updatedAt" = now()
+    WHERE "id" = ${hold.walletId}`;
+  return true;
+}
+
+/** Releases a transaction's hold: available rises again. Idempotent like settleHold. */
+export async function releaseHold(tx: Prisma.TransactionClient, transactionId: number): Promise<boolean> {
+  const hold = await openHold(tx, transactionId);
+  if (!hold) return false;
+  await tx.ledgerEntry.create({
+    data: { walletId: hold.walletId, transactionId, kind: 'release', balanceDelta: '0', heldDelta: `-${hold.amount}` },
+  });
+  await tx.$executeRaw`
+    UPDATE "Wallet" SET "held" = "held" - ${hold.amount}::numeric, "updatedAt" = now() WHERE "id" = ${hold.walletId}`;
+  return true;
+}
