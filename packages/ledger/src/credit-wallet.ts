@@ -38,7 +38,7 @@ export async function creditWallet(tx: Prisma.TransactionClient, input: CreditWa
   const reference = newReference('crd');
   const idempotencyKey = input.idempotencyKey ?? reference;
   // Concurrent credits with one key queue here, so the second finds the first.
-  await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext(${`credit:${input.workspaceId}:${idempotencyKey}`}))`;
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`credit:${input.workspaceId}:${idempotencyKey}`}))`;
   const existing = await tx.ledgerTransaction.findUnique({
     where: { workspaceId_idempotencyKey: { workspaceId: input.workspaceId, idempotencyKey } },
   });
