@@ -1,4 +1,4 @@
-import express, { type Express } from 'express';
+import express, { type Express, type Router } from 'express';
 import './http/express-types';
 import type { GatewayDeps } from './deps';
 import { requestContext } from './http/request-context';
@@ -9,8 +9,13 @@ import { registerHealthRoutes } from './routes/health';
 import { registerAuthRoutes } from './routes/auth';
 import { registerCatalogRoutes } from './routes/catalog';
 
+export interface CreateAppOptions {
+  /** Mounts extra /v1 routes behind the same auth, budget and idempotency layers (tests, extensions). */
+  extraV1Routes?: (v1: Router) => void;
+}
+
 /** The gateway's HTTP app: conventions first, then /v1, the dashboard routes, then errors. */
-export function createApp(deps: GatewayDeps): Express {
+export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
@@ -24,6 +29,7 @@ export function createApp(deps: GatewayDeps): Express {
   const v1 = express.Router();
   v1.use(requireApiKey(deps), publicApiRateLimit(deps), idempotencyLayer(deps));
   registerCatalogRoutes(v1, deps);
+  options.extraV1Routes?.(v1);
   v1.use(notFoundHandler);
   app.use('/v1', v1);
 

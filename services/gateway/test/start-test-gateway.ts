@@ -1,13 +1,13 @@
 import { createTestEnv, listenGateway, type TestEnv } from '@cowrie/testing';
 import { closeGatewayDeps, createGatewayDeps, type GatewayDeps } from '../src/deps';
-import { createApp } from '../src/app';
+import { createApp, type CreateAppOptions } from '../src/app';
 
 /** A test env plus a gateway listening on loopback against it. */
-export async function startTestGateway(envOverrides: Record<string, string> = {}) {
+export async function startTestGateway(envOverrides: Record<string, string> = {}, appOptions: CreateAppOptions = {}) {
   const env: TestEnv = await createTestEnv(envOverrides);
   const gateway = await listenGateway<GatewayDeps>(env, {
     createDeps: (config, logger) => createGatewayDeps(config, logger),
-    createApp,
+    createApp: (deps) => createApp(deps, appOptions),
     closeDeps: closeGatewayDeps,
   });
   return {
