@@ -1,0 +1,77 @@
+// Risk: the operator CLI printing something other than one JSON object, exiting
+// 0 on a mistake, or showing a key more than once.
+import { createTestEnv, type TestEnv } from '@cowrie/testing';
+import { authenticateApiKey } from '@cowrie/accounts';
+import { runCli } from '../src';
+
+let env: TestEnv;
+let cliEnv: Record<string, string>;
+beforeAll(async () => {
+  env = await createTestEnv();
+  cliEnv = { DATABASE_URL: env.config.DATABASE_URL, REDIS_URL: env.config.REDIS_URL, NODE_ENV: 'test' };
+});
+afterAll(() => env.cleanup());
+
+const cli = (...argv: string[]) => runCli(argv, cliEnv);
+
+test('workspace create prints {id, name} and makes a wallet per catalog currency', async () => {
+  const out = await cli('workspace', 'create', '--name', 'Acme Ltd');
+  expect(out.code).toBe(0);
+  const ws = JSON.parse(out.stdout);
+  expect(ws).toMatchObject({ id: expect.any(Number), name: 'Acme Ltd' });
+  const wallets = await env.db.wallet.findMany({ where: { workspaceId: ws.id } });
+  expect(wallets.map((w) => w.currency).sort()).toEqual(['EUR', 'GBP', 'JPY', 'NGN', 'USD', 'USDT']);
+});
+
+test('key create prints the key once with its scopes; key revoke revokes it', async () => {
+  const ws = JSON.parse((await cli('workspace', 'create', '--name', 'Keys')).stdout);
+  const out = await cli('key', 'create', '--workspace', String(ws.id), '--scopes', 'read,payouts:write');
+  expect(out.code).toBe(0);
+  const created = JSON.parse(out.stdout);
+  expect(created).toMatchObject({ id: expect.any(Number), key: expect.stringMatching(/^ck_live_/), scopes: ['read', 'payouts:write'] });
+  expect(await authenticateApiKey(env.db, created.key)).toMatchObject({ workspaceId: ws.id });
+  const revoked = await cli('key', 'revoke', '--id', String(created.id));
+  expect(JSON.parse(revoked.stdout)).toEqual({ id: created.id, revoked: true });
+  expect(await authenticateApiKey(env.db, created.key)).toBeNull();
+});
+
+test('user create prints {id, email} and never the password', async () => {
+  const ws = JSON.parse((await cli('workspace', 'create', '--name', 'Users')).stdout);
+  const out = await cli('user', 'create', '--workspace', String(ws.id), '--email', 'Ops@Example.com', '--password', 's3cret-passphrase');
+  expect(out.code).toBe(0);
+  expect(JSON.parse(out.stdout)).toMatchObject({ id: expect.any(Number), email: 'ops@example.com' });
+  expect(out.stdout).not.toContain('s3cret-passphrase');
+  const dup = await cli('user', 'create', '--workspace', String(ws.id), '--email', 'ops@example.com', '--password', 's3cret-passphrase');
+  expect(dup.code).not.toBe(0);
+  expect(dup.stderr).toMatch(/already exists/);
+});
+
+test.each([
+  [['nonsense'], /unknown command/],
+  [['workspace', 'create'], /missing --name/],
+  [['key', 'create', '--workspace', '1'], /missing --scopes/],
+  [['key', 'create', '--workspace', 'abc', '--scopes', 'read'], /--workspace must be a positive integer/],
+  [['key', 'create', '--workspace', '1', '--scopes', 'read,fly'], /unknown scope fly/],
+  [['key', 'create', '--workspace', '999999', '--scopes', 'read'], /workspace 999999 does not exist/],
+  [['key', 'revoke', '--id', '999999'], /does not exist/],
+  [['workspace', 'create', '--name', 'x', '--colour', 'red'], /colour/],
+  [['user', 'create', '--workspace', '1', '--email', 'not-an-email', '--password', 'longenough'], /invalid email/],
+  [['user', 'create', '--workspace', '1', '--email', 'a@b.co', '--password', 'short'], /at least 8/],
+])('%j fails with a clear error and a non-zero exit', async (argv, message) => {
+  const out = await cli(...argv);
+  expect(out.code).not.toBe(0);
+  expect(out.stdout).toBe('');
+  expect(out.stderr).toMatch(message);
+});
+
+test('the installed bin prints JSON and exits 0 (npx cowrie)', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const path = await import('node:path');
+  const bin = path.resolve(__dirname, '../bin/cowrie.js');
+  const ok = spawnSync(process.execPath, [bin, 'workspace', 'create', '--name', 'From bin'], { env: { ...process.env, ...cliEnv }, encoding: 'utf8' });
+  expect(ok.status).toBe(0);
+  expect(JSON.parse(ok.stdout.trim())).toMatchObject({ name: 'From bin' });
+  const bad = spawnSync(process.execPath, [bin, 'key', 'revoke'], { env: { ...process.env, ...cliEnv }, encoding: 'utf8' });
+  expect(bad.status).toBe(2);
+  expect(bad.stderr).toMatch(/missing --id/);
+});

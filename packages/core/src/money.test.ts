@@ -1,0 +1,37 @@
+import { formatAmount, parseAmount } from './money';
+
+test.each([
+  [1, '1.000000'],
+  [250.5, '250.500000'],
+  ['1500', '1500.000000'],
+  [0.000001, '0.000001'],
+  [1e6, '1000000.000000'],
+  ['123456789012.123456', '123456789012.123456'],
+])('parseAmount(%p) renders %s exactly', (input, expected) => {
+  const parsed = parseAmount(input);
+  expect(parsed.ok).toBe(true);
+  if (parsed.ok) expect(formatAmount(parsed.value)).toBe(expected);
+});
+
+test.each([
+  ['more than 6 decimals', 1.0000001],
+  ['a negative number', -5],
+  ['a numeric string with junk', '12abc'],
+  ['NaN', Number.NaN],
+  ['Infinity', Number.POSITIVE_INFINITY],
+  ['an absurd amount', 1e30],
+  ['a boolean', true],
+  ['null', null],
+  ['an object', { value: 1 }],
+  ['an empty string', ''],
+  ['hex', '0x10'],
+])('parseAmount refuses %s', (_name, input) => {
+  expect(parseAmount(input).ok).toBe(false);
+});
+
+test('no float drift: 0.1 + 0.2 style amounts stay exact', () => {
+  const a = parseAmount(0.1);
+  const b = parseAmount(0.2);
+  if (!a.ok || !b.ok) throw new Error('parse failed');
+  expect(formatAmount(a.value.plus(b.value))).toBe('0.300000');
+});
