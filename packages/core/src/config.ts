@@ -19,6 +19,8 @@ export const ZConfig = z
     NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
     // pino level for every service
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    // auto: pretty on a terminal, JSON otherwise
+    LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
     // gateway listen address
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     HOST: z.string().min(1).default('127.0.0.1'),

@@ -38,11 +38,13 @@ export type { Logger };
 export interface CreateLoggerOptions {
   service: string;
   level?: string;
-  /** Where lines go; defaults to stdout (pretty when stdout is a terminal). */
+  /** Where lines go; defaults to stdout. */
   destination?: DestinationStream;
+  /** Human-readable lines (pino-pretty); default: when stdout is a terminal outside production. */
+  pretty?: boolean;
 }
 
-export function createLogger({ service, level = 'info', destination }: CreateLoggerOptions): Logger {
+export function createLogger({ service, level = 'info', destination, pretty }: CreateLoggerOptions): Logger {
   const options = {
     level,
     base: { service },
@@ -50,8 +52,14 @@ export function createLogger({ service, level = 'info', destination }: CreateLog
     timestamp: pino.stdTimeFunctions.isoTime,
   };
   if (destination) return pino(options, destination);
-  if (process.stdout.isTTY && process.env.NODE_ENV !== 'production') {
+  if (pretty ?? (process.stdout.isTTY && process.env.NODE_ENV !== 'production')) {
     return pino({ ...options, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } });
   }
   return pino(options);
+}
+
+/** The root logger of one service, as its configuration asks. */
+export function createServiceLogger(config: { LOG_LEVEL: string; LOG_FORMAT: 'auto' | 'json' | 'pretty' }, service: string): Logger {
+  const pretty = config.LOG_FORMAT === 'auto' ? undefined : config.LOG_FORMAT === 'pretty';
+  return createLogger({ service, level: config.LOG_LEVEL, pretty });
 }

@@ -1,6 +1,6 @@
 import { QueueEvents, type Queue } from 'bullmq';
 import {
-  createLogger,
+  createServiceLogger,
   createRedis,
   openQueue,
   payoutsQueue,
@@ -35,7 +35,7 @@ export interface GatewayDeps {
   connections: TRedis[];
 }
 
-export function createGatewayDeps(config: TConfig, logger = createLogger({ service: 'gateway', level: config.LOG_LEVEL })): GatewayDeps {
+export function createGatewayDeps(config: TConfig, logger = createServiceLogger(config, 'gateway')): GatewayDeps {
   const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
   const redis = createRedis(config, { name: 'gateway' });
   const queueConn = { connection: createRedis(config, { forBullmq: true, name: 'gateway-queues' }), prefix: config.QUEUE_PREFIX };

@@ -1,11 +1,11 @@
-import { loadConfig, createLogger } from '@cowrie/core';
+import { loadConfig, createServiceLogger } from '@cowrie/core';
 import { purgeExpiredIdempotencyRecords } from '@cowrie/api-limits';
 import { createApp } from './app';
 import { closeGatewayDeps, createGatewayDeps } from './deps';
 
 async function main() {
   const config = loadConfig();
-  const logger = createLogger({ service: 'gateway', level: config.LOG_LEVEL });
+  const logger = createServiceLogger(config, 'gateway');
   const deps = createGatewayDeps(config, logger);
   const app = createApp(deps);
   const server = app.listen(config.PORT, config.HOST, () => {

@@ -1,5 +1,5 @@
 import type { Worker } from 'bullmq';
-import { createLogger, createRedis, payoutsQueue, type Logger, type TConfig, type TRedis } from '@cowrie/core';
+import { createServiceLogger, createRedis, payoutsQueue, type Logger, type TConfig, type TRedis } from '@cowrie/core';
 import { createDb, type PrismaClient } from '@cowrie/db';
 import { closeWorker, startQueueWorker, waitForDependencies } from '@cowrie/service-kit';
 import { handlers, type HandlerContext } from './handlers';
@@ -12,7 +12,7 @@ export interface RunningPayoutWorker {
 }
 
 /** Starts the payout-worker: connects, waits for Postgres and Redis, then consumes '${payoutsQueue.name}'. */
-export async function startPayoutWorker(config: TConfig, logger: Logger = createLogger({ service: 'payout-worker', level: config.LOG_LEVEL })): Promise<RunningPayoutWorker> {
+export async function startPayoutWorker(config: TConfig, logger: Logger = createServiceLogger(config, 'payout-worker')): Promise<RunningPayoutWorker> {
   const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
   const redis = createRedis(config, { name: 'payout-worker' });
   const connection = createRedis(config, { forBullmq: true, name: 'payout-worker-queue' });

@@ -1,5 +1,5 @@
 import type { Worker } from 'bullmq';
-import { createLogger, createRedis, verificationsQueue, type Logger, type TConfig, type TRedis } from '@cowrie/core';
+import { createServiceLogger, createRedis, verificationsQueue, type Logger, type TConfig, type TRedis } from '@cowrie/core';
 import { createDb, type PrismaClient } from '@cowrie/db';
 import { closeWorker, startQueueWorker, waitForDependencies } from '@cowrie/service-kit';
 import { handlers, type HandlerContext } from './handlers';
@@ -12,7 +12,7 @@ export interface RunningVerificationWorker {
 }
 
 /** Starts the verification-dispatcher: connects, waits for Postgres and Redis, then consumes '${verificationsQueue.name}'. */
-export async function startVerificationWorker(config: TConfig, logger: Logger = createLogger({ service: 'verification-dispatcher', level: config.LOG_LEVEL })): Promise<RunningVerificationWorker> {
+export async function startVerificationWorker(config: TConfig, logger: Logger = createServiceLogger(config, 'verification-dispatcher')): Promise<RunningVerificationWorker> {
   const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
   const redis = createRedis(config, { name: 'verification-dispatcher' });
   const connection = createRedis(config, { forBullmq: true, name: 'verification-dispatcher-queue' });

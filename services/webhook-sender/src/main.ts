@@ -1,10 +1,10 @@
-import { createLogger, loadConfig } from '@cowrie/core';
+import { createServiceLogger, loadConfig } from '@cowrie/core';
 import { runService } from '@cowrie/service-kit';
 import { startWebhookWorker } from './worker';
 
 runService('webhook-sender', async () => {
   const config = loadConfig();
-  const logger = createLogger({ service: 'webhook-sender', level: config.LOG_LEVEL });
+  const logger = createServiceLogger(config, 'webhook-sender');
   const running = await startWebhookWorker(config, logger);
   return { service: running, logger, graceMs: config.SHUTDOWN_GRACE_MS };
 });

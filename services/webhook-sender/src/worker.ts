@@ -1,5 +1,5 @@
 import type { Worker } from 'bullmq';
-import { createLogger, createRedis, webhooksQueue, type Logger, type TConfig, type TRedis } from '@cowrie/core';
+import { createServiceLogger, createRedis, webhooksQueue, type Logger, type TConfig, type TRedis } from '@cowrie/core';
 import { createDb, type PrismaClient } from '@cowrie/db';
 import { closeWorker, startQueueWorker, waitForDependencies } from '@cowrie/service-kit';
 import { handlers, type HandlerContext } from './handlers';
@@ -12,7 +12,7 @@ export interface RunningWebhookWorker {
 }
 
 /** Starts the webhook-sender: connects, waits for Postgres and Redis, then consumes '${webhooksQueue.name}'. */
-export async function startWebhookWorker(config: TConfig, logger: Logger = createLogger({ service: 'webhook-sender', level: config.LOG_LEVEL })): Promise<RunningWebhookWorker> {
+export async function startWebhookWorker(config: TConfig, logger: Logger = createServiceLogger(config, 'webhook-sender')): Promise<RunningWebhookWorker> {
   const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
   const redis = createRedis(config, { name: 'webhook-sender' });
   const connection = createRedis(config, { forBullmq: true, name: 'webhook-sender-queue' });

@@ -1,0 +1,69 @@
+// `npm start`: installs if needed, creates and migrates the database, then runs
+// the gateway and the three workers as separate processes until Ctrl-C.
+import { spawn, spawnSync } from 'node:child_process';
+import readline from 'node:readline';
+import { ensureInstall, root } from './lib/ensure-install.mjs';
+
+ensureInstall();
+
+const env = { ...process.env };
+env.DATABASE_URL ||= 'postgresql://postgres@127.0.0.1:5432/cowrie';
+env.REDIS_URL ||= 'redis://127.0.0.1:6379';
+if (process.stdout.isTTY && !env.LOG_FORMAT) env.LOG_FORMAT = 'pretty';
+
+const migrate = spawnSync(process.execPath, ['--experimental-wasm-modules', '--no-warnings', 'packages/db/migrate/cli.mjs', 'apply'], {
+  cwd: root,
+  env,
+  stdio: 'inherit',
+});
+if (migrate.status !== 0) {
+  console.error(`cowrie: migrating ${new URL(env.DATABASE_URL).pathname.slice(1)} failed; is Postgres running at ${new URL(env.DATABASE_URL).host}?`);
+  process.exit(1);
+}
+
+const SERVICES = ['gateway', 'payout-worker', 'verification-dispatcher', 'webhook-sender'];
+const COLORS = [36, 33, 35, 32];
+const width = Math.max(...SERVICES.map((s) => s.length));
+const children = new Map();
+let stopping = false;
+
+function prefix(name, i) {
+  const label = name.padEnd(width);
+  return process.stdout.isTTY ? `\x1b[${COLORS[i]}m${label}\x1b[0m │ ` : `${label} | `;
+}
+
+SERVICES.forEach((name, i) => {
+  const child = spawn(process.execPath, ['--import', 'tsx', `services/${name}/src/main.ts`], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.set(name, child);
+  for (const stream of [child.stdout, child.stderr]) {
+    readline.createInterface({ input: stream }).on('line', (line) => process.stdout.write(`${prefix(name, i)}${line}\n`));
+  }
+  child.on('exit', (code, signal) => {
+    children.delete(name);
+    if (!stopping) {
+      console.error(`cowrie: ${name} exited (${signal ?? code}); stopping the others`);
+      stop(code || 1);
+    } else if (children.size === 0) {
+      process.exit(process.exitCode ?? 0);
+    }
+  });
+});
+
+function stop(code = 0) {
+  if (stopping) return;
+  stopping = true;
+  process.exitCode = code;
+  for (const child of children.values()) child.kill('SIGTERM');
+  if (children.size === 0) process.exit(code);
+  setTimeout(() => {
+    for (const child of children.values()) child.kill('SIGKILL');
+    process.exit(code || 1);
+  }, 20_000).unref();
+}
+
+process.on('SIGINT', () => stop(0));
+process.on('SIGTERM', () => stop(0));
