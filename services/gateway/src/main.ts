@@ -28,6 +28,9 @@ async function main() {
     clearInterval(sweep);
     const force = setTimeout(() => process.exit(1), config.SHUTDOWN_GRACE_MS).unref();
     await new Promise<void>((resolve) => server.close(() => resolve()));
+    // The server reports closed once its sockets are; handlers of requests whose
+    // client hung up may still be awaiting Redis or Postgres. Let them finish.
+    await new Promise((r) => setTimeout(r, 1000));
     await closeGatewayDeps(deps);
     clearTimeout(force);
     process.exit(0);

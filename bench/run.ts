@@ -1,0 +1,34 @@
+// `npm run bench` runs every scenario; `npm run bench -- <scenario>` runs one.
+// Each starts the processes it measures on a fresh database, prints its
+// figures, and writes them to bench/results/<scenario>.json.
+import { writeResult, type ScenarioResult } from './lib';
+import { channels } from './scenarios/channels';
+
+const SCENARIOS: Record<string, () => Promise<ScenarioResult>> = {
+  channels,
+};
+
+async function main() {
+  const wanted = process.argv.slice(2);
+  const unknown = wanted.filter((w) => !SCENARIOS[w]);
+  if (unknown.length) {
+    console.error(`unknown scenario ${unknown.join(', ')}; known: ${Object.keys(SCENARIOS).join(', ')}`);
+    process.exit(2);
+  }
+  const names = wanted.length ? wanted : Object.keys(SCENARIOS);
+  for (const name of names) {
+    console.log(`\n▶ ${name}`);
+    const result = await SCENARIOS[name]!();
+    writeResult(result);
+    console.log(
+      `${name}: ${result.rps} req/s, p50 ${result.p50_ms} ms, p99 ${result.p99_ms} ms, ` +
+        `${result.baseline} ${result.baseline_rps} req/s, ratio ${result.ratio}, peak RSS ${result.peak_rss_mb} MB`,
+    );
+  }
+  process.exit(0);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
