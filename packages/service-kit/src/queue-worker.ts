@@ -1,4 +1,4 @@
-import { Worker, type Job } from 'bullmq';
+import { Worker, type Job, type WorkerOptions } from 'bullmq';
 import { dispatchJob, type HandlerMap, type JobSpec, type Logger, type QueueDefinition, type TRedis } from '@cowrie/core';
 
 export interface StartQueueWorkerOptions<J extends Record<string, JobSpec>, Ctx> {
@@ -12,6 +12,8 @@ export interface StartQueueWorkerOptions<J extends Record<string, JobSpec>, Ctx>
   logger: Logger;
   /** Resolves once the worker's dependencies answer; the worker starts consuming after it. */
   ready?: () => Promise<void>;
+  /** Extra BullMQ worker options (lock and stall timings). */
+  workerOptions?: Partial<WorkerOptions>;
 }
 
 /**
@@ -37,7 +39,7 @@ export async function startQueueWorker<J extends Record<string, JobSpec>, Ctx>(
         throw err;
       }
     },
-    { connection: opts.connection, prefix: opts.prefix, concurrency: opts.concurrency, autorun: false },
+    { ...opts.workerOptions, connection: opts.connection, prefix: opts.prefix, concurrency: opts.concurrency, autorun: false },
   );
   worker.on('error', (err) => log.error({ err: { message: err.message } }, 'worker error'));
   if (opts.ready) await opts.ready();
@@ -48,13 +50,21 @@ export async function startQueueWorker<J extends Record<string, JobSpec>, Ctx>(
 
 /**
  * Closes a worker within `graceMs`: in-flight jobs finish, or, past the bound,
- * are handed back (BullMQ's stalled-job check gives them to another worker).
+ * are handed back: the worker's connections are dropped so their locks stop
+ * being renewed, and BullMQ's stalled-job check gives them to another worker.
+ * (BullMQ's own `close(true)` returns the graceful close already under way.)
  */
-export async function closeWorker(worker: Worker, graceMs: number): Promise<void> {
+export async function closeWorker(worker: Worker, graceMs: number): Promise<'closed' | 'handed_back'> {
   let timer: NodeJS.Timeout | undefined;
-  const graceful = worker.close();
-  const timedOut = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), graceMs); });
-  const outcome = await Promise.race([graceful.then(() => 'closed' as const), timedOut]);
+  const graceful = worker.close().then(() => 'closed' as const);
+  const timedOut = new Promise<'handed_back'>((resolve) => {
+    timer = setTimeout(() => resolve('handed_back'), graceMs);
+  });
+  const outcome = await Promise.race([graceful, timedOut]);
   clearTimeout(timer);
-  if (outcome === 'timeout') await worker.close(true);
+  if (outcome === 'handed_back') {
+    graceful.catch(() => undefined);
+    await Promise.race([worker.disconnect().catch(() => undefined), new Promise((r) => setTimeout(r, 1000).unref())]);
+  }
+  return outcome;
 }

@@ -1,0 +1,91 @@
+// Risk: a worker stopping mid-job and losing the job, or running a job whose
+// payload does not match its catalog entry.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { createRedis, enqueue, openQueue } from '@cowrie/core';
+import { createTestEnv, waitFor, type TestEnv } from '@cowrie/testing';
+import type { Queue } from 'bullmq';
+import { closeWorker, startQueueWorker } from '../src';
+import { FAST_STALL, probeQueue } from './fixtures/probe-queue';
+
+let env: TestEnv;
+let queue: Queue;
+const done: string[] = [];
+const started: string[] = [];
+
+beforeAll(async () => {
+  env = await createTestEnv();
+  queue = openQueue(probeQueue, { connection: createRedis(env.config, { forBullmq: true }), prefix: env.config.QUEUE_PREFIX });
+});
+afterAll(async () => {
+  await queue.close();
+  await env.cleanup();
+});
+
+function start() {
+  return startQueueWorker({
+    def: probeQueue,
+    handlers: {
+      'probe.sleep': async ({ ms, tag }) => {
+        started.push(tag);
+        await new Promise((r) => setTimeout(r, ms));
+        done.push(tag);
+        return tag;
+      },
+    },
+    makeCtx: () => ({}),
+    connection: createRedis(env.config, { forBullmq: true }),
+    prefix: env.config.QUEUE_PREFIX,
+    concurrency: 2,
+    logger: env.logger,
+    workerOptions: FAST_STALL,
+  });
+}
+
+const stateOf = async (jobId: string) => (await queue.getJob(jobId))?.getState();
+
+test('a graceful close lets the in-flight job finish', async () => {
+  const worker = await start();
+  await enqueue(queue, probeQueue, 'probe.sleep', { ms: 400, tag: 'graceful' }, { jobId: 'probe-graceful' });
+  await waitFor(() => started.includes('graceful'));
+  expect(await closeWorker(worker, 5000)).toBe('closed');
+  expect(done).toContain('graceful');
+  expect(await stateOf('probe-graceful')).toBe('completed');
+});
+
+test('SIGTERM past the grace bound hands the job back, and another worker completes it', async () => {
+  await enqueue(queue, probeQueue, 'probe.sleep', { ms: 60_000, tag: 'handed-back' }, { jobId: 'probe-handed-back' });
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'fixtures/sleep-worker.ts')], {
+    env: { ...process.env, REDIS_URL: env.config.REDIS_URL, QUEUE_PREFIX: env.config.QUEUE_PREFIX, SHUTDOWN_GRACE_MS: '200' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let output = '';
+  child.stdout.on('data', (d) => (output += String(d)));
+  await waitFor(() => output.includes('started'), 20_000);
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  child.kill('SIGTERM');
+  expect(await exited).toBe(0);
+  expect(await stateOf('probe-handed-back')).toBe('active');
+  // The job is long; shorten it so the second worker can finish it.
+  await (await queue.getJob('probe-handed-back'))!.updateData({ ms: 10, tag: 'handed-back' });
+  const worker = await start();
+  try {
+    await waitFor(async () => (await stateOf('probe-handed-back')) === 'completed', 15_000);
+    expect(done).toContain('handed-back');
+  } finally {
+    await closeWorker(worker, 5000);
+  }
+});
+
+test('a payload that does not match the catalog fails before the handler runs', async () => {
+  const worker = await start();
+  try {
+    await queue.add('probe.sleep', { ms: 'soon', tag: 'bad' }, { jobId: 'probe-bad' });
+    await waitFor(async () => (await stateOf('probe-bad')) === 'failed');
+    expect(started).not.toContain('bad');
+    await queue.add('probe.unknown', {}, { jobId: 'probe-unknown' });
+    await waitFor(async () => (await stateOf('probe-unknown')) === 'failed');
+  } finally {
+    await closeWorker(worker, 5000);
+  }
+});
