@@ -65,6 +65,26 @@ export const ZConfig = z
     VERIFY_RATE_WINDOW_SECONDS: positiveInt(900),
     VERIFY_MAX_ATTEMPTS: positiveInt(5),
     VERIFY_CODE_TTL_SECONDS: positiveInt(300),
+    // who delivers sms and voice codes: the offline sandbox or Termii's HTTP API
+    VERIFY_SMS_PROVIDER: z.enum(['sandbox', 'termii']).default('sandbox'),
+    // who delivers email codes: the offline sandbox or an SMTP server (VERIFY_SMTP_URL)
+    VERIFY_EMAIL_PROVIDER: z.enum(['sandbox', 'smtp']).default('sandbox'),
+    // smtp(s)://user:pass@host:port of the mail server used when VERIFY_EMAIL_PROVIDER=smtp
+    VERIFY_SMTP_URL: z.string().url().optional(),
+    // From: header of verification emails
+    VERIFY_EMAIL_FROM: z.string().min(3).default('Cowrie <no-reply@cowrie.local>'),
+    // Termii API key, required when VERIFY_SMS_PROVIDER=termii
+    VERIFY_TERMII_API_KEY: z.string().min(1).optional(),
+    // Termii base URL (the account's region), without a trailing path
+    VERIFY_TERMII_BASE_URL: z.string().url().default('https://api.ng.termii.com'),
+    // Termii sender id of sms codes (3 to 11 characters, registered with Termii)
+    VERIFY_TERMII_SENDER_ID: z.string().min(3).max(11).default('Cowrie'),
+    // Termii sms route: generic, or dnd for numbers on Do-Not-Disturb
+    VERIFY_TERMII_CHANNEL: z.enum(['generic', 'dnd']).default('generic'),
+    // per-call timeout of a delivery provider (SMTP or HTTP)
+    VERIFY_PROVIDER_TIMEOUT_MS: positiveInt(8000),
+    // how long the sandbox keeps the last messages of a destination in Redis
+    VERIFY_SANDBOX_RETENTION_SECONDS: positiveInt(3600),
     // CIDRs outbound webhooks may reach although private or loopback (tests: 127.0.0.0/8)
     WEBHOOK_ALLOWED_CIDRS: csv,
     // per-attempt timeout of a webhook delivery
@@ -87,6 +107,8 @@ export const ZConfig = z
   .superRefine((c, ctx) => {
     if (!c.JWT_SECRET) ctx.addIssue({ code: 'custom', path: ['JWT_SECRET'], message: 'is required in production' });
     if (!c.ENCRYPTION_KEY) ctx.addIssue({ code: 'custom', path: ['ENCRYPTION_KEY'], message: 'is required in production' });
+    if (c.VERIFY_EMAIL_PROVIDER === 'smtp' && !c.VERIFY_SMTP_URL) ctx.addIssue({ code: 'custom', path: ['VERIFY_SMTP_URL'], message: 'is required when VERIFY_EMAIL_PROVIDER=smtp' });
+    if (c.VERIFY_SMS_PROVIDER === 'termii' && !c.VERIFY_TERMII_API_KEY) ctx.addIssue({ code: 'custom', path: ['VERIFY_TERMII_API_KEY'], message: 'is required when VERIFY_SMS_PROVIDER=termii' });
   });
 
 export type TConfig = z.output<typeof ZConfig>;

@@ -20,6 +20,8 @@ export const REDACT_PATHS = [
   '*.token',
   '*.apiKey',
   '*.encryptedCode',
+  'sealedCode',
+  '*.sealedCode',
   '*.codeHash',
   '*.codeSalt',
   '*.secretHash',

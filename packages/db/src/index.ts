@@ -4,6 +4,7 @@ import { PrismaClient, Prisma } from './generated/client';
 
 export { PrismaClient, Prisma };
 export type * from './generated/client';
+export type * from './generated/models';
 
 /** The client or an interactive transaction: domain functions accept either. */
 export type DbOrTx = PrismaClient | Prisma.TransactionClient;

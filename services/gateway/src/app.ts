@@ -8,6 +8,7 @@ import { publicApiRateLimit, requireApiKey } from './http/api-auth';
 import { registerHealthRoutes } from './routes/health';
 import { registerAuthRoutes } from './routes/auth';
 import { registerCatalogRoutes } from './routes/catalog';
+import { registerVerificationRoutes } from './routes/verifications';
 
 export interface CreateAppOptions {
   /** Mounts extra /v1 routes behind the same auth, budget and idempotency layers (tests, extensions). */
@@ -30,6 +31,7 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   v1.use(requireApiKey(deps), publicApiRateLimit(deps), idempotencyLayer(deps));
   registerCatalogRoutes(v1, deps);
   options.extraV1Routes?.(v1);
+  registerVerificationRoutes(v1, deps);
   v1.use(notFoundHandler);
   app.use('/v1', v1);
 

@@ -2,12 +2,14 @@ import type { Worker } from 'bullmq';
 import { createServiceLogger, createRedis, verificationsQueue, type Logger, type TConfig, type TRedis } from '@cowrie/core';
 import { createDb, type PrismaClient } from '@cowrie/db';
 import { closeWorker, startQueueWorker, waitForDependencies } from '@cowrie/service-kit';
+import { createDeliveryProviders, type DeliveryProviders } from '@cowrie/verification';
 import { handlers, type HandlerContext } from './handlers';
 
 export interface RunningVerificationWorker {
   worker: Worker;
   db: PrismaClient;
   redis: TRedis;
+  providers: DeliveryProviders;
   stop: () => Promise<void>;
 }
 
@@ -16,10 +18,12 @@ export async function startVerificationWorker(config: TConfig, logger: Logger = 
   const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
   const redis = createRedis(config, { name: 'verification-dispatcher' });
   const connection = createRedis(config, { forBullmq: true, name: 'verification-dispatcher-queue' });
+  // Built once per process: the SMTP transport and HTTP client are reused across jobs.
+  const providers = createDeliveryProviders(config, redis);
   const worker = await startQueueWorker<typeof verificationsQueue.jobs, HandlerContext>({
     def: verificationsQueue,
     handlers,
-    makeCtx: (job, log) => ({ config, db, redis, log, job }),
+    makeCtx: (job, log) => ({ config, db, redis, providers, log, job }),
     connection,
     prefix: config.QUEUE_PREFIX,
     concurrency: config.VERIFICATION_WORKER_CONCURRENCY,
@@ -30,8 +34,10 @@ export async function startVerificationWorker(config: TConfig, logger: Logger = 
     worker,
     db,
     redis,
+    providers,
     stop: async () => {
       await closeWorker(worker, config.SHUTDOWN_GRACE_MS);
+      await providers.close();
       connection.disconnect();
       await Promise.allSettled([db.$disconnect(), redis.quit()]);
     },

@@ -1,0 +1,26 @@
+import { createRedis } from '@cowrie/core';
+import { normaliseEmail, normalisePhone, readSandboxMessages } from '@cowrie/verification';
+import { UsageError, type CliCommand } from '../command';
+
+export const verificationCommands: CliCommand[] = [
+  {
+    name: 'sandbox messages',
+    usage: 'cowrie sandbox messages --destination PHONE_OR_EMAIL',
+    options: ['destination'],
+    required: ['destination'],
+    // What the sandbox provider "sent" to a destination, newest first: how a
+    // developer reads a code locally without a real phone or mailbox.
+    run: async (args, ctx) => {
+      const raw = args.destination!;
+      const normalised = raw.includes('@') ? normaliseEmail(raw) : normalisePhone(raw);
+      if (!normalised.ok) throw new UsageError(`--destination ${normalised.message}`);
+      const redis = createRedis(ctx.config, { name: 'cli' });
+      try {
+        const messages = await readSandboxMessages(redis, ctx.config.REDIS_KEY_PREFIX, normalised.destination);
+        return { destination: normalised.destination, messages };
+      } finally {
+        redis.disconnect();
+      }
+    },
+  },
+];

@@ -1,0 +1,82 @@
+// Risk: a replayed delivery job sending a code twice or reviving a checked
+// verification; a job that cannot be read leaving the row pending forever.
+import { encryptSecret } from '@cowrie/core';
+import { createTestEnv, createWorkspaceWithKey, type TestEnv } from '@cowrie/testing';
+import { createVerification } from './create-verification';
+import { deliverVerification } from './deliver-verification';
+import { createDeliveryProviders, readSandboxMessages } from './providers';
+import { readVoiceCode } from './voice-copy';
+
+let env: TestEnv;
+let workspaceId: number;
+
+beforeAll(async () => {
+  env = await createTestEnv({ VERIFY_CODE_TTL_SECONDS: '60' });
+  workspaceId = (await createWorkspaceWithKey(env.db)).workspace.id;
+});
+afterAll(() => env.cleanup());
+
+const deps = () => ({ db: env.db, redis: env.redis, config: env.config, providers: createDeliveryProviders(env.config, env.redis), log: env.logger });
+const messages = (destination: string) => readSandboxMessages(env.redis, env.config.REDIS_KEY_PREFIX, destination);
+
+async function started(destination: string, channel: 'sms' | 'voice' | 'email' = 'sms', now?: Date) {
+  return createVerification(env.db, env.config, { workspaceId, channel, destination, code: '246810', now });
+}
+
+test('delivers once; a replayed job sends nothing more', async () => {
+  const { verification, sealedCode } = await started('+2348090000001');
+  expect(await deliverVerification(deps(), { verificationId: verification.id, sealedCode })).toEqual({ outcome: 'sent', provider: 'sandbox' });
+  expect(await deliverVerification(deps(), { verificationId: verification.id, sealedCode })).toEqual({ outcome: 'skipped', status: 'pending' });
+  expect(await messages('+2348090000001')).toHaveLength(1);
+  const row = await env.db.verification.findUniqueOrThrow({ where: { id: verification.id } });
+  expect(row.deliveredAt).toBeInstanceOf(Date);
+  expect(row.providerReference).toBe((await messages('+2348090000001'))[0]!.id);
+});
+
+test('a verification already checked or failed is not delivered', async () => {
+  const { verification, sealedCode } = await started('+2348090000002');
+  await env.db.verification.update({ where: { id: verification.id }, data: { status: 'verified' } });
+  expect(await deliverVerification(deps(), { verificationId: verification.id, sealedCode })).toEqual({ outcome: 'skipped', status: 'verified' });
+  expect(await messages('+2348090000002')).toEqual([]);
+});
+
+test('a code that expired before its job ran is not delivered', async () => {
+  const { verification, sealedCode } = await started('+2348090000003', 'sms', new Date(Date.now() - 61_000));
+  expect((await deliverVerification(deps(), { verificationId: verification.id, sealedCode })).outcome).toBe('skipped');
+  expect(await messages('+2348090000003')).toEqual([]);
+});
+
+test('a job sealed under another key fails the row instead of leaving it pending', async () => {
+  const { verification } = await started('+2348090000004');
+  const foreign = encryptSecret('246810', 'ab'.repeat(32));
+  expect(await deliverVerification(deps(), { verificationId: verification.id, sealedCode: foreign })).toEqual({
+    outcome: 'failed',
+    reason: 'the code could not be unsealed',
+  });
+  expect(await env.db.verification.findUniqueOrThrow({ where: { id: verification.id } })).toMatchObject({
+    status: 'failed',
+    deliveryError: 'the code could not be unsealed',
+  });
+  expect(await messages('+2348090000004')).toEqual([]);
+});
+
+test('a voice delivery keeps the plaintext in Redis with a TTL no longer than the code lives', async () => {
+  const { verification, sealedCode } = await started('+2348090000005', 'voice');
+  await deliverVerification(deps(), { verificationId: verification.id, sealedCode });
+  expect(await readVoiceCode(env.redis, env.config.REDIS_KEY_PREFIX, verification.reference)).toBe('246810');
+  const ttl = await env.redis.ttl(`${env.config.REDIS_KEY_PREFIX}verify:voice:${verification.reference}`);
+  expect(ttl).toBeGreaterThan(0);
+  expect(ttl).toBeLessThanOrEqual(60);
+});
+
+test('a delivery failure marks the row failed with a reason, and is not redone', async () => {
+  const { verification, sealedCode } = await started('+2340000000000');
+  const outcome = await deliverVerification(deps(), { verificationId: verification.id, sealedCode });
+  expect(outcome).toEqual({ outcome: 'failed', reason: 'the sandbox number is unreachable' });
+  expect(await env.db.verification.findUniqueOrThrow({ where: { id: verification.id } })).toMatchObject({
+    status: 'failed',
+    deliveryError: 'the sandbox number is unreachable',
+    deliveredAt: null,
+  });
+  expect((await deliverVerification(deps(), { verificationId: verification.id, sealedCode })).outcome).toBe('skipped');
+});

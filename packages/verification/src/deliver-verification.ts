@@ -1,0 +1,76 @@
+import { decryptSecret, type Logger, type TConfig, type TRedis } from '@cowrie/core';
+import type { PrismaClient } from '@cowrie/db';
+import type { TVerificationChannel } from './channels';
+import { markDeliveryFailed } from './create-verification';
+import { DeliveryError, type DeliveryProviders } from './providers';
+import { deleteVoiceCode, storeVoiceCode } from './voice-copy';
+
+export interface DeliverVerificationDeps {
+  db: PrismaClient;
+  redis: TRedis;
+  config: Pick<TConfig, 'ENCRYPTION_KEY' | 'REDIS_KEY_PREFIX'>;
+  providers: DeliveryProviders;
+  log: Logger;
+  now?: () => Date;
+}
+
+export type TDeliveryOutcome =
+  | { outcome: 'sent'; provider: string }
+  | { outcome: 'failed'; reason: string }
+  /** Nothing to do: the row is gone, already delivered, terminal or expired (a replayed job). */
+  | { outcome: 'skipped'; status: string };
+
+/**
+ * Delivers one verification's code (the dispatcher's job). It reloads the row
+ * and acts only on a pending, undelivered, unexpired one, so a replayed job
+ * sends nothing twice. A provider refusal marks the row `failed` with a reason
+ * that holds no secret; the gateway turns it into `Could not deliver the code: …`.
+ */
+export async function deliverVerification(
+  deps: DeliverVerificationDeps,
+  job: { verificationId: number; sealedCode: string },
+): Promise<TDeliveryOutcome> {
+  const now = deps.now?.() ?? new Date();
+  const row = await deps.db.verification.findUnique({ where: { id: job.verificationId } });
+  if (!row) return { outcome: 'skipped', status: 'missing' };
+  if (row.status !== 'pending' || row.deliveredAt || row.deliveryError) return { outcome: 'skipped', status: row.status };
+  const remainingSeconds = (row.expiresAt.getTime() - now.getTime()) / 1000;
+  if (remainingSeconds <= 0) return { outcome: 'skipped', status: 'expired' };
+
+  let code: string;
+  try {
+    code = decryptSecret(job.sealedCode, deps.config.ENCRYPTION_KEY);
+  } catch {
+    // A job sealed under another key (rotated ENCRYPTION_KEY) or tampered with.
+    const reason = 'the code could not be unsealed';
+    await markDeliveryFailed(deps.db, row.id, reason);
+    return { outcome: 'failed', reason };
+  }
+
+  const channel = row.channel as TVerificationChannel;
+  const provider = deps.providers.forChannel(channel);
+  const keyPrefix = deps.config.REDIS_KEY_PREFIX;
+  if (channel === 'voice') await storeVoiceCode(deps.redis, keyPrefix, row.reference, code, remainingSeconds);
+  try {
+    const receipt = await provider.send({
+      channel,
+      destination: row.destination,
+      code,
+      reference: row.reference,
+      validForMinutes: Math.max(1, Math.ceil(remainingSeconds / 60)),
+    });
+    await deps.db.verification.updateMany({
+      where: { id: row.id, deliveredAt: null },
+      data: { deliveredAt: deps.now?.() ?? new Date(), provider: provider.id, providerReference: receipt.providerReference ?? null },
+    });
+    return { outcome: 'sent', provider: provider.id };
+  } catch (err) {
+    const known = err instanceof DeliveryError;
+    // Provider texts are short and ours, but never trust them to leave the code out.
+    const reason = (known ? err.message : 'the provider failed unexpectedly').split(code).join('[code]');
+    deps.log.warn({ verificationId: row.id, provider: provider.id, reason, ...(known ? {} : { error: String((err as Error)?.message ?? err).split(code).join('[code]') }) }, 'code delivery failed');
+    if (channel === 'voice') await deleteVoiceCode(deps.redis, keyPrefix, row.reference).catch(() => undefined);
+    await markDeliveryFailed(deps.db, row.id, reason);
+    return { outcome: 'failed', reason };
+  }
+}

@@ -1,0 +1,73 @@
+// Risk: a non-Nigerian or malformed number, or a bad email, reaching a provider;
+// a destination shown unmasked.
+import { maskDestination, normaliseDestination, normaliseEmail, normalisePhone } from './destination';
+
+describe('phone destinations', () => {
+  test.each([
+    ['+2348012345678', '+2348012345678'],
+    ['+234 801 234 5678', '+2348012345678'],
+    ['+234-801-234-5678', '+2348012345678'],
+    ['2348012345678', '+2348012345678'],
+    ['08012345678', '+2348012345678'],
+    ['  +2347012345678 ', '+2347012345678'],
+    ['+2340000000000', '+2340000000000'],
+  ])('%s is normalised to %s', (raw, e164) => {
+    expect(normalisePhone(raw)).toEqual({ ok: true, destination: e164 });
+  });
+
+  test.each([
+    ['a US number', '+14155552671', /Nigerian/],
+    ['a UK number', '+447911123456', /Nigerian/],
+    ['too short', '+234801234567', /Nigerian|E\.164/],
+    ['too long', '+23480123456789', /Nigerian/],
+    ['letters', '+234801234567a', /E\.164/],
+    ['an extension', '+2348012345678 ext. 12', /E\.164/],
+    ['text around a number', 'call +2348012345678', /E\.164/],
+    ['empty', '', /E\.164/],
+    ['only a plus', '+', /E\.164/],
+  ])('%s is refused', (_name, raw, message) => {
+    const result = normalisePhone(raw);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.message).toMatch(message);
+  });
+
+  test('sms and voice use phone rules, email uses email rules', () => {
+    expect(normaliseDestination('sms', '08012345678')).toEqual({ ok: true, destination: '+2348012345678' });
+    expect(normaliseDestination('voice', '08012345678')).toEqual({ ok: true, destination: '+2348012345678' });
+    expect(normaliseDestination('email', '08012345678').ok).toBe(false);
+    expect(normaliseDestination('sms', 'ada@example.com').ok).toBe(false);
+  });
+});
+
+describe('email destinations', () => {
+  test('are trimmed and lowercased', () => {
+    expect(normaliseEmail('  Ada.Lovelace@Example.COM ')).toEqual({ ok: true, destination: 'ada.lovelace@example.com' });
+  });
+
+  test.each(['ada', 'ada@', '@example.com', 'ada@example', 'ada @example.com', 'ada@@example.com', `${'a'.repeat(250)}@example.com`])(
+    '%s is refused',
+    (raw) => {
+      expect(normaliseEmail(raw)).toEqual({ ok: false, message: 'must be a valid email address' });
+    },
+  );
+});
+
+describe('masking', () => {
+  test('phones keep +234, three leading and three trailing digits', () => {
+    expect(maskDestination('+2348012345678')).toBe('+234801****678');
+  });
+
+  test('emails keep the first and last character of the local part and the domain', () => {
+    expect(maskDestination('ada.lovelace@example.com')).toBe('a**********e@example.com');
+    expect(maskDestination('ab@example.com')).toBe('a*@example.com');
+    expect(maskDestination('a@example.com')).toBe('a*@example.com');
+  });
+
+  test('no masked phone contains its middle digits', () => {
+    for (const n of ['+2348012345678', '+2349099999999', '+2347000000001']) {
+      const masked = maskDestination(n);
+      expect(masked).not.toContain(n.slice(7, 11));
+      expect(masked).toHaveLength(n.length);
+    }
+  });
+});

@@ -1,0 +1,62 @@
+import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import { z } from 'zod';
+import { isPhoneChannel, type TVerificationChannel } from './channels';
+
+export type TDestinationResult = { ok: true; destination: string } | { ok: false; message: string };
+
+/** Longest email address SMTP can carry (RFC 5321 path limit). */
+const EMAIL_MAX_LENGTH = 254;
+const ZEmail = z.email();
+
+/**
+ * A phone destination as E.164, limited to Nigeria: `+234` followed by 10
+ * digits (interface: POST /v1/verifications rule 1). Written as a Nigerian
+ * number without the country code (`0801 234 5678`) is accepted and
+ * normalised. libphonenumber-js parses; the rule of the interface decides, so
+ * the sandbox's `+2340000000000` passes although no operator owns it.
+ */
+export function normalisePhone(raw: string): TDestinationResult {
+  const trimmed = raw.trim();
+  if (!/^[+\d\s().-]+$/.test(trimmed)) return { ok: false, message: 'must be an E.164 phone number such as +2348012345678' };
+  const parsed = parsePhoneNumberFromString(trimmed, { defaultCountry: 'NG', extract: false });
+  if (!parsed) return { ok: false, message: 'must be an E.164 phone number such as +2348012345678' };
+  if (parsed.countryCallingCode !== '234') {
+    return { ok: false, message: 'must be a Nigerian phone number (+234 followed by 10 digits)' };
+  }
+  if (parsed.ext || !/^\d{10}$/.test(parsed.nationalNumber)) {
+    return { ok: false, message: 'must be a Nigerian phone number (+234 followed by 10 digits)' };
+  }
+  return { ok: true, destination: parsed.number };
+}
+
+/** An email destination, trimmed and lowercased (rule 2). */
+export function normaliseEmail(raw: string): TDestinationResult {
+  const email = raw.trim().toLowerCase();
+  if (email.length > EMAIL_MAX_LENGTH || !ZEmail.safeParse(email).success) {
+    return { ok: false, message: 'must be a valid email address' };
+  }
+  return { ok: true, destination: email };
+}
+
+export function normaliseDestination(channel: TVerificationChannel, raw: string): TDestinationResult {
+  return isPhoneChannel(channel) ? normalisePhone(raw) : normaliseEmail(raw);
+}
+
+/**
+ * The destination as responses show it. Phones keep `+234`, the first three and
+ * the last three national digits (`+234801****678`); emails keep the first and
+ * last character of the local part and the domain (`a***e@example.com`).
+ */
+export function maskDestination(destination: string): string {
+  const at = destination.lastIndexOf('@');
+  if (at > 0) {
+    const local = destination.slice(0, at);
+    const domain = destination.slice(at);
+    if (local.length <= 2) return `${local[0]}${'*'.repeat(Math.max(1, local.length - 1))}${domain}`;
+    return `${local[0]}${'*'.repeat(local.length - 2)}${local[local.length - 1]}${domain}`;
+  }
+  const match = /^(\+234)(\d{3})(\d+)(\d{3})$/.exec(destination);
+  if (match) return `${match[1]}${match[2]}${'*'.repeat(match[3]!.length)}${match[4]}`;
+  // Not a number this service stores; show only its last two characters.
+  return `${'*'.repeat(Math.max(0, destination.length - 2))}${destination.slice(-2)}`;
+}

@@ -1,0 +1,61 @@
+import type { TConfig, TRedis } from '@cowrie/core';
+import type { TVerificationChannel } from '../channels';
+import { createSandboxProvider } from './sandbox';
+import { createSmtpProvider } from './smtp';
+import { createTermiiProvider } from './termii';
+import type { DeliveryProvider } from './types';
+
+export * from './types';
+export * from './sandbox';
+export * from './smtp';
+export * from './termii';
+
+type ProviderConfig = Pick<
+  TConfig,
+  | 'REDIS_KEY_PREFIX'
+  | 'VERIFY_SMS_PROVIDER'
+  | 'VERIFY_EMAIL_PROVIDER'
+  | 'VERIFY_SMTP_URL'
+  | 'VERIFY_EMAIL_FROM'
+  | 'VERIFY_TERMII_API_KEY'
+  | 'VERIFY_TERMII_BASE_URL'
+  | 'VERIFY_TERMII_SENDER_ID'
+  | 'VERIFY_TERMII_CHANNEL'
+  | 'VERIFY_PROVIDER_TIMEOUT_MS'
+  | 'VERIFY_SANDBOX_RETENTION_SECONDS'
+>;
+
+/** The provider id each channel uses under this configuration (stored on the row). */
+export function providerIdFor(config: Pick<TConfig, 'VERIFY_SMS_PROVIDER' | 'VERIFY_EMAIL_PROVIDER'>, channel: TVerificationChannel): string {
+  return channel === 'email' ? config.VERIFY_EMAIL_PROVIDER : config.VERIFY_SMS_PROVIDER;
+}
+
+export interface DeliveryProviders {
+  forChannel(channel: TVerificationChannel): DeliveryProvider;
+  close(): Promise<void>;
+}
+
+/** The providers chosen by env: sandbox by default, Termii for sms/voice and SMTP for email when configured. */
+export function createDeliveryProviders(config: ProviderConfig, redis: TRedis): DeliveryProviders {
+  const sandbox = createSandboxProvider({ redis, keyPrefix: config.REDIS_KEY_PREFIX, retentionSeconds: config.VERIFY_SANDBOX_RETENTION_SECONDS });
+  const phone: DeliveryProvider =
+    config.VERIFY_SMS_PROVIDER === 'termii'
+      ? createTermiiProvider({
+          apiKey: config.VERIFY_TERMII_API_KEY ?? '',
+          baseUrl: config.VERIFY_TERMII_BASE_URL,
+          senderId: config.VERIFY_TERMII_SENDER_ID,
+          smsChannel: config.VERIFY_TERMII_CHANNEL,
+          timeoutMs: config.VERIFY_PROVIDER_TIMEOUT_MS,
+        })
+      : sandbox;
+  const email: DeliveryProvider =
+    config.VERIFY_EMAIL_PROVIDER === 'smtp'
+      ? createSmtpProvider({ url: config.VERIFY_SMTP_URL ?? '', from: config.VERIFY_EMAIL_FROM, timeoutMs: config.VERIFY_PROVIDER_TIMEOUT_MS })
+      : sandbox;
+  return {
+    forChannel: (channel) => (channel === 'email' ? email : phone),
+    close: async () => {
+      await Promise.allSettled([phone.close?.(), email.close?.()]);
+    },
+  };
+}

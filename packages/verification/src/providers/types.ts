@@ -1,0 +1,42 @@
+import type { TVerificationChannel } from '../channels';
+
+/** One code to deliver. `destination` is normalised (E.164 or lowercased email). */
+export interface TCodeMessage {
+  channel: TVerificationChannel;
+  destination: string;
+  code: string;
+  /** The verification's public reference. */
+  reference: string;
+  /** Minutes the code stays valid, for the message text. */
+  validForMinutes: number;
+}
+
+export interface TDeliveryReceipt {
+  /** The provider's id for the message, when it returns one. */
+  providerReference?: string;
+}
+
+/**
+ * Something that can put a code in front of a person. `send` resolves once the
+ * provider accepted the message and throws a DeliveryError when it refused it
+ * or could not be reached.
+ */
+export interface DeliveryProvider {
+  /** Stored on the verification as `provider`. */
+  readonly id: string;
+  send(message: TCodeMessage): Promise<TDeliveryReceipt>;
+  close?(): Promise<void> | void;
+}
+
+/**
+ * A delivery that did not happen. The message is shown to the API client after
+ * `Could not deliver the code: `, so it never carries the code or a credential.
+ */
+export class DeliveryError extends Error {
+  override name = 'DeliveryError';
+}
+
+/** The text every provider sends. */
+export function codeText(message: TCodeMessage): string {
+  return `Your verification code is ${message.code}. It expires in ${message.validForMinutes} minute${message.validForMinutes === 1 ? '' : 's'}. Do not share it with anyone.`;
+}

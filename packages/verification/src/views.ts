@@ -1,0 +1,66 @@
+import type { VerificationModel } from '@cowrie/db';
+import { maskDestination } from './destination';
+
+/** Response of POST /v1/verifications (the one camelCase key is the interface's). */
+export interface TStartedVerification {
+  reference: string;
+  channel: string;
+  destination: string;
+  expiresAt: string;
+  status: string;
+}
+
+/** The verification record of GET /v1/verifications/:reference. Metadata, code, hash and salt are never part of it. */
+export interface TVerificationRecord {
+  reference: string;
+  channel: string;
+  destination: string;
+  status: string;
+  attempts: number;
+  max_attempts: number;
+  provider: string;
+  expires_at: string | null;
+  verified_at: string | null;
+  created_at: string;
+}
+
+export function toStartedVerification(row: VerificationModel): TStartedVerification {
+  return {
+    reference: row.reference,
+    channel: row.channel,
+    destination: maskDestination(row.destination),
+    expiresAt: row.expiresAt.toISOString(),
+    status: row.status,
+  };
+}
+
+export function toVerificationRecord(row: VerificationModel): TVerificationRecord {
+  return {
+    reference: row.reference,
+    channel: row.channel,
+    destination: maskDestination(row.destination),
+    status: row.status,
+    attempts: row.attempts,
+    max_attempts: row.maxAttempts,
+    provider: row.provider,
+    expires_at: row.expiresAt ? row.expiresAt.toISOString() : null,
+    verified_at: row.verifiedAt ? row.verifiedAt.toISOString() : null,
+    created_at: row.createdAt.toISOString(),
+  };
+}
+
+/** `data` of verification.verified / .failed / .expired (interface: Event kinds). */
+export function eventData(
+  row: Pick<VerificationModel, 'reference' | 'channel' | 'destination' | 'status' | 'attempts' | 'verifiedAt'>,
+  reason?: 'invalid_code' | 'too_many_attempts',
+) {
+  return {
+    reference: row.reference,
+    channel: row.channel,
+    destination: maskDestination(row.destination),
+    status: row.status,
+    attempts: row.attempts,
+    verified_at: row.verifiedAt ? row.verifiedAt.toISOString() : null,
+    ...(reason ? { reason } : {}),
+  };
+}
