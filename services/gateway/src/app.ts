@@ -8,6 +8,8 @@ import { publicApiRateLimit, requireApiKey } from './http/api-auth';
 import { registerHealthRoutes } from './routes/health';
 import { registerAuthRoutes } from './routes/auth';
 import { registerCatalogRoutes } from './routes/catalog';
+import { registerDepositRoutes } from './routes/deposits';
+import { registerRailNotificationRoutes } from './routes/rail-notifications';
 
 /** The gateway's HTTP app: conventions first, then /v1, the dashboard routes, then errors. */
 export function createApp(deps: GatewayDeps): Express {
@@ -16,6 +18,8 @@ export function createApp(deps: GatewayDeps): Express {
   app.set('trust proxy', false);
   app.set('query parser', 'simple');
   app.use(requestContext(deps.logger));
+  // Before the JSON parser: provider signatures are checked over the raw body.
+  registerRailNotificationRoutes(app, deps);
   app.use(express.json({ limit: deps.config.BODY_LIMIT, strict: true, type: ['application/json', 'application/*+json'] }));
 
   registerHealthRoutes(app, deps);
@@ -24,6 +28,7 @@ export function createApp(deps: GatewayDeps): Express {
   const v1 = express.Router();
   v1.use(requireApiKey(deps), publicApiRateLimit(deps), idempotencyLayer(deps));
   registerCatalogRoutes(v1, deps);
+  registerDepositRoutes(v1, deps);
   v1.use(notFoundHandler);
   app.use('/v1', v1);
 
