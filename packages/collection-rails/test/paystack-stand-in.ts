@@ -6,7 +6,7 @@ export interface RecordedRequest {
   method: string;
   path: string;
   authorization: string | undefined;
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  body: any;
 }
 
 /**
@@ -32,7 +32,7 @@ export async function startPaystackStandIn(secretKey: string) {
 
   const server: Server = createServer(async (req, res) => {
     const raw = await read(req);
-    let body: any = null; // eslint-disable-line @typescript-eslint/no-explicit-any
+    let body: any = null;
     try {
       body = raw ? JSON.parse(raw) : null;
     } catch {

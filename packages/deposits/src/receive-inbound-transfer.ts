@@ -33,6 +33,10 @@ export interface InboundOutcome {
   transaction_reference: string | null;
 }
 
+// Deliveries of one notification queue on its row; under a burst they wait for
+// a pooled connection longer than Prisma's 2 s default.
+const INBOUND_TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 15_000 };
+
 type Target =
   | { kind: 'reserved'; account: ReservedAccount }
   | { kind: 'collection'; collection: Collection }
@@ -194,7 +198,7 @@ export async function receiveInboundTransfer(
     });
     const credited = await tx.inboundPayment.update({ where: { id: row.id }, data: { status: 'credited', ledgerTransactionId: transaction.id, ...link } });
     return outcomeOf(credited, { duplicate: false, channel, transactionReference: transaction.reference });
-  });
+  }, INBOUND_TRANSACTION_OPTIONS);
 
   if (outcome.status === 'unmatched' && !outcome.duplicate) {
     deps.logger?.warn(
