@@ -2,6 +2,7 @@ import { z } from 'zod';
 
 const DEV_ONLY_SESSION_SECRET = 'cowrie-dev-only-session-secret-do-not-use-in-production';
 const DEV_ONLY_ENCRYPTION_KEY = '00'.repeat(31) + '01';
+const DEV_ONLY_SANDBOX_SECRET = 'cowrie-dev-only-sandbox-notification-secret';
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 const nonNegativeInt = (fallback: number) => z.coerce.number().int().nonnegative().default(fallback);
@@ -55,6 +56,20 @@ export const ZConfig = z
     CHANNELS_FILE: z.string().optional(),
     // where open banking deposits redirect the payer; open banking needs it to be live
     OPEN_BANKING_REDIRECT_URL: z.string().url().optional(),
+    // which collection rail opens one-off and reserved accounts: the offline sandbox or Paystack
+    COLLECTION_RAIL: z.enum(['sandbox', 'paystack']).default('sandbox'),
+    // per-request timeout of a collection rail call (opening an account)
+    COLLECTION_RAIL_TIMEOUT_MS: positiveInt(10_000),
+    // sandbox rail only: when true every account opening fails (503 provider_error), for tests and demos
+    COLLECTION_SANDBOX_FAIL: z.enum(['true', 'false', '1', '0']).default('false').transform((v) => v === 'true' || v === '1'),
+    // HMAC-SHA512 key of POST /rails/sandbox/notifications; a dev-only default outside production, endpoint off without it
+    COLLECTION_SANDBOX_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+    // Paystack secret key (sk_...): authenticates API calls and signs its notifications (x-paystack-signature)
+    PAYSTACK_SECRET_KEY: z.string().min(1).optional(),
+    // Paystack API base URL (tests point it at a local stand-in)
+    PAYSTACK_BASE_URL: z.string().url().default('https://api.paystack.co'),
+    // bank slug Paystack opens dedicated (reserved) accounts at
+    PAYSTACK_PREFERRED_BANK: z.string().min(1).default('wema-bank'),
     // how long the gateway waits for a payout's rail outcome before answering `processing`
     PAYOUT_SYNC_WAIT_MS: nonNegativeInt(10_000),
     // how long the gateway waits for a code delivery outcome
@@ -102,6 +117,7 @@ export const ZConfig = z
       ...c,
       JWT_SECRET: c.JWT_SECRET ?? (production ? '' : DEV_ONLY_SESSION_SECRET),
       ENCRYPTION_KEY: c.ENCRYPTION_KEY ?? (production ? '' : DEV_ONLY_ENCRYPTION_KEY),
+      COLLECTION_SANDBOX_SECRET: c.COLLECTION_SANDBOX_SECRET ?? (production ? undefined : DEV_ONLY_SANDBOX_SECRET),
     };
   })
   .superRefine((c, ctx) => {
@@ -109,6 +125,7 @@ export const ZConfig = z
     if (!c.ENCRYPTION_KEY) ctx.addIssue({ code: 'custom', path: ['ENCRYPTION_KEY'], message: 'is required in production' });
     if (c.VERIFY_EMAIL_PROVIDER === 'smtp' && !c.VERIFY_SMTP_URL) ctx.addIssue({ code: 'custom', path: ['VERIFY_SMTP_URL'], message: 'is required when VERIFY_EMAIL_PROVIDER=smtp' });
     if (c.VERIFY_SMS_PROVIDER === 'termii' && !c.VERIFY_TERMII_API_KEY) ctx.addIssue({ code: 'custom', path: ['VERIFY_TERMII_API_KEY'], message: 'is required when VERIFY_SMS_PROVIDER=termii' });
+    if (c.COLLECTION_RAIL === 'paystack' && !c.PAYSTACK_SECRET_KEY) ctx.addIssue({ code: 'custom', path: ['PAYSTACK_SECRET_KEY'], message: 'is required when COLLECTION_RAIL is paystack' });
   });
 
 export type TConfig = z.output<typeof ZConfig>;

@@ -9,6 +9,8 @@ import { registerHealthRoutes } from './routes/health';
 import { registerAuthRoutes } from './routes/auth';
 import { registerCatalogRoutes } from './routes/catalog';
 import { registerVerificationRoutes } from './routes/verifications';
+import { registerDepositRoutes } from './routes/deposits';
+import { registerRailNotificationRoutes } from './routes/rail-notifications';
 
 export interface CreateAppOptions {
   /** Mounts extra /v1 routes behind the same auth, budget and idempotency layers (tests, extensions). */
@@ -22,6 +24,8 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   app.set('trust proxy', false);
   app.set('query parser', 'simple');
   app.use(requestContext(deps.logger));
+  // Before the JSON parser: provider signatures are checked over the raw body.
+  registerRailNotificationRoutes(app, deps);
   app.use(express.json({ limit: deps.config.BODY_LIMIT, strict: true, type: ['application/json', 'application/*+json'] }));
 
   registerHealthRoutes(app, deps);
@@ -32,6 +36,7 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   registerCatalogRoutes(v1, deps);
   options.extraV1Routes?.(v1);
   registerVerificationRoutes(v1, deps);
+  registerDepositRoutes(v1, deps);
   v1.use(notFoundHandler);
   app.use('/v1', v1);
 

@@ -1,0 +1,41 @@
+import { randomBytes } from 'node:crypto';
+import { parseAmount } from '@cowrie/core';
+import { receiveInboundTransfer } from '@cowrie/deposits';
+import { findWallet, renderBalance } from '@cowrie/ledger';
+import { UsageError, type CliCommand } from '../command';
+
+export const depositCommands: CliCommand[] = [
+  {
+    name: 'sandbox transfer-in',
+    usage: 'cowrie sandbox transfer-in --account-number N --amount A [--currency NGN] [--reference RAIL_REF] [--sender-name NAME]',
+    options: ['account-number', 'amount', 'currency', 'reference', 'sender-name'],
+    required: ['account-number', 'amount'],
+    // The same inbound path a provider notification takes: matched, credited
+    // and evented, or recorded as unmatched (`matched: false` with a reason).
+    run: async (args, ctx) => {
+      const accountNumber = args['account-number']!.trim();
+      if (!/^\d{10}$/.test(accountNumber)) throw new UsageError(`--account-number must be 10 digits, got "${accountNumber}"`);
+      const amount = parseAmount(args.amount!);
+      if (!amount.ok) throw new UsageError(`--amount ${amount.reason}`);
+      if (!amount.value.greaterThan(0)) throw new UsageError('--amount must be positive');
+      const currency = (args.currency ?? 'NGN').trim().toUpperCase();
+      if (!/^[A-Z]{3,4}$/.test(currency)) throw new UsageError('--currency must be a currency code');
+      const providerReference = args.reference?.trim() || `sbx_${randomBytes(10).toString('hex')}`;
+      const outcome = await receiveInboundTransfer(
+        { db: ctx.db() },
+        {
+          provider: ctx.config.COLLECTION_RAIL,
+          providerReference,
+          accountNumber,
+          amount: amount.value,
+          currency,
+          senderName: args['sender-name'] ?? 'Sandbox Sender',
+          narration: `Sandbox transfer into ${accountNumber}`,
+          raw: { simulated: true, source: 'cowrie sandbox transfer-in', account_number: accountNumber, amount: args.amount, currency, reference: providerReference },
+        },
+      );
+      const wallet = outcome.workspace_id ? await findWallet(ctx.db(), outcome.workspace_id, outcome.currency) : null;
+      return { ...outcome, wallet: wallet ? renderBalance(wallet) : null };
+    },
+  },
+];

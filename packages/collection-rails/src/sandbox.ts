@@ -1,0 +1,104 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { parseAmount } from '@cowrie/core';
+import {
+  RailError,
+  type CollectionRail,
+  type InboundTransfer,
+  type OpenedAccount,
+  type OpenOneOffAccountInput,
+  type OpenReservedAccountInput,
+} from './types';
+
+export const SANDBOX_BANK = { name: 'Cowrie Sandbox Bank', code: '999' } as const;
+/** A client reference starting with this makes the sandbox refuse to open the account (503 provider_error). */
+export const SANDBOX_FAIL_REFERENCE_PREFIX = 'rail_error';
+/** Header carrying the hex HMAC-SHA512 of a sandbox notification's raw body. */
+export const SANDBOX_SIGNATURE_HEADER = 'x-sandbox-signature';
+
+export interface SandboxRailOptions {
+  /** Every opening fails, as a provider outage would (COLLECTION_SANDBOX_FAIL). Default false. */
+  fail?: boolean;
+}
+
+/**
+ * A deterministic 10-digit number for a reference: one-off accounts start with
+ * 9, reserved ones with 8, so the same reference always gets the same account
+ * and the two kinds never collide.
+ */
+export function sandboxAccountNumber(kind: 'one_off' | 'reserved', reference: string): string {
+  const digest = createHash('sha256').update(`${kind}:${reference}`).digest();
+  const n = digest.readBigUInt64BE(0) % 1_000_000_000n;
+  return `${kind === 'one_off' ? '9' : '8'}${n.toString().padStart(9, '0')}`;
+}
+
+/** The offline sandbox rail (the default): no network, deterministic accounts. */
+export function createSandboxRail(options: SandboxRailOptions = {}): CollectionRail {
+  const refuse = (merchantReference: string) => {
+    if (options.fail || merchantReference.startsWith(SANDBOX_FAIL_REFERENCE_PREFIX)) {
+      throw new RailError('sandbox rail: the bank is unavailable (forced failure)', { provider: 'sandbox', retryable: true });
+    }
+  };
+  const account = (kind: 'one_off' | 'reserved', reference: string, accountName: string): OpenedAccount => {
+    const accountNumber = sandboxAccountNumber(kind, reference);
+    return {
+      accountNumber,
+      accountName,
+      bankName: SANDBOX_BANK.name,
+      bankCode: SANDBOX_BANK.code,
+      providerAccountReference: `sbx_acct_${accountNumber}`,
+      raw: { sandbox: true, kind, account_number: accountNumber },
+    };
+  };
+  return {
+    name: 'sandbox',
+    async openOneOffAccount(input: OpenOneOffAccountInput) {
+      refuse(input.merchantReference);
+      return { ...account('one_off', input.reference, input.accountName), expiresAt: input.expiresAt };
+    },
+    async openReservedAccount(input: OpenReservedAccountInput) {
+      refuse(input.merchantReference);
+      return account('reserved', input.reference, input.accountName);
+    },
+  };
+}
+
+/** Body of POST /rails/sandbox/notifications: a transfer as the sandbox bank reports it. */
+export const ZSandboxNotification = z.object({
+  reference: z.string().trim().min(1).max(100),
+  account_number: z.string().regex(/^\d{10}$/, 'must be 10 digits'),
+  amount: z.union([z.number(), z.string()]),
+  currency: z.string().regex(/^[A-Za-z]{3,4}$/).default('NGN'),
+  sender_name: z.string().max(200).optional(),
+  sender_account_number: z.string().max(20).optional(),
+  sender_bank: z.string().max(200).optional(),
+  narration: z.string().max(500).optional(),
+});
+
+/** Parses a sandbox notification; returns an error text for a malformed one. */
+export function parseSandboxNotification(body: unknown): { ok: true; transfer: InboundTransfer } | { ok: false; reason: string } {
+  const parsed = ZSandboxNotification.safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    return { ok: false, reason: `${issue.path.join('.') || 'body'}: ${issue.message}` };
+  }
+  const amount = parseAmount(parsed.data.amount);
+  if (!amount.ok) return { ok: false, reason: `amount ${amount.reason}` };
+  if (!amount.value.greaterThan(0)) return { ok: false, reason: 'amount must be positive' };
+  const n = parsed.data;
+  return {
+    ok: true,
+    transfer: {
+      provider: 'sandbox',
+      providerReference: n.reference,
+      accountNumber: n.account_number,
+      amount: amount.value,
+      currency: n.currency.toUpperCase(),
+      senderName: n.sender_name ?? null,
+      senderAccountNumber: n.sender_account_number ?? null,
+      senderBank: n.sender_bank ?? null,
+      narration: n.narration ?? null,
+      raw: n as unknown as Record<string, unknown>,
+    },
+  };
+}

@@ -1,0 +1,39 @@
+import { AppError, formatAmount } from '@cowrie/core';
+import { recordEvent, type Collection } from '@cowrie/db';
+import { clockOf, type DepositsContext } from './context';
+
+/** `data` of collection.expired. */
+export function collectionExpiredPayload(row: Collection) {
+  return {
+    id: row.id,
+    reference: row.reference,
+    amount: formatAmount(row.amount),
+    currency: row.currency,
+    account_number: row.accountNumber,
+    expires_at: row.expiresAt.toISOString(),
+  };
+}
+
+/**
+ * Reads a collection of the workspace (another workspace's id is not found).
+ * A `pending` collection read after its expiry becomes `expired` and emits
+ * collection.expired, in one transaction; the conditional update makes
+ * concurrent reads emit it exactly once (interface: the event is sent on read).
+ */
+export async function readCollection(ctx: Pick<DepositsContext, 'db' | 'now'>, workspaceId: number, id: number): Promise<Collection> {
+  const row = await ctx.db.collection.findFirst({ where: { id, workspaceId } });
+  if (!row) throw new AppError('not_found', 'Collection not found');
+  const now = clockOf(ctx)();
+  if (row.status !== 'pending' || row.expiresAt > now) return row;
+  return ctx.db.$transaction(async (tx) => {
+    const expired = await tx.collection.updateMany({
+      where: { id, status: 'pending', expiresAt: { lte: now } },
+      data: { status: 'expired', expiredAt: now },
+    });
+    const current = await tx.collection.findUniqueOrThrow({ where: { id } });
+    if (expired.count === 1) {
+      await recordEvent(tx, { workspaceId, event: 'collection.expired', payload: collectionExpiredPayload(current) });
+    }
+    return current;
+  });
+}

@@ -1,0 +1,61 @@
+import { AppError } from '@cowrie/core';
+import type { TChannel } from '@cowrie/catalog';
+import { CARD_DEPOSITS_UNAVAILABLE, OPEN_BANKING_UNAVAILABLE, parseChannelId, requireLiveChannel } from './channel-rules';
+import type { DepositsContext } from './context';
+import { openCollection } from './open-collection';
+import { renderDepositAccount } from './render';
+import { ensureBusinessReservedAccount } from './reserved-accounts';
+import { parseCollectionAmount, parseCurrency, parseExpiresIn, parseReference } from './validation';
+
+/** Body of POST /v1/deposits, as received; each channel reads only the fields it uses. */
+export interface TDepositRequest {
+  channel?: unknown;
+  currency?: unknown;
+  amount?: unknown;
+  reference?: unknown;
+  expires_in?: unknown;
+}
+
+export interface CreateDepositOptions {
+  workspaceId: number;
+  /** The deployment's channel catalog (defaults + operator override). */
+  channels: readonly TChannel[];
+  /** OPEN_BANKING_REDIRECT_URL; open banking needs it and a live channel. */
+  openBankingRedirectUrl?: string;
+}
+
+/** A deposit result (interface: Deposit result). It carries no database id. */
+export type TDepositResult =
+  | { channel: 'collection_va' | 'reserved_va'; status: 'pending' | 'active'; account: ReturnType<typeof renderDepositAccount> }
+  | { channel: 'open_banking'; status: 'pending'; redirect_url: string };
+
+/**
+ * POST /v1/deposits, per the interface's per-channel table. The business is
+ * always the account holder; customer-specific collections are the
+ * collections surface.
+ */
+export async function createDeposit(ctx: DepositsContext, options: CreateDepositOptions, body: TDepositRequest): Promise<TDepositResult> {
+  const channelId = parseChannelId(body.channel);
+  // Always refused, whatever else the request says.
+  if (channelId === 'card') throw new AppError('invalid_request', CARD_DEPOSITS_UNAVAILABLE, { details: { field: 'channel' } });
+  const currency = parseCurrency(body.currency);
+  requireLiveChannel(options.channels, channelId, currency);
+
+  switch (channelId) {
+    case 'open_banking': {
+      if (!options.openBankingRedirectUrl) throw new AppError('invalid_request', OPEN_BANKING_UNAVAILABLE, { details: { field: 'channel' } });
+      return { channel: 'open_banking', status: 'pending', redirect_url: options.openBankingRedirectUrl };
+    }
+    case 'reserved_va': {
+      const { account } = await ensureBusinessReservedAccount(ctx, { workspaceId: options.workspaceId, currency });
+      return { channel: 'reserved_va', status: 'active', account: renderDepositAccount(account) };
+    }
+    case 'collection_va': {
+      const amount = parseCollectionAmount(body.amount, 'amount is required for the collection_va channel');
+      const expiresInSeconds = parseExpiresIn(body.expires_in);
+      const reference = parseReference(body.reference);
+      const { collection } = await openCollection(ctx, { workspaceId: options.workspaceId, source: 'deposit', reference, amount, currency, expiresInSeconds });
+      return { channel: 'collection_va', status: 'pending', account: renderDepositAccount(collection) };
+    }
+  }
+}

@@ -1,0 +1,221 @@
+import { formatAmount, type Logger } from '@cowrie/core';
+import { recordEvent, type Collection, type InboundPayment, type Prisma, type PrismaClient, type ReservedAccount } from '@cowrie/db';
+import { creditWallet, findWallet } from '@cowrie/ledger';
+import type { InboundTransfer } from '@cowrie/collection-rails';
+import { collectionSuccessfulPayload } from './render';
+
+/** Why a reported transfer was recorded but not credited. */
+export type TUnmatchedReason =
+  | 'unknown_account'
+  | 'amount_mismatch'
+  | 'currency_mismatch'
+  | 'collection_expired'
+  | 'collection_not_pending'
+  | 'account_inactive'
+  | 'no_wallet';
+
+export interface InboundOutcome {
+  matched: boolean;
+  /** The notification was seen before: nothing changed this time. */
+  duplicate: boolean;
+  status: 'credited' | 'unmatched';
+  reason: TUnmatchedReason | null;
+  inbound_payment_id: number;
+  provider: string;
+  provider_reference: string;
+  account_number: string | null;
+  amount: string;
+  currency: string;
+  workspace_id: number | null;
+  channel: 'collection_va' | 'reserved_va' | null;
+  collection_id: number | null;
+  reserved_account_id: number | null;
+  transaction_reference: string | null;
+}
+
+// Deliveries of one notification queue on its row; under a burst they wait for
+// a pooled connection longer than Prisma's 2 s default.
+const INBOUND_TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 15_000 };
+
+type Target =
+  | { kind: 'reserved'; account: ReservedAccount }
+  | { kind: 'collection'; collection: Collection }
+  | { kind: 'none' };
+
+async function findTarget(tx: Prisma.TransactionClient, t: InboundTransfer): Promise<Target> {
+  if (t.accountNumber) {
+    const account = await tx.reservedAccount.findUnique({ where: { provider_accountNumber: { provider: t.provider, accountNumber: t.accountNumber } } });
+    if (account) return { kind: 'reserved', account };
+  }
+  // A rail that reports the charge it was paid under identifies the collection
+  // exactly; otherwise the account number does (the newest pending one first,
+  // since a provider may reuse a number once its earlier account expired).
+  if (t.providerAccountReference) {
+    const collection = await tx.collection.findFirst({ where: { provider: t.provider, providerAccountReference: t.providerAccountReference }, orderBy: { id: 'desc' } });
+    if (collection) return { kind: 'collection', collection };
+  }
+  if (t.accountNumber) {
+    const where = { provider: t.provider, accountNumber: t.accountNumber };
+    const collection =
+      (await tx.collection.findFirst({ where: { ...where, status: 'pending' }, orderBy: { id: 'desc' } })) ??
+      (await tx.collection.findFirst({ where, orderBy: { id: 'desc' } }));
+    if (collection) return { kind: 'collection', collection };
+  }
+  return { kind: 'none' };
+}
+
+function outcomeOf(row: InboundPayment, extra: { duplicate: boolean; channel: InboundOutcome['channel']; transactionReference: string | null }): InboundOutcome {
+  return {
+    matched: row.status === 'credited',
+    duplicate: extra.duplicate,
+    status: row.status === 'credited' ? 'credited' : 'unmatched',
+    reason: (row.reason as TUnmatchedReason | null) ?? null,
+    inbound_payment_id: row.id,
+    provider: row.provider,
+    provider_reference: row.providerReference,
+    account_number: row.accountNumber,
+    amount: formatAmount(row.amount),
+    currency: row.currency,
+    workspace_id: row.workspaceId,
+    channel: extra.channel,
+    collection_id: row.collectionId,
+    reserved_account_id: row.reservedAccountId,
+    transaction_reference: extra.transactionReference,
+  };
+}
+
+/**
+ * The one inbound path, for provider notifications and `cowrie sandbox
+ * transfer-in` alike. In one transaction: record the transfer once per
+ * (provider, providerReference) — a repeat changes nothing —, match it to a
+ * reserved account or a pending one-off collection, and either credit the
+ * workspace wallet through the ledger and emit collection.successful, or keep
+ * it `unmatched` with a reason (logged for operators), never credited.
+ */
+export async function receiveInboundTransfer(
+  deps: { db: PrismaClient; logger?: Logger; now?: () => Date },
+  transfer: InboundTransfer,
+): Promise<InboundOutcome> {
+  const now = (deps.now ?? (() => new Date()))();
+  const outcome = await deps.db.$transaction(async (tx) => {
+    const inserted = await tx.inboundPayment.createMany({
+      data: [
+        {
+          provider: transfer.provider,
+          providerReference: transfer.providerReference,
+          accountNumber: transfer.accountNumber,
+          amount: transfer.amount.toFixed(6),
+          currency: transfer.currency,
+          status: 'received',
+          senderName: transfer.senderName ?? null,
+          senderAccountNumber: transfer.senderAccountNumber ?? null,
+          senderBank: transfer.senderBank ?? null,
+          narration: transfer.narration ?? null,
+          raw: transfer.raw as Prisma.InputJsonValue,
+        },
+      ],
+      // A concurrent delivery of the same notification waits here for the first and then skips.
+      skipDuplicates: true,
+    });
+    const key = { provider_providerReference: { provider: transfer.provider, providerReference: transfer.providerReference } };
+    const row = await tx.inboundPayment.findUniqueOrThrow({ where: key });
+    if (inserted.count === 0) {
+      const ledger = row.ledgerTransactionId ? await tx.ledgerTransaction.findUnique({ where: { id: row.ledgerTransactionId }, select: { reference: true, channel: true } }) : null;
+      return outcomeOf(row, { duplicate: true, channel: (ledger?.channel as InboundOutcome['channel']) ?? null, transactionReference: ledger?.reference ?? null });
+    }
+
+    const unmatched = async (reason: TUnmatchedReason, link: Partial<Pick<InboundPayment, 'workspaceId' | 'collectionId' | 'reservedAccountId'>>, channel: InboundOutcome['channel']) => {
+      const updated = await tx.inboundPayment.update({ where: { id: row.id }, data: { status: 'unmatched', reason, ...link } });
+      return outcomeOf(updated, { duplicate: false, channel, transactionReference: null });
+    };
+
+    const target = await findTarget(tx, transfer);
+    if (target.kind === 'none') return unmatched('unknown_account', {}, null);
+
+    const owner = target.kind === 'reserved' ? target.account : target.collection;
+    const channel = target.kind === 'reserved' ? 'reserved_va' : 'collection_va';
+    const link =
+      target.kind === 'reserved'
+        ? { workspaceId: owner.workspaceId, reservedAccountId: target.account.id }
+        : { workspaceId: owner.workspaceId, collectionId: target.collection.id };
+    if (owner.currency !== transfer.currency) return unmatched('currency_mismatch', link, channel);
+    if (!(await findWallet(tx, owner.workspaceId, owner.currency))) return unmatched('no_wallet', link, channel);
+
+    if (target.kind === 'reserved') {
+      if (target.account.status !== 'active') return unmatched('account_inactive', link, channel);
+    } else {
+      const c = target.collection;
+      if (c.status !== 'pending') return unmatched('collection_not_pending', link, channel);
+      if (c.expiresAt <= now) return unmatched('collection_expired', link, channel);
+      if (!transfer.amount.equals(c.amount.toString())) return unmatched('amount_mismatch', link, channel);
+      // Claims the collection: of two transfers racing into one account, one wins.
+      const claimed = await tx.collection.updateMany({
+        where: { id: c.id, status: 'pending' },
+        data: { status: 'successful', amountPaid: transfer.amount.toFixed(6), paidAt: now, providerReference: transfer.providerReference },
+      });
+      if (claimed.count !== 1) return unmatched('collection_not_pending', link, channel);
+    }
+
+    const reference = target.kind === 'reserved' ? target.account.reference : target.collection.reference;
+    const { transaction } = await creditWallet(tx, {
+      workspaceId: owner.workspaceId,
+      currency: owner.currency,
+      amount: transfer.amount,
+      category: 'collection',
+      channel,
+      title: 'Bank transfer received',
+      description: transfer.narration || `Transfer into ${owner.accountNumber}`,
+      provider: transfer.provider,
+      providerReference: transfer.providerReference,
+      counterpartyName: transfer.senderName ?? null,
+      counterpartyAccount: transfer.senderAccountNumber ?? null,
+      counterpartyBank: transfer.senderBank ?? null,
+      counterpartyEmail: owner.customerEmail ?? null,
+      idempotencyKey: `inbound:${transfer.provider}:${transfer.providerReference}`,
+      metadata: {
+        provider: transfer.provider,
+        raw: transfer.raw,
+        inbound_payment_id: row.id,
+        ...(target.kind === 'reserved' ? { reserved_account_id: target.account.id } : { collection_id: target.collection.id }),
+      } as Prisma.InputJsonValue,
+    });
+    if (target.kind === 'collection') {
+      await tx.collection.update({ where: { id: target.collection.id }, data: { ledgerTransactionId: transaction.id } });
+    }
+    await recordEvent(tx, {
+      workspaceId: owner.workspaceId,
+      event: 'collection.successful',
+      payload: collectionSuccessfulPayload({
+        id: owner.id,
+        reference,
+        channel,
+        amount: formatAmount(transfer.amount),
+        currency: owner.currency,
+        accountNumber: owner.accountNumber,
+        providerReference: transfer.providerReference,
+        paidAt: now,
+      }),
+    });
+    const credited = await tx.inboundPayment.update({ where: { id: row.id }, data: { status: 'credited', ledgerTransactionId: transaction.id, ...link } });
+    return outcomeOf(credited, { duplicate: false, channel, transactionReference: transaction.reference });
+  }, INBOUND_TRANSACTION_OPTIONS);
+
+  if (outcome.status === 'unmatched' && !outcome.duplicate) {
+    deps.logger?.warn(
+      {
+        inboundPaymentId: outcome.inbound_payment_id,
+        provider: outcome.provider,
+        providerReference: outcome.provider_reference,
+        accountNumber: outcome.account_number,
+        amount: outcome.amount,
+        currency: outcome.currency,
+        reason: outcome.reason,
+        workspaceId: outcome.workspace_id,
+      },
+      'inbound transfer recorded but not credited; an operator should review it',
+    );
+  } else if (!outcome.duplicate) {
+    deps.logger?.info({ inboundPaymentId: outcome.inbound_payment_id, provider: outcome.provider, providerReference: outcome.provider_reference, workspaceId: outcome.workspace_id }, 'inbound transfer credited');
+  }
+  return outcome;
+}

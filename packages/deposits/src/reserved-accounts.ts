@@ -1,0 +1,167 @@
+import { AppError } from '@cowrie/core';
+import { recordEvent, type Prisma, type ReservedAccount } from '@cowrie/db';
+import { callRail, newReference } from './rail-call';
+import { isUniqueViolation, openingTransactionOptions, type DepositsContext } from './context';
+import { lockKey } from './open-collection';
+
+/** `data` of reserved_account.created. */
+export function reservedAccountCreatedPayload(row: ReservedAccount) {
+  return {
+    id: row.id,
+    reference: row.reference,
+    account_number: row.accountNumber,
+    bank: row.bankName,
+    customer: { name: row.customerName, email: row.customerEmail },
+    currency: row.currency,
+    holder: row.holder,
+  };
+}
+
+interface OpenReservedInput {
+  workspaceId: number;
+  holder: 'business' | 'customer';
+  reference: string;
+  currency: string;
+  customer: { name: string; email: string | null };
+  accountName: string;
+  lock: string;
+  find: (db: Prisma.TransactionClient) => Promise<ReservedAccount | null>;
+}
+
+/**
+ * The opening path shared by both kinds: under a lock, find or open on the rail
+ * and record it with its reserved_account.created event in one transaction. A
+ * unique-index violation (a race the lock did not cover) returns the winner.
+ */
+async function openReserved(ctx: DepositsContext, input: OpenReservedInput): Promise<{ account: ReservedAccount; created: boolean }> {
+  const { db, rail } = ctx;
+  try {
+    return await db.$transaction(async (tx) => {
+      await lockKey(tx, input.lock);
+      const existing = await input.find(tx);
+      if (existing) return { account: existing, created: false };
+      const railReference = newReference('rsv');
+      const opened = await callRail(() =>
+        rail.openReservedAccount({
+          reference: railReference,
+          merchantReference: input.reference,
+          currency: input.currency,
+          accountName: input.accountName,
+          customer: input.customer,
+        }),
+      );
+      const account = await tx.reservedAccount.create({
+        data: {
+          workspaceId: input.workspaceId,
+          holder: input.holder,
+          reference: input.reference,
+          railReference,
+          currency: input.currency,
+          depositCurrency: input.holder === 'business' ? input.currency : null,
+          customerName: input.customer.name,
+          customerEmail: input.customer.email,
+          provider: rail.name,
+          providerAccountReference: opened.providerAccountReference,
+          accountNumber: opened.accountNumber,
+          accountName: opened.accountName,
+          bankName: opened.bankName,
+          bankCode: opened.bankCode,
+          metadata: { rail: opened.raw } as Prisma.InputJsonValue,
+        },
+      });
+      await recordEvent(tx, { workspaceId: input.workspaceId, event: 'reserved_account.created', payload: reservedAccountCreatedPayload(account) });
+      return { account, created: true };
+    }, openingTransactionOptions(ctx));
+  } catch (err) {
+    if (!isUniqueViolation(err)) throw err;
+    const winner = await input.find(db as unknown as Prisma.TransactionClient);
+    if (!winner) throw err;
+    return { account: winner, created: false };
+  }
+}
+
+/**
+ * The business's own reserved account for a currency (deposits, channel
+ * reserved_va): the existing one, or opened on first use. Concurrent first use
+ * opens one (a lock, then the (workspace, depositCurrency) unique index).
+ */
+export async function ensureBusinessReservedAccount(ctx: DepositsContext, { workspaceId, currency }: { workspaceId: number; currency: string }) {
+  const find = (tx: Prisma.TransactionClient) => tx.reservedAccount.findUnique({ where: { workspaceId_depositCurrency: { workspaceId, depositCurrency: currency } } });
+  const existing = await find(ctx.db);
+  if (existing) return { account: existing, created: false };
+  const workspace = await ctx.db.workspace.findUniqueOrThrow({ where: { id: workspaceId }, select: { name: true } });
+  return openReserved(ctx, {
+    workspaceId,
+    holder: 'business',
+    // Fixed per currency: the business has one deposit account in each.
+    reference: `business_${currency.toLowerCase()}`,
+    currency,
+    customer: { name: workspace.name, email: null },
+    accountName: workspace.name,
+    lock: `reserved:business:${workspaceId}:${currency}`,
+    find,
+  });
+}
+
+export interface CustomerReservedAccountInput {
+  workspaceId: number;
+  currency: string;
+  customer: { name: string; email: string };
+  reference?: string;
+}
+
+/**
+ * A customer's reserved account (one per customer email and currency): the
+ * existing one is returned (created false), else one is opened. A reference
+ * already used for a different customer or currency is a 400.
+ */
+export async function createCustomerReservedAccount(ctx: DepositsContext, input: CustomerReservedAccountInput) {
+  const email = input.customer.email.toLowerCase();
+  const { workspaceId, currency } = input;
+  const byCustomer = (tx: Prisma.TransactionClient) => tx.reservedAccount.findUnique({ where: { workspaceId_customerEmail_currency: { workspaceId, customerEmail: email, currency } } });
+  const byReference = (tx: Prisma.TransactionClient, reference: string) => tx.reservedAccount.findUnique({ where: { workspaceId_reference: { workspaceId, reference } } });
+  const conflict = (row: ReservedAccount | null) => {
+    if (row && (row.customerEmail !== email || row.currency !== currency)) {
+      throw new AppError('invalid_request', 'reference is already used by another reserved account', { details: { field: 'reference' } });
+    }
+  };
+  if (input.reference) conflict(await byReference(ctx.db, input.reference));
+  const find = async (tx: Prisma.TransactionClient) => {
+    if (input.reference) conflict(await byReference(tx, input.reference));
+    return byCustomer(tx);
+  };
+  const existing = await find(ctx.db);
+  if (existing) return { account: existing, created: false };
+  const workspace = await ctx.db.workspace.findUniqueOrThrow({ where: { id: workspaceId }, select: { name: true } });
+  return openReserved(ctx, {
+    workspaceId,
+    holder: 'customer',
+    reference: input.reference ?? newReference('rsv'),
+    currency,
+    customer: { name: input.customer.name, email },
+    accountName: `${workspace.name} / ${input.customer.name}`,
+    lock: `reserved:customer:${workspaceId}:${currency}:${email}`,
+    find,
+  });
+}
+
+export async function getReservedAccount(ctx: Pick<DepositsContext, 'db'>, workspaceId: number, id: number) {
+  const row = await ctx.db.reservedAccount.findFirst({ where: { id, workspaceId } });
+  if (!row) throw new AppError('not_found', 'Reserved account not found');
+  return row;
+}
+
+export interface ListReservedAccountsQuery {
+  limit: number;
+  currency?: string;
+  customerEmail?: string;
+}
+
+/** A workspace's reserved accounts, newest first. */
+export function listReservedAccounts(ctx: Pick<DepositsContext, 'db'>, workspaceId: number, query: ListReservedAccountsQuery) {
+  return ctx.db.reservedAccount.findMany({
+    where: { workspaceId, currency: query.currency, customerEmail: query.customerEmail?.toLowerCase() },
+    orderBy: { id: 'desc' },
+    take: query.limit,
+  });
+}

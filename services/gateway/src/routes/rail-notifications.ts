@@ -1,0 +1,63 @@
+import express, { type Express, type Request } from 'express';
+import { AppError } from '@cowrie/core';
+import {
+  PAYSTACK_SIGNATURE_HEADER,
+  SANDBOX_SIGNATURE_HEADER,
+  parsePaystackNotification,
+  parseSandboxNotification,
+  verifyHmacSha512,
+  type InboundTransfer,
+} from '@cowrie/collection-rails';
+import { receiveInboundTransfer } from '@cowrie/deposits';
+import type { GatewayDeps } from '../deps';
+import { notFoundHandler } from '../http/error-handler';
+import { sendData } from '../http/respond';
+
+/** The exact bytes the provider signed; the JSON parser must not see these routes first. */
+function verifiedJson(req: Request, secret: string | undefined, header: string, provider: string): unknown {
+  if (!secret) throw new AppError('provider_error', `${provider} notifications are not configured on this deployment`, { status: 503 });
+  const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+  if (!verifyHmacSha512(secret, raw, req.get(header))) {
+    req.log.warn({ provider }, 'rail notification with a missing or invalid signature refused');
+    throw new AppError('unauthorized', 'Invalid notification signature');
+  }
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new AppError('invalid_request', 'The notification body is not valid JSON');
+  }
+}
+
+/**
+ * Inbound payment notifications from collection rails (outside /v1: the
+ * provider authenticates with its signature, not an API key). Registered before
+ * the JSON parser so the signature is checked over the raw body.
+ */
+export function registerRailNotificationRoutes(app: Express, deps: GatewayDeps) {
+  const rails = express.Router();
+  rails.use(express.raw({ type: () => true, limit: deps.config.BODY_LIMIT }));
+
+  const receive = async (req: Request, transfer: InboundTransfer) => {
+    const outcome = await receiveInboundTransfer({ db: deps.db, logger: req.log }, transfer);
+    return { received: true, matched: outcome.matched, duplicate: outcome.duplicate, status: outcome.status, reason: outcome.reason };
+  };
+
+  rails.post('/paystack/notifications', async (req, res) => {
+    const body = verifiedJson(req, deps.config.PAYSTACK_SECRET_KEY, PAYSTACK_SIGNATURE_HEADER, 'Paystack');
+    const notification = parsePaystackNotification(body);
+    if (notification.kind === 'invalid') throw new AppError('invalid_request', `Unreadable notification: ${notification.reason}`);
+    // Acknowledged so Paystack does not retry events Cowrie has no use for.
+    if (notification.kind === 'ignored') return sendData(req, res, 200, { received: true, ignored: notification.event });
+    sendData(req, res, 200, await receive(req, notification.transfer));
+  });
+
+  rails.post('/sandbox/notifications', async (req, res) => {
+    const body = verifiedJson(req, deps.config.COLLECTION_SANDBOX_SECRET, SANDBOX_SIGNATURE_HEADER, 'Sandbox');
+    const parsed = parseSandboxNotification(body);
+    if (!parsed.ok) throw new AppError('invalid_request', `Unreadable notification: ${parsed.reason}`);
+    sendData(req, res, 200, await receive(req, parsed.transfer));
+  });
+
+  rails.use(notFoundHandler);
+  app.use('/rails', rails);
+}
