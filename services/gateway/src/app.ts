@@ -8,6 +8,7 @@ import { publicApiRateLimit, requireApiKey } from './http/api-auth';
 import { registerHealthRoutes } from './routes/health';
 import { registerAuthRoutes } from './routes/auth';
 import { registerCatalogRoutes } from './routes/catalog';
+import { registerWebhookRoutes } from './routes/webhooks';
 
 /** The gateway's HTTP app: conventions first, then /v1, the dashboard routes, then errors. */
 export function createApp(deps: GatewayDeps): Express {
@@ -20,6 +21,7 @@ export function createApp(deps: GatewayDeps): Express {
 
   registerHealthRoutes(app, deps);
   registerAuthRoutes(app, deps);
+  registerWebhookRoutes(app, deps);
 
   const v1 = express.Router();
   v1.use(requireApiKey(deps), publicApiRateLimit(deps), idempotencyLayer(deps));
