@@ -176,7 +176,7 @@ export class AddressRefusedError extends Error {
     readonly address: string,
     readonly reason: string,
   ) {
-    super(`${host} resolves to ${address}, a ${reason} address; webhooks may not reach it`);
+    super(`${host === address ? address : `${host} resolves to ${address}`}, a ${reason} address; webhooks may not reach it`);
   }
 }
 

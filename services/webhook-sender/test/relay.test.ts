@@ -5,7 +5,7 @@ import type { Queue } from 'bullmq';
 import { createWorkspace } from '@cowrie/accounts';
 import { createRedis, openQueue, webhooksQueue, type TRedis } from '@cowrie/core';
 import { createTestEnv, startHttpReceiver, waitFor, type HttpReceiver, type TestEnv } from '@cowrie/testing';
-import { claimOutboxEvents, deliveryJobId, enqueueDeliveries, relayOutbox, sweepPendingDeliveries } from '@cowrie/webhooks';
+import { claimOutboxEvents, deliveryJobId, enqueueDeliveries, relayOutbox, requestOutboxRelay, sweepPendingDeliveries } from '@cowrie/webhooks';
 import { startWebhookWorker, type RunningWebhookWorker } from '../src/worker';
 import { addEndpoint, emit } from './helpers';
 
@@ -37,6 +37,12 @@ beforeEach(async () => {
   await env.db.webhookEndpoint.deleteMany({});
 });
 
+/** Claims the one pending event; returns its one delivery id. */
+async function claimOne(): Promise<string> {
+  const { events, deliveryIds } = await claimOutboxEvents(env.db, { batchSize: 10 });
+  expect([events, deliveryIds.length]).toEqual([1, 1]);
+  return deliveryIds[0]!;
+}
 const received = (path: string) => receiver.requests.filter((r) => r.path === path);
 const settle = (ms = 400) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -77,7 +83,7 @@ test('a delivery queued again (relay restarted after enqueue, sweep racing) is s
   await worker.worker.pause();
   let deliveryId: string;
   try {
-    ({ deliveryIds: [deliveryId] } = (await claimOutboxEvents(env.db, { batchSize: 10 })) as { deliveryIds: [string] });
+    deliveryId = await claimOne();
     await enqueueDeliveries(queue, [deliveryId]);
     await enqueueDeliveries(queue, [deliveryId]);
     expect(await sweepPendingDeliveries({ db: env.db, queue, olderThanMs: 0 })).toEqual({ requeued: 0 });
@@ -100,7 +106,7 @@ test('a delivery whose job failed before recording an outcome is retried by the 
   // A transient fault: the secret cannot be unsealed, so the job throws before sending.
   await env.db.webhookEndpoint.update({ where: { id: endpoint.id }, data: { secretEncrypted: 'v1.broken.broken.broken' } });
   await emit(env, workspaceId, 'transfer.completed', { id: 3 });
-  const { deliveryIds: [deliveryId] } = (await claimOutboxEvents(env.db, { batchSize: 10 })) as { deliveryIds: [string] };
+  const deliveryId = await claimOne();
   await enqueueDeliveries(queue, [deliveryId]);
   await waitFor(async () => (await queue.getJobState(deliveryJobId(deliveryId))) === 'failed');
   expect((await env.db.webhookDelivery.findUniqueOrThrow({ where: { deliveryId } })).completedAt).toBeNull();
@@ -172,4 +178,15 @@ test('the database refuses a second delivery row for the same (event, endpoint)'
   await expect(env.db.webhookDelivery.create({ data: row(2) })).rejects.toMatchObject({ code: 'P2002' });
   await env.db.webhookDelivery.deleteMany({ where: { outboxEventId: eventId } });
   await env.db.outboxEvent.update({ where: { id: eventId }, data: { relayedAt: new Date() } });
+});
+
+test('an outbox.relay wake-up job relays pending events without waiting for a poll', async () => {
+  await addEndpoint(env, workspaceId, `${receiver.url}/wake`);
+  const eventId = await emit(env, workspaceId, 'transfer.completed', { id: 6 });
+  // This worker runs no poll: only the wake-up can move the event.
+  await settle(200);
+  expect((await env.db.outboxEvent.findUniqueOrThrow({ where: { id: eventId } })).relayedAt).toBeNull();
+  await requestOutboxRelay(queue);
+  await waitFor(() => received('/wake').length === 1);
+  expect((await env.db.outboxEvent.findUniqueOrThrow({ where: { id: eventId } })).relayedAt).not.toBeNull();
 });

@@ -29,7 +29,7 @@ export function registerWebhookRoutes(app: Router, deps: GatewayDeps) {
   const policy = createAddressPolicy(deps.config.WEBHOOK_ALLOWED_CIDRS);
   const session = requireSession(deps);
   // Three attempts of WEBHOOK_TIMEOUT_MS plus the 0/500/1500 ms waits, and a margin.
-  const pingWaitMs = 3 * deps.config.WEBHOOK_TIMEOUT_MS + WEBHOOK_RETRY_DELAYS_MS.reduce((a, b) => a + b, 0) + 2000;
+  const pingWaitMs = 3 * deps.config.WEBHOOK_TIMEOUT_MS + WEBHOOK_RETRY_DELAYS_MS.reduce<number>((a, b) => a + b, 0) + 2000;
 
   app.post('/webhook-endpoints', session, async (req, res) => {
     const input = parseBody(ZCreateWebhookEndpoint, req);
