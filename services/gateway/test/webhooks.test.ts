@@ -24,7 +24,7 @@ async function signIn(name: string) {
 }
 
 beforeAll(async () => {
-  gw = await startTestGateway({ WEBHOOK_TIMEOUT_MS: '300' });
+  gw = await startTestGateway({ WEBHOOK_TIMEOUT_MS: '2000' });
   worker = await startWebhookWorker(gw.env.config, gw.env.logger);
   receiver = await startHttpReceiver();
   failing = await startHttpReceiver(() => ({ status: 500 }));
