@@ -104,6 +104,12 @@ export const ZConfig = z
     WEBHOOK_ALLOWED_CIDRS: csv,
     // per-attempt timeout of a webhook delivery
     WEBHOOK_TIMEOUT_MS: positiveInt(10_000),
+    // how often each webhook-sender looks for unrelayed outbox events (wake-up jobs come sooner)
+    WEBHOOK_RELAY_POLL_MS: positiveInt(100),
+    // outbox events claimed per relay transaction
+    WEBHOOK_RELAY_BATCH_SIZE: positiveInt(200),
+    // a delivery still pending this long without a live job is queued again (crash between commit and enqueue)
+    WEBHOOK_SWEEP_AFTER_MS: positiveInt(10_000),
     // concurrent jobs per worker process
     PAYOUT_WORKER_CONCURRENCY: positiveInt(16),
     VERIFICATION_WORKER_CONCURRENCY: positiveInt(16),

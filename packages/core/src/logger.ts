@@ -26,6 +26,7 @@ export const REDACT_PATHS = [
   '*.codeSalt',
   '*.secretHash',
   '*.passwordHash',
+  '*.secretEncrypted',
   'req.headers.authorization',
   'req.headers.cookie',
   'req.headers["idempotency-key"]',

@@ -1,3 +1,4 @@
 export * from './test-env';
 export * from './scenarios';
 export * from './gateway';
+export * from './http-receiver';

@@ -11,6 +11,7 @@ import { registerCatalogRoutes } from './routes/catalog';
 import { registerVerificationRoutes } from './routes/verifications';
 import { registerDepositRoutes } from './routes/deposits';
 import { registerRailNotificationRoutes } from './routes/rail-notifications';
+import { registerWebhookRoutes } from './routes/webhooks';
 
 export interface CreateAppOptions {
   /** Mounts extra /v1 routes behind the same auth, budget and idempotency layers (tests, extensions). */
@@ -30,6 +31,7 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
 
   registerHealthRoutes(app, deps);
   registerAuthRoutes(app, deps);
+  registerWebhookRoutes(app, deps);
 
   const v1 = express.Router();
   v1.use(requireApiKey(deps), publicApiRateLimit(deps), idempotencyLayer(deps));

@@ -1,6 +1,7 @@
-import type { Job } from 'bullmq';
+import type { Job, Queue } from 'bullmq';
 import type { HandlerMap, Logger, TConfig, TRedis, webhooksQueue } from '@cowrie/core';
 import type { PrismaClient } from '@cowrie/db';
+import { deliverWebhook, relayOutbox, type WebhookHttpClient } from '@cowrie/webhooks';
 
 export interface HandlerContext {
   config: TConfig;
@@ -8,11 +9,17 @@ export interface HandlerContext {
   redis: TRedis;
   log: Logger;
   job: Job;
+  /** The webhooks queue, where the relay puts delivery jobs. */
+  queue: Queue;
+  http: WebhookHttpClient;
 }
 
 export const handlers: HandlerMap<typeof webhooksQueue.jobs, HandlerContext> = {
-  'outbox.relay': async () => ({ relayed: 0 }),
-  'webhook.deliver': async () => {
-    throw new Error('webhook delivery is not built yet (webhooks issue)');
+  // A wake-up: relay now rather than at the next poll.
+  'outbox.relay': async (_payload, ctx) => relayOutbox({ db: ctx.db, queue: ctx.queue, batchSize: ctx.config.WEBHOOK_RELAY_BATCH_SIZE }),
+  'webhook.deliver': async ({ deliveryId }, ctx) => {
+    const outcome = await deliverWebhook({ db: ctx.db, http: ctx.http, encryptionKey: ctx.config.ENCRYPTION_KEY, deliveryId, log: ctx.log });
+    // The job's return value is JSON: the log row id goes out as a number.
+    return outcome.kind === 'skipped' ? outcome : { ...outcome, logId: Number(outcome.logId) };
   },
 };

@@ -1,37 +1,64 @@
-import type { Worker } from 'bullmq';
-import { createServiceLogger, createRedis, webhooksQueue, type Logger, type TConfig, type TRedis } from '@cowrie/core';
+import type { Queue, Worker } from 'bullmq';
+import { createServiceLogger, createRedis, openQueue, webhooksQueue, type Logger, type TConfig, type TRedis } from '@cowrie/core';
 import { createDb, type PrismaClient } from '@cowrie/db';
 import { closeWorker, startQueueWorker, waitForDependencies } from '@cowrie/service-kit';
+import { createAddressPolicy, createWebhookHttpClient, type Resolver } from '@cowrie/webhooks';
 import { handlers, type HandlerContext } from './handlers';
+import { startRelayLoop } from './relay-loop';
 
 export interface RunningWebhookWorker {
   worker: Worker;
+  queue: Queue;
   db: PrismaClient;
   redis: TRedis;
   stop: () => Promise<void>;
 }
 
-/** Starts the webhook-sender: connects, waits for Postgres and Redis, then consumes '${webhooksQueue.name}'. */
-export async function startWebhookWorker(config: TConfig, logger: Logger = createServiceLogger(config, 'webhook-sender')): Promise<RunningWebhookWorker> {
+export interface StartWebhookWorkerOptions {
+  /** Run the outbox relay poll in this process (default true). */
+  relay?: boolean;
+  /** Host name resolver for deliveries; the system resolver by default. */
+  resolver?: Resolver;
+}
+
+/**
+ * Starts the webhook-sender: connects, waits for Postgres and Redis, then
+ * consumes '${webhooksQueue.name}' (deliveries and relay wake-ups) and polls
+ * the outbox.
+ */
+export async function startWebhookWorker(
+  config: TConfig,
+  logger: Logger = createServiceLogger(config, 'webhook-sender'),
+  options: StartWebhookWorkerOptions = {},
+): Promise<RunningWebhookWorker> {
+  // A malformed WEBHOOK_ALLOWED_CIDRS stops start-up here, before any connection.
+  const policy = createAddressPolicy(config.WEBHOOK_ALLOWED_CIDRS);
+  const http = createWebhookHttpClient({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, policy, resolver: options.resolver });
   const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
   const redis = createRedis(config, { name: 'webhook-sender' });
   const connection = createRedis(config, { forBullmq: true, name: 'webhook-sender-queue' });
+  const queue = openQueue(webhooksQueue, { connection, prefix: config.QUEUE_PREFIX });
   const worker = await startQueueWorker<typeof webhooksQueue.jobs, HandlerContext>({
     def: webhooksQueue,
     handlers,
-    makeCtx: (job, log) => ({ config, db, redis, log, job }),
+    makeCtx: (job, log) => ({ config, db, redis, log, job, queue, http }),
     connection,
     prefix: config.QUEUE_PREFIX,
     concurrency: config.WEBHOOK_WORKER_CONCURRENCY,
     logger,
     ready: () => waitForDependencies(db, redis, logger),
   });
+  const loop = options.relay === false ? undefined : startRelayLoop({ db, queue, config, logger });
   return {
     worker,
+    queue,
     db,
     redis,
     stop: async () => {
+      await loop?.stop();
       await closeWorker(worker, config.SHUTDOWN_GRACE_MS);
+      await queue.close();
+      await http.close();
       connection.disconnect();
       await Promise.allSettled([db.$disconnect(), redis.quit()]);
     },

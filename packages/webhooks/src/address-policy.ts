@@ -1,0 +1,189 @@
+import { isIP } from 'node:net';
+
+/**
+ * SSRF defence for outbound webhooks: which IP addresses a delivery may reach.
+ * Loopback, private, link-local, CGNAT, cloud-metadata, unspecified, multicast
+ * and reserved ranges (and their IPv6 equivalents, including IPv4 addresses
+ * embedded in IPv6) are refused unless they fall in an allowed CIDR
+ * (WEBHOOK_ALLOWED_CIDRS; local development and tests allow 127.0.0.0/8).
+ */
+
+type Family = 4 | 6;
+
+interface Cidr {
+  family: Family;
+  base: bigint;
+  bits: number;
+  text: string;
+}
+
+interface ParsedIp {
+  family: Family;
+  value: bigint;
+}
+
+const V4_MAX_BITS = 32;
+const V6_MAX_BITS = 128;
+
+function parseIPv4(text: string): bigint | null {
+  const parts = text.split('.');
+  if (parts.length !== 4) return null;
+  let value = 0n;
+  for (const part of parts) {
+    if (!/^\d{1,3}$/.test(part)) return null;
+    const n = Number(part);
+    if (n > 255) return null;
+    value = (value << 8n) | BigInt(n);
+  }
+  return value;
+}
+
+function parseIPv6(input: string): bigint | null {
+  let text = input;
+  const zone = text.indexOf('%');
+  if (zone >= 0) text = text.slice(0, zone);
+  if (isIP(text) !== 6) return null;
+  // A trailing dotted quad (::ffff:1.2.3.4) is the last two groups.
+  const lastColon = text.lastIndexOf(':');
+  const tail = text.slice(lastColon + 1);
+  if (tail.includes('.')) {
+    const v4 = parseIPv4(tail);
+    if (v4 === null) return null;
+    text = `${text.slice(0, lastColon + 1)}${(v4 >> 16n).toString(16)}:${(v4 & 0xffffn).toString(16)}`;
+  }
+  const [head, rest] = text.split('::') as [string, string | undefined];
+  const headGroups = head ? head.split(':') : [];
+  const restGroups = rest ? rest.split(':') : [];
+  const missing = 8 - headGroups.length - restGroups.length;
+  if (rest === undefined ? missing !== 0 : missing < 1) return null;
+  const groups = rest === undefined ? headGroups : [...headGroups, ...Array<string>(missing).fill('0'), ...restGroups];
+  let value = 0n;
+  for (const g of groups) value = (value << 16n) | BigInt(parseInt(g, 16));
+  return value;
+}
+
+/** Parses an IPv4 or IPv6 address (brackets and zone ids tolerated); null when it is not one. */
+export function parseIp(address: string): ParsedIp | null {
+  const text = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
+  const v4 = parseIPv4(text);
+  if (v4 !== null) return { family: 4, value: v4 };
+  const v6 = parseIPv6(text);
+  if (v6 !== null) return { family: 6, value: v6 };
+  return null;
+}
+
+/** Parses `a.b.c.d/n` or `x::y/n` (a bare address means a single host); throws on anything else. */
+export function parseCidr(text: string): Cidr {
+  const [addr, bitsText, extra] = text.trim().split('/');
+  const ip = addr ? parseIp(addr) : null;
+  const max = ip?.family === 4 ? V4_MAX_BITS : V6_MAX_BITS;
+  const bits = bitsText === undefined ? max : /^\d{1,3}$/.test(bitsText) ? Number(bitsText) : NaN;
+  if (!ip || extra !== undefined || !Number.isInteger(bits) || bits < 0 || bits > max) {
+    throw new Error(`not a CIDR: ${JSON.stringify(text)} (expected e.g. 127.0.0.0/8 or ::1/128)`);
+  }
+  const shift = BigInt(max - bits);
+  return { family: ip.family, base: (ip.value >> shift) << shift, bits, text: text.trim() };
+}
+
+function contains(cidr: Cidr, ip: ParsedIp): boolean {
+  if (cidr.family !== ip.family) return false;
+  const shift = BigInt((cidr.family === 4 ? V4_MAX_BITS : V6_MAX_BITS) - cidr.bits);
+  return (ip.value >> shift) << shift === cidr.base;
+}
+
+// Each range gives the reason a delivery may not reach it.
+const REFUSED_RANGES: Array<[string, string]> = [
+  ['0.0.0.0/8', 'unspecified'],
+  ['10.0.0.0/8', 'private'],
+  ['100.64.0.0/10', 'shared (CGNAT)'],
+  ['127.0.0.0/8', 'loopback'],
+  ['169.254.0.0/16', 'link-local (cloud metadata)'],
+  ['172.16.0.0/12', 'private'],
+  ['192.0.0.0/24', 'reserved'],
+  ['192.0.2.0/24', 'documentation'],
+  ['192.88.99.0/24', 'reserved'],
+  ['192.168.0.0/16', 'private'],
+  ['198.18.0.0/15', 'reserved'],
+  ['198.51.100.0/24', 'documentation'],
+  ['203.0.113.0/24', 'documentation'],
+  ['224.0.0.0/4', 'multicast'],
+  ['240.0.0.0/4', 'reserved'],
+  ['::/128', 'unspecified'],
+  ['::1/128', 'loopback'],
+  ['64:ff9b:1::/48', 'reserved'],
+  ['100::/64', 'reserved'],
+  ['2001::/32', 'reserved (Teredo)'],
+  ['2001:db8::/32', 'documentation'],
+  ['fc00::/7', 'private (unique local, cloud metadata)'],
+  ['fe80::/10', 'link-local'],
+  ['fec0::/10', 'site-local'],
+  ['ff00::/8', 'multicast'],
+];
+const REFUSED = REFUSED_RANGES.map(([cidr, reason]) => ({ cidr: parseCidr(cidr), reason }));
+
+const MAPPED = parseCidr('::ffff:0:0/96');
+const COMPATIBLE = parseCidr('::/96');
+const NAT64 = parseCidr('64:ff9b::/96');
+const SIX_TO_FOUR = parseCidr('2002::/16');
+
+/** The address itself plus any IPv4 address a packet to it would reach (mapped, NAT64, 6to4). */
+function effectiveAddresses(ip: ParsedIp): ParsedIp[] {
+  if (ip.family === 4) return [ip];
+  const low32 = { family: 4 as const, value: ip.value & 0xffffffffn };
+  if (contains(MAPPED, ip)) return [low32];
+  if (contains(COMPATIBLE, ip) && ip.value > 1n) return [ip, low32];
+  if (contains(NAT64, ip)) return [ip, low32];
+  if (contains(SIX_TO_FOUR, ip)) return [ip, { family: 4, value: (ip.value >> 80n) & 0xffffffffn }];
+  return [ip];
+}
+
+export interface AddressVerdict {
+  allowed: boolean;
+  /** Why the address is refused (e.g. `loopback`), when it is. */
+  reason?: string;
+}
+
+export interface AddressPolicy {
+  /** Whether a delivery may connect to this IP address. Anything that is not an IP is refused. */
+  check(address: string): AddressVerdict;
+  readonly allowedCidrs: readonly string[];
+}
+
+/** The policy for a deployment; `allowedCidrs` is WEBHOOK_ALLOWED_CIDRS (throws on a malformed entry). */
+export function createAddressPolicy(allowedCidrs: readonly string[] = []): AddressPolicy {
+  const allowed = allowedCidrs.map(parseCidr);
+  return {
+    allowedCidrs: allowed.map((c) => c.text),
+    check(address) {
+      const ip = parseIp(address);
+      if (!ip) return { allowed: false, reason: 'not an IP address' };
+      for (const eff of effectiveAddresses(ip)) {
+        if (allowed.some((c) => contains(c, eff))) continue;
+        const hit = REFUSED.find((r) => contains(r.cidr, eff));
+        if (hit) return { allowed: false, reason: hit.reason };
+      }
+      return { allowed: true };
+    },
+  };
+}
+
+/** Raised when a webhook URL resolves only to refused addresses. */
+export class AddressRefusedError extends Error {
+  override name = 'AddressRefusedError';
+  readonly code = 'ERR_WEBHOOK_ADDRESS_REFUSED';
+  constructor(
+    readonly host: string,
+    readonly address: string,
+    readonly reason: string,
+  ) {
+    super(`${host === address ? address : `${host} resolves to ${address}`}, a ${reason} address; webhooks may not reach it`);
+  }
+}
+
+/** The AddressRefusedError in `err` or its causes (HTTP clients wrap socket errors), or null. */
+export function findAddressRefusal(err: unknown): AddressRefusedError | null {
+  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof AddressRefusedError) return e;
+  }
+  return null;
+}

@@ -1,0 +1,93 @@
+import { decryptSecret, type Logger } from '@cowrie/core';
+import type { PrismaClient } from '@cowrie/db';
+import { serialiseWebhookBody, webhookBodyFromStored } from './deliveries';
+import type { AttemptResult, WebhookHttpClient } from './http-client';
+import { webhookSignatureHeader } from './signature';
+
+/**
+ * Interface: Retries. Three attempts, waiting 0, 500 and 1500 ms before each:
+ * long enough to ride out a receiver restart, short enough to finish well
+ * inside a job's lock.
+ */
+export const WEBHOOK_RETRY_DELAYS_MS = [0, 500, 1500] as const;
+
+export type DeliverOutcome =
+  | {
+      kind: 'delivered' | 'failed';
+      /** The log row id. */
+      logId: bigint;
+      deliveryId: string;
+      endpointId: number;
+      ok: boolean;
+      statusCode: number | null;
+      attempts: number;
+      error: string | null;
+    }
+  /** Nothing sent: the row is gone (endpoint deleted), already has its outcome, or its endpoint was deactivated. */
+  | { kind: 'skipped'; deliveryId: string; reason: 'not_found' | 'already_completed' | 'endpoint_inactive' };
+
+export interface DeliverWebhookOptions {
+  db: PrismaClient;
+  http: WebhookHttpClient;
+  /** ENCRYPTION_KEY, to unseal the endpoint secret. */
+  encryptionKey: string;
+  deliveryId: string;
+  log?: Logger;
+  /** Waits between attempts; a test may shorten it. */
+  sleep?: (ms: number) => Promise<void>;
+  /** The clock used for the signature timestamp. */
+  now?: () => Date;
+}
+
+const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const USER_AGENT = 'Cowrie-Webhooks/1.0';
+
+/**
+ * Dispatches one pending delivery: the same body bytes and X-Cowrie-Delivery
+ * on every attempt, a fresh signature timestamp per attempt, up to three
+ * attempts, then one final outcome on its log row. A row that already has an
+ * outcome is never sent again, so a replayed job changes nothing.
+ */
+export async function deliverWebhook(opts: DeliverWebhookOptions): Promise<DeliverOutcome> {
+  const sleep = opts.sleep ?? realSleep;
+  const now = opts.now ?? (() => new Date());
+  const row = await opts.db.webhookDelivery.findUnique({ where: { deliveryId: opts.deliveryId }, include: { endpoint: true } });
+  if (!row) return { kind: 'skipped', deliveryId: opts.deliveryId, reason: 'not_found' };
+  if (row.completedAt) return { kind: 'skipped', deliveryId: opts.deliveryId, reason: 'already_completed' };
+  // An endpoint switched off after the event was relayed gets nothing more; the
+  // dashboard's explicit test (no outbox event) still reaches it.
+  if (!row.endpoint.active && row.outboxEventId !== null) {
+    await opts.db.webhookDelivery.deleteMany({ where: { id: row.id, completedAt: null } });
+    return { kind: 'skipped', deliveryId: opts.deliveryId, reason: 'endpoint_inactive' };
+  }
+
+  const secret = decryptSecret(row.endpoint.secretEncrypted, opts.encryptionKey);
+  const body = serialiseWebhookBody(webhookBodyFromStored(row.payload));
+  let attempts = 0;
+  let last: AttemptResult = { kind: 'network_error', error: 'not attempted' };
+  for (const delay of WEBHOOK_RETRY_DELAYS_MS) {
+    if (delay > 0) await sleep(delay);
+    attempts += 1;
+    const timestamp = Math.floor(now().getTime() / 1000);
+    last = await opts.http.post(row.endpoint.url, body, {
+      'content-type': 'application/json',
+      'user-agent': USER_AGENT,
+      'x-cowrie-event': row.event,
+      'x-cowrie-delivery': row.deliveryId,
+      'x-cowrie-signature': webhookSignatureHeader(secret, timestamp, body),
+    });
+    if (last.kind === 'response' && last.statusCode >= 200 && last.statusCode < 300) break;
+    // A refused address will be refused again; retrying only delays the outcome.
+    if (last.kind === 'refused') break;
+  }
+
+  const ok = last.kind === 'response' && last.statusCode >= 200 && last.statusCode < 300;
+  const statusCode = last.kind === 'response' ? last.statusCode : null;
+  const error = ok ? null : last.kind === 'response' ? `HTTP ${last.statusCode}` : last.error;
+  const { count } = await opts.db.webhookDelivery.updateMany({
+    where: { id: row.id, completedAt: null },
+    data: { ok: ok ? 1 : 0, statusCode, attempts, error, completedAt: now() },
+  });
+  opts.log?.info({ deliveryId: row.deliveryId, endpointId: row.endpointId, event: row.event, ok, statusCode, attempts, error, stored: count === 1 }, 'webhook dispatched');
+  return { kind: ok ? 'delivered' : 'failed', logId: row.id, deliveryId: row.deliveryId, endpointId: row.endpointId, ok, statusCode, attempts, error };
+}

@@ -1,0 +1,184 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { AppError, encryptSecret } from '@cowrie/core';
+import type { DbOrTx } from '@cowrie/db';
+import { findAddressRefusal, type AddressPolicy } from './address-policy';
+import { resolveAllowedAddresses, systemResolver, type Resolver } from './guarded-lookup';
+import { ALL_EVENTS } from './events';
+
+/** Interface: Limits (Webhook URL). */
+export const WEBHOOK_URL_MAX_LENGTH = 512;
+// A subscription list beyond this is a mistake, not a use case.
+const MAX_EVENTS_PER_ENDPOINT = 100;
+// A creation-time DNS answer slower than this is skipped; the delivery-time check still applies.
+const CREATE_RESOLVE_TIMEOUT_MS = 3000;
+
+function isAbsoluteHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0;
+  } catch {
+    return false;
+  }
+}
+
+export const ZWebhookUrl = z
+  .string()
+  .min(1)
+  .max(WEBHOOK_URL_MAX_LENGTH, `must be at most ${WEBHOOK_URL_MAX_LENGTH} characters`)
+  .refine(isAbsoluteHttpUrl, 'must be an absolute http(s) URL');
+
+const ZEventName = z
+  .string()
+  .trim()
+  .max(100)
+  .regex(/^(\*|[a-z0-9_]+(\.[a-z0-9_]+)*)$/, 'must be an event name such as transfer.completed, or *');
+
+/** Omitted, null or empty means every event. */
+const ZEvents = z.array(ZEventName).max(MAX_EVENTS_PER_ENDPOINT).nullish();
+
+export const ZCreateWebhookEndpoint = z.object({
+  url: ZWebhookUrl,
+  events: ZEvents,
+  active: z.boolean().optional(),
+});
+export type TCreateWebhookEndpoint = z.output<typeof ZCreateWebhookEndpoint>;
+
+/** Only url, events and active can change; anything else in the body is ignored. */
+export const ZUpdateWebhookEndpoint = z.object({
+  url: ZWebhookUrl.optional(),
+  events: ZEvents,
+  active: z.boolean().optional(),
+});
+export type TUpdateWebhookEndpoint = z.output<typeof ZUpdateWebhookEndpoint>;
+
+function normaliseEvents(events: string[] | null | undefined): string[] {
+  const unique = [...new Set(events ?? [])];
+  return unique.length === 0 ? [...ALL_EVENTS] : unique;
+}
+
+/** The public view (interface: Webhook endpoint); the secret is never part of it. */
+export interface WebhookEndpointView {
+  id: number;
+  url: string;
+  events: string[];
+  active: boolean;
+  has_secret: boolean;
+  created_at: string;
+}
+
+interface EndpointRow {
+  id: number;
+  url: string;
+  events: string[];
+  active: boolean;
+  secretEncrypted: string;
+  createdAt: Date;
+}
+
+export function webhookEndpointView(row: EndpointRow): WebhookEndpointView {
+  return { id: row.id, url: row.url, events: row.events, active: row.active, has_secret: row.secretEncrypted.length > 0, created_at: row.createdAt.toISOString() };
+}
+
+/** 64 hex characters from 32 random bytes. */
+export const generateWebhookSecret = (): string => randomBytes(32).toString('hex');
+
+export interface UrlCheckOptions {
+  policy: AddressPolicy;
+  resolver?: Resolver;
+}
+
+/**
+ * Refuses a URL whose host is, or only resolves to, an address the SSRF policy
+ * refuses. A host that does not resolve yet is accepted: every delivery checks
+ * the address it actually connects to.
+ */
+export async function assertWebhookUrlAllowed(url: string, opts: UrlCheckOptions): Promise<void> {
+  const { hostname } = new URL(url);
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, CREATE_RESOLVE_TIMEOUT_MS);
+  });
+  try {
+    await Promise.race([resolveAllowedAddresses(hostname, opts.policy, opts.resolver ?? systemResolver), timeout]);
+  } catch (err) {
+    const refusal = findAddressRefusal(err);
+    if (refusal) {
+      throw new AppError('invalid_request', `url: ${refusal.message}`, { details: { field: 'url', reason: refusal.reason } });
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export interface CreateWebhookEndpointOptions extends UrlCheckOptions {
+  workspaceId: number;
+  input: TCreateWebhookEndpoint;
+  /** ENCRYPTION_KEY: the secret is stored sealed with it. */
+  encryptionKey: string;
+}
+
+/** Creates an endpoint; the answer is the only place the secret ever appears. */
+export async function createWebhookEndpoint(db: DbOrTx, opts: CreateWebhookEndpointOptions): Promise<WebhookEndpointView & { secret: string }> {
+  await assertWebhookUrlAllowed(opts.input.url, opts);
+  const secret = generateWebhookSecret();
+  const row = await db.webhookEndpoint.create({
+    data: {
+      workspaceId: opts.workspaceId,
+      url: opts.input.url,
+      events: normaliseEvents(opts.input.events),
+      active: opts.input.active ?? true,
+      secretEncrypted: encryptSecret(secret, opts.encryptionKey),
+    },
+  });
+  return { ...webhookEndpointView(row), secret };
+}
+
+/** The workspace's endpoints, oldest first. */
+export async function listWebhookEndpoints(db: DbOrTx, workspaceId: number): Promise<WebhookEndpointView[]> {
+  const rows = await db.webhookEndpoint.findMany({ where: { workspaceId }, orderBy: { id: 'asc' } });
+  return rows.map(webhookEndpointView);
+}
+
+const INT4_MAX = 2_147_483_647;
+
+/** Parses a path id; anything that is not an endpoint id is simply not found. */
+export function parseEndpointId(raw: unknown): number {
+  const id = typeof raw === 'string' && /^\d{1,10}$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(id) || id < 1 || id > INT4_MAX) throw endpointNotFound();
+  return id;
+}
+
+export const endpointNotFound = () => new AppError('not_found', 'Webhook endpoint not found');
+
+/** The endpoint row when it belongs to the workspace; 404 otherwise (another workspace's id included). */
+export async function getWebhookEndpoint(db: DbOrTx, workspaceId: number, id: number) {
+  const row = await db.webhookEndpoint.findFirst({ where: { id, workspaceId } });
+  if (!row) throw endpointNotFound();
+  return row;
+}
+
+export interface UpdateWebhookEndpointOptions extends UrlCheckOptions {
+  workspaceId: number;
+  id: number;
+  input: TUpdateWebhookEndpoint;
+}
+
+export async function updateWebhookEndpoint(db: DbOrTx, opts: UpdateWebhookEndpointOptions): Promise<WebhookEndpointView> {
+  await getWebhookEndpoint(db, opts.workspaceId, opts.id);
+  if (opts.input.url !== undefined) await assertWebhookUrlAllowed(opts.input.url, opts);
+  const data: { url?: string; events?: string[]; active?: boolean } = {};
+  if (opts.input.url !== undefined) data.url = opts.input.url;
+  if (opts.input.events !== undefined) data.events = normaliseEvents(opts.input.events);
+  if (opts.input.active !== undefined) data.active = opts.input.active;
+  const updated = await db.webhookEndpoint.updateManyAndReturn({ where: { id: opts.id, workspaceId: opts.workspaceId }, data });
+  if (!updated[0]) throw endpointNotFound();
+  return webhookEndpointView(updated[0]);
+}
+
+/** Deletes the endpoint and its delivery log; pending deliveries to it are dropped. */
+export async function deleteWebhookEndpoint(db: DbOrTx, opts: { workspaceId: number; id: number }): Promise<{ id: number; deleted: true }> {
+  const { count } = await db.webhookEndpoint.deleteMany({ where: { id: opts.id, workspaceId: opts.workspaceId } });
+  if (count === 0) throw endpointNotFound();
+  return { id: opts.id, deleted: true };
+}

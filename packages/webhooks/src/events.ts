@@ -1,0 +1,11 @@
+/** The subscription that matches every event. */
+export const WILDCARD_EVENT = '*';
+export const ALL_EVENTS: readonly string[] = [WILDCARD_EVENT];
+
+/** The event the dashboard's test action sends. */
+export const PING_EVENT = 'ping';
+
+/** An endpoint receives an event when its list holds the exact name or `*` (interface: Events). */
+export function endpointWantsEvent(subscribed: readonly string[], event: string): boolean {
+  return subscribed.includes(WILDCARD_EVENT) || subscribed.includes(event);
+}

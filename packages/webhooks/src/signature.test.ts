@@ -1,0 +1,85 @@
+// Risk: a receiver following our README cannot verify a genuine delivery, or
+// accepts a forged, altered or replayed one.
+import { createHmac } from 'node:crypto';
+import { computeWebhookSignature, parseWebhookSignatureHeader, verifyWebhookSignature, webhookSignatureHeader } from './signature';
+import { generateWebhookSecret } from './endpoints';
+
+const secret = generateWebhookSecret();
+const rawBody = '{"id":"5d0c1f5e-8f2a-4b7e-9d55-1f0e0c3a9b21","event":"ping","created_at":"2026-11-22T10:00:00.000Z","data":{"message":"hi","endpoint_id":1}}';
+const t = 1_795_000_000;
+const now = t * 1000;
+
+test('the header is t=<unix>,v1=<64 hex> and verifies with the secret over the raw body', () => {
+  const header = webhookSignatureHeader(secret, t, rawBody);
+  expect(header).toMatch(/^t=1795000000,v1=[0-9a-f]{64}$/);
+  expect(verifyWebhookSignature({ rawBody, header, secret, now })).toBe(true);
+  expect(verifyWebhookSignature({ rawBody: Buffer.from(rawBody), header, secret, now: new Date(now) })).toBe(true);
+});
+
+test('the digest is HMAC-SHA256 of "<t>." + body keyed with the secret string as UTF-8 bytes', () => {
+  const expected = createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${t}.${rawBody}`).digest('hex');
+  expect(computeWebhookSignature(secret, t, rawBody)).toBe(expected);
+  const keyedWithDecodedBytes = createHmac('sha256', Buffer.from(secret, 'hex')).update(`${t}.${rawBody}`).digest('hex');
+  expect(computeWebhookSignature(secret, t, rawBody)).not.toBe(keyedWithDecodedBytes);
+});
+
+test('a wrong secret, an altered body or a re-serialised body is refused', () => {
+  const header = webhookSignatureHeader(secret, t, rawBody);
+  expect(verifyWebhookSignature({ rawBody, header, secret: generateWebhookSecret(), now })).toBe(false);
+  expect(verifyWebhookSignature({ rawBody: rawBody.replace('"hi"', '"ho"'), header, secret, now })).toBe(false);
+  expect(verifyWebhookSignature({ rawBody: JSON.stringify(JSON.parse(rawBody), null, 2), header, secret, now })).toBe(false);
+  expect(verifyWebhookSignature({ rawBody: rawBody + '\n', header, secret, now })).toBe(false);
+});
+
+test('a digest for another timestamp is refused (t is part of the signed string)', () => {
+  const digest = computeWebhookSignature(secret, t, rawBody);
+  expect(verifyWebhookSignature({ rawBody, header: `t=${t + 1},v1=${digest}`, secret, now })).toBe(false);
+});
+
+test('timestamps outside the 5-minute tolerance are refused, both ways', () => {
+  const header = webhookSignatureHeader(secret, t, rawBody);
+  expect(verifyWebhookSignature({ rawBody, header, secret, now: now + 300_000 })).toBe(true);
+  expect(verifyWebhookSignature({ rawBody, header, secret, now: now + 301_000 })).toBe(false);
+  expect(verifyWebhookSignature({ rawBody, header, secret, now: now - 301_000 })).toBe(false);
+  expect(verifyWebhookSignature({ rawBody, header, secret, now: now + 60_000, toleranceSeconds: 30 })).toBe(false);
+  expect(verifyWebhookSignature({ rawBody, header, secret, now: now + 3_600_000, toleranceSeconds: 7200 })).toBe(true);
+});
+
+test('the tolerance defaults to the real clock', () => {
+  const fresh = Math.floor(Date.now() / 1000);
+  expect(verifyWebhookSignature({ rawBody, header: webhookSignatureHeader(secret, fresh, rawBody), secret })).toBe(true);
+  expect(verifyWebhookSignature({ rawBody, header: webhookSignatureHeader(secret, fresh - 600, rawBody), secret })).toBe(false);
+});
+
+test.each([
+  ['missing', undefined],
+  ['empty', ''],
+  ['no v1', `t=${t}`],
+  ['no t', `v1=${'a'.repeat(64)}`],
+  ['short digest', `t=${t},v1=abc`],
+  ['garbage', 'hello'],
+  ['non-numeric t', `t=abc,v1=${'a'.repeat(64)}`],
+])('a %s header is refused without throwing', (_name, header) => {
+  expect(verifyWebhookSignature({ rawBody, header, secret, now })).toBe(false);
+});
+
+test('any one matching v1 among several is accepted; array headers use the first value', () => {
+  const good = computeWebhookSignature(secret, t, rawBody);
+  expect(verifyWebhookSignature({ rawBody, header: `t=${t},v1=${'0'.repeat(64)},v1=${good}`, secret, now })).toBe(true);
+  expect(verifyWebhookSignature({ rawBody, header: [`t=${t},v1=${good}`], secret, now })).toBe(true);
+  expect(parseWebhookSignatureHeader(` t=${t} , v1=${good.toUpperCase()} `)).toEqual({ timestamp: t, signatures: [good] });
+});
+
+test('digests are compared with crypto.timingSafeEqual (constant time)', () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const crypto = require('node:crypto') as typeof import('node:crypto');
+  const spy = jest.spyOn(crypto, 'timingSafeEqual');
+  try {
+    const header = webhookSignatureHeader(secret, t, rawBody);
+    expect(verifyWebhookSignature({ rawBody, header, secret, now })).toBe(true);
+    expect(verifyWebhookSignature({ rawBody: 'x', header, secret, now })).toBe(false);
+    expect(spy).toHaveBeenCalledTimes(2);
+  } finally {
+    spy.mockRestore();
+  }
+});

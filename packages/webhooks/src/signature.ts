@@ -1,0 +1,77 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/** The header carrying `t=<unix seconds>,v1=<hex HMAC-SHA256>`. */
+export const SIGNATURE_HEADER = 'X-Cowrie-Signature';
+
+/** Receivers' suggested replay window (interface: Events). */
+export const DEFAULT_SIGNATURE_TOLERANCE_SECONDS = 300;
+
+const toBuffer = (body: string | Uint8Array): Buffer => (typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+
+/**
+ * Hex HMAC-SHA256 of `<t>.` + the raw body bytes, keyed with the endpoint
+ * secret string itself (its UTF-8 bytes, not the 32 bytes its hex encodes).
+ */
+export function computeWebhookSignature(secret: string, timestamp: number, rawBody: string | Uint8Array): string {
+  return createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${timestamp}.`, 'utf8').update(toBuffer(rawBody)).digest('hex');
+}
+
+/** The X-Cowrie-Signature value for a body sent at `timestamp` (unix seconds). */
+export function webhookSignatureHeader(secret: string, timestamp: number, rawBody: string | Uint8Array): string {
+  return `t=${timestamp},v1=${computeWebhookSignature(secret, timestamp, rawBody)}`;
+}
+
+export interface ParsedSignatureHeader {
+  timestamp: number;
+  signatures: string[];
+}
+
+/** Splits `t=...,v1=...[,v1=...]`; null when there is no usable timestamp or v1 digest. */
+export function parseWebhookSignatureHeader(header: string): ParsedSignatureHeader | null {
+  let timestamp: number | null = null;
+  const signatures: string[] = [];
+  for (const part of header.split(',')) {
+    const eq = part.indexOf('=');
+    if (eq < 0) continue;
+    const key = part.slice(0, eq).trim();
+    const value = part.slice(eq + 1).trim();
+    if (key === 't' && /^\d{1,12}$/.test(value)) timestamp = Number(value);
+    else if (key === 'v1' && /^[0-9a-fA-F]{64}$/.test(value)) signatures.push(value.toLowerCase());
+  }
+  return timestamp === null || signatures.length === 0 ? null : { timestamp, signatures };
+}
+
+export interface VerifyWebhookSignatureOptions {
+  /** The request body exactly as received (not re-serialised JSON). */
+  rawBody: string | Uint8Array;
+  /** The X-Cowrie-Signature header value. */
+  header: string | string[] | null | undefined;
+  /** The endpoint's 64-hex secret, shown once when the endpoint was created. */
+  secret: string;
+  /** Largest accepted distance between `t` and now, in seconds. Default 300 (5 minutes). */
+  toleranceSeconds?: number;
+  /** The current time (a Date or milliseconds since the epoch). Default: now. */
+  now?: Date | number;
+}
+
+/**
+ * For receivers: true when the header carries a v1 digest of `<t>.<rawBody>`
+ * under `secret` and `t` is within the tolerance of now. Digests are compared
+ * in constant time.
+ */
+export function verifyWebhookSignature(opts: VerifyWebhookSignatureOptions): boolean {
+  const header = Array.isArray(opts.header) ? opts.header[0] : opts.header;
+  if (typeof header !== 'string' || !opts.secret) return false;
+  const parsed = parseWebhookSignatureHeader(header);
+  if (!parsed) return false;
+  const nowMs = opts.now === undefined ? Date.now() : typeof opts.now === 'number' ? opts.now : opts.now.getTime();
+  const tolerance = opts.toleranceSeconds ?? DEFAULT_SIGNATURE_TOLERANCE_SECONDS;
+  if (Math.abs(Math.floor(nowMs / 1000) - parsed.timestamp) > tolerance) return false;
+  const expected = Buffer.from(computeWebhookSignature(opts.secret, parsed.timestamp, opts.rawBody), 'hex');
+  let match = false;
+  for (const candidate of parsed.signatures) {
+    // Every candidate is compared, so the time taken does not reveal which matched.
+    if (timingSafeEqual(expected, Buffer.from(candidate, 'hex'))) match = true;
+  }
+  return match;
+}
