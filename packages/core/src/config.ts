@@ -116,6 +116,19 @@ export const ZConfig = z
     WEBHOOK_WORKER_CONCURRENCY: positiveInt(32),
     // how long a worker waits for in-flight jobs on SIGTERM before handing them back
     SHUTDOWN_GRACE_MS: positiveInt(10_000),
+    // gateway on SIGTERM: keeps serving (with /readyz 503 and Connection: close) this long so load balancers stop routing to it
+    SHUTDOWN_DRAIN_MS: nonNegativeInt(1000),
+    // operator token for GET /metrics (Authorization: Bearer <token>); gateway /metrics is off (404) without it, worker ports require it when set
+    METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+    // listen address of the workers' metrics ports
+    METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+    // metrics/health port of each worker (/metrics, /healthz, /readyz); unset means no port
+    PAYOUT_WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+    VERIFICATION_WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+    WEBHOOK_WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+    // Bull Board at /ops/queues: HTTP basic credentials of the operator; the board is off (404) unless both are set
+    OPS_USERNAME: z.string().min(1).optional(),
+    OPS_PASSWORD: z.string().min(12, 'must be at least 12 characters').optional(),
   })
   .transform((c) => {
     const production = c.NODE_ENV === 'production';

@@ -4,7 +4,10 @@ import type { GatewayDeps } from './deps';
 import { requestContext } from './http/request-context';
 import { errorHandler, notFoundHandler } from './http/error-handler';
 import { idempotencyLayer } from './http/idempotency';
-import { publicApiRateLimit, requireApiKey } from './http/api-auth';
+import { publicApiRateLimit, requireApiKey, requireSession } from './http/api-auth';
+import { httpMetrics } from './http/http-metrics';
+import type { Lifecycle } from './http/lifecycle';
+import { RouteRegistry } from './http/route-registry';
 import { registerHealthRoutes } from './routes/health';
 import { registerAuthRoutes } from './routes/auth';
 import { registerCatalogRoutes } from './routes/catalog';
@@ -12,33 +15,50 @@ import { registerVerificationRoutes } from './routes/verifications';
 import { registerDepositRoutes } from './routes/deposits';
 import { registerRailNotificationRoutes } from './routes/rail-notifications';
 import { registerWebhookRoutes } from './routes/webhooks';
+import { registerDocsRoutes, registerMetricsRoute, registerQueueBoard } from './routes/operations';
 
 export interface CreateAppOptions {
   /** Mounts extra /v1 routes behind the same auth, budget and idempotency layers (tests, extensions). */
   extraV1Routes?: (v1: Router) => void;
+  /** The process's stop state (main): in-flight requests are counted and /readyz fails while draining. */
+  lifecycle?: Lifecycle;
 }
+
+/** The registry of the routes an app serves (the OpenAPI document's source). */
+export const routesOf = (app: Express): RouteRegistry => app.locals.routes as RouteRegistry;
 
 /** The gateway's HTTP app: conventions first, then /v1, the dashboard routes, then errors. */
 export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Express {
   const app = express();
+  const routes = new RouteRegistry();
+  app.locals.routes = routes;
   app.disable('x-powered-by');
   app.set('trust proxy', false);
   app.set('query parser', 'simple');
+  if (options.lifecycle) app.use(options.lifecycle.middleware());
+  app.use(httpMetrics(deps.metrics, routes));
   app.use(requestContext(deps.logger));
   // Before the JSON parser: provider signatures are checked over the raw body.
   registerRailNotificationRoutes(app, deps);
   app.use(express.json({ limit: deps.config.BODY_LIMIT, strict: true, type: ['application/json', 'application/*+json'] }));
 
-  registerHealthRoutes(app, deps);
-  registerAuthRoutes(app, deps);
-  registerWebhookRoutes(app, deps);
+  // Operator and reference routes, outside the API-key layer.
+  const root = routes.on(app, '', { session: requireSession(deps) });
+  registerMetricsRoute(app, deps);
+  registerDocsRoutes(app, root);
+  registerQueueBoard(app, deps);
+
+  registerHealthRoutes(root, deps, { stopping: options.lifecycle?.isStopping });
+  registerAuthRoutes(root, deps);
+  registerWebhookRoutes(root, deps);
 
   const v1 = express.Router();
   v1.use(requireApiKey(deps), publicApiRateLimit(deps), idempotencyLayer(deps));
-  registerCatalogRoutes(v1, deps);
+  const api = routes.on(v1, '/v1');
+  registerCatalogRoutes(api, deps);
   options.extraV1Routes?.(v1);
-  registerVerificationRoutes(v1, deps);
-  registerDepositRoutes(v1, deps);
+  registerVerificationRoutes(api, deps);
+  registerDepositRoutes(api, deps);
   v1.use(notFoundHandler);
   app.use('/v1', v1);
 

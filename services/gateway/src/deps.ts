@@ -12,6 +12,7 @@ import {
 } from '@cowrie/core';
 import { createDb, type PrismaClient } from '@cowrie/db';
 import { loadChannelCatalog, type TChannel } from '@cowrie/catalog';
+import { createMetrics, type CowrieMetrics } from '@cowrie/metrics';
 
 export interface GatewayQueues {
   payouts: Queue;
@@ -33,9 +34,16 @@ export interface GatewayDeps {
   channels: TChannel[];
   /** Connections to quit on close. */
   connections: TRedis[];
+  /** The gateway's Prometheus families (GET /metrics). */
+  metrics: CowrieMetrics;
 }
 
-export function createGatewayDeps(config: TConfig, logger = createServiceLogger(config, 'gateway')): GatewayDeps {
+export interface GatewayDepsOptions {
+  /** Process metrics (CPU, memory, event loop) on /metrics; main turns them on, tests leave them off. */
+  processMetrics?: boolean;
+}
+
+export function createGatewayDeps(config: TConfig, logger = createServiceLogger(config, 'gateway'), options: GatewayDepsOptions = {}): GatewayDeps {
   const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
   const redis = createRedis(config, { name: 'gateway' });
   const queueConn = { connection: createRedis(config, { forBullmq: true, name: 'gateway-queues' }), prefix: config.QUEUE_PREFIX };
@@ -53,7 +61,9 @@ export function createGatewayDeps(config: TConfig, logger = createServiceLogger(
     verificationEvents: events(verificationsQueue.name),
     webhookEvents: events(webhooksQueue.name),
   };
-  return { config, logger, db, redis, queues, channels: loadChannelCatalog(config), connections };
+  const metrics = createMetrics({ service: 'gateway', processMetrics: options.processMetrics ?? false });
+  metrics.watchQueues([queues.payouts, queues.verifications, queues.webhooks]);
+  return { config, logger, db, redis, queues, channels: loadChannelCatalog(config), connections, metrics };
 }
 
 export async function closeGatewayDeps(deps: GatewayDeps): Promise<void> {

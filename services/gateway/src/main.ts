@@ -2,12 +2,14 @@ import { loadConfig, createServiceLogger } from '@cowrie/core';
 import { purgeExpiredIdempotencyRecords } from '@cowrie/api-limits';
 import { createApp } from './app';
 import { closeGatewayDeps, createGatewayDeps } from './deps';
+import { Lifecycle } from './http/lifecycle';
 
 async function main() {
   const config = loadConfig();
   const logger = createServiceLogger(config, 'gateway');
-  const deps = createGatewayDeps(config, logger);
-  const app = createApp(deps);
+  const deps = createGatewayDeps(config, logger, { processMetrics: true });
+  const lifecycle = new Lifecycle();
+  const app = createApp(deps, { lifecycle });
   const server = app.listen(config.PORT, config.HOST, () => {
     logger.info({ url: `http://${config.HOST}:${config.PORT}` }, 'gateway listening');
   });
@@ -20,19 +22,34 @@ async function main() {
   }, 10 * 60_000);
   sweep.unref();
 
+  /**
+   * SIGTERM: drain, then close. During the drain the gateway still accepts
+   * requests (a load balancer may not have noticed yet) but /readyz answers
+   * 503 and every response says Connection: close. Then the listener closes,
+   * idle keep-alive sockets are dropped, and every request already accepted
+   * runs to its response before Postgres and Redis are let go.
+   */
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'gateway stopping');
+    lifecycle.beginStopping();
+    logger.info({ signal, drainMs: config.SHUTDOWN_DRAIN_MS, inFlight: lifecycle.requestsInFlight }, 'gateway stopping');
     clearInterval(sweep);
-    const force = setTimeout(() => process.exit(1), config.SHUTDOWN_GRACE_MS).unref();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    // The server reports closed once its sockets are; handlers of requests whose
-    // client hung up may still be awaiting Redis or Postgres. Let them finish.
-    await new Promise((r) => setTimeout(r, 1000));
+    const force = setTimeout(() => {
+      logger.error({ inFlight: lifecycle.requestsInFlight }, 'gateway did not stop in time');
+      process.exit(1);
+    }, config.SHUTDOWN_DRAIN_MS + config.SHUTDOWN_GRACE_MS + 5000).unref();
+    await new Promise((r) => setTimeout(r, config.SHUTDOWN_DRAIN_MS));
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const idle = await lifecycle.whenIdle(config.SHUTDOWN_GRACE_MS);
+    if (!idle) logger.warn({ inFlight: lifecycle.requestsInFlight }, 'requests still running past SHUTDOWN_GRACE_MS; closing anyway');
+    server.closeAllConnections();
+    await closed;
     await closeGatewayDeps(deps);
     clearTimeout(force);
+    logger.info('gateway stopped');
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));

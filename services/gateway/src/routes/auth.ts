@@ -1,10 +1,9 @@
-import type { Router } from 'express';
 import { z } from 'zod';
 import { AppError } from '@cowrie/core';
 import { checkDashboardCredentials, issueSessionToken } from '@cowrie/accounts';
 import { hitFixedWindow } from '@cowrie/api-limits';
 import type { GatewayDeps } from '../deps';
-import { parseBody } from '../http/validate';
+import type { RouteMount } from '../http/route-registry';
 import { sendData } from '../http/respond';
 
 const ZLoginRequest = z.object({
@@ -17,22 +16,39 @@ const ZLoginRequest = z.object({
 const LOGIN_ATTEMPTS = 10;
 const LOGIN_WINDOW_SECONDS = 900;
 
-export function registerAuthRoutes(app: Router, deps: GatewayDeps) {
-  app.post('/auth/login', async (req, res) => {
-    const { email, password } = parseBody(ZLoginRequest, req);
-    const hit = await hitFixedWindow(deps.redis, {
-      key: `${deps.config.REDIS_KEY_PREFIX}login:${email.toLowerCase()}`,
-      limit: LOGIN_ATTEMPTS,
-      windowSeconds: LOGIN_WINDOW_SECONDS,
-    });
-    if (!hit.allowed) {
-      throw new AppError('rate_limited', 'Too many sign-in attempts; try again later', {
-        details: { retry_after_seconds: hit.retryAfterSeconds },
+const ZSession = z.object({ token: z.string().meta({ description: 'Send as Authorization: Bearer <token> to the dashboard routes' }), expires_in: z.number().int().meta({ description: 'Seconds' }) });
+
+export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
+  app.route(
+    {
+      method: 'post',
+      path: '/auth/login',
+      operationId: 'login',
+      summary: 'Sign in to the dashboard',
+      tag: 'Dashboard',
+      auth: { kind: 'none' },
+      request: { body: ZLoginRequest },
+      responses: {
+        200: { description: 'A session token', data: ZSession },
+        401: { description: 'unauthorized: email or password is incorrect' },
+        429: { description: 'rate_limited: too many sign-in attempts for this email' },
+      },
+    },
+    async ({ body: { email, password } }, req, res) => {
+      const hit = await hitFixedWindow(deps.redis, {
+        key: `${deps.config.REDIS_KEY_PREFIX}login:${email.toLowerCase()}`,
+        limit: LOGIN_ATTEMPTS,
+        windowSeconds: LOGIN_WINDOW_SECONDS,
       });
-    }
-    const user = await checkDashboardCredentials(deps.db, email, password);
-    if (!user) throw new AppError('unauthorized', 'Email or password is incorrect');
-    const token = await issueSessionToken({ userId: user.id, workspaceId: user.workspaceId }, deps.config.JWT_SECRET, deps.config.JWT_TTL_SECONDS);
-    sendData(req, res, 200, { token, expires_in: deps.config.JWT_TTL_SECONDS });
-  });
+      if (!hit.allowed) {
+        throw new AppError('rate_limited', 'Too many sign-in attempts; try again later', {
+          details: { retry_after_seconds: hit.retryAfterSeconds },
+        });
+      }
+      const user = await checkDashboardCredentials(deps.db, email, password);
+      if (!user) throw new AppError('unauthorized', 'Email or password is incorrect');
+      const token = await issueSessionToken({ userId: user.id, workspaceId: user.workspaceId }, deps.config.JWT_SECRET, deps.config.JWT_TTL_SECONDS);
+      sendData(req, res, 200, { token, expires_in: deps.config.JWT_TTL_SECONDS });
+    },
+  );
 }

@@ -1,5 +1,6 @@
-import type { Request, Router } from 'express';
+import type { Request } from 'express';
 import { z } from 'zod';
+import { CHANNEL_IDS } from '@cowrie/catalog';
 import { createCollectionRail } from '@cowrie/collection-rails';
 import {
   createCustomerReservedAccount,
@@ -15,97 +16,264 @@ import {
   renderReservedAccount,
   requireLiveChannel,
   getReservedAccount,
+  DEFAULT_EXPIRES_IN_SECONDS,
+  MAX_EXPIRES_IN_SECONDS,
+  MIN_EXPIRES_IN_SECONDS,
   type DepositsContext,
+  type TDepositResult,
 } from '@cowrie/deposits';
+import { instrumentCalls, railObserver } from '@cowrie/metrics';
 import type { GatewayDeps } from '../deps';
-import { requireScope } from '../http/api-auth';
+import type { RouteMount } from '../http/route-registry';
 import { apiKeyOf, sendData } from '../http/respond';
-import { parseBody, parseParams, parseQuery } from '../http/validate';
+import { ZAmount, ZIdParams, ZTimestamp, responseOf } from '../openapi/schemas';
 
-const ZDepositRequest = z.object({ channel: z.unknown() }).loose();
+// The deposits package checks these fields itself, in the interface's order
+// and with its messages (a card deposit is refused whatever else the body
+// says), so they pass through the schema unchanged; `meta` documents them.
+const ZCurrencyField = z.unknown().optional().meta({ type: 'string', pattern: '^[A-Za-z]{3,4}$', description: 'Currency code, uppercased; default NGN; must be supported by the channel' });
+const ZAmountField = z.unknown().optional().meta({ type: ['number', 'string'], description: 'Major units, minimum 1, at most 6 fractional digits' });
+const ZReferenceField = z.unknown().optional().meta({ type: 'string', minLength: 1, maxLength: 100, description: 'Your reference; a repeat returns the same one-off account' });
+const ZExpiresInField = z.unknown().optional().meta({
+  type: 'integer',
+  minimum: MIN_EXPIRES_IN_SECONDS,
+  maximum: MAX_EXPIRES_IN_SECONDS,
+  default: DEFAULT_EXPIRES_IN_SECONDS,
+  description: 'Seconds a one-off account stays open',
+});
+
+const ZDepositRequest = z
+  .object({
+    channel: z.unknown().meta({ type: 'string', enum: [...CHANNEL_IDS], description: 'card, collection_va, reserved_va or open_banking' }),
+    currency: ZCurrencyField,
+    amount: ZAmountField.meta({ description: 'Required for collection_va (minimum 1); ignored by other channels' }),
+    reference: ZReferenceField,
+    expires_in: ZExpiresInField,
+  })
+  .loose();
 
 const ZCollectionRequest = z
   .object({
     customer_name: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
     customer_email: z.email('must be an email address').max(254, 'must be at most 254 characters'),
+    currency: ZCurrencyField,
+    amount: ZAmountField.meta({ description: 'Required; major units, minimum 1' }),
+    reference: ZReferenceField,
+    expires_in: ZExpiresInField,
   })
   .loose();
 
-const ZReservedAccountRequest = ZCollectionRequest;
-
-const ZIdParams = z.object({ id: z.coerce.number().int().positive().max(2_147_483_647) });
+const ZReservedAccountRequest = z
+  .object({
+    customer_name: ZCollectionRequest.shape.customer_name,
+    customer_email: ZCollectionRequest.shape.customer_email,
+    currency: ZCurrencyField,
+    reference: ZReferenceField.meta({ description: 'Your reference of the account; a repeat returns the same account' }),
+  })
+  .loose();
 
 const ZListQuery = z.object({
-  limit: z.coerce.number().int().positive().optional(),
+  limit: z.coerce.number().int().positive().optional().meta({ description: 'Default 50, clamped to 200' }),
   currency: z.string().regex(/^[A-Za-z]{3,4}$/, 'must be a currency code').optional(),
   customer_email: z.string().max(254).optional(),
 });
 
+const ZDepositAccount = z.object({
+  bank: z.string(),
+  bank_code: z.string(),
+  account_number: z.string(),
+  account_name: z.string(),
+  expires_at: ZTimestamp.optional().meta({ description: 'One-off accounts only' }),
+});
+
+const ZDepositResult = responseOf<TDepositResult>()(
+  z.union([
+    z.object({ channel: z.enum(['collection_va', 'reserved_va']), status: z.enum(['pending', 'active']), account: ZDepositAccount }),
+    z.object({ channel: z.literal('open_banking'), status: z.literal('pending'), redirect_url: z.string() }),
+  ]),
+);
+
+const ZCollection = responseOf<ReturnType<typeof renderCollection>>()(
+  z.object({
+    id: z.number().int(),
+    reference: z.string(),
+    status: z.string().meta({ description: 'pending, successful or expired' }),
+    currency: z.string(),
+    amount: ZAmount,
+    amount_paid: ZAmount.nullable(),
+    customer: z.object({ name: z.string(), email: z.string().nullable() }).nullable(),
+    account: ZDepositAccount,
+    expires_at: ZTimestamp,
+    paid_at: ZTimestamp.nullable(),
+    provider: z.string(),
+    provider_reference: z.string().nullable(),
+    created_at: ZTimestamp,
+    updated_at: ZTimestamp,
+  }),
+);
+
+const ZReservedAccount = responseOf<ReturnType<typeof renderReservedAccount>>()(
+  z.object({
+    id: z.number().int(),
+    reference: z.string(),
+    holder: z.string().meta({ description: 'business or customer' }),
+    status: z.string(),
+    currency: z.string(),
+    customer: z.object({ name: z.string(), email: z.string().nullable() }),
+    account: ZDepositAccount,
+    provider: z.string(),
+    created_at: ZTimestamp,
+  }),
+);
+
+const collectionErrors = {
+  400: { description: 'invalid_request: unknown or unavailable channel, unsupported currency, missing or invalid field' },
+  503: { description: 'provider_error: the collection rail failed while opening the account' },
+};
+
 /** POST /v1/deposits, the collections surface and the reserved-accounts surface. */
-export function registerDepositRoutes(v1: Router, deps: GatewayDeps) {
-  const rail = createCollectionRail(deps.config);
+export function registerDepositRoutes(v1: RouteMount, deps: GatewayDeps) {
+  const rawRail = createCollectionRail(deps.config);
+  const rail = instrumentCalls(rawRail, railObserver(deps.metrics, `collection:${rawRail.name}`), ['openOneOffAccount', 'openReservedAccount']);
   const ctxOf = (req: Request): DepositsContext => ({ db: deps.db, rail, logger: req.log, railTimeoutMs: deps.config.COLLECTION_RAIL_TIMEOUT_MS });
 
-  v1.post('/deposits', requireScope('collections:write'), async (req, res) => {
-    const body = parseBody(ZDepositRequest, req);
-    const result = await createDeposit(
-      ctxOf(req),
-      { workspaceId: apiKeyOf(req).workspaceId, channels: deps.channels, openBankingRedirectUrl: deps.config.OPEN_BANKING_REDIRECT_URL },
-      body,
-    );
-    sendData(req, res, 201, result);
-  });
+  v1.route(
+    {
+      method: 'post',
+      path: '/deposits',
+      operationId: 'createDeposit',
+      summary: 'Open a deposit surface for the business',
+      description:
+        'collection_va opens a one-off account (status pending, with expires_at); reserved_va returns the persistent account (status active); open_banking returns a redirect_url when live; card is always refused. Read GET /v1/channels for availability.',
+      tag: 'Deposits',
+      auth: { kind: 'api_key', scope: 'collections:write' },
+      request: { body: ZDepositRequest },
+      responses: { 201: { description: 'The deposit surface (no database id)', data: ZDepositResult }, ...collectionErrors },
+    },
+    async ({ body }, req, res) => {
+      const result = await createDeposit(
+        ctxOf(req),
+        { workspaceId: apiKeyOf(req).workspaceId, channels: deps.channels, openBankingRedirectUrl: deps.config.OPEN_BANKING_REDIRECT_URL },
+        body,
+      );
+      sendData(req, res, 201, result);
+    },
+  );
 
-  v1.post('/collections', requireScope('collections:write'), async (req, res) => {
-    const body = parseBody(ZCollectionRequest, req);
-    const currency = parseCurrency(body.currency);
-    requireLiveChannel(deps.channels, 'collection_va', currency);
-    const amount = parseCollectionAmount(body.amount);
-    const { collection, created } = await openCollection(ctxOf(req), {
-      workspaceId: apiKeyOf(req).workspaceId,
-      source: 'collection',
-      reference: parseReference(body.reference),
-      amount,
-      currency,
-      expiresInSeconds: parseExpiresIn(body.expires_in),
-      customer: { name: body.customer_name, email: body.customer_email.toLowerCase() },
-    });
-    sendData(req, res, created ? 201 : 200, renderCollection(collection));
-  });
+  v1.route(
+    {
+      method: 'post',
+      path: '/collections',
+      operationId: 'createCollection',
+      summary: 'Open a one-off account for a customer',
+      tag: 'Deposits',
+      auth: { kind: 'api_key', scope: 'collections:write' },
+      request: { body: ZCollectionRequest },
+      responses: {
+        201: { description: 'A new collection', data: ZCollection },
+        200: { description: 'The existing collection with this reference', data: ZCollection },
+        ...collectionErrors,
+      },
+    },
+    async ({ body }, req, res) => {
+      const currency = parseCurrency(body.currency);
+      requireLiveChannel(deps.channels, 'collection_va', currency);
+      const amount = parseCollectionAmount(body.amount);
+      const { collection, created } = await openCollection(ctxOf(req), {
+        workspaceId: apiKeyOf(req).workspaceId,
+        source: 'collection',
+        reference: parseReference(body.reference),
+        amount,
+        currency,
+        expiresInSeconds: parseExpiresIn(body.expires_in),
+        customer: { name: body.customer_name, email: body.customer_email.toLowerCase() },
+      });
+      sendData(req, res, created ? 201 : 200, renderCollection(collection));
+    },
+  );
 
-  v1.get('/collections/:id', requireScope('read'), async (req, res) => {
-    const { id } = parseParams(ZIdParams, req);
-    const collection = await readCollection({ db: deps.db }, apiKeyOf(req).workspaceId, id);
-    sendData(req, res, 200, renderCollection(collection));
-  });
+  v1.route(
+    {
+      method: 'get',
+      path: '/collections/:id',
+      operationId: 'getCollection',
+      summary: 'Read a collection',
+      description: 'A pending collection read after its expiry becomes expired (and sends collection.expired).',
+      tag: 'Deposits',
+      auth: { kind: 'api_key', scope: 'read' },
+      request: { params: ZIdParams },
+      responses: { 200: { description: 'The collection', data: ZCollection }, 404: { description: 'not_found' } },
+    },
+    async ({ params }, req, res) => {
+      const collection = await readCollection({ db: deps.db }, apiKeyOf(req).workspaceId, params.id);
+      sendData(req, res, 200, renderCollection(collection));
+    },
+  );
 
-  v1.post('/reserved-accounts', requireScope('collections:write'), async (req, res) => {
-    const body = parseBody(ZReservedAccountRequest, req);
-    const currency = parseCurrency(body.currency);
-    requireLiveChannel(deps.channels, 'reserved_va', currency);
-    const { account, created } = await createCustomerReservedAccount(ctxOf(req), {
-      workspaceId: apiKeyOf(req).workspaceId,
-      currency,
-      customer: { name: body.customer_name, email: body.customer_email },
-      reference: parseReference(body.reference),
-    });
-    sendData(req, res, created ? 201 : 200, renderReservedAccount(account));
-  });
+  v1.route(
+    {
+      method: 'post',
+      path: '/reserved-accounts',
+      operationId: 'createReservedAccount',
+      summary: 'Open a persistent account for a customer',
+      tag: 'Deposits',
+      auth: { kind: 'api_key', scope: 'collections:write' },
+      request: { body: ZReservedAccountRequest },
+      responses: {
+        201: { description: 'A new reserved account', data: ZReservedAccount },
+        200: { description: 'The existing account with this reference', data: ZReservedAccount },
+        ...collectionErrors,
+      },
+    },
+    async ({ body }, req, res) => {
+      const currency = parseCurrency(body.currency);
+      requireLiveChannel(deps.channels, 'reserved_va', currency);
+      const { account, created } = await createCustomerReservedAccount(ctxOf(req), {
+        workspaceId: apiKeyOf(req).workspaceId,
+        currency,
+        customer: { name: body.customer_name, email: body.customer_email },
+        reference: parseReference(body.reference),
+      });
+      sendData(req, res, created ? 201 : 200, renderReservedAccount(account));
+    },
+  );
 
-  v1.get('/reserved-accounts', requireScope('read'), async (req, res) => {
-    const query = parseQuery(ZListQuery, req);
-    // Clamped rather than refused, like the delivery log's limit.
-    const limit = Math.min(query.limit ?? 50, 200);
-    const rows = await listReservedAccounts({ db: deps.db }, apiKeyOf(req).workspaceId, {
-      limit,
-      currency: query.currency?.toUpperCase(),
-      customerEmail: query.customer_email,
-    });
-    sendData(req, res, 200, rows.map(renderReservedAccount));
-  });
+  v1.route(
+    {
+      method: 'get',
+      path: '/reserved-accounts',
+      operationId: 'listReservedAccounts',
+      summary: 'List reserved accounts',
+      tag: 'Deposits',
+      auth: { kind: 'api_key', scope: 'read' },
+      request: { query: ZListQuery },
+      responses: { 200: { description: 'Reserved accounts, newest first', data: z.array(ZReservedAccount) } },
+    },
+    async ({ query }, req, res) => {
+      // Clamped rather than refused, like the delivery log's limit.
+      const limit = Math.min(query.limit ?? 50, 200);
+      const rows = await listReservedAccounts({ db: deps.db }, apiKeyOf(req).workspaceId, {
+        limit,
+        currency: query.currency?.toUpperCase(),
+        customerEmail: query.customer_email,
+      });
+      sendData(req, res, 200, rows.map(renderReservedAccount));
+    },
+  );
 
-  v1.get('/reserved-accounts/:id', requireScope('read'), async (req, res) => {
-    const { id } = parseParams(ZIdParams, req);
-    sendData(req, res, 200, renderReservedAccount(await getReservedAccount({ db: deps.db }, apiKeyOf(req).workspaceId, id)));
-  });
+  v1.route(
+    {
+      method: 'get',
+      path: '/reserved-accounts/:id',
+      operationId: 'getReservedAccount',
+      summary: 'Read a reserved account',
+      tag: 'Deposits',
+      auth: { kind: 'api_key', scope: 'read' },
+      request: { params: ZIdParams },
+      responses: { 200: { description: 'The reserved account', data: ZReservedAccount }, 404: { description: 'not_found' } },
+    },
+    async ({ params }, req, res) => {
+      sendData(req, res, 200, renderReservedAccount(await getReservedAccount({ db: deps.db }, apiKeyOf(req).workspaceId, params.id)));
+    },
+  );
 }

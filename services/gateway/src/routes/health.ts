@@ -1,5 +1,6 @@
-import type { Router } from 'express';
+import { z } from 'zod';
 import type { GatewayDeps } from '../deps';
+import type { RouteMount } from '../http/route-registry';
 import { sendData } from '../http/respond';
 import { errorEnvelope } from '@cowrie/core';
 
@@ -29,11 +30,47 @@ export async function readiness(deps: Pick<GatewayDeps, 'db' | 'redis'>) {
   return { ready: Object.values(checks).every((c) => c.ok), checks };
 }
 
-export function registerHealthRoutes(app: Router, deps: GatewayDeps) {
-  app.get('/healthz', (req, res) => sendData(req, res, 200, { status: 'ok' }));
-  app.get('/readyz', async (req, res) => {
-    const { ready, checks } = await readiness(deps);
-    if (ready) return sendData(req, res, 200, { status: 'ready', checks });
-    res.status(503).json(errorEnvelope('not_ready', 'A dependency is not answering', req.id, { checks }));
-  });
+const ZChecks = z.record(z.string(), z.object({ ok: z.boolean(), error: z.string().optional() }));
+
+export interface HealthOptions {
+  /** True once the process is stopping: /readyz answers 503 so load balancers stop routing to it. */
+  stopping?: () => boolean;
+}
+
+export function registerHealthRoutes(app: RouteMount, deps: GatewayDeps, options: HealthOptions = {}) {
+  app.route(
+    {
+      method: 'get',
+      path: '/healthz',
+      operationId: 'health',
+      summary: 'Liveness: the process is up',
+      tag: 'Operations',
+      auth: { kind: 'none' },
+      responses: { 200: { description: 'Up', data: z.object({ status: z.literal('ok') }) } },
+    },
+    (_input, req, res) => sendData(req, res, 200, { status: 'ok' }),
+  );
+  app.route(
+    {
+      method: 'get',
+      path: '/readyz',
+      operationId: 'readiness',
+      summary: 'Readiness: Postgres and Redis answer (and Redis will not evict BullMQ keys)',
+      tag: 'Operations',
+      auth: { kind: 'none' },
+      responses: {
+        200: { description: 'Ready', data: z.object({ status: z.literal('ready'), checks: ZChecks }) },
+        503: { description: 'not_ready: a dependency is not answering, or the process is stopping (details.checks)' },
+      },
+    },
+    async (_input, req, res) => {
+      if (options.stopping?.()) {
+        res.status(503).json(errorEnvelope('not_ready', 'The gateway is stopping', req.id, { checks: { shutdown: { ok: false, error: 'stopping' } } }));
+        return;
+      }
+      const { ready, checks } = await readiness(deps);
+      if (ready) return sendData(req, res, 200, { status: 'ready', checks });
+      res.status(503).json(errorEnvelope('not_ready', 'A dependency is not answering', req.id, { checks }));
+    },
+  );
 }

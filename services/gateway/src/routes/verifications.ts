@@ -1,6 +1,8 @@
-import type { Response, Router } from 'express';
+import type { Response } from 'express';
+import { z } from 'zod';
 import { AppError, enqueue, jobIdFor, verificationsQueue } from '@cowrie/core';
 import {
+  VERIFICATION_CHANNELS,
   ZCheckVerificationRequest,
   ZStartVerificationRequest,
   checkVerification,
@@ -10,87 +12,175 @@ import {
   markDeliveryFailed,
   toStartedVerification,
   toVerificationRecord,
+  type TCheckOutcome,
+  type TStartedVerification,
+  type TVerificationRecord,
 } from '@cowrie/verification';
 import type { GatewayDeps } from '../deps';
-import { requireScope } from '../http/api-auth';
+import type { RouteMount } from '../http/route-registry';
 import { apiKeyOf, sendData } from '../http/respond';
-import { parseBody } from '../http/validate';
+import { ZTimestamp, responseOf } from '../openapi/schemas';
+
+const ZChannel = z.enum(VERIFICATION_CHANNELS);
+const ZVerificationStatus = z.enum(['pending', 'verified', 'failed', 'expired']);
+const ZReference = z.string().meta({ description: 'The verification reference (a UUID)' });
+
+const ZStartedVerification = responseOf<TStartedVerification>()(
+  z.object({
+    reference: z.string().meta({ format: 'uuid' }),
+    channel: ZChannel.meta({ description: 'sms, voice or email' }),
+    destination: z.string().meta({ description: 'Masked' }),
+    expiresAt: ZTimestamp,
+    status: ZVerificationStatus,
+  }),
+);
+
+const ZCheckOutcome = responseOf<TCheckOutcome>()(
+  z.union([
+    z.object({ status: z.literal('verified') }),
+    z.object({ status: z.literal('failed'), reason: z.literal('invalid_code'), attempts_remaining: z.number().int().min(0) }),
+    z.object({ status: z.literal('failed'), reason: z.enum(['expired', 'not_found', 'failed', 'too_many_attempts']) }),
+  ]),
+);
+
+const ZVerificationRecord = responseOf<TVerificationRecord>()(
+  z.object({
+    reference: z.string().meta({ format: 'uuid' }),
+    channel: ZChannel,
+    destination: z.string().meta({ description: 'Masked' }),
+    status: ZVerificationStatus,
+    attempts: z.number().int(),
+    max_attempts: z.number().int(),
+    provider: z.string(),
+    expires_at: ZTimestamp.nullable(),
+    verified_at: ZTimestamp.nullable(),
+    created_at: ZTimestamp,
+  }),
+);
+
+const ZReferenceParams = z.object({ reference: ZReference });
 
 /** Verification-limit 429s carry no X-RateLimit-* headers (interface: Limits), although the budget middleware set them. */
 function dropRateLimitHeaders(res: Response) {
   for (const name of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) res.removeHeader(name);
 }
 
-export function registerVerificationRoutes(v1: Router, deps: GatewayDeps) {
+export function registerVerificationRoutes(v1: RouteMount, deps: GatewayDeps) {
   const { config, db, redis, queues } = deps;
 
-  v1.post('/verifications', requireScope('verification:write'), async (req, res) => {
-    const { workspaceId } = apiKeyOf(req);
-    const body = parseBody(ZStartVerificationRequest, req);
+  v1.route(
+    {
+      method: 'post',
+      path: '/verifications',
+      operationId: 'startVerification',
+      summary: 'Send a one-time code to a phone number or email address',
+      description: 'Phone numbers are normalised to E.164 (Nigerian numbers only); emails are lowercased. A supplied `code` bypasses generation and must never come from an untrusted client.',
+      tag: 'Verification',
+      auth: { kind: 'api_key', scope: 'verification:write' },
+      request: { body: ZStartVerificationRequest },
+      responses: {
+        201: { description: 'The code was sent', data: ZStartedVerification },
+        400: { description: 'invalid_request: invalid destination or field, or `Could not deliver the code: …` (details.reference names the failed row)' },
+        429: { description: 'rate_limited: request budget, or a per-destination/per-business verification limit (details.reason)' },
+        503: { description: 'provider_error: code delivery is unavailable right now (details.reference)' },
+      },
+    },
+    async ({ body }, req, res) => {
+      const { workspaceId } = apiKeyOf(req);
 
-    const limit = await hitVerificationLimits(redis, config, { workspaceId, destination: body.destination });
-    if (!limit.allowed) {
-      dropRateLimitHeaders(res);
-      throw new AppError('rate_limited', `Too many verifications for this ${limit.reason === 'destination' ? 'destination' : 'business'}; retry later`, {
-        details: { reason: limit.reason, retry_after_seconds: limit.retryAfterSeconds },
-        headers: { 'Retry-After': String(limit.retryAfterSeconds) },
-      });
-    }
+      const limit = await hitVerificationLimits(redis, config, { workspaceId, destination: body.destination });
+      if (!limit.allowed) {
+        deps.metrics.verificationOutcomes.inc({ stage: 'start', outcome: 'rate_limited' });
+        dropRateLimitHeaders(res);
+        throw new AppError('rate_limited', `Too many verifications for this ${limit.reason === 'destination' ? 'destination' : 'business'}; retry later`, {
+          details: { reason: limit.reason, retry_after_seconds: limit.retryAfterSeconds },
+          headers: { 'Retry-After': String(limit.retryAfterSeconds) },
+        });
+      }
 
-    const { verification, sealedCode } = await createVerification(db, config, { workspaceId, ...body });
-    const reference = verification.reference;
-    req.log.info({ reference, channel: verification.channel }, 'verification started');
+      const { verification, sealedCode } = await createVerification(db, config, { workspaceId, ...body });
+      const reference = verification.reference;
+      req.log.info({ reference, channel: verification.channel }, 'verification started');
 
-    let job;
-    try {
-      job = await enqueue(queues.verifications, verificationsQueue, 'verification.deliver', { verificationId: verification.id, sealedCode }, {
-        jobId: jobIdFor('verification', verification.id),
-      });
-    } catch (err) {
-      req.log.error({ err: { message: (err as Error).message }, reference }, 'could not queue code delivery');
-      await markDeliveryFailed(db, verification.id, 'the delivery queue is unavailable');
-      throw new AppError('provider_error', 'Code delivery is unavailable right now; try again', { status: 503, details: { reference } });
-    }
-
-    // Wait a bounded time for the dispatcher's outcome; whatever happens, the
-    // row in Postgres is the answer (DESIGN.md: synchronous answers).
-    if (config.VERIFY_SYNC_WAIT_MS > 0) {
+      let job;
       try {
-        await job.waitUntilFinished(queues.verificationEvents, config.VERIFY_SYNC_WAIT_MS);
+        job = await enqueue(queues.verifications, verificationsQueue, 'verification.deliver', { verificationId: verification.id, sealedCode }, {
+          jobId: jobIdFor('verification', verification.id),
+        });
       } catch (err) {
-        const state = await job.getState().catch(() => 'unknown');
-        if (state === 'failed') {
-          // The handler itself crashed (not a provider refusal, which it records):
-          // the code was not delivered and the job is not retried.
-          req.log.warn({ reference, err: { message: (err as Error).message } }, 'code delivery job failed');
-          await markDeliveryFailed(db, verification.id, 'the delivery worker failed');
-        } else {
-          req.log.warn({ reference, state }, 'code delivery still running; answering from the row');
+        req.log.error({ err: { message: (err as Error).message }, reference }, 'could not queue code delivery');
+        await markDeliveryFailed(db, verification.id, 'the delivery queue is unavailable');
+        throw new AppError('provider_error', 'Code delivery is unavailable right now; try again', { status: 503, details: { reference } });
+      }
+
+      // Wait a bounded time for the dispatcher's outcome; whatever happens, the
+      // row in Postgres is the answer (DESIGN.md: synchronous answers).
+      if (config.VERIFY_SYNC_WAIT_MS > 0) {
+        try {
+          await job.waitUntilFinished(queues.verificationEvents, config.VERIFY_SYNC_WAIT_MS);
+        } catch (err) {
+          const state = await job.getState().catch(() => 'unknown');
+          if (state === 'failed') {
+            // The handler itself crashed (not a provider refusal, which it records):
+            // the code was not delivered and the job is not retried.
+            req.log.warn({ reference, err: { message: (err as Error).message } }, 'code delivery job failed');
+            await markDeliveryFailed(db, verification.id, 'the delivery worker failed');
+          } else {
+            req.log.warn({ reference, state }, 'code delivery still running; answering from the row');
+          }
         }
       }
-    }
 
-    const row = (await db.verification.findUnique({ where: { id: verification.id } })) ?? verification;
-    if (row.status === 'failed' && row.deliveryError) {
-      throw new AppError('invalid_request', `Could not deliver the code: ${row.deliveryError}`, { details: { reference } });
-    }
-    sendData(req, res, 201, toStartedVerification(row));
-  });
+      const row = (await db.verification.findUnique({ where: { id: verification.id } })) ?? verification;
+      if (row.status === 'failed' && row.deliveryError) {
+        deps.metrics.verificationOutcomes.inc({ stage: 'start', outcome: 'delivery_failed' });
+        throw new AppError('invalid_request', `Could not deliver the code: ${row.deliveryError}`, { details: { reference } });
+      }
+      deps.metrics.verificationOutcomes.inc({ stage: 'start', outcome: 'started' });
+      sendData(req, res, 201, toStartedVerification(row));
+    },
+  );
 
-  v1.post('/verifications/:reference/check', requireScope('verification:write'), async (req, res) => {
-    const { workspaceId } = apiKeyOf(req);
-    const { code } = parseBody(ZCheckVerificationRequest, req);
-    const outcome = await checkVerification(
-      { db, redis, keyPrefix: config.REDIS_KEY_PREFIX },
-      { workspaceId, reference: String(req.params.reference), code },
-    );
-    sendData(req, res, 201, outcome);
-  });
+  v1.route(
+    {
+      method: 'post',
+      path: '/verifications/:reference/check',
+      operationId: 'checkVerification',
+      summary: 'Check a code',
+      description: 'Always 201 with `data.status`: a wrong, expired or unknown code is never an HTTP error. Safe to retry once verified.',
+      tag: 'Verification',
+      auth: { kind: 'api_key', scope: 'verification:write' },
+      request: { params: ZReferenceParams, body: ZCheckVerificationRequest },
+      responses: { 201: { description: 'The outcome of the check', data: ZCheckOutcome } },
+    },
+    async ({ params, body }, req, res) => {
+      const { workspaceId } = apiKeyOf(req);
+      const outcome = await checkVerification({ db, redis, keyPrefix: config.REDIS_KEY_PREFIX }, { workspaceId, reference: params.reference, code: body.code });
+      deps.metrics.verificationOutcomes.inc({ stage: 'check', outcome: outcome.status === 'verified' ? 'verified' : outcome.reason });
+      sendData(req, res, 201, outcome);
+    },
+  );
 
-  v1.get('/verifications/:reference', requireScope('read'), async (req, res) => {
-    const { workspaceId } = apiKeyOf(req);
-    const row = await findVerification(db, workspaceId, String(req.params.reference));
-    if (!row) throw new AppError('not_found', 'Verification not found');
-    sendData(req, res, 200, toVerificationRecord(row));
-  });
+  v1.route(
+    {
+      method: 'get',
+      path: '/verifications/:reference',
+      operationId: 'getVerification',
+      summary: 'Read a verification',
+      description: 'A pure read: a stale pending row stays pending until a check is made.',
+      tag: 'Verification',
+      auth: { kind: 'api_key', scope: 'read' },
+      request: { params: ZReferenceParams },
+      responses: {
+        200: { description: 'The verification record (metadata and code are never returned)', data: ZVerificationRecord },
+        404: { description: 'not_found: no verification with this reference in this workspace' },
+      },
+    },
+    async ({ params }, req, res) => {
+      const { workspaceId } = apiKeyOf(req);
+      const row = await findVerification(db, workspaceId, params.reference);
+      if (!row) throw new AppError('not_found', 'Verification not found');
+      sendData(req, res, 200, toVerificationRecord(row));
+    },
+  );
 }

@@ -1,4 +1,4 @@
-import type { Router } from 'express';
+import { z } from 'zod';
 import { enqueue, webhooksQueue } from '@cowrie/core';
 import {
   ZCreateWebhookEndpoint,
@@ -15,63 +15,174 @@ import {
   parseEndpointId,
   readDeliveryOutcome,
   updateWebhookEndpoint,
+  type WebhookDeliveryLogRow,
+  type WebhookEndpointView,
 } from '@cowrie/webhooks';
 import type { GatewayDeps } from '../deps';
-import { requireSession } from '../http/api-auth';
-import { parseBody, parseQuery } from '../http/validate';
+import type { RouteMount } from '../http/route-registry';
 import { sendData, sessionOf } from '../http/respond';
+import { ZTimestamp, responseOf } from '../openapi/schemas';
+
+const endpointFields = {
+  id: z.number().int(),
+  url: z.string(),
+  events: z.array(z.string()).meta({ description: 'Subscribed event names; ["*"] means all' }),
+  active: z.boolean(),
+  has_secret: z.boolean(),
+  created_at: ZTimestamp,
+};
+const ZWebhookEndpoint = responseOf<WebhookEndpointView>()(z.object(endpointFields));
+const ZCreatedWebhookEndpoint = responseOf<WebhookEndpointView & { secret: string }>()(
+  z.object({ ...endpointFields, secret: z.string().meta({ pattern: '^[0-9a-f]{64}$', description: 'HMAC key of the signatures; returned once, at creation only' }) }),
+);
+const ZDeletedWebhookEndpoint = z.object({ id: z.number().int(), deleted: z.literal(true) });
+const ZPingResult = z.object({
+  delivery_id: z.number().int().meta({ description: 'Delivery log row id, or 0 if the row could not be stored' }),
+  endpoint_id: z.number().int(),
+  ok: z.boolean(),
+  status_code: z.number().int().nullable(),
+  attempts: z.number().int(),
+  error: z.string().nullable(),
+});
+const ZDeliveryLogRow = responseOf<WebhookDeliveryLogRow>()(
+  z.object({
+    id: z.number().int(),
+    deliveryId: z.string().meta({ format: 'uuid' }),
+    endpointId: z.number().int(),
+    event: z.string(),
+    payload: z.object({ id: z.string(), event: z.string(), created_at: z.string(), data: z.unknown() }).meta({ description: 'The full body that was sent' }),
+    statusCode: z.number().int().nullable(),
+    attempts: z.number().int(),
+    ok: z.union([z.literal(0), z.literal(1)]),
+    error: z.string().nullable(),
+    createdAt: ZTimestamp,
+  }),
+);
+// The id is read by parseEndpointId: anything that is not one of the workspace's endpoints is 404.
+const ZEndpointParams = z.object({ id: z.string().meta({ description: 'Webhook endpoint id' }) });
+const notFound = { 404: { description: 'not_found: no such endpoint in this workspace' } };
 
 /**
  * Webhook endpoint management and the delivery log (interface: Webhook
  * endpoint management). Dashboard session only; API keys get 401.
  */
-export function registerWebhookRoutes(app: Router, deps: GatewayDeps) {
+export function registerWebhookRoutes(app: RouteMount, deps: GatewayDeps) {
   const policy = createAddressPolicy(deps.config.WEBHOOK_ALLOWED_CIDRS);
-  const session = requireSession(deps);
   // Three attempts of WEBHOOK_TIMEOUT_MS plus the 0/500/1500 ms waits, and a margin.
   const pingWaitMs = 3 * deps.config.WEBHOOK_TIMEOUT_MS + WEBHOOK_RETRY_DELAYS_MS.reduce<number>((a, b) => a + b, 0) + 2000;
+  const auth = { kind: 'session' } as const;
+  const tag = 'Webhooks (dashboard)';
 
-  app.post('/webhook-endpoints', session, async (req, res) => {
-    const input = parseBody(ZCreateWebhookEndpoint, req);
-    const created = await createWebhookEndpoint(deps.db, { workspaceId: sessionOf(req).workspaceId, input, encryptionKey: deps.config.ENCRYPTION_KEY, policy });
-    sendData(req, res, 201, created);
-  });
+  app.route(
+    {
+      method: 'post',
+      path: '/webhook-endpoints',
+      operationId: 'createWebhookEndpoint',
+      summary: 'Create a webhook endpoint',
+      description: 'The secret is returned once. Loopback, private and metadata addresses are refused.',
+      tag,
+      auth,
+      request: { body: ZCreateWebhookEndpoint },
+      responses: { 201: { description: 'The endpoint, with its secret', data: ZCreatedWebhookEndpoint } },
+    },
+    async ({ body }, req, res) => {
+      const created = await createWebhookEndpoint(deps.db, { workspaceId: sessionOf(req).workspaceId, input: body, encryptionKey: deps.config.ENCRYPTION_KEY, policy });
+      sendData(req, res, 201, created);
+    },
+  );
 
-  app.get('/webhook-endpoints', session, async (req, res) => {
-    sendData(req, res, 200, await listWebhookEndpoints(deps.db, sessionOf(req).workspaceId));
-  });
+  app.route(
+    {
+      method: 'get',
+      path: '/webhook-endpoints',
+      operationId: 'listWebhookEndpoints',
+      summary: 'List webhook endpoints',
+      tag,
+      auth,
+      responses: { 200: { description: 'Endpoints (secrets never returned)', data: z.array(ZWebhookEndpoint) } },
+    },
+    async (_input, req, res) => {
+      sendData(req, res, 200, await listWebhookEndpoints(deps.db, sessionOf(req).workspaceId));
+    },
+  );
 
-  app.put('/webhook-endpoints/:id', session, async (req, res) => {
-    const id = parseEndpointId(req.params.id);
-    const input = parseBody(ZUpdateWebhookEndpoint, req);
-    sendData(req, res, 200, await updateWebhookEndpoint(deps.db, { workspaceId: sessionOf(req).workspaceId, id, input, policy }));
-  });
+  app.route(
+    {
+      method: 'put',
+      path: '/webhook-endpoints/:id',
+      operationId: 'updateWebhookEndpoint',
+      summary: 'Update url, events or active',
+      tag,
+      auth,
+      request: { params: ZEndpointParams, body: ZUpdateWebhookEndpoint },
+      responses: { 200: { description: 'The endpoint', data: ZWebhookEndpoint }, ...notFound },
+    },
+    async ({ params, body }, req, res) => {
+      const id = parseEndpointId(params.id);
+      sendData(req, res, 200, await updateWebhookEndpoint(deps.db, { workspaceId: sessionOf(req).workspaceId, id, input: body, policy }));
+    },
+  );
 
-  app.delete('/webhook-endpoints/:id', session, async (req, res) => {
-    const id = parseEndpointId(req.params.id);
-    sendData(req, res, 200, await deleteWebhookEndpoint(deps.db, { workspaceId: sessionOf(req).workspaceId, id }));
-  });
+  app.route(
+    {
+      method: 'delete',
+      path: '/webhook-endpoints/:id',
+      operationId: 'deleteWebhookEndpoint',
+      summary: 'Delete a webhook endpoint',
+      tag,
+      auth,
+      request: { params: ZEndpointParams },
+      responses: { 200: { description: 'Deleted', data: ZDeletedWebhookEndpoint }, ...notFound },
+    },
+    async ({ params }, req, res) => {
+      const id = parseEndpointId(params.id);
+      sendData(req, res, 200, await deleteWebhookEndpoint(deps.db, { workspaceId: sessionOf(req).workspaceId, id }));
+    },
+  );
 
   // Sends a ping through the webhook-sender and answers with its outcome.
-  app.post('/webhook-endpoints/:id/test', session, async (req, res) => {
-    const endpointId = parseEndpointId(req.params.id);
-    const ping = await createPingDelivery(deps.db, { workspaceId: sessionOf(req).workspaceId, endpointId });
-    const job = await enqueue(deps.queues.webhooks, webhooksQueue, 'webhook.deliver', { deliveryId: ping.deliveryId }, { jobId: deliveryJobId(ping.deliveryId) });
-    const outcome = await waitForOutcome(deps, ping.deliveryId, () => job.waitUntilFinished(deps.queues.webhookEvents, pingWaitMs), pingWaitMs);
-    sendData(req, res, 200, {
-      delivery_id: outcome ? Number(outcome.id) : 0,
-      endpoint_id: endpointId,
-      ok: outcome?.completed ? outcome.ok : false,
-      status_code: outcome?.completed ? outcome.statusCode : null,
-      attempts: outcome?.completed ? outcome.attempts : 0,
-      error: outcome === null ? 'The endpoint was deleted during the test' : outcome.completed ? outcome.error : 'The test delivery has not finished yet; see the delivery log',
-    });
-  });
+  app.route(
+    {
+      method: 'post',
+      path: '/webhook-endpoints/:id/test',
+      operationId: 'testWebhookEndpoint',
+      summary: 'Send a ping event and wait for its outcome',
+      tag,
+      auth,
+      request: { params: ZEndpointParams },
+      responses: { 200: { description: 'The outcome of the ping delivery', data: ZPingResult }, ...notFound },
+    },
+    async ({ params }, req, res) => {
+      const endpointId = parseEndpointId(params.id);
+      const ping = await createPingDelivery(deps.db, { workspaceId: sessionOf(req).workspaceId, endpointId });
+      const job = await enqueue(deps.queues.webhooks, webhooksQueue, 'webhook.deliver', { deliveryId: ping.deliveryId }, { jobId: deliveryJobId(ping.deliveryId) });
+      const outcome = await waitForOutcome(deps, ping.deliveryId, () => job.waitUntilFinished(deps.queues.webhookEvents, pingWaitMs), pingWaitMs);
+      sendData(req, res, 200, {
+        delivery_id: outcome ? Number(outcome.id) : 0,
+        endpoint_id: endpointId,
+        ok: outcome?.completed ? outcome.ok : false,
+        status_code: outcome?.completed ? outcome.statusCode : null,
+        attempts: outcome?.completed ? outcome.attempts : 0,
+        error: outcome === null ? 'The endpoint was deleted during the test' : outcome.completed ? outcome.error : 'The test delivery has not finished yet; see the delivery log',
+      });
+    },
+  );
 
-  app.get('/webhook-deliveries', session, async (req, res) => {
-    const query = parseQuery(ZListWebhookDeliveriesQuery, req);
-    sendData(req, res, 200, await listWebhookDeliveries(deps.db, { workspaceId: sessionOf(req).workspaceId, endpointId: query.endpoint_id, limit: query.limit }));
-  });
+  app.route(
+    {
+      method: 'get',
+      path: '/webhook-deliveries',
+      operationId: 'listWebhookDeliveries',
+      summary: 'The delivery log, newest first',
+      tag,
+      auth,
+      request: { query: ZListWebhookDeliveriesQuery },
+      responses: { 200: { description: 'Finished deliveries of this workspace\'s endpoints', data: z.array(ZDeliveryLogRow) } },
+    },
+    async ({ query }, req, res) => {
+      sendData(req, res, 200, await listWebhookDeliveries(deps.db, { workspaceId: sessionOf(req).workspaceId, endpointId: query.endpoint_id, limit: query.limit }));
+    },
+  );
 }
 
 /**

@@ -1,0 +1,4 @@
+export * from './metrics';
+export * from './instrument';
+export * from './auth';
+export * from './server';

@@ -1,0 +1,131 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** What queue depth needs of a BullMQ Queue. */
+export interface DepthSource {
+  readonly name: string;
+  getJobCounts(...types: string[]): Promise<Record<string, number>>;
+}
+
+/** The states that make up a queue's depth (completed jobs are history, not depth). */
+export const QUEUE_DEPTH_STATES = ['waiting', 'active', 'delayed', 'failed', 'prioritized', 'waiting-children'] as const;
+/** A scrape never waits longer than this for Redis; a slow Redis shows as missing samples. */
+const DEPTH_TIMEOUT_MS = 2000;
+
+/** Seconds; from a cached GET to a rail call that waits out its timeout. */
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+/** Jobs run longer than requests: a webhook delivery with its retries takes up to ~32 s. */
+const JOB_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+
+export interface CreateMetricsOptions {
+  /** The `service` label on every sample (gateway, payout-worker, ...). */
+  service: string;
+  /** Process metrics (CPU, memory, event loop lag, GC). Default true; tests turn them off. */
+  processMetrics?: boolean;
+}
+
+/**
+ * The metric families of one service, on a registry of its own (several
+ * services can run in one test process without clashing). Every family exists
+ * in every service so dashboards can be built once; a service fills the ones
+ * it owns.
+ */
+export function createMetrics(options: CreateMetricsOptions) {
+  const registry = new Registry();
+  registry.setDefaultLabels({ service: options.service });
+  if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: 'cowrie_' });
+  const registers = [registry];
+  const depthSources = new Set<DepthSource>();
+
+  return {
+    registry,
+    /** Requests by route template (never the raw path: ids would explode cardinality). */
+    httpRequests: new Counter({
+      name: 'cowrie_http_requests_total',
+      help: 'HTTP requests answered, by method, route template and status',
+      labelNames: ['method', 'route', 'status'] as const,
+      registers,
+    }),
+    httpDuration: new Histogram({
+      name: 'cowrie_http_request_duration_seconds',
+      help: 'HTTP request latency from arrival to the last byte written, by method, route template and status',
+      labelNames: ['method', 'route', 'status'] as const,
+      buckets: LATENCY_BUCKETS,
+      registers,
+    }),
+    /** Read from Redis on each scrape, for the queues given to watchQueues. */
+    queueJobs: new Gauge({
+      name: 'cowrie_queue_jobs',
+      help: 'Jobs in a queue by state (waiting, active, delayed, failed, prioritized, waiting-children)',
+      labelNames: ['queue', 'state'] as const,
+      registers,
+      async collect() {
+        this.reset();
+        await Promise.all(
+          [...depthSources].map(async (queue) => {
+            let timer: NodeJS.Timeout | undefined;
+            const timeout = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), DEPTH_TIMEOUT_MS)));
+            const counts = await Promise.race([queue.getJobCounts(...QUEUE_DEPTH_STATES).catch(() => null), timeout]).finally(() => clearTimeout(timer));
+            if (!counts) return;
+            for (const state of QUEUE_DEPTH_STATES) this.set({ queue: queue.name, state }, counts[state] ?? 0);
+          }),
+        );
+      },
+    }),
+    jobDuration: new Histogram({
+      name: 'cowrie_job_duration_seconds',
+      help: 'Time a worker spent on one job attempt, by queue, job name and outcome (completed or failed)',
+      labelNames: ['queue', 'job', 'outcome'] as const,
+      buckets: JOB_BUCKETS,
+      registers,
+    }),
+    jobFailures: new Counter({
+      name: 'cowrie_job_failures_total',
+      help: 'Job attempts that threw, by queue and job name (final: no attempt left)',
+      labelNames: ['queue', 'job', 'final'] as const,
+      registers,
+    }),
+    webhookDeliveries: new Counter({
+      name: 'cowrie_webhook_deliveries_total',
+      help: 'Webhook dispatches by final outcome (delivered, failed, skipped) and event',
+      labelNames: ['outcome', 'event'] as const,
+      registers,
+    }),
+    webhookAttempts: new Histogram({
+      name: 'cowrie_webhook_delivery_attempts',
+      help: 'HTTP attempts a finished webhook dispatch took (1 to 3)',
+      labelNames: ['outcome'] as const,
+      buckets: [1, 2, 3],
+      registers,
+    }),
+    railCallDuration: new Histogram({
+      name: 'cowrie_rail_call_duration_seconds',
+      help: 'Latency of calls to external rails and providers, by rail, operation and outcome (ok or error)',
+      labelNames: ['rail', 'operation', 'outcome'] as const,
+      buckets: LATENCY_BUCKETS,
+      registers,
+    }),
+    railCallErrors: new Counter({
+      name: 'cowrie_rail_call_errors_total',
+      help: 'Calls to external rails and providers that threw, by rail, operation and error name',
+      labelNames: ['rail', 'operation', 'error'] as const,
+      registers,
+    }),
+    verificationOutcomes: new Counter({
+      name: 'cowrie_verification_outcomes_total',
+      help: 'Verification outcomes by stage: start (started, delivery_failed, rate_limited), delivery (sent, failed, skipped), check (verified, invalid_code, expired, not_found, failed, too_many_attempts)',
+      labelNames: ['stage', 'outcome'] as const,
+      registers,
+    }),
+    /** Report the depth of these queues on every scrape. */
+    watchQueues(queues: Iterable<DepthSource>) {
+      for (const queue of queues) depthSources.add(queue);
+    },
+  };
+}
+
+export type CowrieMetrics = ReturnType<typeof createMetrics>;
+
+/** The exposition text and its content type, for any HTTP framework. */
+export async function renderMetrics(metrics: CowrieMetrics): Promise<{ contentType: string; body: string }> {
+  return { contentType: metrics.registry.contentType, body: await metrics.registry.metrics() };
+}

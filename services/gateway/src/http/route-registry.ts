@@ -1,0 +1,141 @@
+import type { Request, RequestHandler, Response, Router } from 'express';
+import type { z } from 'zod';
+import type { TScope } from '@cowrie/accounts';
+import { requireScope } from './api-auth';
+import { parseBody, parseParams, parseQuery } from './validate';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'delete';
+
+/** Who may call a route; the registry applies the guard and the document says it. */
+export type RouteAuth =
+  /** /v1: the API key is checked by the router; `scope` null means any valid key. */
+  | { kind: 'api_key'; scope: TScope | null }
+  /** Dashboard routes: a session JWT. */
+  | { kind: 'session' }
+  | { kind: 'none' };
+
+export interface RouteResponse {
+  description: string;
+  /** Schema of `data` in the success envelope; absent for error statuses (the error envelope). */
+  data?: z.ZodType;
+  /** The body is not enveloped (the OpenAPI document itself). */
+  raw?: boolean;
+}
+
+export interface RouteSpec<B extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined, P extends z.ZodType | undefined = undefined> {
+  method: HttpMethod;
+  /** Express path relative to the router it is mounted on ('/verifications/:reference'). */
+  path: string;
+  /** Stable name of the operation (SDK method names, docs anchors). */
+  operationId: string;
+  summary: string;
+  description?: string;
+  /** Section of the reference page. */
+  tag: string;
+  auth: RouteAuth;
+  /** The schemas that validate the request: the handler receives their parsed output. */
+  request?: { body?: B; query?: Q; params?: P };
+  /** Every status the route answers on purpose: successes with their `data`, errors by description. */
+  responses: Record<number, RouteResponse>;
+}
+
+type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface RouteInput<B, Q, P> {
+  body: Out<B>;
+  query: Out<Q>;
+  params: Out<P>;
+}
+
+export type RouteHandler<B, Q, P> = (input: RouteInput<B, Q, P>, req: Request, res: Response) => unknown;
+
+/** A route as mounted: its spec plus the full path (`/v1/verifications/:reference`). */
+export interface RegisteredRoute extends RouteSpec<z.ZodType | undefined, z.ZodType | undefined, z.ZodType | undefined> {
+  fullPath: string;
+}
+
+export interface MountGuards {
+  /** The session check of dashboard routes (requireSession). */
+  session?: RequestHandler;
+}
+
+function templateRegex(fullPath: string): RegExp {
+  const escaped = fullPath
+    .split('/')
+    .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('/');
+  return new RegExp(`^${escaped}/?$`);
+}
+
+/**
+ * Every route the gateway serves through `route()`: the single source of the
+ * OpenAPI document, the request validation and the metrics' route labels.
+ */
+export class RouteRegistry {
+  readonly routes: RegisteredRoute[] = [];
+  private readonly matchers: { method: string; regex: RegExp; template: string }[] = [];
+
+  /** A mount of this registry on `router`, whose paths live under `prefix` ('' or '/v1'). */
+  on(router: Router, prefix: string, guards: MountGuards = {}): RouteMount {
+    return new RouteMount(this, router, prefix, guards);
+  }
+
+  /** @internal */
+  record(route: RegisteredRoute) {
+    if (this.routes.some((r) => r.method === route.method && r.fullPath === route.fullPath)) {
+      throw new Error(`route ${route.method.toUpperCase()} ${route.fullPath} registered twice`);
+    }
+    if (this.routes.some((r) => r.operationId === route.operationId)) throw new Error(`operationId ${route.operationId} used twice`);
+    this.routes.push(route);
+    this.matchers.push({ method: route.method.toUpperCase(), regex: templateRegex(route.fullPath), template: route.fullPath });
+  }
+
+  /** The route template a method and raw path fall under, if any (for metric labels of requests refused before routing). */
+  templateFor(method: string, path: string): string | undefined {
+    const m = method.toUpperCase() === 'HEAD' ? 'GET' : method.toUpperCase();
+    return this.matchers.find((x) => x.method === m && x.regex.test(path))?.template;
+  }
+}
+
+export class RouteMount {
+  constructor(
+    readonly registry: RouteRegistry,
+    readonly router: Router,
+    readonly prefix: string,
+    private readonly guards: MountGuards,
+  ) {}
+
+  /**
+   * Declares and mounts one route: the guard of its `auth`, then its request
+   * schemas (params, query, body: the first issue is a 400 naming the field),
+   * then the handler with the parsed input.
+   */
+  route<B extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined, P extends z.ZodType | undefined = undefined>(
+    spec: RouteSpec<B, Q, P>,
+    handler: RouteHandler<B, Q, P>,
+  ): void {
+    const fullPath = `${this.prefix}${spec.path}`;
+    this.registry.record({ ...spec, fullPath } as RegisteredRoute);
+    const chain: RequestHandler[] = [
+      (_req, res, next) => {
+        res.locals.routeTemplate = fullPath;
+        next();
+      },
+    ];
+    if (spec.auth.kind === 'api_key' && spec.auth.scope) chain.push(requireScope(spec.auth.scope));
+    if (spec.auth.kind === 'session') {
+      if (!this.guards.session) throw new Error(`${fullPath} needs a session guard on its mount`);
+      chain.push(this.guards.session);
+    }
+    const { body, query, params } = spec.request ?? {};
+    chain.push(async (req, res) => {
+      const input = {
+        params: params ? parseParams(params, req) : undefined,
+        query: query ? parseQuery(query, req) : undefined,
+        body: body ? parseBody(body, req) : undefined,
+      } as RouteInput<B, Q, P>;
+      await handler(input, req, res);
+    });
+    this.router[spec.method](spec.path, ...chain);
+  }
+}

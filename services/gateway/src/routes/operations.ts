@@ -1,0 +1,126 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import express, { type Express, type RequestHandler } from 'express';
+import { Queue } from 'bullmq';
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { ExpressAdapter } from '@bull-board/express';
+import { errorEnvelope, constantTimeEqual } from '@cowrie/core';
+import { hasOperatorToken } from '@cowrie/metrics';
+import type { GatewayDeps } from '../deps';
+import { notFoundHandler } from '../http/error-handler';
+import type { RouteMount } from '../http/route-registry';
+import { buildOpenApiDocument, type OpenApiDocument } from '../openapi/document';
+
+/** The Scalar renderer's self-contained browser bundle, from its npm package (no CDN). */
+function scalarBundlePath(): string {
+  const candidates = (require.resolve.paths('@scalar/api-reference') ?? []).map((dir) => path.join(dir, '@scalar/api-reference/dist/browser/standalone.js'));
+  const found = candidates.find((file) => fs.existsSync(file));
+  if (!found) throw new Error('@scalar/api-reference is not installed (its dist/browser/standalone.js serves /docs)');
+  return found;
+}
+
+const DOCS_HTML = `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <title>Cowrie API reference</title>
+  </head>
+  <body>
+    <div id="app"></div>
+    <script src="/docs/scalar.js"></script>
+    <script>
+      Scalar.createApiReference('#app', {
+        url: '/v1/openapi.json',
+        withDefaultFonts: false,
+        telemetry: false,
+        hideClientButton: true,
+      });
+    </script>
+  </body>
+</html>
+`;
+
+/** The OpenAPI document (no auth) and the reference page that renders it. */
+export function registerDocsRoutes(app: Express, mount: RouteMount) {
+  let document: OpenApiDocument | undefined;
+  // Built on first use, once every route is registered; the routes never change afterwards.
+  const documentOf = () => (document ??= buildOpenApiDocument(mount.registry));
+
+  mount.route(
+    {
+      method: 'get',
+      path: '/v1/openapi.json',
+      operationId: 'getOpenApiDocument',
+      summary: 'This OpenAPI 3.1 document',
+      tag: 'Operations',
+      auth: { kind: 'none' },
+      responses: { 200: { description: 'The document, generated from the schemas that validate requests', raw: true } },
+    },
+    (_input, _req, res) => {
+      res.set('Cache-Control', 'no-cache').json(documentOf());
+    },
+  );
+
+  const bundle = scalarBundlePath();
+  app.get('/docs', (_req, res) => {
+    res.set('Cache-Control', 'no-cache').type('html').send(DOCS_HTML);
+  });
+  app.get('/docs/scalar.js', (_req, res) => {
+    res.sendFile(bundle, { maxAge: '1h', headers: { 'Content-Type': 'application/javascript; charset=utf-8' } });
+  });
+}
+
+/** GET /metrics: Prometheus text, for the operator token only; off (404) when METRICS_TOKEN is unset. */
+export function registerMetricsRoute(app: Express, deps: GatewayDeps) {
+  app.get('/metrics', async (req, res, next) => {
+    const token = deps.config.METRICS_TOKEN;
+    if (!token) return notFoundHandler(req, res, next);
+    if (!hasOperatorToken(req.headers.authorization, token)) {
+      res.set('WWW-Authenticate', 'Bearer realm="metrics"');
+      res.status(401).json(errorEnvelope('unauthorized', 'The operator token is required: Authorization: Bearer <METRICS_TOKEN>', req.id));
+      return;
+    }
+    const body = await deps.metrics.registry.metrics();
+    res.set('Cache-Control', 'no-store').type(deps.metrics.registry.contentType).send(body);
+  });
+}
+
+function basicAuth(username: string, password: string): RequestHandler {
+  return (req, res, next) => {
+    const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(req.headers.authorization ?? '');
+    const decoded = match ? Buffer.from(match[1]!, 'base64').toString('utf8') : '';
+    const colon = decoded.indexOf(':');
+    const ok = colon > 0 && constantTimeEqual(decoded.slice(0, colon), username) && constantTimeEqual(decoded.slice(colon + 1), password);
+    if (ok) return next();
+    res.set('WWW-Authenticate', 'Basic realm="Cowrie operations", charset="UTF-8"');
+    res.status(401).json(errorEnvelope('unauthorized', 'Operator credentials required', req.id));
+  };
+}
+
+/** Every queue the gateway holds (deps.queues), so a queue added there shows up on the board. */
+export function gatewayQueues(deps: GatewayDeps): Queue[] {
+  return Object.values(deps.queues).filter((q): q is Queue => q instanceof Queue);
+}
+
+/**
+ * Bull Board at /ops/queues behind HTTP basic auth (OPS_USERNAME and
+ * OPS_PASSWORD); off (404) unless both are set. Operators see, retry and
+ * clean jobs there.
+ */
+export function registerQueueBoard(app: Express, deps: GatewayDeps) {
+  const { OPS_USERNAME: username, OPS_PASSWORD: password } = deps.config;
+  if (!username || !password) return;
+  const basePath = '/ops/queues';
+  const serverAdapter = new ExpressAdapter();
+  serverAdapter.setBasePath(basePath);
+  createBullBoard({
+    queues: gatewayQueues(deps).map((queue) => new BullMQAdapter(queue)),
+    serverAdapter,
+    options: { uiConfig: { boardTitle: 'Cowrie queues' } },
+  });
+  const board = express.Router();
+  board.use(basicAuth(username, password), serverAdapter.getRouter());
+  app.use(basePath, board);
+}
