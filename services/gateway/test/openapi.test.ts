@@ -1,0 +1,156 @@
+// Risk: the published API document drifts from the gateway: a route missing
+// from it, a status or field it does not describe, or a schema a client
+// generator cannot read. Every response below is checked against the document
+// the running gateway serves.
+import { createUserFor, createWorkspaceWithKey, startHttpReceiver, type HttpReceiver } from '@cowrie/testing';
+import { startVerificationWorker, type RunningVerificationWorker } from '@cowrie/verification-dispatcher';
+import { startWebhookWorker, type RunningWebhookWorker } from '@cowrie/webhook-sender';
+import { readSandboxMessages } from '@cowrie/verification';
+import { createApp } from '../src/app';
+import { OpenApiContract, expressRoutes } from './openapi-contract';
+import { call, startTestGateway } from './start-test-gateway';
+
+let gw: Awaited<ReturnType<typeof startTestGateway>>;
+let dispatcher: RunningVerificationWorker;
+let sender: RunningWebhookWorker;
+let receiver: HttpReceiver;
+let contract: OpenApiContract;
+let apiKey: string;
+let readOnlyKey: string;
+let session: string;
+
+/** A call whose answer must be one the document describes, body and status. */
+async function api(method: string, path: string, opts: Parameters<typeof call>[3] = {}) {
+  const res = await call(gw.url, method, path, opts);
+  contract.check(method, path, res.status, res.body);
+  return res;
+}
+
+beforeAll(async () => {
+  gw = await startTestGateway({ WEBHOOK_TIMEOUT_MS: '2000', PUBLIC_API_RATE_LIMIT: '80' });
+  dispatcher = await startVerificationWorker(gw.env.config, gw.env.logger);
+  sender = await startWebhookWorker(gw.env.config, gw.env.logger);
+  receiver = await startHttpReceiver();
+  const { workspace, key } = await createWorkspaceWithKey(gw.env.db, { name: 'Docs' });
+  apiKey = key;
+  readOnlyKey = (await createWorkspaceWithKey(gw.env.db, { name: 'Reader', scopes: ['read'] })).key;
+  const user = await createUserFor(gw.env.db, workspace.id);
+  const doc = await call(gw.url, 'GET', '/v1/openapi.json');
+  expect(doc.status).toBe(200);
+  contract = new OpenApiContract(doc.body);
+  const login = await api('POST', '/auth/login', { body: { email: user.email, password: user.password } });
+  session = login.body.data.token;
+});
+afterAll(async () => {
+  await sender?.stop();
+  await dispatcher?.stop();
+  await receiver?.close();
+  await gw?.close();
+});
+
+test('the document is OpenAPI 3.1, served without a key, and every schema in it compiles as JSON Schema 2020-12', async () => {
+  expect(contract.doc.openapi).toBe('3.1.0');
+  expect(contract.compileAll()).toBeGreaterThan(50);
+  // Served before the API-key layer: no Authorization header was sent above.
+  const res = await call(gw.url, 'GET', '/v1/openapi.json', { token: 'not-a-key' });
+  expect(res.status).toBe(200);
+});
+
+test('every route the gateway registers under /v1 (and the dashboard routes) is in the document, and nothing else', () => {
+  const app = createApp(gw.deps);
+  // Provider callbacks, the reference page, metrics and the queue board are not part of the client API.
+  const outside = /^(GET|POST|PUT|DELETE|PATCH) \/(rails|docs|metrics|ops)(\/|$)/;
+  const served = expressRoutes(app).filter((r) => !outside.test(r));
+  const documented = Object.entries<Record<string, unknown>>(contract.doc.paths)
+    .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path.replace(/\{([^}]+)\}/g, ':$1')}`))
+    .sort();
+  expect(served.filter((r) => r.includes(' /v1/')).length).toBeGreaterThanOrEqual(13);
+  expect(documented).toEqual(served);
+});
+
+test('each operation says how it is authenticated, and /v1 operations their scope', () => {
+  const op = (path: string, method: string) => contract.doc.paths[path][method];
+  expect(op('/v1/verifications', 'post')).toMatchObject({ security: [{ apiKey: [] }], 'x-cowrie-scope': 'verification:write' });
+  expect(op('/v1/channels', 'get')['x-cowrie-scope']).toBe('read');
+  expect(op('/webhook-endpoints', 'post').security).toEqual([{ session: [] }]);
+  expect(op('/v1/openapi.json', 'get').security).toEqual([]);
+  // The request schema is the one that validates: the verification channel enum and the code pattern.
+  const start = op('/v1/verifications', 'post').requestBody.content['application/json'].schema;
+  expect(start.properties.channel.enum).toEqual(['sms', 'voice', 'email']);
+  expect(start.required).toEqual(['channel', 'destination']);
+  expect(op('/v1/deposits', 'post').parameters).toContainEqual({ $ref: '#/components/parameters/IdempotencyKey' });
+});
+
+test('catalog, cards and errors answer as documented', async () => {
+  await api('GET', '/v1/channels', { token: apiKey });
+  await api('GET', '/v1/capabilities', { token: apiKey });
+  await api('POST', '/v1/cards', { token: apiKey, body: {} });
+  await api('GET', '/v1/channels');
+  await api('GET', '/v1/channels', { token: 'cwk_not_a_real_key' });
+  await api('POST', '/v1/deposits', { token: readOnlyKey, body: { channel: 'reserved_va' } });
+  await api('GET', '/healthz');
+  await api('GET', '/readyz');
+});
+
+test('verification start, check and read answer as documented', async () => {
+  const started = await api('POST', '/v1/verifications', { token: apiKey, body: { channel: 'sms', destination: '+2348012345678' } });
+  expect(started.status).toBe(201);
+  const reference = started.body.data.reference;
+  const wrong = await api('POST', `/v1/verifications/${reference}/check`, { token: apiKey, body: { code: '0000' } });
+  expect(wrong.body.data.reason).toBe('invalid_code');
+  const [message] = await readSandboxMessages(gw.env.redis, gw.env.config.REDIS_KEY_PREFIX, '+2348012345678');
+  const code = /\d{4}/.exec(message!.text)![0];
+  expect((await api('POST', `/v1/verifications/${reference}/check`, { token: apiKey, body: { code } })).body.data.status).toBe('verified');
+  await api('GET', `/v1/verifications/${reference}`, { token: apiKey });
+  await api('GET', '/v1/verifications/00000000-0000-4000-8000-000000000000', { token: apiKey });
+  await api('POST', `/v1/verifications/00000000-0000-4000-8000-000000000000/check`, { token: apiKey, body: { code: '1234' } });
+  await api('POST', '/v1/verifications', { token: apiKey, body: { channel: 'sms', destination: '+2340000000000' } });
+  await api('POST', '/v1/verifications', { token: apiKey, body: { channel: 'fax', destination: 'x' } });
+});
+
+test('deposits, collections and reserved accounts answer as documented', async () => {
+  await api('POST', '/v1/deposits', { token: apiKey, body: { channel: 'collection_va', amount: 1500 } });
+  await api('POST', '/v1/deposits', { token: apiKey, body: { channel: 'reserved_va' } });
+  await api('POST', '/v1/deposits', { token: apiKey, body: { channel: 'card' } });
+  const customer = { customer_name: 'Ada Obi', customer_email: 'ada@example.com' };
+  const created = await api('POST', '/v1/collections', { token: apiKey, body: { ...customer, amount: 2500, reference: 'order-1' } });
+  expect(created.status).toBe(201);
+  expect((await api('POST', '/v1/collections', { token: apiKey, body: { ...customer, amount: 2500, reference: 'order-1' } })).status).toBe(200);
+  await api('GET', `/v1/collections/${created.body.data.id}`, { token: apiKey });
+  await api('GET', '/v1/collections/999999', { token: apiKey });
+  const account = await api('POST', '/v1/reserved-accounts', { token: apiKey, body: { ...customer, reference: 'cust-1' } });
+  expect(account.status).toBe(201);
+  expect((await api('POST', '/v1/reserved-accounts', { token: apiKey, body: { ...customer, reference: 'cust-1' } })).status).toBe(200);
+  await api('GET', '/v1/reserved-accounts?limit=5', { token: apiKey });
+  await api('GET', `/v1/reserved-accounts/${account.body.data.id}`, { token: apiKey });
+  // The same Idempotency-Key with another body.
+  const headers = { 'Idempotency-Key': 'docs-conflict' };
+  await api('POST', '/v1/deposits', { token: apiKey, headers, body: { channel: 'collection_va', amount: 10 } });
+  await api('POST', '/v1/deposits', { token: apiKey, headers, body: { channel: 'collection_va', amount: 11 } });
+});
+
+test('webhook endpoint management and the delivery log answer as documented', async () => {
+  const created = await api('POST', '/webhook-endpoints', { token: session, body: { url: `${receiver.url}/hook` } });
+  const id = created.body.data.id;
+  await api('GET', '/webhook-endpoints', { token: session });
+  await api('PUT', `/webhook-endpoints/${id}`, { token: session, body: { events: ['verification.verified'] } });
+  expect((await api('POST', `/webhook-endpoints/${id}/test`, { token: session })).body.data.ok).toBe(true);
+  await api('GET', '/webhook-deliveries?limit=5', { token: session });
+  await api('DELETE', `/webhook-endpoints/${id}`, { token: session });
+  await api('DELETE', `/webhook-endpoints/${id}`, { token: session });
+  await api('GET', '/webhook-endpoints', { token: apiKey });
+});
+
+test('the request budget 429 is documented too', async () => {
+  const { key } = await createWorkspaceWithKey(gw.env.db, { name: 'Busy' });
+  let last;
+  // A fixed window can reset mid-loop: twice the limit always reaches a 429.
+  for (let i = 0; i <= 2 * gw.env.config.PUBLIC_API_RATE_LIMIT && last?.status !== 429; i++) last = await call(gw.url, 'GET', '/v1/channels', { token: key });
+  expect(last!.status).toBe(429);
+  contract.check('GET', '/v1/channels', last!.status, last!.body);
+});
+
+test('every documented success response was seen from the running gateway above', () => {
+  const missing = contract.documentedSuccesses().filter((s) => !contract.seen.has(s) && s !== 'GET /v1/openapi.json 200');
+  expect(missing).toEqual([]);
+});
