@@ -1,4 +1,4 @@
-import { Worker, type Job } from 'bullmq';
+import { Worker, type Job, type WorkerOptions } from 'bullmq';
 import { dispatchJob, type HandlerMap, type JobSpec, type Logger, type QueueDefinition, type TRedis } from '@cowrie/core';
 
 export interface StartQueueWorkerOptions<J extends Record<string, JobSpec>, Ctx> {
@@ -12,6 +12,8 @@ export interface StartQueueWorkerOptions<J extends Record<string, JobSpec>, Ctx>
   logger: Logger;
   /** Resolves once the worker's dependencies answer; the worker starts consuming after it. */
   ready?: () => Promise<void>;
+  /** Further BullMQ worker options (lock duration, stalled-job checks). */
+  workerOptions?: Omit<WorkerOptions, 'connection' | 'prefix' | 'concurrency' | 'autorun'>;
 }
 
 /**
@@ -37,7 +39,7 @@ export async function startQueueWorker<J extends Record<string, JobSpec>, Ctx>(
         throw err;
       }
     },
-    { connection: opts.connection, prefix: opts.prefix, concurrency: opts.concurrency, autorun: false },
+    { ...opts.workerOptions, connection: opts.connection, prefix: opts.prefix, concurrency: opts.concurrency, autorun: false },
   );
   worker.on('error', (err) => log.error({ err: { message: err.message } }, 'worker error'));
   if (opts.ready) await opts.ready();

@@ -8,6 +8,7 @@ import { publicApiRateLimit, requireApiKey } from './http/api-auth';
 import { registerHealthRoutes } from './routes/health';
 import { registerAuthRoutes } from './routes/auth';
 import { registerCatalogRoutes } from './routes/catalog';
+import { registerPayoutRoutes } from './routes/payouts';
 
 /** The gateway's HTTP app: conventions first, then /v1, the dashboard routes, then errors. */
 export function createApp(deps: GatewayDeps): Express {
@@ -24,6 +25,7 @@ export function createApp(deps: GatewayDeps): Express {
   const v1 = express.Router();
   v1.use(requireApiKey(deps), publicApiRateLimit(deps), idempotencyLayer(deps));
   registerCatalogRoutes(v1, deps);
+  registerPayoutRoutes(v1, deps);
   v1.use(notFoundHandler);
   app.use('/v1', v1);
 
