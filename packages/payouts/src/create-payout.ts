@@ -66,8 +66,11 @@ async function openPayout(db: PrismaClient, draft: PayoutDraft): Promise<Created
       if (!wallet) throw new AppError('not_found', `This workspace has no ${draft.currency} wallet`, { details: { currency: draft.currency } });
       const { available } = walletBalances(wallet);
       if (available.lessThan(total)) throw exceedsBalance(available, draft.currency);
-      const existing = await tx.ledgerTransaction.findUnique({ where: { workspaceId_idempotencyKey: { workspaceId: draft.workspaceId, idempotencyKey } } });
-      if (existing) return { transaction: existing, created: false };
+      // Without a client key the key is a fresh reference, which nothing can match.
+      if (draft.idempotencyKey !== undefined) {
+        const existing = await tx.ledgerTransaction.findUnique({ where: { workspaceId_idempotencyKey: { workspaceId: draft.workspaceId, idempotencyKey } } });
+        if (existing) return { transaction: existing, created: false };
+      }
       const transaction = await tx.ledgerTransaction.create({
         data: {
           workspaceId: draft.workspaceId,

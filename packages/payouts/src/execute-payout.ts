@@ -26,12 +26,14 @@ export class PayoutOutcomeUnknownError extends Error {
  * of paying twice.
  */
 export async function executePayout({ db, rails, transactionId, log, signal }: ExecutePayoutOptions): Promise<TPayoutOutcome> {
-  const row = await db.ledgerTransaction.findUnique({ where: { id: transactionId } });
+  const [row, dispatched] = await Promise.all([
+    db.ledgerTransaction.findUnique({ where: { id: transactionId } }),
+    db.payoutDispatch.findUnique({ where: { transactionId } }),
+  ]);
   if (!row || row.type !== 'debit') return { kind: 'skipped', status: null };
   if (row.status !== 'processing') return { kind: 'skipped', status: row.status };
   const rail = rails.byId(row.provider);
 
-  const dispatched = await db.payoutDispatch.findUnique({ where: { transactionId } });
   if (dispatched && dispatched.attempts > 0) {
     let known: TTransferResult | null;
     try {

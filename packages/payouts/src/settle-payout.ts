@@ -1,5 +1,4 @@
-import type { LedgerTransaction, Prisma, PrismaClient } from '@cowrie/db';
-import { recordEvent } from '@cowrie/db';
+import { Prisma, recordEvent, type LedgerTransaction, type PrismaClient } from '@cowrie/db';
 import { releaseHold, settleHold } from '@cowrie/ledger';
 import type { TTransferResult } from '@cowrie/rails';
 import { asObject, renderTransaction } from './render';
@@ -31,25 +30,31 @@ interface Finish {
 async function finish(db: PrismaClient, row: LedgerTransaction, f: Finish): Promise<boolean> {
   return db.$transaction(async (tx) => {
     const metadata = { ...asObject(row.metadata), provider: row.provider, raw: f.raw } as Prisma.InputJsonObject;
-    const moved = await tx.ledgerTransaction.updateMany({
-      where: { id: row.id, status: 'processing' },
-      data: {
-        status: f.status,
-        metadata,
-        ...(f.providerReference ? { providerReference: f.providerReference } : {}),
-        ...(!row.counterpartyName && f.accountName ? { counterpartyName: f.accountName } : {}),
-      },
-    });
-    if (moved.count !== 1) return false;
-    if (f.status === 'completed') await settleHold(tx, row.id);
-    else await releaseHold(tx, row.id);
+    let updated: LedgerTransaction;
+    try {
+      updated = await tx.ledgerTransaction.update({
+        where: { id: row.id, status: 'processing' },
+        data: {
+          status: f.status,
+          metadata,
+          ...(f.providerReference ? { providerReference: f.providerReference } : {}),
+          ...(!row.counterpartyName && f.accountName ? { counterpartyName: f.accountName } : {}),
+        },
+      });
+    } catch (err) {
+      // P2025: no longer processing; another attempt settled it first.
+      if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2025') return false;
+      throw err;
+    }
     await tx.payoutDispatch.upsert({
       where: { transactionId: row.id },
       create: { transactionId: row.id, ...f.dispatch },
       update: { errorStatus: null, errorMessage: null, ...f.dispatch },
     });
-    const updated = await tx.ledgerTransaction.findUniqueOrThrow({ where: { id: row.id } });
     await recordEvent(tx, { workspaceId: row.workspaceId, event: `transfer.${f.status}`, payload: renderTransaction(updated) as unknown as Prisma.InputJsonObject });
+    // Last, so the wallet's row lock is held only until the commit that follows.
+    if (f.status === 'completed') await settleHold(tx, row.id);
+    else await releaseHold(tx, row.id);
     return true;
   }, TX_OPTIONS);
 }

@@ -25,12 +25,19 @@ export async function hasLivePayoutJob(queue: Queue, transactionId: number): Pro
   return job ? LIVE_STATES.has(await job.getState()) : false;
 }
 
-/** Queues `payout.execute` again; a finished job under the same id is removed first, since BullMQ keeps ids of kept jobs. */
-export async function requeuePayout(queue: Queue, transactionId: number): Promise<void> {
+/**
+ * Queues `payout.execute` again unless a live job exists. A finished job kept
+ * under the same id is removed first, since BullMQ ignores a re-add of a kept id.
+ */
+export async function requeuePayout(queue: Queue, transactionId: number): Promise<boolean> {
   const jobId = jobIdFor('payout', transactionId);
   const old = await queue.getJob(jobId);
-  if (old) await old.remove().catch(() => undefined);
+  if (old) {
+    if (LIVE_STATES.has(await old.getState())) return false;
+    await old.remove().catch(() => undefined);
+  }
   await enqueue(queue, payoutsQueue, 'payout.execute', { transactionId }, { jobId });
+  return true;
 }
 
 export const handlers: HandlerMap<typeof payoutsQueue.jobs, HandlerContext> = {
@@ -44,7 +51,7 @@ export const handlers: HandlerMap<typeof payoutsQueue.jobs, HandlerContext> = {
       db: ctx.db,
       olderThanMs: ctx.config.PAYOUT_RECONCILE_AFTER_MS,
       hasLiveJob: (id) => hasLivePayoutJob(ctx.queue, id),
-      requeue: (id) => requeuePayout(ctx.queue, id),
+      requeue: async (id) => void (await requeuePayout(ctx.queue, id)),
     });
     if (result.requeued.length) ctx.log.warn({ requeued: result.requeued }, 'processing payouts without a live job re-queued');
     return result;

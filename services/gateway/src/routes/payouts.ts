@@ -87,6 +87,8 @@ const ZTransactionsQuery = z.object({
  */
 export function registerPayoutRoutes(v1: Router, deps: GatewayDeps) {
   const rails = createRails(deps.config, deps.redis);
+  // Every waiting payout request listens for the queue closing; many wait at once.
+  deps.queues.payouts.setMaxListeners(0);
   const payoutDeps: PayoutDeps = { db: deps.db, rails, feeSchedule: deps.config.PAYOUT_FEE_SCHEDULE };
 
   async function runAndAnswer(req: Request, res: Response, payout: CreatedPayout) {
