@@ -331,7 +331,7 @@ describe('bank lookup', () => {
 
 describe('ledger views', () => {
   test('balances, transactions (newest first, cursor pages, filters) and recipients', async () => {
-    const { key: k, workspaceId: ws } = await freshWorkspace('100');
+    const { key: k } = await freshWorkspace('100');
     const send = (amount: number, account: string, extra: object = {}) => post('/v1/transfers', { currency: 'NGN', amount, account_number: account, bank_code: '058', ...extra }, k);
     await send(10, '1111111111', { account_name: 'First Name' });
     await send(5, '0000000001');
