@@ -12,6 +12,7 @@ import { registerVerificationRoutes } from './routes/verifications';
 import { registerDepositRoutes } from './routes/deposits';
 import { registerRailNotificationRoutes } from './routes/rail-notifications';
 import { registerWebhookRoutes } from './routes/webhooks';
+import { registerPayoutRoutes } from './routes/payouts';
 
 export interface CreateAppOptions {
   /** Mounts extra /v1 routes behind the same auth, budget and idempotency layers (tests, extensions). */
@@ -39,6 +40,7 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   options.extraV1Routes?.(v1);
   registerVerificationRoutes(v1, deps);
   registerDepositRoutes(v1, deps);
+  registerPayoutRoutes(v1, deps);
   v1.use(notFoundHandler);
   app.use('/v1', v1);
 
