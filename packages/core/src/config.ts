@@ -11,6 +11,27 @@ const csv = z
   .default('')
   .transform((s) => s.split(',').map((v) => v.trim()).filter(Boolean));
 
+const ZDecimalText = z.union([z.string(), z.number()]).transform(String).pipe(z.string().regex(/^\d+(\.\d{1,6})?$/, 'expected a non-negative decimal'));
+const ZFeeRule = z.object({ flat: ZDecimalText.default('0'), percent: ZDecimalText.default('0'), cap: ZDecimalText.optional() }).strict();
+/** A payout fee rule: `flat + amount * percent / 100`, at most `cap` when set. Decimal strings. */
+export type TFeeRule = z.output<typeof ZFeeRule>;
+
+function parseFeeSchedule(text: string, ctx: z.RefinementCtx): Record<string, TFeeRule> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text || '{}');
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'expected a JSON object keyed by currency' });
+    return z.NEVER;
+  }
+  const parsed = z.record(z.string(), ZFeeRule).safeParse(json);
+  if (!parsed.success) {
+    ctx.addIssue({ code: 'custom', message: `expected {"NGN":{"flat":"10","percent":"0.5","cap":"100"}}: ${parsed.error.issues[0]?.message}` });
+    return z.NEVER;
+  }
+  return Object.fromEntries(Object.entries(parsed.data).map(([currency, rule]) => [currency.toUpperCase(), rule]));
+}
+
 /**
  * Every setting Cowrie reads from the environment, in one place. A bad value
  * stops start-up with a message naming the variable (see loadConfig).
@@ -72,6 +93,26 @@ export const ZConfig = z
     PAYSTACK_PREFERRED_BANK: z.string().min(1).default('wema-bank'),
     // how long the gateway waits for a payout's rail outcome before answering `processing`
     PAYOUT_SYNC_WAIT_MS: nonNegativeInt(10_000),
+    // payout rail of the `live` wallet currencies (NGN): the offline sandbox or Paystack; `sandbox` currencies always use the sandbox
+    PAYOUT_RAIL: z.enum(['sandbox', 'paystack']).default('sandbox'),
+    // payout fees per currency (or "*"), JSON: {"NGN":{"flat":"10","percent":"0.5","cap":"100"}}; default none
+    PAYOUT_FEE_SCHEDULE: z.string().default('{}').transform(parseFeeSchedule),
+    // artificial latency of every sandbox rail transfer (tests of slow rails); 0 in production
+    PAYOUT_SANDBOX_DELAY_MS: nonNegativeInt(0),
+    // Paystack secret key (sk_...); without it the Paystack rail answers 503
+    PAYOUT_PAYSTACK_SECRET_KEY: z.string().optional(),
+    // Paystack API base URL (tests point it at a local stand-in)
+    PAYOUT_PAYSTACK_BASE_URL: z.string().url().default('https://api.paystack.co'),
+    // per-request timeout of a Paystack call; a timed-out transfer is re-queried, never re-sent blindly
+    PAYOUT_PAYSTACK_TIMEOUT_MS: positiveInt(15_000),
+    // how long the bank list of a rail stays cached in Redis
+    PAYOUT_BANKS_CACHE_TTL_SECONDS: positiveInt(3600),
+    // how often the payout reconciler looks for processing payouts left without a live job
+    PAYOUT_RECONCILE_EVERY_MS: positiveInt(30_000),
+    // a processing payout untouched for this long and without a live job is re-queued
+    PAYOUT_RECONCILE_AFTER_MS: positiveInt(60_000),
+    // BullMQ lock of a payout job; a job of a worker that died is handed to another after it
+    PAYOUT_JOB_LOCK_MS: positiveInt(30_000),
     // how long the gateway waits for a code delivery outcome
     VERIFY_SYNC_WAIT_MS: nonNegativeInt(10_000),
     // verification limits (interface: Limits)

@@ -34,6 +34,8 @@ export const REDACT_PATHS = [
   'body.password',
   'body.code',
   'body.secret',
+  'PAYOUT_PAYSTACK_SECRET_KEY',
+  '*.PAYOUT_PAYSTACK_SECRET_KEY',
 ];
 
 export type { Logger };

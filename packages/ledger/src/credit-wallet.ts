@@ -33,7 +33,7 @@ export class WalletNotFoundError extends Error {
  * existing transaction when `idempotencyKey` was already used (credited once).
  */
 export async function creditWallet(tx: Prisma.TransactionClient, input: CreditWalletInput) {
-  if (!input.amount.isPositive()) throw new Error('a credit must be positive');
+  if (!input.amount.greaterThan(0)) throw new Error('a credit must be positive');
   const currency = input.currency.toUpperCase();
   const reference = newReference('crd');
   const idempotencyKey = input.idempotencyKey ?? reference;

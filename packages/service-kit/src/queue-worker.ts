@@ -12,8 +12,8 @@ export interface StartQueueWorkerOptions<J extends Record<string, JobSpec>, Ctx>
   logger: Logger;
   /** Resolves once the worker's dependencies answer; the worker starts consuming after it. */
   ready?: () => Promise<void>;
-  /** Extra BullMQ worker options (lock and stall timings). */
-  workerOptions?: Partial<WorkerOptions>;
+  /** Further BullMQ worker options (lock duration, stalled-job checks). */
+  workerOptions?: Omit<WorkerOptions, 'connection' | 'prefix' | 'concurrency' | 'autorun'>;
 }
 
 /**

@@ -15,6 +15,7 @@ import { registerVerificationRoutes } from './routes/verifications';
 import { registerDepositRoutes } from './routes/deposits';
 import { registerRailNotificationRoutes } from './routes/rail-notifications';
 import { registerWebhookRoutes } from './routes/webhooks';
+import { registerPayoutRoutes } from './routes/payouts';
 import { registerDocsRoutes, registerMetricsRoute, registerQueueBoard } from './routes/operations';
 
 export interface CreateAppOptions {
@@ -59,6 +60,7 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   options.extraV1Routes?.(v1);
   registerVerificationRoutes(api, deps);
   registerDepositRoutes(api, deps);
+  registerPayoutRoutes(api, deps);
   v1.use(notFoundHandler);
   app.use('/v1', v1);
 

@@ -6,13 +6,17 @@ import { createUserFor, createWorkspaceWithKey, startHttpReceiver, type HttpRece
 import { startVerificationWorker, type RunningVerificationWorker } from '@cowrie/verification-dispatcher';
 import { startWebhookWorker, type RunningWebhookWorker } from '@cowrie/webhook-sender';
 import { readSandboxMessages } from '@cowrie/verification';
+import { startPayoutWorker, type RunningPayoutWorker } from '@cowrie/payout-worker';
 import { createApp } from '../src/app';
 import { OpenApiContract, expressRoutes } from './openapi-contract';
+import { fund } from './payout-stack';
 import { call, startTestGateway } from './start-test-gateway';
 
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
 let dispatcher: RunningVerificationWorker;
 let sender: RunningWebhookWorker;
+let payouts: RunningPayoutWorker;
+let workspaceId: number;
 let receiver: HttpReceiver;
 let contract: OpenApiContract;
 let apiKey: string;
@@ -30,9 +34,11 @@ beforeAll(async () => {
   gw = await startTestGateway({ WEBHOOK_TIMEOUT_MS: '2000', PUBLIC_API_RATE_LIMIT: '80' });
   dispatcher = await startVerificationWorker(gw.env.config, gw.env.logger);
   sender = await startWebhookWorker(gw.env.config, gw.env.logger);
+  payouts = await startPayoutWorker(gw.env.config, gw.env.logger);
   receiver = await startHttpReceiver();
   const { workspace, key } = await createWorkspaceWithKey(gw.env.db, { name: 'Docs' });
   apiKey = key;
+  workspaceId = workspace.id;
   readOnlyKey = (await createWorkspaceWithKey(gw.env.db, { name: 'Reader', scopes: ['read'] })).key;
   const user = await createUserFor(gw.env.db, workspace.id);
   const doc = await call(gw.url, 'GET', '/v1/openapi.json');
@@ -43,6 +49,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await sender?.stop();
+  await payouts?.stop();
   await dispatcher?.stop();
   await receiver?.close();
   await gw?.close();
@@ -139,6 +146,30 @@ test('webhook endpoint management and the delivery log answer as documented', as
   await api('DELETE', `/webhook-endpoints/${id}`, { token: session });
   await api('DELETE', `/webhook-endpoints/${id}`, { token: session });
   await api('GET', '/webhook-endpoints', { token: apiKey });
+});
+
+test('payouts, bank lookup, beneficiaries and the ledger views answer as documented', async () => {
+  await fund(gw.env.db, workspaceId, 'NGN', '100000');
+  const banks = await api('GET', '/v1/banks?country=NG', { token: apiKey });
+  const bankCode = banks.body.data[0].bankCode;
+  const resolved = await api('POST', '/v1/banks/resolve', { token: apiKey, body: { account_number: '0123456789', bank_code: bankCode } });
+  const sent = await api('POST', '/v1/transfers', {
+    token: apiKey,
+    body: { currency: 'ngn', amount: 1500, account_number: '0123456789', bank_code: bankCode, account_name: resolved.body.data.accountName },
+  });
+  expect(sent.body.data.status).toBe('completed');
+  expect((await api('POST', '/v1/transfers', { token: apiKey, body: { currency: 'NGN', amount: 10, account_number: '0000000001', bank_code: bankCode } })).body.data.status).toBe('failed');
+  expect((await api('POST', '/v1/transfers', { token: apiKey, body: { currency: 'NGN', amount: 10, account_number: '0000000002', bank_code: bankCode } })).status).toBe(502);
+  await api('POST', '/v1/transfers', { token: apiKey, body: { currency: 'NGN', amount: 10_000_000, account_number: '0123456789', bank_code: bankCode } });
+  await api('POST', '/v1/transfers', { token: apiKey, body: { currency: 'USD', amount: 10, account_number: '0123456789', bank_code: bankCode } });
+  const beneficiary = await api('POST', '/v1/beneficiaries', { token: apiKey, body: { account_number: '0987654321', bank_code: bankCode, currency: 'NGN' } });
+  await api('GET', '/v1/beneficiaries', { token: apiKey });
+  await api('POST', '/v1/withdrawals', { token: apiKey, body: { currency: 'NGN', amount: 100, beneficiary_id: beneficiary.body.data.id } });
+  await api('POST', '/v1/withdrawals', { token: apiKey, body: { currency: 'NGN', amount: 100, beneficiary_id: 999999 } });
+  await api('GET', '/v1/balances', { token: apiKey });
+  const page = await api('GET', '/v1/transactions?limit=2', { token: apiKey });
+  await api('GET', `/v1/transactions?limit=2&cursor=${encodeURIComponent(page.body.meta.next_cursor)}`, { token: apiKey });
+  await api('GET', '/v1/recipients', { token: apiKey });
 });
 
 test('the request budget 429 is documented too', async () => {

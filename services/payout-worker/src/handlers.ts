@@ -1,18 +1,59 @@
-import type { Job } from 'bullmq';
-import type { HandlerMap, Logger, TConfig, TRedis, payoutsQueue } from '@cowrie/core';
+import type { Job, Queue } from 'bullmq';
+import { enqueue, jobIdFor, payoutsQueue, type HandlerMap, type Logger, type TConfig, type TRedis } from '@cowrie/core';
 import type { PrismaClient } from '@cowrie/db';
+import { executePayout, reconcilePayouts } from '@cowrie/payouts';
+import type { Rails } from '@cowrie/rails';
 
 export interface HandlerContext {
   config: TConfig;
   db: PrismaClient;
   redis: TRedis;
+  rails: Rails;
+  /** The payouts queue, for the reconciler's re-queues. */
+  queue: Queue;
   log: Logger;
   job: Job;
+  /** Aborted when the worker stops past its grace period: in-flight rail calls are abandoned. */
+  signal: AbortSignal;
+}
+
+// States in which a payout's job will still run (or is running) without help.
+const LIVE_STATES = new Set(['active', 'waiting', 'delayed', 'prioritized', 'waiting-children']);
+
+export async function hasLivePayoutJob(queue: Queue, transactionId: number): Promise<boolean> {
+  const job = await queue.getJob(jobIdFor('payout', transactionId));
+  return job ? LIVE_STATES.has(await job.getState()) : false;
+}
+
+/**
+ * Queues `payout.execute` again unless a live job exists. A finished job kept
+ * under the same id is removed first, since BullMQ ignores a re-add of a kept id.
+ */
+export async function requeuePayout(queue: Queue, transactionId: number): Promise<boolean> {
+  const jobId = jobIdFor('payout', transactionId);
+  const old = await queue.getJob(jobId);
+  if (old) {
+    if (LIVE_STATES.has(await old.getState())) return false;
+    await old.remove().catch(() => undefined);
+  }
+  await enqueue(queue, payoutsQueue, 'payout.execute', { transactionId }, { jobId });
+  return true;
 }
 
 export const handlers: HandlerMap<typeof payoutsQueue.jobs, HandlerContext> = {
-  'payout.execute': async () => {
-    throw new Error('payout execution is not built yet (payouts issue)');
+  'payout.execute': async ({ transactionId }, ctx) => {
+    const outcome = await executePayout({ db: ctx.db, rails: ctx.rails, transactionId, log: ctx.log, signal: ctx.signal });
+    ctx.log.info({ transactionId, outcome: outcome.kind }, 'payout executed');
+    return outcome;
   },
-  'payout.reconcile': async () => ({ requeued: 0 }),
+  'payout.reconcile': async (_payload, ctx) => {
+    const result = await reconcilePayouts({
+      db: ctx.db,
+      olderThanMs: ctx.config.PAYOUT_RECONCILE_AFTER_MS,
+      hasLiveJob: (id) => hasLivePayoutJob(ctx.queue, id),
+      requeue: async (id) => void (await requeuePayout(ctx.queue, id)),
+    });
+    if (result.requeued.length) ctx.log.warn({ requeued: result.requeued }, 'processing payouts without a live job re-queued');
+    return result;
+  },
 };

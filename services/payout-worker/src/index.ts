@@ -1,1 +1,2 @@
 export * from './worker';
+export { hasLivePayoutJob, requeuePayout } from './handlers';

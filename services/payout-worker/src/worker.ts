@@ -1,38 +1,62 @@
-import type { Worker } from 'bullmq';
-import { createServiceLogger, createRedis, payoutsQueue, type Logger, type TConfig, type TRedis } from '@cowrie/core';
+import type { Queue, Worker } from 'bullmq';
+import { createServiceLogger, createRedis, openQueue, payoutsQueue, type Logger, type TConfig, type TRedis } from '@cowrie/core';
 import { createDb, type PrismaClient } from '@cowrie/db';
+import { createRails } from '@cowrie/rails';
 import { closeWorker, startQueueWorker, waitForDependencies } from '@cowrie/service-kit';
 import { handlers, type HandlerContext } from './handlers';
 
 export interface RunningPayoutWorker {
   worker: Worker;
+  queue: Queue;
   db: PrismaClient;
   redis: TRedis;
   stop: () => Promise<void>;
 }
 
-/** Starts the payout-worker: connects, waits for Postgres and Redis, then consumes '${payoutsQueue.name}'. */
+/** Id of the repeatable reconcile job (one per deployment, whatever the replica count). */
+export const RECONCILE_SCHEDULER_ID = 'payout-reconcile';
+
+/**
+ * Starts the payout-worker: connects, waits for Postgres and Redis, schedules
+ * the reconciler (every PAYOUT_RECONCILE_EVERY_MS) and consumes the payouts
+ * queue. stop() lets in-flight payouts finish within SHUTDOWN_GRACE_MS, then
+ * abandons their rail calls, leaving the rows `processing` for a retry.
+ */
 export async function startPayoutWorker(config: TConfig, logger: Logger = createServiceLogger(config, 'payout-worker')): Promise<RunningPayoutWorker> {
   const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
   const redis = createRedis(config, { name: 'payout-worker' });
   const connection = createRedis(config, { forBullmq: true, name: 'payout-worker-queue' });
+  const queueConnection = createRedis(config, { forBullmq: true, name: 'payout-worker-producer' });
+  const queue = openQueue(payoutsQueue, { connection: queueConnection, prefix: config.QUEUE_PREFIX });
+  const rails = createRails(config, redis);
+  const abort = new AbortController();
   const worker = await startQueueWorker<typeof payoutsQueue.jobs, HandlerContext>({
     def: payoutsQueue,
     handlers,
-    makeCtx: (job, log) => ({ config, db, redis, log, job }),
+    makeCtx: (job, log) => ({ config, db, redis, rails, queue, log, job, signal: abort.signal }),
     connection,
     prefix: config.QUEUE_PREFIX,
     concurrency: config.PAYOUT_WORKER_CONCURRENCY,
     logger,
-    ready: () => waitForDependencies(db, redis, logger),
+    ready: async () => {
+      await waitForDependencies(db, redis, logger);
+      await queue.upsertJobScheduler(RECONCILE_SCHEDULER_ID, { every: config.PAYOUT_RECONCILE_EVERY_MS }, { name: 'payout.reconcile', data: {} });
+    },
+    // A job whose worker died is handed to another once its lock lapses.
+    workerOptions: { lockDuration: config.PAYOUT_JOB_LOCK_MS, stalledInterval: config.PAYOUT_JOB_LOCK_MS },
   });
   return {
     worker,
+    queue,
     db,
     redis,
     stop: async () => {
-      await closeWorker(worker, config.SHUTDOWN_GRACE_MS);
+      const abandon = setTimeout(() => abort.abort(new Error('payout worker stopping')), config.SHUTDOWN_GRACE_MS);
+      await closeWorker(worker, config.SHUTDOWN_GRACE_MS + 2000);
+      clearTimeout(abandon);
+      await queue.close().catch(() => undefined);
       connection.disconnect();
+      queueConnection.disconnect();
       await Promise.allSettled([db.$disconnect(), redis.quit()]);
     },
   };

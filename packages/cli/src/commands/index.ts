@@ -2,6 +2,7 @@ import type { CliCommand } from '../command';
 import { accountCommands } from './accounts';
 import { verificationCommands } from './verification';
 import { depositCommands } from './deposits';
+import { walletCommands } from './wallets';
 
 /** Every `cowrie` command; each domain adds its own list here. */
-export const COMMANDS: CliCommand[] = [...accountCommands, ...verificationCommands, ...depositCommands];
+export const COMMANDS: CliCommand[] = [...accountCommands, ...walletCommands, ...verificationCommands, ...depositCommands];

@@ -20,6 +20,8 @@ export interface RouteResponse {
   data?: z.ZodType;
   /** The body is not enveloped (the OpenAPI document itself). */
   raw?: boolean;
+  /** Schema of `meta` when it carries more than request_id (a page cursor). */
+  meta?: z.ZodType;
 }
 
 export interface RouteSpec<B extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined, P extends z.ZodType | undefined = undefined> {

@@ -81,7 +81,10 @@ function responsesOf(route: RegisteredRoute): Record<string, JsonSchema> {
               schema: {
                 type: 'object',
                 required: ['data', 'meta'],
-                properties: { data: jsonSchemaOf(response.data, 'output'), meta: { $ref: '#/components/schemas/ResponseMeta' } },
+                properties: {
+                  data: jsonSchemaOf(response.data, 'output'),
+                  meta: response.meta ? jsonSchemaOf(response.meta, 'output') : { $ref: '#/components/schemas/ResponseMeta' },
+                },
                 additionalProperties: false,
               },
             },

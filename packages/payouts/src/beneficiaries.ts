@@ -1,0 +1,48 @@
+import { AppError } from '@cowrie/core';
+import type { DbOrTx, PrismaClient } from '@cowrie/db';
+import { RailInputError, type Rails } from '@cowrie/rails';
+import { checkPayoutCurrency } from './currency';
+import { renderBeneficiary } from './render';
+
+export function findActiveBeneficiary(db: DbOrTx, workspaceId: number, id: number) {
+  return db.beneficiary.findFirst({ where: { id, workspaceId, active: true } });
+}
+
+export interface CreateBeneficiaryInput {
+  workspaceId: number;
+  /** Resolved through bank lookup when omitted. */
+  name?: string;
+  accountNumber: string;
+  bankCode: string;
+  currency: string;
+}
+
+/**
+ * POST /v1/beneficiaries (DESIGN.md): the bank must be on the currency's
+ * rail bank list; the name is resolved through the rail when not given.
+ */
+export async function createBeneficiary({ db, rails }: { db: PrismaClient; rails: Rails }, input: CreateBeneficiaryInput) {
+  const currency = checkPayoutCurrency(input.currency);
+  const rail = rails.forCurrency(currency);
+  const bank = (await rails.banks(rail)).find((b) => b.bankCode === input.bankCode);
+  if (!bank) throw new AppError('invalid_request', `bank_code: unknown bank ${input.bankCode}; see GET /v1/banks`, { details: { field: 'bank_code' } });
+  let name = input.name;
+  if (!name) {
+    try {
+      name = (await rail.resolveAccount({ accountNumber: input.accountNumber, bankCode: input.bankCode })).accountName;
+    } catch (err) {
+      if (err instanceof RailInputError) throw new AppError('invalid_request', err.message, { details: { field: err.field } });
+      throw err;
+    }
+  }
+  const row = await db.beneficiary.create({
+    data: { workspaceId: input.workspaceId, name, accountNumber: input.accountNumber, bankCode: bank.bankCode, bankName: bank.bankName, currency },
+  });
+  return renderBeneficiary(row);
+}
+
+/** GET /v1/beneficiaries: newest first. */
+export async function listBeneficiaries(db: DbOrTx, workspaceId: number, limit = 500) {
+  const rows = await db.beneficiary.findMany({ where: { workspaceId }, orderBy: { id: 'desc' }, take: limit });
+  return rows.map(renderBeneficiary);
+}

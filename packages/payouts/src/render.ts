@@ -1,0 +1,55 @@
+import { formatAmount } from '@cowrie/core';
+import type { Beneficiary, LedgerTransaction } from '@cowrie/db';
+
+export const asObject = (value: unknown): Record<string, unknown> =>
+  value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+
+/**
+ * A ledger transaction as the interface shows it: camelCase, amounts as
+ * 6-digit decimal strings, `metadata` always carrying `provider` and `raw`.
+ */
+export function renderTransaction(row: LedgerTransaction) {
+  const metadata = asObject(row.metadata);
+  return {
+    id: row.id,
+    type: row.type,
+    direction: row.direction,
+    category: row.category,
+    channel: row.channel,
+    status: row.status,
+    reference: row.reference,
+    idempotencyKey: row.idempotencyKey,
+    businessId: row.workspaceId,
+    walletId: row.walletId,
+    currency: row.currency,
+    amount: formatAmount(row.amount),
+    fees: formatAmount(row.fees),
+    title: row.title,
+    description: row.description,
+    provider: row.provider,
+    providerReference: row.providerReference,
+    counterpartyName: row.counterpartyName,
+    counterpartyAccount: row.counterpartyAccount,
+    counterpartyBank: row.counterpartyBank,
+    counterpartyEmail: row.counterpartyEmail,
+    metadata: { ...metadata, provider: metadata.provider ?? row.provider, raw: asObject(metadata.raw) },
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+export type TRenderedTransaction = ReturnType<typeof renderTransaction>;
+
+/** A beneficiary record (DESIGN.md: Records the interface leaves open), snake_case. */
+export function renderBeneficiary(row: Beneficiary) {
+  return {
+    id: row.id,
+    name: row.name,
+    account_number: row.accountNumber,
+    bank_code: row.bankCode,
+    bank_name: row.bankName,
+    currency: row.currency,
+    active: row.active,
+    created_at: row.createdAt.toISOString(),
+  };
+}

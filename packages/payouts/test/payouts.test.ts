@@ -1,0 +1,103 @@
+// Risk: the payout rules under the API: fees not held or not charged, a
+// duplicate idempotency_key racing past the check, a replayed job moving money
+// again, an unconfigured rail leaving a hold behind.
+import { Client } from 'pg';
+import { Decimal, loadConfig } from '@cowrie/core';
+import { auditWallet, creditWallet, findWallet, newReference } from '@cowrie/ledger';
+import { createRails } from '@cowrie/rails';
+import { createTestEnv, createWorkspaceWithKey, waitFor, type TestEnv } from '@cowrie/testing';
+import { createTransfer, executePayout, payoutFee, readPayoutAnswer, type PayoutDeps } from '../src';
+
+let env: TestEnv;
+let deps: PayoutDeps;
+
+beforeAll(async () => {
+  env = await createTestEnv();
+  deps = { db: env.db, rails: createRails(env.config, env.redis), feeSchedule: {} };
+});
+afterAll(() => env.cleanup());
+
+async function funded(amount: string) {
+  const { workspace } = await createWorkspaceWithKey(env.db);
+  await env.db.$transaction((tx) =>
+    creditWallet(tx, { workspaceId: workspace.id, currency: 'NGN', amount: new Decimal(amount), category: 'adjustment', channel: 'adjustment', title: 'f', description: 'f', provider: 'operator' }),
+  );
+  return workspace.id;
+}
+const send = (d: PayoutDeps, workspaceId: number, amount: string, extra: object = {}) =>
+  createTransfer(d, { workspaceId, currency: 'NGN', amount: new Decimal(amount), accountNumber: '0123456789', bankCode: '058', ...extra });
+
+test('fee schedule: flat + percent, capped, per currency or "*", none by default', () => {
+  const schedule = loadConfig({ PAYOUT_FEE_SCHEDULE: '{"NGN":{"flat":"10","percent":"1.5","cap":"50"},"*":{"flat":"0.25"}}' }).PAYOUT_FEE_SCHEDULE;
+  expect(payoutFee(schedule, 'ngn', new Decimal('100')).toFixed(6)).toBe('11.500000');
+  expect(payoutFee(schedule, 'NGN', new Decimal('10000')).toFixed(6)).toBe('50.000000');
+  expect(payoutFee(schedule, 'NGN', new Decimal('0.333333')).toFixed(6)).toBe('10.005000');
+  expect(payoutFee(schedule, 'EUR', new Decimal('100')).toFixed(6)).toBe('0.250000');
+  expect(payoutFee({}, 'NGN', new Decimal('100')).toFixed(6)).toBe('0.000000');
+  expect(() => loadConfig({ PAYOUT_FEE_SCHEDULE: '{"NGN":{"percent":"abc"}}' })).toThrow(/PAYOUT_FEE_SCHEDULE/);
+});
+
+test('fees: the hold covers amount + fees, the balance check counts them, settlement charges both', async () => {
+  const feeDeps = { ...deps, feeSchedule: { NGN: { flat: '10', percent: '1' } } };
+  const workspaceId = await funded('100');
+  await expect(send(feeDeps, workspaceId, '90')).rejects.toMatchObject({ code: 'invalid_request', message: 'Exceeds balance: 100.000000 NGN' });
+  const { transaction } = await send(feeDeps, workspaceId, '80');
+  expect(transaction.fees.toFixed(6)).toBe('10.800000');
+  expect((await findWallet(env.db, workspaceId, 'NGN'))!.held.toFixed(6)).toBe('90.800000');
+  await expect(executePayout({ db: env.db, rails: deps.rails, transactionId: transaction.id, log: env.logger })).resolves.toEqual({ kind: 'completed' });
+  const wallet = (await findWallet(env.db, workspaceId, 'NGN'))!;
+  expect(wallet.balance.toFixed(6)).toBe('9.200000');
+  expect(wallet.held.toFixed(6)).toBe('0.000000');
+  expect((await auditWallet(env.db, wallet.id)).consistent).toBe(true);
+});
+
+test('a duplicate idempotency_key that races past the lookup is stopped by the unique index and answers the first row', async () => {
+  const workspaceId = await funded('100');
+  const wallet = (await findWallet(env.db, workspaceId, 'NGN'))!;
+  // Another request has inserted the key but not committed yet.
+  const other = new Client({ connectionString: env.config.DATABASE_URL });
+  await other.connect();
+  const reference = newReference('snd');
+  await other.query('BEGIN');
+  const inserted = await other.query(
+    `INSERT INTO "LedgerTransaction" ("workspaceId","walletId","type","direction","category","channel","status","reference","idempotencyKey","currency","amount","title","description","provider","updatedAt")
+     VALUES ($1,$2,'debit','out','send','transfer','processing',$3,'race-key','NGN',5,'t','d','sandbox',now()) RETURNING id`,
+    [workspaceId, wallet.id, reference],
+  );
+  const racing = send(deps, workspaceId, '5', { idempotencyKey: 'race-key' });
+  // Wait until the racing insert is blocked on the unique index, then let the first commit.
+  await waitFor(async () => {
+    const [row] = await env.db.$queryRaw<Array<{ n: number }>>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
+    return row!.n > 0;
+  });
+  await other.query('COMMIT');
+  await other.end();
+  const result = await racing;
+  expect(result.created).toBe(false);
+  expect(result.transaction.id).toBe(inserted.rows[0].id);
+  expect(await env.db.ledgerTransaction.count({ where: { workspaceId, idempotencyKey: 'race-key' } })).toBe(1);
+  expect((await findWallet(env.db, workspaceId, 'NGN'))!.held.toFixed(6)).toBe('0.000000');
+});
+
+test('a replayed payout job changes nothing once the row is final', async () => {
+  const workspaceId = await funded('50');
+  const { transaction } = await send(deps, workspaceId, '20');
+  const run = () => executePayout({ db: env.db, rails: deps.rails, transactionId: transaction.id, log: env.logger });
+  await expect(run()).resolves.toEqual({ kind: 'completed' });
+  await expect(run()).resolves.toEqual({ kind: 'skipped', status: 'completed' });
+  expect((await env.db.ledgerEntry.findMany({ where: { transactionId: transaction.id } })).map((e) => e.kind).sort()).toEqual(['hold', 'settle']);
+  expect(await env.db.outboxEvent.count({ where: { workspaceId } })).toBe(1);
+  await expect(executePayout({ db: env.db, rails: deps.rails, transactionId: 99_999_999, log: env.logger })).resolves.toEqual({ kind: 'skipped', status: null });
+});
+
+test('a rail that is not configured: the payout fails with 503 provider_error and its hold is released', async () => {
+  const unconfigured = createRails({ ...env.config, PAYOUT_RAIL: 'paystack', PAYOUT_PAYSTACK_SECRET_KEY: undefined }, env.redis);
+  const workspaceId = await funded('50');
+  const { transaction } = await send({ ...deps, rails: unconfigured }, workspaceId, '20');
+  expect(transaction.provider).toBe('paystack');
+  await expect(executePayout({ db: env.db, rails: unconfigured, transactionId: transaction.id, log: env.logger })).resolves.toMatchObject({ kind: 'provider_error', status: 503 });
+  const answer = await readPayoutAnswer(env.db, transaction.id);
+  expect(answer.transaction.status).toBe('failed');
+  expect(answer.providerError).toMatchObject({ status: 503, message: expect.stringMatching(/not configured/) });
+  expect((await findWallet(env.db, workspaceId, 'NGN'))!.held.toFixed(6)).toBe('0.000000');
+});

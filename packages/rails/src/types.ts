@@ -1,0 +1,100 @@
+import type { Decimal } from '@cowrie/core';
+
+/** A bank a rail can pay into (interface: Bank record). */
+export interface TBank {
+  bankCode: string;
+  bankName: string;
+}
+
+/** An account name as the rail resolved it (interface: Resolved account). */
+export interface TResolvedAccount {
+  accountName: string;
+  accountNumber: string;
+  bankCode: string;
+  bankName: string;
+}
+
+export interface TTransferRequest {
+  /** Cowrie's `snd_` reference: the rail's reference and idempotency key for this payout. */
+  reference: string;
+  amount: Decimal;
+  currency: string;
+  accountNumber: string;
+  bankCode: string | null;
+  /** When null the rail resolves the name itself where it needs one. */
+  accountName: string | null;
+  narration: string;
+  /** Aborted when the worker is shutting down; the call is abandoned, not failed. */
+  signal?: AbortSignal;
+}
+
+/** completed: money left; failed: the rail refused it (nothing left); pending: accepted, outcome later. */
+export type TTransferStatus = 'completed' | 'failed' | 'pending';
+
+export interface TTransferResult {
+  status: TTransferStatus;
+  /** The rail's own reference for the transfer, when it returned one. */
+  providerReference: string | null;
+  /** The account name the rail paid (resolved when the request had none). */
+  accountName?: string | null;
+  /** Why the rail reported a failure. */
+  reason?: string;
+  /** The rail's response object, kept as the ledger row's `metadata.raw`. */
+  raw: Record<string, unknown>;
+}
+
+/**
+ * One payout rail. `transfer` is idempotent on `reference` at the rail, and
+ * `verifyTransfer` answers what the rail knows of a reference (null: it never
+ * received it), so an ambiguous failure is settled by asking, not by resending.
+ */
+export interface PayoutRail {
+  /** Recorded as the ledger row's `provider`. */
+  readonly id: string;
+  listBanks(): Promise<TBank[]>;
+  resolveAccount(input: { accountNumber: string; bankCode: string }): Promise<TResolvedAccount>;
+  transfer(request: TTransferRequest): Promise<TTransferResult>;
+  verifyTransfer(reference: string, options?: { signal?: AbortSignal }): Promise<TTransferResult | null>;
+}
+
+export interface RailErrorOptions {
+  /**
+   * True when the request may have reached the rail (a timeout, a 5xx, a
+   * dropped connection): the outcome must be asked for before anything is
+   * sent again. False when the rail certainly did nothing (not configured,
+   * refused before sending).
+   */
+  maybeSent: boolean;
+  raw?: Record<string, unknown>;
+  cause?: unknown;
+}
+
+/** The rail failed or could not be reached: 502 (failure), 503 (not configured or unavailable), 504 (timeout). */
+export class RailError extends Error {
+  override name = 'RailError';
+  readonly status: 502 | 503 | 504;
+  readonly maybeSent: boolean;
+  readonly raw?: Record<string, unknown>;
+
+  constructor(status: 502 | 503 | 504, message: string, options: RailErrorOptions) {
+    super(message, { cause: options.cause });
+    this.status = status;
+    this.maybeSent = options.maybeSent;
+    this.raw = options.raw;
+  }
+}
+
+/** The rail refused the caller's input (unknown bank, account that does not resolve): a 400. */
+export class RailInputError extends Error {
+  override name = 'RailInputError';
+  constructor(
+    message: string,
+    readonly field: string,
+  ) {
+    super(message);
+  }
+}
+
+export function isRailError(err: unknown): err is RailError {
+  return err instanceof RailError;
+}

@@ -1,0 +1,143 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A local stand-in of Paystack's documented API (https://paystack.com/docs/api):
+ * GET /bank, GET /bank/resolve, POST /transferrecipient, POST /transfer,
+ * GET /transfer/verify/:reference, with Bearer-secret auth and Paystack's
+ * `{status, message, data}` bodies. Destination accounts select behaviours:
+ *
+ * | account    | POST /transfer                                           |
+ * |------------|----------------------------------------------------------|
+ * | 0000000005 | hangs past any client timeout and records nothing         |
+ * | 0000000006 | answers status `failed`                                   |
+ * | 0000000007 | answers status `pending` (settle later with `complete`)   |
+ * | 0000000008 | records a success but answers only after `hangMs`         |
+ * | 0000000009 | answers 500 and records nothing                           |
+ * | other      | answers status `success`                                  |
+ *
+ * `resolve` of 9999999999 answers 422. `verifyDown` makes verify answer 503.
+ */
+export interface PaystackStandIn {
+  url: string;
+  secret: string;
+  requests: Array<{ method: string; path: string; query: Record<string, string>; body: any; authorization?: string }>;
+  transfers: Map<string, Record<string, any>>;
+  options: { verifyDown: boolean; hangMs: number };
+  complete(reference: string): void;
+  count(method: string, path: string): number;
+  close(): Promise<void>;
+}
+
+const BANKS = [
+  { id: 1, name: 'Access Bank', slug: 'access-bank', code: '044', longcode: '044150149', gateway: 'emandate', active: true, country: 'Nigeria', currency: 'NGN', type: 'nuban' },
+  { id: 9, name: 'Guaranty Trust Bank', slug: 'guaranty-trust-bank', code: '058', longcode: '058152036', gateway: 'ibank', active: true, country: 'Nigeria', currency: 'NGN', type: 'nuban' },
+  { id: 21, name: 'Zenith Bank', slug: 'zenith-bank', code: '057', longcode: '057150013', gateway: 'emandate', active: true, country: 'Nigeria', currency: 'NGN', type: 'nuban' },
+  { id: 99, name: 'Closed Bank', slug: 'closed-bank', code: '999', longcode: '', gateway: null, active: false, country: 'Nigeria', currency: 'NGN', type: 'nuban' },
+];
+
+function send(res: ServerResponse, status: number, body: unknown) {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
+async function readBody(req: IncomingMessage): Promise<any> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  return text ? JSON.parse(text) : undefined;
+}
+
+export async function startPaystackStandIn({ secret = 'sk_test_standin' }: { secret?: string } = {}): Promise<PaystackStandIn> {
+  const requests: PaystackStandIn['requests'] = [];
+  const transfers = new Map<string, Record<string, any>>();
+  const recipients = new Map<string, Record<string, any>>();
+  const options = { verifyDown: false, hangMs: 1500 };
+  const timers = new Set<NodeJS.Timeout>();
+  const later = (ms: number, fn: () => void) => {
+    const t = setTimeout(() => {
+      timers.delete(t);
+      fn();
+    }, ms);
+    timers.add(t);
+  };
+  let seq = 0;
+
+  const server: Server = createServer(async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://stand-in');
+    const body = await readBody(req).catch(() => undefined);
+    requests.push({ method: req.method ?? '', path: url.pathname, query: Object.fromEntries(url.searchParams), body, authorization: req.headers.authorization });
+    if (req.headers.authorization !== `Bearer ${secret}`) return send(res, 401, { status: false, message: 'Invalid key' });
+
+    if (req.method === 'GET' && url.pathname === '/bank') {
+      // Two pages, cursor style (use_cursor=true, perPage=2).
+      const page = url.searchParams.get('next') === 'cursor-2' ? BANKS.slice(2) : BANKS.slice(0, 2);
+      const next = url.searchParams.get('next') === 'cursor-2' ? null : 'cursor-2';
+      return send(res, 200, { status: true, message: 'Banks retrieved', data: page, meta: { next, previous: null, perPage: 2 } });
+    }
+    if (req.method === 'GET' && url.pathname === '/bank/resolve') {
+      const account = url.searchParams.get('account_number') ?? '';
+      if (account === '9999999999' || !/^\d{10}$/.test(account)) return send(res, 422, { status: false, message: 'Could not resolve account name. Check parameters or try again.' });
+      return send(res, 200, { status: true, message: 'Account number resolved', data: { account_number: account, account_name: `PAYSTACK NAME ${account.slice(-4)}`, bank_id: 9 } });
+    }
+    if (req.method === 'POST' && url.pathname === '/transferrecipient') {
+      if (!body?.name || !body?.account_number || !body?.bank_code || body?.type !== 'nuban') return send(res, 400, { status: false, message: 'Invalid recipient' });
+      const bank = BANKS.find((b) => b.code === body.bank_code);
+      if (!bank) return send(res, 400, { status: false, message: 'Unknown bank code' });
+      const recipient = {
+        active: true, currency: body.currency, id: ++seq, name: body.name, recipient_code: `RCP_${body.account_number}`, type: 'nuban', is_deleted: false,
+        details: { authorization_code: null, account_number: body.account_number, account_name: body.name, bank_code: bank.code, bank_name: bank.name },
+      };
+      recipients.set(recipient.recipient_code, recipient);
+      return send(res, 201, { status: true, message: 'Transfer recipient created successfully', data: recipient });
+    }
+    if (req.method === 'POST' && url.pathname === '/transfer') {
+      const recipient = recipients.get(body?.recipient);
+      if (!recipient) return send(res, 400, { status: false, message: 'Invalid recipient' });
+      if (!Number.isInteger(body.amount) || body.amount <= 0) return send(res, 400, { status: false, message: 'Invalid amount' });
+      if (!/^[a-z0-9_-]{16,50}$/.test(body.reference ?? '')) return send(res, 400, { status: false, message: 'Invalid reference' });
+      if (transfers.has(body.reference)) return send(res, 400, { status: false, message: 'Duplicate Transfer Reference' });
+      const account = recipient.details.account_number as string;
+      if (account === '0000000009') return send(res, 500, { status: false, message: 'Internal server error' });
+      if (account === '0000000005') return later(options.hangMs, () => res.destroy());
+      const status = account === '0000000006' ? 'failed' : account === '0000000007' ? 'pending' : 'success';
+      const transfer = {
+        amount: body.amount, currency: body.currency, source: body.source, reason: body.reason, reference: body.reference, status,
+        transfer_code: `TRF_${++seq}`, id: seq, recipient, failures: null, transferred_at: status === 'success' ? new Date().toISOString() : null,
+      };
+      transfers.set(body.reference, transfer);
+      const { recipient: _r, ...answer } = transfer;
+      if (account === '0000000008') return later(options.hangMs, () => (res.destroyed ? undefined : send(res, 200, { status: true, message: 'Transfer has been queued', data: answer })));
+      return send(res, 200, { status: true, message: 'Transfer has been queued', data: { ...answer, recipient: recipient.id } });
+    }
+    const verify = /^\/transfer\/verify\/(.+)$/.exec(url.pathname);
+    if (req.method === 'GET' && verify) {
+      if (options.verifyDown) return send(res, 503, { status: false, message: 'Service unavailable' });
+      const transfer = transfers.get(decodeURIComponent(verify[1]!));
+      if (!transfer) return send(res, 404, { status: false, message: 'Transfer not found' });
+      return send(res, 200, { status: true, message: 'Transfer retrieved', data: transfer });
+    }
+    send(res, 404, { status: false, message: 'Not found' });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    secret,
+    requests,
+    transfers,
+    options,
+    complete(reference) {
+      const t = transfers.get(reference);
+      if (t) t.status = 'success';
+    },
+    count(method, path) {
+      return requests.filter((r) => r.method === method && r.path === path).length;
+    },
+    close: async () => {
+      for (const t of timers) clearTimeout(t);
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

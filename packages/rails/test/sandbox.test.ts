@@ -1,0 +1,72 @@
+// Risk: the sandbox drifting from DESIGN.md's magic accounts, or sending a
+// reference twice, which would hide double-send bugs in the worker tests.
+import { randomBytes } from 'node:crypto';
+import { Decimal, createRedis, loadConfig, type TRedis } from '@cowrie/core';
+import { RailError, RailInputError, SANDBOX_BANKS, createRails, createSandboxRail, sandboxAccountName, sandboxTransferCalls, type PayoutRail } from '../src';
+
+let redis: TRedis;
+let rail: PayoutRail;
+const keyPrefix = `cowrie-t-sandbox-${randomBytes(4).toString('hex')}:`;
+const request = (accountNumber: string, extra: object = {}) => ({
+  reference: `snd_${randomBytes(12).toString('hex')}`, amount: new Decimal('10'), currency: 'NGN', accountNumber, bankCode: '058', accountName: null, narration: 'n', ...extra,
+});
+
+beforeAll(() => {
+  redis = createRedis(loadConfig({ REDIS_URL: process.env.REDIS_URL }));
+  rail = createSandboxRail({ redis, keyPrefix });
+});
+afterAll(async () => {
+  const keys = await redis.keys(`${keyPrefix}*`);
+  if (keys.length) await redis.del(...keys);
+  await redis.quit();
+});
+
+test('0000000001: the rail reports a failure', async () => {
+  await expect(rail.transfer(request('0000000001'))).resolves.toMatchObject({ status: 'failed', raw: { status: 'failed' } });
+});
+
+test('0000000002: the rail throws a 502 and keeps nothing', async () => {
+  const req = request('0000000002');
+  const err = await rail.transfer(req).catch((e) => e);
+  expect(err).toBeInstanceOf(RailError);
+  expect(err.status).toBe(502);
+  await expect(rail.verifyTransfer(req.reference)).resolves.toBeNull();
+});
+
+test('any other 10-digit account succeeds, is idempotent on the reference, and is known to verify', async () => {
+  const req = request('0123456789');
+  const first = await rail.transfer(req);
+  expect(first).toMatchObject({ status: 'completed', providerReference: expect.stringMatching(/^SBX_/), accountName: sandboxAccountName('0123456789') });
+  await expect(rail.transfer(req)).resolves.toEqual(first);
+  await expect(rail.verifyTransfer(req.reference)).resolves.toEqual(first);
+  expect(await sandboxTransferCalls(redis, keyPrefix, req.reference)).toBe(2);
+  await expect(rail.transfer(request('12345'))).resolves.toMatchObject({ status: 'failed' });
+});
+
+test('resolve: a stable name from the number at a listed bank; anything else is refused input', async () => {
+  const a = await rail.resolveAccount({ accountNumber: '0123456789', bankCode: '057' });
+  expect(a).toEqual({ accountName: sandboxAccountName('0123456789'), accountNumber: '0123456789', bankCode: '057', bankName: 'Zenith Bank' });
+  expect((await rail.resolveAccount({ accountNumber: '0123456789', bankCode: '044' })).accountName).toBe(a.accountName);
+  await expect(rail.resolveAccount({ accountNumber: '012345678', bankCode: '057' })).rejects.toBeInstanceOf(RailInputError);
+  await expect(rail.resolveAccount({ accountNumber: '0123456789', bankCode: 'nope' })).rejects.toBeInstanceOf(RailInputError);
+  expect(await rail.listBanks()).toEqual(SANDBOX_BANKS);
+});
+
+test('the artificial delay applies after the rail received the transfer, and an abort abandons the wait', async () => {
+  const slow = createSandboxRail({ redis, keyPrefix, delayMs: 5000 });
+  const req = request('0123456789');
+  const abort = new AbortController();
+  const started = Date.now();
+  setTimeout(() => abort.abort(new Error('stop')), 100);
+  await expect(slow.transfer({ ...req, signal: abort.signal })).rejects.toThrow('stop');
+  expect(Date.now() - started).toBeLessThan(2000);
+  await expect(slow.verifyTransfer(req.reference)).resolves.toMatchObject({ status: 'completed' });
+});
+
+test('rails by currency: live currencies use PAYOUT_RAIL, sandbox currencies the sandbox, coming_soon is 501', () => {
+  const rails = createRails(loadConfig({ PAYOUT_RAIL: 'paystack' }), redis);
+  expect(rails.forCurrency('NGN').id).toBe('paystack');
+  expect(rails.forCurrency('eur').id).toBe('sandbox');
+  expect(() => rails.forCurrency('USD')).toThrow(expect.objectContaining({ code: 'coming_soon', status: 501 }));
+  expect(createRails(loadConfig({}), redis).forCurrency('NGN').id).toBe('sandbox');
+});

@@ -1,0 +1,370 @@
+import type { Request, Response } from 'express';
+import { z } from 'zod';
+import { AppError, enqueue, jobIdFor, parseAmount, payoutsQueue } from '@cowrie/core';
+import {
+  TRANSACTION_STATUSES,
+  createBeneficiary,
+  createTransfer,
+  createWithdrawal,
+  listBalances,
+  listBanks,
+  listBeneficiaries,
+  listRecipients,
+  listTransactions,
+  readPayoutAnswer,
+  resolveBankAccount,
+  withRailErrors,
+  renderBeneficiary,
+  type CreatedPayout,
+  type PayoutDeps,
+  type TRenderedTransaction,
+} from '@cowrie/payouts';
+import { renderBalance } from '@cowrie/ledger';
+import { createRails, mapRails, type TBank, type TResolvedAccount } from '@cowrie/rails';
+import { instrumentCalls, railObserver } from '@cowrie/metrics';
+import type { GatewayDeps } from '../deps';
+import type { RouteMount } from '../http/route-registry';
+import { apiKeyOf, sendData } from '../http/respond';
+import { ZAmount as ZRenderedAmount, ZTimestamp, responseOf } from '../openapi/schemas';
+
+/** An amount in major units (interface: minimum 1, at most 6 decimals); JSON number or numeric string. */
+const ZAmount = z.any().transform((value, ctx) => {
+  if (value === undefined) {
+    ctx.addIssue({ code: 'invalid_type', expected: 'number', input: value });
+    return z.NEVER;
+  }
+  const parsed = parseAmount(value);
+  if (!parsed.ok) {
+    ctx.addIssue({ code: 'custom', message: parsed.reason });
+    return z.NEVER;
+  }
+  if (parsed.value.lessThan(1)) {
+    ctx.addIssue({ code: 'custom', message: 'must be at least 1' });
+    return z.NEVER;
+  }
+  return parsed.value;
+}).meta({ type: ['number', 'string'], description: 'Major units, minimum 1, at most 6 fractional digits' });
+
+const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+/** Optional text: null or an empty string count as absent. */
+const optionalText = (max: number) =>
+  z.string().trim().max(max, `must be at most ${max} characters`).nullish().transform((v) => (v ? v : undefined));
+const ZAccountNumber = text(34).regex(/^[A-Za-z0-9]+$/, 'must contain only letters and digits');
+const ZBankCode = text(20).regex(/^[A-Za-z0-9-]+$/, 'must contain only letters, digits and dashes');
+const ZCurrency = text(10);
+const ZId = z.number().int().positive().max(2_147_483_647);
+
+const ZTransferBody = z.object({
+  currency: ZCurrency,
+  amount: ZAmount,
+  account_number: ZAccountNumber,
+  bank_code: ZBankCode.nullish().transform((v) => v ?? undefined),
+  account_name: optionalText(200),
+  bank_name: optionalText(200),
+  narration: optionalText(255),
+  idempotency_key: optionalText(255),
+});
+
+const ZWithdrawalBody = z.object({
+  currency: ZCurrency,
+  amount: ZAmount,
+  beneficiary_id: ZId,
+  narration: optionalText(255),
+  idempotency_key: optionalText(255),
+});
+
+const ZBanksQuery = z.object({ country: z.string().trim().max(64).optional() });
+const ZResolveBody = z.object({ account_number: ZAccountNumber, bank_code: ZBankCode, currency: optionalText(10) });
+const ZBeneficiaryBody = z.object({ name: optionalText(200), account_number: ZAccountNumber, bank_code: ZBankCode, currency: ZCurrency });
+const ZTransactionsQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).optional(),
+  cursor: z.string().max(200).optional(),
+  status: z.enum(TRANSACTION_STATUSES).optional(),
+  currency: z.string().trim().min(1).max(10).optional(),
+});
+
+const ZTransaction = responseOf<TRenderedTransaction>()(
+  z.object({
+    id: z.number().int(),
+    type: z.string().meta({ description: 'debit for payouts' }),
+    direction: z.string().meta({ description: 'out for payouts' }),
+    category: z.string().meta({ description: 'send (transfers) or payout (withdrawals)' }),
+    channel: z.string().meta({ description: 'transfer or payout' }),
+    status: z.enum(TRANSACTION_STATUSES),
+    reference: z.string().meta({ description: 'Service-generated, prefix snd_' }),
+    idempotencyKey: z.string(),
+    businessId: z.number().int(),
+    walletId: z.number().int(),
+    currency: z.string(),
+    amount: ZRenderedAmount,
+    fees: ZRenderedAmount,
+    title: z.string(),
+    description: z.string(),
+    provider: z.string(),
+    providerReference: z.string().nullable(),
+    counterpartyName: z.string().nullable(),
+    counterpartyAccount: z.string().nullable(),
+    counterpartyBank: z.string().nullable(),
+    counterpartyEmail: z.string().nullable(),
+    metadata: z.looseObject({ provider: z.string(), raw: z.record(z.string(), z.unknown()).meta({ description: 'The rail response object' }) }),
+    createdAt: ZTimestamp,
+    updatedAt: ZTimestamp,
+  }),
+);
+const ZBank = responseOf<TBank>()(z.object({ bankCode: z.string(), bankName: z.string() }));
+const ZResolvedAccount = responseOf<TResolvedAccount>()(z.object({ accountName: z.string(), accountNumber: z.string(), bankCode: z.string(), bankName: z.string() }));
+const ZBeneficiary = responseOf<ReturnType<typeof renderBeneficiary>>()(
+  z.object({
+    id: z.number().int(),
+    name: z.string(),
+    account_number: z.string(),
+    bank_code: z.string(),
+    bank_name: z.string(),
+    currency: z.string(),
+    active: z.boolean(),
+    created_at: ZTimestamp,
+  }),
+);
+const ZBalance = responseOf<ReturnType<typeof renderBalance>>()(
+  z.object({ currency: z.string(), available: ZRenderedAmount, pending: ZRenderedAmount, ledger: ZRenderedAmount, status: z.enum(['live', 'sandbox', 'coming_soon']) }),
+);
+const ZRecipient = responseOf<Awaited<ReturnType<typeof listRecipients>>[number]>()(
+  z.object({
+    name: z.string().nullable(),
+    account_number: z.string(),
+    bank_code: z.string().nullable(),
+    bank_name: z.string().nullable(),
+    currency: z.string(),
+    payouts: z.number().int(),
+    last_sent_at: ZTimestamp,
+  }),
+);
+
+const payoutErrors = {
+  400: { description: 'invalid_request: invalid field, unsupported currency, or `Exceeds balance: <available> <currency>`' },
+  404: { description: 'not_found: no wallet for the currency, or `Beneficiary not found`' },
+  501: { description: 'coming_soon: payouts in this currency are not available yet' },
+  502: { description: 'provider_error: the rail failed (details.transaction is the failed row, kept)' },
+  503: { description: 'provider_error: the rail is not configured or unavailable (details.transaction)' },
+  504: { description: 'provider_error: the rail timed out (details.transaction)' },
+};
+const railErrors = {
+  502: { description: 'provider_error: rail failure' },
+  503: { description: 'provider_error: rail not configured or unavailable' },
+  504: { description: 'provider_error: rail timeout' },
+};
+
+/**
+ * Payouts, bank lookup, beneficiaries and the ledger views. A payout's row and
+ * hold are committed first; the job is queued after the commit and the
+ * gateway waits up to PAYOUT_SYNC_WAIT_MS for the worker, then answers from
+ * Postgres, whatever the queue said.
+ */
+export function registerPayoutRoutes(v1: RouteMount, deps: GatewayDeps) {
+  // Every rail call is timed (cowrie_rail_call_*), by the service, not the rail.
+  const rails = mapRails(createRails(deps.config, deps.redis), (rail) => instrumentCalls(rail, railObserver(deps.metrics, `payout:${rail.id}`)));
+  // Every waiting payout request listens for the queue closing; many wait at once.
+  deps.queues.payouts.setMaxListeners(0);
+  const payoutDeps: PayoutDeps = { db: deps.db, rails, feeSchedule: deps.config.PAYOUT_FEE_SCHEDULE };
+
+  async function runAndAnswer(req: Request, res: Response, payout: CreatedPayout) {
+    const id = payout.transaction.id;
+    if (payout.created) {
+      try {
+        const job = await enqueue(deps.queues.payouts, payoutsQueue, 'payout.execute', { transactionId: id }, { jobId: jobIdFor('payout', id) });
+        if (deps.config.PAYOUT_SYNC_WAIT_MS > 0) await job.waitUntilFinished(deps.queues.payoutEvents, deps.config.PAYOUT_SYNC_WAIT_MS);
+      } catch (err) {
+        // Not finished in time, a retry pending, or Redis unreachable (the reconciler
+        // queues it later): Postgres says where the payout stands.
+        req.log.info({ transactionId: id, reason: (err as Error).message }, 'payout outcome read from Postgres');
+      }
+    }
+    const answer = await readPayoutAnswer(deps.db, id);
+    if (answer.providerError) {
+      throw new AppError('provider_error', answer.providerError.message, { status: answer.providerError.status, details: { transaction: answer.transaction } });
+    }
+    sendData(req, res, 201, answer.transaction);
+  }
+
+  const tag = 'Payouts';
+  const write = { kind: 'api_key', scope: 'payouts:write' } as const;
+  const read = { kind: 'api_key', scope: 'read' } as const;
+
+  v1.route(
+    {
+      method: 'post',
+      path: '/transfers',
+      operationId: 'createTransfer',
+      summary: 'Send money to a bank account',
+      description:
+        'Debits the wallet in `currency`. The row is created `processing` before the rail is called; the answer is the row as the rail left it (`completed` or `failed`), or still `processing` if the rail is slow (a `transfer.*` event follows). `idempotency_key` de-duplicates at the ledger.',
+      tag,
+      auth: write,
+      request: { body: ZTransferBody },
+      responses: { 201: { description: 'The ledger transaction (category send, channel transfer)', data: ZTransaction }, ...payoutErrors },
+    },
+    async ({ body }, req, res) => {
+      const payout = await createTransfer(payoutDeps, {
+        workspaceId: apiKeyOf(req).workspaceId,
+        currency: body.currency,
+        amount: body.amount,
+        accountNumber: body.account_number,
+        bankCode: body.bank_code,
+        accountName: body.account_name,
+        bankName: body.bank_name,
+        narration: body.narration,
+        idempotencyKey: body.idempotency_key,
+      });
+      await runAndAnswer(req, res, payout);
+    },
+  );
+
+  v1.route(
+    {
+      method: 'post',
+      path: '/withdrawals',
+      operationId: 'createWithdrawal',
+      summary: 'Send money to a saved beneficiary',
+      tag,
+      auth: write,
+      request: { body: ZWithdrawalBody },
+      responses: { 201: { description: 'The ledger transaction (category payout, channel payout)', data: ZTransaction }, ...payoutErrors },
+    },
+    async ({ body }, req, res) => {
+      const payout = await createWithdrawal(payoutDeps, {
+        workspaceId: apiKeyOf(req).workspaceId,
+        currency: body.currency,
+        amount: body.amount,
+        beneficiaryId: body.beneficiary_id,
+        narration: body.narration,
+        idempotencyKey: body.idempotency_key,
+      });
+      await runAndAnswer(req, res, payout);
+    },
+  );
+
+  v1.route(
+    {
+      method: 'get',
+      path: '/banks',
+      operationId: 'listBanks',
+      summary: 'Banks a transfer can go to',
+      description: '`country` is accepted; the NGN rail lists Nigerian banks.',
+      tag: 'Bank lookup',
+      auth: read,
+      request: { query: ZBanksQuery },
+      responses: { 200: { description: 'Bank records', data: z.array(ZBank) }, ...railErrors },
+    },
+    async (_input, req, res) => {
+      sendData(req, res, 200, await listBanks(rails));
+    },
+  );
+
+  v1.route(
+    {
+      method: 'post',
+      path: '/banks/resolve',
+      operationId: 'resolveBankAccount',
+      summary: 'Resolve the account name of an account number',
+      description: 'Pass the returned `accountName` as `account_name` in a transfer.',
+      tag: 'Bank lookup',
+      auth: read,
+      request: { body: ZResolveBody },
+      responses: { 200: { description: 'The resolved account', data: ZResolvedAccount }, ...railErrors },
+    },
+    async ({ body }, req, res) => {
+      const account = await resolveBankAccount(rails, { accountNumber: body.account_number, bankCode: body.bank_code, currency: body.currency ?? 'NGN' });
+      sendData(req, res, 200, account);
+    },
+  );
+
+  v1.route(
+    {
+      method: 'post',
+      path: '/beneficiaries',
+      operationId: 'createBeneficiary',
+      summary: 'Save a beneficiary for withdrawals',
+      description: 'The name is resolved through bank lookup when omitted.',
+      tag,
+      auth: write,
+      request: { body: ZBeneficiaryBody },
+      responses: { 201: { description: 'The beneficiary', data: ZBeneficiary }, ...railErrors },
+    },
+    async ({ body }, req, res) => {
+      const beneficiary = await withRailErrors(() =>
+        createBeneficiary({ db: deps.db, rails }, { workspaceId: apiKeyOf(req).workspaceId, name: body.name, accountNumber: body.account_number, bankCode: body.bank_code, currency: body.currency }),
+      );
+      sendData(req, res, 201, beneficiary);
+    },
+  );
+
+  v1.route(
+    {
+      method: 'get',
+      path: '/beneficiaries',
+      operationId: 'listBeneficiaries',
+      summary: 'List beneficiaries',
+      tag,
+      auth: read,
+      responses: { 200: { description: 'Beneficiaries', data: z.array(ZBeneficiary) } },
+    },
+    async (_input, req, res) => {
+      sendData(req, res, 200, await listBeneficiaries(deps.db, apiKeyOf(req).workspaceId));
+    },
+  );
+
+  v1.route(
+    {
+      method: 'get',
+      path: '/balances',
+      operationId: 'listBalances',
+      summary: 'Wallet balances',
+      tag: 'Balances and ledger',
+      auth: read,
+      responses: { 200: { description: 'One row per wallet', data: z.array(ZBalance) } },
+    },
+    async (_input, req, res) => {
+      sendData(req, res, 200, await listBalances(deps.db, apiKeyOf(req).workspaceId));
+    },
+  );
+
+  v1.route(
+    {
+      method: 'get',
+      path: '/transactions',
+      operationId: 'listTransactions',
+      summary: 'Ledger transactions, newest first',
+      description: 'Cursor paginated: pass `meta.next_cursor` as `cursor` for the next page (null on the last).',
+      tag: 'Balances and ledger',
+      auth: read,
+      request: { query: ZTransactionsQuery },
+      responses: {
+        200: {
+          description: 'A page of transactions',
+          data: z.array(ZTransaction),
+          meta: z.object({ request_id: z.string().meta({ format: 'uuid' }), next_cursor: z.string().nullable() }),
+        },
+      },
+    },
+    async ({ query }, req, res) => {
+      const page = await listTransactions(deps.db, { workspaceId: apiKeyOf(req).workspaceId, ...query });
+      // The envelope's meta carries the page cursor (additive to request_id).
+      res.status(200).json({ data: page.items, meta: { request_id: req.id, next_cursor: page.nextCursor } });
+    },
+  );
+
+  v1.route(
+    {
+      method: 'get',
+      path: '/recipients',
+      operationId: 'listRecipients',
+      summary: 'Accounts this workspace has paid, most recent first',
+      tag: 'Balances and ledger',
+      auth: read,
+      responses: { 200: { description: 'Recipients', data: z.array(ZRecipient) } },
+    },
+    async (_input, req, res) => {
+      sendData(req, res, 200, await listRecipients(deps.db, apiKeyOf(req).workspaceId));
+    },
+  );
+}

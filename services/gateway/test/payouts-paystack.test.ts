@@ -1,0 +1,141 @@
+// Risk: a real rail's ambiguity handled wrongly: a timed-out transfer sent
+// twice or marked failed while money moved, a 5xx hidden, a pending transfer
+// never settled. Gateway, queue and worker against a local Paystack stand-in.
+import { findWallet } from '@cowrie/ledger';
+import { createWorkspaceWithKey, listenGateway, waitFor } from '@cowrie/testing';
+import { startPaystackStandIn, type PaystackStandIn } from '@cowrie/rails/test/paystack-stand-in';
+import { closeGatewayDeps, createGatewayDeps, type GatewayDeps } from '../src/deps';
+import { createApp } from '../src/app';
+import { call } from './start-test-gateway';
+import { fund, startPayoutStack } from './payout-stack';
+
+let standIn: PaystackStandIn;
+let stack: Awaited<ReturnType<typeof startPayoutStack>>;
+let key: string;
+let workspaceId: number;
+
+const transfer = (account: string, amount = 100) =>
+  call(stack.url, 'POST', '/v1/transfers', { token: key, body: { currency: 'NGN', amount, account_number: account, bank_code: '058', account_name: 'Ada Obi' } });
+const posts = (reference: string) => standIn.requests.filter((r) => r.method === 'POST' && r.path === '/transfer' && r.body?.reference === reference).length;
+const held = async () => (await findWallet(stack.env.db, workspaceId, 'NGN'))!.held.toFixed(6);
+const statusOf = async (id: number) => (await stack.env.db.ledgerTransaction.findUniqueOrThrow({ where: { id } })).status;
+
+beforeAll(async () => {
+  standIn = await startPaystackStandIn();
+  stack = await startPayoutStack({
+    PAYOUT_RAIL: 'paystack',
+    PAYOUT_PAYSTACK_SECRET_KEY: standIn.secret,
+    PAYOUT_PAYSTACK_BASE_URL: standIn.url,
+    PAYOUT_PAYSTACK_TIMEOUT_MS: '300',
+    PAYOUT_SYNC_WAIT_MS: '1500',
+    PAYOUT_RECONCILE_EVERY_MS: '300',
+    PAYOUT_RECONCILE_AFTER_MS: '500',
+  });
+  const ws = await createWorkspaceWithKey(stack.env.db);
+  key = ws.key;
+  workspaceId = ws.workspace.id;
+  await fund(stack.env.db, workspaceId, 'NGN', '100000');
+});
+afterAll(async () => {
+  await stack.close();
+  await standIn.close();
+});
+
+test('banks and resolve come from Paystack; the bank list is cached', async () => {
+  const banks = await call(stack.url, 'GET', '/v1/banks', { token: key });
+  expect(banks.status).toBe(200);
+  expect(banks.body.data).toEqual([
+    { bankCode: '044', bankName: 'Access Bank' },
+    { bankCode: '058', bankName: 'Guaranty Trust Bank' },
+    { bankCode: '057', bankName: 'Zenith Bank' },
+  ]);
+  const bankCalls = standIn.count('GET', '/bank');
+  expect((await call(stack.url, 'GET', '/v1/banks', { token: key })).body.data).toEqual(banks.body.data);
+  expect(standIn.count('GET', '/bank')).toBe(bankCalls);
+
+  const resolved = await call(stack.url, 'POST', '/v1/banks/resolve', { token: key, body: { account_number: '0123456789', bank_code: '058' } });
+  expect(resolved.body.data).toEqual({ accountName: 'PAYSTACK NAME 6789', accountNumber: '0123456789', bankCode: '058', bankName: 'Guaranty Trust Bank' });
+  const refused = await call(stack.url, 'POST', '/v1/banks/resolve', { token: key, body: { account_number: '9999999999', bank_code: '058' } });
+  expect(refused.status).toBe(400);
+  expect(refused.body.error.details.field).toBe('account_number');
+});
+
+test('a transfer completes through Paystack: kobo amount, our reference, Paystack transfer code', async () => {
+  const res = await transfer('0123456789', 2500.5);
+  expect(res.status).toBe(201);
+  expect(res.body.data).toMatchObject({ status: 'completed', provider: 'paystack', providerReference: expect.stringMatching(/^TRF_/), counterpartyBank: 'Guaranty Trust Bank' });
+  expect(res.body.data.metadata).toMatchObject({ provider: 'paystack', raw: { status: true, data: { status: 'success', reference: res.body.data.reference } } });
+  const sent = standIn.requests.find((r) => r.path === '/transfer' && r.body?.reference === res.body.data.reference)!;
+  expect(sent.body).toMatchObject({ amount: 250050, currency: 'NGN', source: 'balance', reason: 'Cowrie transfer' });
+});
+
+test('Paystack reports a failure → 201 failed, hold released', async () => {
+  const before = await held();
+  const res = await transfer('0000000006');
+  expect(res.status).toBe(201);
+  expect(res.body.data.status).toBe('failed');
+  expect(await held()).toBe(before);
+});
+
+test('a Paystack 5xx → asked by reference, not found → 502 provider_error with the failed row kept', async () => {
+  const res = await transfer('0000000009');
+  expect(res.status).toBe(502);
+  expect(res.body.error.code).toBe('provider_error');
+  const row = res.body.error.details.transaction;
+  expect(row.status).toBe('failed');
+  expect(posts(row.reference)).toBe(1);
+  expect(standIn.count('GET', `/transfer/verify/${row.reference}`)).toBe(1);
+  expect(await held()).toBe('0.000000');
+});
+
+test('a timeout after Paystack took the transfer → re-queried, completed, sent once', async () => {
+  const res = await transfer('0000000008');
+  expect(res.status).toBe(201);
+  expect(res.body.data.status).toBe('completed');
+  expect(posts(res.body.data.reference)).toBe(1);
+});
+
+test('a timeout before Paystack took anything → 504 provider_error, the failed row kept', async () => {
+  const res = await transfer('0000000005');
+  expect(res.status).toBe(504);
+  expect(res.body.error.code).toBe('provider_error');
+  expect(res.body.error.details.transaction.status).toBe('failed');
+  expect(await held()).toBe('0.000000');
+});
+
+test('a timeout while verify is down too: 201 processing with the hold kept, settled once Paystack answers', async () => {
+  standIn.options.verifyDown = true;
+  const res = await transfer('0000000008', 7);
+  standIn.options.verifyDown = false;
+  expect(res.status).toBe(201);
+  expect(res.body.data.status).toBe('processing');
+  await waitFor(async () => (await statusOf(res.body.data.id)) === 'completed', 15_000);
+  expect(posts(res.body.data.reference)).toBe(1);
+  expect(await held()).toBe('0.000000');
+});
+
+test('a pending transfer stays processing and the reconciler settles it when Paystack completes it', async () => {
+  const res = await transfer('0000000007', 3);
+  expect(res.status).toBe(201);
+  expect(res.body.data.status).toBe('processing');
+  expect(await held()).toBe('3.000000');
+  standIn.complete(res.body.data.reference);
+  await waitFor(async () => (await statusOf(res.body.data.id)) === 'completed', 10_000);
+  expect(posts(res.body.data.reference)).toBe(1);
+  expect(await held()).toBe('0.000000');
+});
+
+test('Paystack not configured → bank lookup answers 503 provider_error', async () => {
+  const gw = await listenGateway<GatewayDeps>(stack.env, {
+    createDeps: (config, logger) => createGatewayDeps({ ...config, PAYOUT_PAYSTACK_SECRET_KEY: undefined, REDIS_KEY_PREFIX: `${config.REDIS_KEY_PREFIX}nc:` }, logger),
+    createApp,
+    closeDeps: closeGatewayDeps,
+  });
+  try {
+    const res = await call(gw.url, 'GET', '/v1/banks', { token: key });
+    expect(res.status).toBe(503);
+    expect(res.body.error.code).toBe('provider_error');
+  } finally {
+    await gw.close();
+  }
+});
