@@ -86,8 +86,8 @@ export function createMetrics(options: CreateMetricsOptions) {
     }),
     webhookDeliveries: new Counter({
       name: 'cowrie_webhook_deliveries_total',
-      help: 'Webhook dispatches by final outcome (delivered, failed, skipped) and event',
-      labelNames: ['outcome', 'event'] as const,
+      help: 'Webhook dispatches by final outcome (delivered, failed, skipped)',
+      labelNames: ['outcome'] as const,
       registers,
     }),
     webhookAttempts: new Histogram({

@@ -1,3 +1,4 @@
 export * from './queue-worker';
 export * from './run-service';
 export * from './dependencies';
+export * from './metrics-port';

@@ -1,7 +1,8 @@
 import type { Queue, Worker } from 'bullmq';
 import { createServiceLogger, createRedis, openQueue, payoutsQueue, type Logger, type TConfig, type TRedis } from '@cowrie/core';
 import { createDb, type PrismaClient } from '@cowrie/db';
-import { createRails } from '@cowrie/rails';
+import { createRails, mapRails } from '@cowrie/rails';
+import { instrumentCalls, instrumentWorker, railObserver, type CowrieMetrics } from '@cowrie/metrics';
 import { closeWorker, startQueueWorker, waitForDependencies } from '@cowrie/service-kit';
 import { handlers, type HandlerContext } from './handlers';
 
@@ -22,13 +23,25 @@ export const RECONCILE_SCHEDULER_ID = 'payout-reconcile';
  * queue. stop() lets in-flight payouts finish within SHUTDOWN_GRACE_MS, then
  * abandons their rail calls, leaving the rows `processing` for a retry.
  */
-export async function startPayoutWorker(config: TConfig, logger: Logger = createServiceLogger(config, 'payout-worker')): Promise<RunningPayoutWorker> {
+export interface StartPayoutWorkerOptions {
+  /** Job durations and failures, rail call latency and errors, queue depth. */
+  metrics?: CowrieMetrics;
+}
+
+export async function startPayoutWorker(
+  config: TConfig,
+  logger: Logger = createServiceLogger(config, 'payout-worker'),
+  options: StartPayoutWorkerOptions = {},
+): Promise<RunningPayoutWorker> {
+  const { metrics } = options;
   const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
   const redis = createRedis(config, { name: 'payout-worker' });
   const connection = createRedis(config, { forBullmq: true, name: 'payout-worker-queue' });
   const queueConnection = createRedis(config, { forBullmq: true, name: 'payout-worker-producer' });
   const queue = openQueue(payoutsQueue, { connection: queueConnection, prefix: config.QUEUE_PREFIX });
-  const rails = createRails(config, redis);
+  const rails = metrics
+    ? mapRails(createRails(config, redis), (rail) => instrumentCalls(rail, railObserver(metrics, `payout:${rail.id}`)))
+    : createRails(config, redis);
   const abort = new AbortController();
   const worker = await startQueueWorker<typeof payoutsQueue.jobs, HandlerContext>({
     def: payoutsQueue,
@@ -45,6 +58,10 @@ export async function startPayoutWorker(config: TConfig, logger: Logger = create
     // A job whose worker died is handed to another once its lock lapses.
     workerOptions: { lockDuration: config.PAYOUT_JOB_LOCK_MS, stalledInterval: config.PAYOUT_JOB_LOCK_MS },
   });
+  if (metrics) {
+    instrumentWorker(metrics, worker);
+    metrics.watchQueues([queue]);
+  }
   return {
     worker,
     queue,

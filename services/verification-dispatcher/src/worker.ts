@@ -2,7 +2,8 @@ import type { Worker } from 'bullmq';
 import { createServiceLogger, createRedis, verificationsQueue, type Logger, type TConfig, type TRedis } from '@cowrie/core';
 import { createDb, type PrismaClient } from '@cowrie/db';
 import { closeWorker, startQueueWorker, waitForDependencies } from '@cowrie/service-kit';
-import { createDeliveryProviders, type DeliveryProviders } from '@cowrie/verification';
+import { createDeliveryProviders, type DeliveryProvider, type DeliveryProviders } from '@cowrie/verification';
+import { instrumentCalls, instrumentWorker, railObserver, type CowrieMetrics } from '@cowrie/metrics';
 import { handlers, type HandlerContext } from './handlers';
 
 export interface RunningVerificationWorker {
@@ -14,12 +15,37 @@ export interface RunningVerificationWorker {
 }
 
 /** Starts the verification-dispatcher: connects, waits for Postgres and Redis, then consumes '${verificationsQueue.name}'. */
-export async function startVerificationWorker(config: TConfig, logger: Logger = createServiceLogger(config, 'verification-dispatcher')): Promise<RunningVerificationWorker> {
+export interface StartVerificationWorkerOptions {
+  /** Job durations and failures, delivery outcomes, provider call latency and errors. */
+  metrics?: CowrieMetrics;
+}
+
+/** The providers with every `send` timed per provider id. */
+function instrumentProviders(providers: DeliveryProviders, metrics: CowrieMetrics): DeliveryProviders {
+  const wrapped = new Map<DeliveryProvider, DeliveryProvider>();
+  return {
+    forChannel(channel) {
+      const provider = providers.forChannel(channel);
+      let w = wrapped.get(provider);
+      if (!w) wrapped.set(provider, (w = instrumentCalls(provider, railObserver(metrics, `verification:${provider.id}`), ['send'])));
+      return w;
+    },
+    close: () => providers.close(),
+  };
+}
+
+export async function startVerificationWorker(
+  config: TConfig,
+  logger: Logger = createServiceLogger(config, 'verification-dispatcher'),
+  options: StartVerificationWorkerOptions = {},
+): Promise<RunningVerificationWorker> {
+  const { metrics } = options;
   const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
   const redis = createRedis(config, { name: 'verification-dispatcher' });
   const connection = createRedis(config, { forBullmq: true, name: 'verification-dispatcher-queue' });
   // Built once per process: the SMTP transport and HTTP client are reused across jobs.
-  const providers = createDeliveryProviders(config, redis);
+  const raw = createDeliveryProviders(config, redis);
+  const providers = metrics ? instrumentProviders(raw, metrics) : raw;
   const worker = await startQueueWorker<typeof verificationsQueue.jobs, HandlerContext>({
     def: verificationsQueue,
     handlers,
@@ -30,6 +56,14 @@ export async function startVerificationWorker(config: TConfig, logger: Logger = 
     logger,
     ready: () => waitForDependencies(db, redis, logger),
   });
+  if (metrics) {
+    instrumentWorker(metrics, worker, {
+      onCompleted: (job, result) => {
+        const outcome = (result as { outcome?: unknown } | null)?.outcome;
+        if (job.name === 'verification.deliver' && typeof outcome === 'string') metrics.verificationOutcomes.inc({ stage: 'delivery', outcome });
+      },
+    });
+  }
   return {
     worker,
     db,

@@ -3,6 +3,7 @@ import { createServiceLogger, createRedis, openQueue, webhooksQueue, type Logger
 import { createDb, type PrismaClient } from '@cowrie/db';
 import { closeWorker, startQueueWorker, waitForDependencies } from '@cowrie/service-kit';
 import { createAddressPolicy, createWebhookHttpClient, type Resolver } from '@cowrie/webhooks';
+import { instrumentWorker, type CowrieMetrics } from '@cowrie/metrics';
 import { handlers, type HandlerContext } from './handlers';
 import { startRelayLoop } from './relay-loop';
 
@@ -19,6 +20,8 @@ export interface StartWebhookWorkerOptions {
   relay?: boolean;
   /** Host name resolver for deliveries; the system resolver by default. */
   resolver?: Resolver;
+  /** Job durations and failures, delivery outcomes and attempts, queue depth. */
+  metrics?: CowrieMetrics;
 }
 
 /**
@@ -48,6 +51,18 @@ export async function startWebhookWorker(
     logger,
     ready: () => waitForDependencies(db, redis, logger),
   });
+  const { metrics } = options;
+  if (metrics) {
+    instrumentWorker(metrics, worker, {
+      onCompleted: (job, result) => {
+        const outcome = result as { kind?: unknown; attempts?: unknown } | null;
+        if (job.name !== 'webhook.deliver' || typeof outcome?.kind !== 'string') return;
+        metrics.webhookDeliveries.inc({ outcome: outcome.kind });
+        if (typeof outcome.attempts === 'number' && outcome.kind !== 'skipped') metrics.webhookAttempts.observe({ outcome: outcome.kind }, outcome.attempts);
+      },
+    });
+    metrics.watchQueues([queue]);
+  }
   const loop = options.relay === false ? undefined : startRelayLoop({ db, queue, config, logger });
   return {
     worker,
