@@ -1,2 +1,3 @@
-export { createApp } from './app';
+export { createApp, routesOf } from './app';
+export { buildOpenApiDocument, type OpenApiDocument } from './openapi/document';
 export { createGatewayDeps, closeGatewayDeps, type GatewayDeps } from './deps';

@@ -1,0 +1,208 @@
+import { randomUUID } from 'node:crypto';
+import { OPERATIONS, type operations } from './generated/openapi';
+
+export type OperationId = keyof typeof OPERATIONS & keyof operations;
+type Op<O extends OperationId> = operations[O];
+
+type JsonContent<T> = T extends { content: { 'application/json': infer B } } ? B : never;
+/** The JSON body an operation takes. */
+export type RequestBody<O extends OperationId> = Op<O> extends { requestBody: infer R } ? JsonContent<R> : Op<O> extends { requestBody?: infer R } ? JsonContent<NonNullable<R>> : never;
+/** The query parameters an operation reads. */
+export type QueryParams<O extends OperationId> = Op<O> extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
+/** The path parameters an operation needs. */
+export type PathParams<O extends OperationId> = Op<O> extends { parameters: { path?: infer P } } ? NonNullable<P> : never;
+type Responses<O extends OperationId> = Op<O> extends { responses: infer R } ? R : never;
+/** The success body (`{data, meta}`) of an operation. */
+export type SuccessBody<O extends OperationId> = JsonContent<Responses<O>[200 & keyof Responses<O>]> | JsonContent<Responses<O>[201 & keyof Responses<O>]>;
+/** The `data` of an operation's success body. */
+export type Data<O extends OperationId> = SuccessBody<O> extends { data: infer D } ? D : never;
+
+export interface CallInput<O extends OperationId> {
+  body?: RequestBody<O>;
+  query?: QueryParams<O>;
+  path?: PathParams<O>;
+}
+
+export interface CallOptions {
+  /** The Idempotency-Key of this logical call (POST); every retry sends the same one. Default: a new UUID per call. */
+  idempotencyKey?: string;
+  /** Overrides the client's maxRetries for this call. */
+  maxRetries?: number;
+  signal?: AbortSignal;
+}
+
+export interface CowrieClientOptions {
+  /** The gateway's base URL, e.g. http://127.0.0.1:3000 (without /v1). */
+  baseUrl: string;
+  /** API key for /v1 (Authorization: Bearer). */
+  apiKey: string;
+  /** Retries after the first attempt (default 2). */
+  maxRetries?: number;
+  /** First backoff delay; doubles per retry, with jitter (default 250 ms). */
+  retryDelayMs?: number;
+  /** Longest wait honoured from a Retry-After header; a longer one is returned to the caller (default 5000 ms). */
+  maxRetryAfterMs?: number;
+  /** Per-attempt timeout (default 30 s; payouts may wait for the rail). */
+  timeoutMs?: number;
+  fetch?: typeof fetch;
+}
+
+/** An error answer of the API (`{error: {code, message, details}, request_id}`), or a transport failure (status 0). */
+export class CowrieApiError extends Error {
+  override name = 'CowrieApiError';
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: Record<string, unknown> | undefined,
+    readonly requestId: string | undefined,
+    /** Attempts made, retries included. */
+    readonly attempts: number,
+  ) {
+    super(message);
+  }
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    });
+  });
+
+/**
+ * Whether an answer is worth another attempt with the same Idempotency-Key.
+ * POSTs retry only where the request did not run, or ran and is stored for
+ * replay: no answer, 429, 503, and 409 while the first attempt is still in
+ * progress. GETs also retry 500, 502 and 504.
+ */
+function retryable(method: string, status: number, body: unknown): boolean {
+  if (status === 429 || status === 503) return true;
+  if (status === 409) return /still in progress/i.test(String((body as { error?: { message?: string } })?.error?.message ?? ''));
+  return method === 'GET' && (status === 500 || status === 502 || status === 504);
+}
+
+/**
+ * A typed client for Cowrie's /v1 API. Types come from the OpenAPI document
+ * (src/generated/openapi.ts). Every POST carries an Idempotency-Key that stays
+ * the same across the retries of one logical call, so a retried request is
+ * replayed by the API, never executed twice.
+ */
+export class CowrieClient {
+  private readonly opts: Required<Omit<CowrieClientOptions, 'fetch'>> & { fetch: typeof fetch };
+
+  constructor(options: CowrieClientOptions) {
+    this.opts = {
+      maxRetries: 2,
+      retryDelayMs: 250,
+      maxRetryAfterMs: 5000,
+      timeoutMs: 30_000,
+      ...options,
+      baseUrl: options.baseUrl.replace(/\/+$/, ''),
+      fetch: options.fetch ?? globalThis.fetch,
+    };
+  }
+
+  /** Calls one operation by its operationId and returns its success body (`{data, meta}`). */
+  async call<O extends OperationId>(operation: O, input: CallInput<O> = {}, options: CallOptions = {}): Promise<SuccessBody<O>> {
+    const { method, path } = OPERATIONS[operation];
+    const params = (input.path ?? {}) as Record<string, string | number>;
+    let url = this.opts.baseUrl + path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(params[name])));
+    const query = Object.entries((input.query ?? {}) as Record<string, unknown>).filter(([, v]) => v !== undefined && v !== null);
+    if (query.length) url += `?${new URLSearchParams(query.map(([k, v]) => [k, String(v)] as [string, string])).toString()}`;
+    const headers: Record<string, string> = { authorization: `Bearer ${this.opts.apiKey}`, accept: 'application/json' };
+    if (method === 'POST') headers['idempotency-key'] = options.idempotencyKey ?? randomUUID();
+    const body = input.body === undefined ? (method === 'POST' ? '{}' : undefined) : JSON.stringify(input.body);
+    if (body !== undefined) headers['content-type'] = 'application/json';
+
+    const maxRetries = options.maxRetries ?? this.opts.maxRetries;
+    for (let attempt = 1; ; attempt++) {
+      let status = 0;
+      let payload: unknown;
+      let retryAfterMs: number | undefined;
+      let transportError: Error | undefined;
+      try {
+        const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(this.opts.timeoutMs)]) : AbortSignal.timeout(this.opts.timeoutMs);
+        const res = await this.opts.fetch(url, { method, headers, body, signal });
+        status = res.status;
+        payload = await res.json().catch(() => undefined);
+        const retryAfter = Number(res.headers.get('retry-after'));
+        if (Number.isFinite(retryAfter) && retryAfter > 0) retryAfterMs = retryAfter * 1000;
+        if (status >= 200 && status < 300) return payload as SuccessBody<O>;
+      } catch (err) {
+        if (options.signal?.aborted) throw err;
+        transportError = err as Error;
+      }
+      const canRetry = attempt <= maxRetries && (transportError !== undefined || retryable(method, status, payload)) && (retryAfterMs ?? 0) <= this.opts.maxRetryAfterMs;
+      if (!canRetry) {
+        if (transportError) throw new CowrieApiError(0, 'network_error', transportError.message, undefined, undefined, attempt);
+        const err = (payload as { error?: { code?: string; message?: string; details?: Record<string, unknown> }; request_id?: string }) ?? {};
+        throw new CowrieApiError(status, err.error?.code ?? 'unknown', err.error?.message ?? `HTTP ${status}`, err.error?.details, err.request_id, attempt);
+      }
+      const backoff = this.opts.retryDelayMs * 2 ** (attempt - 1);
+      await sleep(Math.max(retryAfterMs ?? 0, backoff / 2 + Math.random() * (backoff / 2)), options.signal);
+    }
+  }
+
+  private async data<O extends OperationId>(operation: O, input: CallInput<O>, options?: CallOptions): Promise<Data<O>> {
+    return ((await this.call(operation, input, options)) as { data: Data<O> }).data;
+  }
+
+  readonly channels = { list: (o?: CallOptions) => this.data('listChannels', {}, o) };
+  readonly capabilities = { get: (o?: CallOptions) => this.data('getCapabilities', {}, o) };
+
+  readonly verifications = {
+    start: (body: RequestBody<'startVerification'>, o?: CallOptions) => this.data('startVerification', { body }, o),
+    check: (reference: string, code: string, o?: CallOptions) => this.data('checkVerification', { path: { reference }, body: { code } }, o),
+    get: (reference: string, o?: CallOptions) => this.data('getVerification', { path: { reference } }, o),
+  };
+
+  readonly deposits = { create: (body: RequestBody<'createDeposit'>, o?: CallOptions) => this.data('createDeposit', { body }, o) };
+
+  readonly collections = {
+    create: (body: RequestBody<'createCollection'>, o?: CallOptions) => this.data('createCollection', { body }, o),
+    get: (id: number, o?: CallOptions) => this.data('getCollection', { path: { id } }, o),
+  };
+
+  readonly reservedAccounts = {
+    create: (body: RequestBody<'createReservedAccount'>, o?: CallOptions) => this.data('createReservedAccount', { body }, o),
+    list: (query: QueryParams<'listReservedAccounts'> = {}, o?: CallOptions) => this.data('listReservedAccounts', { query }, o),
+    get: (id: number, o?: CallOptions) => this.data('getReservedAccount', { path: { id } }, o),
+  };
+
+  /**
+   * Payouts also send the call's Idempotency-Key as the body's ledger-level
+   * `idempotency_key` (unless given), so even a retry after an unknown outcome
+   * finds the first transaction instead of paying twice.
+   */
+  readonly transfers = {
+    create: (body: RequestBody<'createTransfer'>, o: CallOptions = {}) => {
+      const key = body.idempotency_key ?? o.idempotencyKey ?? randomUUID();
+      return this.data('createTransfer', { body: { ...body, idempotency_key: key } }, { ...o, idempotencyKey: o.idempotencyKey ?? key });
+    },
+  };
+
+  readonly withdrawals = {
+    create: (body: RequestBody<'createWithdrawal'>, o: CallOptions = {}) => {
+      const key = body.idempotency_key ?? o.idempotencyKey ?? randomUUID();
+      return this.data('createWithdrawal', { body: { ...body, idempotency_key: key } }, { ...o, idempotencyKey: o.idempotencyKey ?? key });
+    },
+  };
+
+  readonly banks = {
+    list: (query: QueryParams<'listBanks'> = {}, o?: CallOptions) => this.data('listBanks', { query }, o),
+    resolve: (body: RequestBody<'resolveBankAccount'>, o?: CallOptions) => this.data('resolveBankAccount', { body }, o),
+  };
+
+  readonly beneficiaries = {
+    create: (body: RequestBody<'createBeneficiary'>, o?: CallOptions) => this.data('createBeneficiary', { body }, o),
+    list: (o?: CallOptions) => this.data('listBeneficiaries', {}, o),
+  };
+
+  readonly balances = { list: (o?: CallOptions) => this.data('listBalances', {}, o) };
+  /** A page of transactions; pass `meta.next_cursor` back as `cursor` for the next. */
+  readonly transactions = { list: (query: QueryParams<'listTransactions'> = {}, o?: CallOptions) => this.call('listTransactions', { query }, o) };
+  readonly recipients = { list: (o?: CallOptions) => this.data('listRecipients', {}, o) };
+}

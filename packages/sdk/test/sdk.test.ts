@@ -1,0 +1,156 @@
+// Risk: the SDK pays twice or lies about types: a retry that sends a new
+// Idempotency-Key (a second execution), a README example that no longer runs,
+// types generated from a stale document.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { Decimal } from '@cowrie/core';
+import { closeGatewayDeps, createApp, createGatewayDeps, type GatewayDeps } from '@cowrie/gateway';
+import { creditWallet } from '@cowrie/ledger';
+import { startPayoutWorker, type RunningPayoutWorker } from '@cowrie/payout-worker';
+import { createTestEnv, createWorkspaceWithKey, listenGateway, type RunningGateway, type TestEnv } from '@cowrie/testing';
+import { webhookSignatureHeader } from '@cowrie/webhooks';
+import { CowrieApiError, CowrieClient, verifyWebhookSignature } from '../src';
+import { quickstart } from '../examples/quickstart';
+
+let env: TestEnv;
+let gateway: RunningGateway<GatewayDeps>;
+let worker: RunningPayoutWorker;
+let apiKey: string;
+let workspaceId: number;
+
+beforeAll(async () => {
+  env = await createTestEnv({ PUBLIC_API_RATE_LIMIT: '1000' });
+  gateway = await listenGateway<GatewayDeps>(env, { createDeps: createGatewayDeps, createApp: (deps) => createApp(deps), closeDeps: closeGatewayDeps });
+  worker = await startPayoutWorker(env.config, env.logger);
+  const { workspace, key } = await createWorkspaceWithKey(env.db, { name: 'SDK' });
+  apiKey = key;
+  workspaceId = workspace.id;
+  await env.db.$transaction((tx) =>
+    creditWallet(tx, { workspaceId, currency: 'NGN', amount: new Decimal('100000'), category: 'adjustment', channel: 'adjustment', title: 'Funding', description: 'sdk test', provider: 'operator' }),
+  );
+});
+afterAll(async () => {
+  await worker?.stop();
+  await gateway?.close();
+  await env?.cleanup();
+});
+
+interface Seen {
+  method: string;
+  url: string;
+  key: string | undefined;
+}
+
+/** A proxy to the gateway that loses the answers of the first `drop` requests (after the gateway handled them). */
+async function lossyProxy(drop: number) {
+  const seen: Seen[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', async () => {
+      seen.push({ method: req.method!, url: req.url!, key: req.headers['idempotency-key'] as string | undefined });
+      const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k))) as Record<string, string>;
+      const upstream = await fetch(`${gateway.url}${req.url}`, { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
+      const body = await upstream.text();
+      if (seen.length <= drop) {
+        req.socket.destroy();
+        return;
+      }
+      res.writeHead(upstream.status, { 'content-type': 'application/json', 'idempotent-replayed': upstream.headers.get('idempotent-replayed') ?? 'false' });
+      res.end(body);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, close: () => new Promise((r) => server.close(r)) };
+}
+
+test('the README example runs against a running gateway', async () => {
+  const result = await quickstart(gateway.url, apiKey);
+  expect(result.live).toEqual(expect.arrayContaining(['collection_va', 'reserved_va']));
+  expect(result.deposit).toMatchObject({ channel: 'collection_va', status: 'pending' });
+  expect(result.transfer).toMatchObject({ status: 'completed', category: 'send', amount: '1500.000000' });
+  // The README shows this very example.
+  const readme = readFileSync(path.join(__dirname, '../README.md'), 'utf8');
+  const example = readFileSync(path.join(__dirname, '../examples/quickstart.ts'), 'utf8');
+  const body = example.slice(example.indexOf('export async function quickstart'), example.indexOf('\n}\n') + 2);
+  expect(readme).toContain(body);
+});
+
+test('a POST whose answer is lost is retried with the same Idempotency-Key and runs once', async () => {
+  const proxy = await lossyProxy(2);
+  try {
+    const client = new CowrieClient({ baseUrl: proxy.url, apiKey, retryDelayMs: 10 });
+    const collection = await client.collections.create({ customer_name: 'Ada Obi', customer_email: 'ada@example.com', amount: 2500 });
+    expect(proxy.seen).toHaveLength(3);
+    expect(new Set(proxy.seen.map((s) => s.key)).size).toBe(1);
+    expect(proxy.seen[0]!.key).toMatch(/^[0-9a-f-]{36}$/);
+    // One collection, although the gateway saw the request three times.
+    expect(await env.db.collection.count({ where: { workspaceId, customerEmail: 'ada@example.com' } })).toBe(1);
+    expect(await client.collections.get(collection.id)).toMatchObject({ id: collection.id, amount: '2500.000000' });
+  } finally {
+    await proxy.close();
+  }
+});
+
+test('a transfer retried after a lost answer pays once, its ledger key being the Idempotency-Key', async () => {
+  const proxy = await lossyProxy(1);
+  try {
+    const client = new CowrieClient({ baseUrl: proxy.url, apiKey, retryDelayMs: 10 });
+    const transfer = await client.transfers.create({ currency: 'NGN', amount: 700, account_number: '0111111111', bank_code: '058' });
+    expect(proxy.seen).toHaveLength(2);
+    expect(proxy.seen[0]!.key).toBe(proxy.seen[1]!.key);
+    expect(transfer.idempotencyKey).toBe(proxy.seen[0]!.key);
+    expect(await env.db.ledgerTransaction.count({ where: { workspaceId, counterpartyAccount: '0111111111' } })).toBe(1);
+  } finally {
+    await proxy.close();
+  }
+});
+
+test('two logical calls use two keys; an explicit key is sent as given', async () => {
+  const proxy = await lossyProxy(0);
+  try {
+    const client = new CowrieClient({ baseUrl: proxy.url, apiKey });
+    await client.deposits.create({ channel: 'reserved_va' });
+    await client.deposits.create({ channel: 'reserved_va' }, { idempotencyKey: 'my-key-1' });
+    await client.channels.list();
+    expect(proxy.seen.map((s) => s.key)).toEqual([expect.stringMatching(/^[0-9a-f-]{36}$/), 'my-key-1', undefined]);
+  } finally {
+    await proxy.close();
+  }
+});
+
+test('errors are thrown with the API code, status and request id; client errors are not retried', async () => {
+  const proxy = await lossyProxy(0);
+  try {
+    const client = new CowrieClient({ baseUrl: proxy.url, apiKey, retryDelayMs: 10 });
+    const err = await client.deposits.create({ channel: 'card' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CowrieApiError);
+    expect(err).toMatchObject({ status: 400, code: 'invalid_request', attempts: 1 });
+    expect((err as CowrieApiError).requestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(proxy.seen).toHaveLength(1);
+    const unreachable = new CowrieClient({ baseUrl: 'http://127.0.0.1:1', apiKey, maxRetries: 1, retryDelayMs: 5 });
+    await expect(unreachable.channels.list()).rejects.toMatchObject({ status: 0, code: 'network_error', attempts: 2 });
+  } finally {
+    await proxy.close();
+  }
+});
+
+test('the webhook signature verifier is exported', () => {
+  const secret = 'a'.repeat(64);
+  const rawBody = JSON.stringify({ id: 'd1', event: 'ping', created_at: new Date().toISOString(), data: {} });
+  const header = webhookSignatureHeader(secret, Math.floor(Date.now() / 1000), rawBody);
+  expect(verifyWebhookSignature({ rawBody, header, secret })).toBe(true);
+  expect(verifyWebhookSignature({ rawBody: rawBody + ' ', header, secret })).toBe(false);
+});
+
+test('the SDK types come from the document the gateway serves today', async () => {
+  const served = await (await fetch(`${gateway.url}/v1/openapi.json`)).json();
+  const committed = readFileSync(path.join(__dirname, '../openapi.json'), 'utf8');
+  // If this fails: npm run generate -w @cowrie/sdk
+  expect(served).toEqual(JSON.parse(committed));
+  const hash = createHash('sha256').update(committed).digest('hex');
+  expect(readFileSync(path.join(__dirname, '../src/generated/openapi.ts'), 'utf8')).toContain(`sha256 ${hash}`);
+});
