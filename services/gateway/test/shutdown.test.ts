@@ -1,0 +1,179 @@
+// Risk: a deploy (SIGTERM) drops work: a request the gateway had accepted
+// answered by a reset connection, or a payout job lost or sent twice when its
+// worker stops under load. The gateway and the worker run as real processes.
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { startPayoutWorker } from '@cowrie/payout-worker';
+import { createTestEnv, createWorkspaceWithKey, waitFor, type TestEnv } from '@cowrie/testing';
+import { fund } from './payout-stack';
+
+const ROOT = path.join(__dirname, '../../..');
+let env: TestEnv;
+
+beforeAll(async () => {
+  env = await createTestEnv({ PUBLIC_API_RATE_LIMIT: '100000', VERIFY_RATE_BIZ_LIMIT: '100000' });
+});
+afterAll(() => env?.cleanup());
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+/** One of the services' mains as its own process, on the test env's database and Redis. */
+function spawnService(service: string, extra: Record<string, string>) {
+  const c = env.config;
+  const child = spawn(process.execPath, ['--import', 'tsx', `services/${service}/src/main.ts`], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      LOG_FORMAT: 'json',
+      DATABASE_URL: c.DATABASE_URL,
+      DATABASE_POOL_SIZE: '5',
+      REDIS_URL: c.REDIS_URL,
+      QUEUE_PREFIX: c.QUEUE_PREFIX,
+      REDIS_KEY_PREFIX: c.REDIS_KEY_PREFIX,
+      ...extra,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (d) => (output += String(d)));
+  child.stderr!.on('data', (d) => (output += String(d)));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, exited, output: () => output };
+}
+
+interface Outcome {
+  startedAt: number;
+  status?: number;
+  json?: boolean;
+  error?: string;
+}
+
+async function timed(url: string, init: RequestInit): Promise<Outcome & { ms?: number }> {
+  const startedAt = Date.now();
+  try {
+    const res = await fetch(url, init);
+    const body = (await res.json()) as { data?: unknown; error?: unknown };
+    return { startedAt, ms: Date.now() - startedAt, status: res.status, json: body.data !== undefined || body.error !== undefined };
+  } catch (err) {
+    return { startedAt, error: (err as Error).message };
+  }
+}
+
+test('SIGTERM during load: every request started before it gets its answer; /readyz fails while draining', async () => {
+  const { key } = await createWorkspaceWithKey(env.db, { name: 'Shutdown' });
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  // No dispatcher runs: each verification waits VERIFY_SYNC_WAIT_MS, then answers from the row.
+  const gateway = spawnService('gateway', { PORT: String(port), HOST: '127.0.0.1', VERIFY_SYNC_WAIT_MS: '5000', SHUTDOWN_DRAIN_MS: '500', SHUTDOWN_GRACE_MS: '8000' });
+  try {
+    await waitFor(async () => (await fetch(`${base}/healthz`).catch(() => null))?.ok, 30_000, 100);
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    const outcomes: Promise<Outcome>[] = [];
+    // Slow requests, still running when the listener closes.
+    for (let i = 0; i < 12; i++) {
+      const body = JSON.stringify({ channel: 'email', destination: `user${i}@example.com` });
+      outcomes.push(timed(`${base}/v1/verifications`, { method: 'POST', headers, body }));
+    }
+    // Steady quick traffic on keep-alive connections until the gateway is gone.
+    let sigtermAt = Infinity;
+    let quickDone = 0;
+    const loops = Array.from({ length: 4 }, async () => {
+      for (;;) {
+        const o = timed(`${base}/v1/channels`, { headers });
+        outcomes.push(o);
+        const done = await o;
+        quickDone += 1;
+        if (done.error || done.startedAt > sigtermAt + 2000) return;
+      }
+    });
+    await waitFor(() => quickDone >= 12, 20_000, 10);
+    sigtermAt = Date.now();
+    gateway.child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 100));
+    const readyz = await fetch(`${base}/readyz`);
+    expect(readyz.status).toBe(503);
+    expect(readyz.headers.get('connection')).toBe('close');
+
+    await Promise.all(loops);
+    const all = await Promise.all(outcomes);
+    const before = all.filter((o) => o.startedAt < sigtermAt);
+    const slow = before.filter((o) => o.status === 201);
+    expect(slow).toHaveLength(12);
+    // They were still running when the listener closed (SIGTERM + the 500 ms drain), and were answered.
+    for (const o of slow) expect(o.startedAt + o.ms!).toBeGreaterThan(sigtermAt + 500);
+    expect(before.length).toBeGreaterThan(24);
+    for (const o of before) {
+      expect(o.error).toBeUndefined();
+      expect([200, 201]).toContain(o.status);
+      expect(o.json).toBe(true);
+    }
+    expect(await gateway.exited).toBe(0);
+    expect(gateway.output()).toContain('gateway stopped');
+  } finally {
+    if (gateway.child.exitCode === null) gateway.child.kill('SIGKILL');
+  }
+});
+
+test('SIGTERM to a payout worker under load: no job lost, none paid twice', async () => {
+  const { workspace } = await createWorkspaceWithKey(env.db, { name: 'Payout load' });
+  await fund(env.db, workspace.id, 'NGN', '100000');
+  const { enqueue, jobIdFor, openQueue, payoutsQueue, createRedis, Decimal } = await import('@cowrie/core');
+  const { createTransfer } = await import('@cowrie/payouts');
+  const { createRails } = await import('@cowrie/rails');
+  const rails = createRails(env.config, env.redis);
+  const queue = openQueue(payoutsQueue, { connection: createRedis(env.config, { forBullmq: true }), prefix: env.config.QUEUE_PREFIX });
+  const ids: number[] = [];
+  for (let i = 0; i < 16; i++) {
+    const payout = await createTransfer(
+      { db: env.db, rails, feeSchedule: env.config.PAYOUT_FEE_SCHEDULE },
+      { workspaceId: workspace.id, currency: 'NGN', amount: new Decimal(100), accountNumber: `01234567${String(i).padStart(2, '0')}`, bankCode: '058' },
+    );
+    ids.push(payout.transaction.id);
+    await enqueue(queue, payoutsQueue, 'payout.execute', { transactionId: payout.transaction.id }, { jobId: jobIdFor('payout', payout.transaction.id) });
+  }
+  const completed = () => env.db.ledgerTransaction.count({ where: { id: { in: ids }, status: 'completed' } });
+  // Each rail call takes 400 ms, four at a time: the worker is mid-batch at SIGTERM.
+  const worker = spawnService('payout-worker', { PAYOUT_SANDBOX_DELAY_MS: '400', PAYOUT_WORKER_CONCURRENCY: '4', SHUTDOWN_GRACE_MS: '5000' });
+  let exitedCode: number | null;
+  try {
+    await waitFor(async () => (await completed()) >= 2, 30_000, 50);
+    worker.child.kill('SIGTERM');
+    exitedCode = await worker.exited;
+  } finally {
+    if (worker.child.exitCode === null) worker.child.kill('SIGKILL');
+  }
+  expect(exitedCode!).toBe(0);
+  // The jobs it had taken finished before it exited: none is left half-done.
+  const afterStop = await env.db.ledgerTransaction.count({ where: { id: { in: ids }, status: 'processing' } });
+  expect(await completed()).toBeLessThan(16);
+  expect(afterStop).toBe(16 - (await completed()));
+  expect(await queue.getJobCounts('active')).toEqual({ active: 0 });
+
+  // A new worker takes the rest.
+  const next = await startPayoutWorker(env.config, env.logger);
+  try {
+    await waitFor(async () => (await completed()) === 16, 30_000, 50);
+  } finally {
+    await next.stop();
+    await queue.close();
+  }
+  // Each payout reached the rail exactly once.
+  const rows = await env.db.ledgerTransaction.findMany({ where: { id: { in: ids } } });
+  for (const row of rows) {
+    expect(await env.redis.hget(`${env.config.REDIS_KEY_PREFIX}sandbox:transfer:${row.reference}`, 'calls')).toBe('1');
+  }
+  // Every hold settled once: nothing held, the balance down by exactly the sixteen payouts.
+  const wallet = await env.db.wallet.findFirstOrThrow({ where: { workspaceId: workspace.id, currency: 'NGN' } });
+  const spent = rows.reduce((sum, r) => sum.plus(r.amount.toString()).plus(r.fees.toString()), new Decimal(0));
+  expect(wallet.held.toString()).toBe('0');
+  expect(new Decimal(wallet.balance.toString()).equals(new Decimal(100000).minus(spent))).toBe(true);
+});
