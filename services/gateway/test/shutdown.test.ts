@@ -1,7 +1,7 @@
 // Risk: a deploy (SIGTERM) drops work: a request the gateway had accepted
 // answered by a reset connection, or a payout job lost or sent twice when its
 // worker stops under load. The gateway and the worker run as real processes.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { startPayoutWorker } from '@cowrie/payout-worker';
@@ -52,12 +52,13 @@ function spawnService(service: string, extra: Record<string, string>) {
 
 interface Outcome {
   startedAt: number;
+  ms?: number;
   status?: number;
   json?: boolean;
   error?: string;
 }
 
-async function timed(url: string, init: RequestInit): Promise<Outcome & { ms?: number }> {
+async function timed(url: string, init: RequestInit): Promise<Outcome> {
   const startedAt = Date.now();
   try {
     const res = await fetch(url, init);

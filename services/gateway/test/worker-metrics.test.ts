@@ -2,11 +2,11 @@
 // missing its families, open without the operator token, or ready while
 // stopping; outcomes (deliveries, codes, rail calls) not counted.
 import { createMetrics, parseMetrics, sampleValue, type CowrieMetrics, type MetricsServer } from '@cowrie/metrics';
-import { startPayoutWorker, type RunningPayoutWorker } from '@cowrie/payout-worker';
+import { startPayoutWorker } from '@cowrie/payout-worker';
 import { openMetricsPort } from '@cowrie/service-kit';
 import { createUserFor, createWorkspaceWithKey, startHttpReceiver, type HttpReceiver } from '@cowrie/testing';
-import { startVerificationWorker, type RunningVerificationWorker } from '@cowrie/verification-dispatcher';
-import { startWebhookWorker, type RunningWebhookWorker } from '@cowrie/webhook-sender';
+import { startVerificationWorker } from '@cowrie/verification-dispatcher';
+import { startWebhookWorker } from '@cowrie/webhook-sender';
 import { fund } from './payout-stack';
 import { call, startTestGateway } from './start-test-gateway';
 
@@ -14,9 +14,6 @@ const METRICS_TOKEN = 'worker-metrics-token-0123456789';
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
 let receiver: HttpReceiver;
 const workers: { name: string; metrics: CowrieMetrics; port: MetricsServer; stop: () => Promise<void> }[] = [];
-let payout: RunningPayoutWorker;
-let dispatcher: RunningVerificationWorker;
-let sender: RunningWebhookWorker;
 
 async function withPort<T extends { db: any; redis: any; stop: () => Promise<void> }>(name: string, start: (metrics: CowrieMetrics) => Promise<T>): Promise<T> {
   const metrics = createMetrics({ service: name, processMetrics: false });
@@ -36,9 +33,9 @@ const scrape = async (name: string) => {
 beforeAll(async () => {
   gw = await startTestGateway({ METRICS_TOKEN, PUBLIC_API_RATE_LIMIT: '1000', WEBHOOK_TIMEOUT_MS: '2000' });
   receiver = await startHttpReceiver();
-  payout = await withPort('payout-worker', (metrics) => startPayoutWorker(gw.env.config, gw.env.logger, { metrics }));
-  dispatcher = await withPort('verification-dispatcher', (metrics) => startVerificationWorker(gw.env.config, gw.env.logger, { metrics }));
-  sender = await withPort('webhook-sender', (metrics) => startWebhookWorker(gw.env.config, gw.env.logger, { metrics }));
+  await withPort('payout-worker', (metrics) => startPayoutWorker(gw.env.config, gw.env.logger, { metrics }));
+  await withPort('verification-dispatcher', (metrics) => startVerificationWorker(gw.env.config, gw.env.logger, { metrics }));
+  await withPort('webhook-sender', (metrics) => startWebhookWorker(gw.env.config, gw.env.logger, { metrics }));
 });
 afterAll(async () => {
   for (const w of workers) {
