@@ -43,7 +43,10 @@ export function createGatewayDeps(config: TConfig, logger = createServiceLogger(
   const events = (name: string) => {
     const connection = createRedis(config, { forBullmq: true, name: `gateway-events-${name}` });
     connections.push(connection);
-    return new QueueEvents(name, { connection, prefix: config.QUEUE_PREFIX });
+    const queueEvents = new QueueEvents(name, { connection, prefix: config.QUEUE_PREFIX });
+    // Every request waiting on a job (waitUntilFinished) listens here; many wait at once.
+    queueEvents.setMaxListeners(0);
+    return queueEvents;
   };
   const queues: GatewayQueues = {
     payouts: openQueue(payoutsQueue, queueConn),
