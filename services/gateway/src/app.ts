@@ -23,6 +23,8 @@ export interface CreateAppOptions {
 export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Express {
   const app = express();
   app.disable('x-powered-by');
+  // API responses are not cached by validators; hashing every body costs CPU.
+  app.set('etag', false);
   app.set('trust proxy', false);
   app.set('query parser', 'simple');
   app.use(requestContext(deps.logger));

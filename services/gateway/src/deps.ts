@@ -10,6 +10,7 @@ import {
   type TConfig,
   type TRedis,
 } from '@cowrie/core';
+import { Pool } from 'pg';
 import { createDb, type PrismaClient } from '@cowrie/db';
 import { loadChannelCatalog, type TChannel } from '@cowrie/catalog';
 
@@ -31,6 +32,8 @@ export interface GatewayDeps {
   redis: TRedis;
   queues: GatewayQueues;
   channels: TChannel[];
+  /** A small plain pg pool for the per-request hot path (API key lookup). */
+  sql: Pool;
   /** Connections to quit on close. */
   connections: TRedis[];
 }
@@ -56,7 +59,9 @@ export function createGatewayDeps(config: TConfig, logger = createServiceLogger(
     verificationEvents: events(verificationsQueue.name),
     webhookEvents: events(webhooksQueue.name),
   };
-  return { config, logger, db, redis, queues, channels: loadChannelCatalog(config), connections };
+  const sql = new Pool({ connectionString: config.DATABASE_URL, max: Math.min(4, config.DATABASE_POOL_SIZE) });
+  sql.on('error', (err) => logger.warn({ err: { message: err.message } }, 'idle pg connection failed'));
+  return { config, logger, db, redis, queues, channels: loadChannelCatalog(config), sql, connections };
 }
 
 export async function closeGatewayDeps(deps: GatewayDeps): Promise<void> {
@@ -65,5 +70,5 @@ export async function closeGatewayDeps(deps: GatewayDeps): Promise<void> {
   await Promise.allSettled([q.payouts.close(), q.verifications.close(), q.webhooks.close()]);
   // disconnect, not quit: a QueueEvents connection may sit in a blocking read.
   for (const c of deps.connections) c.disconnect();
-  await deps.db.$disconnect();
+  await Promise.allSettled([deps.db.$disconnect(), deps.sql.end()]);
 }
