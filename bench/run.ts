@@ -3,9 +3,11 @@
 // figures, and writes them to bench/results/<scenario>.json.
 import { writeResult, type ScenarioResult } from './lib';
 import { channels } from './scenarios/channels';
+import { transfers } from './scenarios/transfers';
 
 const SCENARIOS: Record<string, () => Promise<ScenarioResult>> = {
   channels,
+  transfers,
 };
 
 async function main() {
