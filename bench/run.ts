@@ -3,12 +3,14 @@
 // figures, and writes them to bench/results/<scenario>.json.
 import { writeResult, type ScenarioResult } from './lib';
 import { channels } from './scenarios/channels';
+import { transfers } from './scenarios/transfers';
 import { verificationCheck } from './scenarios/verification-check';
 import { verificationStart } from './scenarios/verification-start';
 import { webhookFanout } from './scenarios/webhook-fanout';
 
 const SCENARIOS: Record<string, () => Promise<ScenarioResult>> = {
   channels,
+  transfers,
   verification_start: verificationStart,
   verification_check: verificationCheck,
   webhook_fanout: webhookFanout,
