@@ -2,7 +2,9 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { createServer } from 'node:net';
+import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
+import Redis from 'ioredis';
 import { Client } from 'pg';
 
 export const root = path.resolve(__dirname, '..');
@@ -50,11 +52,47 @@ export async function freshDatabase(name: string): Promise<string> {
   return url.toString();
 }
 
+export interface BenchRedisEnv {
+  REDIS_KEY_PREFIX: string;
+  QUEUE_PREFIX: string;
+}
+
+/**
+ * Redis key and queue prefixes of one scenario run, unique to it: no other
+ * engineer's workers see its jobs, and no job kept from an earlier run (BullMQ
+ * keeps completed jobs, and job ids come from row ids that restart on a fresh
+ * database) is mistaken for one of this run's. clearRedisPrefixes removes them.
+ */
+export function benchRedisEnv(): BenchRedisEnv {
+  const tag = randomBytes(4).toString('hex');
+  return { REDIS_KEY_PREFIX: `cowrie-bench-${tag}:`, QUEUE_PREFIX: `{cowrie-bench-${tag}}` };
+}
+
+/** Deletes every key of a run's prefixes (call it once its processes have stopped). */
+export async function clearRedisPrefixes(env: BenchRedisEnv): Promise<void> {
+  const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 3 });
+  try {
+    for (const prefix of [env.REDIS_KEY_PREFIX, env.QUEUE_PREFIX]) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+        cursor = next;
+        if (keys.length) await redis.unlink(...keys);
+      } while (cursor !== '0');
+    }
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** The ENCRYPTION_KEY startProcess gives every process (the bench seals endpoint secrets with it). */
+export const BENCH_ENCRYPTION_KEY = 'ab'.repeat(32);
+
 /** Starts a service (`services/<name>/src/main.ts`) or any TS entry as a child process. */
 export function startProcess(entry: string, env: Record<string, string>): ChildProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', entry], {
     cwd: root,
-    env: { ...process.env, LOG_LEVEL: 'warn', LOG_FORMAT: 'json', NODE_ENV: 'production', JWT_SECRET: 'bench-'.repeat(8), ENCRYPTION_KEY: 'ab'.repeat(32), ...env },
+    env: { ...process.env, LOG_LEVEL: 'warn', LOG_FORMAT: 'json', NODE_ENV: 'production', JWT_SECRET: 'bench-'.repeat(8), ENCRYPTION_KEY: BENCH_ENCRYPTION_KEY, ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   return child;
@@ -113,6 +151,17 @@ export async function load(opts: LoadOptions) {
     non2xx,
   };
 }
+
+/** The p-th percentile (0..100) of a list of numbers, nearest rank; 0 for an empty list. */
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank]!;
+}
+
+export const round1 = (n: number) => Math.round(n * 10) / 10;
+export const ratioOf = (measured: number, baseline: number) => (baseline > 0 ? Math.round((measured / baseline) * 100) / 100 : 0);
 
 export function writeResult(result: ScenarioResult) {
   mkdirSync(path.join(root, 'bench/results'), { recursive: true });

@@ -3,9 +3,17 @@
 // figures, and writes them to bench/results/<scenario>.json.
 import { writeResult, type ScenarioResult } from './lib';
 import { channels } from './scenarios/channels';
+import { transfers } from './scenarios/transfers';
+import { verificationCheck } from './scenarios/verification-check';
+import { verificationStart } from './scenarios/verification-start';
+import { webhookFanout } from './scenarios/webhook-fanout';
 
 const SCENARIOS: Record<string, () => Promise<ScenarioResult>> = {
   channels,
+  transfers,
+  verification_start: verificationStart,
+  verification_check: verificationCheck,
+  webhook_fanout: webhookFanout,
 };
 
 async function main() {
@@ -20,9 +28,10 @@ async function main() {
     console.log(`\n▶ ${name}`);
     const result = await SCENARIOS[name]!();
     writeResult(result);
+    const unit = typeof result.unit === 'string' ? result.unit : 'req/s';
     console.log(
-      `${name}: ${result.rps} req/s, p50 ${result.p50_ms} ms, p99 ${result.p99_ms} ms, ` +
-        `${result.baseline} ${result.baseline_rps} req/s, ratio ${result.ratio}, peak RSS ${result.peak_rss_mb} MB`,
+      `${name}: ${result.rps} ${unit}, p50 ${result.p50_ms} ms, p99 ${result.p99_ms} ms, ` +
+        `${result.baseline} ${result.baseline_rps} ${unit}, ratio ${result.ratio}, peak RSS ${result.peak_rss_mb} MB`,
     );
   }
   process.exit(0);

@@ -43,15 +43,57 @@ export interface TAuthenticatedKey {
 
 export const looksLikeApiKey = (token: string) => token.startsWith('ck_');
 
+/** The columns authentication reads of one key row. */
+export interface TApiKeyRow {
+  id: number;
+  workspaceId: number;
+  secretHash: string;
+  scopes: string[];
+  mode: string;
+  revokedAt: Date | null;
+}
+
+/** How a key row is looked up by its lookup id: Prisma by default, or a faster path. */
+export type FindApiKeyRow = (lookupId: string) => Promise<TApiKeyRow | null>;
+
+export const findApiKeyRowWithPrisma =
+  (db: DbOrTx): FindApiKeyRow =>
+  (lookupId) =>
+    db.apiKey.findUnique({
+      where: { lookupId },
+      select: { id: true, workspaceId: true, secretHash: true, scopes: true, mode: true, revokedAt: true },
+    });
+
+/** The minimal client surface of a `pg.Pool`, so this package does not depend on pg. */
+export interface SqlQueryable {
+  query<R>(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: R[] }>;
+}
+
+/**
+ * The same lookup as one prepared statement on a plain pg pool: authentication
+ * runs on every request, and this costs a fraction of the CPU of a Prisma query.
+ */
+export const findApiKeyRowWithSql =
+  (pool: SqlQueryable): FindApiKeyRow =>
+  async (lookupId) => {
+    const { rows } = await pool.query<TApiKeyRow>({
+      name: 'cowrie-find-api-key',
+      text: 'SELECT "id", "workspaceId", "secretHash", "scopes", "mode", "revokedAt" FROM "ApiKey" WHERE "lookupId" = $1',
+      values: [lookupId],
+    });
+    return rows[0] ?? null;
+  };
+
 /**
  * Finds the live key a bearer token names. Returns null for a malformed,
  * unknown or revoked key; never says which, so callers answer one 401.
+ * `find` defaults to a Prisma lookup on `db`.
  */
-export async function authenticateApiKey(db: DbOrTx, token: string): Promise<TAuthenticatedKey | null> {
+export async function authenticateApiKey(db: DbOrTx, token: string, find: FindApiKeyRow = findApiKeyRowWithPrisma(db)): Promise<TAuthenticatedKey | null> {
   const match = KEY_PATTERN.exec(token);
   if (!match) return null;
   const [, , lookupId, secret] = match;
-  const row = await db.apiKey.findUnique({ where: { lookupId: lookupId! } });
+  const row = await find(lookupId!);
   if (!row || row.revokedAt) return null;
   if (!constantTimeEqual(row.secretHash, sha256Hex(secret!))) return null;
   return { keyId: row.id, workspaceId: row.workspaceId, scopes: row.scopes as TScope[], mode: row.mode as TKeyMode };

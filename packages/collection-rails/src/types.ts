@@ -88,13 +88,5 @@ export class RailError extends Error {
   }
 }
 
-/** The rail refuses this input (e.g. an amount it cannot represent): the client's mistake, not an outage. */
-export class RailInputError extends Error {
-  override name = 'RailInputError';
-  constructor(
-    message: string,
-    readonly field: string,
-  ) {
-    super(message);
-  }
-}
+/** A rail refused the caller's input: a 400 naming the field (shared by every rail). */
+export { RailInputError } from '@cowrie/core';

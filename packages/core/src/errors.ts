@@ -46,3 +46,17 @@ export const notFound = (message = 'Not found') => new AppError('not_found', mes
 export function isAppError(err: unknown): err is AppError {
   return err instanceof AppError;
 }
+
+/**
+ * A rail (payout or collection) refused the caller's input, e.g. an unknown
+ * bank or an amount it cannot represent: the client's mistake, not an outage.
+ */
+export class RailInputError extends Error {
+  override name = 'RailInputError';
+  constructor(
+    message: string,
+    readonly field: string,
+  ) {
+    super(message);
+  }
+}

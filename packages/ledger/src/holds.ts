@@ -5,19 +5,27 @@ import type { Prisma } from '@cowrie/db';
  * Places a hold of `amount` on a wallet for a debit transaction: pending rises,
  * available drops. The conditional UPDATE is the overdraft guard: it succeeds
  * only while available (balance - held) covers the amount, whatever the
- * concurrency. Returns false when it does not.
+ * concurrency. Returns false when it does not, having written nothing.
+ *
+ * The UPDATE and the hold's ledger entry are one statement: the wallet's row
+ * lock is taken by the caller's last round trip before its commit, so a hot
+ * wallet is locked as briefly as possible (every payout of a workspace queues
+ * on that row).
  */
 export async function placeHold(
   tx: Prisma.TransactionClient,
   { walletId, transactionId, amount }: { walletId: number; transactionId: number; amount: Decimal },
 ): Promise<boolean> {
   const value = amount.toFixed(6);
-  const updated = await tx.$executeRaw`
-    UPDATE "Wallet" SET "held" = "held" + ${value}::numeric, "updatedAt" = now()
-    WHERE "id" = ${walletId} AND "balance" - "held" >= ${value}::numeric`;
-  if (updated !== 1) return false;
-  await tx.ledgerEntry.create({ data: { walletId, transactionId, kind: 'hold', balanceDelta: '0', heldDelta: value } });
-  return true;
+  const inserted = await tx.$executeRaw`
+    WITH held AS (
+      UPDATE "Wallet" SET "held" = "held" + ${value}::numeric, "updatedAt" = now()
+      WHERE "id" = ${walletId} AND "balance" - "held" >= ${value}::numeric
+      RETURNING "id"
+    )
+    INSERT INTO "LedgerEntry" ("walletId", "transactionId", "kind", "balanceDelta", "heldDelta")
+    SELECT "id", ${transactionId}, 'hold', 0, ${value}::numeric FROM held`;
+  return inserted === 1;
 }
 
 async function openHold(tx: Prisma.TransactionClient, transactionId: number) {

@@ -84,16 +84,8 @@ export class RailError extends Error {
   }
 }
 
-/** The rail refused the caller's input (unknown bank, account that does not resolve): a 400. */
-export class RailInputError extends Error {
-  override name = 'RailInputError';
-  constructor(
-    message: string,
-    readonly field: string,
-  ) {
-    super(message);
-  }
-}
+/** A rail refused the caller's input: a 400 naming the field (shared by every rail). */
+export { RailInputError } from '@cowrie/core';
 
 export function isRailError(err: unknown): err is RailError {
   return err instanceof RailError;

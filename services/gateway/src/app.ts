@@ -34,6 +34,8 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   const routes = new RouteRegistry();
   app.locals.routes = routes;
   app.disable('x-powered-by');
+  // API responses are not cached by validators; hashing every body costs CPU.
+  app.set('etag', false);
   app.set('trust proxy', false);
   app.set('query parser', 'simple');
   if (options.lifecycle) app.use(options.lifecycle.middleware());

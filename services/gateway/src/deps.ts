@@ -10,6 +10,7 @@ import {
   type TConfig,
   type TRedis,
 } from '@cowrie/core';
+import { Pool } from 'pg';
 import { createDb, type PrismaClient } from '@cowrie/db';
 import { loadChannelCatalog, type TChannel } from '@cowrie/catalog';
 import { createMetrics, type CowrieMetrics } from '@cowrie/metrics';
@@ -32,6 +33,8 @@ export interface GatewayDeps {
   redis: TRedis;
   queues: GatewayQueues;
   channels: TChannel[];
+  /** A small plain pg pool for the per-request hot path (API key lookup). */
+  sql: Pool;
   /** Connections to quit on close. */
   connections: TRedis[];
   /** The gateway's Prometheus families (GET /metrics). */
@@ -51,7 +54,10 @@ export function createGatewayDeps(config: TConfig, logger = createServiceLogger(
   const events = (name: string) => {
     const connection = createRedis(config, { forBullmq: true, name: `gateway-events-${name}` });
     connections.push(connection);
-    return new QueueEvents(name, { connection, prefix: config.QUEUE_PREFIX });
+    const queueEvents = new QueueEvents(name, { connection, prefix: config.QUEUE_PREFIX });
+    // Every request waiting on a job (waitUntilFinished) listens here; many wait at once.
+    queueEvents.setMaxListeners(0);
+    return queueEvents;
   };
   const queues: GatewayQueues = {
     payouts: openQueue(payoutsQueue, queueConn),
@@ -61,9 +67,11 @@ export function createGatewayDeps(config: TConfig, logger = createServiceLogger(
     verificationEvents: events(verificationsQueue.name),
     webhookEvents: events(webhooksQueue.name),
   };
+  const sql = new Pool({ connectionString: config.DATABASE_URL, max: Math.min(4, config.DATABASE_POOL_SIZE) });
+  sql.on('error', (err) => logger.warn({ err: { message: err.message } }, 'idle pg connection failed'));
   const metrics = createMetrics({ service: 'gateway', processMetrics: options.processMetrics ?? false });
   metrics.watchQueues([queues.payouts, queues.verifications, queues.webhooks]);
-  return { config, logger, db, redis, queues, channels: loadChannelCatalog(config), connections, metrics };
+  return { config, logger, db, redis, queues, channels: loadChannelCatalog(config), sql, connections, metrics };
 }
 
 export async function closeGatewayDeps(deps: GatewayDeps): Promise<void> {
@@ -72,5 +80,5 @@ export async function closeGatewayDeps(deps: GatewayDeps): Promise<void> {
   await Promise.allSettled([q.payouts.close(), q.verifications.close(), q.webhooks.close()]);
   // disconnect, not quit: a QueueEvents connection may sit in a blocking read.
   for (const c of deps.connections) c.disconnect();
-  await deps.db.$disconnect();
+  await Promise.allSettled([deps.db.$disconnect(), deps.sql.end()]);
 }

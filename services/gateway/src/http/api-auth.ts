@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { AppError } from '@cowrie/core';
-import { authenticateApiKey, looksLikeApiKey, verifySessionToken, type TScope } from '@cowrie/accounts';
+import { authenticateApiKey, findApiKeyRowWithSql, looksLikeApiKey, verifySessionToken, type TScope } from '@cowrie/accounts';
 import { hitPublicApiBudget, rateLimitHeaders } from '@cowrie/api-limits';
 import type { GatewayDeps } from '../deps';
 
@@ -11,11 +11,12 @@ function bearerToken(header: string | undefined): string | null {
 }
 
 /** /v1: `Authorization: Bearer <API key>`; missing, malformed, unknown or revoked → 401. */
-export function requireApiKey(deps: Pick<GatewayDeps, 'db'>): RequestHandler {
+export function requireApiKey(deps: Pick<GatewayDeps, 'db' | 'sql'>): RequestHandler {
+  const findKey = findApiKeyRowWithSql(deps.sql);
   return async (req, _res, next) => {
     const token = bearerToken(req.headers.authorization);
     if (!token) throw new AppError('unauthorized', 'Missing or malformed API key; send Authorization: Bearer <API key>');
-    const key = await authenticateApiKey(deps.db, token);
+    const key = await authenticateApiKey(deps.db, token, findKey);
     if (!key) throw new AppError('unauthorized', 'Invalid or revoked API key');
     req.apiKey = key;
     req.log = req.log.child({ workspaceId: key.workspaceId, apiKeyId: key.keyId });

@@ -1,0 +1,199 @@
+// Scenario `transfers`: POST /v1/transfers end to end (gateway → payouts queue
+// → payout-worker → sandbox rail → ledger), gateway and payout-worker as
+// separate processes, 50 connections, a unique idempotency_key per request,
+// to 10-digit sandbox success accounts from one generously funded NGN wallet.
+// Baseline in the same run: `pgbench -b tpcb-like` on a scratch database (the
+// ceiling of a DB-bound ledger write on this machine). Afterwards every
+// transfer must be final (none left `processing`) and the wallet audit hold.
+// Targets: ratio >= 0.25, p99 < 250 ms.
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import type autocannon from 'autocannon';
+import { Client } from 'pg';
+import { createApiKey, createWorkspace } from '@cowrie/accounts';
+import { Decimal, createRedis } from '@cowrie/core';
+import { createDb, type PrismaClient } from '@cowrie/db';
+import { auditWallet, creditWallet, findWallet } from '@cowrie/ledger';
+import { freePort, freshDatabase, load, peakRssMb, startProcess, stop, waitForHttp, type ScenarioResult } from '../lib';
+
+const CONNECTIONS = 50;
+const DURATION_S = 10;
+const WARMUP_S = 3;
+const FUNDING = '1000000000';
+const AMOUNT = '100.00';
+// Cowrie's own keys, then the BullMQ prefix; both emptied before and after the run.
+const REDIS_PREFIXES = ['cowrie-bench-transfers:', '{cowrie-bench-transfers}'];
+const PGBENCH = { clients: 8, threads: 2, seconds: 10, scale: 1 };
+
+const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+function dbUrl(name: string): string {
+  const url = new URL(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/cowrie');
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** Runs a command to completion within `timeoutMs`; rejects on a non-zero exit. */
+function run(cmd: string, args: string[], timeoutMs: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs, killSignal: 'SIGKILL' });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    child.on('error', reject);
+    child.on('exit', (code, signal) => (code === 0 ? resolve(out) : reject(new Error(`${cmd} ${args[0]} exited ${code ?? signal}:\n${out}`))));
+  });
+}
+
+/** A fresh scratch database for pgbench, initialised with `pgbench -i`. */
+async function initPgbench(): Promise<string> {
+  const name = 'cowrie_bench_pgbench';
+  const admin = new Client({ connectionString: dbUrl('postgres') });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await admin.end();
+  }
+  const url = dbUrl(name);
+  await run('pgbench', ['-i', '-q', '-s', String(PGBENCH.scale), url], 60_000);
+  return url;
+}
+
+async function runPgbench(url: string): Promise<number> {
+  const { clients, threads, seconds } = PGBENCH;
+  const out = await run('pgbench', ['-b', 'tpcb-like', '-c', String(clients), '-j', String(threads), '-T', String(seconds), '-n', url], (seconds + 30) * 1000);
+  const tps = /tps = ([\d.]+)/.exec(out)?.[1];
+  if (!tps) throw new Error(`no "tps =" in pgbench output:\n${out}`);
+  return Number(tps);
+}
+
+async function dropDatabase(name: string) {
+  const admin = new Client({ connectionString: dbUrl('postgres') });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).finally(() => admin.end());
+}
+
+function transferBody() {
+  // A 10-digit account other than the sandbox's failure accounts 0000000001/2.
+  const account = String(1_000_000_000 + Math.floor(Math.random() * 8_999_999_999));
+  return JSON.stringify({ currency: 'NGN', amount: AMOUNT, account_number: account, bank_code: '058', account_name: 'Bench Recipient', idempotency_key: `bench-${randomUUID()}` });
+}
+
+/** Deletes every Redis key under `prefixes` (queues and caches of an earlier run: job ids repeat with a fresh database). */
+async function clearRedis(prefixes: string[]) {
+  const redis = createRedis({ REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', REDIS_CLUSTER_NODES: [], REDIS_SENTINELS: [], REDIS_SENTINEL_NAME: 'mymaster' });
+  try {
+    for (const prefix of prefixes) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+        if (keys.length) await redis.del(...keys);
+        cursor = next;
+      } while (cursor !== '0');
+    }
+  } finally {
+    redis.disconnect();
+  }
+}
+
+async function statusCounts(db: PrismaClient, walletId: number) {
+  const rows = await db.ledgerTransaction.groupBy({ by: ['status'], where: { walletId, type: 'debit' }, _count: { _all: true } });
+  return Object.fromEntries(rows.map((r) => [r.status, r._count._all])) as Record<string, number>;
+}
+
+export async function transfers(): Promise<ScenarioResult> {
+  const pgbenchUrl = await initPgbench();
+  await clearRedis(REDIS_PREFIXES);
+  const databaseUrl = await freshDatabase('cowrie_bench_transfers');
+  const db = createDb({ databaseUrl, poolSize: 2 });
+  const workspace = await createWorkspace(db, { name: 'Bench transfers' });
+  const { key } = await createApiKey(db, { workspaceId: workspace.id, scopes: ['payouts:write', 'read'] });
+  await db.$transaction((tx) =>
+    creditWallet(tx, {
+      workspaceId: workspace.id,
+      currency: 'NGN',
+      amount: new Decimal(FUNDING),
+      category: 'adjustment',
+      channel: 'adjustment',
+      title: 'Wallet funding',
+      description: 'Bench funding',
+      provider: 'operator',
+    }),
+  );
+  const wallet = (await findWallet(db, workspace.id, 'NGN'))!;
+
+  const port = await freePort();
+  // Pool sizes and PAYOUT_WORKER_CONCURRENCY come from the caller's environment (startProcess passes it on).
+  const shared = { DATABASE_URL: databaseUrl, REDIS_KEY_PREFIX: REDIS_PREFIXES[0]!, QUEUE_PREFIX: REDIS_PREFIXES[1]!, PAYOUT_FEE_SCHEDULE: '{}' };
+  const gateway = startProcess('services/gateway/src/main.ts', { ...shared, PORT: String(port), PUBLIC_API_RATE_LIMIT: '1000000000' });
+  const worker = startProcess('services/payout-worker/src/main.ts', shared);
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    await waitForHttp(`${base}/healthz`);
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    // The worker is up once a transfer completes synchronously.
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const res = await fetch(`${base}/v1/transfers`, { method: 'POST', headers, body: transferBody() });
+      const body = (await res.json().catch(() => null)) as { data?: { status?: string } } | null;
+      if (res.status === 201 && body?.data?.status === 'completed') break;
+      if (Date.now() > deadline) throw new Error(`the payout worker did not complete a transfer: ${res.status} ${JSON.stringify(body)}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const requests: autocannon.Request[] = [{ method: 'POST', path: '/v1/transfers', headers, setupRequest: (req) => ({ ...req, body: transferBody() }) }];
+    await load({ url: base, requests, connections: CONNECTIONS, durationSeconds: WARMUP_S });
+
+    const baselineTps = await runPgbench(pgbenchUrl);
+    const measured = await load({ url: base, requests, connections: CONNECTIONS, durationSeconds: DURATION_S });
+
+    // Everything answered `processing` must settle on its own.
+    let counts = await statusCounts(db, wallet.id);
+    const settleDeadline = Date.now() + 30_000;
+    while ((counts.processing ?? 0) > 0 && Date.now() < settleDeadline) {
+      await new Promise((r) => setTimeout(r, 500));
+      counts = await statusCounts(db, wallet.id);
+    }
+    const audit = await auditWallet(db, wallet.id);
+    // The money that left is exactly the completed transfers (no fee schedule is set).
+    const expectedBalance = new Decimal(FUNDING).minus(new Decimal(AMOUNT).times(counts.completed ?? 0));
+    const result: ScenarioResult = {
+      scenario: 'transfers',
+      rps: measured.rps,
+      p50_ms: measured.p50_ms,
+      p99_ms: measured.p99_ms,
+      baseline: 'pgbench_tpcb',
+      baseline_rps: round(baselineTps, 1),
+      ratio: round(measured.rps / baselineTps),
+      peak_rss_mb: peakRssMb(gateway.pid!),
+      worker_peak_rss_mb: peakRssMb(worker.pid!),
+      connections: CONNECTIONS,
+      duration_s: DURATION_S,
+      measured_requests: measured.total,
+      non2xx: measured.non2xx,
+      // Every transfer of the run (readiness probe and warm-up included), once settled.
+      transfers_created: Object.values(counts).reduce((a, b) => a + b, 0),
+      transfers_completed: counts.completed ?? 0,
+      transfers_processing: counts.processing ?? 0,
+      transfers_failed: counts.failed ?? 0,
+      audit_consistent: audit.consistent,
+      meets_targets: measured.rps / baselineTps >= 0.25 && measured.p99_ms < 250,
+      pgbench: `-b tpcb-like -s ${PGBENCH.scale} -c ${PGBENCH.clients} -j ${PGBENCH.threads} -T ${PGBENCH.seconds}`,
+    };
+    const problems = [
+      measured.non2xx > 0 && `${measured.non2xx} of ${measured.total} responses were not 2xx`,
+      result.transfers_processing !== 0 && `${result.transfers_processing} transfers still processing`,
+      result.transfers_failed !== 0 && `${result.transfers_failed} transfers failed`,
+      !audit.consistent && `wallet audit failed: ${JSON.stringify(audit)}`,
+      !audit.balance.equals(expectedBalance) && `balance ${audit.balance.toFixed(6)}, expected ${expectedBalance.toFixed(6)}`,
+      !audit.held.isZero() && `${audit.held.toFixed(6)} still held`,
+    ].filter(Boolean);
+    if (problems.length) throw new Error(`transfers: ${problems.join('; ')}\n${JSON.stringify(result, null, 2)}`);
+    return result;
+  } finally {
+    await Promise.all([stop(gateway), stop(worker), db.$disconnect()]);
+    await dropDatabase('cowrie_bench_pgbench').catch(() => undefined);
+    await clearRedis(REDIS_PREFIXES).catch(() => undefined);
+  }
+}

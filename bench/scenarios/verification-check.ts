@@ -1,0 +1,94 @@
+// Scenario `verification_check`: POST /v1/verifications/:reference/check with
+// a wrong code (the attempt-counting UPDATE and its transaction, the heavier
+// path) spread round-robin over many pending verifications, so concurrent
+// checks rarely meet on one row. The verifications are created beforehand with
+// the package's createVerification and an attempt budget no run can exhaust,
+// so every check stays `invalid_code`. Baseline: the bare express route in the
+// same run. Target (issue 4): p99 < 30 ms at 50 connections.
+import { createApiKey, createWorkspace } from '@cowrie/accounts';
+import { loadConfig } from '@cowrie/core';
+import { createDb } from '@cowrie/db';
+import { createVerification } from '@cowrie/verification';
+import { BENCH_ENCRYPTION_KEY, benchRedisEnv, clearRedisPrefixes, freePort, freshDatabase, load, peakRssMb, ratioOf, startProcess, stop, waitForHttp, type ScenarioResult } from '../lib';
+import { verificationEnv } from './verification-start';
+
+const CONNECTIONS = 50;
+const DURATION_S = 10;
+const VERIFICATIONS = 2000;
+const CODE = '4321';
+const WRONG_CODE = '1234';
+
+export async function verificationCheck(): Promise<ScenarioResult> {
+  const databaseUrl = await freshDatabase('cowrie_bench_verification_check');
+  const db = createDb({ databaseUrl, poolSize: 8 });
+  const workspace = await createWorkspace(db, { name: 'Bench' });
+  const { key } = await createApiKey(db, { workspaceId: workspace.id, scopes: ['read', 'verification:write'] });
+  const config = loadConfig({
+    ENCRYPTION_KEY: BENCH_ENCRYPTION_KEY,
+    VERIFY_MAX_ATTEMPTS: '1000000000',
+    VERIFY_CODE_TTL_SECONDS: '3600',
+  });
+  const references: string[] = [];
+  for (let i = 0; i < VERIFICATIONS; i += 8) {
+    const created = await Promise.all(
+      Array.from({ length: Math.min(8, VERIFICATIONS - i) }, (_, j) =>
+        createVerification(db, config, { workspaceId: workspace.id, channel: 'email', destination: `check-${i + j}@example.com`, code: CODE }),
+      ),
+    );
+    references.push(...created.map((c) => c.verification.reference));
+  }
+  await db.$disconnect();
+
+  const [gatewayPort, barePort] = [await freePort(), await freePort()];
+  const redisEnv = benchRedisEnv();
+  const gateway = startProcess('services/gateway/src/main.ts', { ...verificationEnv(databaseUrl, redisEnv), PORT: String(gatewayPort) });
+  const bare = startProcess('bench/baseline-server.ts', { PORT: String(barePort) });
+  try {
+    await waitForHttp(`http://127.0.0.1:${gatewayPort}/healthz`);
+    await waitForHttp(`http://127.0.0.1:${barePort}/bare`);
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    const body = JSON.stringify({ code: WRONG_CODE });
+    let next = 0;
+    const requests = [
+      {
+        method: 'POST' as const,
+        headers,
+        body,
+        setupRequest: (req: object) => ({ ...req, path: `/v1/verifications/${references[next++ % references.length]}/check` }),
+      },
+    ];
+    const url = `http://127.0.0.1:${gatewayPort}`;
+    await load({ url, requests, connections: CONNECTIONS, durationSeconds: 2 });
+    await load({ url: `http://127.0.0.1:${barePort}/bare`, durationSeconds: 2 });
+    const baseline = await load({ url: `http://127.0.0.1:${barePort}/bare`, connections: CONNECTIONS, durationSeconds: DURATION_S });
+    const measured = await load({ url, requests, connections: CONNECTIONS, durationSeconds: DURATION_S });
+    if (measured.non2xx > 0) throw new Error(`${measured.non2xx} of ${measured.total} gateway responses were not 2xx`);
+
+    // Every check was a counted wrong guess on a row that stays pending.
+    const check = createDb({ databaseUrl, poolSize: 1 });
+    const counted = await check.verification.aggregate({ _sum: { attempts: true } });
+    const notPending = await check.verification.count({ where: { status: { not: 'pending' } } });
+    await check.$disconnect();
+    return {
+      scenario: 'verification_check',
+      rps: measured.rps,
+      p50_ms: measured.p50_ms,
+      p99_ms: measured.p99_ms,
+      baseline: 'bare_express',
+      baseline_rps: baseline.rps,
+      ratio: ratioOf(measured.rps, baseline.rps),
+      peak_rss_mb: peakRssMb(gateway.pid!),
+      connections: CONNECTIONS,
+      duration_s: DURATION_S,
+      requests: measured.total,
+      verifications: VERIFICATIONS,
+      attempts_counted: counted._sum.attempts ?? 0,
+      verifications_not_pending: notPending,
+      outcome: 'failed/invalid_code (wrong code)',
+      target_p99_ms: 30,
+    };
+  } finally {
+    await Promise.all([stop(gateway), stop(bare)]);
+    await clearRedisPrefixes(redisEnv);
+  }
+}

@@ -1,0 +1,230 @@
+// Scenario `webhook_fanout`: outbox events fanned out to 10 endpoints of one
+// workspace and delivered by the webhook-sender (a separate process: relay poll
+// + BullMQ worker) to a node:http receiver on 127.0.0.1 in this process.
+//
+// Events are written with recordEvent, a few per transaction like the modules
+// do, at a steady pace. `rps` is deliveries/s received over a phase (first
+// event written → last delivery received); latency is from the event's
+// created_at (the body's created_at) to its arrival here.
+// Phase 1 (extra, `light_*`): 200 deliveries/s offered, the latency floor.
+// Phase 2 (the figures): 1,200 deliveries/s offered (PACED).
+// Phase 3 (extra, `burst_*`): events written at once, drained as fast as the
+// sender can: its capacity.
+// The relay polls every WEBHOOK_RELAY_POLL_MS (the default, 100 ms, set
+// explicitly); nothing queues wake-ups, as no module does.
+// Targets (issue 6): >= 1,000 deliveries/s and p99 < 100 ms.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createWorkspace } from '@cowrie/accounts';
+import { createDb, recordEvent, type PrismaClient } from '@cowrie/db';
+import { createAddressPolicy, createWebhookEndpoint } from '@cowrie/webhooks';
+import { BENCH_ENCRYPTION_KEY, benchRedisEnv, clearRedisPrefixes, freshDatabase, peakRssMb, percentile, round1, startProcess, stop, type ScenarioResult } from '../lib';
+
+const FAN_OUT = 10;
+const RELAY_POLL_MS = 100;
+interface Pace {
+  /** Events per transaction. */
+  eventsPerBatch: number;
+  /** Transactions per second. */
+  batchesPerS: number;
+  seconds: number;
+}
+/** The figures: 1,200 deliveries/s offered, a little above the 1,000/s target. */
+const PACED: Pace = { eventsPerBatch: 6, batchesPerS: 20, seconds: 15 };
+/** The latency floor: 200 deliveries/s offered. */
+const LIGHT: Pace = { eventsPerBatch: 2, batchesPerS: 10, seconds: 5 };
+const offeredPerS = (p: Pace) => p.eventsPerBatch * p.batchesPerS * FAN_OUT;
+const BURST_EVENTS = 500;
+/** How long to wait for the last deliveries of a phase once its events are written. */
+const DRAIN_TIMEOUT_MS = 60_000;
+
+interface Receiver {
+  server: Server;
+  port: number;
+  /** Delivery ids seen, to count duplicates. */
+  seen: Set<string>;
+  duplicates: number;
+  latencies: number[];
+  received: number;
+  lastAt: number;
+  reset(): void;
+}
+
+function startReceiver(): Promise<Receiver> {
+  const receiver: Receiver = {
+    server: undefined as unknown as Server,
+    port: 0,
+    seen: new Set(),
+    duplicates: 0,
+    latencies: [],
+    received: 0,
+    lastAt: 0,
+    reset() {
+      this.latencies = [];
+      this.received = 0;
+      this.lastAt = 0;
+    },
+  };
+  receiver.server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const at = Date.now();
+      res.writeHead(204).end();
+      try {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string; created_at: string };
+        if (receiver.seen.has(body.id)) {
+          receiver.duplicates += 1;
+          return;
+        }
+        receiver.seen.add(body.id);
+        receiver.received += 1;
+        receiver.lastAt = at;
+        receiver.latencies.push(at - Date.parse(body.created_at));
+      } catch {
+        // not a delivery; ignored
+      }
+    });
+  });
+  receiver.server.keepAliveTimeout = 65_000;
+  return new Promise((resolve, reject) => {
+    receiver.server.once('error', reject);
+    receiver.server.listen(0, '127.0.0.1', () => {
+      receiver.port = (receiver.server.address() as { port: number }).port;
+      resolve(receiver);
+    });
+  });
+}
+
+async function writeEvents(db: PrismaClient, workspaceId: number, count: number, seq: { n: number }) {
+  await db.$transaction(async (tx) => {
+    for (let i = 0; i < count; i++) {
+      const n = seq.n++;
+      await recordEvent(tx, {
+        workspaceId,
+        event: 'verification.verified',
+        payload: { reference: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`, channel: 'email', destination: 'b***@example.com', status: 'verified' },
+      });
+    }
+  });
+}
+
+async function waitForDeliveries(receiver: Receiver, expected: number, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  while (receiver.received < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Writes events at a steady pace, waits for all their deliveries, and returns
+ * deliveries/s over the phase (first event written → last delivery received)
+ * and the event-to-delivery latencies.
+ */
+async function pacedPhase(db: PrismaClient, workspaceId: number, receiver: Receiver, seq: { n: number }, pace: Pace) {
+  receiver.reset();
+  const events = pace.eventsPerBatch * pace.batchesPerS * pace.seconds;
+  const started = Date.now();
+  for (let b = 0; b < pace.batchesPerS * pace.seconds; b++) {
+    const due = started + (b * 1000) / pace.batchesPerS;
+    if (due > Date.now()) await sleep(due - Date.now());
+    await writeEvents(db, workspaceId, pace.eventsPerBatch, seq);
+  }
+  const writtenInS = round1((Date.now() - started) / 1000);
+  await waitForDeliveries(receiver, events * FAN_OUT, DRAIN_TIMEOUT_MS);
+  if (receiver.received < events * FAN_OUT) throw new Error(`paced phase: ${receiver.received} of ${events * FAN_OUT} deliveries arrived`);
+  const result = {
+    events,
+    received: receiver.received,
+    writtenInS,
+    deliveriesPerS: Math.round(receiver.received / ((receiver.lastAt - started) / 1000)),
+    p50_ms: percentile(receiver.latencies, 50),
+    p99_ms: percentile(receiver.latencies, 99),
+    max_ms: percentile(receiver.latencies, 100),
+  };
+  await sleep(500);
+  receiver.reset();
+  return result;
+}
+
+export async function webhookFanout(): Promise<ScenarioResult> {
+  const databaseUrl = await freshDatabase('cowrie_bench_webhook_fanout');
+  const receiver = await startReceiver();
+  const db = createDb({ databaseUrl, poolSize: 4 });
+  const redisEnv = benchRedisEnv();
+  let sender: ReturnType<typeof startProcess> | undefined;
+  try {
+    const workspace = await createWorkspace(db, { name: 'Bench' });
+    const policy = createAddressPolicy(['127.0.0.0/8']);
+    for (let i = 0; i < FAN_OUT; i++) {
+      await createWebhookEndpoint(db, {
+        workspaceId: workspace.id,
+        input: { url: `http://127.0.0.1:${receiver.port}/hooks/${i}`, events: ['*'] },
+        encryptionKey: BENCH_ENCRYPTION_KEY,
+        policy,
+      });
+    }
+    sender = startProcess('services/webhook-sender/src/main.ts', {
+      ...redisEnv,
+      DATABASE_URL: databaseUrl,
+      WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
+      WEBHOOK_RELAY_POLL_MS: String(RELAY_POLL_MS),
+    });
+    const seq = { n: 0 };
+
+    // Warm-up: the sender is up and consuming once a first event arrives everywhere.
+    await writeEvents(db, workspace.id, 20, seq);
+    await waitForDeliveries(receiver, 20 * FAN_OUT, 60_000);
+    if (receiver.received < 20 * FAN_OUT) throw new Error(`warm-up: ${receiver.received} of ${20 * FAN_OUT} deliveries arrived`);
+    await sleep(500);
+
+    // Phase 1 (extra): a light load, far below capacity: the latency floor.
+    const light = await pacedPhase(db, workspace.id, receiver, seq, LIGHT);
+    // Phase 2 (the figures): the target rate.
+    const paced = await pacedPhase(db, workspace.id, receiver, seq, PACED);
+
+    // Phase 3 (extra): a burst written at once (in transactions of 50), drained at full speed.
+    const burstStarted = Date.now();
+    for (let i = 0; i < BURST_EVENTS; i += 50) await writeEvents(db, workspace.id, Math.min(50, BURST_EVENTS - i), seq);
+    await waitForDeliveries(receiver, BURST_EVENTS * FAN_OUT, DRAIN_TIMEOUT_MS);
+    const burst = { received: receiver.received, seconds: (receiver.lastAt - burstStarted) / 1000, latencies: receiver.latencies };
+    if (burst.received < BURST_EVENTS * FAN_OUT) throw new Error(`burst phase: ${burst.received} of ${BURST_EVENTS * FAN_OUT} deliveries arrived`);
+
+    const failed = await db.webhookDelivery.count({ where: { ok: 0, completedAt: { not: null } } });
+    return {
+      scenario: 'webhook_fanout',
+      rps: paced.deliveriesPerS,
+      p50_ms: paced.p50_ms,
+      p99_ms: paced.p99_ms,
+      baseline: 'offered_deliveries_per_s',
+      baseline_rps: offeredPerS(PACED),
+      ratio: Math.round((paced.deliveriesPerS / offeredPerS(PACED)) * 100) / 100,
+      peak_rss_mb: peakRssMb(sender.pid!),
+      unit: 'deliveries/s',
+      fan_out: FAN_OUT,
+      events: paced.events,
+      deliveries: paced.received,
+      events_per_transaction: PACED.eventsPerBatch,
+      events_written_in_s: paced.writtenInS,
+      max_latency_ms: paced.max_ms,
+      relay_poll_ms: RELAY_POLL_MS,
+      light_offered_deliveries_per_s: offeredPerS(LIGHT),
+      light_deliveries_per_s: light.deliveriesPerS,
+      light_p50_ms: light.p50_ms,
+      light_p99_ms: light.p99_ms,
+      burst_events: BURST_EVENTS,
+      burst_deliveries_per_s: Math.round(burst.received / burst.seconds),
+      burst_p50_ms: percentile(burst.latencies, 50),
+      burst_p99_ms: percentile(burst.latencies, 99),
+      duplicate_deliveries: receiver.duplicates,
+      failed_deliveries: failed,
+      target_rps: 1000,
+      target_p99_ms: 100,
+    };
+  } finally {
+    if (sender) await stop(sender);
+    await clearRedisPrefixes(redisEnv);
+    await db.$disconnect();
+    receiver.server.closeAllConnections();
+    await new Promise((r) => receiver.server.close(() => r(undefined)));
+  }
+}
