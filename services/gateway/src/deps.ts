@@ -67,6 +67,8 @@ export function createGatewayDeps(config: TConfig, logger = createServiceLogger(
     verificationEvents: events(verificationsQueue.name),
     webhookEvents: events(webhooksQueue.name),
   };
+  // waitUntilFinished also listens for its queue closing: one listener per waiting request.
+  for (const queue of [queues.payouts, queues.verifications, queues.webhooks]) queue.setMaxListeners(0);
   const sql = new Pool({ connectionString: config.DATABASE_URL, max: Math.min(4, config.DATABASE_POOL_SIZE) });
   sql.on('error', (err) => logger.warn({ err: { message: err.message } }, 'idle pg connection failed'));
   const metrics = createMetrics({ service: 'gateway', processMetrics: options.processMetrics ?? false });

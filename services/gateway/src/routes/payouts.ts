@@ -163,8 +163,6 @@ const railErrors = {
 export function registerPayoutRoutes(v1: RouteMount, deps: GatewayDeps) {
   // Every rail call is timed (cowrie_rail_call_*), by the service, not the rail.
   const rails = mapRails(createRails(deps.config, deps.redis), (rail) => instrumentCalls(rail, railObserver(deps.metrics, `payout:${rail.id}`)));
-  // Every waiting payout request listens for the queue closing; many wait at once.
-  deps.queues.payouts.setMaxListeners(0);
   const payoutDeps: PayoutDeps = { db: deps.db, rails, feeSchedule: deps.config.PAYOUT_FEE_SCHEDULE };
 
   async function runAndAnswer(req: Request, res: Response, payout: CreatedPayout) {
