@@ -90,7 +90,9 @@ export const BENCH_ENCRYPTION_KEY = 'ab'.repeat(32);
 
 /** Starts a service (`services/<name>/src/main.ts`) or any TS entry as a child process. */
 export function startProcess(entry: string, env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+  // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of every measured process there.
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', entry], {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: 'warn', LOG_FORMAT: 'json', NODE_ENV: 'production', JWT_SECRET: 'bench-'.repeat(8), ENCRYPTION_KEY: BENCH_ENCRYPTION_KEY, ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
