@@ -13,8 +13,6 @@ export function constantTimeEqual(a: string, b: string): boolean {
   return timingSafeEqual(left, right);
 }
 
-/** URL-safe random token of `bytes` random bytes. */
-export const randomToken = (bytes = 24): string => randomBytes(bytes).toString('base64url');
 
 /**
  * AES-256-GCM with a 64-hex key. The output `v1.<iv>.<tag>.<ciphertext>` (base64url)

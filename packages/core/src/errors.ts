@@ -39,14 +39,6 @@ export class AppError extends Error {
   }
 }
 
-export const invalidRequest = (message: string, details?: Record<string, unknown>) =>
-  new AppError('invalid_request', message, { details });
-export const notFound = (message = 'Not found') => new AppError('not_found', message);
-
-export function isAppError(err: unknown): err is AppError {
-  return err instanceof AppError;
-}
-
 /**
  * A rail (payout or collection) refused the caller's input, e.g. an unknown
  * bank or an amount it cannot represent: the client's mistake, not an outage.
