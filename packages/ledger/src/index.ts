@@ -1,5 +1,5 @@
 export * from './wallets';
 export * from './references';
 export * from './credit-wallet';
-export * from './holds';
 export * from './audit';
+export * from './transaction-rows';

@@ -1,6 +1,6 @@
 import { AppError, Decimal, formatAmount, type TFeeRule } from '@cowrie/core';
-import { Prisma, type LedgerTransaction, type PrismaClient } from '@cowrie/db';
-import { findWallet, newReference, placeHold, walletBalances } from '@cowrie/ledger';
+import { isSqlUniqueViolation, utcTimestamp, type LedgerTransaction, type Prisma, type PrismaClient, type SqlPool, type SqlQueryable } from '@cowrie/db';
+import { ledgerTransactionFromSql, newReference } from '@cowrie/ledger';
 import { isRailError, type Rails } from '@cowrie/rails';
 import { checkPayoutCurrency } from './currency';
 import { payoutFee } from './fees';
@@ -11,6 +11,8 @@ export const DEFAULT_TRANSFER_NARRATION = 'Cowrie transfer';
 
 export interface PayoutDeps {
   db: PrismaClient;
+  /** Plain pg on the same database: the payout's row and hold (see openPayout). */
+  sql: SqlPool;
   rails: Rails;
   /** PAYOUT_FEE_SCHEDULE */
   feeSchedule: Record<string, TFeeRule>;
@@ -22,15 +24,8 @@ export interface CreatedPayout {
   created: boolean;
 }
 
-// Many payouts may wait for one wallet's row lock; give them room before Prisma gives up.
-const TX_OPTIONS = { maxWait: 15_000, timeout: 15_000 };
-
 const exceedsBalance = (available: Decimal, currency: string) =>
   new AppError('invalid_request', `Exceeds balance: ${formatAmount(available)} ${currency}`, { details: { field: 'amount', available: formatAmount(available), currency } });
-
-function isUniqueViolation(err: unknown): boolean {
-  return err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002';
-}
 
 interface PayoutDraft {
   workspaceId: number;
@@ -51,64 +46,100 @@ interface PayoutDraft {
 }
 
 /**
+ * The whole open as one statement, so it commits on its own (autocommit) the
+ * instant the hold is placed: the wallet's row lock, which every payout of the
+ * workspace waits for, is never held across a round trip to this process.
+ * The pre-flight reads ($1 workspace, $2 currency, $3 idempotency key) gate
+ * the hold; the hold gates the insert of the row, which the hold's entry
+ * names. A racing duplicate key fails the insert (23505), undoing the hold.
+ */
+const OPEN_PAYOUT = `
+  WITH wallet AS (
+    SELECT "id", "balance" - "held" AS "available" FROM "Wallet" WHERE "workspaceId" = $1 AND "currency" = $2
+  ), duplicate AS (
+    SELECT "id" FROM "LedgerTransaction" WHERE "workspaceId" = $1 AND "idempotencyKey" = $3
+  ), held AS (
+    UPDATE "Wallet" w SET "held" = w."held" + $4::numeric, "updatedAt" = $5
+    FROM wallet
+    WHERE w."id" = wallet."id" AND wallet."available" >= $4::numeric AND NOT EXISTS (SELECT 1 FROM duplicate)
+      AND w."balance" - w."held" >= $4::numeric
+    RETURNING w."id"
+  ), created AS (
+    INSERT INTO "LedgerTransaction" ("workspaceId", "walletId", "type", "direction", "category", "channel", "status", "reference",
+      "idempotencyKey", "currency", "amount", "fees", "title", "description", "provider", "counterpartyName", "counterpartyAccount",
+      "counterpartyBank", "counterpartyEmail", "bankCode", "beneficiaryId", "metadata", "createdAt", "updatedAt")
+    SELECT $1, held."id", 'debit', 'out', $6, $7, 'processing', $8, $3, $2, $9, $10, $11, $12, $13, $14, $15, $16, NULL, $17, $18, $19, $5, $5
+    FROM held
+    RETURNING *
+  ), entry AS (
+    INSERT INTO "LedgerEntry" ("walletId", "transactionId", "kind", "balanceDelta", "heldDelta", "createdAt")
+    SELECT "walletId", "id", 'hold', 0, $4::numeric, $5 FROM created
+  )
+  SELECT (SELECT "id" FROM wallet) AS "preflightWalletId", (SELECT "available" FROM wallet) AS "preflightAvailable",
+    (SELECT "id" FROM duplicate) AS "duplicateId", created.*
+  FROM (SELECT 1) AS one LEFT JOIN created ON true`;
+
+type TOpenPayoutRow = Record<string, unknown> & { preflightWalletId: number | null; preflightAvailable: string | null; duplicateId: number | null; id: number | null };
+
+async function findByIdempotencyKey(sql: SqlQueryable, workspaceId: number, idempotencyKey: string) {
+  const { rows } = await sql.query<Record<string, unknown>>({
+    name: 'cowrie-payout-by-key',
+    text: 'SELECT * FROM "LedgerTransaction" WHERE "workspaceId" = $1 AND "idempotencyKey" = $2',
+    values: [workspaceId, idempotencyKey],
+  });
+  return rows[0] ? ledgerTransactionFromSql(rows[0]) : null;
+}
+
+/**
  * Pre-flight checks 2 to 4 and the `processing` row with its hold, in one
- * database transaction (interface: POST /v1/transfers). The hold's
+ * statement (interface: POST /v1/transfers; see OPEN_PAYOUT). The hold's
  * conditional update is the overdraft guard under concurrency; the unique
  * (workspace, idempotency key) index makes a racing duplicate find the first.
  */
-async function openPayout(db: PrismaClient, draft: PayoutDraft): Promise<CreatedPayout> {
+async function openPayout(sql: SqlPool, draft: PayoutDraft): Promise<CreatedPayout> {
   const reference = newReference('snd');
   const idempotencyKey = draft.idempotencyKey ?? reference;
   const total = draft.amount.plus(draft.fees);
-  try {
-    return await db.$transaction(async (tx) => {
-      const wallet = await findWallet(tx, draft.workspaceId, draft.currency);
-      if (!wallet) throw new AppError('not_found', `This workspace has no ${draft.currency} wallet`, { details: { currency: draft.currency } });
-      const { available } = walletBalances(wallet);
-      if (available.lessThan(total)) throw exceedsBalance(available, draft.currency);
-      // Without a client key the key is a fresh reference, which nothing can match.
-      if (draft.idempotencyKey !== undefined) {
-        const existing = await tx.ledgerTransaction.findUnique({ where: { workspaceId_idempotencyKey: { workspaceId: draft.workspaceId, idempotencyKey } } });
+  const values = [
+    draft.workspaceId, draft.currency, idempotencyKey, total.toFixed(6), utcTimestamp(new Date()),
+    draft.kind === 'transfer' ? 'send' : 'payout', draft.kind === 'transfer' ? 'transfer' : 'payout',
+    reference, draft.amount.toFixed(6), draft.fees.toFixed(6), draft.title, draft.description, draft.provider,
+    draft.counterpartyName, draft.counterpartyAccount, draft.counterpartyBank, draft.bankCode, draft.beneficiaryId,
+    JSON.stringify({ provider: draft.provider, raw: {}, ...draft.metadata }),
+  ];
+  for (let attempt = 1; ; attempt++) {
+    let opened: TOpenPayoutRow;
+    try {
+      opened = (await sql.query<TOpenPayoutRow>({ name: 'cowrie-open-payout', text: OPEN_PAYOUT, values })).rows[0]!;
+    } catch (err) {
+      if (isSqlUniqueViolation(err)) {
+        const existing = await findByIdempotencyKey(sql, draft.workspaceId, idempotencyKey);
         if (existing) return { transaction: existing, created: false };
       }
-      const transaction = await tx.ledgerTransaction.create({
-        data: {
-          workspaceId: draft.workspaceId,
-          walletId: wallet.id,
-          type: 'debit',
-          direction: 'out',
-          category: draft.kind === 'transfer' ? 'send' : 'payout',
-          channel: draft.kind === 'transfer' ? 'transfer' : 'payout',
-          status: 'processing',
-          reference,
-          idempotencyKey,
-          currency: draft.currency,
-          amount: draft.amount.toFixed(6),
-          fees: draft.fees.toFixed(6),
-          title: draft.title,
-          description: draft.description,
-          provider: draft.provider,
-          counterpartyName: draft.counterpartyName,
-          counterpartyAccount: draft.counterpartyAccount,
-          counterpartyBank: draft.counterpartyBank,
-          counterpartyEmail: null,
-          bankCode: draft.bankCode,
-          beneficiaryId: draft.beneficiaryId,
-          metadata: { provider: draft.provider, raw: {}, ...draft.metadata },
-        },
-      });
-      if (!(await placeHold(tx, { walletId: wallet.id, transactionId: transaction.id, amount: total }))) {
-        const now = await tx.wallet.findUniqueOrThrow({ where: { id: wallet.id } });
-        throw exceedsBalance(walletBalances(now).available, draft.currency);
-      }
-      return { transaction, created: true };
-    }, TX_OPTIONS);
-  } catch (err) {
-    if (draft.idempotencyKey !== undefined && isUniqueViolation(err)) {
-      const existing = await db.ledgerTransaction.findUnique({ where: { workspaceId_idempotencyKey: { workspaceId: draft.workspaceId, idempotencyKey } } });
+      throw err;
+    }
+    if (opened.preflightWalletId === null) {
+      throw new AppError('not_found', `This workspace has no ${draft.currency} wallet`, { details: { currency: draft.currency } });
+    }
+    if (opened.id !== null) {
+      const { preflightWalletId: _w, preflightAvailable: _a, duplicateId: _d, ...row } = opened;
+      return { transaction: ledgerTransactionFromSql(row), created: true };
+    }
+    const available = new Decimal(opened.preflightAvailable!);
+    if (available.lessThan(total)) throw exceedsBalance(available, draft.currency);
+    if (opened.duplicateId !== null) {
+      const existing = await findByIdempotencyKey(sql, draft.workspaceId, idempotencyKey);
       if (existing) return { transaction: existing, created: false };
     }
-    throw err;
+    // Concurrent holds took the money while this statement waited for the
+    // wallet's lock. Answer with what is left, or try again if some came back.
+    const { rows } = await sql.query<{ available: string }>({
+      name: 'cowrie-wallet-available',
+      text: 'SELECT "balance" - "held" AS "available" FROM "Wallet" WHERE "id" = $1',
+      values: [opened.preflightWalletId],
+    });
+    const now = new Decimal(rows[0]!.available);
+    if (now.lessThan(total) || attempt === 3) throw exceedsBalance(Decimal.min(now, available), draft.currency);
   }
 }
 
@@ -144,7 +175,7 @@ export async function createTransfer(deps: PayoutDeps, input: TransferInput): Pr
   const rail = deps.rails.forCurrency(currency);
   const counterpartyBank = await counterpartyBankName(deps.rails, currency, input.bankName, input.bankCode);
   const counterpartyName = input.accountName ?? null;
-  return openPayout(deps.db, {
+  return openPayout(deps.sql, {
     workspaceId: input.workspaceId,
     currency,
     provider: rail.id,
@@ -185,7 +216,7 @@ export async function createWithdrawal(deps: PayoutDeps, input: WithdrawalInput)
   }
   const rail = deps.rails.forCurrency(currency);
   const narration = `Withdrawal to ${beneficiary.name}`;
-  return openPayout(deps.db, {
+  return openPayout(deps.sql, {
     workspaceId: input.workspaceId,
     currency,
     provider: rail.id,

@@ -1,10 +1,12 @@
 import { Decimal, type Logger } from '@cowrie/core';
-import type { PrismaClient } from '@cowrie/db';
+import { utcTimestamp, type SqlPool } from '@cowrie/db';
+import { ledgerTransactionFromSql } from '@cowrie/ledger';
 import { RailError, type Rails, type TTransferResult } from '@cowrie/rails';
 import { applyRailResult, failWithProviderError, type TPayoutOutcome } from './settle-payout';
 
 export interface ExecutePayoutOptions {
-  db: PrismaClient;
+  /** Plain pg (see @cowrie/db `sql.ts`): the settle locks the wallet row, as briefly as possible. */
+  sql: SqlPool;
   rails: Rails;
   transactionId: number;
   log: Logger;
@@ -25,16 +27,20 @@ export class PayoutOutcomeUnknownError extends Error {
  * killed at any instant leaves enough behind for the next one to ask instead
  * of paying twice.
  */
-export async function executePayout({ db, rails, transactionId, log, signal }: ExecutePayoutOptions): Promise<TPayoutOutcome> {
-  const [row, dispatched] = await Promise.all([
-    db.ledgerTransaction.findUnique({ where: { id: transactionId } }),
-    db.payoutDispatch.findUnique({ where: { transactionId } }),
-  ]);
+export async function executePayout({ sql, rails, transactionId, log, signal }: ExecutePayoutOptions): Promise<TPayoutOutcome> {
+  const { rows } = await sql.query<Record<string, unknown> & { dispatchAttempts: number | null }>({
+    name: 'cowrie-payout-to-execute',
+    text: `SELECT t.*, d."attempts" AS "dispatchAttempts" FROM "LedgerTransaction" t
+           LEFT JOIN "PayoutDispatch" d ON d."transactionId" = t."id" WHERE t."id" = $1`,
+    values: [transactionId],
+  });
+  const row = rows[0] ? ledgerTransactionFromSql(rows[0]) : null;
+  const dispatchedAttempts = rows[0]?.dispatchAttempts ?? 0;
   if (!row || row.type !== 'debit') return { kind: 'skipped', status: null };
   if (row.status !== 'processing') return { kind: 'skipped', status: row.status };
   const rail = rails.byId(row.provider);
 
-  if (dispatched && dispatched.attempts > 0) {
+  if (dispatchedAttempts > 0) {
     let known: TTransferResult | null;
     try {
       known = await rail.verifyTransfer(row.reference, { signal });
@@ -44,14 +50,17 @@ export async function executePayout({ db, rails, transactionId, log, signal }: E
     }
     if (known) {
       log.info({ reference: row.reference, status: known.status }, 'payout found at the rail; not sending again');
-      return applyRailResult(db, row, known);
+      return applyRailResult(sql, row, known);
     }
   }
 
-  await db.payoutDispatch.upsert({
-    where: { transactionId },
-    create: { transactionId, attempts: 1, lastSentAt: new Date() },
-    update: { attempts: { increment: 1 }, lastSentAt: new Date() },
+  // Committed before the send: a worker killed during the call leaves the attempt on record.
+  const now = utcTimestamp(new Date());
+  await sql.query({
+    name: 'cowrie-payout-dispatch-attempt',
+    text: `INSERT INTO "PayoutDispatch" ("transactionId", "attempts", "lastSentAt", "createdAt", "updatedAt") VALUES ($1, 1, $2, $2, $2)
+           ON CONFLICT ("transactionId") DO UPDATE SET "attempts" = "PayoutDispatch"."attempts" + 1, "lastSentAt" = $2, "updatedAt" = $2`,
+    values: [transactionId, now],
   });
   let result: TTransferResult;
   try {
@@ -77,10 +86,10 @@ export async function executePayout({ db, rails, transactionId, log, signal }: E
         if (signal?.aborted) throw verifyErr;
         throw new PayoutOutcomeUnknownError(`payout ${row.reference}: ${railError.message}; the rail could not confirm it either: ${(verifyErr as Error).message}`);
       }
-      if (known) return applyRailResult(db, row, known);
+      if (known) return applyRailResult(sql, row, known);
     }
     log.warn({ reference: row.reference, status: railError.status, error: railError.message }, 'payout rail failed; nothing was sent');
-    return failWithProviderError(db, row, { status: railError.status, message: railError.message, raw: railError.raw });
+    return failWithProviderError(sql, row, { status: railError.status, message: railError.message, raw: railError.raw });
   }
-  return applyRailResult(db, row, result);
+  return applyRailResult(sql, row, result);
 }

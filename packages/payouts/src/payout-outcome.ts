@@ -1,4 +1,5 @@
-import type { DbOrTx } from '@cowrie/db';
+import type { SqlQueryable } from '@cowrie/db';
+import { ledgerTransactionFromSql } from '@cowrie/ledger';
 import { renderTransaction, type TRenderedTransaction } from './render';
 
 export interface PayoutAnswer {
@@ -11,14 +12,19 @@ export interface PayoutAnswer {
  * What the API answers for a payout, read from Postgres (the source of truth,
  * whatever the queue said): the row, and the provider error when the rail threw.
  */
-export async function readPayoutAnswer(db: DbOrTx, transactionId: number): Promise<PayoutAnswer> {
-  const [row, dispatch] = await Promise.all([
-    db.ledgerTransaction.findUniqueOrThrow({ where: { id: transactionId } }),
-    db.payoutDispatch.findUnique({ where: { transactionId } }),
-  ]);
-  const transaction = renderTransaction(row);
-  if (row.status === 'failed' && dispatch?.outcome === 'provider_error') {
-    return { transaction, providerError: { status: dispatch.errorStatus ?? 502, message: dispatch.errorMessage ?? 'The payout rail failed' } };
+export async function readPayoutAnswer(sql: SqlQueryable, transactionId: number): Promise<PayoutAnswer> {
+  const { rows } = await sql.query<Record<string, unknown> & { dispatchOutcome: string | null; dispatchErrorStatus: number | null; dispatchErrorMessage: string | null }>({
+    name: 'cowrie-payout-answer',
+    text: `SELECT t.*, d."outcome" AS "dispatchOutcome", d."errorStatus" AS "dispatchErrorStatus", d."errorMessage" AS "dispatchErrorMessage"
+           FROM "LedgerTransaction" t LEFT JOIN "PayoutDispatch" d ON d."transactionId" = t."id" WHERE t."id" = $1`,
+    values: [transactionId],
+  });
+  const found = rows[0];
+  if (!found) throw new Error(`payout ${transactionId} does not exist`);
+  const { dispatchOutcome, dispatchErrorStatus, dispatchErrorMessage, ...row } = found;
+  const transaction = renderTransaction(ledgerTransactionFromSql(row));
+  if (row.status === 'failed' && dispatchOutcome === 'provider_error') {
+    return { transaction, providerError: { status: dispatchErrorStatus ?? 502, message: dispatchErrorMessage ?? 'The payout rail failed' } };
   }
   return { transaction };
 }

@@ -3,17 +3,17 @@
 // again, an unconfigured rail leaving a hold behind.
 import { Client } from 'pg';
 import { Decimal, loadConfig } from '@cowrie/core';
-import { auditWallet, creditWallet, findWallet, newReference } from '@cowrie/ledger';
+import { auditWallet, creditWallet, findWallet, newReference, renderBalance } from '@cowrie/ledger';
 import { createRails } from '@cowrie/rails';
 import { createTestEnv, createWorkspaceWithKey, waitFor, type TestEnv } from '@cowrie/testing';
-import { createTransfer, executePayout, payoutFee, readPayoutAnswer, type PayoutDeps } from '../src';
+import { applyRailResult, createTransfer, executePayout, payoutFee, readPayoutAnswer, type PayoutDeps } from '../src';
 
 let env: TestEnv;
 let deps: PayoutDeps;
 
 beforeAll(async () => {
   env = await createTestEnv();
-  deps = { db: env.db, rails: createRails(env.config, env.redis), feeSchedule: {} };
+  deps = { db: env.db, sql: env.sql, rails: createRails(env.config, env.redis), feeSchedule: {} };
 });
 afterAll(() => env.cleanup());
 
@@ -44,7 +44,7 @@ test('fees: the hold covers amount + fees, the balance check counts them, settle
   const { transaction } = await send(feeDeps, workspaceId, '80');
   expect(transaction.fees.toFixed(6)).toBe('10.800000');
   expect((await findWallet(env.db, workspaceId, 'NGN'))!.held.toFixed(6)).toBe('90.800000');
-  await expect(executePayout({ db: env.db, rails: deps.rails, transactionId: transaction.id, log: env.logger })).resolves.toEqual({ kind: 'completed' });
+  await expect(executePayout({ sql: env.sql, rails: deps.rails, transactionId: transaction.id, log: env.logger })).resolves.toEqual({ kind: 'completed' });
   const wallet = (await findWallet(env.db, workspaceId, 'NGN'))!;
   expect(wallet.balance.toFixed(6)).toBe('9.200000');
   expect(wallet.held.toFixed(6)).toBe('0.000000');
@@ -82,12 +82,12 @@ test('a duplicate idempotency_key that races past the lookup is stopped by the u
 test('a replayed payout job changes nothing once the row is final', async () => {
   const workspaceId = await funded('50');
   const { transaction } = await send(deps, workspaceId, '20');
-  const run = () => executePayout({ db: env.db, rails: deps.rails, transactionId: transaction.id, log: env.logger });
+  const run = () => executePayout({ sql: env.sql, rails: deps.rails, transactionId: transaction.id, log: env.logger });
   await expect(run()).resolves.toEqual({ kind: 'completed' });
   await expect(run()).resolves.toEqual({ kind: 'skipped', status: 'completed' });
   expect((await env.db.ledgerEntry.findMany({ where: { transactionId: transaction.id } })).map((e) => e.kind).sort()).toEqual(['hold', 'settle']);
   expect(await env.db.outboxEvent.count({ where: { workspaceId } })).toBe(1);
-  await expect(executePayout({ db: env.db, rails: deps.rails, transactionId: 99_999_999, log: env.logger })).resolves.toEqual({ kind: 'skipped', status: null });
+  await expect(executePayout({ sql: env.sql, rails: deps.rails, transactionId: 99_999_999, log: env.logger })).resolves.toEqual({ kind: 'skipped', status: null });
 });
 
 test('a rail that is not configured: the payout fails with 503 provider_error and its hold is released', async () => {
@@ -95,9 +95,72 @@ test('a rail that is not configured: the payout fails with 503 provider_error an
   const workspaceId = await funded('50');
   const { transaction } = await send({ ...deps, rails: unconfigured }, workspaceId, '20');
   expect(transaction.provider).toBe('paystack');
-  await expect(executePayout({ db: env.db, rails: unconfigured, transactionId: transaction.id, log: env.logger })).resolves.toMatchObject({ kind: 'provider_error', status: 503 });
-  const answer = await readPayoutAnswer(env.db, transaction.id);
+  await expect(executePayout({ sql: env.sql, rails: unconfigured, transactionId: transaction.id, log: env.logger })).resolves.toMatchObject({ kind: 'provider_error', status: 503 });
+  const answer = await readPayoutAnswer(env.sql, transaction.id);
   expect(answer.transaction.status).toBe('failed');
   expect(answer.providerError).toMatchObject({ status: 503, message: expect.stringMatching(/not configured/) });
   expect((await findWallet(env.db, workspaceId, 'NGN'))!.held.toFixed(6)).toBe('0.000000');
+});
+
+test('a payout moves its amount from available to pending; a completion settles it once', async () => {
+  const workspaceId = await funded('50');
+  const { transaction } = await send(deps, workspaceId, '20');
+  expect(renderBalance((await findWallet(env.db, workspaceId, 'NGN'))!)).toMatchObject({ available: '30.000000', pending: '20.000000', ledger: '50.000000' });
+  const row = (await env.db.ledgerTransaction.findUnique({ where: { id: transaction.id } }))!;
+  await expect(applyRailResult(env.sql, row, { status: 'completed', providerReference: null, raw: {} })).resolves.toEqual({ kind: 'completed' });
+  await expect(applyRailResult(env.sql, row, { status: 'completed', providerReference: null, raw: {} })).resolves.toEqual({ kind: 'skipped', status: null });
+  await expect(applyRailResult(env.sql, row, { status: 'failed', providerReference: null, raw: {} })).resolves.toEqual({ kind: 'skipped', status: null });
+  const wallet = (await findWallet(env.db, workspaceId, 'NGN'))!;
+  expect(renderBalance(wallet)).toMatchObject({ available: '30.000000', pending: '0.000000', ledger: '30.000000' });
+  expect((await auditWallet(env.db, wallet.id)).consistent).toBe(true);
+});
+
+test('a failed payout gives the money back to available', async () => {
+  const workspaceId = await funded('50');
+  const { transaction } = await send(deps, workspaceId, '50');
+  const row = (await env.db.ledgerTransaction.findUnique({ where: { id: transaction.id } }))!;
+  await expect(applyRailResult(env.sql, row, { status: 'failed', providerReference: null, reason: 'Account closed', raw: {} })).resolves.toEqual({ kind: 'failed', reason: 'Account closed' });
+  const wallet = (await findWallet(env.db, workspaceId, 'NGN'))!;
+  expect(renderBalance(wallet)).toMatchObject({ available: '50.000000', pending: '0.000000', ledger: '50.000000' });
+  expect((await env.db.ledgerEntry.findMany({ where: { transactionId: transaction.id } })).map((e) => e.kind).sort()).toEqual(['hold', 'release']);
+  expect((await auditWallet(env.db, wallet.id)).consistent).toBe(true);
+});
+
+test('100 concurrent payouts of 1.00 from a wallet holding 30.00: exactly 30 open, never an overdraft', async () => {
+  const workspaceId = await funded('30');
+  const results = await Promise.allSettled(Array.from({ length: 100 }, () => send(deps, workspaceId, '1')));
+  expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(30);
+  for (const r of results) if (r.status === 'rejected') expect(r.reason).toMatchObject({ code: 'invalid_request', message: 'Exceeds balance: 0.000000 NGN' });
+  const wallet = (await findWallet(env.db, workspaceId, 'NGN'))!;
+  const audit = await auditWallet(env.db, wallet.id);
+  expect(audit.consistent).toBe(true);
+  expect(audit.held.toFixed(6)).toBe('30.000000');
+  expect(audit.balance.minus(audit.held).toFixed(6)).toBe('0.000000');
+});
+
+test('a completion racing a failure: exactly one applies, with one event', async () => {
+  const workspaceId = await funded('10');
+  const { transaction } = await send(deps, workspaceId, '10');
+  const row = (await env.db.ledgerTransaction.findUnique({ where: { id: transaction.id } }))!;
+  const outcomes = await Promise.all([
+    applyRailResult(env.sql, row, { status: 'completed', providerReference: null, raw: {} }),
+    applyRailResult(env.sql, row, { status: 'failed', providerReference: null, raw: {} }),
+  ]);
+  expect(outcomes.filter((o) => o.kind !== 'skipped')).toHaveLength(1);
+  const entries = (await env.db.ledgerEntry.findMany({ where: { transactionId: transaction.id } })).map((e) => e.kind);
+  expect(entries).toHaveLength(2);
+  expect(await env.db.outboxEvent.count({ where: { workspaceId } })).toBe(1);
+  const wallet = (await findWallet(env.db, workspaceId, 'NGN'))!;
+  const audit = await auditWallet(env.db, wallet.id);
+  expect(audit.consistent).toBe(true);
+  expect(audit.held.toFixed(6)).toBe('0.000000');
+});
+
+test('the transfer.* event carries the row exactly as the finish left it', async () => {
+  const workspaceId = await funded('10');
+  const { transaction } = await send(deps, workspaceId, '10', { accountName: undefined });
+  await executePayout({ sql: env.sql, rails: deps.rails, transactionId: transaction.id, log: env.logger });
+  const event = (await env.db.outboxEvent.findFirst({ where: { workspaceId } }))!;
+  expect(event.event).toBe('transfer.completed');
+  expect(event.payload).toEqual((await readPayoutAnswer(env.sql, transaction.id)).transaction);
 });

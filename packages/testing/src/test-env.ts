@@ -3,13 +3,15 @@ import { Writable } from 'node:stream';
 import { Client } from 'pg';
 import pino from 'pino';
 import { createRedis, loadConfig, REDACT_PATHS, type Logger, type TConfig, type TRedis } from '@cowrie/core';
-import { createDb, type PrismaClient } from '@cowrie/db';
+import { createDb, createSqlPool, type PrismaClient, type SqlPool } from '@cowrie/db';
 
 export interface TestEnv {
   /** Short random id of this env; names its database, queue prefix and Redis keys. */
   id: string;
   config: TConfig;
   db: PrismaClient;
+  /** Plain pg on the same database, for the hot-path statements (@cowrie/db `sql.ts`). */
+  sql: SqlPool;
   redis: TRedis;
   logger: Logger;
   /** Every log line written through `logger`, as raw JSON text. */
@@ -67,16 +69,18 @@ export async function createTestEnv(env: Record<string, string> = {}): Promise<T
   });
   const logger = pino({ level: config.LOG_LEVEL, base: { service: 'test' }, redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, sink);
   const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: 5 });
+  const sql = createSqlPool({ databaseUrl: config.DATABASE_URL, poolSize: 5 });
   const redis = createRedis(config, { name: `test-${id}` });
   return {
     id,
     config,
     db,
+    sql,
     redis,
     logger,
     logLines,
     cleanup: async () => {
-      await db.$disconnect().catch(() => undefined);
+      await Promise.all([db.$disconnect().catch(() => undefined), sql.end().catch(() => undefined)]);
       await deleteKeys(redis, `cowrie-t-${id}:*`);
       await deleteKeys(redis, `{cowrie-t-${id}}:*`);
       await redis.quit().catch(() => undefined);

@@ -10,8 +10,7 @@ import {
   type TConfig,
   type TRedis,
 } from '@cowrie/core';
-import { Pool } from 'pg';
-import { createDb, type PrismaClient } from '@cowrie/db';
+import { createDb, createSqlPool, type PrismaClient, type SqlPool } from '@cowrie/db';
 import { loadChannelCatalog, type TChannel } from '@cowrie/catalog';
 import { createMetrics, type CowrieMetrics } from '@cowrie/metrics';
 
@@ -34,7 +33,8 @@ export interface GatewayDeps {
   queues: GatewayQueues;
   channels: TChannel[];
   /** A small plain pg pool for the per-request hot path (API key lookup). */
-  sql: Pool;
+  /** Plain pg for the hot paths (API key lookup, payout open and answer). */
+  sql: SqlPool;
   /** Connections to quit on close. */
   connections: TRedis[];
   /** The gateway's Prometheus families (GET /metrics). */
@@ -69,7 +69,7 @@ export function createGatewayDeps(config: TConfig, logger = createServiceLogger(
   };
   // waitUntilFinished also listens for its queue closing: one listener per waiting request.
   for (const queue of [queues.payouts, queues.verifications, queues.webhooks]) queue.setMaxListeners(0);
-  const sql = new Pool({ connectionString: config.DATABASE_URL, max: Math.min(4, config.DATABASE_POOL_SIZE) });
+  const sql = createSqlPool({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
   sql.on('error', (err) => logger.warn({ err: { message: err.message } }, 'idle pg connection failed'));
   const metrics = createMetrics({ service: 'gateway', processMetrics: options.processMetrics ?? false });
   metrics.watchQueues([queues.payouts, queues.verifications, queues.webhooks]);

@@ -135,7 +135,7 @@ test('SIGTERM to a payout worker under load: no job lost, none paid twice', asyn
   const ids: number[] = [];
   for (let i = 0; i < 16; i++) {
     const payout = await createTransfer(
-      { db: env.db, rails, feeSchedule: env.config.PAYOUT_FEE_SCHEDULE },
+      { db: env.db, sql: env.sql, rails, feeSchedule: env.config.PAYOUT_FEE_SCHEDULE },
       { workspaceId: workspace.id, currency: 'NGN', amount: new Decimal(100), accountNumber: `01234567${String(i).padStart(2, '0')}`, bankCode: '058' },
     );
     ids.push(payout.transaction.id);

@@ -1,12 +1,14 @@
 import type { Job, Queue } from 'bullmq';
 import { enqueue, jobIdFor, payoutsQueue, type HandlerMap, type Logger, type TConfig, type TRedis } from '@cowrie/core';
-import type { PrismaClient } from '@cowrie/db';
+import type { PrismaClient, SqlPool } from '@cowrie/db';
 import { executePayout, reconcilePayouts } from '@cowrie/payouts';
 import type { Rails } from '@cowrie/rails';
 
 export interface HandlerContext {
   config: TConfig;
   db: PrismaClient;
+  /** Plain pg: the payout's settle (see @cowrie/db `sql.ts`). */
+  sql: SqlPool;
   redis: TRedis;
   rails: Rails;
   /** The payouts queue, for the reconciler's re-queues. */
@@ -42,7 +44,7 @@ export async function requeuePayout(queue: Queue, transactionId: number): Promis
 
 export const handlers: HandlerMap<typeof payoutsQueue.jobs, HandlerContext> = {
   'payout.execute': async ({ transactionId }, ctx) => {
-    const outcome = await executePayout({ db: ctx.db, rails: ctx.rails, transactionId, log: ctx.log, signal: ctx.signal });
+    const outcome = await executePayout({ sql: ctx.sql, rails: ctx.rails, transactionId, log: ctx.log, signal: ctx.signal });
     ctx.log.info({ transactionId, outcome: outcome.kind }, 'payout executed');
     return outcome;
   },

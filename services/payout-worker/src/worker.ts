@@ -1,6 +1,6 @@
 import type { Queue, Worker } from 'bullmq';
 import { createServiceLogger, createRedis, openQueue, payoutsQueue, type Logger, type TConfig, type TRedis } from '@cowrie/core';
-import { createDb, type PrismaClient } from '@cowrie/db';
+import { createDb, createSqlPool, type PrismaClient } from '@cowrie/db';
 import { createRails, mapRails } from '@cowrie/rails';
 import { instrumentCalls, instrumentWorker, railObserver, type CowrieMetrics } from '@cowrie/metrics';
 import { closeWorker, startQueueWorker, waitForDependencies } from '@cowrie/service-kit';
@@ -35,6 +35,7 @@ export async function startPayoutWorker(
 ): Promise<RunningPayoutWorker> {
   const { metrics } = options;
   const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
+  const sql = createSqlPool({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
   const redis = createRedis(config, { name: 'payout-worker' });
   const connection = createRedis(config, { forBullmq: true, name: 'payout-worker-queue' });
   const queueConnection = createRedis(config, { forBullmq: true, name: 'payout-worker-producer' });
@@ -46,7 +47,7 @@ export async function startPayoutWorker(
   const worker = await startQueueWorker<typeof payoutsQueue.jobs, HandlerContext>({
     def: payoutsQueue,
     handlers,
-    makeCtx: (job, log) => ({ config, db, redis, rails, queue, log, job, signal: abort.signal }),
+    makeCtx: (job, log) => ({ config, db, sql, redis, rails, queue, log, job, signal: abort.signal }),
     connection,
     prefix: config.QUEUE_PREFIX,
     concurrency: config.PAYOUT_WORKER_CONCURRENCY,
@@ -74,7 +75,7 @@ export async function startPayoutWorker(
       await queue.close().catch(() => undefined);
       connection.disconnect();
       queueConnection.disconnect();
-      await Promise.allSettled([db.$disconnect(), redis.quit()]);
+      await Promise.allSettled([db.$disconnect(), sql.end(), redis.quit()]);
     },
   };
 }

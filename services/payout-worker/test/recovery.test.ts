@@ -49,7 +49,7 @@ async function processingPayout(amount = '25') {
   await env.db.$transaction((tx) =>
     creditWallet(tx, { workspaceId: workspace.id, currency: 'NGN', amount: new Decimal('100'), category: 'adjustment', channel: 'adjustment', title: 'Funding', description: 'test', provider: 'operator' }),
   );
-  const { transaction } = await createTransfer({ db: env.db, rails: rails(), feeSchedule: {} }, { workspaceId: workspace.id, currency: 'NGN', amount: new Decimal(amount), accountNumber: '0123456789', bankCode: '058' });
+  const { transaction } = await createTransfer({ db: env.db, sql: env.sql, rails: rails(), feeSchedule: {} }, { workspaceId: workspace.id, currency: 'NGN', amount: new Decimal(amount), accountNumber: '0123456789', bankCode: '058' });
   return { workspaceId: workspace.id, transaction };
 }
 

@@ -163,7 +163,7 @@ const railErrors = {
 export function registerPayoutRoutes(v1: RouteMount, deps: GatewayDeps) {
   // Every rail call is timed (cowrie_rail_call_*), by the service, not the rail.
   const rails = mapRails(createRails(deps.config, deps.redis), (rail) => instrumentCalls(rail, railObserver(deps.metrics, `payout:${rail.id}`)));
-  const payoutDeps: PayoutDeps = { db: deps.db, rails, feeSchedule: deps.config.PAYOUT_FEE_SCHEDULE };
+  const payoutDeps: PayoutDeps = { db: deps.db, sql: deps.sql, rails, feeSchedule: deps.config.PAYOUT_FEE_SCHEDULE };
 
   async function runAndAnswer(req: Request, res: Response, payout: CreatedPayout) {
     const id = payout.transaction.id;
@@ -177,7 +177,7 @@ export function registerPayoutRoutes(v1: RouteMount, deps: GatewayDeps) {
         req.log.info({ transactionId: id, reason: (err as Error).message }, 'payout outcome read from Postgres');
       }
     }
-    const answer = await readPayoutAnswer(deps.db, id);
+    const answer = await readPayoutAnswer(deps.sql, id);
     if (answer.providerError) {
       throw new AppError('provider_error', answer.providerError.message, { status: answer.providerError.status, details: { transaction: answer.transaction } });
     }

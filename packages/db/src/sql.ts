@@ -1,0 +1,74 @@
+import { Pool, type PoolClient, types } from 'pg';
+
+/**
+ * Plain `pg` beside Prisma, for the few hot paths where Prisma's per-query
+ * CPU (several times a prepared statement's) or its interactive transactions
+ * (a wallet row lock held across event-loop hops) would set the throughput:
+ * payout open and settle, the API key lookup, delivery bookkeeping. Prisma
+ * still owns the schema, the migrations and every other query; these
+ * statements name the same tables and columns.
+ */
+export type SqlPool = Pool;
+export type SqlClient = PoolClient;
+
+/** What a statement needs: a pool or a client inside a transaction. */
+export interface SqlQueryable {
+  query<R>(config: { name?: string; text: string; values?: unknown[] }): Promise<{ rows: R[]; rowCount: number | null }>;
+}
+
+const TIMESTAMP_OID = 1114;
+const INT8_OID = 20;
+
+/**
+ * Prisma stores DateTime as `timestamp(3)` holding UTC. pg would read such a
+ * value in the process's local time zone; read it as UTC, like Prisma does.
+ */
+const parseUtcTimestamp = (value: string) => new Date(`${value.replace(' ', 'T')}Z`);
+
+function typeParser(oid: number, format?: 'text' | 'binary'): (value: string) => unknown {
+  if (oid === TIMESTAMP_OID) return parseUtcTimestamp;
+  if (oid === INT8_OID) return BigInt;
+  return types.getTypeParser(oid, format as 'text');
+}
+
+export interface CreateSqlPoolOptions {
+  databaseUrl: string;
+  /** Connections in this pool. Default 10. */
+  poolSize?: number;
+}
+
+export function createSqlPool({ databaseUrl, poolSize = 10 }: CreateSqlPoolOptions): SqlPool {
+  return new Pool({ connectionString: databaseUrl, max: poolSize, types: { getTypeParser: typeParser as never } });
+}
+
+/** A timestamp parameter for a `timestamp(3)` column holding UTC (see parseUtcTimestamp). */
+export const utcTimestamp = (date: Date) => date.toISOString();
+
+/**
+ * Runs `fn` in one transaction on one pooled connection: committed when it
+ * resolves, rolled back when it throws. Put the statement that locks a hot
+ * row last: COMMIT then follows it in the same tick, so the lock is held for
+ * little more than a round trip.
+ */
+export async function inSqlTransaction<T>(pool: SqlPool, fn: (client: SqlClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken = false;
+  try {
+    await client.query('BEGIN');
+    const result = await fn(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {
+      broken = true;
+    });
+    throw err;
+  } finally {
+    client.release(broken);
+  }
+}
+
+/** A unique constraint refused the statement (Postgres error 23505). */
+export function isSqlUniqueViolation(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '23505';
+}
