@@ -23,24 +23,33 @@ export class PayoutOutcomeUnknownError extends Error {
  * Sends one `processing` payout to its rail and settles it (the payout
  * worker's `payout.execute`). It acts only on a `processing` row. When an
  * earlier attempt may have reached the rail it asks the rail by reference
- * first; the dispatch record is committed before every send, so a worker
- * killed at any instant leaves enough behind for the next one to ask instead
- * of paying twice.
+ * first; each attempt is committed to the dispatch record before anything is
+ * sent, so a worker killed at any instant leaves enough behind for the next
+ * one to ask instead of paying twice.
  */
 export async function executePayout({ sql, rails, transactionId, log, signal }: ExecutePayoutOptions): Promise<TPayoutOutcome> {
+  // One statement reads the row and, when it is a `processing` payout, commits
+  // this attempt before anything is sent: a worker killed during the rail call
+  // leaves it on record, and the next attempt asks the rail first.
   const { rows } = await sql.query<Record<string, unknown> & { dispatchAttempts: number | null }>({
-    name: 'cowrie-payout-to-execute',
-    text: `SELECT t.*, d."attempts" AS "dispatchAttempts" FROM "LedgerTransaction" t
-           LEFT JOIN "PayoutDispatch" d ON d."transactionId" = t."id" WHERE t."id" = $1`,
-    values: [transactionId],
+    name: 'cowrie-payout-take-up',
+    text: `
+      WITH attempt AS (
+        INSERT INTO "PayoutDispatch" ("transactionId", "attempts", "lastSentAt", "createdAt", "updatedAt")
+        SELECT "id", 1, $2, $2, $2 FROM "LedgerTransaction" WHERE "id" = $1 AND "type" = 'debit' AND "status" = 'processing'
+        ON CONFLICT ("transactionId") DO UPDATE SET "attempts" = "PayoutDispatch"."attempts" + 1, "lastSentAt" = $2, "updatedAt" = $2
+        RETURNING "attempts"
+      )
+      SELECT t.*, (SELECT "attempts" FROM attempt) AS "dispatchAttempts" FROM "LedgerTransaction" t WHERE t."id" = $1`,
+    values: [transactionId, utcTimestamp(new Date())],
   });
   const row = rows[0] ? ledgerTransactionFromSql(rows[0]) : null;
-  const dispatchedAttempts = rows[0]?.dispatchAttempts ?? 0;
+  const earlierAttempts = (rows[0]?.dispatchAttempts ?? 1) - 1;
   if (!row || row.type !== 'debit') return { kind: 'skipped', status: null };
   if (row.status !== 'processing') return { kind: 'skipped', status: row.status };
   const rail = rails.byId(row.provider);
 
-  if (dispatchedAttempts > 0) {
+  if (earlierAttempts > 0) {
     let known: TTransferResult | null;
     try {
       known = await rail.verifyTransfer(row.reference, { signal });
@@ -54,14 +63,6 @@ export async function executePayout({ sql, rails, transactionId, log, signal }: 
     }
   }
 
-  // Committed before the send: a worker killed during the call leaves the attempt on record.
-  const now = utcTimestamp(new Date());
-  await sql.query({
-    name: 'cowrie-payout-dispatch-attempt',
-    text: `INSERT INTO "PayoutDispatch" ("transactionId", "attempts", "lastSentAt", "createdAt", "updatedAt") VALUES ($1, 1, $2, $2, $2)
-           ON CONFLICT ("transactionId") DO UPDATE SET "attempts" = "PayoutDispatch"."attempts" + 1, "lastSentAt" = $2, "updatedAt" = $2`,
-    values: [transactionId, now],
-  });
   let result: TTransferResult;
   try {
     result = await rail.transfer({

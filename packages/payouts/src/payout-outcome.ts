@@ -1,6 +1,7 @@
 import type { SqlQueryable } from '@cowrie/db';
 import { ledgerTransactionFromSql } from '@cowrie/ledger';
 import { renderTransaction, type TRenderedTransaction } from './render';
+import type { TPayoutOutcome } from './settle-payout';
 
 export interface PayoutAnswer {
   transaction: TRenderedTransaction;
@@ -27,4 +28,15 @@ export async function readPayoutAnswer(sql: SqlQueryable, transactionId: number)
     return { transaction, providerError: { status: dispatchErrorStatus ?? 502, message: dispatchErrorMessage ?? 'The payout rail failed' } };
   }
   return { transaction };
+}
+
+/**
+ * The answer from the worker's outcome when it settled the payout (the row it
+ * committed); null when it did not (skipped, pending, or no outcome), and the
+ * answer must be read from Postgres.
+ */
+export function payoutAnswerFromOutcome(outcome: TPayoutOutcome | null | undefined): PayoutAnswer | null {
+  if (!outcome || !('transaction' in outcome)) return null;
+  if (outcome.kind === 'provider_error') return { transaction: outcome.transaction, providerError: { status: outcome.status, message: outcome.message } };
+  return { transaction: outcome.transaction };
 }

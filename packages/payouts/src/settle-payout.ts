@@ -1,12 +1,16 @@
 import { inSqlTransaction, utcTimestamp, type LedgerTransaction, type Prisma, type SqlPool } from '@cowrie/db';
 import type { TTransferResult } from '@cowrie/rails';
-import { asObject, renderTransaction } from './render';
+import { asObject, renderTransaction, type TRenderedTransaction } from './render';
 
-/** What the worker made of a payout; `skipped` when the row was not `processing` any more. */
+/**
+ * What the worker made of a payout; `skipped` when the row was not
+ * `processing` any more. A final outcome carries the row as the API renders
+ * it, committed: the gateway answers with it (the payouts job's result).
+ */
 export type TPayoutOutcome =
-  | { kind: 'completed' }
-  | { kind: 'failed'; reason: string }
-  | { kind: 'provider_error'; status: number; message: string }
+  | { kind: 'completed'; transaction: TRenderedTransaction }
+  | { kind: 'failed'; reason: string; transaction: TRenderedTransaction }
+  | { kind: 'provider_error'; status: number; message: string; transaction: TRenderedTransaction }
   | { kind: 'pending' }
   | { kind: 'skipped'; status: string | null };
 
@@ -56,7 +60,7 @@ const FINISH_PAYOUT = `
  * Moves a `processing` payout to its final state (FINISH_PAYOUT). Only the
  * first caller wins; a replay finds the row final and changes nothing.
  */
-async function finish(sql: SqlPool, row: LedgerTransaction, f: Finish): Promise<boolean> {
+async function finish(sql: SqlPool, row: LedgerTransaction, f: Finish): Promise<TRenderedTransaction | null> {
   const now = new Date();
   const metadata = { ...asObject(row.metadata), provider: row.provider, raw: f.raw };
   // The row as the statement leaves it, for the event's payload.
@@ -68,16 +72,17 @@ async function finish(sql: SqlPool, row: LedgerTransaction, f: Finish): Promise<
     counterpartyName: row.counterpartyName ?? (f.accountName || null),
     updatedAt: now,
   };
+  const rendered = renderTransaction(updated);
   const { rows } = await sql.query<{ finished: bigint; wallets: bigint }>({
     name: 'cowrie-finish-payout',
     text: FINISH_PAYOUT,
     values: [
       row.id, f.status, JSON.stringify(metadata), f.providerReference || null, f.accountName || null, utcTimestamp(now),
       f.dispatch.outcome, f.dispatch.errorStatus ?? null, f.dispatch.errorMessage ?? null,
-      `transfer.${f.status}`, JSON.stringify(renderTransaction(updated)), f.status === 'completed' ? 'settle' : 'release',
+      `transfer.${f.status}`, JSON.stringify(rendered), f.status === 'completed' ? 'settle' : 'release',
     ],
   });
-  return Number(rows[0]!.finished) === 1;
+  return Number(rows[0]!.finished) === 1 ? rendered : null;
 }
 
 /** Applies what the rail said: completed → settle; failed → release; pending → wait for a later check. */
@@ -104,7 +109,7 @@ export async function applyRailResult(sql: SqlPool, row: LedgerTransaction, resu
     dispatch: result.status === 'completed' ? { outcome: 'completed' } : { outcome: 'failed', errorMessage: reason },
   });
   if (!won) return { kind: 'skipped', status: null };
-  return result.status === 'completed' ? { kind: 'completed' } : { kind: 'failed', reason };
+  return result.status === 'completed' ? { kind: 'completed', transaction: won } : { kind: 'failed', reason, transaction: won };
 }
 
 /** The rail threw and certainly sent nothing: the row fails, the hold is released, the error is kept for the API. */
@@ -115,5 +120,5 @@ export async function failWithProviderError(sql: SqlPool, row: LedgerTransaction
     dispatch: { outcome: 'provider_error', errorStatus: error.status, errorMessage: error.message },
   });
   if (!won) return { kind: 'skipped', status: null };
-  return { kind: 'provider_error', status: error.status, message: error.message };
+  return { kind: 'provider_error', status: error.status, message: error.message, transaction: won };
 }

@@ -6,7 +6,7 @@ import { Decimal, loadConfig } from '@cowrie/core';
 import { auditWallet, creditWallet, findWallet, newReference, renderBalance } from '@cowrie/ledger';
 import { createRails } from '@cowrie/rails';
 import { createTestEnv, createWorkspaceWithKey, waitFor, type TestEnv } from '@cowrie/testing';
-import { applyRailResult, createTransfer, executePayout, payoutFee, readPayoutAnswer, type PayoutDeps } from '../src';
+import { applyRailResult, createTransfer, executePayout, payoutAnswerFromOutcome, payoutFee, readPayoutAnswer, type PayoutDeps } from '../src';
 
 let env: TestEnv;
 let deps: PayoutDeps;
@@ -44,7 +44,7 @@ test('fees: the hold covers amount + fees, the balance check counts them, settle
   const { transaction } = await send(feeDeps, workspaceId, '80');
   expect(transaction.fees.toFixed(6)).toBe('10.800000');
   expect((await findWallet(env.db, workspaceId, 'NGN'))!.held.toFixed(6)).toBe('90.800000');
-  await expect(executePayout({ sql: env.sql, rails: deps.rails, transactionId: transaction.id, log: env.logger })).resolves.toEqual({ kind: 'completed' });
+  await expect(executePayout({ sql: env.sql, rails: deps.rails, transactionId: transaction.id, log: env.logger })).resolves.toMatchObject({ kind: 'completed' });
   const wallet = (await findWallet(env.db, workspaceId, 'NGN'))!;
   expect(wallet.balance.toFixed(6)).toBe('9.200000');
   expect(wallet.held.toFixed(6)).toBe('0.000000');
@@ -83,7 +83,7 @@ test('a replayed payout job changes nothing once the row is final', async () => 
   const workspaceId = await funded('50');
   const { transaction } = await send(deps, workspaceId, '20');
   const run = () => executePayout({ sql: env.sql, rails: deps.rails, transactionId: transaction.id, log: env.logger });
-  await expect(run()).resolves.toEqual({ kind: 'completed' });
+  await expect(run()).resolves.toMatchObject({ kind: 'completed' });
   await expect(run()).resolves.toEqual({ kind: 'skipped', status: 'completed' });
   expect((await env.db.ledgerEntry.findMany({ where: { transactionId: transaction.id } })).map((e) => e.kind).sort()).toEqual(['hold', 'settle']);
   expect(await env.db.outboxEvent.count({ where: { workspaceId } })).toBe(1);
@@ -107,7 +107,7 @@ test('a payout moves its amount from available to pending; a completion settles 
   const { transaction } = await send(deps, workspaceId, '20');
   expect(renderBalance((await findWallet(env.db, workspaceId, 'NGN'))!)).toMatchObject({ available: '30.000000', pending: '20.000000', ledger: '50.000000' });
   const row = (await env.db.ledgerTransaction.findUnique({ where: { id: transaction.id } }))!;
-  await expect(applyRailResult(env.sql, row, { status: 'completed', providerReference: null, raw: {} })).resolves.toEqual({ kind: 'completed' });
+  await expect(applyRailResult(env.sql, row, { status: 'completed', providerReference: null, raw: {} })).resolves.toMatchObject({ kind: 'completed' });
   await expect(applyRailResult(env.sql, row, { status: 'completed', providerReference: null, raw: {} })).resolves.toEqual({ kind: 'skipped', status: null });
   await expect(applyRailResult(env.sql, row, { status: 'failed', providerReference: null, raw: {} })).resolves.toEqual({ kind: 'skipped', status: null });
   const wallet = (await findWallet(env.db, workspaceId, 'NGN'))!;
@@ -119,7 +119,7 @@ test('a failed payout gives the money back to available', async () => {
   const workspaceId = await funded('50');
   const { transaction } = await send(deps, workspaceId, '50');
   const row = (await env.db.ledgerTransaction.findUnique({ where: { id: transaction.id } }))!;
-  await expect(applyRailResult(env.sql, row, { status: 'failed', providerReference: null, reason: 'Account closed', raw: {} })).resolves.toEqual({ kind: 'failed', reason: 'Account closed' });
+  await expect(applyRailResult(env.sql, row, { status: 'failed', providerReference: null, reason: 'Account closed', raw: {} })).resolves.toMatchObject({ kind: 'failed', reason: 'Account closed', transaction: { status: 'failed' } });
   const wallet = (await findWallet(env.db, workspaceId, 'NGN'))!;
   expect(renderBalance(wallet)).toMatchObject({ available: '50.000000', pending: '0.000000', ledger: '50.000000' });
   expect((await env.db.ledgerEntry.findMany({ where: { transactionId: transaction.id } })).map((e) => e.kind).sort()).toEqual(['hold', 'release']);
@@ -156,11 +156,14 @@ test('a completion racing a failure: exactly one applies, with one event', async
   expect(audit.held.toFixed(6)).toBe('0.000000');
 });
 
-test('the transfer.* event carries the row exactly as the finish left it', async () => {
+test('the transfer.* event and the worker outcome carry the row exactly as the finish committed it', async () => {
   const workspaceId = await funded('10');
   const { transaction } = await send(deps, workspaceId, '10', { accountName: undefined });
-  await executePayout({ sql: env.sql, rails: deps.rails, transactionId: transaction.id, log: env.logger });
+  const outcome = await executePayout({ sql: env.sql, rails: deps.rails, transactionId: transaction.id, log: env.logger });
+  const stored = (await readPayoutAnswer(env.sql, transaction.id)).transaction;
+  expect(stored).toMatchObject({ status: 'completed', counterpartyName: expect.any(String) });
+  expect(payoutAnswerFromOutcome(outcome)).toEqual({ transaction: stored });
   const event = (await env.db.outboxEvent.findFirst({ where: { workspaceId } }))!;
   expect(event.event).toBe('transfer.completed');
-  expect(event.payload).toEqual((await readPayoutAnswer(env.sql, transaction.id)).transaction);
+  expect(event.payload).toEqual(stored);
 });

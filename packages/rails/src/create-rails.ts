@@ -15,9 +15,11 @@ export interface Rails {
   forCurrency(currency: string): PayoutRail;
   /** The rail a ledger row names as its `provider`. */
   byId(id: string): PayoutRail;
-  /** A rail's bank list, cached in Redis for PAYOUT_BANKS_CACHE_TTL_SECONDS. */
+  /** A rail's bank list, cached in Redis for PAYOUT_BANKS_CACHE_TTL_SECONDS (and in the process for at most 10 s of it). */
   banks(rail: PayoutRail): Promise<TBank[]>;
 }
+
+const LOCAL_BANKS_TTL_MS = 10_000;
 
 /** The payout rails of this deployment, built once per process from config. */
 export function createRails(config: RailsConfig, redis: TRedis): Rails {
@@ -30,7 +32,18 @@ export function createRails(config: RailsConfig, redis: TRedis): Rails {
     banks: () => banks(paystack),
   });
   const all: Record<string, PayoutRail> = { sandbox, paystack };
-  const banks = (rail: PayoutRail) => cachedBanks(rail.id, () => rail.listBanks(), cache);
+  // In front of Redis, each process keeps the list briefly: a transfer names
+  // its bank from it on every request.
+  const localTtlMs = Math.min(LOCAL_BANKS_TTL_MS, config.PAYOUT_BANKS_CACHE_TTL_SECONDS * 1000);
+  const local = new Map<string, { banks: Promise<TBank[]>; until: number }>();
+  const banks = (rail: PayoutRail) => {
+    const hit = local.get(rail.id);
+    if (hit && hit.until > Date.now()) return hit.banks;
+    const loading = cachedBanks(rail.id, () => rail.listBanks(), cache);
+    local.set(rail.id, { banks: loading, until: Date.now() + localTtlMs });
+    loading.catch(() => local.delete(rail.id));
+    return loading;
+  };
   return {
     forCurrency(currency) {
       const status = currencyStatus(currency);

@@ -11,11 +11,14 @@ import {
   listBeneficiaries,
   listRecipients,
   listTransactions,
+  payoutAnswerFromOutcome,
   readPayoutAnswer,
   resolveBankAccount,
   withRailErrors,
   renderBeneficiary,
   type CreatedPayout,
+  type PayoutAnswer,
+  type TPayoutOutcome,
   type PayoutDeps,
   type TRenderedTransaction,
 } from '@cowrie/payouts';
@@ -167,17 +170,20 @@ export function registerPayoutRoutes(v1: RouteMount, deps: GatewayDeps) {
 
   async function runAndAnswer(req: Request, res: Response, payout: CreatedPayout) {
     const id = payout.transaction.id;
+    let answer: PayoutAnswer | null = null;
     if (payout.created) {
       try {
         const job = await enqueue(deps.queues.payouts, payoutsQueue, 'payout.execute', { transactionId: id }, { jobId: jobIdFor('payout', id) });
-        if (deps.config.PAYOUT_SYNC_WAIT_MS > 0) await job.waitUntilFinished(deps.queues.payoutEvents, deps.config.PAYOUT_SYNC_WAIT_MS);
+        if (deps.config.PAYOUT_SYNC_WAIT_MS > 0) {
+          answer = payoutAnswerFromOutcome((await job.waitUntilFinished(deps.queues.payoutEvents, deps.config.PAYOUT_SYNC_WAIT_MS)) as TPayoutOutcome | null);
+        }
       } catch (err) {
         // Not finished in time, a retry pending, or Redis unreachable (the reconciler
         // queues it later): Postgres says where the payout stands.
         req.log.info({ transactionId: id, reason: (err as Error).message }, 'payout outcome read from Postgres');
       }
     }
-    const answer = await readPayoutAnswer(deps.sql, id);
+    answer ??= await readPayoutAnswer(deps.sql, id);
     if (answer.providerError) {
       throw new AppError('provider_error', answer.providerError.message, { status: answer.providerError.status, details: { transaction: answer.transaction } });
     }
