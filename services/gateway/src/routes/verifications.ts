@@ -155,7 +155,7 @@ export function registerVerificationRoutes(v1: RouteMount, deps: GatewayDeps) {
     },
     async ({ params, body }, req, res) => {
       const { workspaceId } = apiKeyOf(req);
-      const outcome = await checkVerification({ db, redis, keyPrefix: config.REDIS_KEY_PREFIX }, { workspaceId, reference: params.reference, code: body.code });
+      const outcome = await checkVerification({ sql: deps.sql, redis, keyPrefix: config.REDIS_KEY_PREFIX }, { workspaceId, reference: params.reference, code: body.code });
       deps.metrics.verificationOutcomes.inc({ stage: 'check', outcome: outcome.status === 'verified' ? 'verified' : outcome.reason });
       sendData(req, res, 201, outcome);
     },
