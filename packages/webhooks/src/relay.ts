@@ -1,16 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import { jobIdFor, webhooksQueue, type Logger } from '@cowrie/core';
-import type { Prisma, PrismaClient } from '@cowrie/db';
+import { inSqlTransaction, utcTimestamp, type PrismaClient, type SqlPool } from '@cowrie/db';
 import { buildWebhookBody } from './deliveries';
 import { endpointWantsEvent } from './events';
 
 /** BullMQ job id of a delivery: derived from the delivery (so from the event and endpoint), never random. */
 export const deliveryJobId = (deliveryId: string) => jobIdFor('webhook', deliveryId);
-
-// A busy pool should delay a relay pass, not fail it: wait up to 10 s for a
-// connection; a claim of one batch finishing in 30 s is far beyond normal.
-const CLAIM_TRANSACTION = { maxWait: 10_000, timeout: 30_000 };
 
 export interface ClaimOutboxResult {
   /** Outbox events claimed and marked relayed. */
@@ -34,43 +30,61 @@ interface EndpointRow {
 }
 
 /**
- * Step 1 of the relay, one transaction: claims unrelayed outbox events (FOR
- * UPDATE SKIP LOCKED, so relays on several replicas never take the same one),
- * writes one pending delivery row per (event, active endpoint of that
- * workspace whose `events` match), and marks the events relayed. Either all of
- * it commits or none does; the (outboxEventId, endpointId) unique constraint
- * refuses a second row for a pair.
+ * Step 1 of the relay, one transaction on plain pg (it runs many times a
+ * second): claims unrelayed outbox events (FOR UPDATE SKIP LOCKED, so relays
+ * on several replicas never take the same one), writes one pending delivery
+ * row per (event, active endpoint of that workspace whose `events` match),
+ * and marks the events relayed. Either all of it commits or none does; the
+ * (outboxEventId, endpointId) unique constraint refuses a second row for a pair.
  */
-export async function claimOutboxEvents(db: PrismaClient, opts: { batchSize: number; now?: Date }): Promise<ClaimOutboxResult> {
-  return db.$transaction(async (tx) => {
-    const events = await tx.$queryRaw<OutboxRow[]>`
-      SELECT "id", "workspaceId", "event", "payload", "createdAt" FROM "OutboxEvent"
-      WHERE "relayedAt" IS NULL ORDER BY "id" LIMIT ${opts.batchSize} FOR UPDATE SKIP LOCKED`;
+export async function claimOutboxEvents(sql: SqlPool, opts: { batchSize: number; now?: Date }): Promise<ClaimOutboxResult> {
+  return inSqlTransaction(sql, async (tx) => {
+    const { rows: events } = await tx.query<OutboxRow>({
+      name: 'cowrie-outbox-claim',
+      text: `SELECT "id", "workspaceId", "event", "payload", "createdAt" FROM "OutboxEvent"
+             WHERE "relayedAt" IS NULL ORDER BY "id" LIMIT $1 FOR UPDATE SKIP LOCKED`,
+      values: [opts.batchSize],
+    });
     if (events.length === 0) return { events: 0, deliveryIds: [] };
     const workspaceIds = [...new Set(events.map((e) => e.workspaceId))];
     // KEY SHARE holds off a concurrent delete of these endpoints until we commit.
-    const endpoints = await tx.$queryRaw<EndpointRow[]>`
-      SELECT "id", "workspaceId", "events" FROM "WebhookEndpoint"
-      WHERE "workspaceId" = ANY(${workspaceIds}::int[]) AND "active" = true FOR KEY SHARE`;
-    const rows: Prisma.WebhookDeliveryCreateManyInput[] = [];
+    const { rows: endpoints } = await tx.query<EndpointRow>({
+      name: 'cowrie-outbox-endpoints',
+      text: `SELECT "id", "workspaceId", "events" FROM "WebhookEndpoint" WHERE "workspaceId" = ANY($1::int[]) AND "active" = true FOR KEY SHARE`,
+      values: [workspaceIds],
+    });
+    const now = utcTimestamp(opts.now ?? new Date());
+    const rows = { deliveryId: [] as string[], workspaceId: [] as number[], endpointId: [] as number[], outboxEventId: [] as string[], event: [] as string[], payload: [] as string[] };
     for (const event of events) {
       for (const endpoint of endpoints) {
         if (endpoint.workspaceId !== event.workspaceId || !endpointWantsEvent(endpoint.events, event.event)) continue;
         const deliveryId = randomUUID();
-        rows.push({
-          deliveryId,
-          workspaceId: event.workspaceId,
-          endpointId: endpoint.id,
-          outboxEventId: event.id,
-          event: event.event,
-          payload: buildWebhookBody(deliveryId, event.event, event.createdAt, event.payload) as unknown as Prisma.InputJsonValue,
-        });
+        rows.deliveryId.push(deliveryId);
+        rows.workspaceId.push(event.workspaceId);
+        rows.endpointId.push(endpoint.id);
+        rows.outboxEventId.push(String(event.id));
+        rows.event.push(event.event);
+        rows.payload.push(JSON.stringify(buildWebhookBody(deliveryId, event.event, event.createdAt, event.payload)));
       }
     }
-    const created = rows.length ? await tx.webhookDelivery.createManyAndReturn({ data: rows, skipDuplicates: true, select: { deliveryId: true } }) : [];
-    await tx.outboxEvent.updateMany({ where: { id: { in: events.map((e) => e.id) } }, data: { relayedAt: opts.now ?? new Date() } });
-    return { events: events.length, deliveryIds: created.map((c) => c.deliveryId) };
-  }, CLAIM_TRANSACTION);
+    let deliveryIds: string[] = [];
+    if (rows.deliveryId.length) {
+      const created = await tx.query<{ deliveryId: string }>({
+        name: 'cowrie-outbox-deliveries',
+        text: `INSERT INTO "WebhookDelivery" ("deliveryId", "workspaceId", "endpointId", "outboxEventId", "event", "payload", "createdAt")
+               SELECT d, w, e, o, ev, p, $7 FROM unnest($1::uuid[], $2::int[], $3::int[], $4::bigint[], $5::text[], $6::jsonb[]) AS t(d, w, e, o, ev, p)
+               ON CONFLICT DO NOTHING RETURNING "deliveryId"`,
+        values: [rows.deliveryId, rows.workspaceId, rows.endpointId, rows.outboxEventId, rows.event, rows.payload, now],
+      });
+      deliveryIds = created.rows.map((c) => c.deliveryId);
+    }
+    await tx.query({
+      name: 'cowrie-outbox-relayed',
+      text: 'UPDATE "OutboxEvent" SET "relayedAt" = $2 WHERE "id" = ANY($1::bigint[])',
+      values: [events.map((e) => String(e.id)), now],
+    });
+    return { events: events.length, deliveryIds };
+  });
 }
 
 /**
@@ -103,7 +117,7 @@ export async function requestOutboxRelay(queue: Queue): Promise<void> {
 }
 
 export interface RelayOutboxOptions {
-  db: PrismaClient;
+  sql: SqlPool;
   queue: Queue;
   batchSize: number;
   /** Stop after this many batches even if events remain (the next poll continues). Default 50. */
@@ -118,10 +132,10 @@ export async function relayOutbox(opts: RelayOutboxOptions): Promise<{ events: n
   let events = 0;
   let deliveries = 0;
   // Most polls find nothing: a plain indexed read is cheaper than a transaction.
-  const waiting = await opts.db.$queryRaw<unknown[]>`SELECT 1 FROM "OutboxEvent" WHERE "relayedAt" IS NULL LIMIT 1`;
-  if (waiting.length === 0) return { events, deliveries };
+  const waiting = await opts.sql.query({ name: 'cowrie-outbox-waiting', text: 'SELECT 1 FROM "OutboxEvent" WHERE "relayedAt" IS NULL LIMIT 1' });
+  if (waiting.rows.length === 0) return { events, deliveries };
   for (let batch = 0; batch < (opts.maxBatches ?? 50); batch++) {
-    const claimed = await claimOutboxEvents(opts.db, { batchSize: opts.batchSize });
+    const claimed = await claimOutboxEvents(opts.sql, { batchSize: opts.batchSize });
     await enqueueDeliveries(opts.queue, claimed.deliveryIds);
     events += claimed.events;
     deliveries += claimed.deliveryIds.length;

@@ -1,11 +1,13 @@
 import type { Job, Queue } from 'bullmq';
 import type { HandlerMap, Logger, TConfig, TRedis, webhooksQueue } from '@cowrie/core';
-import type { PrismaClient } from '@cowrie/db';
+import type { PrismaClient, SqlPool } from '@cowrie/db';
 import { deliverWebhook, relayOutbox, type WebhookHttpClient } from '@cowrie/webhooks';
 
 export interface HandlerContext {
   config: TConfig;
   db: PrismaClient;
+  /** Plain pg: each delivery's read and outcome (see @cowrie/db `sql.ts`). */
+  sql: SqlPool;
   redis: TRedis;
   log: Logger;
   job: Job;
@@ -16,9 +18,9 @@ export interface HandlerContext {
 
 export const handlers: HandlerMap<typeof webhooksQueue.jobs, HandlerContext> = {
   // A wake-up: relay now rather than at the next poll.
-  'outbox.relay': async (_payload, ctx) => relayOutbox({ db: ctx.db, queue: ctx.queue, batchSize: ctx.config.WEBHOOK_RELAY_BATCH_SIZE }),
+  'outbox.relay': async (_payload, ctx) => relayOutbox({ sql: ctx.sql, queue: ctx.queue, batchSize: ctx.config.WEBHOOK_RELAY_BATCH_SIZE }),
   'webhook.deliver': async ({ deliveryId }, ctx) => {
-    const outcome = await deliverWebhook({ db: ctx.db, http: ctx.http, encryptionKey: ctx.config.ENCRYPTION_KEY, deliveryId, log: ctx.log });
+    const outcome = await deliverWebhook({ sql: ctx.sql, http: ctx.http, encryptionKey: ctx.config.ENCRYPTION_KEY, deliveryId, log: ctx.log });
     // The job's return value is JSON: the log row id goes out as a number.
     return outcome.kind === 'skipped' ? outcome : { ...outcome, logId: Number(outcome.logId) };
   },

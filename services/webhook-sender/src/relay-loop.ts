@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import type { Logger, TConfig } from '@cowrie/core';
-import type { PrismaClient } from '@cowrie/db';
+import type { PrismaClient, SqlPool } from '@cowrie/db';
 import { relayOutbox, sweepPendingDeliveries } from '@cowrie/webhooks';
 
 // The sweep only matters after a crash, so it runs far less often than the
@@ -16,7 +16,7 @@ export interface RelayLoop {
  * queueing a wake-up, and sweeps pending deliveries that lost their job.
  * Several replicas may each run one: claims use SKIP LOCKED.
  */
-export function startRelayLoop(opts: { db: PrismaClient; queue: Queue; config: TConfig; logger: Logger }): RelayLoop {
+export function startRelayLoop(opts: { db: PrismaClient; sql: SqlPool; queue: Queue; config: TConfig; logger: Logger }): RelayLoop {
   const log = opts.logger.child({ loop: 'outbox-relay' });
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
@@ -26,7 +26,7 @@ export function startRelayLoop(opts: { db: PrismaClient; queue: Queue; config: T
 
   const pass = async () => {
     try {
-      const relayed = await relayOutbox({ db: opts.db, queue: opts.queue, batchSize: opts.config.WEBHOOK_RELAY_BATCH_SIZE });
+      const relayed = await relayOutbox({ sql: opts.sql, queue: opts.queue, batchSize: opts.config.WEBHOOK_RELAY_BATCH_SIZE });
       if (relayed.events) log.debug(relayed, 'outbox relayed');
       if (Date.now() - lastSweep >= sweepEveryMs(opts.config)) {
         lastSweep = Date.now();

@@ -1,6 +1,6 @@
 import type { Queue, Worker } from 'bullmq';
 import { createServiceLogger, createRedis, openQueue, webhooksQueue, type Logger, type TConfig, type TRedis } from '@cowrie/core';
-import { createDb, type PrismaClient } from '@cowrie/db';
+import { createDb, createSqlPool, type PrismaClient } from '@cowrie/db';
 import { closeWorker, startQueueWorker, waitForDependencies } from '@cowrie/service-kit';
 import { createAddressPolicy, createWebhookHttpClient, type Resolver } from '@cowrie/webhooks';
 import { instrumentWorker, type CowrieMetrics } from '@cowrie/metrics';
@@ -38,13 +38,14 @@ export async function startWebhookWorker(
   const policy = createAddressPolicy(config.WEBHOOK_ALLOWED_CIDRS);
   const http = createWebhookHttpClient({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, policy, resolver: options.resolver });
   const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
+  const sql = createSqlPool({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
   const redis = createRedis(config, { name: 'webhook-sender' });
   const connection = createRedis(config, { forBullmq: true, name: 'webhook-sender-queue' });
   const queue = openQueue(webhooksQueue, { connection, prefix: config.QUEUE_PREFIX });
   const worker = await startQueueWorker<typeof webhooksQueue.jobs, HandlerContext>({
     def: webhooksQueue,
     handlers,
-    makeCtx: (job, log) => ({ config, db, redis, log, job, queue, http }),
+    makeCtx: (job, log) => ({ config, db, sql, redis, log, job, queue, http }),
     connection,
     prefix: config.QUEUE_PREFIX,
     concurrency: config.WEBHOOK_WORKER_CONCURRENCY,
@@ -63,7 +64,7 @@ export async function startWebhookWorker(
     });
     metrics.watchQueues([queue]);
   }
-  const loop = options.relay === false ? undefined : startRelayLoop({ db, queue, config, logger });
+  const loop = options.relay === false ? undefined : startRelayLoop({ db, sql, queue, config, logger });
   return {
     worker,
     queue,
@@ -75,7 +76,7 @@ export async function startWebhookWorker(
       await queue.close();
       await http.close();
       connection.disconnect();
-      await Promise.allSettled([db.$disconnect(), redis.quit()]);
+      await Promise.allSettled([db.$disconnect(), sql.end(), redis.quit()]);
     },
   };
 }

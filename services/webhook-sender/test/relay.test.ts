@@ -39,7 +39,7 @@ beforeEach(async () => {
 
 /** Claims the one pending event; returns its one delivery id. */
 async function claimOne(): Promise<string> {
-  const { events, deliveryIds } = await claimOutboxEvents(env.db, { batchSize: 10 });
+  const { events, deliveryIds } = await claimOutboxEvents(env.sql, { batchSize: 10 });
   expect([events, deliveryIds.length]).toEqual([1, 1]);
   return deliveryIds[0]!;
 }
@@ -51,7 +51,7 @@ test('killed between claim and enqueue: the restarted sender delivers the event 
   const eventId = await emit(env, workspaceId, 'transfer.completed', { id: 1 });
 
   // Step 1 commits (delivery row + event marked relayed), then the process "dies" before step 2.
-  const claimed = await claimOutboxEvents(env.db, { batchSize: 10 });
+  const claimed = await claimOutboxEvents(env.sql, { batchSize: 10 });
   expect(claimed.events).toBe(1);
   expect(claimed.deliveryIds).toHaveLength(1);
   const deliveryId = claimed.deliveryIds[0]!;
@@ -60,7 +60,7 @@ test('killed between claim and enqueue: the restarted sender delivers the event 
   expect(await queue.getJobState(deliveryJobId(deliveryId))).toBe('unknown');
 
   // A relay pass finds nothing left to claim: no second delivery row.
-  expect(await relayOutbox({ db: env.db, queue, batchSize: 10 })).toEqual({ events: 0, deliveries: 0 });
+  expect(await relayOutbox({ sql: env.sql, queue, batchSize: 10 })).toEqual({ events: 0, deliveries: 0 });
 
   // The sender restarts with its relay loop; its sweep queues the orphaned delivery.
   const restarted = await startWebhookWorker(env.config, env.logger);
@@ -139,13 +139,13 @@ test('a relay that dies inside its transaction leaves the event to the next one;
     .catch(() => 'rolled back');
   await isLocked;
   const started = Date.now();
-  expect(await claimOutboxEvents(env.db, { batchSize: 10 })).toEqual({ events: 0, deliveryIds: [] });
+  expect(await claimOutboxEvents(env.sql, { batchSize: 10 })).toEqual({ events: 0, deliveryIds: [] });
   expect(Date.now() - started).toBeLessThan(1000);
   release();
   expect(await dying).toBe('rolled back');
   expect(await env.db.webhookDelivery.count({ where: { outboxEventId: eventId } })).toBe(0);
 
-  const relayed = await relayOutbox({ db: env.db, queue, batchSize: 10 });
+  const relayed = await relayOutbox({ sql: env.sql, queue, batchSize: 10 });
   expect(relayed).toEqual({ events: 1, deliveries: 1 });
   await waitFor(() => received('/locked').length === 1);
   await settle();
@@ -157,7 +157,7 @@ test('relays running side by side create exactly one delivery per (event, endpoi
   const b = await addEndpoint(env, workspaceId, `${receiver.url}/b`);
   const eventIds: bigint[] = [];
   for (let i = 0; i < 40; i++) eventIds.push(await emit(env, workspaceId, 'transfer.completed', { id: 100 + i }));
-  const results = await Promise.all(Array.from({ length: 4 }, () => relayOutbox({ db: env.db, queue, batchSize: 7 })));
+  const results = await Promise.all(Array.from({ length: 4 }, () => relayOutbox({ sql: env.sql, queue, batchSize: 7 })));
   expect(results.reduce((n, r) => n + r.events, 0)).toBe(40);
   expect(results.reduce((n, r) => n + r.deliveries, 0)).toBe(80);
   await waitFor(() => received('/a').length + received('/b').length >= 80, 20_000);
