@@ -1,6 +1,6 @@
 import { decryptSecret, type Logger } from '@cowrie/core';
-import { utcTimestamp, type SqlQueryable } from '@cowrie/db';
 import { serialiseWebhookBody, webhookBodyFromStored } from './deliveries';
+import type { DeliveryStore } from './delivery-store';
 import type { AttemptResult, WebhookHttpClient } from './http-client';
 import { webhookSignatureHeader } from './signature';
 
@@ -27,8 +27,8 @@ export type DeliverOutcome =
   | { kind: 'skipped'; deliveryId: string; reason: 'not_found' | 'already_completed' | 'endpoint_inactive' };
 
 export interface DeliverWebhookOptions {
-  /** Plain pg (@cowrie/db `sql.ts`): a delivery's bookkeeping is one read and one write. */
-  sql: SqlQueryable;
+  /** The delivery rows (createDeliveryStore: batched with concurrent jobs'). */
+  deliveries: DeliveryStore;
   http: WebhookHttpClient;
   /** ENCRYPTION_KEY, to unseal the endpoint secret. */
   encryptionKey: string;
@@ -39,23 +39,6 @@ export interface DeliverWebhookOptions {
   /** The clock used for the signature timestamp. */
   now?: () => Date;
 }
-
-interface DeliveryRow {
-  id: bigint;
-  deliveryId: string;
-  endpointId: number;
-  outboxEventId: bigint | null;
-  event: string;
-  payload: unknown;
-  completedAt: Date | null;
-  endpoint: { url: string; active: boolean; secretEncrypted: string };
-}
-
-const FIND_DELIVERY = `
-  SELECT d."id", d."deliveryId", d."endpointId", d."outboxEventId", d."event", d."payload", d."completedAt",
-    json_build_object('url', e."url", 'active', e."active", 'secretEncrypted', e."secretEncrypted") AS "endpoint"
-  FROM "WebhookDelivery" d JOIN "WebhookEndpoint" e ON e."id" = d."endpointId"
-  WHERE d."deliveryId" = $1`;
 
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const USER_AGENT = 'Cowrie-Webhooks/1.0';
@@ -69,14 +52,13 @@ const USER_AGENT = 'Cowrie-Webhooks/1.0';
 export async function deliverWebhook(opts: DeliverWebhookOptions): Promise<DeliverOutcome> {
   const sleep = opts.sleep ?? realSleep;
   const now = opts.now ?? (() => new Date());
-  const { rows } = await opts.sql.query<DeliveryRow>({ name: 'cowrie-webhook-delivery', text: FIND_DELIVERY, values: [opts.deliveryId] });
-  const row = rows[0];
+  const row = await opts.deliveries.find(opts.deliveryId);
   if (!row) return { kind: 'skipped', deliveryId: opts.deliveryId, reason: 'not_found' };
   if (row.completedAt) return { kind: 'skipped', deliveryId: opts.deliveryId, reason: 'already_completed' };
   // An endpoint switched off after the event was relayed gets nothing more; the
   // dashboard's explicit test (no outbox event) still reaches it.
   if (!row.endpoint.active && row.outboxEventId !== null) {
-    await opts.sql.query({ text: 'DELETE FROM "WebhookDelivery" WHERE "id" = $1 AND "completedAt" IS NULL', values: [row.id] });
+    await opts.deliveries.discard(row.id);
     return { kind: 'skipped', deliveryId: opts.deliveryId, reason: 'endpoint_inactive' };
   }
 
@@ -103,11 +85,7 @@ export async function deliverWebhook(opts: DeliverWebhookOptions): Promise<Deliv
   const ok = last.kind === 'response' && last.statusCode >= 200 && last.statusCode < 300;
   const statusCode = last.kind === 'response' ? last.statusCode : null;
   const error = ok ? null : last.kind === 'response' ? `HTTP ${last.statusCode}` : last.error;
-  const { rowCount } = await opts.sql.query({
-    name: 'cowrie-webhook-outcome',
-    text: 'UPDATE "WebhookDelivery" SET "ok" = $2, "statusCode" = $3, "attempts" = $4, "error" = $5, "completedAt" = $6 WHERE "id" = $1 AND "completedAt" IS NULL',
-    values: [row.id, ok ? 1 : 0, statusCode, attempts, error, utcTimestamp(now())],
-  });
-  opts.log?.info({ deliveryId: row.deliveryId, endpointId: row.endpointId, event: row.event, ok, statusCode, attempts, error, stored: rowCount === 1 }, 'webhook dispatched');
+  const stored = await opts.deliveries.complete({ id: row.id, ok, statusCode, attempts, error, completedAt: now() });
+  opts.log?.info({ deliveryId: row.deliveryId, endpointId: row.endpointId, event: row.event, ok, statusCode, attempts, error, stored }, 'webhook dispatched');
   return { kind: ok ? 'delivered' : 'failed', logId: row.id, deliveryId: row.deliveryId, endpointId: row.endpointId, ok, statusCode, attempts, error };
 }

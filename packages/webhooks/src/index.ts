@@ -7,3 +7,4 @@ export * from './deliveries';
 export * from './http-client';
 export * from './deliver';
 export * from './relay';
+export * from './delivery-store';

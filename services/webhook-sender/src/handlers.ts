@@ -1,7 +1,7 @@
 import type { Job, Queue } from 'bullmq';
 import type { HandlerMap, Logger, TConfig, TRedis, webhooksQueue } from '@cowrie/core';
 import type { PrismaClient, SqlPool } from '@cowrie/db';
-import { deliverWebhook, relayOutbox, type WebhookHttpClient } from '@cowrie/webhooks';
+import { deliverWebhook, relayOutbox, type DeliveryStore, type WebhookHttpClient } from '@cowrie/webhooks';
 
 export interface HandlerContext {
   config: TConfig;
@@ -14,13 +14,14 @@ export interface HandlerContext {
   /** The webhooks queue, where the relay puts delivery jobs. */
   queue: Queue;
   http: WebhookHttpClient;
+  deliveries: DeliveryStore;
 }
 
 export const handlers: HandlerMap<typeof webhooksQueue.jobs, HandlerContext> = {
   // A wake-up: relay now rather than at the next poll.
   'outbox.relay': async (_payload, ctx) => relayOutbox({ sql: ctx.sql, queue: ctx.queue, batchSize: ctx.config.WEBHOOK_RELAY_BATCH_SIZE }),
   'webhook.deliver': async ({ deliveryId }, ctx) => {
-    const outcome = await deliverWebhook({ sql: ctx.sql, http: ctx.http, encryptionKey: ctx.config.ENCRYPTION_KEY, deliveryId, log: ctx.log });
+    const outcome = await deliverWebhook({ deliveries: ctx.deliveries, http: ctx.http, encryptionKey: ctx.config.ENCRYPTION_KEY, deliveryId, log: ctx.log });
     // The job's return value is JSON: the log row id goes out as a number.
     return outcome.kind === 'skipped' ? outcome : { ...outcome, logId: Number(outcome.logId) };
   },

@@ -2,7 +2,7 @@ import type { Queue, Worker } from 'bullmq';
 import { createServiceLogger, createRedis, openQueue, webhooksQueue, type Logger, type TConfig, type TRedis } from '@cowrie/core';
 import { createDb, createSqlPool, type PrismaClient } from '@cowrie/db';
 import { closeWorker, startQueueWorker, waitForDependencies } from '@cowrie/service-kit';
-import { createAddressPolicy, createWebhookHttpClient, type Resolver } from '@cowrie/webhooks';
+import { createAddressPolicy, createDeliveryStore, createWebhookHttpClient, type Resolver } from '@cowrie/webhooks';
 import { instrumentWorker, type CowrieMetrics } from '@cowrie/metrics';
 import { handlers, type HandlerContext } from './handlers';
 import { startRelayLoop } from './relay-loop';
@@ -39,13 +39,14 @@ export async function startWebhookWorker(
   const http = createWebhookHttpClient({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, policy, resolver: options.resolver });
   const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
   const sql = createSqlPool({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
+  const deliveries = createDeliveryStore(sql);
   const redis = createRedis(config, { name: 'webhook-sender' });
   const connection = createRedis(config, { forBullmq: true, name: 'webhook-sender-queue' });
   const queue = openQueue(webhooksQueue, { connection, prefix: config.QUEUE_PREFIX });
   const worker = await startQueueWorker<typeof webhooksQueue.jobs, HandlerContext>({
     def: webhooksQueue,
     handlers,
-    makeCtx: (job, log) => ({ config, db, sql, redis, log, job, queue, http }),
+    makeCtx: (job, log) => ({ config, db, sql, redis, log, job, queue, http, deliveries }),
     connection,
     prefix: config.QUEUE_PREFIX,
     concurrency: config.WEBHOOK_WORKER_CONCURRENCY,

@@ -1,0 +1,91 @@
+import DataLoader from 'dataloader';
+import { utcTimestamp, type SqlQueryable } from '@cowrie/db';
+
+/** A delivery row with what sending it needs from its endpoint. */
+export interface DeliveryToSend {
+  id: bigint;
+  deliveryId: string;
+  endpointId: number;
+  outboxEventId: bigint | null;
+  event: string;
+  payload: unknown;
+  completedAt: Date | null;
+  endpoint: { url: string; active: boolean; secretEncrypted: string };
+}
+
+/** A delivery's final outcome, as its log row keeps it. */
+export interface DeliveryOutcomeRecord {
+  id: bigint;
+  ok: boolean;
+  statusCode: number | null;
+  attempts: number;
+  error: string | null;
+  completedAt: Date;
+}
+
+/**
+ * The sender's reads and writes of delivery rows. Concurrent jobs' requests
+ * made in the same turn of the event loop go to Postgres as one statement
+ * each way (DataLoader): under load one round trip serves many deliveries,
+ * and alone a delivery waits for nothing. Each caller still gets its own
+ * answer only once its statement has committed.
+ */
+export interface DeliveryStore {
+  find(deliveryId: string): Promise<DeliveryToSend | null>;
+  /** Records the outcome unless the row already has one; false when it had. */
+  complete(outcome: DeliveryOutcomeRecord): Promise<boolean>;
+  /** Drops a pending row (its endpoint was switched off). */
+  discard(id: bigint): Promise<void>;
+}
+
+const FIND_DELIVERIES = `
+  SELECT d."id", d."deliveryId", d."endpointId", d."outboxEventId", d."event", d."payload", d."completedAt",
+    json_build_object('url', e."url", 'active', e."active", 'secretEncrypted', e."secretEncrypted") AS "endpoint"
+  FROM "WebhookDelivery" d JOIN "WebhookEndpoint" e ON e."id" = d."endpointId"
+  WHERE d."deliveryId" = ANY($1::uuid[])`;
+
+const COMPLETE_DELIVERIES = `
+  UPDATE "WebhookDelivery" d SET "ok" = u."ok", "statusCode" = u."statusCode", "attempts" = u."attempts", "error" = u."error", "completedAt" = u."completedAt"
+  FROM unnest($1::bigint[], $2::int[], $3::int[], $4::int[], $5::text[], $6::timestamp[]) AS u("id", "ok", "statusCode", "attempts", "error", "completedAt")
+  WHERE d."id" = u."id" AND d."completedAt" IS NULL
+  RETURNING d."id"`;
+
+// Gather what every job asked for in this turn of the event loop.
+const batchScheduleFn = (run: () => void) => setImmediate(run);
+
+export function createDeliveryStore(sql: SqlQueryable): DeliveryStore {
+  const finder = new DataLoader<string, DeliveryToSend | null>(
+    async (deliveryIds) => {
+      const { rows } = await sql.query<DeliveryToSend>({ name: 'cowrie-webhook-deliveries', text: FIND_DELIVERIES, values: [deliveryIds] });
+      const byId = new Map(rows.map((r) => [r.deliveryId, r]));
+      return deliveryIds.map((id) => byId.get(id.toLowerCase()) ?? null);
+    },
+    { cache: false, batchScheduleFn, maxBatchSize: 200 },
+  );
+  const completer = new DataLoader<DeliveryOutcomeRecord, boolean>(
+    async (outcomes) => {
+      const { rows } = await sql.query<{ id: bigint }>({
+        name: 'cowrie-webhook-outcomes',
+        text: COMPLETE_DELIVERIES,
+        values: [
+          outcomes.map((o) => String(o.id)),
+          outcomes.map((o) => (o.ok ? 1 : 0)),
+          outcomes.map((o) => o.statusCode),
+          outcomes.map((o) => o.attempts),
+          outcomes.map((o) => o.error),
+          outcomes.map((o) => utcTimestamp(o.completedAt)),
+        ],
+      });
+      const stored = new Set(rows.map((r) => String(r.id)));
+      return outcomes.map((o) => stored.has(String(o.id)));
+    },
+    { cache: false, batchScheduleFn, maxBatchSize: 200 },
+  );
+  return {
+    find: (deliveryId) => finder.load(deliveryId),
+    complete: (outcome) => completer.load(outcome),
+    async discard(id) {
+      await sql.query({ text: 'DELETE FROM "WebhookDelivery" WHERE "id" = $1 AND "completedAt" IS NULL', values: [String(id)] });
+    },
+  };
+}
