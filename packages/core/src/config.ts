@@ -145,8 +145,9 @@ export const ZConfig = z
     WEBHOOK_ALLOWED_CIDRS: csv,
     // per-attempt timeout of a webhook delivery
     WEBHOOK_TIMEOUT_MS: positiveInt(10_000),
-    // how often each webhook-sender looks for unrelayed outbox events (wake-up jobs come sooner)
-    WEBHOOK_RELAY_POLL_MS: positiveInt(100),
+    // how often each webhook-sender looks for unrelayed outbox events (wake-up jobs come sooner): an
+    // event waits for the next poll, and an empty poll is one indexed read
+    WEBHOOK_RELAY_POLL_MS: positiveInt(20),
     // outbox events claimed per relay transaction
     WEBHOOK_RELAY_BATCH_SIZE: positiveInt(200),
     // a delivery still pending this long without a live job is queued again (crash between commit and enqueue)
@@ -154,7 +155,8 @@ export const ZConfig = z
     // concurrent jobs per worker process
     PAYOUT_WORKER_CONCURRENCY: positiveInt(16),
     VERIFICATION_WORKER_CONCURRENCY: positiveInt(16),
-    WEBHOOK_WORKER_CONCURRENCY: positiveInt(32),
+    // deliveries wait on receivers (up to WEBHOOK_TIMEOUT_MS each), not on this process's CPU
+    WEBHOOK_WORKER_CONCURRENCY: positiveInt(100),
     // how long a worker waits for in-flight jobs on SIGTERM before handing them back
     SHUTDOWN_GRACE_MS: positiveInt(10_000),
     // gateway on SIGTERM: keeps serving (with /readyz 503 and Connection: close) this long so load balancers stop routing to it
