@@ -7,7 +7,7 @@
 // same run. Target (issue 4): p99 < 30 ms at 50 connections.
 import { createApiKey, createWorkspace } from '@cowrie/accounts';
 import { loadConfig } from '@cowrie/core';
-import { createDb } from '@cowrie/db';
+import { createDb, createSqlPool } from '@cowrie/db';
 import { createVerification } from '@cowrie/verification';
 import { BENCH_ENCRYPTION_KEY, benchRedisEnv, clearRedisPrefixes, freePort, freshDatabase, load, peakRssMb, ratioOf, startProcess, stop, waitForHttp, type ScenarioResult } from '../lib';
 import { verificationEnv } from './verification-start';
@@ -21,6 +21,7 @@ const WRONG_CODE = '1234';
 export async function verificationCheck(): Promise<ScenarioResult> {
   const databaseUrl = await freshDatabase('cowrie_bench_verification_check');
   const db = createDb({ databaseUrl, poolSize: 8 });
+  const sql = createSqlPool({ databaseUrl, poolSize: 8 });
   const workspace = await createWorkspace(db, { name: 'Bench' });
   const { key } = await createApiKey(db, { workspaceId: workspace.id, scopes: ['read', 'verification:write'] });
   const config = loadConfig({
@@ -32,12 +33,12 @@ export async function verificationCheck(): Promise<ScenarioResult> {
   for (let i = 0; i < VERIFICATIONS; i += 8) {
     const created = await Promise.all(
       Array.from({ length: Math.min(8, VERIFICATIONS - i) }, (_, j) =>
-        createVerification(db, config, { workspaceId: workspace.id, channel: 'email', destination: `check-${i + j}@example.com`, code: CODE }),
+        createVerification(sql, config, { workspaceId: workspace.id, channel: 'email', destination: `check-${i + j}@example.com`, code: CODE }),
       ),
     );
     references.push(...created.map((c) => c.verification.reference));
   }
-  await db.$disconnect();
+  await Promise.all([db.$disconnect(), sql.end()]);
 
   const [gatewayPort, barePort] = [await freePort(), await freePort()];
   const redisEnv = benchRedisEnv();

@@ -18,7 +18,7 @@ beforeAll(async () => {
 afterAll(() => env.cleanup());
 
 async function start(now = new Date(), channel: 'sms' | 'voice' | 'email' = 'sms') {
-  const { verification } = await createVerification(env.db, env.config, {
+  const { verification } = await createVerification(env.sql, env.config, {
     workspaceId,
     channel,
     destination: channel === 'email' ? 'ada@example.com' : '+2348012345678',

@@ -16,11 +16,11 @@ beforeAll(async () => {
 });
 afterAll(() => env.cleanup());
 
-const deps = () => ({ db: env.db, redis: env.redis, config: env.config, providers: createDeliveryProviders(env.config, env.redis), log: env.logger });
+const deps = () => ({ sql: env.sql, redis: env.redis, config: env.config, providers: createDeliveryProviders(env.config, env.redis), log: env.logger });
 const messages = (destination: string) => readSandboxMessages(env.redis, env.config.REDIS_KEY_PREFIX, destination);
 
 async function started(destination: string, channel: 'sms' | 'voice' | 'email' = 'sms', now?: Date) {
-  return createVerification(env.db, env.config, { workspaceId, channel, destination, code: '246810', now });
+  return createVerification(env.sql, env.config, { workspaceId, channel, destination, code: '246810', now });
 }
 
 test('delivers once; a replayed job sends nothing more', async () => {

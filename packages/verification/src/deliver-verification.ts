@@ -1,12 +1,13 @@
 import { decryptSecret, type Logger, type TConfig, type TRedis } from '@cowrie/core';
-import type { PrismaClient } from '@cowrie/db';
+import { utcTimestamp, type SqlQueryable } from '@cowrie/db';
 import type { TVerificationChannel } from './channels';
-import { markDeliveryFailed } from './create-verification';
+import { findVerificationById, markDeliveryFailed } from './create-verification';
 import { DeliveryError, type DeliveryProviders } from './providers';
 import { deleteVoiceCode, storeVoiceCode } from './voice-copy';
 
 export interface DeliverVerificationDeps {
-  db: PrismaClient;
+  /** Plain pg (@cowrie/db `sql.ts`): a delivery is one read and one write. */
+  sql: SqlQueryable;
   redis: TRedis;
   config: Pick<TConfig, 'ENCRYPTION_KEY' | 'REDIS_KEY_PREFIX'>;
   providers: DeliveryProviders;
@@ -31,7 +32,7 @@ export async function deliverVerification(
   job: { verificationId: number; sealedCode: string },
 ): Promise<TDeliveryOutcome> {
   const now = deps.now?.() ?? new Date();
-  const row = await deps.db.verification.findUnique({ where: { id: job.verificationId } });
+  const row = await findVerificationById(deps.sql, job.verificationId);
   if (!row) return { outcome: 'skipped', status: 'missing' };
   if (row.status !== 'pending' || row.deliveredAt || row.deliveryError) return { outcome: 'skipped', status: row.status };
   const remainingSeconds = (row.expiresAt.getTime() - now.getTime()) / 1000;
@@ -43,7 +44,7 @@ export async function deliverVerification(
   } catch {
     // A job sealed under another key (rotated ENCRYPTION_KEY) or tampered with.
     const reason = 'the code could not be unsealed';
-    await markDeliveryFailed(deps.db, row.id, reason);
+    await markDeliveryFailed(deps.sql, row.id, reason);
     return { outcome: 'failed', reason };
   }
 
@@ -59,9 +60,11 @@ export async function deliverVerification(
       reference: row.reference,
       validForMinutes: Math.max(1, Math.ceil(remainingSeconds / 60)),
     });
-    await deps.db.verification.updateMany({
-      where: { id: row.id, deliveredAt: null },
-      data: { deliveredAt: deps.now?.() ?? new Date(), provider: provider.id, providerReference: receipt.providerReference ?? null },
+    const deliveredAt = utcTimestamp(deps.now?.() ?? new Date());
+    await deps.sql.query({
+      name: 'cowrie-verification-delivered',
+      text: 'UPDATE "Verification" SET "deliveredAt" = $2, "provider" = $3, "providerReference" = $4, "updatedAt" = $2 WHERE "id" = $1 AND "deliveredAt" IS NULL',
+      values: [row.id, deliveredAt, provider.id, receipt.providerReference ?? null],
     });
     return { outcome: 'sent', provider: provider.id };
   } catch (err) {
@@ -70,7 +73,7 @@ export async function deliverVerification(
     const reason = (known ? err.message : 'the provider failed unexpectedly').split(code).join('[code]');
     deps.log.warn({ verificationId: row.id, provider: provider.id, reason, ...(known ? {} : { error: String((err as Error)?.message ?? err).split(code).join('[code]') }) }, 'code delivery failed');
     if (channel === 'voice') await deleteVoiceCode(deps.redis, keyPrefix, row.reference).catch(() => undefined);
-    await markDeliveryFailed(deps.db, row.id, reason);
+    await markDeliveryFailed(deps.sql, row.id, reason);
     return { outcome: 'failed', reason };
   }
 }

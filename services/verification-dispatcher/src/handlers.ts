@@ -1,11 +1,13 @@
 import type { Job } from 'bullmq';
 import type { HandlerMap, Logger, TConfig, TRedis, verificationsQueue } from '@cowrie/core';
-import type { PrismaClient } from '@cowrie/db';
+import type { PrismaClient, SqlPool } from '@cowrie/db';
 import { deliverVerification, type DeliveryProviders } from '@cowrie/verification';
 
 export interface HandlerContext {
   config: TConfig;
   db: PrismaClient;
+  /** Plain pg: each delivery's read and write (see @cowrie/db `sql.ts`). */
+  sql: SqlPool;
   redis: TRedis;
   providers: DeliveryProviders;
   log: Logger;
@@ -13,8 +15,8 @@ export interface HandlerContext {
 }
 
 export const handlers: HandlerMap<typeof verificationsQueue.jobs, HandlerContext> = {
-  // The outcome ({outcome: sent | failed | skipped}) is the job's return value;
-  // the gateway reads the row itself, Postgres being the source of truth.
+  // The outcome ({outcome: sent | failed | skipped}) is the job's return value:
+  // the gateway answers from it, and reads the row when it has none.
   'verification.deliver': (payload, ctx) =>
-    deliverVerification({ db: ctx.db, redis: ctx.redis, config: ctx.config, providers: ctx.providers, log: ctx.log }, payload),
+    deliverVerification({ sql: ctx.sql, redis: ctx.redis, config: ctx.config, providers: ctx.providers, log: ctx.log }, payload),
 };

@@ -1,6 +1,6 @@
 import type { Worker } from 'bullmq';
 import { createServiceLogger, createRedis, verificationsQueue, type Logger, type TConfig, type TRedis } from '@cowrie/core';
-import { createDb, type PrismaClient } from '@cowrie/db';
+import { createDb, createSqlPool, type PrismaClient } from '@cowrie/db';
 import { closeWorker, startQueueWorker, waitForDependencies } from '@cowrie/service-kit';
 import { createDeliveryProviders, type DeliveryProvider, type DeliveryProviders } from '@cowrie/verification';
 import { instrumentCalls, instrumentWorker, railObserver, type CowrieMetrics } from '@cowrie/metrics';
@@ -41,6 +41,7 @@ export async function startVerificationWorker(
 ): Promise<RunningVerificationWorker> {
   const { metrics } = options;
   const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
+  const sql = createSqlPool({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
   const redis = createRedis(config, { name: 'verification-dispatcher' });
   const connection = createRedis(config, { forBullmq: true, name: 'verification-dispatcher-queue' });
   // Built once per process: the SMTP transport and HTTP client are reused across jobs.
@@ -49,7 +50,7 @@ export async function startVerificationWorker(
   const worker = await startQueueWorker<typeof verificationsQueue.jobs, HandlerContext>({
     def: verificationsQueue,
     handlers,
-    makeCtx: (job, log) => ({ config, db, redis, providers, log, job }),
+    makeCtx: (job, log) => ({ config, db, sql, redis, providers, log, job }),
     connection,
     prefix: config.QUEUE_PREFIX,
     concurrency: config.VERIFICATION_WORKER_CONCURRENCY,
@@ -73,7 +74,7 @@ export async function startVerificationWorker(
       await closeWorker(worker, config.SHUTDOWN_GRACE_MS);
       await providers.close();
       connection.disconnect();
-      await Promise.allSettled([db.$disconnect(), redis.quit()]);
+      await Promise.allSettled([db.$disconnect(), sql.end(), redis.quit()]);
     },
   };
 }

@@ -8,10 +8,12 @@ import {
   checkVerification,
   createVerification,
   findVerification,
+  findVerificationById,
   hitVerificationLimits,
   markDeliveryFailed,
   toStartedVerification,
   toVerificationRecord,
+  type TDeliveryOutcome,
   type TCheckOutcome,
   type TStartedVerification,
   type TVerificationRecord,
@@ -98,7 +100,7 @@ export function registerVerificationRoutes(v1: RouteMount, deps: GatewayDeps) {
         });
       }
 
-      const { verification, sealedCode } = await createVerification(db, config, { workspaceId, ...body });
+      const { verification, sealedCode } = await createVerification(deps.sql, config, { workspaceId, ...body });
       const reference = verification.reference;
       req.log.info({ reference, channel: verification.channel }, 'verification started');
 
@@ -109,29 +111,31 @@ export function registerVerificationRoutes(v1: RouteMount, deps: GatewayDeps) {
         });
       } catch (err) {
         req.log.error({ err: { message: (err as Error).message }, reference }, 'could not queue code delivery');
-        await markDeliveryFailed(db, verification.id, 'the delivery queue is unavailable');
+        await markDeliveryFailed(deps.sql, verification.id, 'the delivery queue is unavailable');
         throw new AppError('provider_error', 'Code delivery is unavailable right now; try again', { status: 503, details: { reference } });
       }
 
-      // Wait a bounded time for the dispatcher's outcome; whatever happens, the
-      // row in Postgres is the answer (DESIGN.md: synchronous answers).
+      // Wait a bounded time for the dispatcher's outcome (DESIGN.md: synchronous
+      // answers). Sent: the row is still as created. Anything else: the row in
+      // Postgres is the answer.
+      let delivery: TDeliveryOutcome | undefined;
       if (config.VERIFY_SYNC_WAIT_MS > 0) {
         try {
-          await job.waitUntilFinished(queues.verificationEvents, config.VERIFY_SYNC_WAIT_MS);
+          delivery = (await job.waitUntilFinished(queues.verificationEvents, config.VERIFY_SYNC_WAIT_MS)) as TDeliveryOutcome;
         } catch (err) {
           const state = await job.getState().catch(() => 'unknown');
           if (state === 'failed') {
             // The handler itself crashed (not a provider refusal, which it records):
             // the code was not delivered and the job is not retried.
             req.log.warn({ reference, err: { message: (err as Error).message } }, 'code delivery job failed');
-            await markDeliveryFailed(db, verification.id, 'the delivery worker failed');
+            await markDeliveryFailed(deps.sql, verification.id, 'the delivery worker failed');
           } else {
             req.log.warn({ reference, state }, 'code delivery still running; answering from the row');
           }
         }
       }
 
-      const row = (await db.verification.findUnique({ where: { id: verification.id } })) ?? verification;
+      const row = delivery?.outcome === 'sent' ? verification : ((await findVerificationById(deps.sql, verification.id)) ?? verification);
       if (row.status === 'failed' && row.deliveryError) {
         deps.metrics.verificationOutcomes.inc({ stage: 'start', outcome: 'delivery_failed' });
         throw new AppError('invalid_request', `Could not deliver the code: ${row.deliveryError}`, { details: { reference } });
