@@ -131,7 +131,8 @@ test('SIGTERM to a payout worker under load: no job lost, none paid twice', asyn
   const { createTransfer } = await import('@cowrie/payouts');
   const { createRails } = await import('@cowrie/rails');
   const rails = createRails(env.config, env.redis);
-  const queue = openQueue(payoutsQueue, { connection: createRedis(env.config, { forBullmq: true }), prefix: env.config.QUEUE_PREFIX });
+  const queueConnection = createRedis(env.config, { forBullmq: true });
+  const queue = openQueue(payoutsQueue, { connection: queueConnection, prefix: env.config.QUEUE_PREFIX });
   const ids: number[] = [];
   for (let i = 0; i < 16; i++) {
     const payout = await createTransfer(
@@ -166,6 +167,7 @@ test('SIGTERM to a payout worker under load: no job lost, none paid twice', asyn
   } finally {
     await next.stop();
     await queue.close();
+    queueConnection.disconnect();
   }
   // Each payout reached the rail exactly once.
   const rows = await env.db.ledgerTransaction.findMany({ where: { id: { in: ids } } });
