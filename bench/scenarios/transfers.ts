@@ -11,18 +11,16 @@ import { randomUUID } from 'node:crypto';
 import type autocannon from 'autocannon';
 import { Client } from 'pg';
 import { createApiKey, createWorkspace } from '@cowrie/accounts';
-import { Decimal, createRedis } from '@cowrie/core';
+import { Decimal } from '@cowrie/core';
 import { createDb, type PrismaClient } from '@cowrie/db';
 import { auditWallet, creditWallet, findWallet } from '@cowrie/ledger';
-import { freePort, freshDatabase, load, peakRssMb, startProcess, stop, waitForHttp, type ScenarioResult } from '../lib';
+import { benchRedisEnv, clearRedisPrefixes, freePort, freshDatabase, load, peakRssMb, startProcess, stop, waitForHttp, type ScenarioResult } from '../lib';
 
 const CONNECTIONS = 50;
 const DURATION_S = 10;
 const WARMUP_S = 3;
 const FUNDING = '1000000000';
 const AMOUNT = '100.00';
-// Cowrie's own keys, then the BullMQ prefix; both emptied before and after the run.
-const REDIS_PREFIXES = ['cowrie-bench-transfers:', '{cowrie-bench-transfers}'];
 const PGBENCH = { clients: 8, threads: 2, seconds: 10, scale: 1 };
 
 const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
@@ -81,23 +79,6 @@ function transferBody() {
   return JSON.stringify({ currency: 'NGN', amount: AMOUNT, account_number: account, bank_code: '058', account_name: 'Bench Recipient', idempotency_key: `bench-${randomUUID()}` });
 }
 
-/** Deletes every Redis key under `prefixes` (queues and caches of an earlier run: job ids repeat with a fresh database). */
-async function clearRedis(prefixes: string[]) {
-  const redis = createRedis({ REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', REDIS_CLUSTER_NODES: [], REDIS_SENTINELS: [], REDIS_SENTINEL_NAME: 'mymaster' });
-  try {
-    for (const prefix of prefixes) {
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-        if (keys.length) await redis.del(...keys);
-        cursor = next;
-      } while (cursor !== '0');
-    }
-  } finally {
-    redis.disconnect();
-  }
-}
-
 async function statusCounts(db: PrismaClient, walletId: number) {
   const rows = await db.ledgerTransaction.groupBy({ by: ['status'], where: { walletId, type: 'debit' }, _count: { _all: true } });
   return Object.fromEntries(rows.map((r) => [r.status, r._count._all])) as Record<string, number>;
@@ -105,7 +86,8 @@ async function statusCounts(db: PrismaClient, walletId: number) {
 
 export async function transfers(): Promise<ScenarioResult> {
   const pgbenchUrl = await initPgbench();
-  await clearRedis(REDIS_PREFIXES);
+  // Fresh key and queue prefixes for this run, emptied afterwards.
+  const redisEnv = benchRedisEnv();
   const databaseUrl = await freshDatabase('cowrie_bench_transfers');
   const db = createDb({ databaseUrl, poolSize: 2 });
   const workspace = await createWorkspace(db, { name: 'Bench transfers' });
@@ -126,7 +108,7 @@ export async function transfers(): Promise<ScenarioResult> {
 
   const port = await freePort();
   // Pool sizes and PAYOUT_WORKER_CONCURRENCY come from the caller's environment (startProcess passes it on).
-  const shared = { DATABASE_URL: databaseUrl, REDIS_KEY_PREFIX: REDIS_PREFIXES[0]!, QUEUE_PREFIX: REDIS_PREFIXES[1]!, PAYOUT_FEE_SCHEDULE: '{}' };
+  const shared = { DATABASE_URL: databaseUrl, ...redisEnv, PAYOUT_FEE_SCHEDULE: '{}' };
   const gateway = startProcess('services/gateway/src/main.ts', { ...shared, PORT: String(port), PUBLIC_API_RATE_LIMIT: '1000000000' });
   const worker = startProcess('services/payout-worker/src/main.ts', shared);
   try {
@@ -194,6 +176,6 @@ export async function transfers(): Promise<ScenarioResult> {
   } finally {
     await Promise.all([stop(gateway), stop(worker), db.$disconnect()]);
     await dropDatabase('cowrie_bench_pgbench').catch(() => undefined);
-    await clearRedis(REDIS_PREFIXES).catch(() => undefined);
+    await clearRedisPrefixes(redisEnv).catch(() => undefined);
   }
 }
