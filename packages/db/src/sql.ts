@@ -1,4 +1,5 @@
 import { Pool, type PoolClient, types } from 'pg';
+import type { Logger } from '@cowrie/core';
 
 /**
  * Plain `pg` beside Prisma, for the few hot paths where Prisma's per-query
@@ -35,10 +36,16 @@ export interface CreateSqlPoolOptions {
   databaseUrl: string;
   /** Connections in this pool. Default 10. */
   poolSize?: number;
+  /** Told when an idle connection fails (Postgres restarted, the network dropped it). */
+  logger?: Pick<Logger, 'warn'>;
 }
 
-export function createSqlPool({ databaseUrl, poolSize = 10 }: CreateSqlPoolOptions): SqlPool {
-  return new Pool({ connectionString: databaseUrl, max: poolSize, types: { getTypeParser: typeParser as never } });
+export function createSqlPool({ databaseUrl, poolSize = 10, logger }: CreateSqlPoolOptions): SqlPool {
+  const pool = new Pool({ connectionString: databaseUrl, max: poolSize, types: { getTypeParser: typeParser as never } });
+  // The pool has already dropped the connection and opens another on demand;
+  // without a listener the error would be thrown and end the process.
+  pool.on('error', (err) => logger?.warn({ err: { message: err.message } }, 'idle pg connection failed'));
+  return pool;
 }
 
 /** A timestamp parameter for a `timestamp(3)` column holding UTC (see parseUtcTimestamp). */

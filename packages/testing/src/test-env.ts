@@ -69,7 +69,7 @@ export async function createTestEnv(env: Record<string, string> = {}): Promise<T
   });
   const logger = pino({ level: config.LOG_LEVEL, base: { service: 'test' }, redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, sink);
   const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: 5 });
-  const sql = createSqlPool({ databaseUrl: config.DATABASE_URL, poolSize: 5 });
+  const sql = createSqlPool({ databaseUrl: config.DATABASE_URL, poolSize: 5, logger });
   const redis = createRedis(config, { name: `test-${id}` });
   return {
     id,

@@ -69,8 +69,7 @@ export function createGatewayDeps(config: TConfig, logger = createServiceLogger(
   };
   // waitUntilFinished also listens for its queue closing: one listener per waiting request.
   for (const queue of [queues.payouts, queues.verifications, queues.webhooks]) queue.setMaxListeners(0);
-  const sql = createSqlPool({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
-  sql.on('error', (err) => logger.warn({ err: { message: err.message } }, 'idle pg connection failed'));
+  const sql = createSqlPool({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, logger });
   const metrics = createMetrics({ service: 'gateway', processMetrics: options.processMetrics ?? false });
   metrics.watchQueues([queues.payouts, queues.verifications, queues.webhooks]);
   return { config, logger, db, redis, queues, channels: loadChannelCatalog(config), sql, connections, metrics };

@@ -35,7 +35,7 @@ export async function startPayoutWorker(
 ): Promise<RunningPayoutWorker> {
   const { metrics } = options;
   const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
-  const sql = createSqlPool({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
+  const sql = createSqlPool({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, logger });
   const redis = createRedis(config, { name: 'payout-worker' });
   const connection = createRedis(config, { forBullmq: true, name: 'payout-worker-queue' });
   const queueConnection = createRedis(config, { forBullmq: true, name: 'payout-worker-producer' });

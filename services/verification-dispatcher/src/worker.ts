@@ -41,7 +41,7 @@ export async function startVerificationWorker(
 ): Promise<RunningVerificationWorker> {
   const { metrics } = options;
   const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
-  const sql = createSqlPool({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
+  const sql = createSqlPool({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, logger });
   const redis = createRedis(config, { name: 'verification-dispatcher' });
   const connection = createRedis(config, { forBullmq: true, name: 'verification-dispatcher-queue' });
   // Built once per process: the SMTP transport and HTTP client are reused across jobs.

@@ -38,7 +38,7 @@ export async function startWebhookWorker(
   const policy = createAddressPolicy(config.WEBHOOK_ALLOWED_CIDRS);
   const http = createWebhookHttpClient({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, policy, resolver: options.resolver });
   const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
-  const sql = createSqlPool({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
+  const sql = createSqlPool({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, logger });
   const deliveries = createDeliveryStore(sql);
   const redis = createRedis(config, { name: 'webhook-sender' });
   const connection = createRedis(config, { forBullmq: true, name: 'webhook-sender-queue' });
