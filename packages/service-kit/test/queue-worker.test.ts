@@ -10,15 +10,23 @@ import { FAST_STALL, probeQueue } from './fixtures/probe-queue';
 
 let env: TestEnv;
 let queue: Queue;
+// BullMQ leaves connections it was given open: each is closed after the run.
+const connections: ReturnType<typeof createRedis>[] = [];
+const connection = () => {
+  const c = createRedis(env.config, { forBullmq: true });
+  connections.push(c);
+  return c;
+};
 const done: string[] = [];
 const started: string[] = [];
 
 beforeAll(async () => {
   env = await createTestEnv();
-  queue = openQueue(probeQueue, { connection: createRedis(env.config, { forBullmq: true }), prefix: env.config.QUEUE_PREFIX });
+  queue = openQueue(probeQueue, { connection: connection(), prefix: env.config.QUEUE_PREFIX });
 });
 afterAll(async () => {
   await queue.close();
+  for (const c of connections) c.disconnect();
   await env.cleanup();
 });
 
@@ -34,7 +42,7 @@ function start() {
       },
     },
     makeCtx: () => ({}),
-    connection: createRedis(env.config, { forBullmq: true }),
+    connection: connection(),
     prefix: env.config.QUEUE_PREFIX,
     concurrency: 2,
     logger: env.logger,
