@@ -5,7 +5,8 @@ import type { Logger } from '@cowrie/core';
  * Plain `pg` beside Prisma, for the few hot paths where Prisma's per-query
  * CPU (several times a prepared statement's) or its interactive transactions
  * (a wallet row lock held across event-loop hops) would set the throughput:
- * payout open and settle, the API key lookup, delivery bookkeeping. Prisma
+ * the API key lookup, payout open and finish, verification start, delivery
+ * and check, webhook delivery bookkeeping and the outbox claim. Prisma
  * still owns the schema, the migrations and every other query; these
  * statements name the same tables and columns.
  */

@@ -52,9 +52,8 @@ const FINISH_PAYOUT = `
   ), wallet AS (
     UPDATE "Wallet" w SET "balance" = w."balance" + closing."balanceDelta", "held" = w."held" + closing."heldDelta", "updatedAt" = $6
     FROM closing WHERE w."id" = closing."walletId"
-    RETURNING w."id"
   )
-  SELECT (SELECT count(*) FROM finished) AS "finished", (SELECT count(*) FROM wallet) AS "wallets"`;
+  SELECT count(*) AS "finished" FROM finished`;
 
 /**
  * Moves a `processing` payout to its final state (FINISH_PAYOUT). Only the
@@ -73,7 +72,7 @@ async function finish(sql: SqlPool, row: LedgerTransaction, f: Finish): Promise<
     updatedAt: now,
   };
   const rendered = renderTransaction(updated);
-  const { rows } = await sql.query<{ finished: bigint; wallets: bigint }>({
+  const { rows } = await sql.query<{ finished: bigint }>({
     name: 'cowrie-finish-payout',
     text: FINISH_PAYOUT,
     values: [
