@@ -1,3 +1,4 @@
+import DataLoader from 'dataloader';
 import { Pool, type PoolClient, types } from 'pg';
 import type { Logger } from '@cowrie/core';
 
@@ -79,4 +80,14 @@ export async function inSqlTransaction<T>(pool: SqlPool, fn: (client: SqlClient)
 /** A unique constraint refused the statement (Postgres error 23505). */
 export function isSqlUniqueViolation(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '23505';
+}
+
+/**
+ * Gathers what concurrent callers ask for in one turn of the event loop into
+ * one call of `run` (DataLoader, without its cache): under load, one statement
+ * serves many callers; alone, a caller waits for nothing. `run` answers each
+ * key in order, a value or an Error for that caller alone.
+ */
+export function batchPerTurn<K, V>(run: (keys: readonly K[]) => Promise<Array<V | Error>>, maxBatchSize = 100): DataLoader<K, V> {
+  return new DataLoader<K, V>(run, { cache: false, batchScheduleFn: (next) => setImmediate(next), maxBatchSize });
 }

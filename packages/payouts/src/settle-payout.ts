@@ -1,4 +1,4 @@
-import { inSqlTransaction, utcTimestamp, type LedgerTransaction, type Prisma, type SqlPool } from '@cowrie/db';
+import { batchPerTurn, inSqlTransaction, utcTimestamp, type LedgerTransaction, type Prisma, type SqlPool, type SqlQueryable } from '@cowrie/db';
 import type { TTransferResult } from '@cowrie/rails';
 import { asObject, renderTransaction, type TRenderedTransaction } from './render';
 
@@ -23,65 +23,111 @@ interface Finish {
 }
 
 /**
- * A payout's end as one statement, committed on its own: the row leaves
- * `processing` (the gate: a racing finish waits for this row's lock, then
- * finds it final and changes nothing), the dispatch record, the
- * `transfer.*` outbox event, and the hold's close, a `settle` entry (balance
- * and pending drop) or a `release` entry (available rises again), applied to
- * the wallet. The wallet's row lock is taken last and released by the commit
- * that ends the statement, never held across a round trip.
+ * Payouts' ends as one statement, committed on its own, for every payout the
+ * worker finishes in the same turn of its event loop. Per payout: the row
+ * leaves `processing` (the gate: a racing finish waits for the row's lock,
+ * then finds it final and changes nothing), its dispatch record, its
+ * `transfer.*` outbox event, and its hold's close, a `settle` entry (balance
+ * and pending drop) or a `release` entry (available rises again). The wallets
+ * are updated last, once per wallet with the batch's sum, and their row locks
+ * are released by the commit that ends the statement: a hot wallet is locked
+ * once per batch, never across a round trip.
  */
-const FINISH_PAYOUT = `
-  WITH finished AS (
-    UPDATE "LedgerTransaction" SET "status" = $2, "metadata" = $3, "providerReference" = COALESCE($4, "providerReference"),
-      "counterpartyName" = COALESCE("counterpartyName", $5), "updatedAt" = $6
-    WHERE "id" = $1 AND "status" = 'processing'
-    RETURNING "id", "workspaceId"
+const FINISH_PAYOUTS = `
+  WITH input AS (
+    SELECT * FROM unnest($1::int[], $2::text[], $3::jsonb[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $9::text[], $10::jsonb[], $11::text[])
+      AS i("id", "status", "metadata", "providerReference", "accountName", "outcome", "errorStatus", "errorMessage", "event", "payload", "closing")
+  ), finished AS (
+    UPDATE "LedgerTransaction" t SET "status" = i."status", "metadata" = i."metadata", "providerReference" = COALESCE(i."providerReference", t."providerReference"),
+      "counterpartyName" = COALESCE(t."counterpartyName", i."accountName"), "updatedAt" = $12
+    FROM input i
+    WHERE t."id" = i."id" AND t."status" = 'processing'
+    RETURNING t."id", t."workspaceId"
   ), dispatch AS (
     INSERT INTO "PayoutDispatch" ("transactionId", "outcome", "errorStatus", "errorMessage", "createdAt", "updatedAt")
-    SELECT "id", $7, $8, $9, $6, $6 FROM finished
-    ON CONFLICT ("transactionId") DO UPDATE SET "outcome" = $7, "errorStatus" = $8, "errorMessage" = $9, "updatedAt" = $6
+    SELECT i."id", i."outcome", i."errorStatus", i."errorMessage", $12, $12 FROM finished f JOIN input i ON i."id" = f."id"
+    ON CONFLICT ("transactionId") DO UPDATE
+      SET "outcome" = EXCLUDED."outcome", "errorStatus" = EXCLUDED."errorStatus", "errorMessage" = EXCLUDED."errorMessage", "updatedAt" = $12
   ), event AS (
     INSERT INTO "OutboxEvent" ("workspaceId", "event", "payload", "createdAt")
-    SELECT "workspaceId", $10, $11, $6 FROM finished
+    SELECT f."workspaceId", i."event", i."payload", $12 FROM finished f JOIN input i ON i."id" = f."id"
   ), closing AS (
     INSERT INTO "LedgerEntry" ("walletId", "transactionId", "kind", "balanceDelta", "heldDelta", "createdAt")
-    SELECT h."walletId", h."transactionId", $12, CASE WHEN $12 = 'settle' THEN -h."heldDelta" ELSE 0 END, -h."heldDelta", $6
-    FROM "LedgerEntry" h JOIN finished f ON h."transactionId" = f."id" AND h."kind" = 'hold'
+    SELECT h."walletId", h."transactionId", i."closing", CASE WHEN i."closing" = 'settle' THEN -h."heldDelta" ELSE 0 END, -h."heldDelta", $12
+    FROM finished f JOIN input i ON i."id" = f."id" JOIN "LedgerEntry" h ON h."transactionId" = f."id" AND h."kind" = 'hold'
     RETURNING "walletId", "balanceDelta", "heldDelta"
   ), wallet AS (
-    UPDATE "Wallet" w SET "balance" = w."balance" + closing."balanceDelta", "held" = w."held" + closing."heldDelta", "updatedAt" = $6
-    FROM closing WHERE w."id" = closing."walletId"
+    UPDATE "Wallet" w SET "balance" = w."balance" + d."balanceDelta", "held" = w."held" + d."heldDelta", "updatedAt" = $12
+    FROM (SELECT "walletId", sum("balanceDelta") AS "balanceDelta", sum("heldDelta") AS "heldDelta" FROM closing GROUP BY "walletId") d
+    WHERE w."id" = d."walletId"
   )
-  SELECT count(*) AS "finished" FROM finished`;
+  SELECT "id" FROM finished`;
 
-/**
- * Moves a `processing` payout to its final state (FINISH_PAYOUT). Only the
- * first caller wins; a replay finds the row final and changes nothing.
- */
-async function finish(sql: SqlPool, row: LedgerTransaction, f: Finish): Promise<TRenderedTransaction | null> {
-  const now = new Date();
-  const metadata = { ...asObject(row.metadata), provider: row.provider, raw: f.raw };
-  // The row as the statement leaves it, for the event's payload.
-  const updated: LedgerTransaction = {
+interface FinishRequest {
+  row: LedgerTransaction;
+  finish: Finish;
+}
+
+/** The row as FINISH_PAYOUTS leaves it, rendered: the event's payload and the worker's answer. */
+function finishedRow(row: LedgerTransaction, f: Finish, metadata: Record<string, unknown>, now: Date) {
+  return renderTransaction({
     ...row,
     status: f.status,
     metadata: metadata as Prisma.JsonObject,
     providerReference: f.providerReference || row.providerReference,
     counterpartyName: row.counterpartyName ?? (f.accountName || null),
     updatedAt: now,
-  };
-  const rendered = renderTransaction(updated);
-  const { rows } = await sql.query<{ finished: bigint }>({
-    name: 'cowrie-finish-payout',
-    text: FINISH_PAYOUT,
+  });
+}
+
+async function finishBatch(sql: SqlQueryable, requests: readonly FinishRequest[]): Promise<Array<TRenderedTransaction | null>> {
+  const now = new Date();
+  // One payout at most once per statement: a second finish of the same row in
+  // the batch loses, as it would a moment later.
+  const seen = new Set<number>();
+  const batch = requests.filter((r) => !seen.has(r.row.id) && seen.add(r.row.id));
+  const prepared = batch.map(({ row, finish: f }) => {
+    const metadata = { ...asObject(row.metadata), provider: row.provider, raw: f.raw };
+    return { row, f, metadata, rendered: finishedRow(row, f, metadata, now) };
+  });
+  const { rows } = await sql.query<{ id: number }>({
+    name: 'cowrie-finish-payouts',
+    text: FINISH_PAYOUTS,
     values: [
-      row.id, f.status, JSON.stringify(metadata), f.providerReference || null, f.accountName || null, utcTimestamp(now),
-      f.dispatch.outcome, f.dispatch.errorStatus ?? null, f.dispatch.errorMessage ?? null,
-      `transfer.${f.status}`, JSON.stringify(rendered), f.status === 'completed' ? 'settle' : 'release',
+      prepared.map((p) => p.row.id),
+      prepared.map((p) => p.f.status),
+      prepared.map((p) => JSON.stringify(p.metadata)),
+      prepared.map((p) => p.f.providerReference || null),
+      prepared.map((p) => p.f.accountName || null),
+      prepared.map((p) => p.f.dispatch.outcome),
+      prepared.map((p) => p.f.dispatch.errorStatus ?? null),
+      prepared.map((p) => p.f.dispatch.errorMessage ?? null),
+      prepared.map((p) => `transfer.${p.f.status}`),
+      prepared.map((p) => JSON.stringify(p.rendered)),
+      prepared.map((p) => (p.f.status === 'completed' ? 'settle' : 'release')),
+      utcTimestamp(now),
     ],
   });
-  return Number(rows[0]!.finished) === 1 ? rendered : null;
+  const won = new Set(rows.map((r) => r.id));
+  const answers = new Map(prepared.filter((p) => won.has(p.row.id)).map((p) => [p.row.id, p.rendered]));
+  return requests.map((r) => (batch.includes(r) ? (answers.get(r.row.id) ?? null) : null));
+}
+
+// One batcher per pool: the finishes a worker makes in one turn of its event loop.
+const batchers = new WeakMap<object, ReturnType<typeof batchPerTurn<FinishRequest, TRenderedTransaction | null>>>();
+
+/**
+ * Moves a `processing` payout to its final state (FINISH_PAYOUTS), batched
+ * with the other finishes of this turn; resolves once that statement has
+ * committed. Only the first caller wins: null for a row that was final.
+ */
+function finish(sql: SqlQueryable, row: LedgerTransaction, f: Finish): Promise<TRenderedTransaction | null> {
+  let batcher = batchers.get(sql);
+  if (!batcher) {
+    batcher = batchPerTurn<FinishRequest, TRenderedTransaction | null>((requests) => finishBatch(sql, requests));
+    batchers.set(sql, batcher);
+  }
+  return batcher.load({ row, finish: f });
 }
 
 /** Applies what the rail said: completed → settle; failed → release; pending → wait for a later check. */

@@ -1,5 +1,4 @@
-import DataLoader from 'dataloader';
-import { utcTimestamp, type SqlQueryable } from '@cowrie/db';
+import { batchPerTurn, utcTimestamp, type SqlQueryable } from '@cowrie/db';
 
 /** A delivery row with what sending it needs from its endpoint. */
 export interface DeliveryToSend {
@@ -26,7 +25,7 @@ export interface DeliveryOutcomeRecord {
 /**
  * The sender's reads and writes of delivery rows. Concurrent jobs' requests
  * made in the same turn of the event loop go to Postgres as one statement
- * each way (DataLoader): under load one round trip serves many deliveries,
+ * each way (batchPerTurn): under load one round trip serves many deliveries,
  * and alone a delivery waits for nothing. Each caller still gets its own
  * answer only once its statement has committed.
  */
@@ -50,19 +49,16 @@ const COMPLETE_DELIVERIES = `
   WHERE d."id" = u."id" AND d."completedAt" IS NULL
   RETURNING d."id"`;
 
-// Gather what every job asked for in this turn of the event loop.
-const batchScheduleFn = (run: () => void) => setImmediate(run);
-
 export function createDeliveryStore(sql: SqlQueryable): DeliveryStore {
-  const finder = new DataLoader<string, DeliveryToSend | null>(
+  const finder = batchPerTurn<string, DeliveryToSend | null>(
     async (deliveryIds) => {
       const { rows } = await sql.query<DeliveryToSend>({ name: 'cowrie-webhook-deliveries', text: FIND_DELIVERIES, values: [deliveryIds] });
       const byId = new Map(rows.map((r) => [r.deliveryId, r]));
       return deliveryIds.map((id) => byId.get(id.toLowerCase()) ?? null);
     },
-    { cache: false, batchScheduleFn, maxBatchSize: 200 },
+    200,
   );
-  const completer = new DataLoader<DeliveryOutcomeRecord, boolean>(
+  const completer = batchPerTurn<DeliveryOutcomeRecord, boolean>(
     async (outcomes) => {
       const { rows } = await sql.query<{ id: bigint }>({
         name: 'cowrie-webhook-outcomes',
@@ -79,7 +75,7 @@ export function createDeliveryStore(sql: SqlQueryable): DeliveryStore {
       const stored = new Set(rows.map((r) => String(r.id)));
       return outcomes.map((o) => stored.has(String(o.id)));
     },
-    { cache: false, batchScheduleFn, maxBatchSize: 200 },
+    200,
   );
   return {
     find: (deliveryId) => finder.load(deliveryId),
