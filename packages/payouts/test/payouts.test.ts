@@ -167,3 +167,18 @@ test('the transfer.* event and the worker outcome carry the row exactly as the f
   expect(event.event).toBe('transfer.completed');
   expect(event.payload).toEqual(stored);
 });
+
+test('payouts finished at once (one batched statement) each settle or release once; the wallet moves by their sum', async () => {
+  const workspaceId = await funded('100');
+  const opened = await Promise.all(Array.from({ length: 20 }, () => send(deps, workspaceId, '2')));
+  const rows = await env.db.ledgerTransaction.findMany({ where: { id: { in: opened.map((o) => o.transaction.id) } }, orderBy: { id: 'asc' } });
+  const outcomes = await Promise.all(
+    rows.map((row, i) => applyRailResult(env.sql, row, { status: i % 4 === 0 ? 'failed' : 'completed', providerReference: null, raw: {} })),
+  );
+  expect(outcomes.filter((o) => o.kind === 'completed')).toHaveLength(15);
+  expect(outcomes.filter((o) => o.kind === 'failed')).toHaveLength(5);
+  const wallet = (await findWallet(env.db, workspaceId, 'NGN'))!;
+  expect(renderBalance(wallet)).toMatchObject({ available: '70.000000', pending: '0.000000', ledger: '70.000000' });
+  expect((await auditWallet(env.db, wallet.id)).consistent).toBe(true);
+  expect(await env.db.outboxEvent.count({ where: { workspaceId } })).toBe(20);
+});
