@@ -29,9 +29,9 @@ interface Finish {
  * then finds it final and changes nothing), its dispatch record, its
  * `transfer.*` outbox event, and its hold's close, a `settle` entry (balance
  * and pending drop) or a `release` entry (available rises again). The wallets
- * are updated last, once per wallet with the batch's sum, and their row locks
- * are released by the commit that ends the statement: a hot wallet is locked
- * once per batch, never across a round trip.
+ * are locked last, in id order, and updated once each with the batch's sum;
+ * their row locks are released by the commit that ends the statement: a hot
+ * wallet is locked once per batch, never across a round trip.
  */
 const FINISH_PAYOUTS = `
   WITH input AS (
@@ -56,9 +56,13 @@ const FINISH_PAYOUTS = `
     SELECT h."walletId", h."transactionId", i."closing", CASE WHEN i."closing" = 'settle' THEN -h."heldDelta" ELSE 0 END, -h."heldDelta", $12
     FROM finished f JOIN input i ON i."id" = f."id" JOIN "LedgerEntry" h ON h."transactionId" = f."id" AND h."kind" = 'hold'
     RETURNING "walletId", "balanceDelta", "heldDelta"
+  ), locked AS (
+    -- In id order, so two batches touching the same wallets cannot deadlock.
+    SELECT "id" FROM "Wallet" WHERE "id" IN (SELECT "walletId" FROM closing) ORDER BY "id" FOR UPDATE
   ), wallet AS (
     UPDATE "Wallet" w SET "balance" = w."balance" + d."balanceDelta", "held" = w."held" + d."heldDelta", "updatedAt" = $12
     FROM (SELECT "walletId", sum("balanceDelta") AS "balanceDelta", sum("heldDelta") AS "heldDelta" FROM closing GROUP BY "walletId") d
+    JOIN locked l ON l."id" = d."walletId"
     WHERE w."id" = d."walletId"
   )
   SELECT "id" FROM finished`;

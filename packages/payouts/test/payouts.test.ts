@@ -3,6 +3,7 @@
 // again, an unconfigured rail leaving a hold behind.
 import { Client } from 'pg';
 import { Decimal, loadConfig } from '@cowrie/core';
+import { createSqlPool } from '@cowrie/db';
 import { auditWallet, creditWallet, findWallet, newReference, renderBalance } from '@cowrie/ledger';
 import { createRails } from '@cowrie/rails';
 import { createTestEnv, createWorkspaceWithKey, waitFor, type TestEnv } from '@cowrie/testing';
@@ -181,4 +182,30 @@ test('payouts finished at once (one batched statement) each settle or release on
   expect(renderBalance(wallet)).toMatchObject({ available: '70.000000', pending: '0.000000', ledger: '70.000000' });
   expect((await auditWallet(env.db, wallet.id)).consistent).toBe(true);
   expect(await env.db.outboxEvent.count({ where: { workspaceId } })).toBe(20);
+});
+
+test('two workers finishing payouts of the same two wallets at once: every payout settles once, both audits hold', async () => {
+  const [a, b] = [await funded('100'), await funded('100')];
+  const open = async (workspaceId: number) => {
+    const opened = await Promise.all(Array.from({ length: 8 }, () => send(deps, workspaceId, '5')));
+    return env.db.ledgerTransaction.findMany({ where: { id: { in: opened.map((o) => o.transaction.id) } } });
+  };
+  const [rowsA, rowsB] = [await open(a), await open(b)];
+  // A second pool is a second worker: its batches run beside the first pool's.
+  const other = createSqlPool({ databaseUrl: env.config.DATABASE_URL, poolSize: 2 });
+  try {
+    const completed = { status: 'completed' as const, providerReference: null, raw: {} };
+    const outcomes = await Promise.all([
+      ...rowsA.slice(0, 4).concat(rowsB.slice(0, 4)).map((row) => applyRailResult(env.sql, row, completed)),
+      ...rowsB.slice(4).concat(rowsA.slice(4)).map((row) => applyRailResult(other, row, completed)),
+    ]);
+    expect(outcomes.every((o) => o.kind === 'completed')).toBe(true);
+  } finally {
+    await other.end();
+  }
+  for (const workspaceId of [a, b]) {
+    const wallet = (await findWallet(env.db, workspaceId, 'NGN'))!;
+    expect(renderBalance(wallet)).toMatchObject({ available: '60.000000', pending: '0.000000', ledger: '60.000000' });
+    expect((await auditWallet(env.db, wallet.id)).consistent).toBe(true);
+  }
 });
