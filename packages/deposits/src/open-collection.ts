@@ -1,6 +1,6 @@
 import type { Decimal } from '@cowrie/core';
 import type { Collection, Prisma } from '@cowrie/db';
-import { callRail, newReference } from './rail-call';
+import { callRail, newReference, openedAccountColumns } from './rail-call';
 import { clockOf, isUniqueViolation, openingTransactionOptions, type DepositsContext } from './context';
 
 export interface OpenCollectionInput {
@@ -28,6 +28,8 @@ export async function lockKey(tx: Prisma.TransactionClient, key: string) {
  */
 export async function openCollection(ctx: DepositsContext, input: OpenCollectionInput): Promise<{ collection: Collection; created: boolean }> {
   const { db, rail } = ctx;
+  // Emails are kept lowercased, as reserved accounts keep theirs.
+  const customer = input.customer && { ...input.customer, email: input.customer.email.toLowerCase() };
   const reference = input.reference ?? newReference('col');
   const where = { workspaceId_reference: { workspaceId: input.workspaceId, reference } };
   const existing = await db.collection.findUnique({ where });
@@ -39,7 +41,7 @@ export async function openCollection(ctx: DepositsContext, input: OpenCollection
       if (again) return { collection: again, created: false };
       const workspace = await tx.workspace.findUniqueOrThrow({ where: { id: input.workspaceId }, select: { name: true } });
       const expiresAt = new Date(clockOf(ctx)().getTime() + input.expiresInSeconds * 1000);
-      const accountName = input.customer ? `${workspace.name} / ${input.customer.name}` : workspace.name;
+      const accountName = customer ? `${workspace.name} / ${customer.name}` : workspace.name;
       const railReference = newReference('col');
       const opened = await callRail(() =>
         rail.openOneOffAccount({
@@ -49,7 +51,7 @@ export async function openCollection(ctx: DepositsContext, input: OpenCollection
           currency: input.currency,
           expiresAt,
           accountName,
-          customer: input.customer ?? { name: workspace.name, email: null },
+          customer: customer ?? { name: workspace.name, email: null },
         }),
       );
       const collection = await tx.collection.create({
@@ -61,16 +63,11 @@ export async function openCollection(ctx: DepositsContext, input: OpenCollection
           status: 'pending',
           currency: input.currency,
           amount: input.amount.toFixed(6),
-          customerName: input.customer?.name ?? null,
-          customerEmail: input.customer?.email ?? null,
+          customerName: customer?.name ?? null,
+          customerEmail: customer?.email ?? null,
           provider: rail.name,
-          providerAccountReference: opened.providerAccountReference,
-          accountNumber: opened.accountNumber,
-          accountName: opened.accountName,
-          bankName: opened.bankName,
-          bankCode: opened.bankCode,
+          ...openedAccountColumns(opened),
           expiresAt: opened.expiresAt ?? expiresAt,
-          metadata: { rail: opened.raw } as Prisma.InputJsonValue,
         },
       });
       return { collection, created: true };

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { AppError } from '@cowrie/core';
-import { RailError, RailInputError } from '@cowrie/collection-rails';
+import { RailError, RailInputError, type OpenedAccount } from '@cowrie/collection-rails';
+import type { Prisma } from '@cowrie/db';
 
 /** A service-generated reference: `col_` one-off collections, `rsv_` reserved accounts. */
 export function newReference(prefix: 'col' | 'rsv'): string {
@@ -28,4 +29,16 @@ export async function callRail<T>(fn: () => Promise<T>): Promise<T> {
     }
     throw err;
   }
+}
+
+/** The columns a collection or reserved account keeps of the account its rail opened. */
+export function openedAccountColumns(opened: OpenedAccount) {
+  return {
+    providerAccountReference: opened.providerAccountReference,
+    accountNumber: opened.accountNumber,
+    accountName: opened.accountName,
+    bankName: opened.bankName,
+    bankCode: opened.bankCode,
+    metadata: { rail: opened.raw } as Prisma.InputJsonValue,
+  };
 }

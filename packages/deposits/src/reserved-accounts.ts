@@ -1,6 +1,6 @@
 import { AppError } from '@cowrie/core';
 import { recordEvent, type Prisma, type ReservedAccount } from '@cowrie/db';
-import { callRail, newReference } from './rail-call';
+import { callRail, newReference, openedAccountColumns } from './rail-call';
 import { isUniqueViolation, openingTransactionOptions, type DepositsContext } from './context';
 import { lockKey } from './open-collection';
 
@@ -61,12 +61,7 @@ async function openReserved(ctx: DepositsContext, input: OpenReservedInput): Pro
           customerName: input.customer.name,
           customerEmail: input.customer.email,
           provider: rail.name,
-          providerAccountReference: opened.providerAccountReference,
-          accountNumber: opened.accountNumber,
-          accountName: opened.accountName,
-          bankName: opened.bankName,
-          bankCode: opened.bankCode,
-          metadata: { rail: opened.raw } as Prisma.InputJsonValue,
+          ...openedAccountColumns(opened),
         },
       });
       await recordEvent(tx, { workspaceId: input.workspaceId, event: 'reserved_account.created', payload: reservedAccountCreatedPayload(account) });

@@ -143,6 +143,18 @@ async function openPayout(sql: SqlPool, draft: PayoutDraft): Promise<CreatedPayo
   }
 }
 
+/** What every payout's draft takes from its request: the rail of the currency and the fee schedule's fee. */
+function payoutBasics(deps: PayoutDeps, currency: string, input: { workspaceId: number; amount: Decimal; idempotencyKey?: string }) {
+  return {
+    workspaceId: input.workspaceId,
+    currency,
+    provider: deps.rails.forCurrency(currency).id,
+    amount: input.amount,
+    fees: payoutFee(deps.feeSchedule, currency, input.amount),
+    idempotencyKey: input.idempotencyKey,
+  };
+}
+
 /** The bank's name for `counterpartyBank`: as given, else from the rail's bank list, else the code. */
 async function counterpartyBankName(rails: Rails, currency: string, bankName: string | undefined, bankCode: string | undefined): Promise<string | null> {
   if (bankName) return bankName;
@@ -172,16 +184,10 @@ export interface TransferInput {
 /** POST /v1/transfers: the checks in the interface's order, then a `processing` row and its hold. */
 export async function createTransfer(deps: PayoutDeps, input: TransferInput): Promise<CreatedPayout> {
   const currency = checkPayoutCurrency(input.currency);
-  const rail = deps.rails.forCurrency(currency);
   const counterpartyBank = await counterpartyBankName(deps.rails, currency, input.bankName, input.bankCode);
   const counterpartyName = input.accountName ?? null;
   return openPayout(deps.sql, {
-    workspaceId: input.workspaceId,
-    currency,
-    provider: rail.id,
-    amount: input.amount,
-    fees: payoutFee(deps.feeSchedule, currency, input.amount),
-    idempotencyKey: input.idempotencyKey,
+    ...payoutBasics(deps, currency, input),
     kind: 'transfer',
     title: `Transfer to ${counterpartyName ?? input.accountNumber}`,
     description: input.narration ?? DEFAULT_TRANSFER_NARRATION,
@@ -214,15 +220,9 @@ export async function createWithdrawal(deps: PayoutDeps, input: WithdrawalInput)
   if (beneficiary.currency !== currency) {
     throw new AppError('invalid_request', `currency ${currency} does not match the beneficiary's currency ${beneficiary.currency}`, { details: { field: 'currency' } });
   }
-  const rail = deps.rails.forCurrency(currency);
   const narration = `Withdrawal to ${beneficiary.name}`;
   return openPayout(deps.sql, {
-    workspaceId: input.workspaceId,
-    currency,
-    provider: rail.id,
-    amount: input.amount,
-    fees: payoutFee(deps.feeSchedule, currency, input.amount),
-    idempotencyKey: input.idempotencyKey,
+    ...payoutBasics(deps, currency, input),
     kind: 'withdrawal',
     title: narration,
     description: input.narration ?? narration,

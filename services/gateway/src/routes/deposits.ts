@@ -186,7 +186,7 @@ export function registerDepositRoutes(v1: RouteMount, deps: GatewayDeps) {
         amount,
         currency,
         expiresInSeconds: parseExpiresIn(body.expires_in),
-        customer: { name: body.customer_name, email: body.customer_email.toLowerCase() },
+        customer: { name: body.customer_name, email: body.customer_email },
       });
       sendData(req, res, created ? 201 : 200, renderCollection(collection));
     },
