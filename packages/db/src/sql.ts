@@ -87,7 +87,25 @@ export function isSqlUniqueViolation(err: unknown): boolean {
  * one call of `run` (DataLoader, without its cache): under load, one statement
  * serves many callers; alone, a caller waits for nothing. `run` answers each
  * key in order, a value or an Error for that caller alone.
+ *
+ * `oneAtATime` makes it a group commit for statements that queue on one hot
+ * row lock anyway: while a batch is running, callers gather into the next,
+ * which starts when it ends, so a burst becomes a few large statements rather
+ * than many small ones each waiting for the lock and its commit.
  */
-export function batchPerTurn<K, V>(run: (keys: readonly K[]) => Promise<Array<V | Error>>, maxBatchSize = 100): DataLoader<K, V> {
-  return new DataLoader<K, V>(run, { cache: false, batchScheduleFn: (next) => setImmediate(next), maxBatchSize });
+export function batchPerTurn<K, V>(
+  run: (keys: readonly K[]) => Promise<Array<V | Error>>,
+  options: { maxBatchSize?: number; oneAtATime?: boolean } = {},
+): DataLoader<K, V> {
+  const maxBatchSize = options.maxBatchSize ?? 100;
+  if (!options.oneAtATime) return new DataLoader<K, V>(run, { cache: false, batchScheduleFn: (next) => setImmediate(next), maxBatchSize });
+  let running: Promise<unknown> = Promise.resolve();
+  return new DataLoader<K, V>(
+    (keys) => {
+      const batch = run(keys);
+      running = batch.catch(() => undefined);
+      return batch;
+    },
+    { cache: false, maxBatchSize, batchScheduleFn: (next) => void running.then(() => setImmediate(next)) },
+  );
 }

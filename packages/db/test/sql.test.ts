@@ -1,7 +1,7 @@
 // Risk: the plain-pg layer reading what Prisma wrote differently (a timestamp
 // shifted by the process's time zone, a bigint rounded), or a failed
 // transaction leaving half its writes behind.
-import { createSqlPool, inSqlTransaction, isSqlUniqueViolation, utcTimestamp, type SqlPool } from '../src';
+import { batchPerTurn, createSqlPool, inSqlTransaction, isSqlUniqueViolation, utcTimestamp, type SqlPool } from '../src';
 
 let sql: SqlPool;
 let afterTz = () => {};
@@ -47,4 +47,44 @@ test('inSqlTransaction commits what resolves and rolls back what throws; a uniqu
   const duplicate = await sql.query({ text: `INSERT INTO sql_layer_probe VALUES ('kept')` }).catch((err: unknown) => err);
   expect(isSqlUniqueViolation(duplicate)).toBe(true);
   expect(isSqlUniqueViolation(new Error('other'))).toBe(false);
+});
+
+test('batchPerTurn gathers one turn into one call, answering each caller its own value or error', async () => {
+  const calls: number[][] = [];
+  const loader = batchPerTurn<number, number>(async (keys) => {
+    calls.push([...keys]);
+    return keys.map((k) => (k < 0 ? new Error(`bad ${k}`) : k * 2));
+  });
+  const results = await Promise.allSettled([1, 2, -3, 4].map((k) => loader.load(k)));
+  expect(calls).toEqual([[1, 2, -3, 4]]);
+  expect(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).toEqual([2, 4, 'bad -3', 8]);
+});
+
+test('batchPerTurn oneAtATime: callers arriving while a batch runs gather into the next, which starts when it ends', async () => {
+  let running = 0;
+  let mostAtOnce = 0;
+  const calls: number[][] = [];
+  const loader = batchPerTurn<number, number>(
+    async (keys) => {
+      running += 1;
+      mostAtOnce = Math.max(mostAtOnce, running);
+      calls.push([...keys]);
+      await new Promise((r) => setTimeout(r, 30));
+      running -= 1;
+      if (keys.includes(13)) throw new Error('the whole batch failed');
+      return keys.map((k) => k);
+    },
+    { oneAtATime: true },
+  );
+  const first = loader.load(1);
+  await new Promise((r) => setTimeout(r, 5)); // the first batch is running now
+  const later = [2, 3, 4].map((k) => loader.load(k));
+  await new Promise((r) => setTimeout(r, 5));
+  const latest = loader.load(5);
+  expect(await Promise.all([first, ...later, latest])).toEqual([1, 2, 3, 4, 5]);
+  expect(calls).toEqual([[1], [2, 3, 4, 5]]);
+  expect(mostAtOnce).toBe(1);
+  // A batch that throws fails its callers, and the next batch still runs.
+  await expect(loader.load(13)).rejects.toThrow('the whole batch failed');
+  await expect(loader.load(6)).resolves.toBe(6);
 });

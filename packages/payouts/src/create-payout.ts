@@ -1,5 +1,5 @@
 import { AppError, Decimal, formatAmount, type TFeeRule } from '@cowrie/core';
-import { isSqlUniqueViolation, utcTimestamp, type LedgerTransaction, type Prisma, type PrismaClient, type SqlPool, type SqlQueryable } from '@cowrie/db';
+import { batchPerTurn, isSqlUniqueViolation, utcTimestamp, type LedgerTransaction, type Prisma, type PrismaClient, type SqlPool, type SqlQueryable } from '@cowrie/db';
 import { ledgerTransactionFromSql, newReference } from '@cowrie/ledger';
 import { isRailError, type Rails } from '@cowrie/rails';
 import { checkPayoutCurrency } from './currency';
@@ -90,27 +90,32 @@ async function findByIdempotencyKey(sql: SqlQueryable, workspaceId: number, idem
   return rows[0] ? ledgerTransactionFromSql(rows[0]) : null;
 }
 
-/**
- * Pre-flight checks 2 to 4 and the `processing` row with its hold, in one
- * statement (interface: POST /v1/transfers; see OPEN_PAYOUT). The hold's
- * conditional update is the overdraft guard under concurrency; the unique
- * (workspace, idempotency key) index makes a racing duplicate find the first.
- */
-async function openPayout(sql: SqlPool, draft: PayoutDraft): Promise<CreatedPayout> {
-  const reference = newReference('snd');
-  const idempotencyKey = draft.idempotencyKey ?? reference;
-  const total = draft.amount.plus(draft.fees);
-  const values = [
-    draft.workspaceId, draft.currency, idempotencyKey, total.toFixed(6), utcTimestamp(new Date()),
+/** The columns of a payout's row and the values of OPEN_PAYOUT, in its parameter order. */
+function openValues(draft: PayoutDraft, reference: string, idempotencyKey: string, total: Decimal, now: Date) {
+  return [
+    draft.workspaceId, draft.currency, idempotencyKey, total.toFixed(6), utcTimestamp(now),
     draft.kind === 'transfer' ? 'send' : 'payout', draft.kind === 'transfer' ? 'transfer' : 'payout',
     reference, draft.amount.toFixed(6), draft.fees.toFixed(6), draft.title, draft.description, draft.provider,
     draft.counterpartyName, draft.counterpartyAccount, draft.counterpartyBank, draft.bankCode, draft.beneficiaryId,
     JSON.stringify({ provider: draft.provider, raw: {}, ...draft.metadata }),
-  ];
+  ] as const;
+}
+
+/**
+ * Pre-flight checks 2 to 4 and the `processing` row with its hold, for one
+ * payout in one statement (interface: POST /v1/transfers; see OPEN_PAYOUT).
+ * The hold's conditional update is the overdraft guard under concurrency; the
+ * unique (workspace, idempotency key) index makes a racing duplicate find the
+ * first. Every answer the interface names (404 wallet, `Exceeds balance`, the
+ * first row of a repeated key) comes from here.
+ */
+async function openOnePayout(sql: SqlPool, request: OpenRequest): Promise<CreatedPayout> {
+  const { draft, reference, idempotencyKey, total } = request;
+  const values = openValues(draft, reference, idempotencyKey, total, new Date());
   for (let attempt = 1; ; attempt++) {
     let opened: TOpenPayoutRow;
     try {
-      opened = (await sql.query<TOpenPayoutRow>({ name: 'cowrie-open-payout', text: OPEN_PAYOUT, values })).rows[0]!;
+      opened = (await sql.query<TOpenPayoutRow>({ name: 'cowrie-open-payout', text: OPEN_PAYOUT, values: [...values] })).rows[0]!;
     } catch (err) {
       if (isSqlUniqueViolation(err)) {
         const existing = await findByIdempotencyKey(sql, draft.workspaceId, idempotencyKey);
@@ -141,6 +146,115 @@ async function openPayout(sql: SqlPool, draft: PayoutDraft): Promise<CreatedPayo
     const now = new Decimal(rows[0]!.available);
     if (now.lessThan(total) || attempt === 3) throw exceedsBalance(Decimal.min(now, available), draft.currency);
   }
+}
+
+/**
+ * The plain case of many payouts opened at once, as one statement: every
+ * wallet the batch draws on is locked first, in id order, and read as it is
+ * under the lock; per wallet, the payouts (in the order they came) whose
+ * running total still fits what is available are held together, one update of
+ * the wallet, one `processing` row and `hold` entry each. A payout whose key
+ * is already taken, whose wallet is missing, or that does not fit is left out
+ * (no row): openPayout sends it down the one-payout path, which gives the
+ * interface's answer for it. A duplicate key racing in from elsewhere fails
+ * the whole statement (23505), and then every payout of the batch takes that
+ * path too, as it does on any other error. The rule of the one-payout path holds: never more held than the
+ * balance, checked again by the update's guard under the lock.
+ */
+const OPEN_PAYOUTS = `
+  WITH input AS (
+    SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::numeric[], $5::text[], $6::text[], $7::text[], $8::numeric[], $9::numeric[],
+      $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::int[], $18::jsonb[]) WITH ORDINALITY
+      AS i("workspaceId", "currency", "idempotencyKey", "total", "category", "channel", "reference", "amount", "fees",
+        "title", "description", "provider", "counterpartyName", "counterpartyAccount", "counterpartyBank", "bankCode", "beneficiaryId", "metadata", "position")
+  ), locked AS MATERIALIZED (
+    SELECT w."id", w."workspaceId", w."currency", w."balance" - w."held" AS "available" FROM "Wallet" w
+    WHERE (w."workspaceId", w."currency") IN (SELECT "workspaceId", "currency" FROM input)
+    ORDER BY w."id" FOR UPDATE
+  ), eligible AS (
+    SELECT i.*, l."id" AS "walletId", l."available", sum(i."total") OVER (PARTITION BY l."id" ORDER BY i."position") AS "runningTotal"
+    FROM input i JOIN locked l ON l."workspaceId" = i."workspaceId" AND l."currency" = i."currency"
+    WHERE NOT EXISTS (SELECT 1 FROM "LedgerTransaction" t WHERE t."workspaceId" = i."workspaceId" AND t."idempotencyKey" = i."idempotencyKey")
+  ), accepted AS MATERIALIZED (
+    SELECT * FROM eligible WHERE "runningTotal" <= "available"
+  ), held AS (
+    UPDATE "Wallet" w SET "held" = w."held" + a."total", "updatedAt" = $19
+    FROM (SELECT "walletId", sum("total") AS "total" FROM accepted GROUP BY "walletId") a
+    WHERE w."id" = a."walletId" AND w."balance" - w."held" >= a."total"
+    RETURNING w."id"
+  ), created AS (
+    INSERT INTO "LedgerTransaction" ("workspaceId", "walletId", "type", "direction", "category", "channel", "status", "reference",
+      "idempotencyKey", "currency", "amount", "fees", "title", "description", "provider", "counterpartyName", "counterpartyAccount",
+      "counterpartyBank", "counterpartyEmail", "bankCode", "beneficiaryId", "metadata", "createdAt", "updatedAt")
+    SELECT a."workspaceId", a."walletId", 'debit', 'out', a."category", a."channel", 'processing', a."reference", a."idempotencyKey", a."currency",
+      a."amount", a."fees", a."title", a."description", a."provider", a."counterpartyName", a."counterpartyAccount", a."counterpartyBank", NULL,
+      a."bankCode", a."beneficiaryId", a."metadata", $19, $19
+    FROM accepted a JOIN held h ON h."id" = a."walletId"
+    ORDER BY a."position"
+    RETURNING *
+  ), entry AS (
+    INSERT INTO "LedgerEntry" ("walletId", "transactionId", "kind", "balanceDelta", "heldDelta", "createdAt")
+    SELECT "walletId", "id", 'hold', 0, "amount" + "fees", $19 FROM created
+  )
+  SELECT * FROM created`;
+
+interface OpenRequest {
+  draft: PayoutDraft;
+  reference: string;
+  idempotencyKey: string;
+  total: Decimal;
+}
+
+/** OPEN_PAYOUTS for one batch: the created row of each payout it opened, null for the ones it left out. */
+async function openBatch(sql: SqlQueryable, requests: readonly OpenRequest[]): Promise<Array<CreatedPayout | null>> {
+  // A key at most once per statement (the index would refuse the second): the
+  // later ones take the one-payout path and find the first.
+  const keys = new Set<string>();
+  const batch = requests.filter((r) => {
+    const key = `${r.draft.workspaceId}:${r.idempotencyKey}`;
+    return !keys.has(key) && keys.add(key);
+  });
+  const now = new Date();
+  const columns = batch.map((r) => openValues(r.draft, r.reference, r.idempotencyKey, r.total, now));
+  const column = (i: number) => columns.map((c) => c[i]);
+  let rows: Array<Record<string, unknown>>;
+  try {
+    ({ rows } = await sql.query<Record<string, unknown>>({
+      name: 'cowrie-open-payouts',
+      text: OPEN_PAYOUTS,
+      values: [column(0), column(1), column(2), column(3), column(5), column(6), column(7), column(8), column(9), column(10),
+        column(11), column(12), column(13), column(14), column(15), column(16), column(17), column(18), utcTimestamp(now)],
+    }));
+  } catch {
+    // A racing duplicate key (23505) or anything one payout of the batch
+    // brought: each takes the one-payout path, and a fault stays its own.
+    return requests.map(() => null);
+  }
+  const created = new Map(rows.map((row) => [row.reference as string, ledgerTransactionFromSql(row)]));
+  return requests.map((r) => {
+    const transaction = created.get(r.reference);
+    return transaction ? { transaction, created: true } : null;
+  });
+}
+
+// One batcher per pool, one batch at a time: the opens of a burst share the
+// wallet's row lock and its commit instead of queueing for them one by one.
+const openBatchers = new WeakMap<object, ReturnType<typeof batchPerTurn<OpenRequest, CreatedPayout | null>>>();
+
+/**
+ * Pre-flight checks 2 to 4 and the `processing` row with its hold: batched
+ * with the other opens of this process (OPEN_PAYOUTS), and through the
+ * one-payout path for whatever the batch left out.
+ */
+async function openPayout(sql: SqlPool, draft: PayoutDraft): Promise<CreatedPayout> {
+  let batcher = openBatchers.get(sql);
+  if (!batcher) {
+    batcher = batchPerTurn<OpenRequest, CreatedPayout | null>((requests) => openBatch(sql, requests), { oneAtATime: true });
+    openBatchers.set(sql, batcher);
+  }
+  const reference = newReference('snd');
+  const request = { draft, reference, idempotencyKey: draft.idempotencyKey ?? reference, total: draft.amount.plus(draft.fees) };
+  return (await batcher.load(request)) ?? openOnePayout(sql, request);
 }
 
 /** What every payout's draft takes from its request: the rail of the currency and the fee schedule's fee. */

@@ -117,7 +117,8 @@ async function finishBatch(sql: SqlQueryable, requests: readonly FinishRequest[]
   return requests.map((r) => (batch.includes(r) ? (answers.get(r.row.id) ?? null) : null));
 }
 
-// One batcher per pool: the finishes a worker makes in one turn of its event loop.
+// One batcher per pool, one batch at a time: the finishes a worker makes while
+// the last batch commits go out together (they share the wallets' row locks).
 const batchers = new WeakMap<object, ReturnType<typeof batchPerTurn<FinishRequest, TRenderedTransaction | null>>>();
 
 /**
@@ -128,7 +129,7 @@ const batchers = new WeakMap<object, ReturnType<typeof batchPerTurn<FinishReques
 function finish(sql: SqlQueryable, row: LedgerTransaction, f: Finish): Promise<TRenderedTransaction | null> {
   let batcher = batchers.get(sql);
   if (!batcher) {
-    batcher = batchPerTurn<FinishRequest, TRenderedTransaction | null>((requests) => finishBatch(sql, requests));
+    batcher = batchPerTurn<FinishRequest, TRenderedTransaction | null>((requests) => finishBatch(sql, requests), { oneAtATime: true });
     batchers.set(sql, batcher);
   }
   return batcher.load({ row, finish: f });

@@ -209,3 +209,46 @@ test('two workers finishing payouts of the same two wallets at once: every payou
     expect((await auditWallet(env.db, wallet.id)).consistent).toBe(true);
   }
 });
+
+test('payouts opened at once are held together in the order they came; the ones left out get the one-payout answer', async () => {
+  const workspaceId = await funded('10');
+  // One batch: 8 fits, 5 does not (2 left), 2 fits again on its own path.
+  const results = await Promise.allSettled(['8', '5', '2'].map((amount) => send(deps, workspaceId, amount)));
+  expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+  expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ code: 'invalid_request', message: 'Exceeds balance: 2.000000 NGN' });
+  const wallet = (await findWallet(env.db, workspaceId, 'NGN'))!;
+  expect(renderBalance(wallet)).toMatchObject({ available: '0.000000', pending: '10.000000', ledger: '10.000000' });
+  const entries = await env.db.ledgerEntry.findMany({ where: { walletId: wallet.id, kind: 'hold' }, orderBy: { id: 'asc' } });
+  expect(entries.map((e) => e.heldDelta.toFixed(2))).toEqual(['8.00', '2.00']);
+  expect((await auditWallet(env.db, wallet.id)).consistent).toBe(true);
+});
+
+test('one batch across workspaces: a repeated key opens one row, a missing wallet answers 404, each wallet holds only its own', async () => {
+  const [a, b] = [await funded('20'), await funded('20')];
+  await env.db.wallet.deleteMany({ where: { workspaceId: a, currency: 'EUR' } });
+  const results = await Promise.allSettled([
+    send(deps, a, '5', { idempotencyKey: 'same-key' }),
+    send(deps, a, '5', { idempotencyKey: 'same-key' }),
+    send(deps, b, '5', { idempotencyKey: 'same-key' }),
+    send(deps, b, '15'),
+    createTransfer(deps, { workspaceId: a, currency: 'EUR', amount: new Decimal('1'), accountNumber: '0123456789', bankCode: '058' }),
+  ]);
+  const [firstA, againA, onB, bigB, euro] = results;
+  expect(firstA).toMatchObject({ status: 'fulfilled', value: { created: true } });
+  expect(againA).toMatchObject({ status: 'fulfilled', value: { created: false } });
+  expect((againA as PromiseFulfilledResult<{ transaction: { id: number } }>).value.transaction.id).toBe(
+    (firstA as PromiseFulfilledResult<{ transaction: { id: number } }>).value.transaction.id,
+  );
+  expect(onB).toMatchObject({ status: 'fulfilled', value: { created: true } });
+  expect(bigB).toMatchObject({ status: 'fulfilled', value: { created: true } });
+  expect(euro).toMatchObject({ status: 'rejected', reason: { code: 'not_found' } });
+  // Opened by one statement: one timestamp for the three rows.
+  const opened = [firstA, onB, bigB].map((r) => (r as PromiseFulfilledResult<{ transaction: { createdAt: Date } }>).value.transaction.createdAt.getTime());
+  expect(new Set(opened).size).toBe(1);
+  expect(await env.db.ledgerTransaction.count({ where: { workspaceId: a, idempotencyKey: 'same-key' } })).toBe(1);
+  for (const [workspaceId, available] of [[a, '15.000000'], [b, '0.000000']] as const) {
+    const wallet = (await findWallet(env.db, workspaceId, 'NGN'))!;
+    expect(renderBalance(wallet).available).toBe(available);
+    expect((await auditWallet(env.db, wallet.id)).consistent).toBe(true);
+  }
+});

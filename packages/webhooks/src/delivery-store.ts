@@ -56,7 +56,7 @@ export function createDeliveryStore(sql: SqlQueryable): DeliveryStore {
       const byId = new Map(rows.map((r) => [r.deliveryId, r]));
       return deliveryIds.map((id) => byId.get(id.toLowerCase()) ?? null);
     },
-    200,
+    { maxBatchSize: 200 },
   );
   const completer = batchPerTurn<DeliveryOutcomeRecord, boolean>(
     async (outcomes) => {
@@ -75,7 +75,7 @@ export function createDeliveryStore(sql: SqlQueryable): DeliveryStore {
       const stored = new Set(rows.map((r) => String(r.id)));
       return outcomes.map((o) => stored.has(String(o.id)));
     },
-    200,
+    { maxBatchSize: 200 },
   );
   return {
     find: (deliveryId) => finder.load(deliveryId),
