@@ -21,6 +21,9 @@ export function createRedis(config: RedisConfig, options: { forBullmq?: boolean;
     maxRetriesPerRequest: options.forBullmq ? null : 3,
     enableReadyCheck: true,
     lazyConnect: false,
+    // Commands issued in the same turn of the event loop (concurrent requests'
+    // rate limits, say) leave in one write. Not on BullMQ's blocking connections.
+    enableAutoPipelining: !options.forBullmq,
   };
   if (config.REDIS_CLUSTER_NODES.length > 0) {
     return new Cluster(config.REDIS_CLUSTER_NODES.map(hostPort), { redisOptions: common });
