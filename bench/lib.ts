@@ -154,6 +154,31 @@ export async function load(opts: LoadOptions) {
   };
 }
 
+/**
+ * The gateway against the bare express route in the same run, both warmed up
+ * first (JIT, pools, workers): the fields every such scenario reports. Throws
+ * when a measured gateway response was not 2xx.
+ */
+export async function measureAgainstBareExpress(opts: { gateway: LoadOptions; barePort: number; connections: number; durationSeconds: number }) {
+  const bareUrl = `http://127.0.0.1:${opts.barePort}/bare`;
+  await load({ ...opts.gateway, connections: opts.connections, durationSeconds: 2 });
+  await load({ url: bareUrl, durationSeconds: 2 });
+  const baseline = await load({ url: bareUrl, connections: opts.connections, durationSeconds: opts.durationSeconds });
+  const measured = await load({ ...opts.gateway, connections: opts.connections, durationSeconds: opts.durationSeconds });
+  if (measured.non2xx > 0) throw new Error(`${measured.non2xx} of ${measured.total} gateway responses were not 2xx`);
+  return {
+    rps: measured.rps,
+    p50_ms: measured.p50_ms,
+    p99_ms: measured.p99_ms,
+    baseline: 'bare_express',
+    baseline_rps: baseline.rps,
+    ratio: ratioOf(measured.rps, baseline.rps),
+    connections: opts.connections,
+    duration_s: opts.durationSeconds,
+    requests: measured.total,
+  };
+}
+
 /** The p-th percentile (0..100) of a list of numbers, nearest rank; 0 for an empty list. */
 export function percentile(values: readonly number[], p: number): number {
   if (values.length === 0) return 0;

@@ -4,7 +4,7 @@
 // gateway RSS < 200 MB.
 import { createApiKey, createWorkspace } from '@cowrie/accounts';
 import { createDb } from '@cowrie/db';
-import { freePort, freshDatabase, load, peakRssMb, startProcess, stop, waitForHttp, type ScenarioResult } from '../lib';
+import { freePort, freshDatabase, measureAgainstBareExpress, peakRssMb, startProcess, stop, waitForHttp, type ScenarioResult } from '../lib';
 
 export async function channels(): Promise<ScenarioResult> {
   const databaseUrl = await freshDatabase('cowrie_bench');
@@ -24,24 +24,16 @@ export async function channels(): Promise<ScenarioResult> {
   try {
     await waitForHttp(`http://127.0.0.1:${gatewayPort}/healthz`);
     await waitForHttp(`http://127.0.0.1:${barePort}/bare`);
-    const headers = { authorization: `Bearer ${key}` };
-    // Warm both up (JIT, connection pools) before measuring.
-    await load({ url: `http://127.0.0.1:${gatewayPort}/v1/channels`, headers, durationSeconds: 2 });
-    await load({ url: `http://127.0.0.1:${barePort}/bare`, durationSeconds: 2 });
-    const baseline = await load({ url: `http://127.0.0.1:${barePort}/bare` });
-    const measured = await load({ url: `http://127.0.0.1:${gatewayPort}/v1/channels`, headers });
-    if (measured.non2xx > 0) throw new Error(`${measured.non2xx} of ${measured.total} gateway responses were not 2xx`);
+    const measured = await measureAgainstBareExpress({
+      gateway: { url: `http://127.0.0.1:${gatewayPort}/v1/channels`, headers: { authorization: `Bearer ${key}` } },
+      barePort,
+      connections: 50,
+      durationSeconds: 10,
+    });
     return {
       scenario: 'channels',
-      rps: measured.rps,
-      p50_ms: measured.p50_ms,
-      p99_ms: measured.p99_ms,
-      baseline: 'bare_express',
-      baseline_rps: baseline.rps,
-      ratio: Math.round((measured.rps / baseline.rps) * 100) / 100,
+      ...measured,
       peak_rss_mb: peakRssMb(gateway.pid!),
-      connections: 50,
-      duration_s: 10,
     };
   } finally {
     await Promise.all([stop(gateway), stop(bare)]);

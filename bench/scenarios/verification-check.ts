@@ -9,7 +9,7 @@ import { createApiKey, createWorkspace } from '@cowrie/accounts';
 import { loadConfig } from '@cowrie/core';
 import { createDb, createSqlPool } from '@cowrie/db';
 import { createVerification } from '@cowrie/verification';
-import { BENCH_ENCRYPTION_KEY, benchRedisEnv, clearRedisPrefixes, freePort, freshDatabase, load, peakRssMb, ratioOf, startProcess, stop, waitForHttp, type ScenarioResult } from '../lib';
+import { BENCH_ENCRYPTION_KEY, benchRedisEnv, clearRedisPrefixes, freePort, freshDatabase, measureAgainstBareExpress, peakRssMb, startProcess, stop, waitForHttp, type ScenarioResult } from '../lib';
 import { verificationEnv } from './verification-start';
 
 const CONNECTIONS = 50;
@@ -58,12 +58,12 @@ export async function verificationCheck(): Promise<ScenarioResult> {
         setupRequest: (req: object) => ({ ...req, path: `/v1/verifications/${references[next++ % references.length]}/check` }),
       },
     ];
-    const url = `http://127.0.0.1:${gatewayPort}`;
-    await load({ url, requests, connections: CONNECTIONS, durationSeconds: 2 });
-    await load({ url: `http://127.0.0.1:${barePort}/bare`, durationSeconds: 2 });
-    const baseline = await load({ url: `http://127.0.0.1:${barePort}/bare`, connections: CONNECTIONS, durationSeconds: DURATION_S });
-    const measured = await load({ url, requests, connections: CONNECTIONS, durationSeconds: DURATION_S });
-    if (measured.non2xx > 0) throw new Error(`${measured.non2xx} of ${measured.total} gateway responses were not 2xx`);
+    const measured = await measureAgainstBareExpress({
+      gateway: { url: `http://127.0.0.1:${gatewayPort}`, requests },
+      barePort,
+      connections: CONNECTIONS,
+      durationSeconds: DURATION_S,
+    });
 
     // Every check was a counted wrong guess on a row that stays pending.
     const check = createDb({ databaseUrl, poolSize: 1 });
@@ -72,16 +72,8 @@ export async function verificationCheck(): Promise<ScenarioResult> {
     await check.$disconnect();
     return {
       scenario: 'verification_check',
-      rps: measured.rps,
-      p50_ms: measured.p50_ms,
-      p99_ms: measured.p99_ms,
-      baseline: 'bare_express',
-      baseline_rps: baseline.rps,
-      ratio: ratioOf(measured.rps, baseline.rps),
+      ...measured,
       peak_rss_mb: peakRssMb(gateway.pid!),
-      connections: CONNECTIONS,
-      duration_s: DURATION_S,
-      requests: measured.total,
       verifications: VERIFICATIONS,
       attempts_counted: counted._sum.attempts ?? 0,
       verifications_not_pending: notPending,

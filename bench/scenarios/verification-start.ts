@@ -13,9 +13,8 @@ import {
   clearRedisPrefixes,
   freePort,
   freshDatabase,
-  load,
+  measureAgainstBareExpress,
   peakRssMb,
-  ratioOf,
   startProcess,
   stop,
   waitForHttp,
@@ -79,12 +78,7 @@ export async function verificationStart(): Promise<ScenarioResult> {
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
     const nextBody = uniqueDestinations();
     const requests = [{ method: 'POST' as const, path: '/v1/verifications', headers, setupRequest: (req: object) => ({ ...req, body: nextBody() }) }];
-    // Warm both up (JIT, pools, the dispatcher's worker) before measuring.
-    await load({ url, requests, connections: CONNECTIONS, durationSeconds: 2 });
-    await load({ url: `http://127.0.0.1:${barePort}/bare`, durationSeconds: 2 });
-    const baseline = await load({ url: `http://127.0.0.1:${barePort}/bare`, connections: CONNECTIONS, durationSeconds: DURATION_S });
-    const measured = await load({ url, requests, connections: CONNECTIONS, durationSeconds: DURATION_S });
-    if (measured.non2xx > 0) throw new Error(`${measured.non2xx} of ${measured.total} gateway responses were not 2xx`);
+    const measured = await measureAgainstBareExpress({ gateway: { url, requests }, barePort, connections: CONNECTIONS, durationSeconds: DURATION_S });
 
     // Every answer waited for its delivery: the rows say whether it happened.
     const check = createDb({ databaseUrl, poolSize: 1 });
@@ -93,17 +87,9 @@ export async function verificationStart(): Promise<ScenarioResult> {
     await check.$disconnect();
     return {
       scenario: 'verification_start',
-      rps: measured.rps,
-      p50_ms: measured.p50_ms,
-      p99_ms: measured.p99_ms,
-      baseline: 'bare_express',
-      baseline_rps: baseline.rps,
-      ratio: ratioOf(measured.rps, baseline.rps),
+      ...measured,
       peak_rss_mb: peakRssMb(gateway.pid!),
       dispatcher_peak_rss_mb: peakRssMb(dispatcher.pid!),
-      connections: CONNECTIONS,
-      duration_s: DURATION_S,
-      requests: measured.total,
       verifications_created: total,
       verifications_delivered: delivered,
       channels: 'email+sms (sandbox), alternating',
