@@ -188,3 +188,34 @@ test('concurrent correct codes: all answer verified, counted once each at most, 
   expect(await row(v.reference)).toMatchObject({ status: 'verified', attempts: 1 });
   expect(await events(v.reference)).toHaveLength(1);
 });
+
+test('checks of different rows arriving together are each judged on their own row', async () => {
+  const [right, wrong, last, foreign, twice] = await Promise.all([start(), start(), start(), start(), start()]);
+  for (const c of ['111111', '222222']) await check(last!.reference, c);
+  const outcomes = await Promise.all([
+    check(right!.reference, CODE),
+    check(wrong!.reference, '111111'),
+    check(last!.reference, '333333'),
+    check(foreign!.reference, CODE, undefined, otherWorkspaceId),
+    check(twice!.reference, '111111'),
+    check(twice!.reference, CODE),
+  ]);
+  expect(outcomes).toEqual([
+    { status: 'verified' },
+    { status: 'failed', reason: 'invalid_code', attempts_remaining: 2 },
+    { status: 'failed', reason: 'invalid_code', attempts_remaining: 0 },
+    { status: 'failed', reason: 'not_found' },
+    { status: 'failed', reason: 'invalid_code', attempts_remaining: 2 },
+    { status: 'verified' },
+  ]);
+  expect(await row(right!.reference)).toMatchObject({ status: 'verified', attempts: 1 });
+  expect(await row(wrong!.reference)).toMatchObject({ status: 'pending', attempts: 1 });
+  expect(await row(last!.reference)).toMatchObject({ status: 'failed', attempts: 3 });
+  expect(await row(foreign!.reference)).toMatchObject({ status: 'pending', attempts: 0 });
+  expect(await row(twice!.reference)).toMatchObject({ status: 'verified', attempts: 2 });
+  expect((await events(right!.reference)).map((e) => [e.event, (e.payload as { attempts: number }).attempts])).toEqual([['verification.verified', 1]]);
+  expect(await events(wrong!.reference)).toHaveLength(0);
+  expect((await events(last!.reference)).map((e) => [e.event, (e.payload as { reason: string }).reason])).toEqual([['verification.failed', 'invalid_code']]);
+  expect(await events(foreign!.reference)).toHaveLength(0);
+  expect((await events(twice!.reference)).map((e) => [e.event, (e.payload as { attempts: number }).attempts])).toEqual([['verification.verified', 2]]);
+});

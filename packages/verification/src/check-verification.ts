@@ -1,5 +1,5 @@
 import type { TRedis } from '@cowrie/core';
-import { utcTimestamp, type SqlQueryable, type VerificationModel } from '@cowrie/db';
+import { batchPerTurn, utcTimestamp, type SqlQueryable, type VerificationModel } from '@cowrie/db';
 import { codeMatches } from './code';
 import { isReference } from './schemas';
 import { eventData } from './views';
@@ -71,14 +71,119 @@ async function transition(
   return rows[0] ?? null;
 }
 
+/** A check's read: the row of `reference` if it belongs to `workspaceId`. */
+interface RowLookup {
+  workspaceId: number;
+  reference: string;
+}
+
+/** A checked code's state change: accept (`accept`) or count a wrong guess, with the event it may bring. */
+interface CodeTransition {
+  row: VerificationModel;
+  accept: boolean;
+  now: Date;
+  event: { name: string; payload: ReturnType<typeof eventData> };
+}
+
+/**
+ * Accept and count-wrong of many rows as one statement (`$1` rows as JSON):
+ * the rows are locked in id order first, so two batches touching the same
+ * rows queue instead of deadlocking; then the same conditional UPDATE and
+ * event as the one-row statements, per row with its own time and payload.
+ */
+const CODE_TRANSITIONS = `
+  WITH input AS (
+    SELECT * FROM jsonb_to_recordset($1::jsonb) AS i("id" int, "accept" boolean, "now" timestamp(3), "workspaceId" int, "event" text, "payload" jsonb)
+  ), locked AS MATERIALIZED (
+    SELECT "id" FROM "Verification" WHERE "id" IN (SELECT "id" FROM input) ORDER BY "id" FOR UPDATE
+  ), next AS (
+    UPDATE "Verification" v SET
+      "attempts" = v."attempts" + 1,
+      "status" = CASE WHEN i."accept" THEN 'verified' WHEN v."attempts" + 1 >= v."maxAttempts" THEN 'failed' ELSE 'pending' END,
+      "verifiedAt" = CASE WHEN i."accept" THEN i."now" ELSE v."verifiedAt" END,
+      "updatedAt" = i."now"
+    FROM input i
+    WHERE v."id" = i."id" AND v."id" IN (SELECT "id" FROM locked)
+      AND v."status" = 'pending' AND v."attempts" < v."maxAttempts" AND v."expiresAt" > i."now"
+    RETURNING v."id", v."attempts", v."status", v."maxAttempts", i."workspaceId", i."event", i."payload", i."now"
+  ), event AS (
+    INSERT INTO "OutboxEvent" ("workspaceId", "event", "payload", "createdAt")
+    SELECT "workspaceId", "event", jsonb_set("payload", '{attempts}', to_jsonb("attempts")), "now" FROM next
+    WHERE "status" IN ('verified', 'failed')
+  )
+  SELECT "id", "attempts", "status", "maxAttempts" FROM next`;
+
+interface CheckBatchers {
+  findRow: ReturnType<typeof batchPerTurn<RowLookup, VerificationModel | null>>;
+  changeRow: ReturnType<typeof batchPerTurn<CodeTransition, TCheckedRow | null>>;
+}
+
+/**
+ * The checks that arrive together share their round trips: one read for all
+ * their rows, one statement for all their state changes (batchPerTurn). Each
+ * statement is sent after the checks it serves arrived, so they see what a
+ * check of their own would.
+ */
+function checkBatchers(sql: SqlQueryable): CheckBatchers {
+  let batchers = batchersBySql.get(sql);
+  if (!batchers) {
+    batchers = { findRow: batchPerTurn((lookups) => findRows(sql, lookups)), changeRow: batchPerTurn((changes) => changeRows(sql, changes)) };
+    batchersBySql.set(sql, batchers);
+  }
+  return batchers;
+}
+const batchersBySql = new WeakMap<SqlQueryable, CheckBatchers>();
+
+async function findRows(sql: SqlQueryable, lookups: readonly RowLookup[]): Promise<Array<VerificationModel | null>> {
+  const { rows } = await sql.query<VerificationModel>({
+    name: 'cowrie-find-verifications',
+    text: 'SELECT * FROM "Verification" WHERE "reference" = ANY($1::uuid[])',
+    values: [[...new Set(lookups.map((l) => l.reference))]],
+  });
+  const byReference = new Map(rows.map((row) => [row.reference, row]));
+  return lookups.map(({ workspaceId, reference }) => {
+    const row = byReference.get(reference);
+    return row && row.workspaceId === workspaceId ? row : null;
+  });
+}
+
+/**
+ * One statement for the first change of each row; a second change of a row in
+ * the same batch, or every change when the statement failed, runs on its own
+ * afterwards, so each still sees the row as the one before left it.
+ */
+async function changeRows(sql: SqlQueryable, changes: readonly CodeTransition[]): Promise<Array<TCheckedRow | null>> {
+  const seen = new Set<number>();
+  const first = changes.filter((c) => !seen.has(c.row.id) && seen.add(c.row.id));
+  const results = new Map<CodeTransition, TCheckedRow | null>();
+  try {
+    const { rows } = await sql.query<TCheckedRow & { id: number }>({
+      name: 'cowrie-verification-code-transitions',
+      text: CODE_TRANSITIONS,
+      values: [
+        JSON.stringify(
+          first.map((c) => ({ id: c.row.id, accept: c.accept, now: utcTimestamp(c.now), workspaceId: c.row.workspaceId, event: c.event.name, payload: c.event.payload })),
+        ),
+      ],
+    });
+    const byId = new Map(rows.map(({ id, ...next }) => [id, next]));
+    for (const c of first) results.set(c, byId.get(c.row.id) ?? null);
+  } catch {
+    // A deadlock with another process's batch, or anything else: one by one below.
+  }
+  const outcomes: Array<TCheckedRow | null> = [];
+  for (const c of changes) {
+    outcomes.push(results.has(c) ? results.get(c)! : await transition(sql, ...codeTransitionStatement(c.accept), c.row, c.now, c.event));
+  }
+  return outcomes;
+}
+
+const codeTransitionStatement = (accept: boolean): [string, string] =>
+  accept ? ['cowrie-verification-accept', ACCEPT] : ['cowrie-verification-wrong-code', COUNT_WRONG];
+
 async function findRow(sql: SqlQueryable, workspaceId: number, reference: string): Promise<VerificationModel | null> {
   if (!isReference(reference)) return null;
-  const { rows } = await sql.query<VerificationModel>({
-    name: 'cowrie-find-verification',
-    text: 'SELECT * FROM "Verification" WHERE "reference" = $1 AND "workspaceId" = $2',
-    values: [reference.toLowerCase(), workspaceId],
-  });
-  return rows[0] ?? null;
+  return checkBatchers(sql).findRow.load({ workspaceId, reference: reference.toLowerCase() });
 }
 
 /**
@@ -130,14 +235,14 @@ async function judge(deps: CheckVerificationDeps, row: VerificationModel, code: 
 /** pending → verified, counting the check; event verification.verified. */
 async function acceptCode(sql: SqlQueryable, row: VerificationModel, now: Date): Promise<TCheckOutcome | null> {
   const payload = eventData({ ...row, status: 'verified', verifiedAt: now });
-  const next = await transition(sql, 'cowrie-verification-accept', ACCEPT, row, now, { name: 'verification.verified', payload });
+  const next = await checkBatchers(sql).changeRow.load({ row, accept: true, now, event: { name: 'verification.verified', payload } });
   return next ? { status: 'verified' } : null;
 }
 
 /** A wrong code: one more attempt; the last allowed one moves the row to failed (event verification.failed). */
 async function countWrongCode(sql: SqlQueryable, row: VerificationModel, now: Date): Promise<TCheckOutcome | null> {
   const payload = eventData({ ...row, status: 'failed', verifiedAt: null }, 'invalid_code');
-  const next = await transition(sql, 'cowrie-verification-wrong-code', COUNT_WRONG, row, now, { name: 'verification.failed', payload });
+  const next = await checkBatchers(sql).changeRow.load({ row, accept: false, now, event: { name: 'verification.failed', payload } });
   if (!next) return null;
   return { status: 'failed', reason: 'invalid_code', attempts_remaining: Math.max(0, next.maxAttempts - next.attempts) };
 }

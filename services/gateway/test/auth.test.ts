@@ -45,6 +45,21 @@ describe('API keys on /v1', () => {
     expect((await call(gw.url, 'GET', '/v1/channels', { token: other.key })).status).toBe(200);
   });
 
+  test('requests arriving together, with several keys, live, revoked and forged, are each answered for their own key', async () => {
+    const a = await createWorkspaceWithKey(gw.env.db);
+    const b = await createWorkspaceWithKey(gw.env.db, { name: 'B' });
+    const revoked = await createApiKey(gw.env.db, { workspaceId: a.workspace.id, scopes: ['read'] });
+    await revokeApiKey(gw.env.db, revoked.id);
+    const forged = b.key.slice(0, -5) + (b.key.endsWith('AAAAA') ? 'BBBBB' : 'AAAAA');
+    const tokens = [a.key, b.key, revoked.key, forged, a.key, b.key, revoked.key, forged];
+    const responses = await Promise.all(tokens.map((token) => call(gw.url, 'GET', '/v1/channels', { token })));
+    expect(responses.map((r) => r.status)).toEqual([200, 200, 401, 401, 200, 200, 401, 401]);
+    const lines = gw.env.logLines.map((l) => JSON.parse(l));
+    const workspaceOf = (requestId: string) => lines.find((l) => l.requestId === requestId && l.msg === 'request')?.workspaceId;
+    expect(workspaceOf(responses[0]!.body.meta.request_id)).toBe(a.workspace.id);
+    expect(workspaceOf(responses[1]!.body.meta.request_id)).toBe(b.workspace.id);
+  });
+
   test('a key lacking the scope → 403 insufficient_scope', async () => {
     const { key } = await createWorkspaceWithKey(gw.env.db, { scopes: ['payouts:write'] });
     const res = await call(gw.url, 'GET', '/v1/channels', { token: key });
