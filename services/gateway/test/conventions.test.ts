@@ -5,11 +5,14 @@ import { call, startTestGateway } from './start-test-gateway';
 
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
 let key: string;
+let workspaceId: number;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 beforeAll(async () => {
   gw = await startTestGateway({ BODY_LIMIT: '2kb' });
-  ({ key } = await createWorkspaceWithKey(gw.env.db));
+  const created = await createWorkspaceWithKey(gw.env.db);
+  key = created.key;
+  workspaceId = created.workspace.id;
 });
 afterAll(() => gw.close());
 
@@ -26,10 +29,11 @@ test('every request id is new', async () => {
   expect(a.body.meta.request_id).not.toBe(b.body.meta.request_id);
 });
 
-test('request ids appear in log lines', async () => {
+test('request ids appear in log lines, with the calling workspace and key once authenticated', async () => {
   const res = await call(gw.url, 'GET', '/v1/channels', { token: key });
   const id = res.body.meta.request_id;
-  expect(gw.env.logLines.some((l) => l.includes(id))).toBe(true);
+  const line = gw.env.logLines.map((l) => JSON.parse(l)).find((l) => l.requestId === id && l.msg === 'request');
+  expect(line).toMatchObject({ requestId: id, workspaceId: workspaceId, apiKeyId: expect.any(Number), path: '/v1/channels', status: 200 });
 });
 
 test('unknown routes are 404 not_found in the error envelope', async () => {

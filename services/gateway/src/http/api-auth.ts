@@ -3,6 +3,7 @@ import { AppError } from '@cowrie/core';
 import { authenticateApiKey, findApiKeyRowWithSql, looksLikeApiKey, verifySessionToken, type TScope } from '@cowrie/accounts';
 import { hitPublicApiBudget, rateLimitHeaders } from '@cowrie/api-limits';
 import type { GatewayDeps } from '../deps';
+import { bindRequestLog } from './request-context';
 
 function bearerToken(header: string | undefined): string | null {
   if (!header) return null;
@@ -19,7 +20,7 @@ export function requireApiKey(deps: Pick<GatewayDeps, 'db' | 'sql'>): RequestHan
     const key = await authenticateApiKey(deps.db, token, findKey);
     if (!key) throw new AppError('unauthorized', 'Invalid or revoked API key');
     req.apiKey = key;
-    req.log = req.log.child({ workspaceId: key.workspaceId, apiKeyId: key.keyId });
+    bindRequestLog(req, { workspaceId: key.workspaceId, apiKeyId: key.keyId });
     next();
   };
 }
@@ -66,7 +67,7 @@ export function requireSession(deps: Pick<GatewayDeps, 'config'>): RequestHandle
     const session = await verifySessionToken(token, deps.config.JWT_SECRET);
     if (!session) throw new AppError('unauthorized', 'Invalid or expired session');
     req.session = session;
-    req.log = req.log.child({ workspaceId: session.workspaceId, userId: session.userId });
+    bindRequestLog(req, { workspaceId: session.workspaceId, userId: session.userId });
     next();
   };
 }
