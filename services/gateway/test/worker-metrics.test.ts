@@ -4,7 +4,7 @@
 import { createMetrics, parseMetrics, sampleValue, type CowrieMetrics, type MetricsServer } from '@cowrie/metrics';
 import { startPayoutWorker } from '@cowrie/payout-worker';
 import { openMetricsPort } from '@cowrie/service-kit';
-import { createUserFor, createWorkspaceWithKey, startHttpReceiver, type HttpReceiver } from '@cowrie/testing';
+import { createUserFor, createWorkspaceWithKey, startHttpReceiver, waitFor, type HttpReceiver } from '@cowrie/testing';
 import { startVerificationWorker } from '@cowrie/verification-dispatcher';
 import { startWebhookWorker } from '@cowrie/webhook-sender';
 import { fund } from './payout-stack';
@@ -29,6 +29,18 @@ const scrape = async (name: string) => {
   expect(res.status).toBe(200);
   return parseMetrics(await res.text());
 };
+type Samples = Awaited<ReturnType<typeof scrape>>;
+const jobsTimed = (samples: Samples, queue: string, job: string) => sampleValue(samples, 'cowrie_job_duration_seconds_count', { queue, job, outcome: 'completed' });
+/**
+ * Scrapes until `ready`: the gateway hears of a finished job from the queue's
+ * events, which can arrive before the worker has run its own 'completed'
+ * listener, where job metrics are taken.
+ */
+const scrapeWhen = (name: string, ready: (samples: Samples) => boolean) =>
+  waitFor(async () => {
+    const samples = await scrape(name);
+    return ready(samples) ? samples : null;
+  });
 
 beforeAll(async () => {
   gw = await startTestGateway({ METRICS_TOKEN, PUBLIC_API_RATE_LIMIT: '1000', WEBHOOK_TIMEOUT_MS: '2000' });
@@ -62,7 +74,7 @@ test('payout jobs and rail calls are timed on the payout-worker port', async () 
   expect(ok.body.data.status).toBe('completed');
   const thrown = await call(gw.url, 'POST', '/v1/transfers', { token: key, body: { currency: 'NGN', amount: 100, account_number: '0000000002', bank_code: '058' } });
   expect(thrown.status).toBe(502);
-  const samples = await scrape('payout-worker');
+  const samples = await scrapeWhen('payout-worker', (s) => jobsTimed(s, 'payouts', 'payout.execute') === 2);
   expect(sampleValue(samples, 'cowrie_job_duration_seconds_count', { queue: 'payouts', job: 'payout.execute', outcome: 'completed', service: 'payout-worker' })).toBe(2);
   expect(sampleValue(samples, 'cowrie_rail_call_duration_seconds_count', { rail: 'payout:sandbox', operation: 'transfer', outcome: 'ok' })).toBe(1);
   expect(sampleValue(samples, 'cowrie_rail_call_duration_seconds_count', { rail: 'payout:sandbox', operation: 'transfer', outcome: 'error' })).toBe(1);
@@ -74,7 +86,7 @@ test('code deliveries are counted on the verification-dispatcher port', async ()
   const { key } = await createWorkspaceWithKey(gw.env.db, { name: 'Codes' });
   expect((await call(gw.url, 'POST', '/v1/verifications', { token: key, body: { channel: 'sms', destination: '+2348011111111' } })).status).toBe(201);
   expect((await call(gw.url, 'POST', '/v1/verifications', { token: key, body: { channel: 'email', destination: 'bounce@example.com' } })).status).toBe(400);
-  const samples = await scrape('verification-dispatcher');
+  const samples = await scrapeWhen('verification-dispatcher', (s) => jobsTimed(s, 'verifications', 'verification.deliver') === 2);
   expect(sampleValue(samples, 'cowrie_verification_outcomes_total', { stage: 'delivery', outcome: 'sent' })).toBe(1);
   expect(sampleValue(samples, 'cowrie_verification_outcomes_total', { stage: 'delivery', outcome: 'failed' })).toBe(1);
   expect(sampleValue(samples, 'cowrie_rail_call_duration_seconds_count', { rail: 'verification:sandbox', operation: 'send', outcome: 'ok' })).toBe(1);
@@ -87,7 +99,7 @@ test('webhook delivery outcomes and attempts are counted on the webhook-sender p
   const token = (await call(gw.url, 'POST', '/auth/login', { body: { email: user.email, password: user.password } })).body.data.token;
   const endpoint = await call(gw.url, 'POST', '/webhook-endpoints', { token, body: { url: `${receiver.url}/hook` } });
   expect((await call(gw.url, 'POST', `/webhook-endpoints/${endpoint.body.data.id}/test`, { token })).body.data.ok).toBe(true);
-  const samples = await scrape('webhook-sender');
+  const samples = await scrapeWhen('webhook-sender', (s) => (jobsTimed(s, 'webhooks', 'webhook.deliver') ?? 0) >= 1);
   expect(sampleValue(samples, 'cowrie_webhook_deliveries_total', { outcome: 'delivered' })).toBe(1);
   expect(sampleValue(samples, 'cowrie_webhook_delivery_attempts_sum', { outcome: 'delivered' })).toBe(1);
   expect(sampleValue(samples, 'cowrie_job_duration_seconds_count', { queue: 'webhooks', job: 'webhook.deliver', outcome: 'completed' })).toBeGreaterThanOrEqual(1);
