@@ -1,7 +1,7 @@
 import express, { type Express, type Router } from 'express';
 import './http/express-types';
 import type { GatewayDeps } from './deps';
-import { requestContext } from './http/request-context';
+import { useRequestContext } from './http/request-context';
 import { errorHandler, notFoundHandler } from './http/error-handler';
 import { idempotencyLayer } from './http/idempotency';
 import { publicApiRateLimit, requireApiKey, requireSession } from './http/api-auth';
@@ -40,7 +40,7 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   app.set('query parser', 'simple');
   if (options.lifecycle) app.use(options.lifecycle.middleware());
   app.use(httpMetrics(deps.metrics, routes));
-  app.use(requestContext(deps.logger));
+  useRequestContext(app, deps.logger);
   // Before the JSON parser: provider signatures are checked over the raw body.
   registerRailNotificationRoutes(app, deps);
   app.use(express.json({ limit: deps.config.BODY_LIMIT, strict: true, type: ['application/json', 'application/*+json'] }));

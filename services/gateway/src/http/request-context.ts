@@ -1,28 +1,37 @@
 import { randomUUID } from 'node:crypto';
-import type { Request, RequestHandler } from 'express';
+import type { Express, Request } from 'express';
 import type { Logger } from '@cowrie/core';
 
 /** The fields of a request's log lines, and its child logger once one is asked for. */
 interface RequestLog {
+  base: Logger;
   bindings: Record<string, unknown>;
   logger?: Logger;
 }
 
-const requestLogs = new WeakMap<Request, RequestLog>();
+const REQUEST_LOG = Symbol('cowrie.requestLog');
+type WithRequestLog = Request & { [REQUEST_LOG]?: RequestLog };
 
 /**
- * Gives every request a UUID (X-Request-Id) and `req.log`, a child logger
- * carrying it and whatever bindRequestLog adds. The child is made on first
- * use: most requests log nothing at the production level, and a pino child
- * (its bindings serialised and redacted) is a measurable part of a request.
+ * Gives every request of `app` a UUID (X-Request-Id) and `req.log`, a child
+ * logger carrying it and whatever bindRequestLog adds. The child is made on
+ * first use (a getter on the app's request prototype): most requests log
+ * nothing at the production level, and a pino child (its bindings serialised
+ * and redacted) is a measurable part of a request.
  */
-export function requestContext(logger: Logger): RequestHandler {
+export function useRequestContext(app: Express, logger: Logger): void {
+  Object.defineProperty(app.request, 'log', {
+    configurable: true,
+    get(this: WithRequestLog): Logger {
+      const state = this[REQUEST_LOG];
+      if (!state) return logger;
+      return (state.logger ??= state.base.child(state.bindings));
+    },
+  });
   const logsRequests = logger.isLevelEnabled('info');
-  return (req, res, next) => {
+  app.use((req: WithRequestLog, res, next) => {
     req.id = randomUUID();
-    const state: RequestLog = { bindings: { requestId: req.id } };
-    requestLogs.set(req, state);
-    Object.defineProperty(req, 'log', { configurable: true, enumerable: false, get: () => (state.logger ??= logger.child(state.bindings)) });
+    req[REQUEST_LOG] = { base: logger, bindings: { requestId: req.id } };
     res.setHeader('X-Request-Id', req.id);
     if (logsRequests) {
       const started = process.hrtime.bigint();
@@ -32,12 +41,12 @@ export function requestContext(logger: Logger): RequestHandler {
       });
     }
     next();
-  };
+  });
 }
 
 /** Adds fields (who is calling) to every later log line of this request. */
 export function bindRequestLog(req: Request, bindings: Record<string, unknown>) {
-  const state = requestLogs.get(req);
+  const state = (req as WithRequestLog)[REQUEST_LOG];
   if (!state) return;
   if (state.logger) state.logger = state.logger.child(bindings);
   else Object.assign(state.bindings, bindings);
