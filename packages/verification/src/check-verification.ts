@@ -90,20 +90,21 @@ interface CodeTransition {
  * the rows are locked in id order first, so two batches touching the same
  * rows queue instead of deadlocking; then the same conditional UPDATE and
  * event as the one-row statements, per row with its own time and payload.
+ * Every row is reached through the primary key, however large the table.
  */
 const CODE_TRANSITIONS = `
   WITH input AS (
     SELECT * FROM jsonb_to_recordset($1::jsonb) AS i("id" int, "accept" boolean, "now" timestamp(3), "workspaceId" int, "event" text, "payload" jsonb)
   ), locked AS MATERIALIZED (
-    SELECT "id" FROM "Verification" WHERE "id" IN (SELECT "id" FROM input) ORDER BY "id" FOR UPDATE
+    SELECT "id" FROM "Verification" WHERE "id" = ANY(ARRAY(SELECT "id" FROM input)) ORDER BY "id" FOR UPDATE
   ), next AS (
     UPDATE "Verification" v SET
       "attempts" = v."attempts" + 1,
       "status" = CASE WHEN i."accept" THEN 'verified' WHEN v."attempts" + 1 >= v."maxAttempts" THEN 'failed' ELSE 'pending' END,
       "verifiedAt" = CASE WHEN i."accept" THEN i."now" ELSE v."verifiedAt" END,
       "updatedAt" = i."now"
-    FROM input i
-    WHERE v."id" = i."id" AND v."id" IN (SELECT "id" FROM locked)
+    FROM locked l JOIN input i ON i."id" = l."id"
+    WHERE v."id" = l."id"
       AND v."status" = 'pending' AND v."attempts" < v."maxAttempts" AND v."expiresAt" > i."now"
     RETURNING v."id", v."attempts", v."status", v."maxAttempts", i."workspaceId", i."event", i."payload", i."now"
   ), event AS (
