@@ -7,6 +7,44 @@ local count = redis.call('INCR', KEYS[1])
 if count == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 return count`;
 
+// Every counter under its limit, then all counted, as one step: returns 0, or
+// the 1-based index of the first counter already at its limit (nothing counted).
+// ARGV: the TTL, then each counter's limit.
+const HIT_ALL_SCRIPT = `
+for i, key in ipairs(KEYS) do
+  if tonumber(redis.call('GET', key) or '0') >= tonumber(ARGV[i + 1]) then return i end
+end
+for _, key in ipairs(KEYS) do
+  if redis.call('INCR', key) == 1 then redis.call('EXPIRE', key, ARGV[1]) end
+end
+return 0`;
+
+type ScriptRunner = (...keysAndArgs: Array<string | number>) => Promise<unknown>;
+const definedOn = new WeakMap<TRedis, Set<string>>();
+
+/**
+ * Runs a Lua script by its SHA (EVALSHA, loaded on first use; ioredis's
+ * defineCommand), so the script's text is not sent and hashed on every call.
+ */
+function runScript(redis: TRedis, name: string, lua: string, numberOfKeys: number, keysAndArgs: Array<string | number>): Promise<unknown> {
+  let defined = definedOn.get(redis);
+  if (!defined) definedOn.set(redis, (defined = new Set()));
+  const command = `cowrie_${name}_${numberOfKeys}`;
+  if (!defined.has(command)) {
+    redis.defineCommand(command, { numberOfKeys, lua });
+    defined.add(command);
+  }
+  return (redis as unknown as Record<string, ScriptRunner>)[command]!(...keysAndArgs);
+}
+
+/** The window `now` falls in: its start (the counter's suffix) and its end, in Unix seconds. */
+function windowAt(windowSeconds: number, now: number | undefined) {
+  const nowSeconds = Math.floor((now ?? Date.now()) / 1000);
+  const windowStart = Math.floor(nowSeconds / windowSeconds) * windowSeconds;
+  const resetAt = windowStart + windowSeconds;
+  return { nowSeconds, windowStart, resetAt, retryAfterSeconds: Math.max(1, resetAt - nowSeconds) };
+}
+
 export interface FixedWindowHit {
   /** Requests allowed in the window. */
   limit: number;
@@ -36,23 +74,39 @@ export interface HitFixedWindowOptions {
  * every replica shares it.
  */
 export async function hitFixedWindow(redis: TRedis, opts: HitFixedWindowOptions): Promise<FixedWindowHit> {
-  const nowSeconds = Math.floor((opts.now ?? Date.now()) / 1000);
-  const windowStart = Math.floor(nowSeconds / opts.windowSeconds) * opts.windowSeconds;
-  const resetAt = windowStart + opts.windowSeconds;
-  const count = Number(await redis.eval(HIT_SCRIPT, 1, `${opts.key}:${windowStart}`, String(opts.windowSeconds + 5)));
+  const { windowStart, resetAt, retryAfterSeconds } = windowAt(opts.windowSeconds, opts.now);
+  const count = Number(await runScript(redis, 'hit', HIT_SCRIPT, 1, [`${opts.key}:${windowStart}`, String(opts.windowSeconds + 5)]));
   return {
     limit: opts.limit,
     count,
     remaining: Math.max(0, opts.limit - count),
     resetAt,
     allowed: count <= opts.limit,
-    retryAfterSeconds: Math.max(1, resetAt - nowSeconds),
+    retryAfterSeconds,
   };
 }
 
-/** Reads a window's count without counting a hit. */
-export async function peekFixedWindow(redis: TRedis, opts: Omit<HitFixedWindowOptions, 'limit'>): Promise<number> {
-  const nowSeconds = Math.floor((opts.now ?? Date.now()) / 1000);
-  const windowStart = Math.floor(nowSeconds / opts.windowSeconds) * opts.windowSeconds;
-  return Number((await redis.get(`${opts.key}:${windowStart}`)) ?? 0);
+export type FixedWindowsHit<K extends string> = { allowed: true } | { allowed: false; full: K; retryAfterSeconds: number };
+
+/**
+ * Counts one hit in several clock-aligned windows of the same length, all or
+ * none, in one atomic step: when any counter is already at its limit nothing
+ * is counted and `full` names the first such counter (in the order given).
+ * Concurrent callers can never push a counter past its limit. On Redis
+ * Cluster the keys must share a hash slot (give them one `{hash tag}`).
+ */
+export async function hitFixedWindowsTogether<K extends string>(
+  redis: TRedis,
+  opts: { counters: ReadonlyArray<{ name: K; key: string; limit: number }>; windowSeconds: number; now?: number },
+): Promise<FixedWindowsHit<K>> {
+  const { windowStart, retryAfterSeconds } = windowAt(opts.windowSeconds, opts.now);
+  const { counters } = opts;
+  const full = Number(
+    await runScript(redis, 'hit_all', HIT_ALL_SCRIPT, counters.length, [
+      ...counters.map((c) => `${c.key}:${windowStart}`),
+      String(opts.windowSeconds + 5),
+      ...counters.map((c) => String(c.limit)),
+    ]),
+  );
+  return full === 0 ? { allowed: true } : { allowed: false, full: counters[full - 1]!.name, retryAfterSeconds };
 }

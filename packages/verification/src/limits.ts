@@ -1,5 +1,5 @@
 import { sha256Hex, type TConfig, type TRedis } from '@cowrie/core';
-import { hitFixedWindow, peekFixedWindow } from '@cowrie/api-limits';
+import { hitFixedWindowsTogether } from '@cowrie/api-limits';
 
 export type TLimitReason = 'destination' | 'business';
 
@@ -7,44 +7,34 @@ export type TLimitOutcome = { allowed: true } | { allowed: false; reason: TLimit
 
 type LimitConfig = Pick<TConfig, 'REDIS_KEY_PREFIX' | 'VERIFY_RATE_DEST_LIMIT' | 'VERIFY_RATE_BIZ_LIMIT' | 'VERIFY_RATE_WINDOW_SECONDS'>;
 
-// The destination is hashed: Redis key names should not carry phone numbers or emails.
+// Both counters of a workspace share one hash tag, so they can be counted in
+// one script on Redis Cluster. The destination is hashed: Redis key names
+// should not carry phone numbers or emails.
 const destinationKey = (c: LimitConfig, workspaceId: number, destination: string) =>
-  `${c.REDIS_KEY_PREFIX}verify:rl:dest:${workspaceId}:${sha256Hex(destination).slice(0, 32)}`;
-const businessKey = (c: LimitConfig, workspaceId: number) => `${c.REDIS_KEY_PREFIX}verify:rl:biz:${workspaceId}`;
+  `${c.REDIS_KEY_PREFIX}verify:rl:{ws${workspaceId}}:dest:${sha256Hex(destination).slice(0, 32)}`;
+const businessKey = (c: LimitConfig, workspaceId: number) => `${c.REDIS_KEY_PREFIX}verify:rl:{ws${workspaceId}}:biz`;
 
 /**
  * Counts one verification start against the per-destination and per-business
  * limits (interface: Limits), in Redis so every replica shares the count. Both
- * count every channel, and both run before anything is sent. A request the
- * counters already refuse is not counted (peek first); two racing requests at
- * the boundary are settled by the atomic INCR, so the limit is never exceeded.
- * The destination is counted within the workspace, so one business cannot use
- * up another's budget for a shared customer.
+ * count every channel, and both run before anything is sent. The two are
+ * checked and counted as one atomic step: a request either limit refuses is
+ * counted in neither, and racing requests can never take a counter past its
+ * limit. The destination is counted within the workspace, so one business
+ * cannot use up another's budget for a shared customer.
  */
 export async function hitVerificationLimits(
   redis: TRedis,
   config: LimitConfig,
   input: { workspaceId: number; destination: string; now?: number },
 ): Promise<TLimitOutcome> {
-  const windowSeconds = config.VERIFY_RATE_WINDOW_SECONDS;
-  const dest = { key: destinationKey(config, input.workspaceId, input.destination), limit: config.VERIFY_RATE_DEST_LIMIT };
-  const biz = { key: businessKey(config, input.workspaceId), limit: config.VERIFY_RATE_BIZ_LIMIT };
-  const nowMs = input.now ?? Date.now();
-  const retryAfter = () => {
-    const nowSeconds = Math.floor(nowMs / 1000);
-    return Math.max(1, Math.floor(nowSeconds / windowSeconds) * windowSeconds + windowSeconds - nowSeconds);
-  };
-
-  const [destCount, bizCount] = await Promise.all([
-    peekFixedWindow(redis, { key: dest.key, windowSeconds, now: nowMs }),
-    peekFixedWindow(redis, { key: biz.key, windowSeconds, now: nowMs }),
-  ]);
-  if (destCount >= dest.limit) return { allowed: false, reason: 'destination', retryAfterSeconds: retryAfter() };
-  if (bizCount >= biz.limit) return { allowed: false, reason: 'business', retryAfterSeconds: retryAfter() };
-
-  const destHit = await hitFixedWindow(redis, { ...dest, windowSeconds, now: nowMs });
-  if (!destHit.allowed) return { allowed: false, reason: 'destination', retryAfterSeconds: destHit.retryAfterSeconds };
-  const bizHit = await hitFixedWindow(redis, { ...biz, windowSeconds, now: nowMs });
-  if (!bizHit.allowed) return { allowed: false, reason: 'business', retryAfterSeconds: bizHit.retryAfterSeconds };
-  return { allowed: true };
+  const hit = await hitFixedWindowsTogether<TLimitReason>(redis, {
+    counters: [
+      { name: 'destination', key: destinationKey(config, input.workspaceId, input.destination), limit: config.VERIFY_RATE_DEST_LIMIT },
+      { name: 'business', key: businessKey(config, input.workspaceId), limit: config.VERIFY_RATE_BIZ_LIMIT },
+    ],
+    windowSeconds: config.VERIFY_RATE_WINDOW_SECONDS,
+    now: input.now,
+  });
+  return hit.allowed ? { allowed: true } : { allowed: false, reason: hit.full, retryAfterSeconds: hit.retryAfterSeconds };
 }
