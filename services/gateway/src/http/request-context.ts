@@ -10,6 +10,7 @@ interface RequestLog {
 }
 
 const REQUEST_LOG = Symbol('cowrie.requestLog');
+const loggerOf = (state: RequestLog): Logger => (state.logger ??= state.base.child(state.bindings));
 type WithRequestLog = Request & { [REQUEST_LOG]?: RequestLog };
 
 /**
@@ -24,20 +25,22 @@ export function useRequestContext(app: Express, logger: Logger): void {
     configurable: true,
     get(this: WithRequestLog): Logger {
       const state = this[REQUEST_LOG];
-      if (!state) return logger;
-      return (state.logger ??= state.base.child(state.bindings));
+      return state ? loggerOf(state) : logger;
     },
   });
   const logsRequests = logger.isLevelEnabled('info');
   app.use((req: WithRequestLog, res, next) => {
     req.id = randomUUID();
-    req[REQUEST_LOG] = { base: logger, bindings: { requestId: req.id } };
+    const state: RequestLog = { base: logger, bindings: { requestId: req.id } };
+    req[REQUEST_LOG] = state;
     res.setHeader('X-Request-Id', req.id);
     if (logsRequests) {
       const started = process.hrtime.bigint();
+      // From the state, not req.log: a mounted sub-app (the queue board) swaps
+      // the request's prototype, and a request it answered keeps that one.
       res.on('finish', () => {
         const ms = Number(process.hrtime.bigint() - started) / 1e6;
-        req.log.info({ method: req.method, path: req.originalUrl.split('?')[0], status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+        loggerOf(state).info({ method: req.method, path: req.originalUrl.split('?')[0], status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
       });
     }
     next();
