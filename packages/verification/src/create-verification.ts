@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { encryptSecret, type TConfig } from '@cowrie/core';
-import { utcTimestamp, type DbOrTx, type SqlQueryable, type VerificationModel } from '@cowrie/db';
+import { batchPerTurn, utcTimestamp, type DbOrTx, type SqlQueryable, type VerificationModel } from '@cowrie/db';
 import type { TVerificationChannel } from './channels';
 import { generateCode, hashCode, newCodeSalt } from './code';
 import { providerIdFor } from './providers';
@@ -26,27 +26,89 @@ export interface CreatedVerification {
 
 type CreateConfig = Pick<TConfig, 'ENCRYPTION_KEY' | 'VERIFY_CODE_TTL_SECONDS' | 'VERIFY_MAX_ATTEMPTS' | 'VERIFY_SMS_PROVIDER' | 'VERIFY_EMAIL_PROVIDER'>;
 
+/** One new row's values, in the columns of INSERT_VERIFICATION(S). */
+interface NewVerificationRow {
+  reference: string;
+  workspaceId: number;
+  channel: string;
+  destination: string;
+  codeHash: string;
+  codeSalt: string;
+  maxAttempts: number;
+  provider: string;
+  metadata: string | null;
+  expiresAt: string;
+  createdAt: string;
+}
+
+const COLUMNS = '"reference", "workspaceId", "channel", "destination", "status", "codeHash", "codeSalt", "maxAttempts", "provider", "metadata", "expiresAt", "createdAt", "updatedAt"';
+
+const INSERT_VERIFICATION = `INSERT INTO "Verification" (${COLUMNS})
+  VALUES ($1, $2, $3, $4, 'pending', $5, $6, $7, $8, $9, $10, $11, $11) RETURNING *`;
+
+/** Many new rows as one statement (`$1`: the rows as a JSON array). */
+const INSERT_VERIFICATIONS = `INSERT INTO "Verification" (${COLUMNS})
+  SELECT "reference"::uuid, "workspaceId", "channel", "destination", 'pending', "codeHash", "codeSalt", "maxAttempts", "provider", "metadata"::jsonb, "expiresAt", "createdAt", "createdAt"
+  FROM jsonb_to_recordset($1::jsonb) AS r("reference" text, "workspaceId" int, "channel" text, "destination" text, "codeHash" text, "codeSalt" text,
+    "maxAttempts" int, "provider" text, "metadata" text, "expiresAt" timestamp(3), "createdAt" timestamp(3))
+  RETURNING *`;
+
+async function insertOne(sql: SqlQueryable, r: NewVerificationRow): Promise<VerificationModel> {
+  const { rows } = await sql.query<VerificationModel>({
+    name: 'cowrie-create-verification',
+    text: INSERT_VERIFICATION,
+    values: [r.reference, r.workspaceId, r.channel, r.destination, r.codeHash, r.codeSalt, r.maxAttempts, r.provider, r.metadata, r.expiresAt, r.createdAt],
+  });
+  return rows[0]!;
+}
+
+/**
+ * The starts that arrive together are inserted as one statement; if it fails,
+ * each row is inserted on its own, so one bad row stays its own failure.
+ */
+async function insertMany(sql: SqlQueryable, news: readonly NewVerificationRow[]): Promise<Array<VerificationModel | Error>> {
+  if (news.length > 1) {
+    let rows: VerificationModel[] | undefined;
+    try {
+      ({ rows } = await sql.query<VerificationModel>({ name: 'cowrie-create-verifications', text: INSERT_VERIFICATIONS, values: [JSON.stringify(news)] }));
+    } catch {
+      // Nothing was inserted: one by one below.
+    }
+    if (rows) {
+      const byReference = new Map(rows.map((row) => [row.reference, row]));
+      return news.map((r) => byReference.get(r.reference) ?? new Error(`verification ${r.reference} was not returned by its insert`));
+    }
+  }
+  return Promise.all(news.map((r) => insertOne(sql, r).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))))));
+}
+
+const insertersBySql = new WeakMap<SqlQueryable, ReturnType<typeof batchPerTurn<NewVerificationRow, VerificationModel>>>();
+
 /**
  * Creates a `pending` verification holding only sha256(salt:code), and returns
- * the code sealed (AES-256-GCM) for delivery.
+ * the code sealed (AES-256-GCM) for delivery. One prepared statement on plain
+ * pg, shared by the starts of one turn (a start is on the API's hot path).
  */
 export async function createVerification(sql: SqlQueryable, config: CreateConfig, input: CreateVerificationInput): Promise<CreatedVerification> {
   const now = input.now ?? new Date();
   const code = input.code ?? generateCode();
   const salt = newCodeSalt();
-  // One prepared statement on plain pg: a start is on the API's hot path.
-  const { rows } = await sql.query<VerificationModel>({
-    name: 'cowrie-create-verification',
-    text: `INSERT INTO "Verification" ("reference", "workspaceId", "channel", "destination", "status", "codeHash", "codeSalt", "maxAttempts",
-             "provider", "metadata", "expiresAt", "createdAt", "updatedAt")
-           VALUES ($1, $2, $3, $4, 'pending', $5, $6, $7, $8, $9, $10, $11, $11) RETURNING *`,
-    values: [
-      randomUUID(), input.workspaceId, input.channel, input.destination, hashCode(code, salt), salt, config.VERIFY_MAX_ATTEMPTS,
-      providerIdFor(config, input.channel), input.metadata === undefined ? null : JSON.stringify(input.metadata),
-      utcTimestamp(new Date(now.getTime() + config.VERIFY_CODE_TTL_SECONDS * 1000)), utcTimestamp(now),
-    ],
+  let inserter = insertersBySql.get(sql);
+  if (!inserter) insertersBySql.set(sql, (inserter = batchPerTurn((news) => insertMany(sql, news))));
+  const verification = await inserter.load({
+    reference: randomUUID(),
+    workspaceId: input.workspaceId,
+    channel: input.channel,
+    destination: input.destination,
+    codeHash: hashCode(code, salt),
+    codeSalt: salt,
+    maxAttempts: config.VERIFY_MAX_ATTEMPTS,
+    provider: providerIdFor(config, input.channel),
+    metadata: input.metadata === undefined ? null : JSON.stringify(input.metadata),
+    expiresAt: utcTimestamp(new Date(now.getTime() + config.VERIFY_CODE_TTL_SECONDS * 1000)),
+    createdAt: utcTimestamp(now),
   });
-  return { verification: rows[0]!, sealedCode: encryptSecret(code, config.ENCRYPTION_KEY) };
+  return { verification, sealedCode: encryptSecret(code, config.ENCRYPTION_KEY) };
 }
 
 /**
@@ -63,10 +125,24 @@ export async function markDeliveryFailed(sql: SqlQueryable, verificationId: numb
   return rowCount === 1;
 }
 
-/** A verification by its row id (the dispatcher's job names it so). */
+const findersBySql = new WeakMap<SqlQueryable, ReturnType<typeof batchPerTurn<number, VerificationModel | null>>>();
+
+/** A verification by its row id (the dispatcher's job names it so); the reads of one turn share one statement. */
 export async function findVerificationById(sql: SqlQueryable, id: number): Promise<VerificationModel | null> {
-  const { rows } = await sql.query<VerificationModel>({ name: 'cowrie-verification-by-id', text: 'SELECT * FROM "Verification" WHERE "id" = $1', values: [id] });
-  return rows[0] ?? null;
+  let finder = findersBySql.get(sql);
+  if (!finder) {
+    finder = batchPerTurn(async (ids) => {
+      const { rows } = await sql.query<VerificationModel>({
+        name: 'cowrie-verifications-by-id',
+        text: 'SELECT * FROM "Verification" WHERE "id" = ANY($1::int[])',
+        values: [[...new Set(ids)]],
+      });
+      const byId = new Map(rows.map((row) => [row.id, row]));
+      return ids.map((i) => byId.get(i) ?? null);
+    });
+    findersBySql.set(sql, finder);
+  }
+  return finder.load(id);
 }
 
 /** A verification by its public reference, within one workspace only. */

@@ -80,3 +80,45 @@ test('a delivery failure marks the row failed with a reason, and is not redone',
   });
   expect((await deliverVerification(deps(), { verificationId: verification.id, sealedCode })).outcome).toBe('skipped');
 });
+
+test('starts and deliveries arriving together each get their own row, code and message', async () => {
+  const destinations = ['+2348090000011', '+2348090000012', 'together@example.com', '+2348090000013'];
+  const codes = ['1111', '2222', '3333', '4444'];
+  const created = await Promise.all(
+    destinations.map((destination, i) =>
+      createVerification(env.sql, env.config, {
+        workspaceId,
+        channel: destination.includes('@') ? 'email' : 'sms',
+        destination,
+        code: codes[i],
+        metadata: { order: i },
+      }),
+    ),
+  );
+  expect(new Set(created.map((c) => c.verification.reference)).size).toBe(4);
+  const outcomes = await Promise.all(created.map(({ verification, sealedCode }) => deliverVerification(deps(), { verificationId: verification.id, sealedCode })));
+  expect(outcomes.every((o) => o.outcome === 'sent')).toBe(true);
+  for (const [i, destination] of destinations.entries()) {
+    const row = await env.db.verification.findUniqueOrThrow({ where: { id: created[i]!.verification.id } });
+    expect(row).toMatchObject({ destination, status: 'pending', metadata: { order: i } });
+    expect(row.deliveredAt).toBeInstanceOf(Date);
+    const sent = await messages(destination);
+    expect(sent.map((m) => [m.code, m.reference])).toEqual([[codes[i], row.reference]]);
+    expect(row.providerReference).toBe(sent[0]!.id);
+  }
+});
+
+test('a start that cannot be stored fails alone; the others arriving with it are stored once', async () => {
+  const start = (destination: string, ws: number) => createVerification(env.sql, env.config, { workspaceId: ws, channel: 'sms', destination, code: '5555' });
+  const [good, bad, alsoGood] = await Promise.allSettled([
+    start('+2348090000021', workspaceId),
+    // Out of the column's range: the statement the batch shares fails.
+    start('+2348090000022', 2 ** 31),
+    start('+2348090000023', workspaceId),
+  ]);
+  expect(good.status).toBe('fulfilled');
+  expect(alsoGood.status).toBe('fulfilled');
+  expect(bad.status).toBe('rejected');
+  const stored = await env.db.verification.findMany({ where: { destination: { in: ['+2348090000021', '+2348090000022', '+2348090000023'] } } });
+  expect(stored.map((r) => r.destination).sort()).toEqual(['+2348090000021', '+2348090000023']);
+});

@@ -1,5 +1,5 @@
 import { decryptSecret, type Logger, type TConfig, type TRedis } from '@cowrie/core';
-import { utcTimestamp, type SqlQueryable } from '@cowrie/db';
+import { batchPerTurn, utcTimestamp, type SqlQueryable } from '@cowrie/db';
 import type { TVerificationChannel } from './channels';
 import { findVerificationById, markDeliveryFailed } from './create-verification';
 import { DeliveryError, type DeliveryProviders } from './providers';
@@ -20,6 +20,52 @@ export type TDeliveryOutcome =
   | { outcome: 'failed'; reason: string }
   /** Nothing to do: the row is gone, already delivered, terminal or expired (a replayed job). */
   | { outcome: 'skipped'; status: string };
+
+interface Delivered {
+  id: number;
+  at: string;
+  provider: string;
+  providerReference: string | null;
+}
+
+const MARK_DELIVERED = 'UPDATE "Verification" SET "deliveredAt" = $2, "provider" = $3, "providerReference" = $4, "updatedAt" = $2 WHERE "id" = $1 AND "deliveredAt" IS NULL';
+
+/** Many deliveries as one statement (`$1` as JSON), their rows locked in id order like every batched change of this table. */
+const MARK_MANY_DELIVERED = `
+  WITH input AS (
+    SELECT * FROM jsonb_to_recordset($1::jsonb) AS i("id" int, "at" timestamp(3), "provider" text, "providerReference" text)
+  ), locked AS MATERIALIZED (
+    SELECT "id" FROM "Verification" WHERE "id" = ANY(ARRAY(SELECT "id" FROM input)) ORDER BY "id" FOR UPDATE
+  )
+  UPDATE "Verification" v SET "deliveredAt" = i."at", "provider" = i."provider", "providerReference" = i."providerReference", "updatedAt" = i."at"
+  FROM locked l JOIN input i ON i."id" = l."id"
+  WHERE v."id" = l."id" AND v."deliveredAt" IS NULL`;
+
+const deliveredBySql = new WeakMap<SqlQueryable, ReturnType<typeof batchPerTurn<Delivered, true>>>();
+
+/**
+ * Records a sent code (only on a row not yet marked delivered). The deliveries
+ * of one turn share one statement; if it fails, each is written on its own.
+ */
+function markDelivered(sql: SqlQueryable, delivered: Delivered): Promise<true> {
+  let marker = deliveredBySql.get(sql);
+  if (!marker) {
+    const one = (d: Delivered) => sql.query({ name: 'cowrie-verification-delivered', text: MARK_DELIVERED, values: [d.id, d.at, d.provider, d.providerReference] });
+    marker = batchPerTurn<Delivered, true>(async (all) => {
+      if (all.length > 1) {
+        try {
+          await sql.query({ name: 'cowrie-verifications-delivered', text: MARK_MANY_DELIVERED, values: [JSON.stringify(all)] });
+          return all.map(() => true as const);
+        } catch {
+          // Nothing was written: one by one below.
+        }
+      }
+      return Promise.all(all.map((d) => one(d).then(() => true as const, (err: unknown) => (err instanceof Error ? err : new Error(String(err))))));
+    });
+    deliveredBySql.set(sql, marker);
+  }
+  return marker.load(delivered);
+}
 
 /**
  * Delivers one verification's code (the dispatcher's job). It reloads the row
@@ -60,12 +106,7 @@ export async function deliverVerification(
       reference: row.reference,
       validForMinutes: Math.max(1, Math.ceil(remainingSeconds / 60)),
     });
-    const deliveredAt = utcTimestamp(deps.now?.() ?? new Date());
-    await deps.sql.query({
-      name: 'cowrie-verification-delivered',
-      text: 'UPDATE "Verification" SET "deliveredAt" = $2, "provider" = $3, "providerReference" = $4, "updatedAt" = $2 WHERE "id" = $1 AND "deliveredAt" IS NULL',
-      values: [row.id, deliveredAt, provider.id, receipt.providerReference ?? null],
-    });
+    await markDelivered(deps.sql, { id: row.id, at: utcTimestamp(deps.now?.() ?? new Date()), provider: provider.id, providerReference: receipt.providerReference ?? null });
     return { outcome: 'sent', provider: provider.id };
   } catch (err) {
     const known = err instanceof DeliveryError;
