@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import { Pool, type PoolClient, types } from 'pg';
+import { DatabaseError, Pool, type PoolClient, types } from 'pg';
 import type { Logger } from '@cowrie/core';
 
 /**
@@ -75,6 +75,16 @@ export async function inSqlTransaction<T>(pool: SqlPool, fn: (client: SqlClient)
   } finally {
     client.release(broken);
   }
+}
+
+/**
+ * Postgres refused the statement (an error with a SQLSTATE, such as a
+ * constraint, a deadlock or a bad value): nothing of it was committed, so it
+ * is safe to run its work again another way. A lost connection is not such an
+ * error: the statement may have committed before the reply was lost.
+ */
+export function isSqlStatementRefused(err: unknown): boolean {
+  return err instanceof DatabaseError;
 }
 
 /** A unique constraint refused the statement (Postgres error 23505). */

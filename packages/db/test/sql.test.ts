@@ -1,7 +1,7 @@
 // Risk: the plain-pg layer reading what Prisma wrote differently (a timestamp
 // shifted by the process's time zone, a bigint rounded), or a failed
 // transaction leaving half its writes behind.
-import { batchPerTurn, createSqlPool, inSqlTransaction, isSqlUniqueViolation, utcTimestamp, type SqlPool } from '../src';
+import { batchPerTurn, createSqlPool, inSqlTransaction, isSqlStatementRefused, isSqlUniqueViolation, utcTimestamp, type SqlPool } from '../src';
 
 let sql: SqlPool;
 let afterTz = () => {};
@@ -47,6 +47,19 @@ test('inSqlTransaction commits what resolves and rolls back what throws; a uniqu
   const duplicate = await sql.query({ text: `INSERT INTO sql_layer_probe VALUES ('kept')` }).catch((err: unknown) => err);
   expect(isSqlUniqueViolation(duplicate)).toBe(true);
   expect(isSqlUniqueViolation(new Error('other'))).toBe(false);
+});
+
+test('a statement Postgres refused is told apart from a lost connection (which may have committed)', async () => {
+  const refused = await sql.query({ text: 'SELECT 1 / 0' }).catch((err: unknown) => err);
+  expect(isSqlStatementRefused(refused)).toBe(true);
+  const url = new URL(process.env.COWRIE_TEST_TEMPLATE_URL ?? process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres');
+  url.port = '1';
+  const unreachable = createSqlPool({ databaseUrl: url.toString(), poolSize: 1 });
+  const lost = await unreachable.query({ text: 'SELECT 1' }).catch((err: unknown) => err);
+  await unreachable.end();
+  expect((lost as { code?: string }).code).toBe('ECONNREFUSED');
+  expect(isSqlStatementRefused(lost)).toBe(false);
+  expect(isSqlStatementRefused(new Error('other'))).toBe(false);
 });
 
 test('batchPerTurn gathers one turn into one call, answering each caller its own value or error', async () => {

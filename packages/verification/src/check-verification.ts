@@ -1,5 +1,5 @@
 import type { TRedis } from '@cowrie/core';
-import { batchPerTurn, utcTimestamp, type SqlQueryable, type VerificationModel } from '@cowrie/db';
+import { batchPerTurn, isSqlStatementRefused, utcTimestamp, type SqlQueryable, type VerificationModel } from '@cowrie/db';
 import { codeMatches } from './code';
 import { isReference } from './schemas';
 import { eventData } from './views';
@@ -150,8 +150,8 @@ async function findRows(sql: SqlQueryable, lookups: readonly RowLookup[]): Promi
 
 /**
  * One statement for the first change of each row; a second change of a row in
- * the same batch, or every change when the statement failed, runs on its own
- * afterwards, so each still sees the row as the one before left it.
+ * the same batch, or every change when Postgres refused the statement, runs on
+ * its own afterwards, so each still sees the row as the one before left it.
  */
 async function changeRows(sql: SqlQueryable, changes: readonly CodeTransition[]): Promise<Array<TCheckedRow | null>> {
   const seen = new Set<number>();
@@ -169,8 +169,9 @@ async function changeRows(sql: SqlQueryable, changes: readonly CodeTransition[])
     });
     const byId = new Map(rows.map(({ id, ...next }) => [id, next]));
     for (const c of first) results.set(c, byId.get(c.row.id) ?? null);
-  } catch {
-    // A deadlock with another process's batch, or anything else: one by one below.
+  } catch (err) {
+    // Refused (a deadlock with another process's batch, a bad value): one by one below.
+    if (!isSqlStatementRefused(err)) throw err;
   }
   const outcomes: Array<TCheckedRow | null> = [];
   for (const c of changes) {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { encryptSecret, type TConfig } from '@cowrie/core';
-import { batchPerTurn, utcTimestamp, type DbOrTx, type SqlQueryable, type VerificationModel } from '@cowrie/db';
+import { batchPerTurn, isSqlStatementRefused, utcTimestamp, type DbOrTx, type SqlQueryable, type VerificationModel } from '@cowrie/db';
 import type { TVerificationChannel } from './channels';
 import { generateCode, hashCode, newCodeSalt } from './code';
 import { providerIdFor } from './providers';
@@ -63,16 +63,19 @@ async function insertOne(sql: SqlQueryable, r: NewVerificationRow): Promise<Veri
 }
 
 /**
- * The starts that arrive together are inserted as one statement; if it fails,
- * each row is inserted on its own, so one bad row stays its own failure.
+ * The starts that arrive together are inserted as one statement; if Postgres
+ * refuses it, each row is inserted on its own, so one bad row stays its own
+ * failure. Any other error (a lost connection: the insert may have committed)
+ * fails them all rather than risk a second row.
  */
 async function insertMany(sql: SqlQueryable, news: readonly NewVerificationRow[]): Promise<Array<VerificationModel | Error>> {
   if (news.length > 1) {
     let rows: VerificationModel[] | undefined;
     try {
       ({ rows } = await sql.query<VerificationModel>({ name: 'cowrie-create-verifications', text: INSERT_VERIFICATIONS, values: [JSON.stringify(news)] }));
-    } catch {
-      // Nothing was inserted: one by one below.
+    } catch (err) {
+      // Refused, so nothing was inserted: one by one below.
+      if (!isSqlStatementRefused(err)) throw err;
     }
     if (rows) {
       const byReference = new Map(rows.map((row) => [row.reference, row]));

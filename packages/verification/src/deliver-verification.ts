@@ -1,5 +1,5 @@
 import { decryptSecret, type Logger, type TConfig, type TRedis } from '@cowrie/core';
-import { batchPerTurn, utcTimestamp, type SqlQueryable } from '@cowrie/db';
+import { batchPerTurn, isSqlStatementRefused, utcTimestamp, type SqlQueryable } from '@cowrie/db';
 import type { TVerificationChannel } from './channels';
 import { findVerificationById, markDeliveryFailed } from './create-verification';
 import { DeliveryError, type DeliveryProviders } from './providers';
@@ -45,7 +45,8 @@ const deliveredBySql = new WeakMap<SqlQueryable, ReturnType<typeof batchPerTurn<
 
 /**
  * Records a sent code (only on a row not yet marked delivered). The deliveries
- * of one turn share one statement; if it fails, each is written on its own.
+ * of one turn share one statement; if Postgres refuses it, each is written on
+ * its own.
  */
 function markDelivered(sql: SqlQueryable, delivered: Delivered): Promise<true> {
   let marker = deliveredBySql.get(sql);
@@ -56,8 +57,9 @@ function markDelivered(sql: SqlQueryable, delivered: Delivered): Promise<true> {
         try {
           await sql.query({ name: 'cowrie-verifications-delivered', text: MARK_MANY_DELIVERED, values: [JSON.stringify(all)] });
           return all.map(() => true as const);
-        } catch {
-          // Nothing was written: one by one below.
+        } catch (err) {
+          // Refused, so nothing was written: one by one below.
+          if (!isSqlStatementRefused(err)) throw err;
         }
       }
       return Promise.all(all.map((d) => one(d).then(() => true as const, (err: unknown) => (err instanceof Error ? err : new Error(String(err))))));
