@@ -32,8 +32,7 @@ export interface GatewayDeps {
   redis: TRedis;
   queues: GatewayQueues;
   channels: TChannel[];
-  /** A small plain pg pool for the per-request hot path (API key lookup). */
-  /** Plain pg for the hot paths (API key lookup, payout open and answer). */
+  /** Plain pg for the hot paths (API key lookup, payout open and answer, verification start and check). */
   sql: SqlPool;
   /** Connections to quit on close. */
   connections: TRedis[];

@@ -1,11 +1,10 @@
 import type { Job } from 'bullmq';
 import type { HandlerMap, Logger, TConfig, TRedis, verificationsQueue } from '@cowrie/core';
-import type { PrismaClient, SqlPool } from '@cowrie/db';
+import type { SqlPool } from '@cowrie/db';
 import { deliverVerification, type DeliveryProviders } from '@cowrie/verification';
 
 export interface HandlerContext {
   config: TConfig;
-  db: PrismaClient;
   /** Plain pg: each delivery's read and write (see @cowrie/db `sql.ts`). */
   sql: SqlPool;
   redis: TRedis;

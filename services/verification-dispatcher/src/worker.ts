@@ -50,7 +50,7 @@ export async function startVerificationWorker(
   const worker = await startQueueWorker<typeof verificationsQueue.jobs, HandlerContext>({
     def: verificationsQueue,
     handlers,
-    makeCtx: (job, log) => ({ config, db, sql, redis, providers, log, job }),
+    makeCtx: (job, log) => ({ config, sql, redis, providers, log, job }),
     connection,
     prefix: config.QUEUE_PREFIX,
     concurrency: config.VERIFICATION_WORKER_CONCURRENCY,

@@ -4,13 +4,11 @@ import type { Logger } from '@cowrie/core';
 
 /** The fields of a request's log lines, and its child logger once one is asked for. */
 interface RequestLog {
-  base: Logger;
   bindings: Record<string, unknown>;
   logger?: Logger;
 }
 
 const REQUEST_LOG = Symbol('cowrie.requestLog');
-const loggerOf = (state: RequestLog): Logger => (state.logger ??= state.base.child(state.bindings));
 type WithRequestLog = Request & { [REQUEST_LOG]?: RequestLog };
 
 /**
@@ -21,6 +19,7 @@ type WithRequestLog = Request & { [REQUEST_LOG]?: RequestLog };
  * and redacted) is a measurable part of a request.
  */
 export function useRequestContext(app: Express, logger: Logger): void {
+  const loggerOf = (state: RequestLog): Logger => (state.logger ??= logger.child(state.bindings));
   Object.defineProperty(app.request, 'log', {
     configurable: true,
     get(this: WithRequestLog): Logger {
@@ -31,7 +30,7 @@ export function useRequestContext(app: Express, logger: Logger): void {
   const logsRequests = logger.isLevelEnabled('info');
   app.use((req: WithRequestLog, res, next) => {
     req.id = randomUUID();
-    const state: RequestLog = { base: logger, bindings: { requestId: req.id } };
+    const state: RequestLog = { bindings: { requestId: req.id } };
     req[REQUEST_LOG] = state;
     res.setHeader('X-Request-Id', req.id);
     if (logsRequests) {
