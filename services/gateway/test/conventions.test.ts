@@ -46,6 +46,18 @@ test('unknown routes are 404 not_found in the error envelope', async () => {
   }
 });
 
+test.each([
+  ['a metadata value', 'POST', '/v1/verifications', { channel: 'sms', destination: '+2348011112222', metadata: { note: 'a\u0000b' } }, 'metadata.note'],
+  ['a metadata key', 'POST', '/v1/verifications', { channel: 'sms', destination: '+2348011112222', metadata: { 'note\u0000': 'b' } }, 'metadata.note'],
+  ['a narration', 'POST', '/v1/transfers', { currency: 'NGN', amount: 1, account_number: '0123456789', bank_code: '058', narration: 'a\u0000b' }, 'narration'],
+  ['a sign-in email', 'POST', '/auth/login', { email: 'a\u0000@example.com', password: 'long enough password' }, 'email'],
+  ['a query parameter', 'GET', '/v1/transactions?reference=%00', undefined, 'reference'],
+] as const)('the NUL character in %s is 400 invalid_request naming the field (Postgres cannot store it)', async (_name, method, path, body, field) => {
+  const res = await call(gw.url, method, path, { token: path.startsWith('/v1') ? key : undefined, body });
+  expect(res.status).toBe(400);
+  expect(res.body.error).toMatchObject({ code: 'invalid_request', details: { field } });
+});
+
 test('broken JSON is 400 invalid_request, not 5xx', async () => {
   const res = await call(gw.url, 'POST', '/auth/login', { rawBody: '{"email": "a@b.c", ' });
   expect(res.status).toBe(400);
