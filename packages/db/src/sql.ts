@@ -109,13 +109,46 @@ export function batchPerTurn<K, V>(
 ): DataLoader<K, V> {
   const maxBatchSize = options.maxBatchSize ?? 100;
   if (!options.oneAtATime) return new DataLoader<K, V>(run, { cache: false, batchScheduleFn: (next) => setImmediate(next), maxBatchSize });
-  let running: Promise<unknown> = Promise.resolve();
+  // Every batch waits for all the batches scheduled before it (one full
+  // batch's overflow included) to end: never two at once.
+  let current: Promise<unknown> = Promise.resolve();
+  let queue: Promise<unknown> = Promise.resolve();
   return new DataLoader<K, V>(
     (keys) => {
       const batch = run(keys);
-      running = batch.catch(() => undefined);
+      current = batch.catch(() => undefined);
       return batch;
     },
-    { cache: false, maxBatchSize, batchScheduleFn: (next) => void running.then(() => setImmediate(next)) },
+    {
+      cache: false,
+      maxBatchSize,
+      batchScheduleFn: (dispatch) => {
+        queue = queue.then(
+          () =>
+            new Promise<void>((done) =>
+              setImmediate(() => {
+                dispatch(); // runs the batch function at once, which sets `current`
+                void current.then(() => done());
+              }),
+            ),
+        );
+      },
+    },
   );
+}
+
+/**
+ * batchPerTurn for each owner of a resource (a pool), made on first use: the
+ * calls that share a pool share its batches.
+ */
+export function batchPerTurnFor<O extends object, K, V>(
+  run: (owner: O, keys: readonly K[]) => Promise<Array<V | Error>>,
+  options: { maxBatchSize?: number; oneAtATime?: boolean } = {},
+): (owner: O) => DataLoader<K, V> {
+  const batchers = new WeakMap<O, DataLoader<K, V>>();
+  return (owner) => {
+    let batcher = batchers.get(owner);
+    if (!batcher) batchers.set(owner, (batcher = batchPerTurn((keys) => run(owner, keys), options)));
+    return batcher;
+  };
 }

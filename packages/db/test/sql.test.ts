@@ -101,3 +101,24 @@ test('batchPerTurn oneAtATime: callers arriving while a batch runs gather into t
   await expect(loader.load(13)).rejects.toThrow('the whole batch failed');
   await expect(loader.load(6)).resolves.toBe(6);
 });
+
+test('batchPerTurn oneAtATime: more callers than a batch holds still run one batch at a time', async () => {
+  let running = 0;
+  let mostAtOnce = 0;
+  const sizes: number[] = [];
+  const loader = batchPerTurn<number, number>(
+    async (keys) => {
+      running += 1;
+      mostAtOnce = Math.max(mostAtOnce, running);
+      sizes.push(keys.length);
+      await new Promise((r) => setTimeout(r, 10));
+      running -= 1;
+      return keys.map((k) => k * 10);
+    },
+    { oneAtATime: true, maxBatchSize: 10 },
+  );
+  const all = Array.from({ length: 26 }, (_, i) => loader.load(i));
+  expect(await Promise.all(all)).toEqual(Array.from({ length: 26 }, (_, i) => i * 10));
+  expect(sizes).toEqual([10, 10, 6]);
+  expect(mostAtOnce).toBe(1);
+});

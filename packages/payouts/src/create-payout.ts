@@ -1,5 +1,5 @@
 import { AppError, Decimal, formatAmount, type TFeeRule } from '@cowrie/core';
-import { batchPerTurn, isSqlUniqueViolation, utcTimestamp, type LedgerTransaction, type Prisma, type PrismaClient, type SqlPool, type SqlQueryable } from '@cowrie/db';
+import { batchPerTurnFor, isSqlStatementRefused, isSqlUniqueViolation, utcTimestamp, type LedgerTransaction, type Prisma, type PrismaClient, type SqlPool, type SqlQueryable } from '@cowrie/db';
 import { ledgerTransactionFromSql, newReference } from '@cowrie/ledger';
 import { isRailError, type Rails } from '@cowrie/rails';
 import { checkPayoutCurrency } from './currency';
@@ -225,9 +225,11 @@ async function openBatch(sql: SqlQueryable, requests: readonly OpenRequest[]): P
       values: [column(0), column(1), column(2), column(3), column(5), column(6), column(7), column(8), column(9), column(10),
         column(11), column(12), column(13), column(14), column(15), column(16), column(17), column(18), utcTimestamp(now)],
     }));
-  } catch {
-    // A racing duplicate key (23505) or anything one payout of the batch
-    // brought: each takes the one-payout path, and a fault stays its own.
+  } catch (err) {
+    // Refused (a racing duplicate key, 23505, or a value one payout brought):
+    // nothing was written, so each takes the one-payout path and a fault stays
+    // its own. A lost connection is not retried: the batch may have committed.
+    if (!isSqlStatementRefused(err)) throw err;
     return requests.map(() => null);
   }
   const created = new Map(rows.map((row) => [row.reference as string, ledgerTransactionFromSql(row)]));
@@ -239,7 +241,7 @@ async function openBatch(sql: SqlQueryable, requests: readonly OpenRequest[]): P
 
 // One batcher per pool, one batch at a time: the opens of a burst share the
 // wallet's row lock and its commit instead of queueing for them one by one.
-const openBatchers = new WeakMap<object, ReturnType<typeof batchPerTurn<OpenRequest, CreatedPayout | null>>>();
+const openBatcher = batchPerTurnFor(openBatch, { oneAtATime: true });
 
 /**
  * Pre-flight checks 2 to 4 and the `processing` row with its hold: batched
@@ -247,14 +249,9 @@ const openBatchers = new WeakMap<object, ReturnType<typeof batchPerTurn<OpenRequ
  * one-payout path for whatever the batch left out.
  */
 async function openPayout(sql: SqlPool, draft: PayoutDraft): Promise<CreatedPayout> {
-  let batcher = openBatchers.get(sql);
-  if (!batcher) {
-    batcher = batchPerTurn<OpenRequest, CreatedPayout | null>((requests) => openBatch(sql, requests), { oneAtATime: true });
-    openBatchers.set(sql, batcher);
-  }
   const reference = newReference('snd');
   const request = { draft, reference, idempotencyKey: draft.idempotencyKey ?? reference, total: draft.amount.plus(draft.fees) };
-  return (await batcher.load(request)) ?? openOnePayout(sql, request);
+  return (await openBatcher(sql).load(request)) ?? openOnePayout(sql, request);
 }
 
 /** What every payout's draft takes from its request: the rail of the currency and the fee schedule's fee. */

@@ -1,4 +1,4 @@
-import { batchPerTurn, inSqlTransaction, utcTimestamp, type LedgerTransaction, type Prisma, type SqlPool, type SqlQueryable } from '@cowrie/db';
+import { batchPerTurnFor, inSqlTransaction, isSqlStatementRefused, utcTimestamp, type LedgerTransaction, type Prisma, type SqlPool, type SqlQueryable } from '@cowrie/db';
 import type { TTransferResult } from '@cowrie/rails';
 import { asObject, renderTransaction, type TRenderedTransaction } from './render';
 
@@ -84,7 +84,24 @@ function finishedRow(row: LedgerTransaction, f: Finish, metadata: Record<string,
   });
 }
 
-async function finishBatch(sql: SqlQueryable, requests: readonly FinishRequest[]): Promise<Array<TRenderedTransaction | null>> {
+/**
+ * FINISH_PAYOUTS for one batch. If Postgres refuses it (a value one rail
+ * answer brought, say), nothing was written and each finish runs on its own,
+ * so that payout fails alone; a lost connection fails the batch (it may have
+ * committed, and the jobs' retries find their rows final).
+ */
+async function finishBatch(sql: SqlQueryable, requests: readonly FinishRequest[]): Promise<Array<TRenderedTransaction | null | Error>> {
+  try {
+    return await finishTogether(sql, requests);
+  } catch (err) {
+    if (!isSqlStatementRefused(err) || requests.length === 1) throw err;
+    const alone: Array<TRenderedTransaction | null | Error> = [];
+    for (const request of requests) alone.push(await finishTogether(sql, [request]).then(([answer]) => answer!, (e: unknown) => (e instanceof Error ? e : new Error(String(e)))));
+    return alone;
+  }
+}
+
+async function finishTogether(sql: SqlQueryable, requests: readonly FinishRequest[]): Promise<Array<TRenderedTransaction | null>> {
   const now = new Date();
   // One payout at most once per statement: a second finish of the same row in
   // the batch loses, as it would a moment later.
@@ -119,7 +136,7 @@ async function finishBatch(sql: SqlQueryable, requests: readonly FinishRequest[]
 
 // One batcher per pool, one batch at a time: the finishes a worker makes while
 // the last batch commits go out together (they share the wallets' row locks).
-const batchers = new WeakMap<object, ReturnType<typeof batchPerTurn<FinishRequest, TRenderedTransaction | null>>>();
+const finishBatcher = batchPerTurnFor(finishBatch, { oneAtATime: true });
 
 /**
  * Moves a `processing` payout to its final state (FINISH_PAYOUTS), batched
@@ -127,12 +144,7 @@ const batchers = new WeakMap<object, ReturnType<typeof batchPerTurn<FinishReques
  * committed. Only the first caller wins: null for a row that was final.
  */
 function finish(sql: SqlQueryable, row: LedgerTransaction, f: Finish): Promise<TRenderedTransaction | null> {
-  let batcher = batchers.get(sql);
-  if (!batcher) {
-    batcher = batchPerTurn<FinishRequest, TRenderedTransaction | null>((requests) => finishBatch(sql, requests), { oneAtATime: true });
-    batchers.set(sql, batcher);
-  }
-  return batcher.load({ row, finish: f });
+  return finishBatcher(sql).load({ row, finish: f });
 }
 
 /** Applies what the rail said: completed → settle; failed → release; pending → wait for a later check. */

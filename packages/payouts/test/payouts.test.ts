@@ -184,6 +184,21 @@ test('payouts finished at once (one batched statement) each settle or release on
   expect(await env.db.outboxEvent.count({ where: { workspaceId } })).toBe(20);
 });
 
+test('a finish Postgres refuses (a rail answer it cannot store) fails alone; the others finished with it settle once', async () => {
+  const workspaceId = await funded('10');
+  const opened = await Promise.all(Array.from({ length: 3 }, () => send(deps, workspaceId, '2')));
+  const rows = await env.db.ledgerTransaction.findMany({ where: { id: { in: opened.map((o) => o.transaction.id) } }, orderBy: { id: 'asc' } });
+  const outcomes = await Promise.allSettled(
+    rows.map((row, i) => applyRailResult(env.sql, row, { status: 'completed', providerReference: null, raw: i === 1 ? { note: 'a\u0000b' } : {} })),
+  );
+  expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+  const after = await env.db.ledgerTransaction.findMany({ where: { id: { in: rows.map((r) => r.id) } }, orderBy: { id: 'asc' } });
+  expect(after.map((r) => r.status)).toEqual(['completed', 'processing', 'completed']);
+  const wallet = (await findWallet(env.db, workspaceId, 'NGN'))!;
+  expect(renderBalance(wallet)).toMatchObject({ available: '4.000000', pending: '2.000000', ledger: '6.000000' });
+  expect((await auditWallet(env.db, wallet.id)).consistent).toBe(true);
+});
+
 test('two workers finishing payouts of the same two wallets at once: every payout settles once, both audits hold', async () => {
   const [a, b] = [await funded('100'), await funded('100')];
   const open = async (workspaceId: number) => {

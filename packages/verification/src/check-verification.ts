@@ -1,5 +1,5 @@
 import type { TRedis } from '@cowrie/core';
-import { batchPerTurn, isSqlStatementRefused, utcTimestamp, type SqlQueryable, type VerificationModel } from '@cowrie/db';
+import { batchPerTurnFor, isSqlStatementRefused, utcTimestamp, type SqlQueryable, type VerificationModel } from '@cowrie/db';
 import { codeMatches } from './code';
 import { isReference } from './schemas';
 import { eventData } from './views';
@@ -114,26 +114,12 @@ const CODE_TRANSITIONS = `
   )
   SELECT "id", "attempts", "status", "maxAttempts" FROM next`;
 
-interface CheckBatchers {
-  findRow: ReturnType<typeof batchPerTurn<RowLookup, VerificationModel | null>>;
-  changeRow: ReturnType<typeof batchPerTurn<CodeTransition, TCheckedRow | null>>;
-}
-
-/**
- * The checks that arrive together share their round trips: one read for all
- * their rows, one statement for all their state changes (batchPerTurn). Each
- * statement is sent after the checks it serves arrived, so they see what a
- * check of their own would.
- */
-function checkBatchers(sql: SqlQueryable): CheckBatchers {
-  let batchers = batchersBySql.get(sql);
-  if (!batchers) {
-    batchers = { findRow: batchPerTurn((lookups) => findRows(sql, lookups)), changeRow: batchPerTurn((changes) => changeRows(sql, changes)) };
-    batchersBySql.set(sql, batchers);
-  }
-  return batchers;
-}
-const batchersBySql = new WeakMap<SqlQueryable, CheckBatchers>();
+// The checks that arrive together share their round trips: one read for all
+// their rows, one statement for all their state changes. Each statement is
+// sent after the checks it serves arrived, so they see what a check of its
+// own would.
+const rowFinder = batchPerTurnFor(findRows);
+const rowChanger = batchPerTurnFor(changeRows);
 
 async function findRows(sql: SqlQueryable, lookups: readonly RowLookup[]): Promise<Array<VerificationModel | null>> {
   const { rows } = await sql.query<VerificationModel>({
@@ -185,7 +171,7 @@ const codeTransitionStatement = (accept: boolean): [string, string] =>
 
 async function findRow(sql: SqlQueryable, workspaceId: number, reference: string): Promise<VerificationModel | null> {
   if (!isReference(reference)) return null;
-  return checkBatchers(sql).findRow.load({ workspaceId, reference: reference.toLowerCase() });
+  return rowFinder(sql).load({ workspaceId, reference: reference.toLowerCase() });
 }
 
 /**
@@ -237,14 +223,14 @@ async function judge(deps: CheckVerificationDeps, row: VerificationModel, code: 
 /** pending → verified, counting the check; event verification.verified. */
 async function acceptCode(sql: SqlQueryable, row: VerificationModel, now: Date): Promise<TCheckOutcome | null> {
   const payload = eventData({ ...row, status: 'verified', verifiedAt: now });
-  const next = await checkBatchers(sql).changeRow.load({ row, accept: true, now, event: { name: 'verification.verified', payload } });
+  const next = await rowChanger(sql).load({ row, accept: true, now, event: { name: 'verification.verified', payload } });
   return next ? { status: 'verified' } : null;
 }
 
 /** A wrong code: one more attempt; the last allowed one moves the row to failed (event verification.failed). */
 async function countWrongCode(sql: SqlQueryable, row: VerificationModel, now: Date): Promise<TCheckOutcome | null> {
   const payload = eventData({ ...row, status: 'failed', verifiedAt: null }, 'invalid_code');
-  const next = await checkBatchers(sql).changeRow.load({ row, accept: false, now, event: { name: 'verification.failed', payload } });
+  const next = await rowChanger(sql).load({ row, accept: false, now, event: { name: 'verification.failed', payload } });
   if (!next) return null;
   return { status: 'failed', reason: 'invalid_code', attempts_remaining: Math.max(0, next.maxAttempts - next.attempts) };
 }

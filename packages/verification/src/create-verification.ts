@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { encryptSecret, type TConfig } from '@cowrie/core';
-import { batchPerTurn, isSqlStatementRefused, utcTimestamp, type DbOrTx, type SqlQueryable, type VerificationModel } from '@cowrie/db';
+import { batchPerTurnFor, isSqlStatementRefused, utcTimestamp, type DbOrTx, type SqlQueryable, type VerificationModel } from '@cowrie/db';
 import type { TVerificationChannel } from './channels';
 import { generateCode, hashCode, newCodeSalt } from './code';
 import { providerIdFor } from './providers';
@@ -85,7 +85,7 @@ async function insertMany(sql: SqlQueryable, news: readonly NewVerificationRow[]
   return Promise.all(news.map((r) => insertOne(sql, r).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))))));
 }
 
-const insertersBySql = new WeakMap<SqlQueryable, ReturnType<typeof batchPerTurn<NewVerificationRow, VerificationModel>>>();
+const verificationInserter = batchPerTurnFor(insertMany);
 
 /**
  * Creates a `pending` verification holding only sha256(salt:code), and returns
@@ -96,9 +96,7 @@ export async function createVerification(sql: SqlQueryable, config: CreateConfig
   const now = input.now ?? new Date();
   const code = input.code ?? generateCode();
   const salt = newCodeSalt();
-  let inserter = insertersBySql.get(sql);
-  if (!inserter) insertersBySql.set(sql, (inserter = batchPerTurn((news) => insertMany(sql, news))));
-  const verification = await inserter.load({
+  const verification = await verificationInserter(sql).load({
     reference: randomUUID(),
     workspaceId: input.workspaceId,
     channel: input.channel,
@@ -128,24 +126,19 @@ export async function markDeliveryFailed(sql: SqlQueryable, verificationId: numb
   return rowCount === 1;
 }
 
-const findersBySql = new WeakMap<SqlQueryable, ReturnType<typeof batchPerTurn<number, VerificationModel | null>>>();
+const verificationFinder = batchPerTurnFor(async (sql: SqlQueryable, ids: readonly number[]) => {
+  const { rows } = await sql.query<VerificationModel>({
+    name: 'cowrie-verifications-by-id',
+    text: 'SELECT * FROM "Verification" WHERE "id" = ANY($1::int[])',
+    values: [[...new Set(ids)]],
+  });
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ids.map((id) => byId.get(id) ?? null);
+});
 
 /** A verification by its row id (the dispatcher's job names it so); the reads of one turn share one statement. */
-export async function findVerificationById(sql: SqlQueryable, id: number): Promise<VerificationModel | null> {
-  let finder = findersBySql.get(sql);
-  if (!finder) {
-    finder = batchPerTurn(async (ids) => {
-      const { rows } = await sql.query<VerificationModel>({
-        name: 'cowrie-verifications-by-id',
-        text: 'SELECT * FROM "Verification" WHERE "id" = ANY($1::int[])',
-        values: [[...new Set(ids)]],
-      });
-      const byId = new Map(rows.map((row) => [row.id, row]));
-      return ids.map((i) => byId.get(i) ?? null);
-    });
-    findersBySql.set(sql, finder);
-  }
-  return finder.load(id);
+export function findVerificationById(sql: SqlQueryable, id: number): Promise<VerificationModel | null> {
+  return verificationFinder(sql).load(id);
 }
 
 /** A verification by its public reference, within one workspace only. */

@@ -1,5 +1,5 @@
 import { decryptSecret, type Logger, type TConfig, type TRedis } from '@cowrie/core';
-import { batchPerTurn, isSqlStatementRefused, utcTimestamp, type SqlQueryable } from '@cowrie/db';
+import { batchPerTurnFor, isSqlStatementRefused, utcTimestamp, type SqlQueryable } from '@cowrie/db';
 import type { TVerificationChannel } from './channels';
 import { findVerificationById, markDeliveryFailed } from './create-verification';
 import { DeliveryError, type DeliveryProviders } from './providers';
@@ -41,33 +41,26 @@ const MARK_MANY_DELIVERED = `
   FROM locked l JOIN input i ON i."id" = l."id"
   WHERE v."id" = l."id" AND v."deliveredAt" IS NULL`;
 
-const deliveredBySql = new WeakMap<SqlQueryable, ReturnType<typeof batchPerTurn<Delivered, true>>>();
+const markOne = (sql: SqlQueryable, d: Delivered) =>
+  sql.query({ name: 'cowrie-verification-delivered', text: MARK_DELIVERED, values: [d.id, d.at, d.provider, d.providerReference] });
 
 /**
- * Records a sent code (only on a row not yet marked delivered). The deliveries
+ * Records sent codes (only on rows not yet marked delivered): the deliveries
  * of one turn share one statement; if Postgres refuses it, each is written on
  * its own.
  */
-function markDelivered(sql: SqlQueryable, delivered: Delivered): Promise<true> {
-  let marker = deliveredBySql.get(sql);
-  if (!marker) {
-    const one = (d: Delivered) => sql.query({ name: 'cowrie-verification-delivered', text: MARK_DELIVERED, values: [d.id, d.at, d.provider, d.providerReference] });
-    marker = batchPerTurn<Delivered, true>(async (all) => {
-      if (all.length > 1) {
-        try {
-          await sql.query({ name: 'cowrie-verifications-delivered', text: MARK_MANY_DELIVERED, values: [JSON.stringify(all)] });
-          return all.map(() => true as const);
-        } catch (err) {
-          // Refused, so nothing was written: one by one below.
-          if (!isSqlStatementRefused(err)) throw err;
-        }
-      }
-      return Promise.all(all.map((d) => one(d).then(() => true as const, (err: unknown) => (err instanceof Error ? err : new Error(String(err))))));
-    });
-    deliveredBySql.set(sql, marker);
+const deliveredMarker = batchPerTurnFor(async (sql: SqlQueryable, all: readonly Delivered[]) => {
+  if (all.length > 1) {
+    try {
+      await sql.query({ name: 'cowrie-verifications-delivered', text: MARK_MANY_DELIVERED, values: [JSON.stringify(all)] });
+      return all.map(() => true as const);
+    } catch (err) {
+      // Refused, so nothing was written: one by one below.
+      if (!isSqlStatementRefused(err)) throw err;
+    }
   }
-  return marker.load(delivered);
-}
+  return Promise.all(all.map((d) => markOne(sql, d).then(() => true as const, (err: unknown) => (err instanceof Error ? err : new Error(String(err))))));
+});
 
 /**
  * Delivers one verification's code (the dispatcher's job). It reloads the row
@@ -108,7 +101,7 @@ export async function deliverVerification(
       reference: row.reference,
       validForMinutes: Math.max(1, Math.ceil(remainingSeconds / 60)),
     });
-    await markDelivered(deps.sql, { id: row.id, at: utcTimestamp(deps.now?.() ?? new Date()), provider: provider.id, providerReference: receipt.providerReference ?? null });
+    await deliveredMarker(deps.sql).load({ id: row.id, at: utcTimestamp(deps.now?.() ?? new Date()), provider: provider.id, providerReference: receipt.providerReference ?? null });
     return { outcome: 'sent', provider: provider.id };
   } catch (err) {
     const known = err instanceof DeliveryError;
