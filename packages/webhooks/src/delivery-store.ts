@@ -1,4 +1,4 @@
-import { batchPerTurn, utcTimestamp, type SqlQueryable } from '@cowrie/db';
+import { batchPerTurn, isSqlStatementRefused, utcTimestamp, type SqlQueryable } from '@cowrie/db';
 
 /** A delivery row with what sending it needs from its endpoint. */
 export interface DeliveryToSend {
@@ -58,22 +58,34 @@ export function createDeliveryStore(sql: SqlQueryable): DeliveryStore {
     },
     { maxBatchSize: 200 },
   );
+  const completeTogether = async (outcomes: readonly DeliveryOutcomeRecord[]) => {
+    const { rows } = await sql.query<{ id: bigint }>({
+      name: 'cowrie-webhook-outcomes',
+      text: COMPLETE_DELIVERIES,
+      values: [
+        outcomes.map((o) => String(o.id)),
+        outcomes.map((o) => (o.ok ? 1 : 0)),
+        outcomes.map((o) => o.statusCode),
+        outcomes.map((o) => o.attempts),
+        outcomes.map((o) => o.error),
+        outcomes.map((o) => utcTimestamp(o.completedAt)),
+      ],
+    });
+    const stored = new Set(rows.map((r) => String(r.id)));
+    return outcomes.map((o) => stored.has(String(o.id)));
+  };
+  // These requests were sent already: an outcome that is not stored fails its
+  // job, and the sweep would send it again. The statement only changes rows
+  // without an outcome, so it is safe to run twice; a batch Postgres refused
+  // is stored outcome by outcome, so one bad row fails alone.
   const completer = batchPerTurn<DeliveryOutcomeRecord, boolean>(
     async (outcomes) => {
-      const { rows } = await sql.query<{ id: bigint }>({
-        name: 'cowrie-webhook-outcomes',
-        text: COMPLETE_DELIVERIES,
-        values: [
-          outcomes.map((o) => String(o.id)),
-          outcomes.map((o) => (o.ok ? 1 : 0)),
-          outcomes.map((o) => o.statusCode),
-          outcomes.map((o) => o.attempts),
-          outcomes.map((o) => o.error),
-          outcomes.map((o) => utcTimestamp(o.completedAt)),
-        ],
-      });
-      const stored = new Set(rows.map((r) => String(r.id)));
-      return outcomes.map((o) => stored.has(String(o.id)));
+      try {
+        return await completeTogether(outcomes);
+      } catch (err) {
+        if (!isSqlStatementRefused(err) || outcomes.length === 1) return completeTogether(outcomes);
+        return Promise.all(outcomes.map((o) => completeTogether([o]).then(([stored]) => stored!, (e: unknown) => (e instanceof Error ? e : new Error(String(e))))));
+      }
     },
     { maxBatchSize: 200 },
   );
