@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { constantTimeEqual, sha256Hex } from '@cowrie/core';
-import { batchPerTurn, type DbOrTx } from '@cowrie/db';
+import { batchPerTurn, type DbOrTx, type SqlQueryable } from '@cowrie/db';
 import { parseScopes, type TScope } from './scopes';
 
 export type TKeyMode = 'live' | 'test';
@@ -63,11 +63,6 @@ export const findApiKeyRowWithPrisma =
       where: { lookupId },
       select: { id: true, workspaceId: true, secretHash: true, scopes: true, mode: true, revokedAt: true },
     });
-
-/** The minimal client surface of a `pg.Pool`, so this package does not depend on pg. */
-export interface SqlQueryable {
-  query<R>(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: R[] }>;
-}
 
 interface TApiKeyRowWithLookup extends TApiKeyRow {
   lookupId: string;

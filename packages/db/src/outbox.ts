@@ -1,6 +1,5 @@
 import type { Prisma } from './generated/client';
 import type { DbOrTx } from './index';
-import { utcTimestamp, type SqlQueryable } from './sql';
 
 export interface RecordEventInput {
   workspaceId: number;
@@ -13,17 +12,10 @@ export interface RecordEventInput {
 /**
  * Records an event in the outbox. Call it with the transaction that makes the
  * state change it describes, so the event exists exactly when the change does;
- * the webhook relay delivers it later.
+ * the webhook relay delivers it later. (The plain-pg hot paths write their
+ * event inside their own statement instead.)
  */
-export async function recordEvent(tx: DbOrTx | SqlQueryable, input: RecordEventInput): Promise<bigint> {
-  if (!('outboxEvent' in tx)) {
-    const { rows } = await tx.query<{ id: bigint }>({
-      name: 'cowrie-record-event',
-      text: 'INSERT INTO "OutboxEvent" ("workspaceId", "event", "payload", "createdAt") VALUES ($1, $2, $3, $4) RETURNING "id"',
-      values: [input.workspaceId, input.event, JSON.stringify(input.payload), utcTimestamp(new Date())],
-    });
-    return BigInt(rows[0]!.id);
-  }
+export async function recordEvent(tx: DbOrTx, input: RecordEventInput): Promise<bigint> {
   const row = await tx.outboxEvent.create({
     data: { workspaceId: input.workspaceId, event: input.event, payload: input.payload },
     select: { id: true },

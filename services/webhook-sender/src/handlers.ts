@@ -1,11 +1,10 @@
 import type { Job, Queue } from 'bullmq';
 import type { HandlerMap, Logger, TConfig, TRedis, webhooksQueue } from '@cowrie/core';
-import type { PrismaClient, SqlPool } from '@cowrie/db';
+import type { SqlPool } from '@cowrie/db';
 import { deliverWebhook, relayOutbox, type DeliveryStore, type WebhookHttpClient } from '@cowrie/webhooks';
 
 export interface HandlerContext {
   config: TConfig;
-  db: PrismaClient;
   /** Plain pg: each delivery's read and outcome (see @cowrie/db `sql.ts`). */
   sql: SqlPool;
   redis: TRedis;

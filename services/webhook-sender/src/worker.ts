@@ -46,7 +46,7 @@ export async function startWebhookWorker(
   const worker = await startQueueWorker<typeof webhooksQueue.jobs, HandlerContext>({
     def: webhooksQueue,
     handlers,
-    makeCtx: (job, log) => ({ config, db, sql, redis, log, job, queue, http, deliveries }),
+    makeCtx: (job, log) => ({ config, sql, redis, log, job, queue, http, deliveries }),
     connection,
     prefix: config.QUEUE_PREFIX,
     concurrency: config.WEBHOOK_WORKER_CONCURRENCY,

@@ -160,8 +160,9 @@ const railErrors = {
 /**
  * Payouts, bank lookup, beneficiaries and the ledger views. A payout's row and
  * hold are committed first; the job is queued after the commit and the
- * gateway waits up to PAYOUT_SYNC_WAIT_MS for the worker, then answers from
- * Postgres, whatever the queue said.
+ * gateway waits up to PAYOUT_SYNC_WAIT_MS for the worker. It answers with the
+ * worker's outcome, which carries the committed row, and reads the row from
+ * Postgres when there is none (a timeout, a failed job).
  */
 export function registerPayoutRoutes(v1: RouteMount, deps: GatewayDeps) {
   // Every rail call is timed (cowrie_rail_call_*), by the service, not the rail.
