@@ -40,10 +40,24 @@ export interface CreateSqlPoolOptions {
   poolSize?: number;
   /** Told when an idle connection fails (Postgres restarted, the network dropped it). */
   logger?: Pick<Logger, 'warn'>;
+  /**
+   * The most a statement, or a transaction left idle between statements, may
+   * take before Postgres ends it (and releases its row locks). Default 30 s:
+   * the hot paths take milliseconds, so only a stuck one ever meets it.
+   */
+  statementTimeoutMs?: number;
 }
 
-export function createSqlPool({ databaseUrl, poolSize = 10, logger }: CreateSqlPoolOptions): SqlPool {
-  const pool = new Pool({ connectionString: databaseUrl, max: poolSize, types: { getTypeParser: typeParser as never } });
+export function createSqlPool({ databaseUrl, poolSize = 10, logger, statementTimeoutMs = 30_000 }: CreateSqlPoolOptions): SqlPool {
+  const pool = new Pool({
+    connectionString: databaseUrl,
+    max: poolSize,
+    types: { getTypeParser: typeParser as never },
+    statement_timeout: statementTimeoutMs,
+    idle_in_transaction_session_timeout: statementTimeoutMs,
+    // Waiting for a free connection is bounded too: a request fails instead of hanging.
+    connectionTimeoutMillis: statementTimeoutMs,
+  });
   // The pool has already dropped the connection and opens another on demand;
   // without a listener the error would be thrown and end the process.
   pool.on('error', (err) => logger?.warn({ err: { message: err.message } }, 'idle pg connection failed'));

@@ -62,6 +62,20 @@ test('a statement Postgres refused is told apart from a lost connection (which m
   expect(isSqlStatementRefused(new Error('other'))).toBe(false);
 });
 
+test('a statement that runs past the pool\'s statement timeout is ended by Postgres, and the pool goes on', async () => {
+  const url = new URL(process.env.COWRIE_TEST_TEMPLATE_URL ?? process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres');
+  url.pathname = '/postgres';
+  const quick = createSqlPool({ databaseUrl: url.toString(), poolSize: 1, statementTimeoutMs: 200 });
+  try {
+    const stuck = await quick.query({ text: 'SELECT pg_sleep(5)' }).catch((err: unknown) => err);
+    expect((stuck as { code?: string }).code).toBe('57014');
+    expect(isSqlStatementRefused(stuck)).toBe(true);
+    expect((await quick.query<{ ok: number }>({ text: 'SELECT 1 AS "ok"' })).rows).toEqual([{ ok: 1 }]);
+  } finally {
+    await quick.end();
+  }
+});
+
 test('batchPerTurn gathers one turn into one call, answering each caller its own value or error', async () => {
   const calls: number[][] = [];
   const loader = batchPerTurn<number, number>(async (keys) => {
