@@ -92,7 +92,9 @@ export const BENCH_ENCRYPTION_KEY = 'ab'.repeat(32);
 export function startProcess(entry: string, env: Record<string, string>): ChildProcess {
   // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of every measured process there.
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', entry], {
+  // BENCH_NODE_ARGS="--trace-gc ..." passes Node/V8 flags to every measured process.
+  const extra = process.env.BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...profile, ...extra, '--import', 'tsx', entry], {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: 'warn', LOG_FORMAT: 'json', NODE_ENV: 'production', JWT_SECRET: 'bench-'.repeat(8), ENCRYPTION_KEY: BENCH_ENCRYPTION_KEY, ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
@@ -155,13 +157,33 @@ export async function load(opts: LoadOptions) {
 }
 
 /**
- * The gateway against the bare express route in the same run, both warmed up
- * first (JIT, pools, workers): the fields every such scenario reports. Throws
- * when a measured gateway response was not 2xx.
+ * Brings a scenario's database to a steady state before it is measured: the
+ * planner's statistics cover the rows the setup wrote, dead rows are gone,
+ * and the dirty pages of earlier work (this scenario's setup and warm-up, and
+ * the scenarios before it) are written now by a CHECKPOINT rather than in the
+ * middle of the measured seconds.
  */
-export async function measureAgainstBareExpress(opts: { gateway: LoadOptions; barePort: number; connections: number; durationSeconds: number }) {
+export async function settleDatabase(databaseUrl: string): Promise<void> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('VACUUM (ANALYZE)');
+    await client.query('CHECKPOINT');
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * The gateway against the bare express route in the same run, both warmed up
+ * first (JIT, pools, workers), the database settled after the warm-up: the
+ * fields every such scenario reports. Throws when a measured gateway response
+ * was not 2xx.
+ */
+export async function measureAgainstBareExpress(opts: { gateway: LoadOptions; barePort: number; connections: number; durationSeconds: number; databaseUrl: string }) {
   const bareUrl = `http://127.0.0.1:${opts.barePort}/bare`;
   await load({ ...opts.gateway, connections: opts.connections, durationSeconds: 2 });
+  await settleDatabase(opts.databaseUrl);
   await load({ url: bareUrl, durationSeconds: 2 });
   const baseline = await load({ url: bareUrl, connections: opts.connections, durationSeconds: opts.durationSeconds });
   const measured = await load({ ...opts.gateway, connections: opts.connections, durationSeconds: opts.durationSeconds });

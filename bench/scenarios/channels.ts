@@ -29,6 +29,7 @@ export async function channels(): Promise<ScenarioResult> {
       barePort,
       connections: 50,
       durationSeconds: 10,
+      databaseUrl,
     });
     return {
       scenario: 'channels',

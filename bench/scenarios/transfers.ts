@@ -14,7 +14,7 @@ import { createApiKey, createWorkspace } from '@cowrie/accounts';
 import { Decimal } from '@cowrie/core';
 import { createDb, type PrismaClient } from '@cowrie/db';
 import { auditWallet, creditWallet, findWallet } from '@cowrie/ledger';
-import { benchRedisEnv, clearRedisPrefixes, freePort, freshDatabase, load, peakRssMb, startProcess, stop, waitForHttp, type ScenarioResult } from '../lib';
+import { benchRedisEnv, clearRedisPrefixes, freePort, freshDatabase, load, peakRssMb, settleDatabase, startProcess, stop, waitForHttp, type ScenarioResult } from '../lib';
 
 const CONNECTIONS = 50;
 const DURATION_S = 10;
@@ -126,6 +126,7 @@ export async function transfers(): Promise<ScenarioResult> {
     }
     const requests: autocannon.Request[] = [{ method: 'POST', path: '/v1/transfers', headers, setupRequest: (req) => ({ ...req, body: transferBody() }) }];
     await load({ url: base, requests, connections: CONNECTIONS, durationSeconds: WARMUP_S });
+    await settleDatabase(databaseUrl);
 
     const baselineTps = await runPgbench(pgbenchUrl);
     const measured = await load({ url: base, requests, connections: CONNECTIONS, durationSeconds: DURATION_S });

@@ -63,6 +63,7 @@ export async function verificationCheck(): Promise<ScenarioResult> {
       barePort,
       connections: CONNECTIONS,
       durationSeconds: DURATION_S,
+      databaseUrl,
     });
 
     // Every check was a counted wrong guess on a row that stays pending.

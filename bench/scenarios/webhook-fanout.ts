@@ -17,7 +17,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createWorkspace } from '@cowrie/accounts';
 import { createDb, recordEvent, type PrismaClient } from '@cowrie/db';
 import { createAddressPolicy, createWebhookEndpoint } from '@cowrie/webhooks';
-import { BENCH_ENCRYPTION_KEY, benchRedisEnv, clearRedisPrefixes, freshDatabase, peakRssMb, percentile, round1, startProcess, stop, type ScenarioResult } from '../lib';
+import { BENCH_ENCRYPTION_KEY, benchRedisEnv, clearRedisPrefixes, freshDatabase, peakRssMb, percentile, round1, settleDatabase, startProcess, stop, type ScenarioResult } from '../lib';
 
 const FAN_OUT = 10;
 const RELAY_POLL_MS = Number(process.env.WEBHOOK_RELAY_POLL_MS ?? 20);
@@ -175,6 +175,7 @@ export async function webhookFanout(): Promise<ScenarioResult> {
     await writeEvents(db, workspace.id, 20, seq);
     await waitForDeliveries(receiver, 20 * FAN_OUT, 60_000);
     if (receiver.received < 20 * FAN_OUT) throw new Error(`warm-up: ${receiver.received} of ${20 * FAN_OUT} deliveries arrived`);
+    await settleDatabase(databaseUrl);
     await sleep(500);
 
     // Phase 1 (extra): a light load, far below capacity: the latency floor.

@@ -45,15 +45,11 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   registerRailNotificationRoutes(app, deps);
   app.use(express.json({ limit: deps.config.BODY_LIMIT, strict: true, type: ['application/json', 'application/*+json'] }));
 
-  // Operator and reference routes, outside the API-key layer.
+  // The reference document (/v1/openapi.json needs no key, so it precedes the
+  // /v1 router), then /v1, the busiest, ahead of the operator and dashboard
+  // routes that every /v1 request would otherwise be matched against first.
   const root = routes.on(app, '', { session: requireSession(deps) });
-  registerMetricsRoute(app, deps);
   registerDocsRoutes(app, root);
-  registerQueueBoard(app, deps);
-
-  registerHealthRoutes(root, deps, { stopping: options.lifecycle?.isStopping });
-  registerAuthRoutes(root, deps);
-  registerWebhookRoutes(root, deps);
 
   const v1 = express.Router();
   v1.use(requireApiKey(deps), publicApiRateLimit(deps), idempotencyLayer(deps));
@@ -65,6 +61,12 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   registerPayoutRoutes(api, deps);
   v1.use(notFoundHandler);
   app.use('/v1', v1);
+
+  registerMetricsRoute(app, deps);
+  registerQueueBoard(app, deps);
+  registerHealthRoutes(root, deps, { stopping: options.lifecycle?.isStopping });
+  registerAuthRoutes(root, deps);
+  registerWebhookRoutes(root, deps);
 
   app.use(notFoundHandler);
   app.use(errorHandler);

@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { AppError } from '@cowrie/core';
 import { authenticateApiKey, findApiKeyRowWithSql, looksLikeApiKey, verifySessionToken, type TScope } from '@cowrie/accounts';
 import { hitPublicApiBudget, rateLimitHeaders } from '@cowrie/api-limits';
@@ -25,14 +25,11 @@ export function requireApiKey(deps: Pick<GatewayDeps, 'db' | 'sql'>): RequestHan
   };
 }
 
-/** 403 insufficient_scope when the key lacks `scope`. */
-export function requireScope(scope: TScope): RequestHandler {
-  return (req, _res, next) => {
-    if (!req.apiKey?.scopes.includes(scope)) {
-      throw new AppError('insufficient_scope', `This API key lacks the ${scope} scope`, { details: { required_scope: scope } });
-    }
-    next();
-  };
+/** 403 insufficient_scope when the request's key lacks `scope`. */
+export function assertScope(req: Request, scope: TScope): void {
+  if (!req.apiKey?.scopes.includes(scope)) {
+    throw new AppError('insufficient_scope', `This API key lacks the ${scope} scope`, { details: { required_scope: scope } });
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
 import type { z } from 'zod';
 import type { TScope } from '@cowrie/accounts';
-import { requireScope } from './api-auth';
+import { assertScope } from './api-auth';
 import { parseBody, parseParams, parseQuery } from './validate';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'delete';
@@ -118,26 +118,30 @@ export class RouteMount {
   ): void {
     const fullPath = `${this.prefix}${spec.path}`;
     this.registry.record({ ...spec, fullPath } as RegisteredRoute);
-    const chain: RequestHandler[] = [
-      (_req, res, next) => {
-        res.locals.routeTemplate = fullPath;
-        next();
-      },
-    ];
-    if (spec.auth.kind === 'api_key' && spec.auth.scope) chain.push(requireScope(spec.auth.scope));
+    const guards: RequestHandler[] = [];
     if (spec.auth.kind === 'session') {
       if (!this.guards.session) throw new Error(`${fullPath} needs a session guard on its mount`);
-      chain.push(this.guards.session);
+      guards.push(this.guards.session);
     }
+    const scope = spec.auth.kind === 'api_key' ? spec.auth.scope : null;
     const { body, query, params } = spec.request ?? {};
-    chain.push(async (req, res) => {
+    // One handler after the guards: the label, the scope, the schemas and the
+    // route itself (each express handler is a router step on every request).
+    const run: RequestHandler = async (req, res) => {
+      res.locals.routeTemplate = fullPath;
+      if (scope) assertScope(req, scope);
       const input = {
         params: params ? parseParams(params, req) : undefined,
         query: query ? parseQuery(query, req) : undefined,
         body: body ? parseBody(body, req) : undefined,
       } as RouteInput<B, Q, P>;
       await handler(input, req, res);
-    });
+    };
+    const label: RequestHandler = (_req, res, next) => {
+      res.locals.routeTemplate = fullPath;
+      next();
+    };
+    const chain = guards.length ? [label, ...guards, run] : [run];
     this.router[spec.method](spec.path, ...chain);
   }
 }
