@@ -182,7 +182,8 @@ export async function settleDatabase(databaseUrl: string): Promise<void> {
  */
 export async function measureAgainstBareExpress(opts: { gateway: LoadOptions; barePort: number; connections: number; durationSeconds: number; databaseUrl: string }) {
   const bareUrl = `http://127.0.0.1:${opts.barePort}/bare`;
-  await load({ ...opts.gateway, connections: opts.connections, durationSeconds: 2 });
+  // Five seconds of warm-up, so slower machines too start the measured seconds in a steady state.
+  await load({ ...opts.gateway, connections: opts.connections, durationSeconds: 5 });
   await settleDatabase(opts.databaseUrl);
   await load({ url: bareUrl, durationSeconds: 2 });
   const baseline = await load({ url: bareUrl, connections: opts.connections, durationSeconds: opts.durationSeconds });
