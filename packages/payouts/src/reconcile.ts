@@ -1,13 +1,19 @@
 import type { DbOrTx } from '@cowrie/db';
 
+/** A payout as the reconciler hands it on: what its job id is made of. */
+export interface TStalePayout {
+  id: number;
+  reference: string;
+}
+
 export interface ReconcileOptions {
   db: DbOrTx;
   /** A processing payout untouched for this long is a candidate (PAYOUT_RECONCILE_AFTER_MS). */
   olderThanMs: number;
   /** Whether a queued, delayed or running job exists for the payout. */
-  hasLiveJob: (transactionId: number) => Promise<boolean>;
+  hasLiveJob: (payout: TStalePayout) => Promise<boolean>;
   /** Queues the payout again. */
-  requeue: (transactionId: number) => Promise<void>;
+  requeue: (payout: TStalePayout) => Promise<void>;
   now?: Date;
   /** Rows per pass. */
   limit?: number;
@@ -22,15 +28,15 @@ export interface ReconcileOptions {
 export async function reconcilePayouts({ db, olderThanMs, hasLiveJob, requeue, now = new Date(), limit = 500 }: ReconcileOptions) {
   const stale = await db.ledgerTransaction.findMany({
     where: { type: 'debit', status: 'processing', updatedAt: { lt: new Date(now.getTime() - olderThanMs) } },
-    select: { id: true },
+    select: { id: true, reference: true },
     orderBy: { id: 'asc' },
     take: limit,
   });
   const requeued: number[] = [];
-  for (const { id } of stale) {
-    if (await hasLiveJob(id)) continue;
-    await requeue(id);
-    requeued.push(id);
+  for (const payout of stale) {
+    if (await hasLiveJob(payout)) continue;
+    await requeue(payout);
+    requeued.push(payout.id);
   }
   return { checked: stale.length, requeued };
 }

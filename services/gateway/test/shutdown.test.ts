@@ -127,7 +127,7 @@ test('SIGTERM during load: every request started before it gets its answer; /rea
 test('SIGTERM to a payout worker under load: no job lost, none paid twice', async () => {
   const { workspace } = await createWorkspaceWithKey(env.db, { name: 'Payout load' });
   await fund(env.db, workspace.id, 'NGN', '100000');
-  const { enqueue, jobIdFor, openQueue, payoutsQueue, createRedis, Decimal } = await import('@cowrie/core');
+  const { enqueue, payoutJobId, openQueue, payoutsQueue, createRedis, Decimal } = await import('@cowrie/core');
   const { createTransfer } = await import('@cowrie/payouts');
   const { createRails } = await import('@cowrie/rails');
   const rails = createRails(env.config, env.redis);
@@ -140,7 +140,7 @@ test('SIGTERM to a payout worker under load: no job lost, none paid twice', asyn
       { workspaceId: workspace.id, currency: 'NGN', amount: new Decimal(100), accountNumber: `01234567${String(i).padStart(2, '0')}`, bankCode: '058' },
     );
     ids.push(payout.transaction.id);
-    await enqueue(queue, payoutsQueue, 'payout.execute', { transactionId: payout.transaction.id }, { jobId: jobIdFor('payout', payout.transaction.id) });
+    await enqueue(queue, payoutsQueue, 'payout.execute', { transactionId: payout.transaction.id }, { jobId: payoutJobId(payout.transaction) });
   }
   const completed = () => env.db.ledgerTransaction.count({ where: { id: { in: ids }, status: 'completed' } });
   // Each rail call takes 400 ms, four at a time: the worker is mid-batch at SIGTERM.

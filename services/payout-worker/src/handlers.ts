@@ -1,7 +1,7 @@
 import type { Job, Queue } from 'bullmq';
-import { enqueue, jobIdFor, payoutsQueue, type HandlerMap, type Logger, type TConfig, type TRedis } from '@cowrie/core';
+import { enqueue, payoutJobId, payoutsQueue, type HandlerMap, type Logger, type TConfig, type TRedis } from '@cowrie/core';
 import type { PrismaClient, SqlPool } from '@cowrie/db';
-import { executePayout, reconcilePayouts } from '@cowrie/payouts';
+import { executePayout, reconcilePayouts, type TStalePayout } from '@cowrie/payouts';
 import type { Rails } from '@cowrie/rails';
 
 export interface HandlerContext {
@@ -22,8 +22,8 @@ export interface HandlerContext {
 // States in which a payout's job will still run (or is running) without help.
 const LIVE_STATES = new Set(['active', 'waiting', 'delayed', 'prioritized', 'waiting-children']);
 
-export async function hasLivePayoutJob(queue: Queue, transactionId: number): Promise<boolean> {
-  const job = await queue.getJob(jobIdFor('payout', transactionId));
+export async function hasLivePayoutJob(queue: Queue, payout: TStalePayout): Promise<boolean> {
+  const job = await queue.getJob(payoutJobId(payout));
   return job ? LIVE_STATES.has(await job.getState()) : false;
 }
 
@@ -31,14 +31,14 @@ export async function hasLivePayoutJob(queue: Queue, transactionId: number): Pro
  * Queues `payout.execute` again unless a live job exists. A finished job kept
  * under the same id is removed first, since BullMQ ignores a re-add of a kept id.
  */
-export async function requeuePayout(queue: Queue, transactionId: number): Promise<boolean> {
-  const jobId = jobIdFor('payout', transactionId);
+export async function requeuePayout(queue: Queue, payout: TStalePayout): Promise<boolean> {
+  const jobId = payoutJobId(payout);
   const old = await queue.getJob(jobId);
   if (old) {
     if (LIVE_STATES.has(await old.getState())) return false;
     await old.remove().catch(() => undefined);
   }
-  await enqueue(queue, payoutsQueue, 'payout.execute', { transactionId }, { jobId });
+  await enqueue(queue, payoutsQueue, 'payout.execute', { transactionId: payout.id }, { jobId });
   return true;
 }
 
@@ -52,8 +52,8 @@ export const handlers: HandlerMap<typeof payoutsQueue.jobs, HandlerContext> = {
     const result = await reconcilePayouts({
       db: ctx.db,
       olderThanMs: ctx.config.PAYOUT_RECONCILE_AFTER_MS,
-      hasLiveJob: (id) => hasLivePayoutJob(ctx.queue, id),
-      requeue: async (id) => void (await requeuePayout(ctx.queue, id)),
+      hasLiveJob: (payout) => hasLivePayoutJob(ctx.queue, payout),
+      requeue: async (payout) => void (await requeuePayout(ctx.queue, payout)),
     });
     if (result.requeued.length) ctx.log.warn({ requeued: result.requeued }, 'processing payouts without a live job re-queued');
     return result;

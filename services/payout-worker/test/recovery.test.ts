@@ -3,7 +3,7 @@
 // commit and the enqueue, a crash after the rail got the transfer. The rail is
 // the sandbox with an artificial delay; every case counts the calls that
 // reached it.
-import { Decimal, enqueue, jobIdFor, payoutsQueue } from '@cowrie/core';
+import { Decimal, enqueue, payoutJobId, payoutsQueue } from '@cowrie/core';
 import { closeGatewayDeps, createApp, createGatewayDeps, type GatewayDeps } from '@cowrie/gateway';
 import { auditWallet, creditWallet, findWallet } from '@cowrie/ledger';
 import { createTransfer, reconcilePayouts } from '@cowrie/payouts';
@@ -95,7 +95,7 @@ test('a slow rail: the gateway answers 201 processing in time, the worker settle
 test('a worker closed during a slow rail call leaves the row processing; the next worker asks the rail and never sends twice', async () => {
   const { workspaceId, transaction } = await processingPayout('25');
   const first = await startWorker();
-  await enqueue(first.queue, payoutsQueue, 'payout.execute', { transactionId: transaction.id }, { jobId: jobIdFor('payout', transaction.id) });
+  await enqueue(first.queue, payoutsQueue, 'payout.execute', { transactionId: transaction.id }, { jobId: payoutJobId(transaction) });
   // The rail has the transfer and is still answering.
   await waitFor(async () => (await calls(transaction.reference)) === 1, 10_000);
   await stopWorker(first);
@@ -113,7 +113,7 @@ test('a worker closed during a slow rail call leaves the row processing; the nex
 test('a crash between commit and enqueue: the reconciler queues the payout, which is sent once', async () => {
   const worker = await startWorker();
   const { workspaceId, transaction } = await processingPayout('10');
-  expect(await worker.queue.getJob(jobIdFor('payout', transaction.id))).toBeUndefined();
+  expect(await worker.queue.getJob(payoutJobId(transaction))).toBeUndefined();
   await waitFor(async () => (await rowStatus(transaction.id)) === 'completed', 15_000);
   expect(await calls(transaction.reference)).toBe(1);
   await expectSettledOnce(workspaceId, transaction.id, '90.000000');
@@ -146,13 +146,13 @@ test('a crash after the rail got the transfer, with the job lost: the reconciled
 test('the reconciler leaves alone payouts with a live job and payouts younger than the bound', async () => {
   const { transaction } = await processingPayout('5');
   const worker = await startWorker();
-  const jobId = jobIdFor('payout', transaction.id);
+  const jobId = payoutJobId(transaction);
   const job = await enqueue(worker.queue, payoutsQueue, 'payout.execute', { transactionId: transaction.id }, { jobId, delay: 60_000 });
   const requeued: number[] = [];
-  const live = (id: number) => hasLivePayoutJob(worker.queue, id);
-  const young = await reconcilePayouts({ db: env.db, olderThanMs: 60_000, hasLiveJob: async () => false, requeue: async (id) => void requeued.push(id) });
+  const live = (payout: { id: number; reference: string }) => hasLivePayoutJob(worker.queue, payout);
+  const young = await reconcilePayouts({ db: env.db, olderThanMs: 60_000, hasLiveJob: async () => false, requeue: async ({ id }) => void requeued.push(id) });
   expect(young.requeued).not.toContain(transaction.id);
-  const withJob = await reconcilePayouts({ db: env.db, olderThanMs: 0, hasLiveJob: live, requeue: async (id) => void requeued.push(id) });
+  const withJob = await reconcilePayouts({ db: env.db, olderThanMs: 0, hasLiveJob: live, requeue: async ({ id }) => void requeued.push(id) });
   expect(withJob.requeued).not.toContain(transaction.id);
   expect(requeued).not.toContain(transaction.id);
   expect(await rowStatus(transaction.id)).toBe('processing');

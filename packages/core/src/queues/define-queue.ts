@@ -31,6 +31,19 @@ export function jobIdFor(kind: string, ...ids: Array<string | number | bigint>):
   return [kind, ...ids.map(String)].join('-');
 }
 
+/**
+ * The job id of a database record's job: its id, for people reading the
+ * queue, and its random reference. Row ids start again on a new or restored
+ * database while Redis keeps finished jobs (and BullMQ ignores an add whose id
+ * it holds), so an id alone could name another database's finished job: the
+ * new record's job would never run, and the caller waiting on it would get
+ * the old job's result. The reference never repeats. The same record always
+ * gets the same id, so a retried enqueue never makes a second job.
+ */
+export function recordJobId(kind: string, record: { id: number; reference: string }): string {
+  return jobIdFor(kind, record.id, record.reference);
+}
+
 export interface QueueConnection {
   connection: ConnectionOptions;
   prefix: string;

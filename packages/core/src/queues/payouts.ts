@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineQueue } from './define-queue';
+import { defineQueue, recordJobId } from './define-queue';
 
 export const payoutsQueue = defineQueue(
   'payouts',
@@ -13,3 +13,6 @@ export const payoutsQueue = defineQueue(
   // few attempts with backoff ride out a restart without hammering the provider.
   { attempts: 5, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: { age: 3600, count: 10_000 }, removeOnFail: { age: 7 * 86400 } },
 );
+
+/** The job id of a payout's `payout.execute`: `payout-<id>-<reference>` (recordJobId). */
+export const payoutJobId = (payout: { id: number; reference: string }) => recordJobId('payout', payout);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineQueue } from './define-queue';
+import { defineQueue, recordJobId } from './define-queue';
 
 export const verificationsQueue = defineQueue(
   'verifications',
@@ -13,3 +13,6 @@ export const verificationsQueue = defineQueue(
   // outcome goes straight back to the gateway.
   { attempts: 1, removeOnComplete: { age: 600, count: 10_000 }, removeOnFail: { age: 86400 } },
 );
+
+/** The job id of a verification's `verification.deliver`: `verification-<id>-<reference>` (recordJobId). */
+export const verificationJobId = (verification: { id: number; reference: string }) => recordJobId('verification', verification);

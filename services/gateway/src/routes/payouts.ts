@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import { AppError, enqueue, jobIdFor, parseAmount, payoutsQueue } from '@cowrie/core';
+import { AppError, enqueue, parseAmount, payoutJobId, payoutsQueue } from '@cowrie/core';
 import {
   TRANSACTION_STATUSES,
   createBeneficiary,
@@ -174,7 +174,7 @@ export function registerPayoutRoutes(v1: RouteMount, deps: GatewayDeps) {
     let answer: PayoutAnswer | null = null;
     if (payout.created) {
       try {
-        const job = await enqueue(deps.queues.payouts, payoutsQueue, 'payout.execute', { transactionId: id }, { jobId: jobIdFor('payout', id) });
+        const job = await enqueue(deps.queues.payouts, payoutsQueue, 'payout.execute', { transactionId: id }, { jobId: payoutJobId(payout.transaction) });
         if (deps.config.PAYOUT_SYNC_WAIT_MS > 0) {
           answer = payoutAnswerFromOutcome((await job.waitUntilFinished(deps.queues.payoutEvents, deps.config.PAYOUT_SYNC_WAIT_MS)) as TPayoutOutcome | null);
         }

@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import { z } from 'zod';
-import { AppError, enqueue, jobIdFor, verificationsQueue } from '@cowrie/core';
+import { AppError, enqueue, verificationJobId, verificationsQueue } from '@cowrie/core';
 import {
   VERIFICATION_CHANNELS,
   ZCheckVerificationRequest,
@@ -107,7 +107,7 @@ export function registerVerificationRoutes(v1: RouteMount, deps: GatewayDeps) {
       let job;
       try {
         job = await enqueue(queues.verifications, verificationsQueue, 'verification.deliver', { verificationId: verification.id, sealedCode }, {
-          jobId: jobIdFor('verification', verification.id),
+          jobId: verificationJobId(verification),
         });
       } catch (err) {
         req.log.error({ err: { message: (err as Error).message }, reference }, 'could not queue code delivery');
