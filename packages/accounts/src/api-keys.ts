@@ -36,10 +36,22 @@ export async function revokeApiKey(db: DbOrTx, id: number) {
 
 export interface TAuthenticatedKey {
   keyId: number;
+  /** The key's random public id (the part of the key after the mode). */
+  lookupId: string;
   workspaceId: number;
+  /** The workspace's id that never repeats, even on another database (workspaceUid). */
+  workspaceUid: string;
   scopes: TScope[];
   mode: TKeyMode;
 }
+
+/**
+ * A workspace's id plus its creation time (ms, base 36): unlike the row id,
+ * which starts again on a new database, it never names two workspaces. State
+ * kept outside Postgres under a workspace (Redis counters) is keyed by it, so
+ * a new database on an old Redis never inherits another's counts.
+ */
+export const workspaceUid = (workspaceId: number, createdAt: Date) => `${workspaceId}-${createdAt.getTime().toString(36)}`;
 
 export const looksLikeApiKey = (token: string) => token.startsWith('ck_');
 
@@ -47,6 +59,7 @@ export const looksLikeApiKey = (token: string) => token.startsWith('ck_');
 export interface TApiKeyRow {
   id: number;
   workspaceId: number;
+  workspaceCreatedAt: Date;
   secretHash: string;
   scopes: string[];
   mode: string;
@@ -59,10 +72,16 @@ export type FindApiKeyRow = (lookupId: string) => Promise<TApiKeyRow | null>;
 export const findApiKeyRowWithPrisma =
   (db: DbOrTx): FindApiKeyRow =>
   (lookupId) =>
-    db.apiKey.findUnique({
-      where: { lookupId },
-      select: { id: true, workspaceId: true, secretHash: true, scopes: true, mode: true, revokedAt: true },
-    });
+    db.apiKey
+      .findUnique({
+        where: { lookupId },
+        select: { id: true, workspaceId: true, secretHash: true, scopes: true, mode: true, revokedAt: true, workspace: { select: { createdAt: true } } },
+      })
+      .then((row) => {
+        if (!row) return null;
+        const { workspace, ...key } = row;
+        return { ...key, workspaceCreatedAt: workspace.createdAt };
+      });
 
 interface TApiKeyRowWithLookup extends TApiKeyRow {
   lookupId: string;
@@ -79,7 +98,8 @@ export const findApiKeyRowWithSql = (pool: SqlQueryable): FindApiKeyRow => {
   const loader = batchPerTurn<string, TApiKeyRow | null>(async (lookupIds) => {
     const { rows } = await pool.query<TApiKeyRowWithLookup>({
       name: 'cowrie-find-api-keys',
-      text: 'SELECT "id", "workspaceId", "secretHash", "scopes", "mode", "revokedAt", "lookupId" FROM "ApiKey" WHERE "lookupId" = ANY($1::text[])',
+      text: `SELECT k."id", k."workspaceId", w."createdAt" AS "workspaceCreatedAt", k."secretHash", k."scopes", k."mode", k."revokedAt", k."lookupId"
+        FROM "ApiKey" k JOIN "Workspace" w ON w."id" = k."workspaceId" WHERE k."lookupId" = ANY($1::text[])`,
       values: [[...new Set(lookupIds)]],
     });
     const byLookupId = new Map(rows.map(({ lookupId, ...row }) => [lookupId, row]));
@@ -100,5 +120,12 @@ export async function authenticateApiKey(db: DbOrTx, token: string, find: FindAp
   const row = await find(lookupId!);
   if (!row || row.revokedAt) return null;
   if (!constantTimeEqual(row.secretHash, sha256Hex(secret!))) return null;
-  return { keyId: row.id, workspaceId: row.workspaceId, scopes: row.scopes as TScope[], mode: row.mode as TKeyMode };
+  return {
+    keyId: row.id,
+    lookupId: lookupId!,
+    workspaceId: row.workspaceId,
+    workspaceUid: workspaceUid(row.workspaceId, row.workspaceCreatedAt),
+    scopes: row.scopes as TScope[],
+    mode: row.mode as TKeyMode,
+  };
 }

@@ -8,11 +8,12 @@ export type TLimitOutcome = { allowed: true } | { allowed: false; reason: TLimit
 type LimitConfig = Pick<TConfig, 'REDIS_KEY_PREFIX' | 'VERIFY_RATE_DEST_LIMIT' | 'VERIFY_RATE_BIZ_LIMIT' | 'VERIFY_RATE_WINDOW_SECONDS'>;
 
 // Both counters of a workspace share one hash tag, so they can be counted in
-// one script on Redis Cluster. The destination is hashed: Redis key names
-// should not carry phone numbers or emails.
-const destinationKey = (c: LimitConfig, workspaceId: number, destination: string) =>
-  `${c.REDIS_KEY_PREFIX}verify:rl:{ws${workspaceId}}:dest:${sha256Hex(destination).slice(0, 32)}`;
-const businessKey = (c: LimitConfig, workspaceId: number) => `${c.REDIS_KEY_PREFIX}verify:rl:{ws${workspaceId}}:biz`;
+// one script on Redis Cluster. The workspace is named by its workspaceUid (the
+// row id alone repeats on a new database). The destination is hashed: Redis
+// key names should not carry phone numbers or emails.
+const destinationKey = (c: LimitConfig, workspaceUid: string, destination: string) =>
+  `${c.REDIS_KEY_PREFIX}verify:rl:{ws${workspaceUid}}:dest:${sha256Hex(destination).slice(0, 32)}`;
+const businessKey = (c: LimitConfig, workspaceUid: string) => `${c.REDIS_KEY_PREFIX}verify:rl:{ws${workspaceUid}}:biz`;
 
 /**
  * Counts one verification start against the per-destination and per-business
@@ -26,12 +27,12 @@ const businessKey = (c: LimitConfig, workspaceId: number) => `${c.REDIS_KEY_PREF
 export async function hitVerificationLimits(
   redis: TRedis,
   config: LimitConfig,
-  input: { workspaceId: number; destination: string; now?: number },
+  input: { workspaceUid: string; destination: string; now?: number },
 ): Promise<TLimitOutcome> {
   const hit = await hitFixedWindowsTogether<TLimitReason>(redis, {
     counters: [
-      { name: 'destination', key: destinationKey(config, input.workspaceId, input.destination), limit: config.VERIFY_RATE_DEST_LIMIT },
-      { name: 'business', key: businessKey(config, input.workspaceId), limit: config.VERIFY_RATE_BIZ_LIMIT },
+      { name: 'destination', key: destinationKey(config, input.workspaceUid, input.destination), limit: config.VERIFY_RATE_DEST_LIMIT },
+      { name: 'business', key: businessKey(config, input.workspaceUid), limit: config.VERIFY_RATE_BIZ_LIMIT },
     ],
     windowSeconds: config.VERIFY_RATE_WINDOW_SECONDS,
     now: input.now,

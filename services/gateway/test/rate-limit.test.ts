@@ -67,7 +67,7 @@ test('the budget is per API key, not per workspace', async () => {
 });
 
 test('the window is aligned to the clock and a new window starts fresh', async () => {
-  const opts = { keyPrefix: gw.env.config.REDIS_KEY_PREFIX, apiKeyId: 999_999, limit: 2 };
+  const opts = { keyPrefix: gw.env.config.REDIS_KEY_PREFIX, apiKeyLookupId: 'ffffffffffffffff', limit: 2 };
   const t0 = Date.UTC(2030, 0, 1, 0, 0, 59, 500); // last half second of a window
   expect((await hitPublicApiBudget(gw.env.redis, { ...opts, now: t0 })).resetAt).toBe(t0 / 1000 + 0.5);
   await hitPublicApiBudget(gw.env.redis, { ...opts, now: t0 });

@@ -41,7 +41,7 @@ export function publicApiRateLimit(deps: Pick<GatewayDeps, 'redis' | 'config'>):
   return async (req, res, next) => {
     const hit = await hitPublicApiBudget(deps.redis, {
       keyPrefix: deps.config.REDIS_KEY_PREFIX,
-      apiKeyId: req.apiKey!.keyId,
+      apiKeyLookupId: req.apiKey!.lookupId,
       limit: deps.config.PUBLIC_API_RATE_LIMIT,
     });
     res.set(rateLimitHeaders(hit));

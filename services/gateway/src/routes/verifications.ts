@@ -88,9 +88,9 @@ export function registerVerificationRoutes(v1: RouteMount, deps: GatewayDeps) {
       },
     },
     async ({ body }, req, res) => {
-      const { workspaceId } = apiKeyOf(req);
+      const { workspaceId, workspaceUid } = apiKeyOf(req);
 
-      const limit = await hitVerificationLimits(redis, config, { workspaceId, destination: body.destination });
+      const limit = await hitVerificationLimits(redis, config, { workspaceUid, destination: body.destination });
       if (!limit.allowed) {
         deps.metrics.verificationOutcomes.inc({ stage: 'start', outcome: 'rate_limited' });
         dropRateLimitHeaders(res);

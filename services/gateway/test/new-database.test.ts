@@ -1,8 +1,9 @@
-// Risk: a job kept in Redis from an earlier database (reset, restored, or a
-// new one on the same Redis) standing in for a new record's job. Row ids start
-// again on a new database, and BullMQ ignores an add whose job id it holds: a
-// code would never be sent while the start answered 201, and a payout would be
-// answered with another payout's outcome.
+// Risk: state kept in Redis for an earlier database (reset, restored, or a new
+// one on the same Redis) taken for a new database's, because row ids start
+// again. BullMQ ignores an add whose job id it holds: a code would never be
+// sent while the start answered 201, and a payout would be answered with
+// another payout's outcome. Counters keyed by row ids would refuse a new
+// workspace for an old one's verifications or requests.
 import { startPayoutWorker } from '@cowrie/payout-worker';
 import { createWorkspaceWithKey } from '@cowrie/testing';
 import { readSandboxMessages } from '@cowrie/verification';
@@ -21,8 +22,9 @@ async function acrossTwoDatabases(
   startWorker: (gw: Gateway) => Promise<{ stop: () => Promise<void> }>,
   first: (gw: Gateway) => Promise<void>,
   second: (gw: Gateway, old: Gateway) => Promise<void>,
+  env: Record<string, string> = { PUBLIC_API_RATE_LIMIT: '100000' },
 ) {
-  const old = await startTestGateway({ PUBLIC_API_RATE_LIMIT: '100000' });
+  const old = await startTestGateway(env);
   let fresh: Gateway | undefined;
   try {
     const oldWorker = await startWorker(old);
@@ -31,7 +33,7 @@ async function acrossTwoDatabases(
     } finally {
       await oldWorker.stop();
     }
-    fresh = await startTestGateway({ PUBLIC_API_RATE_LIMIT: '100000', QUEUE_PREFIX: old.env.config.QUEUE_PREFIX, REDIS_KEY_PREFIX: old.env.config.REDIS_KEY_PREFIX });
+    fresh = await startTestGateway({ ...env, QUEUE_PREFIX: old.env.config.QUEUE_PREFIX, REDIS_KEY_PREFIX: old.env.config.REDIS_KEY_PREFIX });
     const freshWorker = await startWorker(fresh);
     try {
       await second(fresh, old);
@@ -100,5 +102,31 @@ test('a payout in a new database is answered with its own outcome although Redis
       const row = await gw.env.db.ledgerTransaction.findUniqueOrThrow({ where: { id: firstPayout.id } });
       expect({ reference: row.reference, status: row.status }).toEqual({ reference: sent.body.data.reference, status: 'completed' });
     },
+  );
+});
+
+test("a new database's workspace and key with the old one's ids start with full verification limits and request budget", async () => {
+  const start = (gw: Gateway, key: string) => call(gw.url, 'POST', '/v1/verifications', { token: key, body: { channel: 'email', destination: 'same@example.com' } });
+  let oldIds = { workspace: 0, key: 0 };
+  await acrossTwoDatabases(
+    (gw) => startVerificationWorker(gw.env.config, gw.env.logger),
+    async (gw) => {
+      const { key, keyId, workspace } = await createWorkspaceWithKey(gw.env.db);
+      oldIds = { workspace: workspace.id, key: keyId };
+      expect((await start(gw, key)).status).toBe(201);
+      const refused = await start(gw, key);
+      expect(refused.status).toBe(429);
+      expect(refused.body.error.details.reason).toBe('destination');
+    },
+    async (gw) => {
+      const { key, keyId, workspace } = await createWorkspaceWithKey(gw.env.db);
+      // The case under test: the same workspace and key ids as in the first database.
+      expect({ workspace: workspace.id, key: keyId }).toEqual(oldIds);
+      const started = await start(gw, key);
+      expect(started.status).toBe(201);
+      const read = await call(gw.url, 'GET', '/v1/channels', { token: key });
+      expect(read.headers.get('x-ratelimit-remaining')).toBe('8');
+    },
+    { PUBLIC_API_RATE_LIMIT: '10', VERIFY_RATE_DEST_LIMIT: '1', VERIFY_RATE_BIZ_LIMIT: '1' },
   );
 });
