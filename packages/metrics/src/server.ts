@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hasOperatorToken } from './auth';
-import type { CowrieMetrics } from './metrics';
+import { renderMetrics, type CowrieMetrics } from './metrics';
 
 export interface MetricsServerOptions {
   metrics: CowrieMetrics;
@@ -45,8 +45,8 @@ export async function startMetricsServer(opts: MetricsServerOptions): Promise<Me
         res.setHeader('WWW-Authenticate', 'Bearer realm="metrics"');
         return reply(401, JSON.stringify({ error: 'operator token required' }));
       }
-      void opts.metrics.registry.metrics().then(
-        (text) => reply(200, text, opts.metrics.registry.contentType),
+      void renderMetrics(opts.metrics).then(
+        ({ body, contentType }) => reply(200, body, contentType),
         (err: Error) => reply(500, JSON.stringify({ error: err.message })),
       );
       return;

@@ -6,7 +6,7 @@ import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import { errorEnvelope, constantTimeEqual } from '@cowrie/core';
-import { hasOperatorToken } from '@cowrie/metrics';
+import { hasOperatorToken, renderMetrics } from '@cowrie/metrics';
 import type { GatewayDeps } from '../deps';
 import { notFoundHandler } from '../http/error-handler';
 import type { RouteMount } from '../http/route-registry';
@@ -82,8 +82,8 @@ export function registerMetricsRoute(app: Express, deps: GatewayDeps) {
       res.status(401).json(errorEnvelope('unauthorized', 'The operator token is required: Authorization: Bearer <METRICS_TOKEN>', req.id));
       return;
     }
-    const body = await deps.metrics.registry.metrics();
-    res.set('Cache-Control', 'no-store').type(deps.metrics.registry.contentType).send(body);
+    const { body, contentType } = await renderMetrics(deps.metrics);
+    res.set('Cache-Control', 'no-store').type(contentType).send(body);
   });
 }
 
