@@ -2,7 +2,7 @@
 // one counter still counted in another; a window that never expires.
 import { randomBytes } from 'node:crypto';
 import { createRedis, type TRedis } from '@cowrie/core';
-import { hitFixedWindow, hitFixedWindowsTogether } from './fixed-window';
+import { hitFixedWindow, hitFixedWindowsTogether, refundFixedWindow } from './fixed-window';
 
 let redis: TRedis;
 const prefix = `cowrie-test-fixed-window-${randomBytes(4).toString('hex')}:`;
@@ -59,4 +59,18 @@ test('hitFixedWindow reports count, remaining and the window end', async () => {
   await hitFixedWindow(redis, { key: `${prefix}single`, limit: 2, windowSeconds: WINDOW, now: NOW });
   const third = await hitFixedWindow(redis, { key: `${prefix}single`, limit: 2, windowSeconds: WINDOW, now: NOW });
   expect(third).toMatchObject({ count: 3, remaining: 0, allowed: false });
+});
+
+test('a refund gives back the hit it names, and never recreates a window that is gone', async () => {
+  const opts = { key: `${prefix}refund`, limit: 2, windowSeconds: WINDOW, now: NOW };
+  const first = await hitFixedWindow(redis, opts);
+  await hitFixedWindow(redis, opts);
+  await refundFixedWindow(redis, { ...opts, hit: first });
+  expect(await count('refund')).toBe(1);
+  expect((await hitFixedWindow(redis, opts)).allowed).toBe(true);
+  expect((await hitFixedWindow(redis, opts)).allowed).toBe(false);
+
+  await redis.del(`${prefix}refund:${windowStart}`);
+  await refundFixedWindow(redis, { ...opts, hit: first });
+  expect(await redis.exists(`${prefix}refund:${windowStart}`)).toBe(0);
 });

@@ -7,6 +7,12 @@ local count = redis.call('INCR', KEYS[1])
 if count == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 return count`;
 
+// Takes back one hit, if the window's counter still exists (a window that
+// ended is not recreated, with no TTL, below zero).
+const REFUND_SCRIPT = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('DECR', KEYS[1]) end
+return 0`;
+
 // Every counter under its limit, then all counted, as one step: returns 0, or
 // the 1-based index of the first counter already at its limit (nothing counted).
 // ARGV: the TTL, then each counter's limit.
@@ -84,6 +90,16 @@ export async function hitFixedWindow(redis: TRedis, opts: HitFixedWindowOptions)
     allowed: count <= opts.limit,
     retryAfterSeconds,
   };
+}
+
+/**
+ * Takes back a hit counted by hitFixedWindow (`hit` is what it returned), for
+ * limits that count only some outcomes: the hit reserves a place before the
+ * work, so concurrent callers cannot pass the limit, and an outcome that does
+ * not count gives its place back.
+ */
+export async function refundFixedWindow(redis: TRedis, opts: { key: string; windowSeconds: number; hit: Pick<FixedWindowHit, 'resetAt'> }): Promise<void> {
+  await runScript(redis, 'refund', REFUND_SCRIPT, 1, [`${opts.key}:${opts.hit.resetAt - opts.windowSeconds}`]);
 }
 
 export type FixedWindowsHit<K extends string> = { allowed: true } | { allowed: false; full: K; retryAfterSeconds: number };

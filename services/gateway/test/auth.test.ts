@@ -118,6 +118,26 @@ describe('dashboard sessions', () => {
     expect(statuses.slice(0, 10).every((s) => s === 401)).toBe(true);
     expect(statuses[10]).toBe(429);
   });
+
+  test('sign-ins that succeed do not count against the limit; failures after them still do', async () => {
+    const { workspace } = await createWorkspaceWithKey(gw.env.db);
+    const user = await createUserFor(gw.env.db, workspace.id, 'frequent@example.com');
+    const login = (password: string) => call(gw.url, 'POST', '/auth/login', { body: { email: user.email, password } });
+    for (let i = 0; i < 12; i++) expect((await login(user.password)).status).toBe(200);
+    const failures: number[] = [];
+    for (let i = 0; i < 11; i++) failures.push((await login('wrong password!')).status);
+    expect(failures).toEqual([...Array(10).fill(401), 429]);
+  });
+
+  test('concurrent wrong guesses never get past the limit', async () => {
+    const { workspace } = await createWorkspaceWithKey(gw.env.db);
+    const user = await createUserFor(gw.env.db, workspace.id, 'guessed@example.com');
+    const statuses = await Promise.all(
+      Array.from({ length: 25 }, () => call(gw.url, 'POST', '/auth/login', { body: { email: user.email, password: 'wrong password!' } }).then((r) => r.status)),
+    );
+    expect(statuses.filter((s) => s === 401)).toHaveLength(10);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(15);
+  });
 });
 
 describe('the session guard', () => {

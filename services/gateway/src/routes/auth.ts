@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AppError } from '@cowrie/core';
 import { checkDashboardCredentials, issueSessionToken } from '@cowrie/accounts';
-import { hitFixedWindow } from '@cowrie/api-limits';
+import { hitFixedWindow, refundFixedWindow } from '@cowrie/api-limits';
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
 import { sendData } from '../http/respond';
@@ -11,8 +11,10 @@ const ZLoginRequest = z.object({
   password: z.string().min(1).max(200),
 });
 
-// Ten tries per email per 15 minutes slows password guessing without locking
-// out a person who mistypes a few times.
+// Ten failed tries per email per 15 minutes slows password guessing without
+// locking out a person who mistypes a few times. Sign-ins that succeed do not
+// count: every attempt takes a place first (so concurrent guesses cannot pass
+// the limit), and a right password gives it back.
 const LOGIN_ATTEMPTS = 10;
 const LOGIN_WINDOW_SECONDS = 900;
 
@@ -35,11 +37,8 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
       },
     },
     async ({ body: { email, password } }, req, res) => {
-      const hit = await hitFixedWindow(deps.redis, {
-        key: `${deps.config.REDIS_KEY_PREFIX}login:${email.toLowerCase()}`,
-        limit: LOGIN_ATTEMPTS,
-        windowSeconds: LOGIN_WINDOW_SECONDS,
-      });
+      const counter = { key: `${deps.config.REDIS_KEY_PREFIX}login:${email.toLowerCase()}`, windowSeconds: LOGIN_WINDOW_SECONDS };
+      const hit = await hitFixedWindow(deps.redis, { ...counter, limit: LOGIN_ATTEMPTS });
       if (!hit.allowed) {
         throw new AppError('rate_limited', 'Too many sign-in attempts; try again later', {
           details: { retry_after_seconds: hit.retryAfterSeconds },
@@ -47,6 +46,7 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
       }
       const user = await checkDashboardCredentials(deps.db, email, password);
       if (!user) throw new AppError('unauthorized', 'Email or password is incorrect');
+      await refundFixedWindow(deps.redis, { ...counter, hit });
       const token = await issueSessionToken({ userId: user.id, workspaceId: user.workspaceId }, deps.config.JWT_SECRET, deps.config.JWT_TTL_SECONDS);
       sendData(req, res, 200, { token, expires_in: deps.config.JWT_TTL_SECONDS });
     },
