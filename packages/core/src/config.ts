@@ -47,7 +47,7 @@ export const ZConfig = z
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     HOST: z.string().min(1).default('127.0.0.1'),
     DATABASE_URL: z.string().url().default('postgresql://postgres@127.0.0.1:5432/cowrie'),
-    // connections per process to Postgres
+    // connections per Postgres pool; every process has two (Prisma, and plain pg for the hot paths)
     DATABASE_POOL_SIZE: positiveInt(10),
     REDIS_URL: z.string().min(1).default('redis://127.0.0.1:6379'),
     // host:port,host:port — when set, ioredis connects to a Redis Cluster instead of REDIS_URL
