@@ -168,7 +168,8 @@ export async function settleDatabase(databaseUrl: string): Promise<void> {
   await client.connect();
   try {
     await client.query('VACUUM (ANALYZE)');
-    await client.query('CHECKPOINT');
+    // CHECKPOINT needs a superuser or pg_checkpoint; without either, the run goes on.
+    await client.query('CHECKPOINT').catch((err: Error) => console.warn(`bench: no CHECKPOINT before measuring (${err.message})`));
   } finally {
     await client.end();
   }
