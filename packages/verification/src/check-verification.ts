@@ -29,6 +29,10 @@ export interface CheckVerificationInput {
 
 type TCheckedRow = Pick<VerificationModel, 'attempts' | 'status' | 'maxAttempts'>;
 
+/** The columns a check judges and its events name (not the metadata, delivery or audit columns). */
+const CHECKED_COLUMNS = ['id', 'reference', 'workspaceId', 'channel', 'destination', 'status', 'codeHash', 'codeSalt', 'attempts', 'maxAttempts', 'expiresAt', 'verifiedAt'] as const;
+type TCheckableRow = Pick<VerificationModel, (typeof CHECKED_COLUMNS)[number]>;
+
 /**
  * One state change of a pending row as one statement, committed on its own:
  * the conditional UPDATE (`$1` id, `$2` now) decides, and the event row
@@ -59,7 +63,7 @@ async function transition(
   sql: SqlQueryable,
   name: string,
   text: string,
-  row: VerificationModel,
+  row: TCheckableRow,
   now: Date,
   event: { name: string; payload: ReturnType<typeof eventData> },
 ): Promise<TCheckedRow | null> {
@@ -79,7 +83,7 @@ interface RowLookup {
 
 /** A checked code's state change: accept (`accept`) or count a wrong guess, with the event it may bring. */
 interface CodeTransition {
-  row: VerificationModel;
+  row: TCheckableRow;
   accept: boolean;
   now: Date;
   event: { name: string; payload: ReturnType<typeof eventData> };
@@ -121,10 +125,10 @@ const CODE_TRANSITIONS = `
 const rowFinder = batchPerTurnFor(findRows);
 const rowChanger = batchPerTurnFor(changeRows);
 
-async function findRows(sql: SqlQueryable, lookups: readonly RowLookup[]): Promise<Array<VerificationModel | null>> {
-  const { rows } = await sql.query<VerificationModel>({
+async function findRows(sql: SqlQueryable, lookups: readonly RowLookup[]): Promise<Array<TCheckableRow | null>> {
+  const { rows } = await sql.query<TCheckableRow>({
     name: 'cowrie-find-verifications',
-    text: 'SELECT * FROM "Verification" WHERE "reference" = ANY($1::uuid[])',
+    text: `SELECT ${CHECKED_COLUMNS.map((c) => `"${c}"`).join(', ')} FROM "Verification" WHERE "reference" = ANY($1::uuid[])`,
     values: [[...new Set(lookups.map((l) => l.reference))]],
   });
   const byReference = new Map(rows.map((row) => [row.reference, row]));
@@ -169,7 +173,7 @@ async function changeRows(sql: SqlQueryable, changes: readonly CodeTransition[])
 const codeTransitionStatement = (accept: boolean): [string, string] =>
   accept ? ['cowrie-verification-accept', ACCEPT] : ['cowrie-verification-wrong-code', COUNT_WRONG];
 
-async function findRow(sql: SqlQueryable, workspaceId: number, reference: string): Promise<VerificationModel | null> {
+async function findRow(sql: SqlQueryable, workspaceId: number, reference: string): Promise<TCheckableRow | null> {
   if (!isReference(reference)) return null;
   return rowFinder(sql).load({ workspaceId, reference: reference.toLowerCase() });
 }
@@ -201,7 +205,7 @@ export async function checkVerification(deps: CheckVerificationDeps, input: Chec
   return { status: 'failed', reason: 'failed' };
 }
 
-async function judge(deps: CheckVerificationDeps, row: VerificationModel, code: string, now: Date): Promise<TCheckOutcome | null> {
+async function judge(deps: CheckVerificationDeps, row: TCheckableRow, code: string, now: Date): Promise<TCheckOutcome | null> {
   switch (row.status) {
     case 'verified':
       // Safe to retry: any code answers verified again.
@@ -221,14 +225,14 @@ async function judge(deps: CheckVerificationDeps, row: VerificationModel, code: 
 }
 
 /** pending → verified, counting the check; event verification.verified. */
-async function acceptCode(sql: SqlQueryable, row: VerificationModel, now: Date): Promise<TCheckOutcome | null> {
+async function acceptCode(sql: SqlQueryable, row: TCheckableRow, now: Date): Promise<TCheckOutcome | null> {
   const payload = eventData({ ...row, status: 'verified', verifiedAt: now });
   const next = await rowChanger(sql).load({ row, accept: true, now, event: { name: 'verification.verified', payload } });
   return next ? { status: 'verified' } : null;
 }
 
 /** A wrong code: one more attempt; the last allowed one moves the row to failed (event verification.failed). */
-async function countWrongCode(sql: SqlQueryable, row: VerificationModel, now: Date): Promise<TCheckOutcome | null> {
+async function countWrongCode(sql: SqlQueryable, row: TCheckableRow, now: Date): Promise<TCheckOutcome | null> {
   const payload = eventData({ ...row, status: 'failed', verifiedAt: null }, 'invalid_code');
   const next = await rowChanger(sql).load({ row, accept: false, now, event: { name: 'verification.failed', payload } });
   if (!next) return null;
@@ -236,7 +240,7 @@ async function countWrongCode(sql: SqlQueryable, row: VerificationModel, now: Da
 }
 
 /** pending past its TTL → expired, on the first check after it (GET never changes state). */
-async function expire(sql: SqlQueryable, row: VerificationModel, now: Date): Promise<boolean> {
+async function expire(sql: SqlQueryable, row: TCheckableRow, now: Date): Promise<boolean> {
   const payload = eventData({ ...row, status: 'expired' });
   return (await transition(sql, 'cowrie-verification-expire', EXPIRE, row, now, { name: 'verification.expired', payload })) !== null;
 }
@@ -246,12 +250,12 @@ async function expire(sql: SqlQueryable, row: VerificationModel, now: Date): Pro
  * row still pending (not reachable through checkVerification, whose UPDATE
  * sets both at once; a row edited by hand or by an older version could be).
  */
-async function failExhausted(sql: SqlQueryable, row: VerificationModel, now: Date): Promise<boolean> {
+async function failExhausted(sql: SqlQueryable, row: TCheckableRow, now: Date): Promise<boolean> {
   const payload = eventData({ ...row, status: 'failed' }, 'too_many_attempts');
   return (await transition(sql, 'cowrie-verification-fail-exhausted', FAIL_EXHAUSTED, row, now, { name: 'verification.failed', payload })) !== null;
 }
 
-async function dropVoiceCopy(deps: CheckVerificationDeps, row: VerificationModel) {
+async function dropVoiceCopy(deps: CheckVerificationDeps, row: TCheckableRow) {
   if (row.channel !== 'voice' || !deps.redis || deps.keyPrefix === undefined) return;
   await deleteVoiceCode(deps.redis, deps.keyPrefix, row.reference).catch(() => undefined);
 }
