@@ -124,8 +124,9 @@ test("a new database's workspace and key with the old one's ids start with full 
       expect({ workspace: workspace.id, key: keyId }).toEqual(oldIds);
       const started = await start(gw, key);
       expect(started.status).toBe(201);
+      // Its own two requests at most (9 if a minute began between them); the old key's two more would leave 6.
       const read = await call(gw.url, 'GET', '/v1/channels', { token: key });
-      expect(read.headers.get('x-ratelimit-remaining')).toBe('8');
+      expect(Number(read.headers.get('x-ratelimit-remaining'))).toBeGreaterThanOrEqual(8);
     },
     { PUBLIC_API_RATE_LIMIT: '10', VERIFY_RATE_DEST_LIMIT: '1', VERIFY_RATE_BIZ_LIMIT: '1' },
   );

@@ -46,7 +46,8 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
       }
       const user = await checkDashboardCredentials(deps.db, email, password);
       if (!user) throw new AppError('unauthorized', 'Email or password is incorrect');
-      await refundFixedWindow(deps.redis, { ...counter, hit });
+      // A refund that fails leaves this sign-in counted, which is all it costs.
+      await refundFixedWindow(deps.redis, { ...counter, hit }).catch((err: Error) => req.log.warn({ err: { message: err.message } }, 'sign-in limit refund failed'));
       const token = await issueSessionToken({ userId: user.id, workspaceId: user.workspaceId }, deps.config.JWT_SECRET, deps.config.JWT_TTL_SECONDS);
       sendData(req, res, 200, { token, expires_in: deps.config.JWT_TTL_SECONDS });
     },
