@@ -275,6 +275,18 @@ describe('bad input: 400 naming the field, nothing stored, nothing sent', () => 
     expect(await gw.sandboxMessages('+2348010101010')).toEqual([]);
   });
 
+  test.each([
+    ['an unknown field', { channel: 'sms', destination: '+2348010101010', extra: 'DEEP' }, 'extra'],
+    ['metadata', { channel: 'sms', destination: '+2348010101010', metadata: { note: 'DEEP' } }, 'metadata.note'],
+  ])('JSON nested 20,000 levels deep (within the body limit) in %s is 400 naming the field, not 5xx', async (_name, body, field) => {
+    const depth = 20_000;
+    const rawBody = JSON.stringify(body).replace('"DEEP"', `${'['.repeat(depth)}${']'.repeat(depth)}`);
+    const res = await call(gw.url, 'POST', '/v1/verifications', { token: key, rawBody });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('invalid_request');
+    expect(res.body.error.details.field).toMatch(new RegExp(`^${field.replace('.', '\\.')}(\\.0)+$`));
+  });
+
   test('a missing or non-object body is 400', async () => {
     const before = await gw.env.db.verification.count();
     for (const rawBody of ['', '[]', 'null', '"sms"']) {

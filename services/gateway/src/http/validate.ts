@@ -11,28 +11,45 @@ function describe(issue: z.core.$ZodIssue, input: unknown): { field: string; mes
   return { field, message: `${field}: ${issue.message}` };
 }
 
+/** How deep a request's JSON may nest: far beyond any body of the API, far short of a stack. */
+export const MAX_INPUT_DEPTH = 32;
+
+type InputProblem = { path: string[]; problem: 'nul' | 'depth' };
+
 /**
- * The path of the first string (value or key) in `value` that holds U+0000.
- * Postgres cannot store that character in text or jsonb, so such input is
- * refused here as a 400 rather than by the database as a 500.
+ * The first string (value or key) in `value` that holds U+0000, which
+ * Postgres cannot store in text or jsonb, or the first place it nests deeper
+ * than MAX_INPUT_DEPTH, which the schemas and JSON.stringify would recurse
+ * into until the stack ran out. Either is a 400 here rather than a 500 later.
+ * Walked with a stack of its own, so no input is too deep for the walk.
  */
-function nulCharacterAt(value: unknown, path: string[] = []): string[] | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
-  if (value === null || typeof value !== 'object') return null;
-  for (const [key, item] of Object.entries(value)) {
-    if (key.includes('\u0000')) return [...path, key.replaceAll('\u0000', '')];
-    const found = nulCharacterAt(item, [...path, key]);
-    if (found) return found;
+function inputProblem(value: unknown): InputProblem | null {
+  const pending: Array<{ value: unknown; path: string[] }> = [{ value, path: [] }];
+  while (pending.length) {
+    const { value: item, path } = pending.pop()!;
+    if (typeof item === 'string') {
+      if (item.includes('\u0000')) return { path, problem: 'nul' };
+      continue;
+    }
+    if (item === null || typeof item !== 'object') continue;
+    if (path.length >= MAX_INPUT_DEPTH) return { path, problem: 'depth' };
+    const entries = Object.entries(item);
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [key, child] = entries[i]!;
+      if (key.includes('\u0000')) return { path: [...path, key.replaceAll('\u0000', '')], problem: 'nul' };
+      pending.push({ value: child, path: [...path, key] });
+    }
   }
   return null;
 }
 
 /** Parses one part of a request; the first issue becomes a 400 naming the field. */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
-  const nulAt = nulCharacterAt(input);
-  if (nulAt) {
-    const field = nulAt.join('.') || 'body';
-    throw new AppError('invalid_request', `${field} must not contain the NUL character (U+0000)`, { details: { field } });
+  const found = inputProblem(input);
+  if (found) {
+    const field = found.path.join('.') || 'body';
+    const message = found.problem === 'nul' ? `${field} must not contain the NUL character (U+0000)` : `${field} nests deeper than ${MAX_INPUT_DEPTH} levels`;
+    throw new AppError('invalid_request', message, { details: { field } });
   }
   const result = schema.safeParse(input);
   if (result.success) return result.data;
