@@ -53,6 +53,11 @@ interface PayoutDraft {
  * the hold; the hold gates the insert of the row, which the hold's entry
  * names. A racing duplicate key fails the insert (23505), undoing the hold.
  */
+/** The columns a payout's `processing` row is inserted with, by OPEN_PAYOUT and OPEN_PAYOUTS alike. */
+const PAYOUT_ROW_COLUMNS = `"workspaceId", "walletId", "type", "direction", "category", "channel", "status", "reference",
+  "idempotencyKey", "currency", "amount", "fees", "title", "description", "provider", "counterpartyName", "counterpartyAccount",
+  "counterpartyBank", "counterpartyEmail", "bankCode", "beneficiaryId", "metadata", "createdAt", "updatedAt"`;
+
 const OPEN_PAYOUT = `
   WITH wallet AS (
     SELECT "id", "balance" - "held" AS "available" FROM "Wallet" WHERE "workspaceId" = $1 AND "currency" = $2
@@ -65,9 +70,7 @@ const OPEN_PAYOUT = `
       AND w."balance" - w."held" >= $4::numeric
     RETURNING w."id"
   ), created AS (
-    INSERT INTO "LedgerTransaction" ("workspaceId", "walletId", "type", "direction", "category", "channel", "status", "reference",
-      "idempotencyKey", "currency", "amount", "fees", "title", "description", "provider", "counterpartyName", "counterpartyAccount",
-      "counterpartyBank", "counterpartyEmail", "bankCode", "beneficiaryId", "metadata", "createdAt", "updatedAt")
+    INSERT INTO "LedgerTransaction" (${PAYOUT_ROW_COLUMNS})
     SELECT $1, held."id", 'debit', 'out', $6, $7, 'processing', $8, $3, $2, $9, $10, $11, $12, $13, $14, $15, $16, NULL, $17, $18, $19, $5, $5
     FROM held
     RETURNING *
@@ -183,9 +186,7 @@ const OPEN_PAYOUTS = `
     WHERE w."id" = a."walletId" AND w."balance" - w."held" >= a."total"
     RETURNING w."id"
   ), created AS (
-    INSERT INTO "LedgerTransaction" ("workspaceId", "walletId", "type", "direction", "category", "channel", "status", "reference",
-      "idempotencyKey", "currency", "amount", "fees", "title", "description", "provider", "counterpartyName", "counterpartyAccount",
-      "counterpartyBank", "counterpartyEmail", "bankCode", "beneficiaryId", "metadata", "createdAt", "updatedAt")
+    INSERT INTO "LedgerTransaction" (${PAYOUT_ROW_COLUMNS})
     SELECT a."workspaceId", a."walletId", 'debit', 'out', a."category", a."channel", 'processing', a."reference", a."idempotencyKey", a."currency",
       a."amount", a."fees", a."title", a."description", a."provider", a."counterpartyName", a."counterpartyAccount", a."counterpartyBank", NULL,
       a."bankCode", a."beneficiaryId", a."metadata", $19, $19
