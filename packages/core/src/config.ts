@@ -113,6 +113,12 @@ export const ZConfig = z
     PAYOUT_RECONCILE_AFTER_MS: positiveInt(60_000),
     // BullMQ lock of a payout job; a job of a worker that died is handed to another after it
     PAYOUT_JOB_LOCK_MS: positiveInt(30_000),
+    // a payout whose rail outcome is unknown (a timeout, a reset, a 5xx after sending) stays processing with its hold;
+    // it is marked failed only after the rail kept not knowing its reference for this long (at least 10 minutes in production)
+    PAYOUT_UNKNOWN_GRACE_MS: positiveInt(30 * 60_000),
+    // first re-check of an unknown outcome; later ones back off (doubling) up to PAYOUT_UNKNOWN_MAX_CHECK_MS
+    PAYOUT_UNKNOWN_FIRST_CHECK_MS: positiveInt(5_000),
+    PAYOUT_UNKNOWN_MAX_CHECK_MS: positiveInt(5 * 60_000),
     // how long the gateway waits for a code delivery outcome
     VERIFY_SYNC_WAIT_MS: nonNegativeInt(10_000),
     // verification limits (interface: Limits)
@@ -187,6 +193,9 @@ export const ZConfig = z
     if (!c.ENCRYPTION_KEY) ctx.addIssue({ code: 'custom', path: ['ENCRYPTION_KEY'], message: 'is required in production' });
     if (c.VERIFY_EMAIL_PROVIDER === 'smtp' && !c.VERIFY_SMTP_URL) ctx.addIssue({ code: 'custom', path: ['VERIFY_SMTP_URL'], message: 'is required when VERIFY_EMAIL_PROVIDER=smtp' });
     if (c.VERIFY_SMS_PROVIDER === 'termii' && !c.VERIFY_TERMII_API_KEY) ctx.addIssue({ code: 'custom', path: ['VERIFY_TERMII_API_KEY'], message: 'is required when VERIFY_SMS_PROVIDER=termii' });
+    if (c.NODE_ENV === 'production' && c.PAYOUT_UNKNOWN_GRACE_MS < 10 * 60_000) {
+      ctx.addIssue({ code: 'custom', path: ['PAYOUT_UNKNOWN_GRACE_MS'], message: 'must be at least 600000 (10 minutes) in production: a rail can commit a transfer long after a timeout' });
+    }
     if (c.COLLECTION_RAIL === 'paystack' && !c.PAYSTACK_SECRET_KEY) ctx.addIssue({ code: 'custom', path: ['PAYSTACK_SECRET_KEY'], message: 'is required when COLLECTION_RAIL is paystack' });
   });
 

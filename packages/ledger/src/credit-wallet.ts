@@ -40,7 +40,7 @@ export async function creditWallet(tx: Prisma.TransactionClient, input: CreditWa
   // Concurrent credits with one key queue here, so the second finds the first.
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`credit:${input.workspaceId}:${idempotencyKey}`}))`;
   const existing = await tx.ledgerTransaction.findUnique({
-    where: { workspaceId_idempotencyKey: { workspaceId: input.workspaceId, idempotencyKey } },
+    where: { workspaceId_type_idempotencyKey: { workspaceId: input.workspaceId, type: 'credit', idempotencyKey } },
   });
   if (existing) return { transaction: existing, created: false };
   const wallet = await tx.wallet.findUnique({ where: { workspaceId_currency: { workspaceId: input.workspaceId, currency } } });
