@@ -17,6 +17,17 @@ export interface CliCommand {
   run: (args: Record<string, string>, ctx: CliContext) => Promise<unknown>;
 }
 
+/**
+ * A command's answer printed like any other (one JSON object on stdout) but
+ * with a non-zero exit code: a check that ran and found something wrong.
+ */
+export class CliFinding {
+  constructor(
+    readonly output: unknown,
+    readonly code: number,
+  ) {}
+}
+
 /** An operator mistake: printed as `cowrie: <message>` with exit code 2. */
 export class UsageError extends Error {
   override name = 'UsageError';

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig, type TConfig } from '@cowrie/core';
 import { createDb, type PrismaClient } from '@cowrie/db';
-import { UsageError, type CliCommand } from './command';
+import { CliFinding, UsageError, type CliCommand } from './command';
 import { COMMANDS } from './commands';
 
 export interface CliResult {
@@ -48,6 +48,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       config,
       db: () => (db ??= createDb({ databaseUrl: config.DATABASE_URL, poolSize: 2 })),
     });
+    if (result instanceof CliFinding) return { code: result.code, stdout: JSON.stringify(result.output), stderr: '' };
     return { code: 0, stdout: JSON.stringify(result), stderr: '' };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);

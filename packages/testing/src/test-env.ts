@@ -4,6 +4,7 @@ import { Client } from 'pg';
 import pino from 'pino';
 import { createRedis, loadConfig, REDACT_PATHS, type Logger, type TConfig, type TRedis } from '@cowrie/core';
 import { createDb, createSqlPool, type PrismaClient, type SqlPool } from '@cowrie/db';
+import { auditLedger } from '@cowrie/ledger';
 
 export interface TestEnv {
   /** Short random id of this env; names its database, queue prefix and Redis keys. */
@@ -16,7 +17,16 @@ export interface TestEnv {
   logger: Logger;
   /** Every log line written through `logger`, as raw JSON text. */
   logLines: string[];
+  /**
+   * Audits the ledger this file left behind (auditLedger: every wallet, payout
+   * and credit whole, money conserved), then drops the database and the keys.
+   * Throws when the audit found a violation, failing the file's afterAll.
+   */
   cleanup: () => Promise<void>;
+}
+
+export class LedgerViolationError extends Error {
+  override name = 'LedgerViolationError';
 }
 
 function adminUrl(): URL {
@@ -80,11 +90,13 @@ export async function createTestEnv(env: Record<string, string> = {}): Promise<T
     logger,
     logLines,
     cleanup: async () => {
+      const audit = await auditLedger(db).catch((err: unknown) => ({ ok: false, violations: [{ rule: 'audit_failed', message: String(err) }] }));
       await Promise.all([db.$disconnect().catch(() => undefined), sql.end().catch(() => undefined)]);
       await deleteKeys(redis, `cowrie-t-${id}:*`);
       await deleteKeys(redis, `{cowrie-t-${id}}:*`);
       await redis.quit().catch(() => undefined);
       await admin((c) => c.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`));
+      if (!audit.ok) throw new LedgerViolationError(`the ledger this test file left behind has violations:\n${JSON.stringify(audit.violations, null, 2)}`);
     },
   };
 }

@@ -1,7 +1,7 @@
 import { parseAmount } from '@cowrie/core';
 import { currencyStatus } from '@cowrie/catalog';
-import { creditWallet, findWallet, renderBalance } from '@cowrie/ledger';
-import { positiveIntArg, UsageError, type CliCommand } from '../command';
+import { auditLedger, creditWallet, findWallet, renderBalance } from '@cowrie/ledger';
+import { CliFinding, positiveIntArg, UsageError, type CliCommand } from '../command';
 
 export const walletCommands: CliCommand[] = [
   {
@@ -33,6 +33,18 @@ export const walletCommands: CliCommand[] = [
       );
       const wallet = (await findWallet(db, workspaceId, currency))!;
       return { ...renderBalance(wallet), workspace_id: workspaceId, transaction_id: transaction.id, reference: transaction.reference };
+    },
+  },
+  {
+    name: 'ledger audit',
+    usage: 'cowrie ledger audit [--workspace ID]',
+    options: ['workspace'],
+    required: [],
+    // Every rule the ledger keeps by construction, checked against what is stored; exit 1 on any violation.
+    run: async (args, ctx) => {
+      const workspaceId = args.workspace === undefined ? undefined : positiveIntArg(args, 'workspace');
+      const audit = await auditLedger(ctx.db(), { workspaceId });
+      return audit.ok ? audit : new CliFinding(audit, 1);
     },
   },
 ];
