@@ -1,6 +1,6 @@
 // Runs `prisma generate` offline. The Prisma CLI looks for a native schema engine
 // even though generating the client needs none; pointing it at any executable
-// stops the download attempt (see DESIGN.md, "Migrations without the native
+// stops the download attempt (see docs/design.md, "Migrations without the native
 // schema engine").
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';

@@ -76,7 +76,7 @@ export interface HitFixedWindowOptions {
 
 /**
  * Counts one hit in a clock-aligned fixed window: the window starts at
- * floor(now / window) * window (DESIGN.md) and its counter lives in Redis, so
+ * floor(now / window) * window (docs/design.md) and its counter lives in Redis, so
  * every replica shares it.
  */
 export async function hitFixedWindow(redis: TRedis, opts: HitFixedWindowOptions): Promise<FixedWindowHit> {

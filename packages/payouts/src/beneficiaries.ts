@@ -18,7 +18,7 @@ export interface CreateBeneficiaryInput {
 }
 
 /**
- * POST /v1/beneficiaries (DESIGN.md): the bank must be on the currency's
+ * POST /v1/beneficiaries (docs/design.md): the bank must be on the currency's
  * rail bank list; the name is resolved through the rail when not given.
  */
 export async function createBeneficiary({ db, rails }: { db: PrismaClient; rails: Rails }, input: CreateBeneficiaryInput) {

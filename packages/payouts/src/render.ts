@@ -40,7 +40,7 @@ export function renderTransaction(row: LedgerTransaction) {
 
 export type TRenderedTransaction = ReturnType<typeof renderTransaction>;
 
-/** A beneficiary record (DESIGN.md: Records the interface leaves open), snake_case. */
+/** A beneficiary record (docs/design.md: Records the interface leaves open), snake_case. */
 export function renderBeneficiary(row: Beneficiary) {
   return {
     id: row.id,

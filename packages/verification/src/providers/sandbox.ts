@@ -2,7 +2,7 @@ import type { TRedis } from '@cowrie/core';
 import { codeText, DeliveryError, type DeliveryProvider, type TCodeMessage, type TDeliveryReceipt } from './types';
 import { randomUUID } from 'node:crypto';
 
-/** Destinations the sandbox refuses, so clients can rehearse a delivery failure (DESIGN.md, Sandbox rails). */
+/** Destinations the sandbox refuses, so clients can rehearse a delivery failure (docs/design.md, Sandbox rails). */
 export const SANDBOX_UNDELIVERABLE = new Set(['+2340000000000', 'bounce@example.com']);
 /** How many messages the sandbox keeps per destination. */
 export const SANDBOX_MESSAGES_KEPT = 20;

@@ -22,7 +22,7 @@ export async function readiness(deps: Pick<GatewayDeps, 'db' | 'redis'>) {
     withTimeout(deps.redis.config('GET', 'maxmemory-policy') as Promise<unknown>, 2000)
       .then((reply) => {
         const policy = Array.isArray(reply) ? String(reply[1]) : '';
-        // BullMQ loses jobs when Redis may evict keys (DESIGN.md).
+        // BullMQ loses jobs when Redis may evict keys (docs/design.md).
         checks.redis = policy === 'noeviction' ? { ok: true } : { ok: false, error: `maxmemory-policy is ${policy || 'unknown'}; BullMQ needs noeviction` };
       })
       .catch((err: Error) => { checks.redis = { ok: false, error: err.message }; }),

@@ -115,7 +115,7 @@ export function registerVerificationRoutes(v1: RouteMount, deps: GatewayDeps) {
         throw new AppError('provider_error', 'Code delivery is unavailable right now; try again', { status: 503, details: { reference } });
       }
 
-      // Wait a bounded time for the dispatcher's outcome (DESIGN.md: synchronous
+      // Wait a bounded time for the dispatcher's outcome (docs/design.md: synchronous
       // answers). Sent: the row is still as created. Anything else: the row in
       // Postgres is the answer.
       let delivery: TDeliveryOutcome | undefined;
