@@ -86,7 +86,9 @@ export async function clearRedisPrefixes(env: BenchRedisEnv): Promise<void> {
 }
 
 /** The ENCRYPTION_KEY startProcess gives every process (the bench seals endpoint secrets with it). */
-export const BENCH_ENCRYPTION_KEY = 'ab'.repeat(32);
+// Fresh per run: production refuses published or predictable secrets.
+export const BENCH_ENCRYPTION_KEY = randomBytes(32).toString('hex');
+const BENCH_SESSION_SECRET = randomBytes(32).toString('hex');
 
 /** Starts a service (`services/<name>/src/main.ts`) or any TS entry as a child process. */
 export function startProcess(entry: string, env: Record<string, string>): ChildProcess {
@@ -96,7 +98,7 @@ export function startProcess(entry: string, env: Record<string, string>): ChildP
   const extra = process.env.BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
   const child = spawn(process.execPath, [...profile, ...extra, '--import', 'tsx', entry], {
     cwd: root,
-    env: { ...process.env, LOG_LEVEL: 'warn', LOG_FORMAT: 'json', NODE_ENV: 'production', JWT_SECRET: 'bench-'.repeat(8), ENCRYPTION_KEY: BENCH_ENCRYPTION_KEY, ...env },
+    env: { ...process.env, LOG_LEVEL: 'warn', LOG_FORMAT: 'json', NODE_ENV: 'production', JWT_SECRET: BENCH_SESSION_SECRET, ENCRYPTION_KEY: BENCH_ENCRYPTION_KEY, ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   return child;

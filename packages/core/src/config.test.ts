@@ -31,8 +31,28 @@ test.each([
   expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name}:`));
 });
 
+const STRONG_SESSION_SECRET = '9f2c1e7a4b8d03f6e5c2a19b7d4e8f0a3c6b1d9e2f7a4c8b';
+const STRONG_ENCRYPTION_KEY = '3a7f9c2e1b8d4f6a0c5e9b2d7f1a4c8e6b3d9f2a5c7e1b4d8f0a2c6e9b3d7f15';
+
 test('production requires real secrets', () => {
   expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/JWT_SECRET: is required in production[\s\S]*ENCRYPTION_KEY/);
-  const ok = loadConfig({ NODE_ENV: 'production', JWT_SECRET: 's'.repeat(40), ENCRYPTION_KEY: 'ab'.repeat(32) });
-  expect(ok.JWT_SECRET).toBe('s'.repeat(40));
+  const ok = loadConfig({ NODE_ENV: 'production', JWT_SECRET: STRONG_SESSION_SECRET, ENCRYPTION_KEY: STRONG_ENCRYPTION_KEY });
+  expect(ok.JWT_SECRET).toBe(STRONG_SESSION_SECRET);
+});
+
+test.each([
+  ['JWT_SECRET', 'cowrie-dev-only-session-secret-do-not-use-in-production', /published/],
+  ['JWT_SECRET', 'change-me-to-a-long-random-secret-of-32-chars-or-more', /published/],
+  ['JWT_SECRET', 's'.repeat(40), /predictable/],
+  ['JWT_SECRET', 'abcdabcdabcdabcdabcdabcdabcdabcd', /predictable/],
+  ['ENCRYPTION_KEY', '00'.repeat(31) + '01', /published/],
+  ['ENCRYPTION_KEY', 'ab'.repeat(32), /predictable/],
+  ['METRICS_TOKEN', 'aaaaaaaaaaaaaaaaaaaa', /predictable/],
+  ['OPS_PASSWORD', 'password1234', /too short or too repetitive/],
+  ['COLLECTION_SANDBOX_SECRET', 'cowrie-dev-only-sandbox-notification-secret', /published/],
+])('production refuses a known or weak %s (%s), naming it', (name, value, reason) => {
+  const env = { NODE_ENV: 'production', JWT_SECRET: STRONG_SESSION_SECRET, ENCRYPTION_KEY: STRONG_ENCRYPTION_KEY, [name]: value };
+  expect(() => loadConfig(env)).toThrow(new RegExp(`${name}: .*${reason.source}`));
+  // Outside production the same value is accepted: development keeps working with the defaults.
+  expect(() => loadConfig({ ...env, NODE_ENV: 'development' })).not.toThrow();
 });

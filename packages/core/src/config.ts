@@ -4,6 +4,41 @@ const DEV_ONLY_SESSION_SECRET = 'cowrie-dev-only-session-secret-do-not-use-in-pr
 const DEV_ONLY_ENCRYPTION_KEY = '00'.repeat(31) + '01';
 const DEV_ONLY_SANDBOX_SECRET = 'cowrie-dev-only-sandbox-notification-secret';
 
+/**
+ * Secrets anyone can read in this repository (the dev-only defaults above and
+ * the placeholders older docker-compose files shipped): never accepted in
+ * production, since whoever knows one can sign a session or open a sealed secret.
+ */
+const PUBLISHED_SECRETS = new Set([
+  DEV_ONLY_SESSION_SECRET,
+  DEV_ONLY_ENCRYPTION_KEY,
+  DEV_ONLY_SANDBOX_SECRET,
+  'change-me-to-a-long-random-secret-of-32-chars-or-more',
+  '0000000000000000000000000000000000000000000000000000000000000001',
+]);
+
+/** Secrets checked for strength in production: what signs, seals or opens something. */
+const PRODUCTION_SECRETS = ['JWT_SECRET', 'ENCRYPTION_KEY', 'COLLECTION_SANDBOX_SECRET', 'METRICS_TOKEN', 'OPS_PASSWORD'] as const;
+
+/**
+ * Why a secret is too weak to run production on, or null. A secret made as
+ * the README says (`openssl rand -hex 32`) has 16 distinct characters spread
+ * evenly; one typed by hand, a repeated pattern or a published placeholder
+ * does not.
+ */
+export function weakSecretReason(value: string): string | null {
+  if (PUBLISHED_SECRETS.has(value) || PUBLISHED_SECRETS.has(value.toLowerCase())) return 'is a value published in the Cowrie repository; generate one with `openssl rand -hex 32`';
+  const distinct = new Set(value.toLowerCase()).size;
+  if (distinct < 8) return `is too predictable (${distinct} distinct characters); generate one with \`openssl rand -hex 32\``;
+  // Shannon entropy per character, times the length: bits an attacker must guess at most.
+  const counts = new Map<string, number>();
+  for (const ch of value) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+  let perChar = 0;
+  for (const n of counts.values()) perChar -= (n / value.length) * Math.log2(n / value.length);
+  if (perChar * value.length < 64) return 'is too short or too repetitive to resist guessing; generate one with `openssl rand -hex 32`';
+  return null;
+}
+
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 const nonNegativeInt = (fallback: number) => z.coerce.number().int().nonnegative().default(fallback);
 const csv = z
@@ -191,6 +226,13 @@ export const ZConfig = z
   .superRefine((c, ctx) => {
     if (!c.JWT_SECRET) ctx.addIssue({ code: 'custom', path: ['JWT_SECRET'], message: 'is required in production' });
     if (!c.ENCRYPTION_KEY) ctx.addIssue({ code: 'custom', path: ['ENCRYPTION_KEY'], message: 'is required in production' });
+    if (c.NODE_ENV === 'production') {
+      for (const name of PRODUCTION_SECRETS) {
+        const value = c[name];
+        const reason = value ? weakSecretReason(value) : null;
+        if (reason) ctx.addIssue({ code: 'custom', path: [name], message: reason });
+      }
+    }
     if (c.VERIFY_EMAIL_PROVIDER === 'smtp' && !c.VERIFY_SMTP_URL) ctx.addIssue({ code: 'custom', path: ['VERIFY_SMTP_URL'], message: 'is required when VERIFY_EMAIL_PROVIDER=smtp' });
     if (c.VERIFY_SMS_PROVIDER === 'termii' && !c.VERIFY_TERMII_API_KEY) ctx.addIssue({ code: 'custom', path: ['VERIFY_TERMII_API_KEY'], message: 'is required when VERIFY_SMS_PROVIDER=termii' });
     if (c.NODE_ENV === 'production' && c.PAYOUT_UNKNOWN_GRACE_MS < 10 * 60_000) {
