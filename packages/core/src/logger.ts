@@ -40,6 +40,27 @@ export const REDACT_PATHS = [
 
 export type { Logger };
 
+type TSerializedError = Record<string, unknown> & { code?: unknown; cause?: unknown };
+
+/** Moves an error's `code` (and its causes') to `errorCode`, out of reach of the one-time-code redaction. */
+function keepErrorCodes(serialized: TSerializedError, depth = 0): TSerializedError {
+  if (!serialized || typeof serialized !== 'object' || depth > 5) return serialized;
+  const { code, cause, ...rest } = serialized;
+  const out: TSerializedError = { ...rest };
+  if (code !== undefined) out.errorCode = code;
+  if (cause !== undefined) out.cause = keepErrorCodes(cause as TSerializedError, depth + 1);
+  return out;
+}
+
+/**
+ * Errors are logged with their codes (ECONNREFUSED, Postgres's 23505, Prisma's
+ * P2002) as `errorCode`: `code` itself is redacted everywhere, since a
+ * request's `code` is a one-time code.
+ */
+export const LOG_SERIALIZERS = {
+  err: (err: unknown) => keepErrorCodes(pino.stdSerializers.errWithCause(err as Error) as unknown as TSerializedError),
+};
+
 export interface CreateLoggerOptions {
   service: string;
   level?: string;
@@ -54,6 +75,7 @@ export function createLogger({ service, level = 'info', destination, pretty }: C
     level,
     base: { service },
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    serializers: LOG_SERIALIZERS,
     timestamp: pino.stdTimeFunctions.isoTime,
   };
   if (destination) return pino(options, destination);

@@ -2,3 +2,4 @@ export * from './test-env';
 export * from './scenarios';
 export * from './gateway';
 export * from './http-receiver';
+export * from './redis-server';

@@ -12,25 +12,58 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** Checks the gateway depends on; shared by /readyz and the workers' readiness. */
-export async function readiness(deps: Pick<GatewayDeps, 'db' | 'redis'>) {
-  const checks: Record<string, { ok: boolean; error?: string }> = {};
+/** One dependency's state as /readyz shows it: never a raw error text (those go to the log). */
+interface TCheck {
+  ok: boolean;
+  error?: string;
+  /** Ready, but something an operator should look at. */
+  warning?: string;
+}
+
+// Said once per process: /readyz is polled every few seconds.
+let warnedUnknownPolicy = false;
+
+// Redis answers a refused command with an error reply (ReplyError), not a lost connection.
+const isReplyError = (err: unknown) => (err as Error | undefined)?.name === 'ReplyError';
+
+/**
+ * Checks the gateway depends on. Postgres and Redis must answer; Redis must
+ * not evict keys (BullMQ loses jobs when it may: docs/design.md). Managed
+ * Redis services (ElastiCache, Upstash, Memorystore) refuse CONFIG GET: the
+ * policy is then unknown, reported as a warning, and readiness holds. What
+ * failed and why goes to the log; the answer names only the dependency.
+ */
+export async function readiness(deps: Pick<GatewayDeps, 'db' | 'redis' | 'logger'>) {
+  const checks: Record<string, TCheck> = {};
+  const failed = (name: string, err: unknown, error: string) => {
+    deps.logger.warn({ err, dependency: name }, 'readiness check failed');
+    checks[name] = { ok: false, error };
+  };
   await Promise.all([
     withTimeout(deps.db.$queryRaw`SELECT 1`, 2000)
       .then(() => { checks.postgres = { ok: true }; })
-      .catch((err: Error) => { checks.postgres = { ok: false, error: err.message }; }),
-    withTimeout(deps.redis.config('GET', 'maxmemory-policy') as Promise<unknown>, 2000)
+      .catch((err: unknown) => failed('postgres', err, 'Postgres is not answering')),
+    withTimeout(deps.redis.ping(), 2000)
+      .then(() => withTimeout(deps.redis.config('GET', 'maxmemory-policy') as Promise<unknown>, 2000).catch((err: unknown) => {
+        if (isReplyError(err)) return null;
+        throw err;
+      }))
       .then((reply) => {
-        const policy = Array.isArray(reply) ? String(reply[1]) : '';
-        // BullMQ loses jobs when Redis may evict keys (docs/design.md).
-        checks.redis = policy === 'noeviction' ? { ok: true } : { ok: false, error: `maxmemory-policy is ${policy || 'unknown'}; BullMQ needs noeviction` };
+        const policy = Array.isArray(reply) && reply.length >= 2 ? String(reply[1]) : null;
+        if (policy === null) {
+          if (!warnedUnknownPolicy) deps.logger.warn('Redis refuses CONFIG GET: its maxmemory-policy cannot be checked; it must be noeviction or BullMQ may lose jobs');
+          warnedUnknownPolicy = true;
+          checks.redis = { ok: true, warning: 'maxmemory-policy unknown (CONFIG GET refused); it must be noeviction' };
+        } else {
+          checks.redis = policy === 'noeviction' ? { ok: true } : { ok: false, error: `maxmemory-policy is ${policy}; BullMQ needs noeviction` };
+        }
       })
-      .catch((err: Error) => { checks.redis = { ok: false, error: err.message }; }),
+      .catch((err: unknown) => failed('redis', err, 'Redis is not answering')),
   ]);
   return { ready: Object.values(checks).every((c) => c.ok), checks };
 }
 
-const ZChecks = z.record(z.string(), z.object({ ok: z.boolean(), error: z.string().optional() }));
+const ZChecks = z.record(z.string(), z.object({ ok: z.boolean(), error: z.string().optional(), warning: z.string().optional() }));
 
 export interface HealthOptions {
   /** True once the process is stopping: /readyz answers 503 so load balancers stop routing to it. */
