@@ -43,7 +43,24 @@ interface PayoutDraft {
   bankCode: string | null;
   beneficiaryId: number | null;
   metadata: Record<string, Prisma.InputJsonValue>;
+  /** The request's Idempotency-Key and request hash, recorded on the row (unique per workspace). */
+  request?: TPayoutRequestKey;
 }
+
+/**
+ * The `Idempotency-Key` header a payout was asked for with, and the hash of
+ * that request. The row keeps both under a unique index, so whatever happens
+ * to the idempotency layer's own record, one key never opens two payouts: a
+ * retry with the same request finds the first, and one with another body is a
+ * conflict.
+ */
+export interface TPayoutRequestKey {
+  key: string;
+  requestHash: string;
+}
+
+const requestKeyConflict = () =>
+  new AppError('idempotency_conflict', 'This Idempotency-Key was reused with a different request body (or method or path)');
 
 /**
  * The whole open as one statement, so it commits on its own (autocommit) the
@@ -56,13 +73,22 @@ interface PayoutDraft {
 /** The columns a payout's `processing` row is inserted with, by OPEN_PAYOUT and OPEN_PAYOUTS alike. */
 const PAYOUT_ROW_COLUMNS = `"workspaceId", "walletId", "type", "direction", "category", "channel", "status", "reference",
   "idempotencyKey", "currency", "amount", "fees", "title", "description", "provider", "counterpartyName", "counterpartyAccount",
-  "counterpartyBank", "counterpartyEmail", "bankCode", "beneficiaryId", "metadata", "createdAt", "updatedAt"`;
+  "counterpartyBank", "counterpartyEmail", "bankCode", "beneficiaryId", "metadata", "requestKey", "requestHash", "createdAt", "updatedAt"`;
+
+/**
+ * The id of an earlier payout of the workspace that this one repeats: the same
+ * ledger key (debits only: credits' keys are the system's, apart from the
+ * clients'), or the same Idempotency-Key header. Takes the SQL of the three values.
+ */
+const earlierPayoutId = (workspaceId: string, ledgerKey: string, headerKey: string) => `
+  SELECT "id" FROM "LedgerTransaction"
+  WHERE "workspaceId" = ${workspaceId} AND (("type" = 'debit' AND "idempotencyKey" = ${ledgerKey}) OR ("requestKey" IS NOT NULL AND "requestKey" = ${headerKey}))
+  ORDER BY "id" LIMIT 1`;
 
 const OPEN_PAYOUT = `
   WITH wallet AS (
     SELECT "id", "balance" - "held" AS "available" FROM "Wallet" WHERE "workspaceId" = $1 AND "currency" = $2
-  ), duplicate AS (
-    SELECT "id" FROM "LedgerTransaction" WHERE "workspaceId" = $1 AND "idempotencyKey" = $3
+  ), duplicate AS (${earlierPayoutId('$1', '$3', '$20')}
   ), held AS (
     UPDATE "Wallet" w SET "held" = w."held" + $4::numeric, "updatedAt" = $5
     FROM wallet
@@ -71,7 +97,7 @@ const OPEN_PAYOUT = `
     RETURNING w."id"
   ), created AS (
     INSERT INTO "LedgerTransaction" (${PAYOUT_ROW_COLUMNS})
-    SELECT $1, held."id", 'debit', 'out', $6, $7, 'processing', $8, $3, $2, $9, $10, $11, $12, $13, $14, $15, $16, NULL, $17, $18, $19, $5, $5
+    SELECT $1, held."id", 'debit', 'out', $6, $7, 'processing', $8, $3, $2, $9, $10, $11, $12, $13, $14, $15, $16, NULL, $17, $18, $19, $20, $21, $5, $5
     FROM held
     RETURNING *
   ), entry AS (
@@ -84,13 +110,21 @@ const OPEN_PAYOUT = `
 
 type TOpenPayoutRow = Record<string, unknown> & { preflightWalletId: number | null; preflightAvailable: string | null; duplicateId: number | null; id: number | null };
 
-async function findByIdempotencyKey(sql: SqlQueryable, workspaceId: number, idempotencyKey: string) {
+/**
+ * The earlier payout a repeated request is answered with (EARLIER_PAYOUT), or
+ * null. The same header key with another request's hash is a conflict.
+ */
+async function findEarlierPayout(sql: SqlQueryable, request: OpenRequest): Promise<CreatedPayout | null> {
+  const { draft } = request;
   const { rows } = await sql.query<Record<string, unknown>>({
-    name: 'cowrie-payout-by-key',
-    text: 'SELECT * FROM "LedgerTransaction" WHERE "workspaceId" = $1 AND "idempotencyKey" = $2',
-    values: [workspaceId, idempotencyKey],
+    name: 'cowrie-earlier-payout',
+    text: `SELECT * FROM "LedgerTransaction" WHERE "id" = (${earlierPayoutId('$1', '$2', '$3')})`,
+    values: [draft.workspaceId, request.idempotencyKey, draft.request?.key ?? null],
   });
-  return rows[0] ? ledgerTransactionFromSql(rows[0]) : null;
+  if (!rows[0]) return null;
+  const transaction = ledgerTransactionFromSql(rows[0]);
+  if (draft.request && transaction.requestKey === draft.request.key && transaction.requestHash !== draft.request.requestHash) throw requestKeyConflict();
+  return { transaction, created: false };
 }
 
 /** The columns of a payout's row and the values of OPEN_PAYOUT, in its parameter order. */
@@ -101,6 +135,7 @@ function openValues(draft: PayoutDraft, reference: string, idempotencyKey: strin
     reference, draft.amount.toFixed(6), draft.fees.toFixed(6), draft.title, draft.description, draft.provider,
     draft.counterpartyName, draft.counterpartyAccount, draft.counterpartyBank, draft.bankCode, draft.beneficiaryId,
     JSON.stringify({ provider: draft.provider, raw: {}, ...draft.metadata }),
+    draft.request?.key ?? null, draft.request?.requestHash ?? null,
   ] as const;
 }
 
@@ -108,9 +143,11 @@ function openValues(draft: PayoutDraft, reference: string, idempotencyKey: strin
  * Pre-flight checks 2 to 4 and the `processing` row with its hold, for one
  * payout in one statement (interface: POST /v1/transfers; see OPEN_PAYOUT).
  * The hold's conditional update is the overdraft guard under concurrency; the
- * unique (workspace, idempotency key) index makes a racing duplicate find the
- * first. Every answer the interface names (404 wallet, `Exceeds balance`, the
- * first row of a repeated key) comes from here.
+ * unique (workspace, type, idempotency key) and (workspace, request key)
+ * indexes make a racing duplicate find the first. Every answer the interface
+ * names (404 wallet, `Exceeds balance`, the first row of a repeated key) comes
+ * from here. A repeated Idempotency-Key header is answered with its payout
+ * before the balance is looked at: the request was done, not asked again.
  */
 async function openOnePayout(sql: SqlPool, request: OpenRequest): Promise<CreatedPayout> {
   const { draft, reference, idempotencyKey, total } = request;
@@ -121,8 +158,8 @@ async function openOnePayout(sql: SqlPool, request: OpenRequest): Promise<Create
       opened = (await sql.query<TOpenPayoutRow>({ name: 'cowrie-open-payout', text: OPEN_PAYOUT, values: [...values] })).rows[0]!;
     } catch (err) {
       if (isSqlUniqueViolation(err)) {
-        const existing = await findByIdempotencyKey(sql, draft.workspaceId, idempotencyKey);
-        if (existing) return { transaction: existing, created: false };
+        const earlier = await findEarlierPayout(sql, request);
+        if (earlier) return earlier;
       }
       throw err;
     }
@@ -133,12 +170,11 @@ async function openOnePayout(sql: SqlPool, request: OpenRequest): Promise<Create
       const { preflightWalletId: _w, preflightAvailable: _a, duplicateId: _d, ...row } = opened;
       return { transaction: ledgerTransactionFromSql(row), created: true };
     }
+    const earlier = opened.duplicateId === null ? null : await findEarlierPayout(sql, request);
+    if (earlier && draft.request && earlier.transaction.requestKey === draft.request.key) return earlier;
     const available = new Decimal(opened.preflightAvailable!);
     if (available.lessThan(total)) throw exceedsBalance(available, draft.currency);
-    if (opened.duplicateId !== null) {
-      const existing = await findByIdempotencyKey(sql, draft.workspaceId, idempotencyKey);
-      if (existing) return { transaction: existing, created: false };
-    }
+    if (earlier) return earlier;
     // Concurrent holds took the money while this statement waited for the
     // wallet's lock. Answer with what is left, or try again if some came back.
     const { rows } = await sql.query<{ available: string }>({
@@ -167,9 +203,10 @@ async function openOnePayout(sql: SqlPool, request: OpenRequest): Promise<Create
 const OPEN_PAYOUTS = `
   WITH input AS (
     SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::numeric[], $5::text[], $6::text[], $7::text[], $8::numeric[], $9::numeric[],
-      $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::int[], $18::jsonb[]) WITH ORDINALITY
+      $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::int[], $18::jsonb[], $20::text[], $21::text[]) WITH ORDINALITY
       AS i("workspaceId", "currency", "idempotencyKey", "total", "category", "channel", "reference", "amount", "fees",
-        "title", "description", "provider", "counterpartyName", "counterpartyAccount", "counterpartyBank", "bankCode", "beneficiaryId", "metadata", "position")
+        "title", "description", "provider", "counterpartyName", "counterpartyAccount", "counterpartyBank", "bankCode", "beneficiaryId", "metadata",
+        "requestKey", "requestHash", "position")
   ), locked AS MATERIALIZED (
     SELECT w."id", w."workspaceId", w."currency", w."balance" - w."held" AS "available" FROM "Wallet" w
     WHERE (w."workspaceId", w."currency") IN (SELECT "workspaceId", "currency" FROM input)
@@ -177,7 +214,10 @@ const OPEN_PAYOUTS = `
   ), eligible AS (
     SELECT i.*, l."id" AS "walletId", l."available", sum(i."total") OVER (PARTITION BY l."id" ORDER BY i."position") AS "runningTotal"
     FROM input i JOIN locked l ON l."workspaceId" = i."workspaceId" AND l."currency" = i."currency"
-    WHERE NOT EXISTS (SELECT 1 FROM "LedgerTransaction" t WHERE t."workspaceId" = i."workspaceId" AND t."idempotencyKey" = i."idempotencyKey")
+    WHERE NOT EXISTS (
+      SELECT 1 FROM "LedgerTransaction" t WHERE t."workspaceId" = i."workspaceId"
+        AND ((t."type" = 'debit' AND t."idempotencyKey" = i."idempotencyKey") OR (i."requestKey" IS NOT NULL AND t."requestKey" = i."requestKey"))
+    )
   ), accepted AS MATERIALIZED (
     SELECT * FROM eligible WHERE "runningTotal" <= "available"
   ), held AS (
@@ -189,7 +229,7 @@ const OPEN_PAYOUTS = `
     INSERT INTO "LedgerTransaction" (${PAYOUT_ROW_COLUMNS})
     SELECT a."workspaceId", a."walletId", 'debit', 'out', a."category", a."channel", 'processing', a."reference", a."idempotencyKey", a."currency",
       a."amount", a."fees", a."title", a."description", a."provider", a."counterpartyName", a."counterpartyAccount", a."counterpartyBank", NULL,
-      a."bankCode", a."beneficiaryId", a."metadata", $19, $19
+      a."bankCode", a."beneficiaryId", a."metadata", a."requestKey", a."requestHash", $19, $19
     FROM accepted a JOIN held h ON h."id" = a."walletId"
     ORDER BY a."position"
     RETURNING *
@@ -208,12 +248,16 @@ interface OpenRequest {
 
 /** OPEN_PAYOUTS for one batch: the created row of each payout it opened, null for the ones it left out. */
 async function openBatch(sql: SqlQueryable, requests: readonly OpenRequest[]): Promise<Array<CreatedPayout | null>> {
-  // A key at most once per statement (the index would refuse the second): the
-  // later ones take the one-payout path and find the first.
+  // A key (ledger or header) at most once per statement (the index would
+  // refuse the second): the later ones take the one-payout path and find the first.
   const keys = new Set<string>();
   const batch = requests.filter((r) => {
-    const key = `${r.draft.workspaceId}:${r.idempotencyKey}`;
-    return !keys.has(key) && keys.add(key);
+    const ledgerKey = `${r.draft.workspaceId}:ledger:${r.idempotencyKey}`;
+    const headerKey = r.draft.request ? `${r.draft.workspaceId}:header:${r.draft.request.key}` : null;
+    if (keys.has(ledgerKey) || (headerKey && keys.has(headerKey))) return false;
+    keys.add(ledgerKey);
+    if (headerKey) keys.add(headerKey);
+    return true;
   });
   const now = new Date();
   const columns = batch.map((r) => openValues(r.draft, r.reference, r.idempotencyKey, r.total, now));
@@ -224,7 +268,7 @@ async function openBatch(sql: SqlQueryable, requests: readonly OpenRequest[]): P
       name: 'cowrie-open-payouts',
       text: OPEN_PAYOUTS,
       values: [column(0), column(1), column(2), column(3), column(5), column(6), column(7), column(8), column(9), column(10),
-        column(11), column(12), column(13), column(14), column(15), column(16), column(17), column(18), utcTimestamp(now)],
+        column(11), column(12), column(13), column(14), column(15), column(16), column(17), column(18), utcTimestamp(now), column(19), column(20)],
     }));
   } catch (err) {
     // Refused (a racing duplicate key, 23505, or a value one payout brought):
@@ -256,7 +300,7 @@ async function openPayout(sql: SqlPool, draft: PayoutDraft): Promise<CreatedPayo
 }
 
 /** What every payout's draft takes from its request: the rail of the currency and the fee schedule's fee. */
-function payoutBasics(deps: PayoutDeps, currency: string, input: { workspaceId: number; amount: Decimal; idempotencyKey?: string }) {
+function payoutBasics(deps: PayoutDeps, currency: string, input: { workspaceId: number; amount: Decimal; idempotencyKey?: string; request?: TPayoutRequestKey }) {
   return {
     workspaceId: input.workspaceId,
     currency,
@@ -264,6 +308,7 @@ function payoutBasics(deps: PayoutDeps, currency: string, input: { workspaceId: 
     amount: input.amount,
     fees: payoutFee(deps.feeSchedule, currency, input.amount),
     idempotencyKey: input.idempotencyKey,
+    request: input.request,
   };
 }
 
@@ -291,6 +336,8 @@ export interface TransferInput {
   bankName?: string;
   narration?: string;
   idempotencyKey?: string;
+  /** The request's Idempotency-Key header, when it had one. */
+  request?: TPayoutRequestKey;
 }
 
 /** POST /v1/transfers: the checks in the interface's order, then a `processing` row and its hold. */
@@ -319,6 +366,8 @@ export interface WithdrawalInput {
   beneficiaryId: number;
   narration?: string;
   idempotencyKey?: string;
+  /** The request's Idempotency-Key header, when it had one. */
+  request?: TPayoutRequestKey;
 }
 
 /**

@@ -65,6 +65,9 @@ test('a duplicate idempotency_key that races past the lookup is stopped by the u
      VALUES ($1,$2,'debit','out','send','transfer','processing',$3,'race-key','NGN',5,'t','d','sandbox',now()) RETURNING id`,
     [workspaceId, wallet.id, reference],
   );
+  // With its hold, as every payout has one (the ledger auditor checks it at the end).
+  await other.query(`INSERT INTO "LedgerEntry" ("walletId","transactionId","kind","balanceDelta","heldDelta") VALUES ($1,$2,'hold',0,5)`, [wallet.id, inserted.rows[0].id]);
+  await other.query(`UPDATE "Wallet" SET "held" = "held" + 5 WHERE "id" = $1`, [wallet.id]);
   const racing = send(deps, workspaceId, '5', { idempotencyKey: 'race-key' });
   // Wait until the racing insert is blocked on the unique index, then let the first commit.
   await waitFor(async () => {
@@ -77,7 +80,8 @@ test('a duplicate idempotency_key that races past the lookup is stopped by the u
   expect(result.created).toBe(false);
   expect(result.transaction.id).toBe(inserted.rows[0].id);
   expect(await env.db.ledgerTransaction.count({ where: { workspaceId, idempotencyKey: 'race-key' } })).toBe(1);
-  expect((await findWallet(env.db, workspaceId, 'NGN'))!.held.toFixed(6)).toBe('0.000000');
+  // Only the first payout's hold: the racing one's was undone with its refused insert.
+  expect((await findWallet(env.db, workspaceId, 'NGN'))!.held.toFixed(6)).toBe('5.000000');
 });
 
 test('a replayed payout job changes nothing once the row is final', async () => {

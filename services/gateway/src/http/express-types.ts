@@ -12,6 +12,8 @@ declare global {
       apiKey?: TAuthenticatedKey;
       /** The dashboard session of a session-authenticated request. */
       session?: TSession;
+      /** The request's Idempotency-Key and request hash, when it carried one (POST /v1). */
+      idempotency?: { key: string; requestHash: string };
     }
   }
 }

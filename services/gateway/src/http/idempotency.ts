@@ -8,6 +8,7 @@ import {
   releaseIdempotencyKey,
 } from '@cowrie/api-limits';
 import type { GatewayDeps } from '../deps';
+import { assertInputShape } from './validate';
 
 function withRequestId(body: unknown, requestId: string): unknown {
   if (body && typeof body === 'object' && 'meta' in body) {
@@ -33,7 +34,12 @@ export function idempotencyLayer(deps: Pick<GatewayDeps, 'db' | 'config'>): Requ
       throw new AppError('invalid_request', `Idempotency-Key must be under ${IDEMPOTENCY_KEY_MAX_LENGTH + 1} characters`, { details: { field: 'Idempotency-Key' } });
     }
     const workspaceId = req.apiKey!.workspaceId;
+    // The hash walks the whole body: a body the routes would refuse is refused first, the same way.
+    assertInputShape(req.body);
     const requestHash = idempotencyRequestHash(req.method, req.baseUrl + req.path, req.body);
+    // Handlers that create money movements record the key with them (a unique
+    // index refuses a second), so no failure of this layer can run one twice.
+    req.idempotency = { key, requestHash };
     const outcome = await claimOrWaitIdempotencyKey(deps.db, { workspaceId, key, requestHash, waitMs: deps.config.IDEMPOTENCY_WAIT_MS });
     if (outcome.kind === 'conflict') {
       throw new AppError('idempotency_conflict', 'This Idempotency-Key was reused with a different request body (or method or path)');
@@ -49,33 +55,29 @@ export function idempotencyLayer(deps: Pick<GatewayDeps, 'db' | 'config'>): Requ
     captureOutcome(res, async (status, body) => {
       if (status >= 200 && status < 300) await completeIdempotencyKey(deps.db, { workspaceId, key, status, body });
       else await releaseIdempotencyKey(deps.db, { workspaceId, key });
-    }, () => releaseIdempotencyKey(deps.db, { workspaceId, key }), req.log);
+    }, req.log);
     // A request whose client went away still finishes and stores its outcome; one
-    // whose process died leaves a claim that goes stale and can be taken over.
+    // whose process died leaves a claim that goes stale and can be taken over
+    // (a payout it created is found by its key on the ledger row, not made again).
     next();
   };
 }
 
 /**
  * Stores the outcome before the response leaves, so a client that saw a
- * success always finds it stored; if storing fails the claim is released.
+ * success always finds it stored. If storing a success fails, the claim is
+ * kept, never released: the handler did its work, so a retry must not run it
+ * again before the claim goes stale (and a payout is guarded beyond that by
+ * its key on the ledger row).
  */
-function captureOutcome(
-  res: Response,
-  store: (status: number, body: unknown) => Promise<void>,
-  release: () => Promise<void>,
-  log: { error: (obj: object, msg: string) => void },
-) {
+function captureOutcome(res: Response, store: (status: number, body: unknown) => Promise<void>, log: { error: (obj: object, msg: string) => void }) {
   const send = res.json.bind(res);
   let handled = false;
   res.json = (body: unknown) => {
     if (handled) return send(body);
     handled = true;
     store(res.statusCode, body)
-      .catch(async (err) => {
-        log.error({ err }, 'could not store the idempotent response');
-        await release().catch(() => undefined);
-      })
+      .catch((err) => log.error({ err }, 'could not store the idempotent response; its claim is kept'))
       .finally(() => send(body));
     return res;
   };

@@ -43,14 +43,24 @@ function inputProblem(value: unknown): InputProblem | null {
   return null;
 }
 
-/** Parses one part of a request; the first issue becomes a 400 naming the field. */
-export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+/**
+ * A 400 naming the field when `input` holds a NUL character or nests deeper
+ * than MAX_INPUT_DEPTH: run before anything walks the input (the schemas, the
+ * Idempotency-Key layer's body hash, JSON.stringify), so no input reaches a
+ * stack overflow or Postgres's refusal as a 500.
+ */
+export function assertInputShape(input: unknown): void {
   const found = inputProblem(input);
   if (found) {
     const field = found.path.join('.') || 'body';
     const message = found.problem === 'nul' ? `${field} must not contain the NUL character (U+0000)` : `${field} nests deeper than ${MAX_INPUT_DEPTH} levels`;
     throw new AppError('invalid_request', message, { details: { field } });
   }
+}
+
+/** Parses one part of a request; the first issue becomes a 400 naming the field. */
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  assertInputShape(input);
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const first = result.error.issues[0]!;

@@ -219,6 +219,7 @@ export function registerPayoutRoutes(v1: RouteMount, deps: GatewayDeps) {
         bankName: body.bank_name,
         narration: body.narration,
         idempotencyKey: body.idempotency_key,
+        request: req.idempotency,
       });
       await runAndAnswer(req, res, payout);
     },
@@ -243,6 +244,7 @@ export function registerPayoutRoutes(v1: RouteMount, deps: GatewayDeps) {
         beneficiaryId: body.beneficiary_id,
         narration: body.narration,
         idempotencyKey: body.idempotency_key,
+        request: req.idempotency,
       });
       await runAndAnswer(req, res, payout);
     },
