@@ -14,7 +14,7 @@ let deps: PayoutDeps;
 
 beforeAll(async () => {
   env = await createTestEnv();
-  deps = { db: env.db, sql: env.sql, rails: createRails(env.config, env.redis), feeSchedule: {} };
+  deps = { db: env.db, sql: env.sql, rails: createRails(env.config, { redis: env.redis, sql: env.sql }), feeSchedule: {} };
 });
 afterAll(() => env.cleanup());
 
@@ -96,7 +96,7 @@ test('a replayed payout job changes nothing once the row is final', async () => 
 });
 
 test('a rail that is not configured: the payout fails with 503 provider_error and its hold is released', async () => {
-  const unconfigured = createRails({ ...env.config, PAYOUT_RAIL: 'paystack', PAYOUT_PAYSTACK_SECRET_KEY: undefined }, env.redis);
+  const unconfigured = createRails({ ...env.config, PAYOUT_RAIL: 'paystack', PAYOUT_PAYSTACK_SECRET_KEY: undefined }, { redis: env.redis, sql: env.sql });
   const workspaceId = await funded('50');
   const { transaction } = await send({ ...deps, rails: unconfigured }, workspaceId, '20');
   expect(transaction.provider).toBe('paystack');

@@ -1,4 +1,5 @@
 import { AppError, type TConfig, type TRedis } from '@cowrie/core';
+import type { SqlQueryable } from '@cowrie/db';
 import { currencyStatus } from '@cowrie/catalog';
 import { cachedBanks } from './bank-cache';
 import { createPaystackRail } from './paystack-rail';
@@ -21,10 +22,16 @@ export interface Rails {
 
 const LOCAL_BANKS_TTL_MS = 10_000;
 
+/** What the rails keep state in: Redis for the bank list cache, Postgres for the sandbox's bank. */
+export interface RailsStores {
+  redis: TRedis;
+  sql: SqlQueryable;
+}
+
 /** The payout rails of this deployment, built once per process from config. */
-export function createRails(config: RailsConfig, redis: TRedis): Rails {
+export function createRails(config: RailsConfig, { redis, sql }: RailsStores): Rails {
   const cache = { redis, keyPrefix: config.REDIS_KEY_PREFIX, ttlSeconds: config.PAYOUT_BANKS_CACHE_TTL_SECONDS };
-  const sandbox = createSandboxRail({ redis, keyPrefix: config.REDIS_KEY_PREFIX, delayMs: config.PAYOUT_SANDBOX_DELAY_MS });
+  const sandbox = createSandboxRail({ sql, delayMs: config.PAYOUT_SANDBOX_DELAY_MS });
   const paystack: PayoutRail = createPaystackRail({
     secretKey: config.PAYOUT_PAYSTACK_SECRET_KEY,
     baseUrl: config.PAYOUT_PAYSTACK_BASE_URL,

@@ -1,25 +1,21 @@
 import { createHash } from 'node:crypto';
-import type { TRedis } from '@cowrie/core';
+import type { SqlQueryable } from '@cowrie/db';
 import { SANDBOX_BANKS } from './nigerian-banks';
 import { RailError, RailInputError, type PayoutRail, type TTransferRequest, type TTransferResult } from './types';
 
-/** Sandbox magic accounts (DESIGN.md: Sandbox rails). */
+/** Sandbox magic accounts (docs/design.md: Sandbox rails). */
 export const SANDBOX_FAIL_ACCOUNT = '0000000001';
 export const SANDBOX_THROW_ACCOUNT = '0000000002';
 
 const FIRST_NAMES = ['Adaeze', 'Babajide', 'Chiamaka', 'Damilola', 'Emeka', 'Funmilayo', 'Gbenga', 'Halima', 'Ifeanyi', 'Jumoke', 'Kelechi', 'Lola', 'Musa', 'Ngozi', 'Obinna', 'Temitope'];
 const LAST_NAMES = ['Adeyemi', 'Bello', 'Chukwu', 'Danjuma', 'Eze', 'Fashola', 'Garba', 'Ibrahim', 'Nwosu', 'Okafor', 'Oyelaran', 'Suleiman'];
 
-// A transfer the sandbox "bank" received lives this long, so verifyTransfer can answer for it.
-const RECORD_TTL_SECONDS = 7 * 86400;
-
-// Records a transfer once per reference (the rail's idempotency) and counts
-// every call that reached it; one key per reference keeps it Cluster-safe.
-const RECORD_SCRIPT = `
-redis.call('HINCRBY', KEYS[1], 'calls', 1)
-redis.call('HSETNX', KEYS[1], 'result', ARGV[1])
-redis.call('EXPIRE', KEYS[1], ARGV[2])
-return redis.call('HGET', KEYS[1], 'result')`;
+// Records a transfer once per reference (the rail's idempotency: the first
+// answer is every call's answer) and counts every call that reached it.
+const RECORD_TRANSFER = `
+  INSERT INTO "SandboxTransfer" ("reference", "calls", "result", "createdAt", "updatedAt") VALUES ($1, 1, $2, now(), now())
+  ON CONFLICT ("reference") DO UPDATE SET "calls" = "SandboxTransfer"."calls" + 1, "updatedAt" = now()
+  RETURNING "result"`;
 
 /** The stable account name the sandbox resolves a 10-digit number to. */
 export function sandboxAccountName(accountNumber: string): string {
@@ -43,22 +39,21 @@ function abortable(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 export interface SandboxRailOptions {
-  redis: TRedis;
-  /** Prefix of Cowrie's Redis keys (REDIS_KEY_PREFIX). */
-  keyPrefix: string;
+  /** Where the sandbox "bank" keeps what it received (the SandboxTransfer table). */
+  sql: SqlQueryable;
   /** Artificial latency of each transfer after the "bank" received it (PAYOUT_SANDBOX_DELAY_MS). */
   delayMs?: number;
 }
 
 /**
- * The deterministic, offline rail (DESIGN.md: Sandbox rails):
+ * The deterministic, offline rail (docs/design.md: Sandbox rails):
  * `0000000001` → the rail reports a failure; `0000000002` → the rail throws
- * (502) before accepting anything; any other 10-digit account → success.
- * Transfers it accepted are kept in Redis by reference, so it is idempotent
- * and `verifyTransfer` can answer after a worker died mid-call.
+ * (502) before accepting anything, and says so (nothing was sent); any other
+ * 10-digit account → success. Transfers it accepted are kept in Postgres by
+ * reference, as an outside bank keeps them: it is idempotent, and
+ * `verifyTransfer` answers after a worker died mid-call or Redis lost its data.
  */
-export function createSandboxRail({ redis, keyPrefix, delayMs = 0 }: SandboxRailOptions): PayoutRail {
-  const recordKey = (reference: string) => `${keyPrefix}sandbox:transfer:${reference}`;
+export function createSandboxRail({ sql, delayMs = 0 }: SandboxRailOptions): PayoutRail {
   const bankName = (code: string | null) => SANDBOX_BANKS.find((b) => b.bankCode === code)?.bankName;
 
   function decide(req: TTransferRequest): TTransferResult {
@@ -85,20 +80,22 @@ export function createSandboxRail({ redis, keyPrefix, delayMs = 0 }: SandboxRail
     },
     async transfer(req) {
       if (req.accountNumber === SANDBOX_THROW_ACCOUNT) {
-        throw new RailError(502, 'The payout rail failed (sandbox): the bank did not accept the transfer', { maybeSent: true, raw: { rail: 'sandbox', reference: req.reference, error: 'rail_error' } });
+        // Refused before the bank took anything: certainly not sent, so the payout fails at once.
+        throw new RailError(502, 'The payout rail failed (sandbox): the bank did not accept the transfer', { maybeSent: false, raw: { rail: 'sandbox', reference: req.reference, error: 'rail_error' } });
       }
-      const stored = (await redis.eval(RECORD_SCRIPT, 1, recordKey(req.reference), JSON.stringify(decide(req)), RECORD_TTL_SECONDS)) as string;
+      const { rows } = await sql.query<{ result: TTransferResult }>({ name: 'cowrie-sandbox-transfer', text: RECORD_TRANSFER, values: [req.reference, JSON.stringify(decide(req))] });
       if (delayMs > 0) await abortable(delayMs, req.signal);
-      return JSON.parse(stored) as TTransferResult;
+      return rows[0]!.result;
     },
     async verifyTransfer(reference) {
-      const stored = await redis.hget(recordKey(reference), 'result');
-      return stored ? (JSON.parse(stored) as TTransferResult) : null;
+      const { rows } = await sql.query<{ result: TTransferResult }>({ name: 'cowrie-sandbox-verify', text: 'SELECT "result" FROM "SandboxTransfer" WHERE "reference" = $1', values: [reference] });
+      return rows[0]?.result ?? null;
     },
   };
 }
 
 /** How many transfer calls for `reference` reached the sandbox (tests prove nothing is sent twice). */
-export async function sandboxTransferCalls(redis: TRedis, keyPrefix: string, reference: string): Promise<number> {
-  return Number((await redis.hget(`${keyPrefix}sandbox:transfer:${reference}`, 'calls')) ?? 0);
+export async function sandboxTransferCalls(sql: SqlQueryable, reference: string): Promise<number> {
+  const { rows } = await sql.query<{ calls: number }>({ text: 'SELECT "calls" FROM "SandboxTransfer" WHERE "reference" = $1', values: [reference] });
+  return rows[0]?.calls ?? 0;
 }

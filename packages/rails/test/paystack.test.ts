@@ -4,11 +4,13 @@
 import { randomBytes } from 'node:crypto';
 import { Decimal, createRedis, loadConfig, type TRedis } from '@cowrie/core';
 import { RailError, RailInputError, createPaystackRail, createRails, type PayoutRail } from '../src';
+import { createTestEnv, type TestEnv } from '@cowrie/testing';
 import { startPaystackStandIn, type PaystackStandIn } from './paystack-stand-in';
 
 let standIn: PaystackStandIn;
 let rail: PayoutRail;
 let redis: TRedis;
+let env: TestEnv;
 const keyPrefix = `cowrie-t-rails-${randomBytes(4).toString('hex')}:`;
 
 const reference = () => `snd_${randomBytes(12).toString('hex')}`;
@@ -20,12 +22,14 @@ beforeAll(async () => {
   standIn = await startPaystackStandIn();
   rail = createPaystackRail({ secretKey: standIn.secret, baseUrl: standIn.url, timeoutMs: 300 });
   redis = createRedis(loadConfig({ REDIS_URL: process.env.REDIS_URL }));
+  env = await createTestEnv();
 });
 afterAll(async () => {
   await standIn.close();
   const keys = await redis.keys(`${keyPrefix}*`);
   if (keys.length) await redis.del(...keys);
   await redis.quit();
+  await env.cleanup();
 });
 
 test('listBanks follows the cursor, sends the secret as a Bearer token, and drops inactive banks', async () => {
@@ -119,7 +123,7 @@ test('an unreachable Paystack is a 502 that certainly sent nothing', async () =>
 
 test('the bank list is cached in Redis for the TTL', async () => {
   const config = loadConfig({ PAYOUT_RAIL: 'paystack', PAYOUT_PAYSTACK_SECRET_KEY: standIn.secret, PAYOUT_PAYSTACK_BASE_URL: standIn.url, PAYOUT_BANKS_CACHE_TTL_SECONDS: '1', REDIS_KEY_PREFIX: keyPrefix });
-  const rails = createRails(config, redis);
+  const rails = createRails(config, { redis, sql: env.sql });
   const paystack = rails.forCurrency('NGN');
   expect(paystack.id).toBe('paystack');
   const before = standIn.count('GET', '/bank');

@@ -1,35 +1,33 @@
-// Risk: the sandbox drifting from DESIGN.md's magic accounts, or sending a
-// reference twice, which would hide double-send bugs in the worker tests.
+// Risk: the sandbox drifting from its documented magic accounts
+// (docs/design.md), sending a reference twice (which would hide double-send
+// bugs in the worker tests), or forgetting what it received when Redis does.
 import { randomBytes } from 'node:crypto';
-import { Decimal, createRedis, loadConfig, type TRedis } from '@cowrie/core';
+import { Decimal, loadConfig } from '@cowrie/core';
+import { createTestEnv, type TestEnv } from '@cowrie/testing';
 import { RailError, RailInputError, SANDBOX_BANKS, createRails, createSandboxRail, sandboxAccountName, sandboxTransferCalls, type PayoutRail } from '../src';
 
-let redis: TRedis;
+let env: TestEnv;
 let rail: PayoutRail;
-const keyPrefix = `cowrie-t-sandbox-${randomBytes(4).toString('hex')}:`;
 const request = (accountNumber: string, extra: object = {}) => ({
   reference: `snd_${randomBytes(12).toString('hex')}`, amount: new Decimal('10'), currency: 'NGN', accountNumber, bankCode: '058', accountName: null, narration: 'n', ...extra,
 });
 
-beforeAll(() => {
-  redis = createRedis(loadConfig({ REDIS_URL: process.env.REDIS_URL }));
-  rail = createSandboxRail({ redis, keyPrefix });
+beforeAll(async () => {
+  env = await createTestEnv();
+  rail = createSandboxRail({ sql: env.sql });
 });
-afterAll(async () => {
-  const keys = await redis.keys(`${keyPrefix}*`);
-  if (keys.length) await redis.del(...keys);
-  await redis.quit();
-});
+afterAll(() => env.cleanup());
 
 test('0000000001: the rail reports a failure', async () => {
   await expect(rail.transfer(request('0000000001'))).resolves.toMatchObject({ status: 'failed', raw: { status: 'failed' } });
 });
 
-test('0000000002: the rail throws a 502 and keeps nothing', async () => {
+test('0000000002: the rail throws a 502, says nothing was sent, and keeps nothing', async () => {
   const req = request('0000000002');
   const err = await rail.transfer(req).catch((e) => e);
   expect(err).toBeInstanceOf(RailError);
   expect(err.status).toBe(502);
+  expect(err.maybeSent).toBe(false);
   await expect(rail.verifyTransfer(req.reference)).resolves.toBeNull();
 });
 
@@ -39,7 +37,9 @@ test('any other 10-digit account succeeds, is idempotent on the reference, and i
   expect(first).toMatchObject({ status: 'completed', providerReference: expect.stringMatching(/^SBX_/), accountName: sandboxAccountName('0123456789') });
   await expect(rail.transfer(req)).resolves.toEqual(first);
   await expect(rail.verifyTransfer(req.reference)).resolves.toEqual(first);
-  expect(await sandboxTransferCalls(redis, keyPrefix, req.reference)).toBe(2);
+  expect(await sandboxTransferCalls(env.sql, req.reference)).toBe(2);
+  // Its bank is Postgres, not a process or Redis: another instance knows the transfer.
+  await expect(createSandboxRail({ sql: env.sql }).verifyTransfer(req.reference)).resolves.toEqual(first);
   await expect(rail.transfer(request('12345'))).resolves.toMatchObject({ status: 'failed' });
 });
 
@@ -53,7 +53,7 @@ test('resolve: a stable name from the number at a listed bank; anything else is 
 });
 
 test('the artificial delay applies after the rail received the transfer, and an abort abandons the wait', async () => {
-  const slow = createSandboxRail({ redis, keyPrefix, delayMs: 5000 });
+  const slow = createSandboxRail({ sql: env.sql, delayMs: 5000 });
   const req = request('0123456789');
   const abort = new AbortController();
   const started = Date.now();
@@ -64,9 +64,9 @@ test('the artificial delay applies after the rail received the transfer, and an 
 });
 
 test('rails by currency: live currencies use PAYOUT_RAIL, sandbox currencies the sandbox, coming_soon is 501', () => {
-  const rails = createRails(loadConfig({ PAYOUT_RAIL: 'paystack' }), redis);
+  const rails = createRails(loadConfig({ PAYOUT_RAIL: 'paystack' }), env);
   expect(rails.forCurrency('NGN').id).toBe('paystack');
   expect(rails.forCurrency('eur').id).toBe('sandbox');
   expect(() => rails.forCurrency('USD')).toThrow(expect.objectContaining({ code: 'coming_soon', status: 501 }));
-  expect(createRails(loadConfig({}), redis).forCurrency('NGN').id).toBe('sandbox');
+  expect(createRails(loadConfig({}), env).forCurrency('NGN').id).toBe('sandbox');
 });

@@ -49,7 +49,7 @@ test.each([
   }
   expect(results.some((r) => r.status === 201)).toBe(true);
   expect(await stack.env.db.ledgerEntry.count({ where: { transactionId: rows[0]!.id, kind: 'hold' } })).toBe(1);
-  expect(await sandboxTransferCalls(stack.env.redis, stack.env.config.REDIS_KEY_PREFIX, rows[0]!.reference)).toBe(1);
+  expect(await sandboxTransferCalls(stack.env.sql, rows[0]!.reference)).toBe(1);
   expect((await findWallet(stack.env.db, workspace.id, 'NGN'))!.balance.toFixed(6)).toBe('93.000000');
 });
 

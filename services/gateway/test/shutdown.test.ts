@@ -130,7 +130,7 @@ test('SIGTERM to a payout worker under load: no job lost, none paid twice', asyn
   const { enqueue, payoutJobId, openQueue, payoutsQueue, createRedis, Decimal } = await import('@cowrie/core');
   const { createTransfer } = await import('@cowrie/payouts');
   const { createRails } = await import('@cowrie/rails');
-  const rails = createRails(env.config, env.redis);
+  const rails = createRails(env.config, { redis: env.redis, sql: env.sql });
   const queueConnection = createRedis(env.config, { forBullmq: true });
   const queue = openQueue(payoutsQueue, { connection: queueConnection, prefix: env.config.QUEUE_PREFIX });
   const ids: number[] = [];

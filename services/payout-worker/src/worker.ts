@@ -41,8 +41,8 @@ export async function startPayoutWorker(
   const queueConnection = createRedis(config, { forBullmq: true, name: 'payout-worker-producer' });
   const queue = openQueue(payoutsQueue, { connection: queueConnection, prefix: config.QUEUE_PREFIX });
   const rails = metrics
-    ? mapRails(createRails(config, redis), (rail) => instrumentCalls(rail, railObserver(metrics, `payout:${rail.id}`)))
-    : createRails(config, redis);
+    ? mapRails(createRails(config, { redis, sql }), (rail) => instrumentCalls(rail, railObserver(metrics, `payout:${rail.id}`)))
+    : createRails(config, { redis, sql });
   const abort = new AbortController();
   const worker = await startQueueWorker<typeof payoutsQueue.jobs, HandlerContext>({
     def: payoutsQueue,

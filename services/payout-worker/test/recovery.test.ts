@@ -41,7 +41,7 @@ async function stopWorker(w: RunningPayoutWorker) {
   await w.stop();
 }
 
-const rails = () => createRails(env.config, env.redis);
+const rails = () => createRails(env.config, { redis: env.redis, sql: env.sql });
 
 /** A funded workspace and one `processing` payout with its hold, committed but never queued. */
 async function processingPayout(amount = '25') {
@@ -54,7 +54,7 @@ async function processingPayout(amount = '25') {
 }
 
 const rowStatus = async (id: number) => (await env.db.ledgerTransaction.findUniqueOrThrow({ where: { id } })).status;
-const calls = (reference: string) => sandboxTransferCalls(env.redis, env.config.REDIS_KEY_PREFIX, reference);
+const calls = (reference: string) => sandboxTransferCalls(env.sql, reference);
 
 async function expectSettledOnce(workspaceId: number, transactionId: number, balance: string) {
   const wallet = (await findWallet(env.db, workspaceId, 'NGN'))!;

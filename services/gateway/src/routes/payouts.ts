@@ -166,7 +166,7 @@ const railErrors = {
  */
 export function registerPayoutRoutes(v1: RouteMount, deps: GatewayDeps) {
   // Every rail call is timed (cowrie_rail_call_*), by the service, not the rail.
-  const rails = mapRails(createRails(deps.config, deps.redis), (rail) => instrumentCalls(rail, railObserver(deps.metrics, `payout:${rail.id}`)));
+  const rails = mapRails(createRails(deps.config, { redis: deps.redis, sql: deps.sql }), (rail) => instrumentCalls(rail, railObserver(deps.metrics, `payout:${rail.id}`)));
   const payoutDeps: PayoutDeps = { db: deps.db, sql: deps.sql, rails, feeSchedule: deps.config.PAYOUT_FEE_SCHEDULE };
 
   async function runAndAnswer(req: Request, res: Response, payout: CreatedPayout) {
