@@ -1,8 +1,16 @@
 import { Decimal, type Logger } from '@cowrie/core';
-import { utcTimestamp, type SqlPool } from '@cowrie/db';
+import { utcTimestamp, type LedgerTransaction, type SqlPool } from '@cowrie/db';
 import { ledgerTransactionFromSql } from '@cowrie/ledger';
-import { RailError, type Rails, type TTransferResult } from '@cowrie/rails';
-import { applyRailResult, failWithProviderError, type TPayoutOutcome } from './settle-payout';
+import { RailError, type PayoutRail, type Rails, type TTransferResult } from '@cowrie/rails';
+import {
+  DEFAULT_OUTCOME_SCHEDULE,
+  applyRailResult,
+  awaitUnknownOutcome,
+  failUnconfirmed,
+  failWithProviderError,
+  type TOutcomeSchedule,
+  type TPayoutOutcome,
+} from './settle-payout';
 
 export interface ExecutePayoutOptions {
   /** Plain pg (see @cowrie/db `sql.ts`): the settle locks the wallet row, as briefly as possible. */
@@ -12,55 +20,92 @@ export interface ExecutePayoutOptions {
   log: Logger;
   /** Aborted when the worker shuts down: the rail call is abandoned and nothing more is written. */
   signal?: AbortSignal;
+  /** When an unsettled outcome is asked about again, and how long an unknown one may last. */
+  schedule?: TOutcomeSchedule;
 }
 
-/** The rail's outcome is unknown (it may have moved money and cannot say yet): retry later, never resend blindly. */
-export class PayoutOutcomeUnknownError extends Error {
-  override name = 'PayoutOutcomeUnknownError';
+/** A payout as the worker takes it up: the row, and what earlier attempts left on record. */
+interface TTakenUp {
+  row: LedgerTransaction;
+  /** Attempts before this one that may have reached the rail. */
+  earlierAttempts: number;
+  /** `unknown` or `pending`: the rail was asked and has not settled it; it is asked, never sent to again. */
+  awaiting: 'unknown' | 'pending' | null;
+  unknownSince: Date | null;
+}
+
+/**
+ * One statement reads the row and, when it is a `processing` payout that is
+ * not awaiting the rail's answer, commits this attempt before anything is
+ * sent: a worker killed during the rail call leaves it on record, and the
+ * next attempt asks the rail first.
+ */
+async function takeUp(sql: SqlPool, transactionId: number): Promise<TTakenUp | null | { skipped: string }> {
+  const { rows } = await sql.query<Record<string, unknown> & { dispatchAttempts: number | null; awaiting: string | null; unknownSince: Date | null }>({
+    name: 'cowrie-payout-take-up',
+    text: `
+      WITH prior AS (
+        SELECT "outcome", "unknownSince" FROM "PayoutDispatch" WHERE "transactionId" = $1
+      ), attempt AS (
+        INSERT INTO "PayoutDispatch" ("transactionId", "attempts", "lastSentAt", "createdAt", "updatedAt")
+        SELECT "id", 1, $2, $2, $2 FROM "LedgerTransaction"
+        WHERE "id" = $1 AND "type" = 'debit' AND "status" = 'processing' AND NOT EXISTS (SELECT 1 FROM prior WHERE "outcome" IN ('unknown', 'pending'))
+        ON CONFLICT ("transactionId") DO UPDATE SET "attempts" = "PayoutDispatch"."attempts" + 1, "lastSentAt" = $2, "updatedAt" = $2
+        RETURNING "attempts"
+      )
+      SELECT t.*, (SELECT "attempts" FROM attempt) AS "dispatchAttempts",
+        (SELECT "outcome" FROM prior WHERE "outcome" IN ('unknown', 'pending')) AS "awaiting", (SELECT "unknownSince" FROM prior) AS "unknownSince"
+      FROM "LedgerTransaction" t WHERE t."id" = $1`,
+    values: [transactionId, utcTimestamp(new Date())],
+  });
+  const found = rows[0];
+  if (!found) return null;
+  const { dispatchAttempts, awaiting, unknownSince, ...columns } = found;
+  const row = ledgerTransactionFromSql(columns);
+  if (row.type !== 'debit') return null;
+  if (row.status !== 'processing') return { skipped: row.status };
+  return { row, earlierAttempts: (dispatchAttempts ?? 1) - 1, awaiting: awaiting as TTakenUp['awaiting'], unknownSince };
 }
 
 /**
  * Sends one `processing` payout to its rail and settles it (the payout
  * worker's `payout.execute`). It acts only on a `processing` row. When an
  * earlier attempt may have reached the rail it asks the rail by reference
- * first; each attempt is committed to the dispatch record before anything is
- * sent, so a worker killed at any instant leaves enough behind for the next
- * one to ask instead of paying twice.
+ * first, and a resend, if any, carries the same reference (the rail's
+ * idempotency key).
+ *
+ * An outcome the rail cannot confirm stays unknown: after a timeout, a reset
+ * or a 5xx that may have been sent, one "not found" proves nothing (the rail
+ * may commit the transfer a moment later), so the row stays `processing` with
+ * its hold and the rail is asked again on a backoff schedule
+ * (checkPayoutOutcome). Only a definitive answer settles or releases it, or a
+ * grace window in which the rail kept not knowing the reference. A rail that
+ * certainly sent nothing (it refused before accepting) fails the payout at once.
  */
-export async function executePayout({ sql, rails, transactionId, log, signal }: ExecutePayoutOptions): Promise<TPayoutOutcome> {
-  // One statement reads the row and, when it is a `processing` payout, commits
-  // this attempt before anything is sent: a worker killed during the rail call
-  // leaves it on record, and the next attempt asks the rail first.
-  const { rows } = await sql.query<Record<string, unknown> & { dispatchAttempts: number | null }>({
-    name: 'cowrie-payout-take-up',
-    text: `
-      WITH attempt AS (
-        INSERT INTO "PayoutDispatch" ("transactionId", "attempts", "lastSentAt", "createdAt", "updatedAt")
-        SELECT "id", 1, $2, $2, $2 FROM "LedgerTransaction" WHERE "id" = $1 AND "type" = 'debit' AND "status" = 'processing'
-        ON CONFLICT ("transactionId") DO UPDATE SET "attempts" = "PayoutDispatch"."attempts" + 1, "lastSentAt" = $2, "updatedAt" = $2
-        RETURNING "attempts"
-      )
-      SELECT t.*, (SELECT "attempts" FROM attempt) AS "dispatchAttempts" FROM "LedgerTransaction" t WHERE t."id" = $1`,
-    values: [transactionId, utcTimestamp(new Date())],
-  });
-  const row = rows[0] ? ledgerTransactionFromSql(rows[0]) : null;
-  const earlierAttempts = (rows[0]?.dispatchAttempts ?? 1) - 1;
-  if (!row || row.type !== 'debit') return { kind: 'skipped', status: null };
-  if (row.status !== 'processing') return { kind: 'skipped', status: row.status };
+export async function executePayout({ sql, rails, transactionId, log, signal, schedule = DEFAULT_OUTCOME_SCHEDULE }: ExecutePayoutOptions): Promise<TPayoutOutcome> {
+  const taken = await takeUp(sql, transactionId);
+  if (!taken) return { kind: 'skipped', status: null };
+  if ('skipped' in taken) return { kind: 'skipped', status: taken.skipped };
+  const { row } = taken;
   const rail = rails.byId(row.provider);
 
-  if (earlierAttempts > 0) {
+  if (taken.awaiting) return checkPayoutOutcome({ sql, rail, row, awaiting: taken.awaiting, unknownSince: taken.unknownSince, schedule, log, signal });
+
+  if (taken.earlierAttempts > 0) {
     let known: TTransferResult | null;
     try {
       known = await rail.verifyTransfer(row.reference, { signal });
     } catch (err) {
       if (signal?.aborted) throw err;
-      throw new PayoutOutcomeUnknownError(`payout ${row.reference} may have reached ${rail.id}, which cannot say yet: ${(err as Error).message}`);
+      log.warn({ reference: row.reference, error: (err as Error).message }, 'payout may have reached the rail, which cannot say yet; asking again later');
+      return awaitUnknownOutcome(sql, row, schedule, { status: 502, message: `The payout rail could not confirm this transfer: ${(err as Error).message}` });
     }
     if (known) {
       log.info({ reference: row.reference, status: known.status }, 'payout found at the rail; not sending again');
-      return applyRailResult(sql, row, known);
+      return applyRailResult(sql, row, known, schedule);
     }
+    // The earlier attempt's process died before it heard back: the rail does
+    // not know the reference, and a send with the same one cannot pay twice.
   }
 
   let result: TTransferResult;
@@ -78,19 +123,61 @@ export async function executePayout({ sql, rails, transactionId, log, signal }: 
   } catch (err) {
     if (signal?.aborted) throw err;
     const railError = err instanceof RailError ? err : new RailError(502, 'The payout rail failed unexpectedly', { maybeSent: true, cause: err });
-    if (railError.maybeSent) {
-      // Ambiguous: money may have moved. Ask before deciding anything.
-      let known: TTransferResult | null;
-      try {
-        known = await rail.verifyTransfer(row.reference, { signal });
-      } catch (verifyErr) {
-        if (signal?.aborted) throw verifyErr;
-        throw new PayoutOutcomeUnknownError(`payout ${row.reference}: ${railError.message}; the rail could not confirm it either: ${(verifyErr as Error).message}`);
-      }
-      if (known) return applyRailResult(sql, row, known);
+    if (!railError.maybeSent) {
+      log.warn({ reference: row.reference, status: railError.status, error: railError.message }, 'payout rail failed; nothing was sent');
+      return failWithProviderError(sql, row, { status: railError.status, message: railError.message, raw: railError.raw });
     }
-    log.warn({ reference: row.reference, status: railError.status, error: railError.message }, 'payout rail failed; nothing was sent');
-    return failWithProviderError(sql, row, { status: railError.status, message: railError.message, raw: railError.raw });
+    // Ambiguous: money may have moved. Ask; whatever it cannot confirm stays unknown.
+    let known: TTransferResult | null = null;
+    try {
+      known = await rail.verifyTransfer(row.reference, { signal });
+    } catch (verifyErr) {
+      if (signal?.aborted) throw verifyErr;
+    }
+    if (known) return applyRailResult(sql, row, known, schedule);
+    log.warn({ reference: row.reference, status: railError.status, error: railError.message }, 'payout outcome unknown: it stays processing with its hold until the rail confirms');
+    return awaitUnknownOutcome(sql, row, schedule, { status: railError.status, message: railError.message });
   }
-  return applyRailResult(sql, row, result);
+  return applyRailResult(sql, row, result, schedule);
+}
+
+export interface CheckPayoutOutcomeOptions {
+  sql: SqlPool;
+  rail: PayoutRail;
+  row: LedgerTransaction;
+  awaiting: 'unknown' | 'pending';
+  unknownSince: Date | null;
+  schedule: TOutcomeSchedule;
+  log: Logger;
+  signal?: AbortSignal;
+  now?: Date;
+}
+
+/**
+ * Asks the rail about a payout it has not settled, by reference, and never
+ * sends: a definitive answer settles or releases it; `pending`, an error or
+ * "not found" schedule the next check. An unknown outcome the rail still does
+ * not know after the grace window was never sent: the payout fails and its
+ * hold is released.
+ */
+export async function checkPayoutOutcome({ sql, rail, row, awaiting, unknownSince, schedule, log, signal, now = new Date() }: CheckPayoutOutcomeOptions): Promise<TPayoutOutcome> {
+  let known: TTransferResult | null;
+  try {
+    known = await rail.verifyTransfer(row.reference, { signal });
+  } catch (err) {
+    if (signal?.aborted) throw err;
+    log.warn({ reference: row.reference, error: (err as Error).message }, 'the rail could not be asked about a payout; asking again later');
+    return awaitUnknownOutcome(sql, row, schedule);
+  }
+  if (known && known.status !== 'pending') {
+    log.info({ reference: row.reference, status: known.status }, 'payout outcome confirmed by the rail');
+    return applyRailResult(sql, row, known, schedule);
+  }
+  if (known) return applyRailResult(sql, row, known, schedule);
+  const since = awaiting === 'unknown' && unknownSince ? unknownSince : null;
+  if (since && now.getTime() - since.getTime() >= schedule.graceMs) {
+    log.warn({ reference: row.reference, unknownSince: since.toISOString() }, 'the rail never knew this payout within the grace window: failed, hold released');
+    return failUnconfirmed(sql, row, since);
+  }
+  return awaitUnknownOutcome(sql, row, schedule);
 }

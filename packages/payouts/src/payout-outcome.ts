@@ -1,13 +1,26 @@
 import type { SqlQueryable } from '@cowrie/db';
 import { ledgerTransactionFromSql } from '@cowrie/ledger';
 import { renderTransaction, type TRenderedTransaction } from './render';
-import type { TPayoutOutcome } from './settle-payout';
+import { OUTCOME_UNKNOWN_MESSAGE, type TPayoutOutcome } from './settle-payout';
 
 export interface PayoutAnswer {
   transaction: TRenderedTransaction;
-  /** Set when the rail threw: the API answers this provider error with the failed row kept. */
-  providerError?: { status: number; message: string };
+  /**
+   * Set when the rail threw: the API answers this provider error with the
+   * failed row kept, or, when the outcome is unknown, with the `processing`
+   * row and `details` saying it is being confirmed.
+   */
+  providerError?: { status: number; message: string; details?: TOutcomeUnknownDetails };
 }
+
+/** What `error.details` says of a payout whose outcome the rail has not confirmed yet. */
+export interface TOutcomeUnknownDetails {
+  outcome: 'unknown';
+  reference: string;
+  message: string;
+}
+
+const unknownDetails = (transaction: TRenderedTransaction): TOutcomeUnknownDetails => ({ outcome: 'unknown', reference: transaction.reference, message: OUTCOME_UNKNOWN_MESSAGE });
 
 /**
  * What the API answers for a payout, read from Postgres (the source of truth,
@@ -27,6 +40,9 @@ export async function readPayoutAnswer(sql: SqlQueryable, transactionId: number)
   if (row.status === 'failed' && dispatchOutcome === 'provider_error') {
     return { transaction, providerError: { status: dispatchErrorStatus ?? 502, message: dispatchErrorMessage ?? 'The payout rail failed' } };
   }
+  if (row.status === 'processing' && dispatchOutcome === 'unknown') {
+    return { transaction, providerError: { status: dispatchErrorStatus ?? 504, message: dispatchErrorMessage ?? 'The payout rail did not answer', details: unknownDetails(transaction) } };
+  }
   return { transaction };
 }
 
@@ -38,5 +54,6 @@ export async function readPayoutAnswer(sql: SqlQueryable, transactionId: number)
 export function payoutAnswerFromOutcome(outcome: TPayoutOutcome | null | undefined): PayoutAnswer | null {
   if (!outcome || !('transaction' in outcome)) return null;
   if (outcome.kind === 'provider_error') return { transaction: outcome.transaction, providerError: { status: outcome.status, message: outcome.message } };
+  if (outcome.kind === 'unknown') return { transaction: outcome.transaction, providerError: { status: outcome.status, message: outcome.message, details: unknownDetails(outcome.transaction) } };
   return { transaction: outcome.transaction };
 }

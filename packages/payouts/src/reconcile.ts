@@ -1,4 +1,9 @@
-import type { DbOrTx } from '@cowrie/db';
+import type { Logger } from '@cowrie/core';
+import { utcTimestamp, type SqlPool, type SqlQueryable } from '@cowrie/db';
+import { ledgerTransactionFromSql } from '@cowrie/ledger';
+import type { Rails } from '@cowrie/rails';
+import { checkPayoutOutcome } from './execute-payout';
+import type { TOutcomeSchedule, TPayoutOutcome } from './settle-payout';
 
 /** A payout as the reconciler hands it on: what its job id is made of. */
 export interface TStalePayout {
@@ -7,7 +12,7 @@ export interface TStalePayout {
 }
 
 export interface ReconcileOptions {
-  db: DbOrTx;
+  sql: SqlQueryable;
   /** A processing payout untouched for this long is a candidate (PAYOUT_RECONCILE_AFTER_MS). */
   olderThanMs: number;
   /** Whether a queued, delayed or running job exists for the payout. */
@@ -21,16 +26,19 @@ export interface ReconcileOptions {
 
 /**
  * Finds `processing` payouts left without a live job (a crash between commit
- * and enqueue, a job lost with Redis, a rail that answered `pending`) and
- * queues them again. The worker then asks the rail by reference before
- * sending, so re-queuing never pays twice.
+ * and enqueue, a job lost with Redis's data) and queues them again. The worker
+ * then asks the rail by reference before sending, so re-queuing never pays
+ * twice. Payouts awaiting the rail's answer (`unknown`, `pending`) are not
+ * re-queued: checkDuePayouts asks about them on their schedule.
  */
-export async function reconcilePayouts({ db, olderThanMs, hasLiveJob, requeue, now = new Date(), limit = 500 }: ReconcileOptions) {
-  const stale = await db.ledgerTransaction.findMany({
-    where: { type: 'debit', status: 'processing', updatedAt: { lt: new Date(now.getTime() - olderThanMs) } },
-    select: { id: true, reference: true },
-    orderBy: { id: 'asc' },
-    take: limit,
+export async function reconcilePayouts({ sql, olderThanMs, hasLiveJob, requeue, now = new Date(), limit = 500 }: ReconcileOptions) {
+  const { rows: stale } = await sql.query<TStalePayout>({
+    name: 'cowrie-stale-payouts',
+    text: `SELECT t."id", t."reference" FROM "LedgerTransaction" t LEFT JOIN "PayoutDispatch" d ON d."transactionId" = t."id"
+           WHERE t."status" = 'processing' AND t."type" = 'debit' AND t."updatedAt" < $1
+             AND (d."outcome" IS NULL OR d."outcome" NOT IN ('unknown', 'pending'))
+           ORDER BY t."id" LIMIT $2`,
+    values: [utcTimestamp(new Date(now.getTime() - olderThanMs)), limit],
   });
   const requeued: number[] = [];
   for (const payout of stale) {
@@ -39,4 +47,59 @@ export async function reconcilePayouts({ db, olderThanMs, hasLiveJob, requeue, n
     requeued.push(payout.id);
   }
   return { checked: stale.length, requeued };
+}
+
+export interface CheckDuePayoutsOptions {
+  sql: SqlPool;
+  rails: Rails;
+  schedule: TOutcomeSchedule;
+  log: Logger;
+  now?: Date;
+  /** Payouts per pass. */
+  limit?: number;
+  /** Checks in flight at once. */
+  concurrency?: number;
+  /** A check claimed by a process that died is taken up again after this long. */
+  leaseMs?: number;
+}
+
+/**
+ * Asks the rail about every payout awaiting its answer whose next check is
+ * due (`unknown` outcomes and `pending` transfers), by reference, never
+ * sending. Each due payout is claimed first (its next check moved a lease
+ * ahead, SKIP LOCKED), so replicas never ask about the same payout at once.
+ */
+export async function checkDuePayouts({ sql, rails, schedule, log, now = new Date(), limit = 200, concurrency = 8, leaseMs = 60_000 }: CheckDuePayoutsOptions) {
+  const { rows: claimed } = await sql.query<{ transactionId: number; outcome: 'unknown' | 'pending'; unknownSince: Date | null }>({
+    name: 'cowrie-claim-due-payout-checks',
+    text: `UPDATE "PayoutDispatch" d SET "nextCheckAt" = $2 WHERE d."transactionId" IN (
+             SELECT p."transactionId" FROM "PayoutDispatch" p JOIN "LedgerTransaction" t ON t."id" = p."transactionId"
+             WHERE p."outcome" IN ('unknown', 'pending') AND p."nextCheckAt" <= $1 AND t."status" = 'processing'
+             ORDER BY p."nextCheckAt" LIMIT $3 FOR UPDATE OF p SKIP LOCKED)
+           RETURNING d."transactionId", d."outcome", d."unknownSince"`,
+    values: [utcTimestamp(now), utcTimestamp(new Date(now.getTime() + leaseMs)), limit],
+  });
+  if (!claimed.length) return { checked: 0, outcomes: [] as TPayoutOutcome['kind'][] };
+  const { rows } = await sql.query<Record<string, unknown>>({
+    text: `SELECT * FROM "LedgerTransaction" WHERE "id" = ANY($1::int[]) AND "status" = 'processing'`,
+    values: [claimed.map((c) => c.transactionId)],
+  });
+  const byId = new Map(rows.map((r) => [Number(r.id), ledgerTransactionFromSql(r)]));
+  const outcomes: TPayoutOutcome['kind'][] = [];
+  for (let i = 0; i < claimed.length; i += concurrency) {
+    const results = await Promise.all(
+      claimed.slice(i, i + concurrency).map(async (due) => {
+        const row = byId.get(due.transactionId);
+        if (!row) return null;
+        try {
+          return (await checkPayoutOutcome({ sql, rail: rails.byId(row.provider), row, awaiting: due.outcome, unknownSince: due.unknownSince, schedule, log, now })).kind;
+        } catch (err) {
+          log.warn({ transactionId: row.id, err }, 'payout outcome check failed; it is taken up again after its lease');
+          return null;
+        }
+      }),
+    );
+    for (const kind of results) if (kind) outcomes.push(kind);
+  }
+  return { checked: claimed.length, outcomes };
 }

@@ -6,13 +6,39 @@ import { asObject, renderTransaction, type TRenderedTransaction } from './render
  * What the worker made of a payout; `skipped` when the row was not
  * `processing` any more. A final outcome carries the row as the API renders
  * it, committed: the gateway answers with it (the payouts job's result).
+ * `unknown`: the rail may have the transfer and cannot say yet; the row stays
+ * `processing` with its hold, and the API answers the rail's provider error.
  */
 export type TPayoutOutcome =
   | { kind: 'completed'; transaction: TRenderedTransaction }
   | { kind: 'failed'; reason: string; transaction: TRenderedTransaction }
   | { kind: 'provider_error'; status: number; message: string; transaction: TRenderedTransaction }
+  | { kind: 'unknown'; status: number; message: string; transaction: TRenderedTransaction }
   | { kind: 'pending' }
   | { kind: 'skipped'; status: string | null };
+
+/**
+ * When the rail is asked again about a payout it has not settled (an unknown
+ * outcome, or a transfer it reported `pending`): after `firstCheckMs`, then
+ * twice as long each time up to `maxCheckMs`; an unknown outcome the rail kept
+ * not knowing for `graceMs` is failed (PAYOUT_UNKNOWN_* settings).
+ */
+export interface TOutcomeSchedule {
+  firstCheckMs: number;
+  maxCheckMs: number;
+  graceMs: number;
+}
+
+/** The defaults of PAYOUT_UNKNOWN_FIRST_CHECK_MS, PAYOUT_UNKNOWN_MAX_CHECK_MS, PAYOUT_UNKNOWN_GRACE_MS. */
+export const DEFAULT_OUTCOME_SCHEDULE: TOutcomeSchedule = { firstCheckMs: 5_000, maxCheckMs: 300_000, graceMs: 30 * 60_000 };
+
+/** The delay before the check after `checks` checks were made: seconds first, then minutes. */
+export function nextCheckDelayMs(schedule: TOutcomeSchedule, checks: number): number {
+  return Math.min(schedule.maxCheckMs, schedule.firstCheckMs * 2 ** Math.min(checks, 30));
+}
+
+/** The message the API gives with a payout whose outcome is being confirmed. */
+export const OUTCOME_UNKNOWN_MESSAGE = 'The rail has not confirmed this transfer yet: it stays processing, with its hold, until the rail says what happened';
 
 interface Finish {
   status: 'completed' | 'failed';
@@ -147,19 +173,67 @@ function finish(sql: SqlQueryable, row: LedgerTransaction, f: Finish): Promise<T
   return finishBatcher(sql).load({ row, finish: f });
 }
 
-/** Applies what the rail said: completed → settle; failed → release; pending → wait for a later check. */
-export async function applyRailResult(sql: SqlPool, row: LedgerTransaction, result: TTransferResult): Promise<TPayoutOutcome> {
-  if (result.status === 'pending') {
-    await inSqlTransaction(sql, async (client) => {
-      const metadata = { ...asObject(row.metadata), provider: row.provider, raw: result.raw };
-      const now = utcTimestamp(new Date());
+/**
+ * Records that the rail has not settled a payout yet, and when to ask it
+ * again: `pending` (the rail has it and will finish it) or `unknown` (it may
+ * have it and cannot say: the grace window runs from the first time). The row
+ * stays `processing` with its hold; nothing is released.
+ */
+async function awaitOutcome(sql: SqlPool, row: LedgerTransaction, schedule: TOutcomeSchedule, wait: { outcome: 'pending' | 'unknown'; raw?: Record<string, unknown>; providerReference?: string | null; error?: { status: number; message: string } }) {
+  const now = new Date();
+  await inSqlTransaction(sql, async (client) => {
+    if (wait.raw) {
+      const metadata = { ...asObject(row.metadata), provider: row.provider, raw: wait.raw };
       await client.query({
         text: `UPDATE "LedgerTransaction" SET "metadata" = $2, "providerReference" = COALESCE($3, "providerReference"), "updatedAt" = $4
                WHERE "id" = $1 AND "status" = 'processing'`,
-        values: [row.id, JSON.stringify(metadata), result.providerReference || null, now],
+        values: [row.id, JSON.stringify(metadata), wait.providerReference || null, utcTimestamp(now)],
       });
-      await client.query({ text: `UPDATE "PayoutDispatch" SET "outcome" = 'pending', "updatedAt" = $2 WHERE "transactionId" = $1`, values: [row.id, now] });
+    }
+    // Seconds first, then minutes: the delay grows with the checks already made.
+    const nextCheckAt = new Date(now.getTime() + nextCheckDelayMs(schedule, await checksSoFar(client, row.id)));
+    await client.query({
+      text: `INSERT INTO "PayoutDispatch" ("transactionId", "outcome", "errorStatus", "errorMessage", "unknownSince", "nextCheckAt", "checks", "createdAt", "updatedAt")
+             VALUES ($1, $2, $3, $4, CASE WHEN $2 = 'unknown' THEN $5::timestamp END, $6, 1, $5, $5)
+             ON CONFLICT ("transactionId") DO UPDATE SET "outcome" = $2,
+               "errorStatus" = COALESCE($3, "PayoutDispatch"."errorStatus"), "errorMessage" = COALESCE($4, "PayoutDispatch"."errorMessage"),
+               "unknownSince" = CASE WHEN $2 = 'unknown' THEN COALESCE("PayoutDispatch"."unknownSince", $5::timestamp) END,
+               "nextCheckAt" = $6, "checks" = "PayoutDispatch"."checks" + 1, "updatedAt" = $5`,
+      values: [row.id, wait.outcome, wait.error?.status ?? null, wait.error?.message ?? null, utcTimestamp(now), utcTimestamp(nextCheckAt)],
     });
+  });
+}
+
+async function checksSoFar(sql: SqlQueryable, transactionId: number): Promise<number> {
+  const { rows } = await sql.query<{ checks: number }>({ text: 'SELECT "checks" FROM "PayoutDispatch" WHERE "transactionId" = $1', values: [transactionId] });
+  return rows[0]?.checks ?? 0;
+}
+
+/**
+ * The rail may have the transfer and cannot say: the row stays `processing`,
+ * with its hold, until it does. `error` is the rail's failure the API answers
+ * with (kept from the first time when a re-check has none of its own).
+ */
+export async function awaitUnknownOutcome(sql: SqlPool, row: LedgerTransaction, schedule: TOutcomeSchedule, error?: { status: number; message: string }): Promise<TPayoutOutcome> {
+  await awaitOutcome(sql, row, schedule, { outcome: 'unknown', error });
+  return { kind: 'unknown', status: error?.status ?? 504, message: error?.message ?? OUTCOME_UNKNOWN_MESSAGE, transaction: renderTransaction(row) };
+}
+
+/**
+ * The rail kept not knowing the reference for the whole grace window: nothing
+ * was sent, so the payout fails and its hold is released (transfer.failed).
+ */
+export async function failUnconfirmed(sql: SqlPool, row: LedgerTransaction, since: Date): Promise<TPayoutOutcome> {
+  const reason = `The rail never received this transfer (it did not know its reference from ${since.toISOString()} on)`;
+  const won = await finish(sql, row, { status: 'failed', raw: { error: reason }, dispatch: { outcome: 'failed', errorMessage: reason } });
+  if (!won) return { kind: 'skipped', status: null };
+  return { kind: 'failed', reason, transaction: won };
+}
+
+/** Applies what the rail said: completed → settle; failed → release; pending → ask again later (`schedule`). */
+export async function applyRailResult(sql: SqlPool, row: LedgerTransaction, result: TTransferResult, schedule: TOutcomeSchedule = DEFAULT_OUTCOME_SCHEDULE): Promise<TPayoutOutcome> {
+  if (result.status === 'pending') {
+    await awaitOutcome(sql, row, schedule, { outcome: 'pending', raw: result.raw, providerReference: result.providerReference });
     return { kind: 'pending' };
   }
   const reason = result.reason ?? 'The payout rail reported a failure';

@@ -17,13 +17,29 @@ import type { AddressInfo } from 'node:net';
  * | other      | answers status `success`                                  |
  *
  * `resolve` of 9999999999 answers 422. `verifyDown` makes verify answer 503.
+ * `acceptThenFail` records every transfer (a success) and answers 500 all the
+ * same; `hideFromVerify` makes verify answer "not found" for every reference
+ * (a transfer Paystack has not surfaced yet). `behaviour(reference)`, when set,
+ * decides per transfer instead of the account (see TStandInSend), and
+ * `visibleAfterMs` hides a recorded transfer from verify for that long.
  */
+
+/**
+ * What the stand-in does with one transfer: record it or not, then answer it,
+ * fail with a 5xx, or hang past the client's timeout.
+ */
+export interface TStandInSend {
+  record: boolean;
+  answer: 'ok' | '5xx' | 'hang';
+  /** A recorded transfer stays invisible to verify this long. */
+  visibleAfterMs?: number;
+}
 export interface PaystackStandIn {
   url: string;
   secret: string;
   requests: Array<{ method: string; path: string; query: Record<string, string>; body: any; authorization?: string }>;
   transfers: Map<string, Record<string, any>>;
-  options: { verifyDown: boolean; hangMs: number };
+  options: { verifyDown: boolean; hangMs: number; acceptThenFail: boolean; hideFromVerify: boolean; behaviour?: (reference: string) => TStandInSend | undefined };
   complete(reference: string): void;
   count(method: string, path: string): number;
   close(): Promise<void>;
@@ -52,7 +68,8 @@ export async function startPaystackStandIn({ secret = 'sk_test_standin' }: { sec
   const requests: PaystackStandIn['requests'] = [];
   const transfers = new Map<string, Record<string, any>>();
   const recipients = new Map<string, Record<string, any>>();
-  const options = { verifyDown: false, hangMs: 1500 };
+  const options: PaystackStandIn['options'] = { verifyDown: false, hangMs: 1500, acceptThenFail: false, hideFromVerify: false };
+  const visibleAt = new Map<string, number>();
   const timers = new Set<NodeJS.Timeout>();
   const later = (ms: number, fn: () => void) => {
     const t = setTimeout(() => {
@@ -98,7 +115,11 @@ export async function startPaystackStandIn({ secret = 'sk_test_standin' }: { sec
       if (!/^[a-z0-9_-]{16,50}$/.test(body.reference ?? '')) return send(res, 400, { status: false, message: 'Invalid reference' });
       if (transfers.has(body.reference)) return send(res, 400, { status: false, message: 'Duplicate Transfer Reference' });
       const account = recipient.details.account_number as string;
-      if (account === '0000000009') return send(res, 500, { status: false, message: 'Internal server error' });
+      const planned = options.behaviour?.(body.reference);
+      if (planned && !planned.record) {
+        return planned.answer === 'hang' ? later(options.hangMs, () => res.destroy()) : send(res, 500, { status: false, message: 'Internal server error' });
+      }
+      if (account === '0000000009' && !planned) return send(res, 500, { status: false, message: 'Internal server error' });
       if (account === '0000000005') return later(options.hangMs, () => res.destroy());
       const status = account === '0000000006' ? 'failed' : account === '0000000007' ? 'pending' : 'success';
       const transfer = {
@@ -106,15 +127,20 @@ export async function startPaystackStandIn({ secret = 'sk_test_standin' }: { sec
         transfer_code: `TRF_${++seq}`, id: seq, recipient, failures: null, transferred_at: status === 'success' ? new Date().toISOString() : null,
       };
       transfers.set(body.reference, transfer);
+      if (planned?.visibleAfterMs) visibleAt.set(body.reference, Date.now() + planned.visibleAfterMs);
       const { recipient: _r, ...answer } = transfer;
+      if (planned?.answer === '5xx' || options.acceptThenFail) return send(res, 500, { status: false, message: 'Internal server error' });
+      if (planned?.answer === 'hang') return later(options.hangMs, () => res.destroy());
       if (account === '0000000008') return later(options.hangMs, () => (res.destroyed ? undefined : send(res, 200, { status: true, message: 'Transfer has been queued', data: answer })));
       return send(res, 200, { status: true, message: 'Transfer has been queued', data: { ...answer, recipient: recipient.id } });
     }
     const verify = /^\/transfer\/verify\/(.+)$/.exec(url.pathname);
     if (req.method === 'GET' && verify) {
       if (options.verifyDown) return send(res, 503, { status: false, message: 'Service unavailable' });
-      const transfer = transfers.get(decodeURIComponent(verify[1]!));
-      if (!transfer) return send(res, 404, { status: false, message: 'Transfer not found' });
+      const reference = decodeURIComponent(verify[1]!);
+      const transfer = transfers.get(reference);
+      const hidden = options.hideFromVerify || (visibleAt.get(reference) ?? 0) > Date.now();
+      if (!transfer || hidden) return send(res, 404, { status: false, message: 'Transfer not found' });
       return send(res, 200, { status: true, message: 'Transfer retrieved', data: transfer });
     }
     send(res, 404, { status: false, message: 'Not found' });

@@ -2,3 +2,4 @@ export * from './queue-worker';
 export * from './run-service';
 export * from './dependencies';
 export * from './metrics-port';
+export * from './polling-loop';

@@ -1,6 +1,9 @@
 // Risk: a real rail's ambiguity handled wrongly: a timed-out transfer sent
-// twice or marked failed while money moved, a 5xx hidden, a pending transfer
-// never settled. Gateway, queue and worker against a local Paystack stand-in.
+// twice or marked failed while money may have moved, a 5xx hidden, a pending
+// transfer never settled. Gateway, queue, worker and its reconciler against a
+// local Paystack stand-in. An outcome the rail cannot confirm stays unknown:
+// the API answers the provider error, the row stays processing with its hold,
+// and only the rail's answer (or a grace window of "not found") settles it.
 import { findWallet } from '@cowrie/ledger';
 import { createWorkspaceWithKey, listenGateway, waitFor } from '@cowrie/testing';
 import { startPaystackStandIn, type PaystackStandIn } from '@cowrie/rails/test/paystack-stand-in';
@@ -14,10 +17,16 @@ let stack: Awaited<ReturnType<typeof startPayoutStack>>;
 let key: string;
 let workspaceId: number;
 
-const transfer = (account: string, amount = 100) =>
-  call(stack.url, 'POST', '/v1/transfers', { token: key, body: { currency: 'NGN', amount, account_number: account, bank_code: '058', account_name: 'Ada Obi' } });
+const transfer = (account: string, amount = 100, token = key) =>
+  call(stack.url, 'POST', '/v1/transfers', { token, body: { currency: 'NGN', amount, account_number: account, bank_code: '058', account_name: 'Ada Obi' } });
 const posts = (reference: string) => standIn.requests.filter((r) => r.method === 'POST' && r.path === '/transfer' && r.body?.reference === reference).length;
-const held = async () => (await findWallet(stack.env.db, workspaceId, 'NGN'))!.held.toFixed(6);
+const held = async (id = workspaceId) => (await findWallet(stack.env.db, id, 'NGN'))!.held.toFixed(6);
+/** A workspace of its own, so holds awaiting the rail in other tests do not show in its figures. */
+async function ownWorkspace() {
+  const ws = await createWorkspaceWithKey(stack.env.db);
+  await fund(stack.env.db, ws.workspace.id, 'NGN', '1000');
+  return { key: ws.key, id: ws.workspace.id };
+}
 const statusOf = async (id: number) => (await stack.env.db.ledgerTransaction.findUniqueOrThrow({ where: { id } })).status;
 
 beforeAll(async () => {
@@ -30,6 +39,9 @@ beforeAll(async () => {
     PAYOUT_SYNC_WAIT_MS: '1500',
     PAYOUT_RECONCILE_EVERY_MS: '300',
     PAYOUT_RECONCILE_AFTER_MS: '500',
+    PAYOUT_UNKNOWN_FIRST_CHECK_MS: '200',
+    PAYOUT_UNKNOWN_MAX_CHECK_MS: '400',
+    PAYOUT_UNKNOWN_GRACE_MS: '2500',
   });
   const ws = await createWorkspaceWithKey(stack.env.db);
   key = ws.key;
@@ -77,15 +89,45 @@ test('Paystack reports a failure → 201 failed, hold released', async () => {
   expect(await held()).toBe(before);
 });
 
-test('a Paystack 5xx → asked by reference, not found → 502 provider_error with the failed row kept', async () => {
-  const res = await transfer('0000000009');
-  expect(res.status).toBe(502);
+/** The interface's provider error for a payout whose outcome is being confirmed. */
+function expectOutcomeUnknown(res: Awaited<ReturnType<typeof transfer>>, status: number) {
+  expect(res.status).toBe(status);
   expect(res.body.error.code).toBe('provider_error');
   const row = res.body.error.details.transaction;
-  expect(row.status).toBe('failed');
+  expect(row.status).toBe('processing');
+  expect(res.body.error.details).toMatchObject({ outcome: 'unknown', reference: row.reference, message: expect.stringMatching(/not confirmed/) });
+  return row as { id: number; reference: string };
+}
+
+test('a Paystack 5xx is ambiguous: 502 provider_error, processing with the hold kept, never resent; failed only after the grace window of "not found"', async () => {
+  const ws = await ownWorkspace();
+  const res = await transfer('0000000009', 100, ws.key);
+  const row = expectOutcomeUnknown(res, 502);
+  expect(await held(ws.id)).toBe('100.000000');
+  await waitFor(async () => standIn.count('GET', `/transfer/verify/${row.reference}`) >= 3, 10_000);
+  expect(await statusOf(row.id)).toBe('processing');
+  await waitFor(async () => (await statusOf(row.id)) === 'failed', 15_000);
   expect(posts(row.reference)).toBe(1);
-  expect(standIn.count('GET', `/transfer/verify/${row.reference}`)).toBe(1);
-  expect(await held()).toBe('0.000000');
+  expect(await held(ws.id)).toBe('0.000000');
+  expect(await stack.env.db.outboxEvent.count({ where: { workspaceId: ws.id, event: 'transfer.failed' } })).toBe(1);
+});
+
+test('a 5xx after Paystack took the transfer, which shows up only later: settled completed once it appears, sent once', async () => {
+  const ws = await ownWorkspace();
+  standIn.options.acceptThenFail = true;
+  standIn.options.hideFromVerify = true;
+  const res = await transfer('0123456789', 40, ws.key);
+  standIn.options.acceptThenFail = false;
+  const row = expectOutcomeUnknown(res, 502);
+  await waitFor(async () => standIn.count('GET', `/transfer/verify/${row.reference}`) >= 2, 10_000);
+  expect(await statusOf(row.id)).toBe('processing');
+  standIn.options.hideFromVerify = false;
+  await waitFor(async () => (await statusOf(row.id)) === 'completed', 10_000);
+  expect(posts(row.reference)).toBe(1);
+  expect(await held(ws.id)).toBe('0.000000');
+  expect((await findWallet(stack.env.db, ws.id, 'NGN'))!.balance.toFixed(6)).toBe('960.000000');
+  expect(await stack.env.db.outboxEvent.count({ where: { workspaceId: ws.id, event: 'transfer.completed' } })).toBe(1);
+  expect(await stack.env.db.outboxEvent.count({ where: { workspaceId: ws.id, event: 'transfer.failed' } })).toBe(0);
 });
 
 test('a timeout after Paystack took the transfer → re-queried, completed, sent once', async () => {
@@ -95,34 +137,41 @@ test('a timeout after Paystack took the transfer → re-queried, completed, sent
   expect(posts(res.body.data.reference)).toBe(1);
 });
 
-test('a timeout before Paystack took anything → 504 provider_error, the failed row kept', async () => {
-  const res = await transfer('0000000005');
-  expect(res.status).toBe(504);
-  expect(res.body.error.code).toBe('provider_error');
-  expect(res.body.error.details.transaction.status).toBe('failed');
-  expect(await held()).toBe('0.000000');
+test('a timeout Paystack never recorded → 504 provider_error, processing with its hold; failed after the grace window', async () => {
+  const ws = await ownWorkspace();
+  const res = await transfer('0000000005', 100, ws.key);
+  const row = expectOutcomeUnknown(res, 504);
+  expect(await held(ws.id)).toBe('100.000000');
+  await waitFor(async () => (await statusOf(row.id)) === 'failed', 15_000);
+  expect(posts(row.reference)).toBe(1);
+  expect(await held(ws.id)).toBe('0.000000');
 });
 
-test('a timeout while verify is down too: 201 processing with the hold kept, settled once Paystack answers', async () => {
+test('a timeout while verify is down too: 504 provider_error, the hold kept, settled once Paystack answers', async () => {
+  const ws = await ownWorkspace();
   standIn.options.verifyDown = true;
-  const res = await transfer('0000000008', 7);
+  const res = await transfer('0000000008', 7, ws.key);
+  const row = expectOutcomeUnknown(res, 504);
+  expect(await held(ws.id)).toBe('7.000000');
   standIn.options.verifyDown = false;
-  expect(res.status).toBe(201);
-  expect(res.body.data.status).toBe('processing');
-  await waitFor(async () => (await statusOf(res.body.data.id)) === 'completed', 15_000);
-  expect(posts(res.body.data.reference)).toBe(1);
-  expect(await held()).toBe('0.000000');
+  await waitFor(async () => (await statusOf(row.id)) === 'completed', 15_000);
+  expect(posts(row.reference)).toBe(1);
+  expect(await held(ws.id)).toBe('0.000000');
 });
 
 test('a pending transfer stays processing and the reconciler settles it when Paystack completes it', async () => {
-  const res = await transfer('0000000007', 3);
+  const ws = await ownWorkspace();
+  const res = await transfer('0000000007', 3, ws.key);
   expect(res.status).toBe(201);
   expect(res.body.data.status).toBe('processing');
-  expect(await held()).toBe('3.000000');
+  expect(await held(ws.id)).toBe('3.000000');
+  // Asked on the schedule, not settled while Paystack says pending, even past the grace window.
+  await waitFor(async () => standIn.count('GET', `/transfer/verify/${res.body.data.reference}`) >= 2, 10_000);
+  expect(await statusOf(res.body.data.id)).toBe('processing');
   standIn.complete(res.body.data.reference);
   await waitFor(async () => (await statusOf(res.body.data.id)) === 'completed', 10_000);
   expect(posts(res.body.data.reference)).toBe(1);
-  expect(await held()).toBe('0.000000');
+  expect(await held(ws.id)).toBe('0.000000');
 });
 
 test('Paystack not configured → bank lookup answers 503 provider_error', async () => {

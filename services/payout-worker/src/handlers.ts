@@ -1,7 +1,7 @@
 import type { Job, Queue } from 'bullmq';
 import { enqueue, payoutJobId, payoutsQueue, type HandlerMap, type Logger, type TConfig, type TRedis } from '@cowrie/core';
 import type { PrismaClient, SqlPool } from '@cowrie/db';
-import { executePayout, reconcilePayouts, type TStalePayout } from '@cowrie/payouts';
+import { executePayout, type TOutcomeSchedule, type TStalePayout } from '@cowrie/payouts';
 import type { Rails } from '@cowrie/rails';
 
 export interface HandlerContext {
@@ -42,20 +42,17 @@ export async function requeuePayout(queue: Queue, payout: TStalePayout): Promise
   return true;
 }
 
+/** PAYOUT_UNKNOWN_*: when an unsettled payout is asked about again, and how long an unknown one may last. */
+export const outcomeScheduleOf = (config: TConfig): TOutcomeSchedule => ({
+  firstCheckMs: config.PAYOUT_UNKNOWN_FIRST_CHECK_MS,
+  maxCheckMs: config.PAYOUT_UNKNOWN_MAX_CHECK_MS,
+  graceMs: config.PAYOUT_UNKNOWN_GRACE_MS,
+});
+
 export const handlers: HandlerMap<typeof payoutsQueue.jobs, HandlerContext> = {
   'payout.execute': async ({ transactionId }, ctx) => {
-    const outcome = await executePayout({ sql: ctx.sql, rails: ctx.rails, transactionId, log: ctx.log, signal: ctx.signal });
+    const outcome = await executePayout({ sql: ctx.sql, rails: ctx.rails, transactionId, log: ctx.log, signal: ctx.signal, schedule: outcomeScheduleOf(ctx.config) });
     ctx.log.info({ transactionId, outcome: outcome.kind }, 'payout executed');
     return outcome;
-  },
-  'payout.reconcile': async (_payload, ctx) => {
-    const result = await reconcilePayouts({
-      db: ctx.db,
-      olderThanMs: ctx.config.PAYOUT_RECONCILE_AFTER_MS,
-      hasLiveJob: (payout) => hasLivePayoutJob(ctx.queue, payout),
-      requeue: async (payout) => void (await requeuePayout(ctx.queue, payout)),
-    });
-    if (result.requeued.length) ctx.log.warn({ requeued: result.requeued }, 'processing payouts without a live job re-queued');
-    return result;
   },
 };

@@ -5,6 +5,7 @@ import { createRails, mapRails } from '@cowrie/rails';
 import { instrumentCalls, instrumentWorker, railObserver, type CowrieMetrics } from '@cowrie/metrics';
 import { closeWorker, startQueueWorker, waitForDependencies } from '@cowrie/service-kit';
 import { handlers, type HandlerContext } from './handlers';
+import { startPayoutReconciler } from './reconciler-loop';
 
 export interface RunningPayoutWorker {
   worker: Worker;
@@ -14,20 +15,23 @@ export interface RunningPayoutWorker {
   stop: () => Promise<void>;
 }
 
-/** Id of the repeatable reconcile job (one per deployment, whatever the replica count). */
-export const RECONCILE_SCHEDULER_ID = 'payout-reconcile';
-
 /**
- * Starts the payout-worker: connects, waits for Postgres and Redis, schedules
- * the reconciler (every PAYOUT_RECONCILE_EVERY_MS) and consumes the payouts
- * queue. stop() lets in-flight payouts finish within SHUTDOWN_GRACE_MS, then
- * abandons their rail calls, leaving the rows `processing` for a retry.
+ * Id of the BullMQ job scheduler that ran the reconciler before it became a
+ * process loop; removed on start so old deployments' schedules stop firing.
  */
+const LEGACY_RECONCILE_SCHEDULER_ID = 'payout-reconcile';
+
 export interface StartPayoutWorkerOptions {
   /** Job durations and failures, rail call latency and errors, queue depth. */
   metrics?: CowrieMetrics;
 }
 
+/**
+ * Starts the payout-worker: connects, waits for Postgres and Redis, consumes
+ * the payouts queue and runs the reconciler loop (startPayoutReconciler).
+ * stop() lets in-flight payouts finish within SHUTDOWN_GRACE_MS, then
+ * abandons their rail calls, leaving the rows `processing` for a retry.
+ */
 export async function startPayoutWorker(
   config: TConfig,
   logger: Logger = createServiceLogger(config, 'payout-worker'),
@@ -54,7 +58,7 @@ export async function startPayoutWorker(
     logger,
     ready: async () => {
       await waitForDependencies(db, redis, logger);
-      await queue.upsertJobScheduler(RECONCILE_SCHEDULER_ID, { every: config.PAYOUT_RECONCILE_EVERY_MS }, { name: 'payout.reconcile', data: {} });
+      await queue.removeJobScheduler(LEGACY_RECONCILE_SCHEDULER_ID).catch(() => undefined);
     },
     // A job whose worker died is handed to another once its lock lapses.
     workerOptions: { lockDuration: config.PAYOUT_JOB_LOCK_MS, stalledInterval: config.PAYOUT_JOB_LOCK_MS },
@@ -63,12 +67,14 @@ export async function startPayoutWorker(
     instrumentWorker(metrics, worker);
     metrics.watchQueues([queue]);
   }
+  const reconciler = startPayoutReconciler({ sql, queue, rails, config, logger });
   return {
     worker,
     queue,
     db,
     redis,
     stop: async () => {
+      await reconciler.stop();
       const abandon = setTimeout(() => abort.abort(new Error('payout worker stopping')), config.SHUTDOWN_GRACE_MS);
       await closeWorker(worker, config.SHUTDOWN_GRACE_MS + 2000);
       clearTimeout(abandon);

@@ -150,9 +150,9 @@ test('the reconciler leaves alone payouts with a live job and payouts younger th
   const job = await enqueue(worker.queue, payoutsQueue, 'payout.execute', { transactionId: transaction.id }, { jobId, delay: 60_000 });
   const requeued: number[] = [];
   const live = (payout: { id: number; reference: string }) => hasLivePayoutJob(worker.queue, payout);
-  const young = await reconcilePayouts({ db: env.db, olderThanMs: 60_000, hasLiveJob: async () => false, requeue: async ({ id }) => void requeued.push(id) });
+  const young = await reconcilePayouts({ sql: env.sql, olderThanMs: 60_000, hasLiveJob: async () => false, requeue: async ({ id }) => void requeued.push(id) });
   expect(young.requeued).not.toContain(transaction.id);
-  const withJob = await reconcilePayouts({ db: env.db, olderThanMs: 0, hasLiveJob: live, requeue: async ({ id }) => void requeued.push(id) });
+  const withJob = await reconcilePayouts({ sql: env.sql, olderThanMs: 0, hasLiveJob: live, requeue: async ({ id }) => void requeued.push(id) });
   expect(withJob.requeued).not.toContain(transaction.id);
   expect(requeued).not.toContain(transaction.id);
   expect(await rowStatus(transaction.id)).toBe('processing');

@@ -2,14 +2,13 @@ import type { Queue } from 'bullmq';
 import type { Logger, TConfig } from '@cowrie/core';
 import type { PrismaClient, SqlPool } from '@cowrie/db';
 import { relayOutbox, sweepPendingDeliveries } from '@cowrie/webhooks';
+import { startPollingLoop, type PollingLoop } from '@cowrie/service-kit';
 
 // The sweep only matters after a crash, so it runs far less often than the
 // relay: twice per WEBHOOK_SWEEP_AFTER_MS, at most every 5 s.
 const sweepEveryMs = (config: TConfig) => Math.min(5000, Math.max(50, Math.floor(config.WEBHOOK_SWEEP_AFTER_MS / 2)));
 
-export interface RelayLoop {
-  stop(): Promise<void>;
-}
+export type RelayLoop = PollingLoop;
 
 /**
  * Polls the outbox every WEBHOOK_RELAY_POLL_MS so events flow without anyone
@@ -17,55 +16,18 @@ export interface RelayLoop {
  * Several replicas may each run one: claims use SKIP LOCKED.
  */
 export function startRelayLoop(opts: { db: PrismaClient; sql: SqlPool; queue: Queue; config: TConfig; logger: Logger }): RelayLoop {
-  const log = opts.logger.child({ loop: 'outbox-relay' });
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  let again = false;
   let lastSweep = 0;
-
-  const pass = async () => {
-    try {
+  return startPollingLoop({
+    name: 'outbox-relay',
+    everyMs: opts.config.WEBHOOK_RELAY_POLL_MS,
+    logger: opts.logger,
+    pass: async () => {
       const relayed = await relayOutbox({ sql: opts.sql, queue: opts.queue, batchSize: opts.config.WEBHOOK_RELAY_BATCH_SIZE });
-      if (relayed.events) log.debug(relayed, 'outbox relayed');
+      if (relayed.events) opts.logger.debug(relayed, 'outbox relayed');
       if (Date.now() - lastSweep >= sweepEveryMs(opts.config)) {
         lastSweep = Date.now();
-        await sweepPendingDeliveries({ db: opts.db, queue: opts.queue, olderThanMs: opts.config.WEBHOOK_SWEEP_AFTER_MS, log });
+        await sweepPendingDeliveries({ db: opts.db, queue: opts.queue, olderThanMs: opts.config.WEBHOOK_SWEEP_AFTER_MS, log: opts.logger });
       }
-    } catch (err) {
-      log.warn({ err: { message: (err as Error).message } }, 'outbox relay pass failed; retrying at the next poll');
-    }
-  };
-
-  const schedule = (ms: number) => {
-    if (stopped) return;
-    clearTimeout(timer);
-    timer = setTimeout(tick, ms);
-  };
-
-  function tick() {
-    if (stopped) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    running = pass().finally(() => {
-      running = undefined;
-      if (again) {
-        again = false;
-        schedule(0);
-      } else {
-        schedule(opts.config.WEBHOOK_RELAY_POLL_MS);
-      }
-    });
-  }
-
-  schedule(0);
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
     },
-  };
+  });
 }

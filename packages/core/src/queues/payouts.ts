@@ -6,8 +6,6 @@ export const payoutsQueue = defineQueue(
   {
     // Sends one processing ledger transaction to its rail and settles it.
     'payout.execute': { schema: z.object({ transactionId: z.number().int().positive() }) },
-    // Re-queues processing payouts left without a live job (crash between commit and enqueue).
-    'payout.reconcile': { schema: z.object({}) },
   },
   // A rail call that failed ambiguously is retried after re-querying the rail; a
   // few attempts with backoff ride out a restart without hammering the provider.

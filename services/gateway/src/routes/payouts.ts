@@ -147,9 +147,9 @@ const payoutErrors = {
   400: { description: 'invalid_request: invalid field, unsupported currency, or `Exceeds balance: <available> <currency>`' },
   404: { description: 'not_found: no wallet for the currency, or `Beneficiary not found`' },
   501: { description: 'coming_soon: payouts in this currency are not available yet' },
-  502: { description: 'provider_error: the rail failed (details.transaction is the failed row, kept)' },
+  502: { description: 'provider_error: the rail failed (details.transaction is the failed row, kept); or its outcome is unknown (details.outcome `unknown`, details.reference): the row stays processing with its hold until the rail confirms, and a transfer.* event follows' },
   503: { description: 'provider_error: the rail is not configured or unavailable (details.transaction)' },
-  504: { description: 'provider_error: the rail timed out (details.transaction)' },
+  504: { description: 'provider_error: the rail timed out (details.transaction); when it may have received the transfer, details.outcome is `unknown` as for 502' },
 };
 const railErrors = {
   502: { description: 'provider_error: rail failure' },
@@ -186,7 +186,8 @@ export function registerPayoutRoutes(v1: RouteMount, deps: GatewayDeps) {
     }
     answer ??= await readPayoutAnswer(deps.sql, id);
     if (answer.providerError) {
-      throw new AppError('provider_error', answer.providerError.message, { status: answer.providerError.status, details: { transaction: answer.transaction } });
+      const { status, message, details } = answer.providerError;
+      throw new AppError('provider_error', message, { status, details: { transaction: answer.transaction, ...details } });
     }
     sendData(req, res, 201, answer.transaction);
   }
