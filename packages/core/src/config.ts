@@ -132,7 +132,7 @@ export const ZConfig = z
     PAYOUT_RAIL: z.enum(['sandbox', 'paystack']).default('sandbox'),
     // payout fees per currency (or "*"), JSON: {"NGN":{"flat":"10","percent":"0.5","cap":"100"}}; default none
     PAYOUT_FEE_SCHEDULE: z.string().default('{}').transform(parseFeeSchedule),
-    // artificial latency of every sandbox rail transfer (tests of slow rails); 0 in production
+    // artificial latency of every sandbox rail transfer and verify (tests of slow rails); 0 in production
     PAYOUT_SANDBOX_DELAY_MS: nonNegativeInt(0),
     // Paystack secret key (sk_...); without it the Paystack rail answers 503
     PAYOUT_PAYSTACK_SECRET_KEY: z.string().optional(),

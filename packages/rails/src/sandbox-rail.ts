@@ -41,7 +41,7 @@ function abortable(ms: number, signal?: AbortSignal): Promise<void> {
 export interface SandboxRailOptions {
   /** Where the sandbox "bank" keeps what it received (the SandboxTransfer table). */
   sql: SqlQueryable;
-  /** Artificial latency of each transfer after the "bank" received it (PAYOUT_SANDBOX_DELAY_MS). */
+  /** Artificial latency of each transfer after the "bank" received it, and of each verify (PAYOUT_SANDBOX_DELAY_MS). */
   delayMs?: number;
 }
 
@@ -87,7 +87,8 @@ export function createSandboxRail({ sql, delayMs = 0 }: SandboxRailOptions): Pay
       if (delayMs > 0) await abortable(delayMs, req.signal);
       return rows[0]!.result;
     },
-    async verifyTransfer(reference) {
+    async verifyTransfer(reference, options = {}) {
+      if (delayMs > 0) await abortable(delayMs, options.signal);
       const { rows } = await sql.query<{ result: TTransferResult }>({ name: 'cowrie-sandbox-verify', text: 'SELECT "result" FROM "SandboxTransfer" WHERE "reference" = $1', values: [reference] });
       return rows[0]?.result ?? null;
     },

@@ -19,7 +19,7 @@ import type { AddressInfo } from 'node:net';
  * `resolve` of 9999999999 answers 422. `verifyDown` makes verify answer 503.
  * `acceptThenFail` records every transfer (a success) and answers 500 all the
  * same; `hideFromVerify` makes verify answer "not found" for every reference
- * (a transfer Paystack has not surfaced yet). `behaviour(reference)`, when set,
+ * (a transfer Paystack has not surfaced yet). `behaviour(transfer)`, when set,
  * decides per transfer instead of the account (see TStandInSend), and
  * `visibleAfterMs` hides a recorded transfer from verify for that long.
  */
@@ -39,7 +39,7 @@ export interface PaystackStandIn {
   secret: string;
   requests: Array<{ method: string; path: string; query: Record<string, string>; body: any; authorization?: string }>;
   transfers: Map<string, Record<string, any>>;
-  options: { verifyDown: boolean; hangMs: number; acceptThenFail: boolean; hideFromVerify: boolean; behaviour?: (reference: string) => TStandInSend | undefined };
+  options: { verifyDown: boolean; hangMs: number; acceptThenFail: boolean; hideFromVerify: boolean; behaviour?: (transfer: { reference: string; reason: string }) => TStandInSend | undefined };
   complete(reference: string): void;
   count(method: string, path: string): number;
   close(): Promise<void>;
@@ -115,7 +115,7 @@ export async function startPaystackStandIn({ secret = 'sk_test_standin' }: { sec
       if (!/^[a-z0-9_-]{16,50}$/.test(body.reference ?? '')) return send(res, 400, { status: false, message: 'Invalid reference' });
       if (transfers.has(body.reference)) return send(res, 400, { status: false, message: 'Duplicate Transfer Reference' });
       const account = recipient.details.account_number as string;
-      const planned = options.behaviour?.(body.reference);
+      const planned = options.behaviour?.({ reference: body.reference, reason: String(body.reason ?? '') });
       if (planned && !planned.record) {
         return planned.answer === 'hang' ? later(options.hangMs, () => res.destroy()) : send(res, 500, { status: false, message: 'Internal server error' });
       }

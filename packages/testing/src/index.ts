@@ -3,3 +3,4 @@ export * from './scenarios';
 export * from './gateway';
 export * from './http-receiver';
 export * from './redis-server';
+export * from './service-process';
