@@ -53,10 +53,11 @@ function customerEmail(customer: RailCustomer, reference: string): string {
   return customer.email ?? `${reference.toLowerCase().replace(/[^a-z0-9._-]/g, '-')}@accounts.cowrie.invalid`;
 }
 
-function toKobo(amount: Decimal): number {
+/** Minor units, as the exact integer's digits (never through a double). */
+function toKobo(amount: Decimal): string {
   const minor = amount.times(100);
   if (!minor.isInteger()) throw new RailInputError('amount must have at most 2 decimal places on this collection rail', 'amount');
-  return minor.toNumber();
+  return minor.toFixed(0);
 }
 
 /**
@@ -109,7 +110,7 @@ export function createPaystackRail(options: PaystackRailOptions): CollectionRail
         'charge',
         {
           email: customerEmail(input.customer, input.reference),
-          amount: String(toKobo(input.amount)),
+          amount: toKobo(input.amount),
           currency: input.currency,
           reference: input.reference,
           bank_transfer: { account_expires_at: input.expiresAt.toISOString() },
@@ -164,7 +165,8 @@ const ZChargeSuccess = z.object({
   data: z.object({
     reference: z.string().min(1),
     status: z.string(),
-    amount: z.number().int().positive(),
+    // Kobo; above 2^53 a JSON number is already rounded, so such a notification is refused, never credited rounded.
+    amount: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
     currency: z.string().regex(/^[A-Za-z]{3,4}$/),
     channel: z.string().optional(),
     authorization: z

@@ -1,4 +1,4 @@
-import { formatAmount, parseAmount } from './money';
+import { Decimal, JsonNumberText, formatAmount, parseAmount } from './money';
 
 test.each([
   [1, '1.000000'],
@@ -34,4 +34,26 @@ test('no float drift: 0.1 + 0.2 style amounts stay exact', () => {
   const b = parseAmount(0.2);
   if (!a.ok || !b.ok) throw new Error('parse failed');
   expect(formatAmount(a.value.plus(b.value))).toBe('0.300000');
+});
+
+test.each([
+  ['999999999999999.999999', /at most 1000000000000/],
+  ['1.0000000000000001', /at most 6 decimal places/],
+  ['1e999999999', /at most 1000000000000/],
+  ['1e-999999999', /at most 6 decimal places/],
+  ['-12345678901234567', /negative/],
+])('an exact JSON number %s a double cannot hold is refused for what it is, not rounded', (text, reason) => {
+  const parsed = parseAmount(new JsonNumberText(text));
+  expect(parsed).toEqual({ ok: false, reason: expect.stringMatching(reason) });
+});
+
+test('the largest amount, with six decimals and its fees, stays exact', () => {
+  const parsed = parseAmount(new JsonNumberText('999999999999.999999'));
+  if (!parsed.ok) throw new Error(parsed.reason);
+  expect(formatAmount(parsed.value)).toBe('999999999999.999999');
+  const fees = parseAmount('12345.678901');
+  if (!fees.ok) throw new Error(fees.reason);
+  expect(formatAmount(parsed.value.plus(fees.value))).toBe('1000000012345.678900');
+  expect(parsed.value.times(100).toFixed(0, Decimal.ROUND_DOWN)).toBe('99999999999999');
+  expect(parseAmount('1000000000000.000001').ok).toBe(false);
 });

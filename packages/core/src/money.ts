@@ -1,13 +1,43 @@
-import Decimal from 'decimal.js';
+import DecimalJs from 'decimal.js';
 
-export { Decimal };
+/**
+ * Exact decimals for every amount. decimal.js rounds to 20 significant digits
+ * by default, which would let a sum such as amount + fees drift above about
+ * 1e14; this one keeps 40, more than NUMERIC(30,6) can hold, so every sum and
+ * product of stored amounts is exact. (A clone: other users of decimal.js keep
+ * their own settings.)
+ */
+export const Decimal = DecimalJs.clone({ precision: 40, rounding: DecimalJs.ROUND_HALF_EVEN });
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export type Decimal = DecimalJs;
+// eslint-disable-next-line @typescript-eslint/no-namespace, @typescript-eslint/no-redeclare
+export declare namespace Decimal {
+  type Value = DecimalJs.Value;
+}
 
 /** Fractional digits kept and rendered for every amount. */
 export const MONEY_SCALE = 6;
-/** Largest amount accepted (NUMERIC(30,6) leaves 24 integer digits; we keep well inside it). */
-export const MAX_AMOUNT = new Decimal('1e15');
+/**
+ * Largest amount one operation accepts: one trillion in major units. Its
+ * amount plus fees is exact everywhere (NUMERIC(30,6), 40-digit decimals) and
+ * its minor units (kobo) stay below 2^53, so no rail integer can be rounded.
+ */
+export const MAX_AMOUNT = new Decimal('1e12');
 
 const AMOUNT_PATTERN = /^\d+(\.\d+)?$/;
+
+/**
+ * A JSON number a double cannot hold exactly (1.0000000000000001,
+ * 999999999999999.999999), kept as the client wrote it. The gateway's JSON
+ * parser hands these over instead of a rounded double, so the amount rules see
+ * the real value; every other field refuses them as not a number.
+ */
+export class JsonNumberText {
+  constructor(readonly text: string) {}
+  toJSON(): string {
+    return this.text;
+  }
+}
 
 /**
  * Parses an amount from a request (a JSON number or a numeric string) into an
@@ -15,9 +45,18 @@ const AMOUNT_PATTERN = /^\d+(\.\d+)?$/;
  */
 export function parseAmount(input: unknown): { ok: true; value: Decimal } | { ok: false; reason: string } {
   let text: string;
-  if (typeof input === 'number') {
+  if (input instanceof JsonNumberText) {
+    // The digits the client sent, read exactly; an exponent form is bounded
+    // before it is written out (1e999999999 must not become a billion digits).
+    const exact = new Decimal(input.text);
+    if (exact.isNegative()) return { ok: false, reason: 'must not be negative' };
+    if (exact.greaterThan(MAX_AMOUNT)) return { ok: false, reason: `must be at most ${MAX_AMOUNT.toFixed()}` };
+    if (exact.decimalPlaces() > MONEY_SCALE) return { ok: false, reason: `must have at most ${MONEY_SCALE} decimal places` };
+    text = exact.toFixed();
+  } else if (typeof input === 'number') {
     if (!Number.isFinite(input)) return { ok: false, reason: 'must be a finite number' };
-    // JSON numbers arrive as doubles; their shortest decimal form is what the client wrote.
+    // A double's shortest decimal form is what the client wrote: the gateway's
+    // parser turns any number a double cannot hold exactly into JsonNumberText.
     text = String(input);
     if (/e/i.test(text)) text = new Decimal(input).toFixed();
   } else if (typeof input === 'string') {

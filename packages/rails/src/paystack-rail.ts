@@ -1,4 +1,5 @@
 import got, { RequestError, TimeoutError, type Got } from 'got';
+import { LosslessNumber, stringify } from 'lossless-json';
 import { RailError, RailInputError, type PayoutRail, type TBank, type TTransferRequest, type TTransferResult, type TTransferStatus } from './types';
 
 export interface PaystackRailOptions {
@@ -65,7 +66,9 @@ export function createPaystackRail(options: PaystackRailOptions): PayoutRail {
     const maybeSent = phase === 'send';
     let res;
     try {
-      res = await client(path, { method, json: extra.json, searchParams: extra.searchParams, signal: extra.signal });
+      // Serialised losslessly: a LosslessNumber (a kobo amount) goes out with its exact digits, never through a double.
+      const body = extra.json === undefined ? undefined : stringify(extra.json);
+      res = await client(path, { method, body, headers: body === undefined ? undefined : { 'content-type': 'application/json' }, searchParams: extra.searchParams, signal: extra.signal });
     } catch (err) {
       if (extra.signal?.aborted) throw extra.signal.reason ?? err;
       if (err instanceof TimeoutError) throw new RailError(504, `Paystack did not answer within ${options.timeoutMs} ms`, { maybeSent, cause: err });
@@ -171,7 +174,7 @@ export function createPaystackRail(options: PaystackRailOptions): PayoutRail {
       const recipientCode = asObject(recipient.body.data).recipient_code;
       if (!ok(recipient) || typeof recipientCode !== 'string') return failed(`Paystack refused the recipient: ${recipient.body.message ?? `HTTP ${recipient.statusCode}`}`, recipient.body as Record<string, unknown>);
       const sent = await call('POST', 'transfer', 'send', {
-        json: { source: 'balance', amount: subunits.toNumber(), recipient: recipientCode, reason: req.narration, reference: req.reference, currency: req.currency },
+        json: { source: 'balance', amount: new LosslessNumber(subunits.toFixed(0)), recipient: recipientCode, reason: req.narration, reference: req.reference, currency: req.currency },
         signal: req.signal,
       });
       if (!ok(sent)) {

@@ -37,7 +37,8 @@ export interface TStandInSend {
 export interface PaystackStandIn {
   url: string;
   secret: string;
-  requests: Array<{ method: string; path: string; query: Record<string, string>; body: any; authorization?: string }>;
+  /** Every request, with its body parsed and as the exact text that arrived (amounts are checked digit by digit). */
+  requests: Array<{ method: string; path: string; query: Record<string, string>; body: any; raw: string; authorization?: string }>;
   transfers: Map<string, Record<string, any>>;
   options: { verifyDown: boolean; hangMs: number; acceptThenFail: boolean; hideFromVerify: boolean; behaviour?: (transfer: { reference: string; reason: string }) => TStandInSend | undefined };
   complete(reference: string): void;
@@ -57,11 +58,10 @@ function send(res: ServerResponse, status: number, body: unknown) {
   res.end(JSON.stringify(body));
 }
 
-async function readBody(req: IncomingMessage): Promise<any> {
+async function readText(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
-  return text ? JSON.parse(text) : undefined;
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 export async function startPaystackStandIn({ secret = 'sk_test_standin' }: { secret?: string } = {}): Promise<PaystackStandIn> {
@@ -82,8 +82,14 @@ export async function startPaystackStandIn({ secret = 'sk_test_standin' }: { sec
 
   const server: Server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://stand-in');
-    const body = await readBody(req).catch(() => undefined);
-    requests.push({ method: req.method ?? '', path: url.pathname, query: Object.fromEntries(url.searchParams), body, authorization: req.headers.authorization });
+    const raw = await readText(req).catch(() => '');
+    let body: any;
+    try {
+      body = raw ? JSON.parse(raw) : undefined;
+    } catch {
+      body = undefined;
+    }
+    requests.push({ method: req.method ?? '', path: url.pathname, query: Object.fromEntries(url.searchParams), body, raw, authorization: req.headers.authorization });
     if (req.headers.authorization !== `Bearer ${secret}`) return send(res, 401, { status: false, message: 'Invalid key' });
 
     if (req.method === 'GET' && url.pathname === '/bank') {

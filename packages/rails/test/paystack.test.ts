@@ -64,6 +64,14 @@ test('transfer creates a recipient, then sends kobo with our reference as Paysta
   expect(sent.body).toEqual({ source: 'balance', amount: 250050, recipient: 'RCP_0123456789', reason: 'Rent', reference: req.reference, currency: 'NGN' });
 });
 
+test('kobo go out as the exact integer, never through a double', async () => {
+  // 1e15 + 0.01 naira is 100000000000000001 kobo: a double would send ...000000.
+  const req = request('0123456789', { amount: new Decimal('1000000000000000.01') });
+  await rail.transfer(req);
+  const sent = standIn.requests.filter((r) => r.path === '/transfer' && r.body?.reference === req.reference).pop()!;
+  expect(sent.raw).toContain('"amount":100000000000000001,');
+});
+
 test('a transfer without a name resolves it first', async () => {
   const result = await rail.transfer(request('0123450000', { accountName: null }));
   expect(result).toMatchObject({ status: 'completed', accountName: 'PAYSTACK NAME 0000' });

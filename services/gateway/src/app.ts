@@ -4,6 +4,7 @@ import type { GatewayDeps } from './deps';
 import { useRequestContext } from './http/request-context';
 import { errorHandler, notFoundHandler } from './http/error-handler';
 import { idempotencyLayer } from './http/idempotency';
+import { jsonBody } from './http/json-body';
 import { publicApiRateLimit, requireApiKey, requireSession } from './http/api-auth';
 import { httpMetrics } from './http/http-metrics';
 import type { Lifecycle } from './http/lifecycle';
@@ -43,7 +44,7 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   useRequestContext(app, deps.logger);
   // Before the JSON parser: provider signatures are checked over the raw body.
   registerRailNotificationRoutes(app, deps);
-  app.use(express.json({ limit: deps.config.BODY_LIMIT, strict: true, type: ['application/json', 'application/*+json'] }));
+  app.use(jsonBody({ limit: deps.config.BODY_LIMIT }));
 
   // The reference document (/v1/openapi.json needs no key, so it precedes the
   // /v1 router), then /v1, the busiest, ahead of the operator and dashboard
