@@ -8,9 +8,9 @@ import DecimalJs from 'decimal.js';
  * their own settings.)
  */
 export const Decimal = DecimalJs.clone({ precision: 40, rounding: DecimalJs.ROUND_HALF_EVEN });
-// eslint-disable-next-line @typescript-eslint/no-redeclare
+
 export type Decimal = DecimalJs;
-// eslint-disable-next-line @typescript-eslint/no-namespace, @typescript-eslint/no-redeclare
+// eslint-disable-next-line @typescript-eslint/no-namespace
 export declare namespace Decimal {
   type Value = DecimalJs.Value;
 }
