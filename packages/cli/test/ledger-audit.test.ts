@@ -41,12 +41,13 @@ async function auditAfter(corrupt: (tx: Prisma.TransactionClient) => Promise<unk
 
 /** A payout row in `status` with its hold (and closing entry) as the payouts package writes them, in `tx`. */
 async function payout(tx: Prisma.TransactionClient, at: { workspaceId: number; walletId: number }, status: 'processing' | 'completed' | 'failed', entries: Array<'hold' | 'settle' | 'release'>, amount = '10') {
-  const [{ id }] = await tx.$queryRaw<Array<{ id: number }>>`
+  const [inserted] = await tx.$queryRaw<Array<{ id: number }>>`
     INSERT INTO "LedgerTransaction" ("workspaceId", "walletId", "type", "direction", "category", "channel", "status", "reference", "idempotencyKey",
       "currency", "amount", "fees", "title", "description", "provider", "updatedAt")
     VALUES (${at.workspaceId}, ${at.walletId}, 'debit', 'out', 'send', 'transfer', ${status}, ${`snd_${Math.random().toString(16).slice(2)}`},
       ${`k_${Math.random().toString(16).slice(2)}`}, 'NGN', ${amount}::numeric, 0, 'Transfer', 'test', 'sandbox', now())
     RETURNING "id"`;
+  const id = inserted!.id;
   for (const kind of entries) {
     const [balanceDelta, heldDelta] = kind === 'hold' ? ['0', amount] : kind === 'settle' ? [`-${amount}`, `-${amount}`] : ['0', `-${amount}`];
     await tx.$executeRaw`INSERT INTO "LedgerEntry" ("walletId", "transactionId", "kind", "balanceDelta", "heldDelta") VALUES (${at.walletId}, ${id}, ${kind}, ${balanceDelta}::numeric, ${heldDelta}::numeric)`;

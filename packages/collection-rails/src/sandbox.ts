@@ -19,6 +19,8 @@ export const SANDBOX_SIGNATURE_HEADER = 'x-sandbox-signature';
 export interface SandboxRailOptions {
   /** Every opening fails, as a provider outage would (COLLECTION_SANDBOX_FAIL). Default false. */
   fail?: boolean;
+  /** Artificial latency of every opening, as a slow provider's (tests). Default 0. */
+  delayMs?: number;
 }
 
 /**
@@ -34,7 +36,8 @@ export function sandboxAccountNumber(kind: 'one_off' | 'reserved', reference: st
 
 /** The offline sandbox rail (the default): no network, deterministic accounts. */
 export function createSandboxRail(options: SandboxRailOptions = {}): CollectionRail {
-  const refuse = (merchantReference: string) => {
+  const refuse = async (merchantReference: string) => {
+    if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
     if (options.fail || merchantReference.startsWith(SANDBOX_FAIL_REFERENCE_PREFIX)) {
       throw new RailError('sandbox rail: the bank is unavailable (forced failure)', { provider: 'sandbox', retryable: true });
     }
@@ -53,11 +56,11 @@ export function createSandboxRail(options: SandboxRailOptions = {}): CollectionR
   return {
     name: 'sandbox',
     async openOneOffAccount(input: OpenOneOffAccountInput) {
-      refuse(input.merchantReference);
+      await refuse(input.merchantReference);
       return { ...account('one_off', input.reference, input.accountName), expiresAt: input.expiresAt };
     },
     async openReservedAccount(input: OpenReservedAccountInput) {
-      refuse(input.merchantReference);
+      await refuse(input.merchantReference);
       return account('reserved', input.reference, input.accountName);
     },
   };

@@ -8,3 +8,4 @@ export * from './reserved-accounts';
 export * from './collections';
 export * from './create-deposit';
 export * from './receive-inbound-transfer';
+export * from './inbound-payments';

@@ -1,7 +1,8 @@
 import type { Decimal } from '@cowrie/core';
-import type { Collection, Prisma } from '@cowrie/db';
-import { callRail, newReference, openedAccountColumns } from './rail-call';
-import { clockOf, isUniqueViolation, openingTransactionOptions, type DepositsContext } from './context';
+import type { Collection } from '@cowrie/db';
+import { newReference, openedAccountColumns } from './rail-call';
+import { clockOf, type DepositsContext } from './context';
+import { openAccountOnce } from './account-opening';
 
 export interface OpenCollectionInput {
   workspaceId: number;
@@ -15,46 +16,42 @@ export interface OpenCollectionInput {
   customer?: { name: string; email: string };
 }
 
-export async function lockKey(tx: Prisma.TransactionClient, key: string) {
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${key}))`;
-}
-
 /**
  * Opens a one-off account (channel collection_va) on the rail and records it as
  * a `pending` collection. A repeated reference returns the existing collection
- * without calling the rail; concurrent requests with one reference queue on a
- * lock so the rail is called once, and the (workspace, reference) unique index
- * is the last guard. A rail failure writes nothing (503 provider_error).
+ * without calling the rail; concurrent requests with one reference call the
+ * rail once (openAccountOnce: no transaction is held while the rail answers),
+ * and the (workspace, reference) unique index is the last guard. A rail
+ * failure writes nothing (503 provider_error).
  */
 export async function openCollection(ctx: DepositsContext, input: OpenCollectionInput): Promise<{ collection: Collection; created: boolean }> {
   const { db, rail } = ctx;
   // Emails are kept lowercased, as reserved accounts keep theirs.
   const customer = input.customer && { ...input.customer, email: input.customer.email.toLowerCase() };
   const reference = input.reference ?? newReference('col');
-  const where = { workspaceId_reference: { workspaceId: input.workspaceId, reference } };
-  const existing = await db.collection.findUnique({ where });
+  const find = () => db.collection.findUnique({ where: { workspaceId_reference: { workspaceId: input.workspaceId, reference } } });
+  const existing = await find();
   if (existing) return { collection: existing, created: false };
-  try {
-    return await db.$transaction(async (tx) => {
-      await lockKey(tx, `collection:${input.workspaceId}:${reference}`);
-      const again = await tx.collection.findUnique({ where });
-      if (again) return { collection: again, created: false };
-      const workspace = await tx.workspace.findUniqueOrThrow({ where: { id: input.workspaceId }, select: { name: true } });
-      const expiresAt = new Date(clockOf(ctx)().getTime() + input.expiresInSeconds * 1000);
-      const accountName = customer ? `${workspace.name} / ${customer.name}` : workspace.name;
-      const railReference = newReference('col');
-      const opened = await callRail(() =>
-        rail.openOneOffAccount({
-          reference: railReference,
-          merchantReference: reference,
-          amount: input.amount,
-          currency: input.currency,
-          expiresAt,
-          accountName,
-          customer: customer ?? { name: workspace.name, email: null },
-        }),
-      );
-      const collection = await tx.collection.create({
+  const workspace = await db.workspace.findUniqueOrThrow({ where: { id: input.workspaceId }, select: { name: true } });
+  const expiresAt = new Date(clockOf(ctx)().getTime() + input.expiresInSeconds * 1000);
+  const accountName = customer ? `${workspace.name} / ${customer.name}` : workspace.name;
+  const { value, created } = await openAccountOnce(ctx, {
+    workspaceId: input.workspaceId,
+    scope: `collection:${reference}`,
+    railReferencePrefix: 'col',
+    find,
+    open: (railReference) =>
+      rail.openOneOffAccount({
+        reference: railReference,
+        merchantReference: reference,
+        amount: input.amount,
+        currency: input.currency,
+        expiresAt,
+        accountName,
+        customer: customer ?? { name: workspace.name, email: null },
+      }),
+    record: (tx, opened, railReference) =>
+      tx.collection.create({
         data: {
           workspaceId: input.workspaceId,
           source: input.source,
@@ -69,13 +66,7 @@ export async function openCollection(ctx: DepositsContext, input: OpenCollection
           ...openedAccountColumns(opened),
           expiresAt: opened.expiresAt ?? expiresAt,
         },
-      });
-      return { collection, created: true };
-    }, openingTransactionOptions(ctx));
-  } catch (err) {
-    if (!isUniqueViolation(err)) throw err;
-    const winner = await db.collection.findUnique({ where });
-    if (!winner) throw err;
-    return { collection: winner, created: false };
-  }
+      }),
+  });
+  return { collection: value, created };
 }

@@ -12,7 +12,9 @@ export type TUnmatchedReason =
   | 'collection_expired'
   | 'collection_not_pending'
   | 'account_inactive'
-  | 'no_wallet';
+  | 'no_wallet'
+  /** More than one open account holds the number (a provider reused it): held for an operator, credited to nobody. */
+  | 'ambiguous_account';
 
 export interface InboundOutcome {
   matched: boolean;
@@ -40,28 +42,44 @@ const INBOUND_TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 15_000 };
 type Target =
   | { kind: 'reserved'; account: ReservedAccount }
   | { kind: 'collection'; collection: Collection }
+  | { kind: 'ambiguous' }
   | { kind: 'none' };
 
-async function findTarget(tx: Prisma.TransactionClient, t: InboundTransfer): Promise<Target> {
-  if (t.accountNumber) {
-    const account = await tx.reservedAccount.findUnique({ where: { provider_accountNumber: { provider: t.provider, accountNumber: t.accountNumber } } });
-    if (account) return { kind: 'reserved', account };
-  }
-  // A rail that reports the charge it was paid under identifies the collection
-  // exactly; otherwise the account number does (the newest pending one first,
-  // since a provider may reuse a number once its earlier account expired).
+/** One candidate: the target; several: ambiguous; none: null (look further). */
+function onlyOne(reserved: ReservedAccount[], collections: Collection[]): Target | null {
+  const count = reserved.length + collections.length;
+  if (count > 1) return { kind: 'ambiguous' };
+  if (reserved[0]) return { kind: 'reserved', account: reserved[0] };
+  if (collections[0]) return { kind: 'collection', collection: collections[0] };
+  return null;
+}
+
+/**
+ * The one account a transfer was paid into, or none, or `ambiguous`. An
+ * inbound transfer credits exactly one workspace: a reserved account's number
+ * is unique per provider in the database; a one-off collection is matched by
+ * the rail's reference of the charge when it reports one, else by its account
+ * number, but only while exactly one open account (a reserved account, or a
+ * pending collection not yet expired) holds that number across all
+ * workspaces. A provider that reuses a number while two accounts are open
+ * makes the transfer ambiguous: it is held for an operator, never guessed.
+ * Closed collections are matched last, only to say why nothing is credited.
+ */
+async function findTarget(tx: Prisma.TransactionClient, t: InboundTransfer, now: Date): Promise<Target> {
   if (t.providerAccountReference) {
-    const collection = await tx.collection.findFirst({ where: { provider: t.provider, providerAccountReference: t.providerAccountReference }, orderBy: { id: 'desc' } });
-    if (collection) return { kind: 'collection', collection };
+    const collections = await tx.collection.findMany({ where: { provider: t.provider, providerAccountReference: t.providerAccountReference }, take: 2 });
+    const found = onlyOne([], collections);
+    if (found) return found;
   }
-  if (t.accountNumber) {
-    const where = { provider: t.provider, accountNumber: t.accountNumber };
-    const collection =
-      (await tx.collection.findFirst({ where: { ...where, status: 'pending' }, orderBy: { id: 'desc' } })) ??
-      (await tx.collection.findFirst({ where, orderBy: { id: 'desc' } }));
-    if (collection) return { kind: 'collection', collection };
-  }
-  return { kind: 'none' };
+  if (!t.accountNumber) return { kind: 'none' };
+  const where = { provider: t.provider, accountNumber: t.accountNumber };
+  const reserved = await tx.reservedAccount.findMany({ where, take: 2 });
+  const open = await tx.collection.findMany({ where: { ...where, status: 'pending', expiresAt: { gt: now } }, take: 2 });
+  const found = onlyOne(reserved, open);
+  if (found) return found;
+  // Nothing open holds the number: the newest closed collection says why it is not credited.
+  const closed = await tx.collection.findFirst({ where, orderBy: { id: 'desc' } });
+  return closed ? { kind: 'collection', collection: closed } : { kind: 'none' };
 }
 
 function outcomeOf(row: InboundPayment, extra: { duplicate: boolean; channel: InboundOutcome['channel']; transactionReference: string | null }): InboundOutcome {
@@ -129,8 +147,9 @@ export async function receiveInboundTransfer(
       return outcomeOf(updated, { duplicate: false, channel, transactionReference: null });
     };
 
-    const target = await findTarget(tx, transfer);
+    const target = await findTarget(tx, transfer, now);
     if (target.kind === 'none') return unmatched('unknown_account', {}, null);
+    if (target.kind === 'ambiguous') return unmatched('ambiguous_account', {}, null);
 
     const owner = target.kind === 'reserved' ? target.account : target.collection;
     const channel = target.kind === 'reserved' ? 'reserved_va' : 'collection_va';

@@ -1,8 +1,8 @@
 import { AppError } from '@cowrie/core';
 import { recordEvent, type Prisma, type ReservedAccount } from '@cowrie/db';
-import { callRail, newReference, openedAccountColumns } from './rail-call';
-import { isUniqueViolation, openingTransactionOptions, type DepositsContext } from './context';
-import { lockKey } from './open-collection';
+import { newReference, openedAccountColumns } from './rail-call';
+import type { DepositsContext } from './context';
+import { openAccountOnce } from './account-opening';
 
 /** `data` of reserved_account.created. */
 export function reservedAccountCreatedPayload(row: ReservedAccount) {
@@ -24,32 +24,26 @@ interface OpenReservedInput {
   currency: string;
   customer: { name: string; email: string | null };
   accountName: string;
-  lock: string;
+  /** What is being opened, unique per workspace (the opening claim's scope). */
+  scope: string;
   find: (db: Prisma.TransactionClient) => Promise<ReservedAccount | null>;
 }
 
 /**
- * The opening path shared by both kinds: under a lock, find or open on the rail
- * and record it with its reserved_account.created event in one transaction. A
- * unique-index violation (a race the lock did not cover) returns the winner.
+ * The opening path shared by both kinds: find, or open on the rail once
+ * (openAccountOnce: no transaction is held while the rail answers) and record
+ * it with its reserved_account.created event in one short transaction.
  */
 async function openReserved(ctx: DepositsContext, input: OpenReservedInput): Promise<{ account: ReservedAccount; created: boolean }> {
   const { db, rail } = ctx;
-  try {
-    return await db.$transaction(async (tx) => {
-      await lockKey(tx, input.lock);
-      const existing = await input.find(tx);
-      if (existing) return { account: existing, created: false };
-      const railReference = newReference('rsv');
-      const opened = await callRail(() =>
-        rail.openReservedAccount({
-          reference: railReference,
-          merchantReference: input.reference,
-          currency: input.currency,
-          accountName: input.accountName,
-          customer: input.customer,
-        }),
-      );
+  const { value, created } = await openAccountOnce(ctx, {
+    workspaceId: input.workspaceId,
+    scope: input.scope,
+    railReferencePrefix: 'rsv',
+    find: () => input.find(db as unknown as Prisma.TransactionClient),
+    open: (railReference) =>
+      rail.openReservedAccount({ reference: railReference, merchantReference: input.reference, currency: input.currency, accountName: input.accountName, customer: input.customer }),
+    record: async (tx, opened, railReference) => {
       const account = await tx.reservedAccount.create({
         data: {
           workspaceId: input.workspaceId,
@@ -65,14 +59,10 @@ async function openReserved(ctx: DepositsContext, input: OpenReservedInput): Pro
         },
       });
       await recordEvent(tx, { workspaceId: input.workspaceId, event: 'reserved_account.created', payload: reservedAccountCreatedPayload(account) });
-      return { account, created: true };
-    }, openingTransactionOptions(ctx));
-  } catch (err) {
-    if (!isUniqueViolation(err)) throw err;
-    const winner = await input.find(db as unknown as Prisma.TransactionClient);
-    if (!winner) throw err;
-    return { account: winner, created: false };
-  }
+      return account;
+    },
+  });
+  return { account: value, created };
 }
 
 /**
@@ -93,7 +83,7 @@ export async function ensureBusinessReservedAccount(ctx: DepositsContext, { work
     currency,
     customer: { name: workspace.name, email: null },
     accountName: workspace.name,
-    lock: `reserved:business:${workspaceId}:${currency}`,
+    scope: `reserved:business:${currency}`,
     find,
   });
 }
@@ -135,7 +125,7 @@ export async function createCustomerReservedAccount(ctx: DepositsContext, input:
     currency,
     customer: { name: input.customer.name, email },
     accountName: `${workspace.name} / ${input.customer.name}`,
-    lock: `reserved:customer:${workspaceId}:${currency}:${email}`,
+    scope: `reserved:customer:${currency}:${email}`,
     find,
   });
 }

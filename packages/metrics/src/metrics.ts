@@ -116,6 +116,13 @@ export function createMetrics(options: CreateMetricsOptions) {
       labelNames: ['stage', 'outcome'] as const,
       registers,
     }),
+    /** Every transfer a collection rail reported: credited, or held for an operator (unmatched) with its reason. */
+    inboundPayments: new Counter({
+      name: 'cowrie_inbound_payments_total',
+      help: 'Inbound transfers reported by collection rails, by provider and status (credited, unmatched) and, when unmatched, reason (ambiguous_account, unknown_account, amount_mismatch, ...)',
+      labelNames: ['provider', 'status', 'reason'] as const,
+      registers,
+    }),
     /** Report the depth of these queues on every scrape. */
     watchQueues(queues: Iterable<DepthSource>) {
       for (const queue of queues) depthSources.add(queue);

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { parseAmount } from '@cowrie/core';
-import { receiveInboundTransfer } from '@cowrie/deposits';
+import { listInboundPayments, receiveInboundTransfer } from '@cowrie/deposits';
 import { findWallet, renderBalance } from '@cowrie/ledger';
-import { UsageError, type CliCommand } from '../command';
+import { positiveIntArg, UsageError, type CliCommand } from '../command';
 
 export const depositCommands: CliCommand[] = [
   {
@@ -36,6 +36,19 @@ export const depositCommands: CliCommand[] = [
       );
       const wallet = outcome.workspace_id ? await findWallet(ctx.db(), outcome.workspace_id, outcome.currency) : null;
       return { ...outcome, wallet: wallet ? renderBalance(wallet) : null };
+    },
+  },
+  {
+    name: 'inbound list',
+    usage: 'cowrie inbound list [--status unmatched|credited] [--limit N]',
+    options: ['status', 'limit'],
+    required: [],
+    // What the collection rails reported; `--status unmatched` is the operator's review queue (credited to nobody).
+    run: async (args, ctx) => {
+      const status = args.status;
+      if (status !== undefined && status !== 'unmatched' && status !== 'credited') throw new UsageError('--status must be unmatched or credited');
+      const limit = args.limit === undefined ? 50 : Math.min(positiveIntArg(args, 'limit'), 500);
+      return { inbound_payments: await listInboundPayments(ctx.db(), { status, limit }) };
     },
   },
 ];

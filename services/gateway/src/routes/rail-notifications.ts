@@ -39,6 +39,7 @@ export function registerRailNotificationRoutes(app: Express, deps: GatewayDeps) 
 
   const receive = async (req: Request, transfer: InboundTransfer) => {
     const outcome = await receiveInboundTransfer({ db: deps.db, logger: req.log }, transfer);
+    if (!outcome.duplicate) deps.metrics.inboundPayments.inc({ provider: outcome.provider, status: outcome.status, reason: outcome.reason ?? '' });
     return { received: true, matched: outcome.matched, duplicate: outcome.duplicate, status: outcome.status, reason: outcome.reason };
   };
 
