@@ -20,8 +20,11 @@ export async function startPaystackStandIn(secretKey: string) {
   let mode: 'ok' | 'error_500' | 'refuse' | 'slow' = 'ok';
   let accountSeq = 0;
   let customerSeq = 0;
+  // Latency of every answer (a slow provider that still answers), and a number every new account gets (a provider recycling numbers).
+  let delayMs = 0;
+  let recycledNumber: string | null = null;
   const customers = new Map<string, { email: string; first_name: string; last_name: string; id: number }>();
-  const nextAccountNumber = (prefix: string) => `${prefix}${String(++accountSeq).padStart(9 - prefix.length + 1, '0')}`.slice(0, 10);
+  const nextAccountNumber = (prefix: string) => recycledNumber ?? `${prefix}${String(++accountSeq).padStart(9 - prefix.length + 1, '0')}`.slice(0, 10);
 
   const read = (req: IncomingMessage) =>
     new Promise<string>((resolve) => {
@@ -46,6 +49,7 @@ export async function startPaystackStandIn(secretKey: string) {
     };
     if (req.headers.authorization !== `Bearer ${secretKey}`) return send(401, { status: false, message: 'Invalid key' });
     if (mode === 'slow') return; // never answers: the client's timeout must fire
+    if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
     if (mode === 'error_500') return send(500, { status: false, message: 'An error occurred' });
     if (mode === 'refuse') return send(400, { status: false, message: 'Dedicated NUBAN not available for this integration' });
 
@@ -107,6 +111,14 @@ export async function startPaystackStandIn(secretKey: string) {
     requests,
     setMode(next: typeof mode) {
       mode = next;
+    },
+    /** Every answer comes this much later (0: at once). */
+    setDelay(ms: number) {
+      delayMs = ms;
+    },
+    /** Every account opened from now on gets this number (null: a new number each), as a provider that reuses numbers. */
+    setRecycledAccountNumber(number: string | null) {
+      recycledNumber = number;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -41,10 +41,19 @@ test.each([
   ['1.0000000000000001', /at most 6 decimal places/],
   ['1e999999999', /at most 1000000000000/],
   ['1e-999999999', /at most 6 decimal places/],
+  // Beyond decimal.js's exponent range: these would become Infinity and 0.
+  ['1e99999999999999999', /at most 1000000000000/],
+  ['1e-99999999999999999', /at most 6 decimal places/],
+  ['0.5e-9000000000000001', /at most 6 decimal places/],
   ['-12345678901234567', /negative/],
 ])('an exact JSON number %s a double cannot hold is refused for what it is, not rounded', (text, reason) => {
   const parsed = parseAmount(new JsonNumberText(text));
   expect(parsed).toEqual({ ok: false, reason: expect.stringMatching(reason) });
+});
+
+test('an exact JSON zero with an exponent is still zero, for the amount rules to refuse', () => {
+  expect(parseAmount(new JsonNumberText('0e-99999999999999999'))).toMatchObject({ ok: true });
+  expect(parseAmount(new JsonNumberText('0.000000000000000000'))).toMatchObject({ ok: true });
 });
 
 test('the largest amount, with six decimals and its fees, stays exact', () => {

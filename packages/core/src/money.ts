@@ -52,6 +52,12 @@ export function parseAmount(input: unknown): { ok: true; value: Decimal } | { ok
     if (exact.isNegative()) return { ok: false, reason: 'must not be negative' };
     if (exact.greaterThan(MAX_AMOUNT)) return { ok: false, reason: `must be at most ${MAX_AMOUNT.toFixed()}` };
     if (exact.decimalPlaces() > MONEY_SCALE) return { ok: false, reason: `must have at most ${MONEY_SCALE} decimal places` };
+    // Below decimal.js's smallest exponent (1e-9e15) a non-zero number reads as
+    // 0 (above its largest, as Infinity, refused just above): a fraction that
+    // small is far finer than 6 decimals, never a zero amount.
+    if (exact.isZero() && /[1-9]/.test(input.text.split(/[eE]/)[0]!)) {
+      return { ok: false, reason: `must have at most ${MONEY_SCALE} decimal places` };
+    }
     text = exact.toFixed();
   } else if (typeof input === 'number') {
     if (!Number.isFinite(input)) return { ok: false, reason: 'must be a finite number' };

@@ -3,6 +3,7 @@
 // amount is now read from the client's digits: held exactly, or refused as a
 // 400 naming the field; no other numeric field takes a rounded value.
 import { Decimal } from '@cowrie/core';
+import { auditLedger } from '@cowrie/ledger';
 import { createWorkspaceWithKey } from '@cowrie/testing';
 import { call } from './start-test-gateway';
 import { fund, startPayoutStack } from './payout-stack';
@@ -36,6 +37,12 @@ test.each([
   expect(await stack.env.db.ledgerTransaction.count({ where: { workspaceId, type: 'debit' } })).toBe(before);
 });
 
+test('a numeric-string amount with 7 decimals is refused naming amount, as before', async () => {
+  const res = await transferWith('"1.0000001"');
+  expect(res.status).toBe(400);
+  expect(res.body.error).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(/amount: must have at most 6 decimal places$/), details: { field: 'amount' } });
+});
+
 test('the largest amount with six decimals is held, paid and rendered exactly, fees included', async () => {
   const res = await transferWith('999999999999.999999');
   expect(res.status).toBe(201);
@@ -45,12 +52,23 @@ test('the largest amount with six decimals is held, paid and rendered exactly, f
   expect(row.amount.toFixed(6)).toBe('999999999999.999999');
   const hold = await stack.env.db.ledgerEntry.findFirstOrThrow({ where: { transactionId: row.id, kind: 'hold' } });
   expect(hold.heldDelta.toFixed(6)).toBe(new Decimal('999999999999.999999').plus(fee).toFixed(6));
+  // Funded 2e12: what is left is exact to the last micro-unit.
+  const balances = await call(stack.url, 'GET', '/v1/balances', { token: key });
+  const ngn = balances.body.data.find((b: { currency: string }) => b.currency === 'NGN');
+  expect(ngn).toMatchObject({ ledger: new Decimal('2000000000000').minus('999999999999.999999').minus(fee).toFixed(6), pending: '0.000000' });
 });
 
 test('a collection_va deposit amount a double cannot hold is refused naming amount', async () => {
   const res = await raw('/v1/deposits', '{"channel":"collection_va","amount":2500.0000000000001}');
   expect(res.status).toBe(400);
   expect(res.body.error.details.field).toBe('amount');
+});
+
+test('a collection_va deposit of the largest amount, as a JSON number, is opened for exactly that amount', async () => {
+  const res = await raw('/v1/deposits', '{"channel":"collection_va","amount":999999999999.999999,"reference":"exact-max"}');
+  expect(res.status).toBe(201);
+  const row = await stack.env.db.collection.findFirstOrThrow({ where: { workspaceId, accountNumber: res.body.data.account.account_number } });
+  expect(row.amount.toFixed(6)).toBe('999999999999.999999');
 });
 
 test('any other numeric field given a number a double cannot hold is a 400 naming it, never a rounded id', async () => {
@@ -63,4 +81,8 @@ test('ordinary numbers, and long digit runs inside strings, parse as before', as
   const res = await raw('/v1/transfers', '{"currency":"NGN","amount":250.5,"account_number":"0123456789","bank_code":"058","narration":"invoice 12345678901234567890"}');
   expect(res.status).toBe(201);
   expect(res.body.data).toMatchObject({ amount: '250.500000', description: 'invoice 12345678901234567890' });
+});
+
+test('the ledger audits clean after the largest amounts', async () => {
+  expect((await auditLedger(stack.env.db)).violations).toEqual([]);
 });
