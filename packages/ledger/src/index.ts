@@ -3,3 +3,4 @@ export * from './references';
 export * from './credit-wallet';
 export * from './audit';
 export * from './transaction-rows';
+export * from './held-debits';

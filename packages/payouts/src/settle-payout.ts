@@ -1,4 +1,5 @@
-import { batchPerTurnFor, inSqlTransaction, isSqlStatementRefused, utcTimestamp, type LedgerTransaction, type Prisma, type SqlPool, type SqlQueryable } from '@cowrie/db';
+import { inSqlTransaction, utcTimestamp, type LedgerTransaction, type Prisma, type SqlPool, type SqlQueryable } from '@cowrie/db';
+import { closeHeldDebit } from '@cowrie/ledger';
 import type { TTransferResult } from '@cowrie/rails';
 import { asObject, renderTransaction, type TRenderedTransaction } from './render';
 
@@ -45,132 +46,33 @@ interface Finish {
   raw: Record<string, unknown>;
   providerReference?: string | null;
   accountName?: string | null;
-  dispatch: { outcome: 'completed' | 'failed' | 'provider_error'; errorStatus?: number; errorMessage?: string };
 }
 
 /**
- * Payouts' ends as one statement, committed on its own, for every payout the
- * worker finishes in the same turn of its event loop. Per payout: the row
- * leaves `processing` (the gate: a racing finish waits for the row's lock,
- * then finds it final and changes nothing), its dispatch record, its
- * `transfer.*` outbox event, and its hold's close, a `settle` entry (balance
- * and pending drop) or a `release` entry (available rises again). The wallets
- * are locked last, in id order, and updated once each with the batch's sum;
- * their row locks are released by the commit that ends the statement: a hot
- * wallet is locked once per batch, never across a round trip.
+ * Closes a `processing` payout through the ledger (closeHeldDebit: the row,
+ * its `transfer.*` event and its hold's settle or release, one statement,
+ * batched with the other closes of this turn); resolves once it committed.
+ * Only the first caller wins: null for a row that was final already.
  */
-const FINISH_PAYOUTS = `
-  WITH input AS (
-    SELECT * FROM unnest($1::int[], $2::text[], $3::jsonb[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $9::text[], $10::jsonb[], $11::text[])
-      AS i("id", "status", "metadata", "providerReference", "accountName", "outcome", "errorStatus", "errorMessage", "event", "payload", "closing")
-  ), finished AS (
-    UPDATE "LedgerTransaction" t SET "status" = i."status", "metadata" = i."metadata", "providerReference" = COALESCE(i."providerReference", t."providerReference"),
-      "counterpartyName" = COALESCE(t."counterpartyName", i."accountName"), "updatedAt" = $12
-    FROM input i
-    WHERE t."id" = i."id" AND t."status" = 'processing'
-    RETURNING t."id", t."workspaceId"
-  ), dispatch AS (
-    INSERT INTO "PayoutDispatch" ("transactionId", "outcome", "errorStatus", "errorMessage", "createdAt", "updatedAt")
-    SELECT i."id", i."outcome", i."errorStatus", i."errorMessage", $12, $12 FROM finished f JOIN input i ON i."id" = f."id"
-    ON CONFLICT ("transactionId") DO UPDATE
-      SET "outcome" = EXCLUDED."outcome", "errorStatus" = EXCLUDED."errorStatus", "errorMessage" = EXCLUDED."errorMessage", "updatedAt" = $12
-  ), event AS (
-    INSERT INTO "OutboxEvent" ("workspaceId", "event", "payload", "createdAt")
-    SELECT f."workspaceId", i."event", i."payload", $12 FROM finished f JOIN input i ON i."id" = f."id"
-  ), closing AS (
-    INSERT INTO "LedgerEntry" ("walletId", "transactionId", "kind", "balanceDelta", "heldDelta", "createdAt")
-    SELECT h."walletId", h."transactionId", i."closing", CASE WHEN i."closing" = 'settle' THEN -h."heldDelta" ELSE 0 END, -h."heldDelta", $12
-    FROM finished f JOIN input i ON i."id" = f."id" JOIN "LedgerEntry" h ON h."transactionId" = f."id" AND h."kind" = 'hold'
-    RETURNING "walletId", "balanceDelta", "heldDelta"
-  ), locked AS (
-    -- In id order, so two batches touching the same wallets cannot deadlock.
-    SELECT "id" FROM "Wallet" WHERE "id" IN (SELECT "walletId" FROM closing) ORDER BY "id" FOR UPDATE
-  ), wallet AS (
-    UPDATE "Wallet" w SET "balance" = w."balance" + d."balanceDelta", "held" = w."held" + d."heldDelta", "updatedAt" = $12
-    FROM (SELECT "walletId", sum("balanceDelta") AS "balanceDelta", sum("heldDelta") AS "heldDelta" FROM closing GROUP BY "walletId") d
-    JOIN locked l ON l."id" = d."walletId"
-    WHERE w."id" = d."walletId"
-  )
-  SELECT "id" FROM finished`;
-
-interface FinishRequest {
-  row: LedgerTransaction;
-  finish: Finish;
-}
-
-/** The row as FINISH_PAYOUTS leaves it, rendered: the event's payload and the worker's answer. */
-function finishedRow(row: LedgerTransaction, f: Finish, metadata: Record<string, unknown>, now: Date) {
-  return renderTransaction({
+async function finish(sql: SqlQueryable, row: LedgerTransaction, f: Finish): Promise<TRenderedTransaction | null> {
+  const metadata = { ...asObject(row.metadata), provider: row.provider, raw: f.raw };
+  const rendered = renderTransaction({
     ...row,
     status: f.status,
     metadata: metadata as Prisma.JsonObject,
     providerReference: f.providerReference || row.providerReference,
     counterpartyName: row.counterpartyName ?? (f.accountName || null),
-    updatedAt: now,
+    updatedAt: new Date(),
   });
-}
-
-/**
- * FINISH_PAYOUTS for one batch. If Postgres refuses it (a value one rail
- * answer brought, say), nothing was written and each finish runs on its own,
- * so that payout fails alone; a lost connection fails the batch (it may have
- * committed, and the jobs' retries find their rows final).
- */
-async function finishBatch(sql: SqlQueryable, requests: readonly FinishRequest[]): Promise<Array<TRenderedTransaction | null | Error>> {
-  try {
-    return await finishTogether(sql, requests);
-  } catch (err) {
-    if (!isSqlStatementRefused(err) || requests.length === 1) throw err;
-    const alone: Array<TRenderedTransaction | null | Error> = [];
-    for (const request of requests) alone.push(await finishTogether(sql, [request]).then(([answer]) => answer!, (e: unknown) => (e instanceof Error ? e : new Error(String(e)))));
-    return alone;
-  }
-}
-
-async function finishTogether(sql: SqlQueryable, requests: readonly FinishRequest[]): Promise<Array<TRenderedTransaction | null>> {
-  const now = new Date();
-  // One payout at most once per statement: a second finish of the same row in
-  // the batch loses, as it would a moment later.
-  const seen = new Set<number>();
-  const batch = requests.filter((r) => !seen.has(r.row.id) && seen.add(r.row.id));
-  const prepared = batch.map(({ row, finish: f }) => {
-    const metadata = { ...asObject(row.metadata), provider: row.provider, raw: f.raw };
-    return { row, f, metadata, rendered: finishedRow(row, f, metadata, now) };
+  const won = await closeHeldDebit(sql, {
+    transactionId: row.id,
+    status: f.status,
+    metadata,
+    providerReference: f.providerReference ?? null,
+    accountName: f.accountName ?? null,
+    event: { name: `transfer.${f.status}`, payload: rendered },
   });
-  const { rows } = await sql.query<{ id: number }>({
-    name: 'cowrie-finish-payouts',
-    text: FINISH_PAYOUTS,
-    values: [
-      prepared.map((p) => p.row.id),
-      prepared.map((p) => p.f.status),
-      prepared.map((p) => JSON.stringify(p.metadata)),
-      prepared.map((p) => p.f.providerReference || null),
-      prepared.map((p) => p.f.accountName || null),
-      prepared.map((p) => p.f.dispatch.outcome),
-      prepared.map((p) => p.f.dispatch.errorStatus ?? null),
-      prepared.map((p) => p.f.dispatch.errorMessage ?? null),
-      prepared.map((p) => `transfer.${p.f.status}`),
-      prepared.map((p) => JSON.stringify(p.rendered)),
-      prepared.map((p) => (p.f.status === 'completed' ? 'settle' : 'release')),
-      utcTimestamp(now),
-    ],
-  });
-  const won = new Set(rows.map((r) => r.id));
-  const answers = new Map(prepared.filter((p) => won.has(p.row.id)).map((p) => [p.row.id, p.rendered]));
-  return requests.map((r) => (batch.includes(r) ? (answers.get(r.row.id) ?? null) : null));
-}
-
-// One batcher per pool, one batch at a time: the finishes a worker makes while
-// the last batch commits go out together (they share the wallets' row locks).
-const finishBatcher = batchPerTurnFor(finishBatch, { oneAtATime: true });
-
-/**
- * Moves a `processing` payout to its final state (FINISH_PAYOUTS), batched
- * with the other finishes of this turn; resolves once that statement has
- * committed. Only the first caller wins: null for a row that was final.
- */
-function finish(sql: SqlQueryable, row: LedgerTransaction, f: Finish): Promise<TRenderedTransaction | null> {
-  return finishBatcher(sql).load({ row, finish: f });
+  return won ? rendered : null;
 }
 
 /**
@@ -225,7 +127,7 @@ export async function awaitUnknownOutcome(sql: SqlPool, row: LedgerTransaction, 
  */
 export async function failUnconfirmed(sql: SqlPool, row: LedgerTransaction, since: Date): Promise<TPayoutOutcome> {
   const reason = `The rail never received this transfer (it did not know its reference from ${since.toISOString()} on)`;
-  const won = await finish(sql, row, { status: 'failed', raw: { error: reason }, dispatch: { outcome: 'failed', errorMessage: reason } });
+  const won = await finish(sql, row, { status: 'failed', raw: { error: reason } });
   if (!won) return { kind: 'skipped', status: null };
   return { kind: 'failed', reason, transaction: won };
 }
@@ -237,24 +139,21 @@ export async function applyRailResult(sql: SqlPool, row: LedgerTransaction, resu
     return { kind: 'pending' };
   }
   const reason = result.reason ?? 'The payout rail reported a failure';
-  const won = await finish(sql, row, {
-    status: result.status,
-    raw: result.raw,
-    providerReference: result.providerReference,
-    accountName: result.accountName,
-    dispatch: result.status === 'completed' ? { outcome: 'completed' } : { outcome: 'failed', errorMessage: reason },
-  });
+  const won = await finish(sql, row, { status: result.status, raw: result.raw, providerReference: result.providerReference, accountName: result.accountName });
   if (!won) return { kind: 'skipped', status: null };
   return result.status === 'completed' ? { kind: 'completed', transaction: won } : { kind: 'failed', reason, transaction: won };
 }
 
 /** The rail threw and certainly sent nothing: the row fails, the hold is released, the error is kept for the API. */
 export async function failWithProviderError(sql: SqlPool, row: LedgerTransaction, error: { status: number; message: string; raw?: Record<string, unknown> }): Promise<TPayoutOutcome> {
-  const won = await finish(sql, row, {
-    status: 'failed',
-    raw: error.raw ?? { error: error.message },
-    dispatch: { outcome: 'provider_error', errorStatus: error.status, errorMessage: error.message },
+  // The error the API answers with is on record before the row fails: a replay reads it (readPayoutAnswer).
+  await sql.query({
+    name: 'cowrie-payout-provider-error',
+    text: `INSERT INTO "PayoutDispatch" ("transactionId", "outcome", "errorStatus", "errorMessage", "createdAt", "updatedAt") VALUES ($1, 'provider_error', $2, $3, $4, $4)
+           ON CONFLICT ("transactionId") DO UPDATE SET "outcome" = 'provider_error', "errorStatus" = $2, "errorMessage" = $3, "updatedAt" = $4`,
+    values: [row.id, error.status, error.message, utcTimestamp(new Date())],
   });
+  const won = await finish(sql, row, { status: 'failed', raw: error.raw ?? { error: error.message } });
   if (!won) return { kind: 'skipped', status: null };
   return { kind: 'provider_error', status: error.status, message: error.message, transaction: won };
 }

@@ -1,0 +1,406 @@
+import { AppError, Decimal, formatAmount } from '@cowrie/core';
+import { batchPerTurnFor, isSqlStatementRefused, isSqlUniqueViolation, utcTimestamp, type LedgerTransaction, type Prisma, type SqlPool, type SqlQueryable } from '@cowrie/db';
+import { newReference } from './references';
+import { ledgerTransactionFromSql } from './transaction-rows';
+
+/**
+ * Debits and their holds: the ledger's rules for money going out. A debit's
+ * `processing` row and its hold are one statement (the conditional update of
+ * the wallet is the overdraft guard), and closing the hold, settled or
+ * released, is one statement gated on the row leaving `processing`, so it
+ * happens at most once. The payouts package, today's only debit, builds the
+ * rows and calls these.
+ */
+
+/** A debit to open: its row's columns (the hold is amount + fees). */
+export interface TDebitDraft {
+  workspaceId: number;
+  currency: string;
+  provider: string;
+  amount: Decimal;
+  fees: Decimal;
+  /** The ledger-level key (the body `idempotency_key`); the generated reference when absent. */
+  idempotencyKey?: string;
+  category: string;
+  channel: string;
+  title: string;
+  description: string;
+  counterpartyName: string | null;
+  counterpartyAccount: string;
+  counterpartyBank: string | null;
+  bankCode: string | null;
+  beneficiaryId: number | null;
+  metadata: Record<string, Prisma.InputJsonValue>;
+  /** The request's Idempotency-Key and request hash, recorded on the row (unique per workspace). */
+  request?: TRequestKey;
+}
+
+export interface TOpenedDebit {
+  transaction: LedgerTransaction;
+  /** False when a key matched an existing debit, which is returned instead. */
+  created: boolean;
+}
+
+const exceedsBalance = (available: Decimal, currency: string) =>
+  new AppError('invalid_request', `Exceeds balance: ${formatAmount(available)} ${currency}`, { details: { field: 'amount', available: formatAmount(available), currency } });
+
+
+/**
+ * The `Idempotency-Key` header a payout was asked for with, and the hash of
+ * that request. The row keeps both under a unique index, so whatever happens
+ * to the idempotency layer's own record, one key never opens two payouts: a
+ * retry with the same request finds the first, and one with another body is a
+ * conflict.
+ */
+export interface TRequestKey {
+  key: string;
+  requestHash: string;
+}
+
+const requestKeyConflict = () =>
+  new AppError('idempotency_conflict', 'This Idempotency-Key was reused with a different request body (or method or path)');
+
+/**
+ * The whole open as one statement, so it commits on its own (autocommit) the
+ * instant the hold is placed: the wallet's row lock, which every payout of the
+ * workspace waits for, is never held across a round trip to this process.
+ * The pre-flight reads ($1 workspace, $2 currency, $3 idempotency key) gate
+ * the hold; the hold gates the insert of the row, which the hold's entry
+ * names. A racing duplicate key fails the insert (23505), undoing the hold.
+ */
+/** The columns a debit's `processing` row is inserted with, by OPEN_HELD_DEBIT and OPEN_HELD_DEBITS alike. */
+const DEBIT_ROW_COLUMNS = `"workspaceId", "walletId", "type", "direction", "category", "channel", "status", "reference",
+  "idempotencyKey", "currency", "amount", "fees", "title", "description", "provider", "counterpartyName", "counterpartyAccount",
+  "counterpartyBank", "counterpartyEmail", "bankCode", "beneficiaryId", "metadata", "requestKey", "requestHash", "createdAt", "updatedAt"`;
+
+/**
+ * The id of an earlier debit of the workspace that this one repeats: the same
+ * ledger key (debits only: credits' keys are the system's, apart from the
+ * clients'), or the same Idempotency-Key header. Takes the SQL of the three values.
+ */
+const earlierDebitId = (workspaceId: string, ledgerKey: string, headerKey: string) => `
+  SELECT "id" FROM "LedgerTransaction"
+  WHERE "workspaceId" = ${workspaceId} AND (("type" = 'debit' AND "idempotencyKey" = ${ledgerKey}) OR ("requestKey" IS NOT NULL AND "requestKey" = ${headerKey}))
+  ORDER BY "id" LIMIT 1`;
+
+const OPEN_HELD_DEBIT = `
+  WITH wallet AS (
+    SELECT "id", "balance" - "held" AS "available" FROM "Wallet" WHERE "workspaceId" = $1 AND "currency" = $2
+  ), duplicate AS (${earlierDebitId('$1', '$3', '$20')}
+  ), held AS (
+    UPDATE "Wallet" w SET "held" = w."held" + $4::numeric, "updatedAt" = $5
+    FROM wallet
+    WHERE w."id" = wallet."id" AND wallet."available" >= $4::numeric AND NOT EXISTS (SELECT 1 FROM duplicate)
+      AND w."balance" - w."held" >= $4::numeric
+    RETURNING w."id"
+  ), created AS (
+    INSERT INTO "LedgerTransaction" (${DEBIT_ROW_COLUMNS})
+    SELECT $1, held."id", 'debit', 'out', $6, $7, 'processing', $8, $3, $2, $9, $10, $11, $12, $13, $14, $15, $16, NULL, $17, $18, $19, $20, $21, $5, $5
+    FROM held
+    RETURNING *
+  ), entry AS (
+    INSERT INTO "LedgerEntry" ("walletId", "transactionId", "kind", "balanceDelta", "heldDelta", "createdAt")
+    SELECT "walletId", "id", 'hold', 0, $4::numeric, $5 FROM created
+  )
+  SELECT (SELECT "id" FROM wallet) AS "preflightWalletId", (SELECT "available" FROM wallet) AS "preflightAvailable",
+    (SELECT "id" FROM duplicate) AS "duplicateId", created.*
+  FROM (SELECT 1) AS one LEFT JOIN created ON true`;
+
+type TOpenDebitRow = Record<string, unknown> & { preflightWalletId: number | null; preflightAvailable: string | null; duplicateId: number | null; id: number | null };
+
+/**
+ * The earlier debit a repeated request is answered with (earlierDebitId), or
+ * null. The same header key with another request's hash is a conflict.
+ */
+async function findEarlierDebit(sql: SqlQueryable, request: OpenRequest): Promise<TOpenedDebit | null> {
+  const { draft } = request;
+  const { rows } = await sql.query<Record<string, unknown>>({
+    name: 'cowrie-earlier-debit',
+    text: `SELECT * FROM "LedgerTransaction" WHERE "id" = (${earlierDebitId('$1', '$2', '$3')})`,
+    values: [draft.workspaceId, request.idempotencyKey, draft.request?.key ?? null],
+  });
+  if (!rows[0]) return null;
+  const transaction = ledgerTransactionFromSql(rows[0]);
+  if (draft.request && transaction.requestKey === draft.request.key && transaction.requestHash !== draft.request.requestHash) throw requestKeyConflict();
+  return { transaction, created: false };
+}
+
+/** The columns of a debit's row and the values of OPEN_HELD_DEBIT, in its parameter order. */
+function openValues(draft: TDebitDraft, reference: string, idempotencyKey: string, total: Decimal, now: Date) {
+  return [
+    draft.workspaceId, draft.currency, idempotencyKey, total.toFixed(6), utcTimestamp(now),
+    draft.category, draft.channel,
+    reference, draft.amount.toFixed(6), draft.fees.toFixed(6), draft.title, draft.description, draft.provider,
+    draft.counterpartyName, draft.counterpartyAccount, draft.counterpartyBank, draft.bankCode, draft.beneficiaryId,
+    JSON.stringify({ provider: draft.provider, raw: {}, ...draft.metadata }),
+    draft.request?.key ?? null, draft.request?.requestHash ?? null,
+  ] as const;
+}
+
+/**
+ * Pre-flight checks 2 to 4 and the `processing` row with its hold, for one
+ * payout in one statement (interface: POST /v1/transfers; see OPEN_HELD_DEBIT).
+ * The hold's conditional update is the overdraft guard under concurrency; the
+ * unique (workspace, type, idempotency key) and (workspace, request key)
+ * indexes make a racing duplicate find the first. Every answer the interface
+ * names (404 wallet, `Exceeds balance`, the first row of a repeated key) comes
+ * from here. A repeated Idempotency-Key header is answered with its payout
+ * before the balance is looked at: the request was done, not asked again.
+ */
+async function openOneHeldDebit(sql: SqlPool, request: OpenRequest): Promise<TOpenedDebit> {
+  const { draft, reference, idempotencyKey, total } = request;
+  const values = openValues(draft, reference, idempotencyKey, total, new Date());
+  for (let attempt = 1; ; attempt++) {
+    let opened: TOpenDebitRow;
+    try {
+      opened = (await sql.query<TOpenDebitRow>({ name: 'cowrie-open-held-debit', text: OPEN_HELD_DEBIT, values: [...values] })).rows[0]!;
+    } catch (err) {
+      if (isSqlUniqueViolation(err)) {
+        const earlier = await findEarlierDebit(sql, request);
+        if (earlier) return earlier;
+      }
+      throw err;
+    }
+    if (opened.preflightWalletId === null) {
+      throw new AppError('not_found', `This workspace has no ${draft.currency} wallet`, { details: { currency: draft.currency } });
+    }
+    if (opened.id !== null) {
+      const { preflightWalletId: _w, preflightAvailable: _a, duplicateId: _d, ...row } = opened;
+      return { transaction: ledgerTransactionFromSql(row), created: true };
+    }
+    const earlier = opened.duplicateId === null ? null : await findEarlierDebit(sql, request);
+    if (earlier && draft.request && earlier.transaction.requestKey === draft.request.key) return earlier;
+    const available = new Decimal(opened.preflightAvailable!);
+    if (available.lessThan(total)) throw exceedsBalance(available, draft.currency);
+    if (earlier) return earlier;
+    // Concurrent holds took the money while this statement waited for the
+    // wallet's lock. Answer with what is left, or try again if some came back.
+    const { rows } = await sql.query<{ available: string }>({
+      name: 'cowrie-wallet-available',
+      text: 'SELECT "balance" - "held" AS "available" FROM "Wallet" WHERE "id" = $1',
+      values: [opened.preflightWalletId],
+    });
+    const now = new Decimal(rows[0]!.available);
+    if (now.lessThan(total) || attempt === 3) throw exceedsBalance(Decimal.min(now, available), draft.currency);
+  }
+}
+
+/**
+ * The plain case of many payouts opened at once, as one statement: every
+ * wallet the batch draws on is locked first, in id order, and read as it is
+ * under the lock; per wallet, the payouts (in the order they came) whose
+ * running total still fits what is available are held together, one update of
+ * the wallet, one `processing` row and `hold` entry each. A payout whose key
+ * is already taken, whose wallet is missing, or that does not fit is left out
+ * (no row): openHeldDebit sends it down the one-debit path, which gives the
+ * interface's answer for it. A duplicate key racing in from elsewhere fails
+ * the whole statement (23505), and then every payout of the batch takes that
+ * path too, as it does on any other error. The rule of the one-debit path holds: never more held than the
+ * balance, checked again by the update's guard under the lock.
+ */
+const OPEN_HELD_DEBITS = `
+  WITH input AS (
+    SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::numeric[], $5::text[], $6::text[], $7::text[], $8::numeric[], $9::numeric[],
+      $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::int[], $18::jsonb[], $20::text[], $21::text[]) WITH ORDINALITY
+      AS i("workspaceId", "currency", "idempotencyKey", "total", "category", "channel", "reference", "amount", "fees",
+        "title", "description", "provider", "counterpartyName", "counterpartyAccount", "counterpartyBank", "bankCode", "beneficiaryId", "metadata",
+        "requestKey", "requestHash", "position")
+  ), locked AS MATERIALIZED (
+    SELECT w."id", w."workspaceId", w."currency", w."balance" - w."held" AS "available" FROM "Wallet" w
+    WHERE (w."workspaceId", w."currency") IN (SELECT "workspaceId", "currency" FROM input)
+    ORDER BY w."id" FOR UPDATE
+  ), eligible AS (
+    SELECT i.*, l."id" AS "walletId", l."available", sum(i."total") OVER (PARTITION BY l."id" ORDER BY i."position") AS "runningTotal"
+    FROM input i JOIN locked l ON l."workspaceId" = i."workspaceId" AND l."currency" = i."currency"
+    WHERE NOT EXISTS (
+      SELECT 1 FROM "LedgerTransaction" t WHERE t."workspaceId" = i."workspaceId"
+        AND ((t."type" = 'debit' AND t."idempotencyKey" = i."idempotencyKey") OR (i."requestKey" IS NOT NULL AND t."requestKey" = i."requestKey"))
+    )
+  ), accepted AS MATERIALIZED (
+    SELECT * FROM eligible WHERE "runningTotal" <= "available"
+  ), held AS (
+    UPDATE "Wallet" w SET "held" = w."held" + a."total", "updatedAt" = $19
+    FROM (SELECT "walletId", sum("total") AS "total" FROM accepted GROUP BY "walletId") a
+    WHERE w."id" = a."walletId" AND w."balance" - w."held" >= a."total"
+    RETURNING w."id"
+  ), created AS (
+    INSERT INTO "LedgerTransaction" (${DEBIT_ROW_COLUMNS})
+    SELECT a."workspaceId", a."walletId", 'debit', 'out', a."category", a."channel", 'processing', a."reference", a."idempotencyKey", a."currency",
+      a."amount", a."fees", a."title", a."description", a."provider", a."counterpartyName", a."counterpartyAccount", a."counterpartyBank", NULL,
+      a."bankCode", a."beneficiaryId", a."metadata", a."requestKey", a."requestHash", $19, $19
+    FROM accepted a JOIN held h ON h."id" = a."walletId"
+    ORDER BY a."position"
+    RETURNING *
+  ), entry AS (
+    INSERT INTO "LedgerEntry" ("walletId", "transactionId", "kind", "balanceDelta", "heldDelta", "createdAt")
+    SELECT "walletId", "id", 'hold', 0, "amount" + "fees", $19 FROM created
+  )
+  SELECT * FROM created`;
+
+interface OpenRequest {
+  draft: TDebitDraft;
+  reference: string;
+  idempotencyKey: string;
+  total: Decimal;
+}
+
+/** OPEN_HELD_DEBITS for one batch: the created row of each payout it opened, null for the ones it left out. */
+async function openBatch(sql: SqlQueryable, requests: readonly OpenRequest[]): Promise<Array<TOpenedDebit | null>> {
+  // A key (ledger or header) at most once per statement (the index would
+  // refuse the second): the later ones take the one-debit path and find the first.
+  const keys = new Set<string>();
+  const batch = requests.filter((r) => {
+    const ledgerKey = `${r.draft.workspaceId}:ledger:${r.idempotencyKey}`;
+    const headerKey = r.draft.request ? `${r.draft.workspaceId}:header:${r.draft.request.key}` : null;
+    if (keys.has(ledgerKey) || (headerKey && keys.has(headerKey))) return false;
+    keys.add(ledgerKey);
+    if (headerKey) keys.add(headerKey);
+    return true;
+  });
+  const now = new Date();
+  const columns = batch.map((r) => openValues(r.draft, r.reference, r.idempotencyKey, r.total, now));
+  const column = (i: number) => columns.map((c) => c[i]);
+  let rows: Array<Record<string, unknown>>;
+  try {
+    ({ rows } = await sql.query<Record<string, unknown>>({
+      name: 'cowrie-open-held-debits',
+      text: OPEN_HELD_DEBITS,
+      values: [column(0), column(1), column(2), column(3), column(5), column(6), column(7), column(8), column(9), column(10),
+        column(11), column(12), column(13), column(14), column(15), column(16), column(17), column(18), utcTimestamp(now), column(19), column(20)],
+    }));
+  } catch (err) {
+    // Refused (a racing duplicate key, 23505, or a value one payout brought):
+    // nothing was written, so each takes the one-debit path and a fault stays
+    // its own. A lost connection is not retried: the batch may have committed.
+    if (!isSqlStatementRefused(err)) throw err;
+    return requests.map(() => null);
+  }
+  const created = new Map(rows.map((row) => [row.reference as string, ledgerTransactionFromSql(row)]));
+  return requests.map((r) => {
+    const transaction = created.get(r.reference);
+    return transaction ? { transaction, created: true } : null;
+  });
+}
+
+// One batcher per pool, one batch at a time: the opens of a burst share the
+// wallet's row lock and its commit instead of queueing for them one by one.
+const openBatcher = batchPerTurnFor(openBatch, { oneAtATime: true });
+
+/**
+ * Pre-flight checks 2 to 4 and the `processing` row with its hold: batched
+ * with the other opens of this process (OPEN_HELD_DEBITS), and through the
+ * one-debit path for whatever the batch left out.
+ */
+export async function openHeldDebit(sql: SqlPool, draft: TDebitDraft): Promise<TOpenedDebit> {
+  const reference = newReference('snd');
+  const request = { draft, reference, idempotencyKey: draft.idempotencyKey ?? reference, total: draft.amount.plus(draft.fees) };
+  return (await openBatcher(sql).load(request)) ?? openOneHeldDebit(sql, request);
+}
+
+/** How a `processing` debit ends: its status, what the row keeps of the rail's answer, and the event that says so. */
+export interface TDebitClose {
+  transactionId: number;
+  status: 'completed' | 'failed';
+  /** The row's new metadata (the rail's answer under `raw`). */
+  metadata: Record<string, unknown>;
+  providerReference: string | null;
+  /** Recorded as the counterparty's name when the row had none. */
+  accountName: string | null;
+  /** The outbox event committed with the close (`transfer.completed`, `transfer.failed`). */
+  event: { name: string; payload: unknown };
+}
+
+/**
+ * Debits' ends as one statement, committed on its own, for every close of the
+ * same turn of the event loop. Per debit: the row leaves `processing` (the
+ * gate: a racing close waits for the row's lock, then finds it final and
+ * changes nothing), its outbox event, and its hold's close: a `settle` entry
+ * (balance and pending drop) when completed, a `release` entry (available
+ * rises again) when failed. The wallets are locked last, in id order, and
+ * updated once each with the batch's sum; their row locks are released by the
+ * commit that ends the statement: a hot wallet is locked once per batch, never
+ * across a round trip.
+ */
+const CLOSE_HELD_DEBITS = `
+  WITH input AS (
+    SELECT * FROM unnest($1::int[], $2::text[], $3::jsonb[], $4::text[], $5::text[], $6::text[], $7::jsonb[])
+      AS i("id", "status", "metadata", "providerReference", "accountName", "event", "payload")
+  ), finished AS (
+    UPDATE "LedgerTransaction" t SET "status" = i."status", "metadata" = i."metadata", "providerReference" = COALESCE(i."providerReference", t."providerReference"),
+      "counterpartyName" = COALESCE(t."counterpartyName", i."accountName"), "updatedAt" = $8
+    FROM input i
+    WHERE t."id" = i."id" AND t."status" = 'processing' AND t."type" = 'debit'
+    RETURNING t."id", t."workspaceId"
+  ), event AS (
+    INSERT INTO "OutboxEvent" ("workspaceId", "event", "payload", "createdAt")
+    SELECT f."workspaceId", i."event", i."payload", $8 FROM finished f JOIN input i ON i."id" = f."id"
+  ), closing AS (
+    INSERT INTO "LedgerEntry" ("walletId", "transactionId", "kind", "balanceDelta", "heldDelta", "createdAt")
+    SELECT h."walletId", h."transactionId", CASE WHEN i."status" = 'completed' THEN 'settle' ELSE 'release' END,
+      CASE WHEN i."status" = 'completed' THEN -h."heldDelta" ELSE 0 END, -h."heldDelta", $8
+    FROM finished f JOIN input i ON i."id" = f."id" JOIN "LedgerEntry" h ON h."transactionId" = f."id" AND h."kind" = 'hold'
+    RETURNING "walletId", "balanceDelta", "heldDelta"
+  ), locked AS (
+    -- In id order, so two batches touching the same wallets cannot deadlock.
+    SELECT "id" FROM "Wallet" WHERE "id" IN (SELECT "walletId" FROM closing) ORDER BY "id" FOR UPDATE
+  ), wallet AS (
+    UPDATE "Wallet" w SET "balance" = w."balance" + d."balanceDelta", "held" = w."held" + d."heldDelta", "updatedAt" = $8
+    FROM (SELECT "walletId", sum("balanceDelta") AS "balanceDelta", sum("heldDelta") AS "heldDelta" FROM closing GROUP BY "walletId") d
+    JOIN locked l ON l."id" = d."walletId"
+    WHERE w."id" = d."walletId"
+  )
+  SELECT "id" FROM finished`;
+
+async function closeTogether(sql: SqlQueryable, closes: readonly TDebitClose[]): Promise<boolean[]> {
+  // One debit at most once per statement: a second close of the same row in
+  // the batch loses, as it would a moment later.
+  const seen = new Set<number>();
+  const batch = closes.filter((c) => !seen.has(c.transactionId) && seen.add(c.transactionId));
+  const { rows } = await sql.query<{ id: number }>({
+    name: 'cowrie-close-held-debits',
+    text: CLOSE_HELD_DEBITS,
+    values: [
+      batch.map((c) => c.transactionId),
+      batch.map((c) => c.status),
+      batch.map((c) => JSON.stringify(c.metadata)),
+      batch.map((c) => c.providerReference || null),
+      batch.map((c) => c.accountName || null),
+      batch.map((c) => c.event.name),
+      batch.map((c) => JSON.stringify(c.event.payload)),
+      utcTimestamp(new Date()),
+    ],
+  });
+  const won = new Set(rows.map((r) => r.id));
+  return closes.map((c) => batch.includes(c) && won.has(c.transactionId));
+}
+
+/**
+ * CLOSE_HELD_DEBITS for one batch. If Postgres refuses it (a value one rail
+ * answer brought, say), nothing was written and each close runs on its own,
+ * so that debit fails alone; a lost connection fails the batch (it may have
+ * committed, and the callers' retries find their rows final).
+ */
+async function closeBatch(sql: SqlQueryable, closes: readonly TDebitClose[]): Promise<Array<boolean | Error>> {
+  try {
+    return await closeTogether(sql, closes);
+  } catch (err) {
+    if (!isSqlStatementRefused(err) || closes.length === 1) throw err;
+    const alone: Array<boolean | Error> = [];
+    for (const close of closes) alone.push(await closeTogether(sql, [close]).then(([won]) => won!, (e: unknown) => (e instanceof Error ? e : new Error(String(e)))));
+    return alone;
+  }
+}
+
+// One batcher per pool, one batch at a time: the closes a process makes while
+// the last batch commits go out together (they share the wallets' row locks).
+const closeBatcher = batchPerTurnFor(closeBatch, { oneAtATime: true });
+
+/**
+ * Moves a `processing` debit to its final state and settles or releases its
+ * hold (CLOSE_HELD_DEBITS), batched with the other closes of this turn;
+ * resolves once that statement has committed. Only the first caller wins:
+ * false for a row that was final already.
+ */
+export function closeHeldDebit(sql: SqlQueryable, close: TDebitClose): Promise<boolean> {
+  return closeBatcher(sql).load(close);
+}
