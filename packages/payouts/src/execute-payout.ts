@@ -68,6 +68,20 @@ async function takeUp(sql: SqlPool, transactionId: number): Promise<TTakenUp | n
 }
 
 /**
+ * What the rail knows of a payout's reference (null: nothing), or undefined
+ * when it could not be asked (logged). A shutdown's abort is thrown on.
+ */
+async function askRail(rail: PayoutRail, row: LedgerTransaction, log: Logger, signal?: AbortSignal): Promise<TTransferResult | null | undefined> {
+  try {
+    return await rail.verifyTransfer(row.reference, { signal });
+  } catch (err) {
+    if (signal?.aborted) throw err;
+    log.warn({ reference: row.reference, error: (err as Error).message }, 'the rail could not be asked about a payout; asking again later');
+    return undefined;
+  }
+}
+
+/**
  * Sends one `processing` payout to its rail and settles it (the payout
  * worker's `payout.execute`). It acts only on a `processing` row. When an
  * earlier attempt may have reached the rail it asks the rail by reference
@@ -92,14 +106,8 @@ export async function executePayout({ sql, rails, transactionId, log, signal, sc
   if (taken.awaiting) return checkPayoutOutcome({ sql, rail, row, awaiting: taken.awaiting, unknownSince: taken.unknownSince, schedule, log, signal });
 
   if (taken.earlierAttempts > 0) {
-    let known: TTransferResult | null;
-    try {
-      known = await rail.verifyTransfer(row.reference, { signal });
-    } catch (err) {
-      if (signal?.aborted) throw err;
-      log.warn({ reference: row.reference, error: (err as Error).message }, 'payout may have reached the rail, which cannot say yet; asking again later');
-      return awaitUnknownOutcome(sql, row, schedule, { status: 502, message: `The payout rail could not confirm this transfer: ${(err as Error).message}` });
-    }
+    const known = await askRail(rail, row, log, signal);
+    if (known === undefined) return awaitUnknownOutcome(sql, row, schedule, { status: 502, message: 'The payout rail could not confirm this transfer' });
     if (known) {
       log.info({ reference: row.reference, status: known.status }, 'payout found at the rail; not sending again');
       return applyRailResult(sql, row, known, schedule);
@@ -128,12 +136,7 @@ export async function executePayout({ sql, rails, transactionId, log, signal, sc
       return failWithProviderError(sql, row, { status: railError.status, message: railError.message, raw: railError.raw });
     }
     // Ambiguous: money may have moved. Ask; whatever it cannot confirm stays unknown.
-    let known: TTransferResult | null = null;
-    try {
-      known = await rail.verifyTransfer(row.reference, { signal });
-    } catch (verifyErr) {
-      if (signal?.aborted) throw verifyErr;
-    }
+    const known = await askRail(rail, row, log, signal);
     if (known) return applyRailResult(sql, row, known, schedule);
     log.warn({ reference: row.reference, status: railError.status, error: railError.message }, 'payout outcome unknown: it stays processing with its hold until the rail confirms');
     return awaitUnknownOutcome(sql, row, schedule, { status: railError.status, message: railError.message });
@@ -161,19 +164,12 @@ export interface CheckPayoutOutcomeOptions {
  * hold is released.
  */
 export async function checkPayoutOutcome({ sql, rail, row, awaiting, unknownSince, schedule, log, signal, now = new Date() }: CheckPayoutOutcomeOptions): Promise<TPayoutOutcome> {
-  let known: TTransferResult | null;
-  try {
-    known = await rail.verifyTransfer(row.reference, { signal });
-  } catch (err) {
-    if (signal?.aborted) throw err;
-    log.warn({ reference: row.reference, error: (err as Error).message }, 'the rail could not be asked about a payout; asking again later');
-    return awaitUnknownOutcome(sql, row, schedule);
-  }
-  if (known && known.status !== 'pending') {
-    log.info({ reference: row.reference, status: known.status }, 'payout outcome confirmed by the rail');
+  const known = await askRail(rail, row, log, signal);
+  if (known === undefined) return awaitUnknownOutcome(sql, row, schedule);
+  if (known) {
+    if (known.status !== 'pending') log.info({ reference: row.reference, status: known.status }, 'payout outcome confirmed by the rail');
     return applyRailResult(sql, row, known, schedule);
   }
-  if (known) return applyRailResult(sql, row, known, schedule);
   const since = awaiting === 'unknown' && unknownSince ? unknownSince : null;
   if (since && now.getTime() - since.getTime() >= schedule.graceMs) {
     log.warn({ reference: row.reference, unknownSince: since.toISOString() }, 'the rail never knew this payout within the grace window: failed, hold released');
