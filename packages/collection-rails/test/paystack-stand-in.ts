@@ -23,6 +23,8 @@ export async function startPaystackStandIn(secretKey: string) {
   // Latency of every answer (a slow provider that still answers), and a number every new account gets (a provider recycling numbers).
   let delayMs = 0;
   let recycledNumber: string | null = null;
+  // While set, every answer waits for it (a provider slow for as long as a test needs).
+  let held: Promise<void> | null = null;
   const customers = new Map<string, { email: string; first_name: string; last_name: string; id: number }>();
   const nextAccountNumber = (prefix: string) => recycledNumber ?? `${prefix}${String(++accountSeq).padStart(9 - prefix.length + 1, '0')}`.slice(0, 10);
 
@@ -50,6 +52,7 @@ export async function startPaystackStandIn(secretKey: string) {
     if (req.headers.authorization !== `Bearer ${secretKey}`) return send(401, { status: false, message: 'Invalid key' });
     if (mode === 'slow') return; // never answers: the client's timeout must fire
     if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
+    if (held) await held;
     if (mode === 'error_500') return send(500, { status: false, message: 'An error occurred' });
     if (mode === 'refuse') return send(400, { status: false, message: 'Dedicated NUBAN not available for this integration' });
 
@@ -115,6 +118,15 @@ export async function startPaystackStandIn(secretKey: string) {
     /** Every answer comes this much later (0: at once). */
     setDelay(ms: number) {
       delayMs = ms;
+    },
+    /** Every request is recorded at once but answered only when the returned function is called. */
+    holdAnswers() {
+      let release!: () => void;
+      held = new Promise<void>((resolve) => (release = resolve));
+      return () => {
+        held = null;
+        release();
+      };
     },
     /** Every account opened from now on gets this number (null: a new number each), as a provider that reuses numbers. */
     setRecycledAccountNumber(number: string | null) {

@@ -45,7 +45,12 @@ export async function openAccountOnce<T>(ctx: DepositsContext, input: OpenAccoun
       throw new AppError('provider_error', 'The account is still being opened at the collection rail; try again shortly', { status: 503 });
     }
     const mine = newReference(input.railReferencePrefix);
-    const claimed = await ctx.db.accountOpening.createMany({ data: [{ workspaceId: input.workspaceId, scope: input.scope, railReference: mine }], skipDuplicates: true });
+    // The claim's age is judged by the openers' clocks, never the database's (a
+    // timestamp without time zone read in another session zone would be off by hours).
+    const claimed = await ctx.db.accountOpening.createMany({
+      data: [{ workspaceId: input.workspaceId, scope: input.scope, railReference: mine, createdAt: new Date() }],
+      skipDuplicates: true,
+    });
     let railReference = mine;
     if (claimed.count === 0) {
       const claim = await ctx.db.accountOpening.findUnique({ where });

@@ -68,7 +68,7 @@ async function openReserved(ctx: DepositsContext, input: OpenReservedInput): Pro
 /**
  * The business's own reserved account for a currency (deposits, channel
  * reserved_va): the existing one, or opened on first use. Concurrent first use
- * opens one (a lock, then the (workspace, depositCurrency) unique index).
+ * opens one (the opening claim, then the (workspace, depositCurrency) unique index).
  */
 export async function ensureBusinessReservedAccount(ctx: DepositsContext, { workspaceId, currency }: { workspaceId: number; currency: string }) {
   const find = (tx: Prisma.TransactionClient) => tx.reservedAccount.findUnique({ where: { workspaceId_depositCurrency: { workspaceId, depositCurrency: currency } } });

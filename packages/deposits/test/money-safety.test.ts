@@ -126,3 +126,49 @@ test('a rail failure writes nothing and leaves no claim behind: the next opening
   expect(ok.created).toBe(true);
   expect((await auditLedger(env.db)).violations).toEqual([]);
 });
+
+/** The sandbox rail, counting the one-off openings it is asked for and the rail references they carry. */
+function countingRail(delayMs = 0) {
+  const sandbox = createSandboxRail({ delayMs });
+  const references: string[] = [];
+  const rail: CollectionRail = { ...sandbox, openOneOffAccount: (input) => (references.push(input.reference), sandbox.openOneOffAccount(input)) };
+  return { rail, references };
+}
+
+test("an opening that finds another opener's live claim waits for that opener's account and answers with it, without calling the rail", async () => {
+  const { workspace } = await createWorkspaceWithKey(env.db);
+  const { rail, references } = countingRail();
+  await env.db.accountOpening.create({ data: { workspaceId: workspace.id, scope: 'collection:waited-ref', railReference: 'col_the_other_opener' } });
+  const waiting = openCollection({ db: env.db, rail, logger: env.logger }, { workspaceId: workspace.id, source: 'deposit', reference: 'waited-ref', amount: new Decimal('7'), currency: 'NGN', expiresInSeconds: 3600 });
+
+  // The other opener records its account and drops its claim in one commit, as openAccountOnce does.
+  await new Promise((r) => setTimeout(r, 300));
+  const recorded = await env.db.$transaction(async (tx) => {
+    const row = await tx.collection.create({
+      data: {
+        workspaceId: workspace.id, source: 'deposit', reference: 'waited-ref', railReference: 'col_the_other_opener', status: 'pending', currency: 'NGN', amount: '7',
+        provider: 'sandbox', accountNumber: '9444444444', accountName: workspace.name, bankName: 'Cowrie Sandbox Bank', bankCode: '999', expiresAt: new Date(Date.now() + 3600_000),
+      },
+    });
+    await tx.accountOpening.deleteMany({ where: { workspaceId: workspace.id, scope: 'collection:waited-ref' } });
+    return row;
+  });
+  const answer = await waiting;
+  expect(answer).toMatchObject({ created: false, collection: { id: recorded.id, railReference: 'col_the_other_opener' } });
+  expect(references).toEqual([]);
+});
+
+test('a claim left by an opener that died is taken over once stale, with its rail reference, so the rail sees the same request', async () => {
+  const { workspace } = await createWorkspaceWithKey(env.db);
+  const { rail, references } = countingRail();
+  // Stale: older than two rail timeouts and the margin (2 × 1 s + 5 s here).
+  await env.db.accountOpening.create({ data: { workspaceId: workspace.id, scope: 'collection:orphaned-ref', railReference: 'col_dead_opener', createdAt: new Date(Date.now() - 60_000) } });
+  const { collection, created } = await openCollection(
+    { db: env.db, rail, logger: env.logger, railTimeoutMs: 1000 },
+    { workspaceId: workspace.id, source: 'deposit', reference: 'orphaned-ref', amount: new Decimal('9'), currency: 'NGN', expiresInSeconds: 3600 },
+  );
+  expect(created).toBe(true);
+  expect(references).toEqual(['col_dead_opener']);
+  expect(collection.railReference).toBe('col_dead_opener');
+  expect(await env.db.accountOpening.count({ where: { workspaceId: workspace.id } })).toBe(0);
+});
