@@ -49,6 +49,36 @@ export async function reconcilePayouts({ sql, olderThanMs, hasLiveJob, requeue, 
   return { checked: stale.length, requeued };
 }
 
+/** The advisory lock the re-queue pass takes: one replica runs it at a time. */
+const REQUEUE_PASS_LOCK = 'cowrie:payout-requeue-pass';
+
+/**
+ * reconcilePayouts, run by at most one replica at a time: a pass that finds
+ * another one in progress (the advisory lock taken) returns null and leaves
+ * the work to it. The lock is a session lock on one held connection, not a
+ * transaction's: the pass waits on Redis for each payout, and an open
+ * transaction would hold a snapshot (and meet idle_in_transaction_session_timeout)
+ * meanwhile. A replica that dies mid-pass loses its connection, and the lock with it.
+ */
+export async function reconcilePayoutsExclusively(pool: SqlPool, options: Omit<ReconcileOptions, 'sql'>) {
+  const client = await pool.connect();
+  let broken = false;
+  try {
+    const { rows } = await client.query<{ locked: boolean }>({ text: 'SELECT pg_try_advisory_lock(hashtext($1)) AS "locked"', values: [REQUEUE_PASS_LOCK] });
+    if (!rows[0]?.locked) return null;
+    try {
+      return await reconcilePayouts({ ...options, sql: pool });
+    } finally {
+      await client.query({ text: 'SELECT pg_advisory_unlock(hashtext($1))', values: [REQUEUE_PASS_LOCK] }).catch(() => {
+        // The connection is gone, and its lock with it; never hand it back to the pool.
+        broken = true;
+      });
+    }
+  } finally {
+    client.release(broken);
+  }
+}
+
 export interface CheckDuePayoutsOptions {
   sql: SqlPool;
   rails: Rails;

@@ -1,18 +1,20 @@
 import type { Queue } from 'bullmq';
 import type { Logger, TConfig } from '@cowrie/core';
 import type { SqlPool } from '@cowrie/db';
-import { checkDuePayouts, reconcilePayouts } from '@cowrie/payouts';
+import { checkDuePayouts, reconcilePayoutsExclusively } from '@cowrie/payouts';
 import type { Rails } from '@cowrie/rails';
 import { startPollingLoop, type PollingLoop } from '@cowrie/service-kit';
 import { hasLivePayoutJob, outcomeScheduleOf, requeuePayout } from './handlers';
 
 /**
- * The payout reconciler, a loop in every payout worker process (several
- * replicas may each run one: re-queues are idempotent by job id and checks
- * are claimed with SKIP LOCKED). Each pass asks the rail about payouts whose
- * outcome check is due, and, every PAYOUT_RECONCILE_EVERY_MS, re-queues
- * `processing` payouts left without a live job. It lives in the process, not
- * in Redis: a flushed or replaced Redis cannot take the recovery with it.
+ * The payout reconciler, a loop in every payout worker process. Each pass
+ * asks the rail about payouts whose outcome check is due, and, every
+ * PAYOUT_RECONCILE_EVERY_MS, re-queues `processing` payouts left without a
+ * live job. It lives in the process, not in Redis: a flushed or replaced
+ * Redis cannot take the recovery with it. Never two passes at once in one
+ * process (startPollingLoop); across replicas the re-queue pass runs in one
+ * at a time (an advisory lock) and the outcome checks are shared out (each
+ * claimed with SKIP LOCKED).
  */
 export function startPayoutReconciler(opts: { sql: SqlPool; queue: Queue; rails: Rails; config: TConfig; logger: Logger }): PollingLoop {
   const { config, logger } = opts;
@@ -28,13 +30,12 @@ export function startPayoutReconciler(opts: { sql: SqlPool; queue: Queue; rails:
       if (checked.checked) logger.info(checked, 'payout outcomes checked with the rail');
       if (Date.now() - lastRequeue < config.PAYOUT_RECONCILE_EVERY_MS) return;
       lastRequeue = Date.now();
-      const result = await reconcilePayouts({
-        sql: opts.sql,
+      const result = await reconcilePayoutsExclusively(opts.sql, {
         olderThanMs: config.PAYOUT_RECONCILE_AFTER_MS,
         hasLiveJob: (payout) => hasLivePayoutJob(opts.queue, payout),
         requeue: async (payout) => void (await requeuePayout(opts.queue, payout)),
       });
-      if (result.requeued.length) logger.warn({ requeued: result.requeued }, 'processing payouts without a live job re-queued');
+      if (result?.requeued.length) logger.warn({ requeued: result.requeued }, 'processing payouts without a live job re-queued');
     },
   });
 }

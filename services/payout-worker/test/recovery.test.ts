@@ -5,8 +5,9 @@
 // reached it.
 import { Decimal, enqueue, payoutJobId, payoutsQueue } from '@cowrie/core';
 import { closeGatewayDeps, createApp, createGatewayDeps, type GatewayDeps } from '@cowrie/gateway';
+import { createSqlPool } from '@cowrie/db';
 import { auditWallet, creditWallet, findWallet } from '@cowrie/ledger';
-import { createTransfer, reconcilePayouts } from '@cowrie/payouts';
+import { createTransfer, reconcilePayouts, reconcilePayoutsExclusively } from '@cowrie/payouts';
 import { createRails, sandboxTransferCalls } from '@cowrie/rails';
 import { createTestEnv, createWorkspaceWithKey, listenGateway, waitFor, type TestEnv } from '@cowrie/testing';
 import { hasLivePayoutJob, startPayoutWorker, type RunningPayoutWorker } from '../src';
@@ -157,6 +158,34 @@ test('the reconciler leaves alone payouts with a live job and payouts younger th
   expect(requeued).not.toContain(transaction.id);
   expect(await rowStatus(transaction.id)).toBe('processing');
   await job.promote();
+  await waitFor(async () => (await rowStatus(transaction.id)) === 'completed', 15_000);
+  expect(await calls(transaction.reference)).toBe(1);
+  await stopWorker(worker);
+});
+
+test('the re-queue pass runs in one replica at a time: a pass that starts while another runs is skipped', async () => {
+  const { transaction } = await processingPayout('5');
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let entered!: () => void;
+  const inFirstPass = new Promise<void>((resolve) => (entered = resolve));
+  const seen: Record<string, number[]> = { first: [], second: [], third: [] };
+  const pass = (name: string, hasLiveJob: () => Promise<boolean>) => ({ olderThanMs: 0, hasLiveJob, requeue: async ({ id }: { id: number }) => void seen[name]!.push(id) });
+  const first = reconcilePayoutsExclusively(env.sql, pass('first', async () => (entered(), await held, false)));
+  await inFirstPass;
+  // Another replica: its own pool, the same database.
+  const replica = createSqlPool({ databaseUrl: env.config.DATABASE_URL, poolSize: 2 });
+  try {
+    expect(await reconcilePayoutsExclusively(replica, pass('second', async () => false))).toBeNull();
+    release();
+    expect((await first)!.requeued).toContain(transaction.id);
+    expect((await reconcilePayoutsExclusively(replica, pass('third', async () => false)))!.requeued).toContain(transaction.id);
+    expect(seen).toEqual({ first: expect.arrayContaining([transaction.id]), second: [], third: expect.arrayContaining([transaction.id]) });
+  } finally {
+    await replica.end();
+  }
+  // Left without a job on purpose above: a worker's own reconciler picks it up and settles it once.
+  const worker = await startWorker();
   await waitFor(async () => (await rowStatus(transaction.id)) === 'completed', 15_000);
   expect(await calls(transaction.reference)).toBe(1);
   await stopWorker(worker);
