@@ -3,6 +3,7 @@
 // a key reused for a different body slipping through.
 import type { Router } from 'express';
 import { AppError } from '@cowrie/core';
+import { createApiKey } from '@cowrie/accounts';
 import { createWorkspaceWithKey } from '@cowrie/testing';
 import { apiKeyOf, sendData } from '../src/http/respond';
 import { call, startTestGateway } from './start-test-gateway';
@@ -166,4 +167,18 @@ test('rate-limited requests are not stored', async () => {
   } finally {
     await limited.close();
   }
+});
+
+test('a key without the route scope is refused before a replay: it never sees the stored answer of a key that had it', async () => {
+  const { workspace, key: full } = await createWorkspaceWithKey(gw.env.db);
+  const readOnly = (await createApiKey(gw.env.db, { workspaceId: workspace.id, scopes: ['read'] })).key;
+  const body = { channel: 'collection_va', amount: 2500, reference: 'scoped-replay' };
+  const first = await post(body, 'scoped-key', full, '/v1/deposits');
+  expect(first.status).toBe(201);
+  const replay = await post(body, 'scoped-key', readOnly, '/v1/deposits');
+  expect(replay.status).toBe(403);
+  expect(replay.body.error.code).toBe('insufficient_scope');
+  expect(JSON.stringify(replay.body)).not.toContain(first.body.data.account.account_number);
+  // The key with the scope still gets its replay.
+  expect((await post(body, 'scoped-key', full, '/v1/deposits')).body.data).toEqual(first.body.data);
 });

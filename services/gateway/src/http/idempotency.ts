@@ -9,6 +9,8 @@ import {
 } from '@cowrie/api-limits';
 import type { GatewayDeps } from '../deps';
 import { assertInputShape } from './validate';
+import { assertScope } from './api-auth';
+import type { RouteRegistry } from './route-registry';
 
 function withRequestId(body: unknown, requestId: string): unknown {
   if (body && typeof body === 'object' && 'meta' in body) {
@@ -33,6 +35,10 @@ export function idempotencyLayer(deps: Pick<GatewayDeps, 'db' | 'config'>): Requ
     if (key.length > IDEMPOTENCY_KEY_MAX_LENGTH) {
       throw new AppError('invalid_request', `Idempotency-Key must be under ${IDEMPOTENCY_KEY_MAX_LENGTH + 1} characters`, { details: { field: 'Idempotency-Key' } });
     }
+    // A key without the route's scope is refused before anything is looked up:
+    // it must never be handed the stored answer of a key that had the scope.
+    const route = (req.app.locals.routes as RouteRegistry | undefined)?.routeFor(req.method, req.baseUrl + req.path);
+    if (route?.auth.kind === 'api_key' && route.auth.scope) assertScope(req, route.auth.scope);
     const workspaceId = req.apiKey!.workspaceId;
     // The hash walks the whole body: a body the routes would refuse is refused first, the same way.
     assertInputShape(req.body);

@@ -75,7 +75,7 @@ function templateRegex(fullPath: string): RegExp {
  */
 export class RouteRegistry {
   readonly routes: RegisteredRoute[] = [];
-  private readonly matchers: { method: string; regex: RegExp; template: string }[] = [];
+  private readonly matchers: { method: string; regex: RegExp; route: RegisteredRoute }[] = [];
 
   /** A mount of this registry on `router`, whose paths live under `prefix` ('' or '/v1'). */
   on(router: Router, prefix: string, guards: MountGuards = {}): RouteMount {
@@ -89,13 +89,18 @@ export class RouteRegistry {
     }
     if (this.routes.some((r) => r.operationId === route.operationId)) throw new Error(`operationId ${route.operationId} used twice`);
     this.routes.push(route);
-    this.matchers.push({ method: route.method.toUpperCase(), regex: templateRegex(route.fullPath), template: route.fullPath });
+    this.matchers.push({ method: route.method.toUpperCase(), regex: templateRegex(route.fullPath), route });
   }
 
   /** The route template a method and raw path fall under, if any (for metric labels of requests refused before routing). */
   templateFor(method: string, path: string): string | undefined {
+    return this.routeFor(method, path)?.fullPath;
+  }
+
+  /** The registered route a method and raw path fall under, if any (for layers that run before routing). */
+  routeFor(method: string, path: string): RegisteredRoute | undefined {
     const m = method.toUpperCase() === 'HEAD' ? 'GET' : method.toUpperCase();
-    return this.matchers.find((x) => x.method === m && x.regex.test(path))?.template;
+    return this.matchers.find((x) => x.method === m && x.regex.test(path))?.route;
   }
 }
 
