@@ -1,3 +1,4 @@
 export * from './fixed-window';
 export * from './public-api-rate-limit';
 export * from './idempotency';
+export * from './dashboard-limits';

@@ -186,6 +186,12 @@ export const ZConfig = z
     WEBHOOK_ALLOWED_CIDRS: csv,
     // per-attempt timeout of a webhook delivery
     WEBHOOK_TIMEOUT_MS: positiveInt(10_000),
+    // dashboard routes: requests per session per 60 s window (shared by all gateway replicas)
+    DASHBOARD_RATE_LIMIT: positiveInt(600),
+    // webhook endpoints a workspace may have at once
+    WEBHOOK_ENDPOINTS_MAX: positiveInt(20),
+    // POST /webhook-endpoints/:id/test per endpoint per 60 s window
+    WEBHOOK_TEST_RATE_LIMIT: positiveInt(30),
     // how often each webhook-sender looks for unrelayed outbox events (wake-up jobs come sooner): an
     // event waits for the next poll, and an empty poll is one indexed read
     WEBHOOK_RELAY_POLL_MS: positiveInt(20),

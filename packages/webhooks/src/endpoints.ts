@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { AppError, encryptSecret } from '@cowrie/core';
-import type { DbOrTx } from '@cowrie/db';
+import type { DbOrTx, PrismaClient } from '@cowrie/db';
 import { findAddressRefusal, type AddressPolicy } from './address-policy';
 import { resolveAllowedAddresses, systemResolver, type Resolver } from './guarded-lookup';
 import { ALL_EVENTS } from './events';
@@ -116,20 +116,36 @@ export interface CreateWebhookEndpointOptions extends UrlCheckOptions {
   input: TCreateWebhookEndpoint;
   /** ENCRYPTION_KEY: the secret is stored sealed with it. */
   encryptionKey: string;
+  /** WEBHOOK_ENDPOINTS_MAX: endpoints a workspace may have at once. */
+  maxEndpoints: number;
 }
 
-/** Creates an endpoint; the answer is the only place the secret ever appears. */
-export async function createWebhookEndpoint(db: DbOrTx, opts: CreateWebhookEndpointOptions): Promise<WebhookEndpointView & { secret: string }> {
+/**
+ * Creates an endpoint; the answer is the only place the secret ever appears.
+ * A workspace has at most `maxEndpoints`: counted and created under a lock on
+ * the workspace, so concurrent creations cannot pass it (the URL's DNS check
+ * runs before, outside the transaction).
+ */
+export async function createWebhookEndpoint(db: PrismaClient, opts: CreateWebhookEndpointOptions): Promise<WebhookEndpointView & { secret: string }> {
   await assertWebhookUrlAllowed(opts.input.url, opts);
   const secret = generateWebhookSecret();
-  const row = await db.webhookEndpoint.create({
-    data: {
-      workspaceId: opts.workspaceId,
-      url: opts.input.url,
-      events: normaliseEvents(opts.input.events),
-      active: opts.input.active ?? true,
-      secretEncrypted: encryptSecret(secret, opts.encryptionKey),
-    },
+  const row = await db.$transaction(async (tx) => {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`webhook-endpoints:${opts.workspaceId}`}))`;
+    const count = await tx.webhookEndpoint.count({ where: { workspaceId: opts.workspaceId } });
+    if (count >= opts.maxEndpoints) {
+      throw new AppError('rate_limited', `A workspace has at most ${opts.maxEndpoints} webhook endpoints; delete one to add another`, {
+        details: { limit: opts.maxEndpoints, reason: 'webhook_endpoints', retry_after_seconds: 60 },
+      });
+    }
+    return tx.webhookEndpoint.create({
+      data: {
+        workspaceId: opts.workspaceId,
+        url: opts.input.url,
+        events: normaliseEvents(opts.input.events),
+        active: opts.input.active ?? true,
+        secretEncrypted: encryptSecret(secret, opts.encryptionKey),
+      },
+    });
   });
   return { ...webhookEndpointView(row), secret };
 }

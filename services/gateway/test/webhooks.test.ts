@@ -24,7 +24,8 @@ async function signIn(name: string) {
 }
 
 beforeAll(async () => {
-  gw = await startTestGateway({ WEBHOOK_TIMEOUT_MS: '2000' });
+  // Workspace A collects more endpoints over this file than a workspace may have by default (WEBHOOK_ENDPOINTS_MAX).
+  gw = await startTestGateway({ WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_ENDPOINTS_MAX: '100' });
   worker = await startWebhookWorker(gw.env.config, gw.env.logger);
   receiver = await startHttpReceiver();
   failing = await startHttpReceiver(() => ({ status: 500 }));

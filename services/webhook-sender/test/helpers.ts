@@ -8,6 +8,7 @@ export async function addEndpoint(env: TestEnv, workspaceId: number, url: string
     workspaceId,
     input: { url, events: opts.events, active: opts.active },
     encryptionKey: env.config.ENCRYPTION_KEY,
+    maxEndpoints: env.config.WEBHOOK_ENDPOINTS_MAX,
     policy: createAddressPolicy(opts.allowedCidrs ?? env.config.WEBHOOK_ALLOWED_CIDRS),
   });
 }

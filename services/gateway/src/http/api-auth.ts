@@ -1,7 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import { AppError } from '@cowrie/core';
 import { authenticateApiKey, findApiKeyRowWithSql, looksLikeApiKey, verifySessionToken, type TScope } from '@cowrie/accounts';
-import { hitPublicApiBudget, rateLimitHeaders } from '@cowrie/api-limits';
+import { hitDashboardBudget, hitPublicApiBudget, rateLimitHeaders, type FixedWindowHit } from '@cowrie/api-limits';
 import type { GatewayDeps } from '../deps';
 import { bindRequestLog } from './request-context';
 
@@ -45,19 +45,27 @@ export function publicApiRateLimit(deps: Pick<GatewayDeps, 'redis' | 'config'>):
       limit: deps.config.PUBLIC_API_RATE_LIMIT,
     });
     res.set(rateLimitHeaders(hit));
-    if (!hit.allowed) {
-      throw new AppError('rate_limited', 'Rate limit exceeded', {
-        details: { limit: hit.limit, retry_after_seconds: hit.retryAfterSeconds },
-        headers: { 'Retry-After': String(hit.retryAfterSeconds) },
-      });
-    }
+    refuseOverBudget(hit);
     next();
   };
 }
 
-/** Dashboard routes: a session JWT from /auth/login. API keys are refused. */
-export function requireSession(deps: Pick<GatewayDeps, 'config'>): RequestHandler {
-  return async (req, _res, next) => {
+/** The interface's 429 for a spent budget: `details` = {limit, retry_after_seconds}, with Retry-After. */
+export function refuseOverBudget(hit: FixedWindowHit): void {
+  if (hit.allowed) return;
+  throw new AppError('rate_limited', 'Rate limit exceeded', {
+    details: { limit: hit.limit, retry_after_seconds: hit.retryAfterSeconds },
+    headers: { 'Retry-After': String(hit.retryAfterSeconds) },
+  });
+}
+
+/**
+ * Dashboard routes: a session JWT from /auth/login. API keys are refused.
+ * Each session has a request budget (DASHBOARD_RATE_LIMIT per 60 s, in Redis,
+ * shared by all replicas), with the same headers and 429 as /v1's.
+ */
+export function requireSession(deps: Pick<GatewayDeps, 'config' | 'redis'>): RequestHandler {
+  return async (req, res, next) => {
     const token = bearerToken(req.headers.authorization);
     if (!token) throw new AppError('unauthorized', 'Sign in required; send Authorization: Bearer <session token>');
     if (looksLikeApiKey(token)) throw new AppError('unauthorized', 'API keys cannot be used here; sign in to the dashboard');
@@ -65,6 +73,9 @@ export function requireSession(deps: Pick<GatewayDeps, 'config'>): RequestHandle
     if (!session) throw new AppError('unauthorized', 'Invalid or expired session');
     req.session = session;
     bindRequestLog(req, { workspaceId: session.workspaceId, userId: session.userId });
+    const hit = await hitDashboardBudget(deps.redis, { keyPrefix: deps.config.REDIS_KEY_PREFIX, sessionToken: token, limit: deps.config.DASHBOARD_RATE_LIMIT });
+    res.set(rateLimitHeaders(hit));
+    refuseOverBudget(hit);
     next();
   };
 }

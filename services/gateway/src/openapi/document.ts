@@ -20,7 +20,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   403: 'insufficient_scope: the API key lacks the required scope',
   404: 'not_found',
   409: 'idempotency_conflict: the Idempotency-Key was reused with a different request, or is still in progress',
-  429: 'rate_limited: request budget or a verification limit exceeded',
+  429: 'rate_limited: request budget (per API key on /v1, per session on dashboard routes) or another limit exceeded (details.retry_after_seconds)',
   501: 'coming_soon',
   502: 'provider_error: rail failure',
   503: 'provider_error: rail not configured or unavailable',
@@ -57,7 +57,9 @@ function parametersOf(route: RegisteredRoute): JsonSchema[] {
 function responsesOf(route: RegisteredRoute): Record<string, JsonSchema> {
   const responses: Record<string, JsonSchema> = {};
   const v1 = route.auth.kind === 'api_key';
-  const headers = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' }, ...(v1 ? RATE_LIMIT_HEADERS : {}) };
+  // API keys and dashboard sessions both have a request budget, and its headers.
+  const budgeted = route.auth.kind !== 'none';
+  const headers = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' }, ...(budgeted ? RATE_LIMIT_HEADERS : {}) };
   const errors = new Set<number>();
   for (const [status, response] of Object.entries(route.responses)) {
     const code = Number(status);
@@ -94,7 +96,7 @@ function responsesOf(route: RegisteredRoute): Record<string, JsonSchema> {
   }
   // The errors every route of its kind can answer.
   if (route.auth.kind !== 'none') errors.add(401);
-  if (v1) errors.add(429);
+  if (route.auth.kind !== 'none') errors.add(429);
   if (route.auth.kind === 'api_key' && route.auth.scope) errors.add(403);
   if (route.request?.body || route.request?.query || route.request?.params) errors.add(400);
   if (v1 && route.method === 'post') errors.add(409);

@@ -10,6 +10,7 @@ import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
   deliveryJobId,
+  getWebhookEndpoint,
   listWebhookDeliveries,
   listWebhookEndpoints,
   parseEndpointId,
@@ -21,6 +22,8 @@ import {
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
 import { sendData, sessionOf } from '../http/respond';
+import { refuseOverBudget } from '../http/api-auth';
+import { hitWebhookTestBudget } from '@cowrie/api-limits';
 import { ZTimestamp, responseOf } from '../openapi/schemas';
 
 const endpointFields = {
@@ -86,7 +89,7 @@ export function registerWebhookRoutes(app: RouteMount, deps: GatewayDeps) {
       responses: { 201: { description: 'The endpoint, with its secret', data: ZCreatedWebhookEndpoint } },
     },
     async ({ body }, req, res) => {
-      const created = await createWebhookEndpoint(deps.db, { workspaceId: sessionOf(req).workspaceId, input: body, encryptionKey: deps.config.ENCRYPTION_KEY, policy });
+      const created = await createWebhookEndpoint(deps.db, { workspaceId: sessionOf(req).workspaceId, input: body, encryptionKey: deps.config.ENCRYPTION_KEY, policy, maxEndpoints: deps.config.WEBHOOK_ENDPOINTS_MAX });
       sendData(req, res, 201, created);
     },
   );
@@ -154,6 +157,9 @@ export function registerWebhookRoutes(app: RouteMount, deps: GatewayDeps) {
     },
     async ({ params }, req, res) => {
       const endpointId = parseEndpointId(params.id);
+      // Each ping is a real POST to someone's server: a budget per endpoint (WEBHOOK_TEST_RATE_LIMIT per 60 s).
+      const endpoint = await getWebhookEndpoint(deps.db, sessionOf(req).workspaceId, endpointId);
+      refuseOverBudget(await hitWebhookTestBudget(deps.redis, { keyPrefix: deps.config.REDIS_KEY_PREFIX, endpoint, limit: deps.config.WEBHOOK_TEST_RATE_LIMIT }));
       const ping = await createPingDelivery(deps.db, { workspaceId: sessionOf(req).workspaceId, endpointId });
       const job = await enqueue(deps.queues.webhooks, webhooksQueue, 'webhook.deliver', { deliveryId: ping.deliveryId }, { jobId: deliveryJobId(ping.deliveryId) });
       const outcome = await waitForOutcome(deps, ping.deliveryId, () => job.waitUntilFinished(deps.queues.webhookEvents, pingWaitMs), pingWaitMs);
