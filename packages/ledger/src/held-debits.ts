@@ -308,6 +308,8 @@ export interface TDebitClose {
   accountName: string | null;
   /** The outbox event committed with the close (`transfer.completed`, `transfer.failed`). */
   event: { name: string; payload: unknown };
+  /** The row's `updatedAt`, as the caller rendered it into the event's payload. */
+  at: Date;
 }
 
 /**
@@ -323,11 +325,11 @@ export interface TDebitClose {
  */
 const CLOSE_HELD_DEBITS = `
   WITH input AS (
-    SELECT * FROM unnest($1::int[], $2::text[], $3::jsonb[], $4::text[], $5::text[], $6::text[], $7::jsonb[])
-      AS i("id", "status", "metadata", "providerReference", "accountName", "event", "payload")
+    SELECT * FROM unnest($1::int[], $2::text[], $3::jsonb[], $4::text[], $5::text[], $6::text[], $7::jsonb[], $9::timestamp(3)[])
+      AS i("id", "status", "metadata", "providerReference", "accountName", "event", "payload", "at")
   ), finished AS (
     UPDATE "LedgerTransaction" t SET "status" = i."status", "metadata" = i."metadata", "providerReference" = COALESCE(i."providerReference", t."providerReference"),
-      "counterpartyName" = COALESCE(t."counterpartyName", i."accountName"), "updatedAt" = $8
+      "counterpartyName" = COALESCE(t."counterpartyName", i."accountName"), "updatedAt" = i."at"
     FROM input i
     WHERE t."id" = i."id" AND t."status" = 'processing' AND t."type" = 'debit'
     RETURNING t."id", t."workspaceId"
@@ -368,6 +370,7 @@ async function closeTogether(sql: SqlQueryable, closes: readonly TDebitClose[]):
       batch.map((c) => c.event.name),
       batch.map((c) => JSON.stringify(c.event.payload)),
       utcTimestamp(new Date()),
+      batch.map((c) => utcTimestamp(c.at)),
     ],
   });
   const won = new Set(rows.map((r) => r.id));

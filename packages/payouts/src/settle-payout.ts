@@ -56,13 +56,14 @@ interface Finish {
  */
 async function finish(sql: SqlQueryable, row: LedgerTransaction, f: Finish): Promise<TRenderedTransaction | null> {
   const metadata = { ...asObject(row.metadata), provider: row.provider, raw: f.raw };
+  const at = new Date();
   const rendered = renderTransaction({
     ...row,
     status: f.status,
     metadata: metadata as Prisma.JsonObject,
     providerReference: f.providerReference || row.providerReference,
     counterpartyName: row.counterpartyName ?? (f.accountName || null),
-    updatedAt: new Date(),
+    updatedAt: at,
   });
   const won = await closeHeldDebit(sql, {
     transactionId: row.id,
@@ -71,6 +72,7 @@ async function finish(sql: SqlQueryable, row: LedgerTransaction, f: Finish): Pro
     providerReference: f.providerReference ?? null,
     accountName: f.accountName ?? null,
     event: { name: `transfer.${f.status}`, payload: rendered },
+    at,
   });
   return won ? rendered : null;
 }
