@@ -56,3 +56,14 @@ test.each([
   // Outside production the same value is accepted: development keeps working with the defaults.
   expect(() => loadConfig({ ...env, NODE_ENV: 'development' })).not.toThrow();
 });
+
+test('worker metrics ports beyond loopback require METRICS_TOKEN', () => {
+  expect(() => loadConfig({ PAYOUT_WORKER_METRICS_PORT: '9101', METRICS_HOST: '0.0.0.0' })).toThrow(/METRICS_TOKEN: is required when worker metrics ports listen beyond loopback/);
+  expect(() => loadConfig({ PAYOUT_WORKER_METRICS_PORT: '9101', METRICS_HOST: '0.0.0.0', METRICS_TOKEN: 'a-long-operator-token-1234' })).not.toThrow();
+  expect(() => loadConfig({ PAYOUT_WORKER_METRICS_PORT: '9101' })).not.toThrow();
+  expect(() => loadConfig({ METRICS_HOST: '0.0.0.0' })).not.toThrow();
+});
+
+test('no sandbox notification secret is assumed: the route needs one of the deployment\'s own', () => {
+  expect(loadConfig({}).COLLECTION_SANDBOX_SECRET).toBeUndefined();
+});

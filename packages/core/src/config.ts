@@ -2,6 +2,7 @@ import { z } from 'zod';
 
 const DEV_ONLY_SESSION_SECRET = 'cowrie-dev-only-session-secret-do-not-use-in-production';
 const DEV_ONLY_ENCRYPTION_KEY = '00'.repeat(31) + '01';
+// Shipped as a default by earlier versions: refused where secrets are checked.
 const DEV_ONLY_SANDBOX_SECRET = 'cowrie-dev-only-sandbox-notification-secret';
 
 /**
@@ -118,7 +119,7 @@ export const ZConfig = z
     COLLECTION_RAIL_TIMEOUT_MS: positiveInt(10_000),
     // sandbox rail only: when true every account opening fails (503 provider_error), for tests and demos
     COLLECTION_SANDBOX_FAIL: z.enum(['true', 'false', '1', '0']).default('false').transform((v) => v === 'true' || v === '1'),
-    // HMAC-SHA512 key of POST /rails/sandbox/notifications; a dev-only default outside production, endpoint off without it
+    // HMAC-SHA512 key of POST /rails/sandbox/notifications; the route exists only with COLLECTION_RAIL=sandbox and this set (no default: a known key would let anyone credit themselves)
     COLLECTION_SANDBOX_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
     // Paystack secret key (sk_...): authenticates API calls and signs its notifications (x-paystack-signature)
     PAYSTACK_SECRET_KEY: z.string().min(1).optional(),
@@ -226,7 +227,6 @@ export const ZConfig = z
       ...c,
       JWT_SECRET: c.JWT_SECRET ?? (production ? '' : DEV_ONLY_SESSION_SECRET),
       ENCRYPTION_KEY: c.ENCRYPTION_KEY ?? (production ? '' : DEV_ONLY_ENCRYPTION_KEY),
-      COLLECTION_SANDBOX_SECRET: c.COLLECTION_SANDBOX_SECRET ?? (production ? undefined : DEV_ONLY_SANDBOX_SECRET),
     };
   })
   .superRefine((c, ctx) => {
@@ -243,6 +243,11 @@ export const ZConfig = z
     if (c.VERIFY_SMS_PROVIDER === 'termii' && !c.VERIFY_TERMII_API_KEY) ctx.addIssue({ code: 'custom', path: ['VERIFY_TERMII_API_KEY'], message: 'is required when VERIFY_SMS_PROVIDER=termii' });
     if (c.NODE_ENV === 'production' && c.PAYOUT_UNKNOWN_GRACE_MS < 10 * 60_000) {
       ctx.addIssue({ code: 'custom', path: ['PAYOUT_UNKNOWN_GRACE_MS'], message: 'must be at least 600000 (10 minutes) in production: a rail can commit a transfer long after a timeout' });
+    }
+    const workerPorts = [c.PAYOUT_WORKER_METRICS_PORT, c.VERIFICATION_WORKER_METRICS_PORT, c.WEBHOOK_WORKER_METRICS_PORT].some((port) => port !== undefined);
+    const loopbackOnly = /^(127\.|localhost$|::1$)/.test(c.METRICS_HOST);
+    if (workerPorts && !loopbackOnly && !c.METRICS_TOKEN) {
+      ctx.addIssue({ code: 'custom', path: ['METRICS_TOKEN'], message: `is required when worker metrics ports listen beyond loopback (METRICS_HOST=${c.METRICS_HOST})` });
     }
     if (c.COLLECTION_RAIL === 'paystack' && !c.PAYSTACK_SECRET_KEY) ctx.addIssue({ code: 'custom', path: ['PAYSTACK_SECRET_KEY'], message: 'is required when COLLECTION_RAIL is paystack' });
   });

@@ -6,13 +6,15 @@ import { createHmac } from 'node:crypto';
 import { createWorkspaceWithKey } from '@cowrie/testing';
 import { call, startTestGateway } from './start-test-gateway';
 
+// The sandbox notification route exists only with a secret of the deployment's own (there is no default).
+const SANDBOX_SECRET = 'test-only-sandbox-notification-secret-5f1c';
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
 let key: string;
 let workspaceId: number;
 let workspaceName: string;
 
 beforeAll(async () => {
-  gw = await startTestGateway();
+  gw = await startTestGateway({ COLLECTION_SANDBOX_SECRET: SANDBOX_SECRET });
   const created = await createWorkspaceWithKey(gw.env.db, { name: 'Acme Deposits Ltd' });
   key = created.key;
   workspaceId = created.workspace.id;
@@ -318,6 +320,22 @@ describe('sandbox notifications', () => {
     expect(ok.body.data).toMatchObject({ received: true, matched: true, duplicate: false, status: 'credited' });
     const wallet = await gw.env.db.wallet.findUniqueOrThrow({ where: { workspaceId_currency: { workspaceId: workspace.id, currency: 'NGN' } } });
     expect(wallet.balance.toFixed(6)).toBe('300.000000');
+  });
+
+  test('no route without the rail and its own secret: a deployment without them answers 404, whatever is signed', async () => {
+    const raw = JSON.stringify({ reference: 'sbx-no-route', account_number: '9000000001', amount: 5 });
+    const bare = await startTestGateway();
+    try {
+      expect(bare.env.config.COLLECTION_SANDBOX_SECRET).toBeUndefined();
+      const signedWithOldDefault = createHmac('sha512', 'cowrie-dev-only-sandbox-notification-secret').update(raw).digest('hex');
+      const res = await call(bare.url, 'POST', '/rails/sandbox/notifications', { rawBody: raw, headers: { 'x-sandbox-signature': signedWithOldDefault } });
+      expect(res.status).toBe(404);
+      // The Paystack route exists only when Paystack is the collection rail.
+      expect((await call(gw.url, 'POST', '/rails/paystack/notifications', { rawBody: '{}', headers: { 'x-paystack-signature': 'x' } })).status).toBe(404);
+      expect(await bare.env.db.inboundPayment.count()).toBe(0);
+    } finally {
+      await bare.close();
+    }
   });
 
   test('a signed but malformed notification is 400', async () => {

@@ -14,8 +14,7 @@ import { notFoundHandler } from '../http/error-handler';
 import { sendData } from '../http/respond';
 
 /** The exact bytes the provider signed; the JSON parser must not see these routes first. */
-function verifiedJson(req: Request, secret: string | undefined, header: string, provider: string): unknown {
-  if (!secret) throw new AppError('provider_error', `${provider} notifications are not configured on this deployment`, { status: 503 });
+function verifiedJson(req: Request, secret: string, header: string, provider: string): unknown {
   const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
   if (!verifyHmacSha512(secret, raw, req.get(header))) {
     req.log.warn({ provider }, 'rail notification with a missing or invalid signature refused');
@@ -31,7 +30,10 @@ function verifiedJson(req: Request, secret: string | undefined, header: string, 
 /**
  * Inbound payment notifications from collection rails (outside /v1: the
  * provider authenticates with its signature, not an API key). Registered before
- * the JSON parser so the signature is checked over the raw body.
+ * the JSON parser so the signature is checked over the raw body. A rail's
+ * route exists only when that rail is the deployment's collection rail and
+ * has its secret (never a default): otherwise it is 404, so nobody can sign a
+ * credit with a key anyone could know.
  */
 export function registerRailNotificationRoutes(app: Express, deps: GatewayDeps) {
   const rails = express.Router();
@@ -43,8 +45,9 @@ export function registerRailNotificationRoutes(app: Express, deps: GatewayDeps) 
     return { received: true, matched: outcome.matched, duplicate: outcome.duplicate, status: outcome.status, reason: outcome.reason };
   };
 
-  rails.post('/paystack/notifications', async (req, res) => {
-    const body = verifiedJson(req, deps.config.PAYSTACK_SECRET_KEY, PAYSTACK_SIGNATURE_HEADER, 'Paystack');
+  const { COLLECTION_RAIL, PAYSTACK_SECRET_KEY, COLLECTION_SANDBOX_SECRET } = deps.config;
+  if (COLLECTION_RAIL === 'paystack' && PAYSTACK_SECRET_KEY) rails.post('/paystack/notifications', async (req, res) => {
+    const body = verifiedJson(req, PAYSTACK_SECRET_KEY, PAYSTACK_SIGNATURE_HEADER, 'Paystack');
     const notification = parsePaystackNotification(body);
     if (notification.kind === 'invalid') throw new AppError('invalid_request', `Unreadable notification: ${notification.reason}`);
     // Acknowledged so Paystack does not retry events Cowrie has no use for.
@@ -52,8 +55,8 @@ export function registerRailNotificationRoutes(app: Express, deps: GatewayDeps) 
     sendData(req, res, 200, await receive(req, notification.transfer));
   });
 
-  rails.post('/sandbox/notifications', async (req, res) => {
-    const body = verifiedJson(req, deps.config.COLLECTION_SANDBOX_SECRET, SANDBOX_SIGNATURE_HEADER, 'Sandbox');
+  if (COLLECTION_RAIL === 'sandbox' && COLLECTION_SANDBOX_SECRET) rails.post('/sandbox/notifications', async (req, res) => {
+    const body = verifiedJson(req, COLLECTION_SANDBOX_SECRET, SANDBOX_SIGNATURE_HEADER, 'Sandbox');
     const parsed = parseSandboxNotification(body);
     if (!parsed.ok) throw new AppError('invalid_request', `Unreadable notification: ${parsed.reason}`);
     sendData(req, res, 200, await receive(req, parsed.transfer));
