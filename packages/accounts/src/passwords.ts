@@ -5,16 +5,44 @@ const scrypt = (password: string, salt: Buffer, keylen: number, options: ScryptO
     scryptCb(password, salt, keylen, options, (err, key) => (err ? reject(err) : resolve(key))),
   );
 
-// scrypt is memory-hard and in Node itself (no native download). N=2^15, r=8
-// costs ~32 MiB and ~50 ms per hash: slow for guessing, fine for a login.
-const PARAMS = { N: 32768, r: 8, p: 1 };
+// scrypt is memory-hard and in Node itself (no native download). OWASP's
+// current minimum for scrypt is N=2^17, r=8, p=1: ~128 MiB and a few hundred
+// ms per hash, slow for guessing, fine for a sign-in. Hashes made with older
+// parameters still verify, and are remade on the next sign-in (needsRehash).
+const PARAMS = { N: 131072, r: 8, p: 1 };
 const KEY_LENGTH = 32;
-const maxmem = 128 * PARAMS.N * PARAMS.r * 2;
+const memoryOf = (N: number, r: number) => 128 * N * r * 2;
+
+/**
+ * At most this many hashes run at once in a process; the others wait their
+ * turn. Each takes a libuv thread and ~128 MiB for its whole run, so a burst
+ * of sign-ins must not take every thread (DNS lookups and file reads share
+ * them) nor the memory.
+ */
+export const PASSWORD_HASH_CONCURRENCY = 2;
+let running = 0;
+const waiting: Array<() => void> = [];
+
+/** Runs `fn` when fewer than PASSWORD_HASH_CONCURRENCY hashes are running (first come, first served). */
+export async function withHashSlot<T>(fn: () => Promise<T>): Promise<T> {
+  if (running >= PASSWORD_HASH_CONCURRENCY) await new Promise<void>((resolve) => waiting.push(resolve));
+  else running += 1;
+  try {
+    return await fn();
+  } finally {
+    const next = waiting.shift();
+    if (next) next();
+    else running -= 1;
+  }
+}
+
+/** Hashes running or waiting for a slot right now (for tests and metrics). */
+export const passwordHashesInFlight = () => ({ running, waiting: waiting.length });
 
 /** `scrypt$N$r$p$<salt b64>$<hash b64>` */
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
-  const key = await scrypt(password, salt, KEY_LENGTH, { ...PARAMS, maxmem });
+  const key = await withHashSlot(() => scrypt(password, salt, KEY_LENGTH, { ...PARAMS, maxmem: memoryOf(PARAMS.N, PARAMS.r) }));
   return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64'), key.toString('base64')].join('$');
 }
 
@@ -23,10 +51,14 @@ export async function verifyPassword(password: string, stored: string): Promise<
   if (kind !== 'scrypt' || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64');
   const N = Number(n);
-  const key = await scrypt(password, Buffer.from(salt, 'base64'), expected.length, {
-    N, r: Number(r), p: Number(p), maxmem: 128 * N * Number(r) * 2,
-  });
+  const key = await withHashSlot(() => scrypt(password, Buffer.from(salt, 'base64'), expected.length, { N, r: Number(r), p: Number(p), maxmem: memoryOf(N, Number(r)) }));
   return timingSafeEqual(key, expected);
+}
+
+/** True when a stored hash was made with other parameters than today's: remake it at the next sign-in. */
+export function needsRehash(stored: string): boolean {
+  const [kind, n, r, p] = stored.split('$');
+  return kind !== 'scrypt' || Number(n) !== PARAMS.N || Number(r) !== PARAMS.r || Number(p) !== PARAMS.p;
 }
 
 /** Checks a new password: 8 to 200 characters. Returns the problem, or null. */

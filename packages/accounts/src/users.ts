@@ -1,5 +1,5 @@
 import type { DbOrTx } from '@cowrie/db';
-import { hashPassword, passwordProblem, verifyPassword } from './passwords';
+import { hashPassword, needsRehash, passwordProblem, verifyPassword } from './passwords';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -36,5 +36,10 @@ export async function checkDashboardCredentials(db: DbOrTx, email: string, passw
     await verifyPassword(password, await decoyHash);
     return null;
   }
-  return (await verifyPassword(password, user.passwordHash)) ? user : null;
+  if (!(await verifyPassword(password, user.passwordHash))) return null;
+  // A hash made with weaker parameters than today's is remade while the password is at hand.
+  if (needsRehash(user.passwordHash)) {
+    await db.dashboardUser.update({ where: { id: user.id }, data: { passwordHash: await hashPassword(password) } });
+  }
+  return user;
 }

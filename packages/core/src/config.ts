@@ -101,6 +101,8 @@ export const ZConfig = z
     JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
     // lifetime of a dashboard session
     JWT_TTL_SECONDS: positiveInt(8 * 3600),
+    // failed dashboard sign-ins per client address per 15 minutes (per email the limit is 10)
+    AUTH_LOGIN_IP_FAILURE_LIMIT: positiveInt(50),
     // 64 hex characters (32 bytes): AES-256-GCM key for secrets at rest and in job data
     ENCRYPTION_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'expected 64 hex characters').optional(),
     // requests per API key per fixed 60-second window

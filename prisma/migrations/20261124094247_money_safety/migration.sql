@@ -62,3 +62,8 @@ ALTER TABLE "LedgerEntry" ADD CONSTRAINT "LedgerEntry_kind_moves" CHECK (
   ("kind" = 'settle' AND "balanceDelta" < 0 AND "heldDelta" = "balanceDelta") OR
   ("kind" = 'release' AND "balanceDelta" = 0 AND "heldDelta" < 0)
 );
+
+-- The sandbox rail plays an outside bank: it must survive a lost Redis or a
+-- killed worker, not a crash of Postgres itself. Unlogged, its writes cost no
+-- WAL flush on the payout hot path (a Postgres crash empties it).
+ALTER TABLE "SandboxTransfer" SET UNLOGGED;

@@ -9,7 +9,8 @@ import { call, startTestGateway } from './start-test-gateway';
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
 
 beforeAll(async () => {
-  gw = await startTestGateway({ JWT_TTL_SECONDS: '60' });
+  // Every sign-in here comes from 127.0.0.1: the per-address failure limit is tested in signin-hardening.test.ts.
+  gw = await startTestGateway({ JWT_TTL_SECONDS: '60', AUTH_LOGIN_IP_FAILURE_LIMIT: '1000' });
 });
 afterAll(() => gw.close());
 

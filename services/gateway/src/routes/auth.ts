@@ -33,21 +33,33 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
       responses: {
         200: { description: 'A session token', data: ZSession },
         401: { description: 'unauthorized: email or password is incorrect' },
-        429: { description: 'rate_limited: too many sign-in attempts for this email' },
+        429: { description: 'rate_limited: too many failed sign-in attempts for this email, or from this client address (AUTH_LOGIN_IP_FAILURE_LIMIT)' },
       },
     },
     async ({ body: { email, password } }, req, res) => {
-      const counter = { key: `${deps.config.REDIS_KEY_PREFIX}login:${email.toLowerCase()}`, windowSeconds: LOGIN_WINDOW_SECONDS };
-      const hit = await hitFixedWindow(deps.redis, { ...counter, limit: LOGIN_ATTEMPTS });
-      if (!hit.allowed) {
-        throw new AppError('rate_limited', 'Too many sign-in attempts; try again later', {
-          details: { retry_after_seconds: hit.retryAfterSeconds },
-        });
+      // Failures are counted per email and per client address (one address
+      // guessing many emails): each attempt takes a place in both first, and a
+      // right password gives them back.
+      const counters = [
+        { key: `${deps.config.REDIS_KEY_PREFIX}login:${email.toLowerCase()}`, windowSeconds: LOGIN_WINDOW_SECONDS, limit: LOGIN_ATTEMPTS },
+        { key: `${deps.config.REDIS_KEY_PREFIX}login-ip:${req.ip ?? req.socket.remoteAddress ?? 'unknown'}`, windowSeconds: LOGIN_WINDOW_SECONDS, limit: deps.config.AUTH_LOGIN_IP_FAILURE_LIMIT },
+      ];
+      const hits: Array<{ counter: (typeof counters)[number]; hit: Awaited<ReturnType<typeof hitFixedWindow>> }> = [];
+      // A refund that fails leaves an attempt counted, which is all it costs.
+      const refund = () =>
+        Promise.all(hits.map(({ counter, hit }) => refundFixedWindow(deps.redis, { ...counter, hit }))).catch((err: Error) => req.log.warn({ err: { message: err.message } }, 'sign-in limit refund failed'));
+      for (const counter of counters) {
+        const hit = await hitFixedWindow(deps.redis, counter);
+        if (!hit.allowed) {
+          // The places taken in the counters before this one are given back; a full counter stays full.
+          await refund();
+          throw new AppError('rate_limited', 'Too many sign-in attempts; try again later', { details: { retry_after_seconds: hit.retryAfterSeconds } });
+        }
+        hits.push({ counter, hit });
       }
       const user = await checkDashboardCredentials(deps.db, email, password);
       if (!user) throw new AppError('unauthorized', 'Email or password is incorrect');
-      // A refund that fails leaves this sign-in counted, which is all it costs.
-      await refundFixedWindow(deps.redis, { ...counter, hit }).catch((err: Error) => req.log.warn({ err: { message: err.message } }, 'sign-in limit refund failed'));
+      await refund();
       const token = await issueSessionToken({ userId: user.id, workspaceId: user.workspaceId }, deps.config.JWT_SECRET, deps.config.JWT_TTL_SECONDS);
       sendData(req, res, 200, { token, expires_in: deps.config.JWT_TTL_SECONDS });
     },

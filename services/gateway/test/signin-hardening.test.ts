@@ -1,0 +1,63 @@
+// Risk: the sign-in as a lever: one address guessing passwords across many
+// emails, a burst of sign-ins taking every thread and hundreds of MiB for
+// scrypt, and passwords kept under weaker hashes than today's.
+import { randomBytes, scryptSync } from 'node:crypto';
+import { passwordHashesInFlight } from '@cowrie/accounts';
+import { createUserFor, createWorkspaceWithKey } from '@cowrie/testing';
+import { call, startTestGateway } from './start-test-gateway';
+
+let gw: Awaited<ReturnType<typeof startTestGateway>>;
+beforeAll(async () => {
+  gw = await startTestGateway({ AUTH_LOGIN_IP_FAILURE_LIMIT: '6' });
+});
+afterAll(() => gw.close());
+
+const login = (email: string, password: string) => call(gw.url, 'POST', '/auth/login', { body: { email, password } });
+
+async function user() {
+  const { workspace } = await createWorkspaceWithKey(gw.env.db);
+  return createUserFor(gw.env.db, workspace.id);
+}
+
+test('a password kept under older scrypt parameters is rehashed at its next sign-in, to OWASP\'s minimum (N=2^17, r=8, p=1)', async () => {
+  const u = await user();
+  const salt = randomBytes(16);
+  const old = ['scrypt', 32768, 8, 1, salt.toString('base64'), scryptSync(u.password, salt, 32, { N: 32768, r: 8, p: 1, maxmem: 128 * 32768 * 8 * 2 }).toString('base64')].join('$');
+  await gw.env.db.dashboardUser.update({ where: { id: u.id }, data: { passwordHash: old } });
+  expect((await login(u.email, u.password)).status).toBe(200);
+  const stored = (await gw.env.db.dashboardUser.findUniqueOrThrow({ where: { id: u.id } })).passwordHash;
+  expect(stored).toMatch(/^scrypt\$131072\$8\$1\$/);
+  expect((await login(u.email, u.password)).status).toBe(200);
+});
+
+test('password hashing runs at most two at a time, and the process stays responsive meanwhile', async () => {
+  const u = await user();
+  let most = 0;
+  let slowestHealth = 0;
+  let done = false;
+  const watch = (async () => {
+    while (!done) {
+      most = Math.max(most, passwordHashesInFlight().running);
+      const started = Date.now();
+      expect((await call(gw.url, 'GET', '/healthz')).status).toBe(200);
+      slowestHealth = Math.max(slowestHealth, Date.now() - started);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  })();
+  // Right passwords (they count against no limit), so every one of them is hashed.
+  const results = await Promise.all(Array.from({ length: 6 }, () => login(u.email, u.password)));
+  done = true;
+  await watch;
+  expect(results.map((r) => r.status)).toEqual(Array(6).fill(200));
+  expect(most).toBe(2);
+  expect(slowestHealth).toBeLessThan(100);
+});
+
+test('failed sign-ins are limited per client address across emails (AUTH_LOGIN_IP_FAILURE_LIMIT), not only per email', async () => {
+  const statuses: number[] = [];
+  for (let i = 0; i < 7; i++) statuses.push((await login(`nobody-${i}@example.com`, 'wrong password')).status);
+  expect(statuses).toEqual([...Array(6).fill(401), 429]);
+  const refused = await login('nobody-else@example.com', 'wrong password');
+  expect(refused.status).toBe(429);
+  expect(refused.body.error).toMatchObject({ code: 'rate_limited', details: { retry_after_seconds: expect.any(Number) } });
+});
