@@ -6,13 +6,15 @@ const AUDIENCE = 'cowrie-dashboard';
 export interface TSession {
   userId: number;
   workspaceId: number;
+  /** The user's session version when the token was issued: a later sign-out or disable raises it and ends this session. */
+  version: number;
 }
 
 const keyOf = (secret: string) => new TextEncoder().encode(secret);
 
 /** A dashboard session: an HS256 JWT naming the user and the workspace. */
 export async function issueSessionToken(session: TSession, secret: string, ttlSeconds: number): Promise<string> {
-  return new SignJWT({ wsp: session.workspaceId })
+  return new SignJWT({ wsp: session.workspaceId, ver: session.version })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(String(session.userId))
     .setIssuer(ISSUER)
@@ -28,8 +30,10 @@ export async function verifySessionToken(token: string, secret: string): Promise
     const { payload } = await jwtVerify(token, keyOf(secret), { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] });
     const userId = Number(payload.sub);
     const workspaceId = Number(payload.wsp);
-    if (!Number.isSafeInteger(userId) || !Number.isSafeInteger(workspaceId)) return null;
-    return { userId, workspaceId };
+    // Tokens issued before versions existed carry none: version 0, which a sign-out ends.
+    const version = payload.ver === undefined ? 0 : Number(payload.ver);
+    if (!Number.isSafeInteger(userId) || !Number.isSafeInteger(workspaceId) || !Number.isSafeInteger(version)) return null;
+    return { userId, workspaceId, version };
   } catch {
     return null;
   }

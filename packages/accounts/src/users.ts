@@ -1,4 +1,5 @@
 import type { DbOrTx } from '@cowrie/db';
+import type { TSession } from './sessions';
 import { hashPassword, needsRehash, passwordProblem, verifyPassword } from './passwords';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -37,9 +38,34 @@ export async function checkDashboardCredentials(db: DbOrTx, email: string, passw
     return null;
   }
   if (!(await verifyPassword(password, user.passwordHash))) return null;
+  // Checked after the password, so a disabled user's sign-in takes as long as anyone's.
+  if (user.disabledAt) return null;
   // A hash made with weaker parameters than today's is remade while the password is at hand.
   if (needsRehash(user.passwordHash)) {
     await db.dashboardUser.update({ where: { id: user.id }, data: { passwordHash: await hashPassword(password) } });
   }
   return user;
+}
+
+/**
+ * Whether a session is still current: its user exists in its workspace, is
+ * not disabled, and has not signed out (or been disabled) since the token was
+ * issued. Read from Postgres on every dashboard request, so an ended session
+ * is refused from the next request on, on every replica.
+ */
+export async function isSessionCurrent(db: DbOrTx, session: TSession): Promise<boolean> {
+  const user = await db.dashboardUser.findUnique({ where: { id: session.userId }, select: { workspaceId: true, sessionVersion: true, disabledAt: true } });
+  return !!user && !user.disabledAt && user.workspaceId === session.workspaceId && user.sessionVersion === session.version;
+}
+
+/** Ends every session of a user (sign-out): tokens issued before no longer work. */
+export async function endUserSessions(db: DbOrTx, userId: number): Promise<void> {
+  await db.dashboardUser.updateMany({ where: { id: userId }, data: { sessionVersion: { increment: 1 } } });
+}
+
+/** Disables a user (an operator's action): sign-in and every session are refused from now on. */
+export async function disableDashboardUser(db: DbOrTx, userId: number) {
+  const { count } = await db.dashboardUser.updateMany({ where: { id: userId }, data: { disabledAt: new Date(), sessionVersion: { increment: 1 } } });
+  if (count === 0) throw new Error(`user ${userId} does not exist`);
+  return { id: userId, disabled: true };
 }

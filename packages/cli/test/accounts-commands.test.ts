@@ -46,6 +46,20 @@ test('user create prints {id, email} and never the password', async () => {
   expect(dup.stderr).toMatch(/already exists/);
 });
 
+test('user disable marks the user disabled and ends its sessions; an unknown id fails', async () => {
+  const ws = JSON.parse((await cli('workspace', 'create', '--name', 'Disabled')).stdout);
+  const user = JSON.parse((await cli('user', 'create', '--workspace', String(ws.id), '--email', 'leaver@example.com', '--password', 'a long passphrase')).stdout);
+  const out = await cli('user', 'disable', '--id', String(user.id));
+  expect(out.code).toBe(0);
+  expect(JSON.parse(out.stdout)).toEqual({ id: user.id, disabled: true });
+  const row = await env.db.dashboardUser.findUniqueOrThrow({ where: { id: user.id } });
+  expect(row.disabledAt).not.toBeNull();
+  expect(row.sessionVersion).toBe(1);
+  const unknown = await cli('user', 'disable', '--id', '999999');
+  expect(unknown.code).toBe(1);
+  expect(unknown.stderr).toMatch(/does not exist/);
+});
+
 test.each([
   [['nonsense'], /unknown command/],
   [['workspace', 'create'], /missing --name/],

@@ -158,7 +158,7 @@ describe('the session guard', () => {
       const login = await call(gw.url, 'POST', '/auth/login', { body: { email: user.email, password: user.password } });
       const good = await call(url, 'GET', '/probe', { token: login.body.data.token });
       expect(good.status).toBe(200);
-      expect(good.body.data).toEqual({ userId: user.id, workspaceId: workspace.id });
+      expect(good.body.data).toEqual({ userId: user.id, workspaceId: workspace.id, version: 0 });
       const withKey = await call(url, 'GET', '/probe', { token: key });
       expect(withKey.status).toBe(401);
       expect(withKey.body.error.code).toBe('unauthorized');
@@ -166,9 +166,9 @@ describe('the session guard', () => {
       const tampered = login.body.data.token.slice(0, -3) + 'abc';
       expect((await call(url, 'GET', '/probe', { token: tampered })).status).toBe(401);
       const { issueSessionToken } = await import('@cowrie/accounts');
-      const expired = await issueSessionToken({ userId: user.id, workspaceId: workspace.id }, gw.env.config.JWT_SECRET, -10);
+      const expired = await issueSessionToken({ userId: user.id, workspaceId: workspace.id, version: 0 }, gw.env.config.JWT_SECRET, -10);
       expect((await call(url, 'GET', '/probe', { token: expired })).status).toBe(401);
-      const otherSecret = await issueSessionToken({ userId: user.id, workspaceId: workspace.id }, 'x'.repeat(40), 60);
+      const otherSecret = await issueSessionToken({ userId: user.id, workspaceId: workspace.id, version: 0 }, 'x'.repeat(40), 60);
       expect((await call(url, 'GET', '/probe', { token: otherSecret })).status).toBe(401);
     } finally {
       server.close();

@@ -146,6 +146,9 @@ test('webhook endpoint management and the delivery log answer as documented', as
   await api('DELETE', `/webhook-endpoints/${id}`, { token: session });
   await api('DELETE', `/webhook-endpoints/${id}`, { token: session });
   await api('GET', '/webhook-endpoints', { token: apiKey });
+  // Last: signing out ends the session this file used.
+  expect((await api('POST', '/auth/logout', { token: session })).status).toBe(200);
+  expect((await api('GET', '/webhook-endpoints', { token: session })).status).toBe(401);
 });
 
 test('payouts, bank lookup, beneficiaries and the ledger views answer as documented', async () => {

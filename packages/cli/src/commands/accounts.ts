@@ -1,4 +1,4 @@
-import { createApiKey, createDashboardUser, createWorkspace, revokeApiKey } from '@cowrie/accounts';
+import { createApiKey, createDashboardUser, createWorkspace, disableDashboardUser, revokeApiKey } from '@cowrie/accounts';
 import { positiveIntArg, UsageError, type CliCommand } from '../command';
 
 export const accountCommands: CliCommand[] = [
@@ -37,5 +37,13 @@ export const accountCommands: CliCommand[] = [
     required: ['workspace', 'email', 'password'],
     run: (args, ctx) =>
       createDashboardUser(ctx.db(), { workspaceId: positiveIntArg(args, 'workspace'), email: args.email!, password: args.password! }),
+  },
+  {
+    name: 'user disable',
+    usage: 'cowrie user disable --id USER_ID',
+    options: ['id'],
+    required: ['id'],
+    // Sign-in and every session of the user are refused from the next request on.
+    run: (args, ctx) => disableDashboardUser(ctx.db(), positiveIntArg(args, 'id')),
   },
 ];

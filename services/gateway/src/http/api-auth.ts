@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import { AppError } from '@cowrie/core';
-import { authenticateApiKey, findApiKeyRowWithSql, looksLikeApiKey, verifySessionToken, type TScope } from '@cowrie/accounts';
+import { authenticateApiKey, findApiKeyRowWithSql, isSessionCurrent, looksLikeApiKey, verifySessionToken, type TScope } from '@cowrie/accounts';
 import { hitDashboardBudget, hitPublicApiBudget, rateLimitHeaders, type FixedWindowHit } from '@cowrie/api-limits';
 import type { GatewayDeps } from '../deps';
 import { bindRequestLog } from './request-context';
@@ -60,17 +60,20 @@ export function refuseOverBudget(hit: FixedWindowHit): void {
 }
 
 /**
- * Dashboard routes: a session JWT from /auth/login. API keys are refused.
+ * Dashboard routes: a session JWT from /auth/login, still current (its user
+ * not signed out, disabled or deleted since). API keys are refused.
  * Each session has a request budget (DASHBOARD_RATE_LIMIT per 60 s, in Redis,
  * shared by all replicas), with the same headers and 429 as /v1's.
  */
-export function requireSession(deps: Pick<GatewayDeps, 'config' | 'redis'>): RequestHandler {
+export function requireSession(deps: Pick<GatewayDeps, 'config' | 'redis' | 'db'>): RequestHandler {
   return async (req, res, next) => {
     const token = bearerToken(req.headers.authorization);
     if (!token) throw new AppError('unauthorized', 'Sign in required; send Authorization: Bearer <session token>');
     if (looksLikeApiKey(token)) throw new AppError('unauthorized', 'API keys cannot be used here; sign in to the dashboard');
     const session = await verifySessionToken(token, deps.config.JWT_SECRET);
     if (!session) throw new AppError('unauthorized', 'Invalid or expired session');
+    // Signed out, disabled or deleted since the token was issued: refused from the next request on.
+    if (!(await isSessionCurrent(deps.db, session))) throw new AppError('unauthorized', 'This session has ended; sign in again');
     req.session = session;
     bindRequestLog(req, { workspaceId: session.workspaceId, userId: session.userId });
     const hit = await hitDashboardBudget(deps.redis, { keyPrefix: deps.config.REDIS_KEY_PREFIX, sessionToken: token, limit: deps.config.DASHBOARD_RATE_LIMIT });

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { AppError } from '@cowrie/core';
-import { checkDashboardCredentials, issueSessionToken } from '@cowrie/accounts';
+import { checkDashboardCredentials, endUserSessions, issueSessionToken } from '@cowrie/accounts';
 import { hitFixedWindow, refundFixedWindow } from '@cowrie/api-limits';
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
-import { sendData } from '../http/respond';
+import { sendData, sessionOf } from '../http/respond';
 
 const ZLoginRequest = z.object({
   email: z.string().trim().min(1).max(254),
@@ -60,8 +60,25 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
       const user = await checkDashboardCredentials(deps.db, email, password);
       if (!user) throw new AppError('unauthorized', 'Email or password is incorrect');
       await refund();
-      const token = await issueSessionToken({ userId: user.id, workspaceId: user.workspaceId }, deps.config.JWT_SECRET, deps.config.JWT_TTL_SECONDS);
+      const token = await issueSessionToken({ userId: user.id, workspaceId: user.workspaceId, version: user.sessionVersion }, deps.config.JWT_SECRET, deps.config.JWT_TTL_SECONDS);
       sendData(req, res, 200, { token, expires_in: deps.config.JWT_TTL_SECONDS });
+    },
+  );
+
+  app.route(
+    {
+      method: 'post',
+      path: '/auth/logout',
+      operationId: 'logout',
+      summary: 'Sign out: end every session of the signed-in user',
+      description: 'Every token issued to this user before now stops working at once, on every replica.',
+      tag: 'Dashboard',
+      auth: { kind: 'session' },
+      responses: { 200: { description: 'Signed out', data: z.object({ signed_out: z.literal(true) }) } },
+    },
+    async (_input, req, res) => {
+      await endUserSessions(deps.db, sessionOf(req).userId);
+      sendData(req, res, 200, { signed_out: true });
     },
   );
 }
