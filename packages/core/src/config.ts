@@ -222,11 +222,14 @@ export const ZConfig = z
     // Bull Board at /ops/queues: HTTP basic credentials of the operator; the board is off (404) unless both are set
     OPS_USERNAME: z.string().min(1).optional(),
     OPS_PASSWORD: z.string().min(12, 'must be at least 12 characters').optional(),
+    // Bull Board without retry, clean, pause or delete: `true` by default in production, `false` elsewhere
+    OPS_BOARD_READ_ONLY: z.enum(['true', 'false']).optional(),
   })
   .transform((c) => {
     const production = c.NODE_ENV === 'production';
     return {
       ...c,
+      OPS_BOARD_READ_ONLY: c.OPS_BOARD_READ_ONLY === undefined ? production : c.OPS_BOARD_READ_ONLY === 'true',
       JWT_SECRET: c.JWT_SECRET ?? (production ? '' : DEV_ONLY_SESSION_SECRET),
       ENCRYPTION_KEY: c.ENCRYPTION_KEY ?? (production ? '' : DEV_ONLY_ENCRYPTION_KEY),
     };

@@ -101,3 +101,36 @@ test('without METRICS_TOKEN and OPS_* the operator routes do not exist', async (
     await bare.close();
   }
 });
+
+test('the queue board can be read-only (the production default): actions are refused, reading works', async () => {
+  const readOnly = await startTestGateway({ ...OPS, OPS_BOARD_READ_ONLY: 'true' });
+  const auth = { authorization: basic(OPS.OPS_USERNAME, OPS.OPS_PASSWORD) };
+  try {
+    expect(readOnly.env.config.OPS_BOARD_READ_ONLY).toBe(true);
+    expect((await fetch(`${readOnly.url}/ops/queues/api/queues`, { headers: auth })).status).toBe(200);
+    expect((await fetch(`${readOnly.url}/ops/queues/api/queues/payouts/pause`, { method: 'PUT', headers: auth })).status).toBe(405);
+  } finally {
+    await readOnly.close();
+  }
+  // Outside production the board is writable unless told otherwise.
+  expect(gw.env.config.OPS_BOARD_READ_ONLY).toBe(false);
+  expect((await fetch(`${gw.url}/ops/queues/api/queues/payouts/pause`, { method: 'PUT', headers: auth })).status).toBe(200);
+  expect((await fetch(`${gw.url}/ops/queues/api/queues/payouts/resume`, { method: 'PUT', headers: auth })).status).toBe(200);
+});
+
+test('failed operator sign-ins are counted per address and logged without the credentials; past 20, even the right one waits', async () => {
+  const fresh = await startTestGateway({ ...OPS });
+  try {
+    const statuses: number[] = [];
+    for (let i = 0; i < 21; i++) statuses.push((await fetch(`${fresh.url}/ops/queues`, { headers: { authorization: basic('operator', `guess-${i}`) } })).status);
+    expect(statuses).toEqual([...Array(20).fill(401), 429]);
+    const right = await fetch(`${fresh.url}/ops/queues`, { headers: { authorization: basic(OPS.OPS_USERNAME, OPS.OPS_PASSWORD) } });
+    expect(right.status).toBe(429);
+    expect(Number(right.headers.get('retry-after'))).toBeGreaterThan(0);
+    const logged = fresh.env.logLines.filter((l) => l.includes('operator sign-in failed'));
+    expect(logged).toHaveLength(20);
+    expect(logged.join('\n')).not.toContain('guess-');
+  } finally {
+    await fresh.close();
+  }
+});

@@ -7,6 +7,7 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import { errorEnvelope, constantTimeEqual } from '@cowrie/core';
 import { hasOperatorToken, renderMetrics } from '@cowrie/metrics';
+import { hitFixedWindow, refundFixedWindow } from '@cowrie/api-limits';
 import type { GatewayDeps } from '../deps';
 import { notFoundHandler } from '../http/error-handler';
 import type { RouteMount } from '../http/route-registry';
@@ -87,13 +88,35 @@ export function registerMetricsRoute(app: Express, deps: GatewayDeps) {
   });
 }
 
-function basicAuth(username: string, password: string): RequestHandler {
-  return (req, res, next) => {
+// Failed operator sign-ins per client address per 15 minutes before even the right password is refused for the rest of the window.
+const OPS_AUTH_FAILURES = 20;
+const OPS_AUTH_WINDOW_SECONDS = 900;
+
+/**
+ * HTTP basic auth of the operator pages. Failed attempts are counted per
+ * client address (each attempt takes a place first, a right password gives it
+ * back) and logged without the credentials; past OPS_AUTH_FAILURES in the
+ * window the address gets 429 until it ends.
+ */
+function basicAuth(deps: Pick<GatewayDeps, 'redis' | 'config'>, username: string, password: string): RequestHandler {
+  return async (req, res, next) => {
+    const counter = { key: `${deps.config.REDIS_KEY_PREFIX}ops-auth:${req.ip ?? req.socket.remoteAddress ?? 'unknown'}`, windowSeconds: OPS_AUTH_WINDOW_SECONDS };
+    const hit = await hitFixedWindow(deps.redis, { ...counter, limit: OPS_AUTH_FAILURES });
+    if (!hit.allowed) {
+      res.status(429).set('Retry-After', String(hit.retryAfterSeconds)).json(
+        errorEnvelope('rate_limited', 'Too many failed operator sign-ins; try again later', req.id, { retry_after_seconds: hit.retryAfterSeconds }),
+      );
+      return;
+    }
     const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(req.headers.authorization ?? '');
     const decoded = match ? Buffer.from(match[1]!, 'base64').toString('utf8') : '';
     const colon = decoded.indexOf(':');
     const ok = colon > 0 && constantTimeEqual(decoded.slice(0, colon), username) && constantTimeEqual(decoded.slice(colon + 1), password);
-    if (ok) return next();
+    if (ok) {
+      await refundFixedWindow(deps.redis, { ...counter, hit }).catch(() => undefined);
+      return next();
+    }
+    if (match) req.log.warn({ failures: hit.count, limit: OPS_AUTH_FAILURES }, 'operator sign-in failed');
     res.set('WWW-Authenticate', 'Basic realm="Cowrie operations", charset="UTF-8"');
     res.status(401).json(errorEnvelope('unauthorized', 'Operator credentials required', req.id));
   };
@@ -106,8 +129,8 @@ export function gatewayQueues(deps: GatewayDeps): Queue[] {
 
 /**
  * Bull Board at /ops/queues behind HTTP basic auth (OPS_USERNAME and
- * OPS_PASSWORD); off (404) unless both are set. Operators see, retry and
- * clean jobs there.
+ * OPS_PASSWORD); off (404) unless both are set. Operators see jobs there,
+ * and retry or clean them unless the board is read-only (OPS_BOARD_READ_ONLY).
  */
 export function registerQueueBoard(app: Express, deps: GatewayDeps) {
   const { OPS_USERNAME: username, OPS_PASSWORD: password } = deps.config;
@@ -116,11 +139,12 @@ export function registerQueueBoard(app: Express, deps: GatewayDeps) {
   const serverAdapter = new ExpressAdapter();
   serverAdapter.setBasePath(basePath);
   createBullBoard({
-    queues: gatewayQueues(deps).map((queue) => new BullMQAdapter(queue)),
+    // Read-only (OPS_BOARD_READ_ONLY, the default in production): jobs can be looked at, not retried, cleaned or removed.
+    queues: gatewayQueues(deps).map((queue) => new BullMQAdapter(queue, { readOnlyMode: deps.config.OPS_BOARD_READ_ONLY })),
     serverAdapter,
     options: { uiConfig: { boardTitle: 'Cowrie queues' } },
   });
   const board = express.Router();
-  board.use(basicAuth(username, password), serverAdapter.getRouter());
+  board.use(basicAuth(deps, username, password), serverAdapter.getRouter());
   app.use(basePath, board);
 }
