@@ -4,3 +4,4 @@ export * from './gateway';
 export * from './http-receiver';
 export * from './redis-server';
 export * from './service-process';
+export * from './seeded-random';

@@ -5,7 +5,7 @@
 // requests), then check, from the client's side and with the ledger auditor,
 // that every figure adds up. A failing seed replays the same run.
 import { auditLedger } from '@cowrie/ledger';
-import { createWorkspaceWithKey } from '@cowrie/testing';
+import { createWorkspaceWithKey, seededRandom } from '@cowrie/testing';
 import { Decimal } from '@cowrie/core';
 import { call } from './start-test-gateway';
 import { fund, startPayoutStack } from './payout-stack';
@@ -20,19 +20,6 @@ beforeAll(async () => {
 });
 afterAll(() => stack.close());
 
-/** mulberry32: a small seeded generator, so a seed names one run exactly. */
-function generator(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return { next, int: (min: number, max: number) => min + Math.floor(next() * (max - min + 1)) };
-}
-
 const fee = (amount: Decimal) => Decimal.min(new Decimal(FEES.NGN.flat).plus(amount.times(FEES.NGN.percent).dividedBy(100)), FEES.NGN.cap);
 
 type Operation =
@@ -41,7 +28,7 @@ type Operation =
   | { kind: 'withdrawal'; amount: string };
 
 function plan(seed: number): Operation[][] {
-  const rnd = generator(seed);
+  const rnd = seededRandom(seed);
   const amount = () => `${rnd.int(1, 40)}.${String(rnd.int(0, 99)).padStart(2, '0')}`;
   const accounts = ['0123456789', '0123456789', '0123456789', '0000000001', '0000000002'];
   const groups: Operation[][] = [];
@@ -54,7 +41,7 @@ function plan(seed: number): Operation[][] {
         const roll = rnd.next();
         if (roll < 0.2) return { kind: 'credit', amount: amount() };
         if (roll < 0.35) return { kind: 'withdrawal', amount: amount() };
-        return { kind: 'transfer', amount: amount(), account: accounts[rnd.int(0, accounts.length - 1)]! };
+        return { kind: 'transfer', amount: amount(), account: rnd.pick(accounts) };
       }),
     );
   }

@@ -8,7 +8,7 @@
 // failed, only after the grace window).
 import { auditLedger } from '@cowrie/ledger';
 import { startPaystackStandIn, type PaystackStandIn, type TStandInSend } from '@cowrie/rails/test/paystack-stand-in';
-import { createWorkspaceWithKey, waitFor } from '@cowrie/testing';
+import { createWorkspaceWithKey, seededRandom, waitFor } from '@cowrie/testing';
 import { call } from './start-test-gateway';
 import { fund, startPayoutStack } from './payout-stack';
 
@@ -39,18 +39,6 @@ afterAll(async () => {
   await standIn.close();
 });
 
-/** mulberry32: the trials are the seed's, so a failure replays exactly. */
-function generator(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const BEHAVIOURS: TStandInSend[] = [
   { record: true, answer: 'ok' },
   { record: true, answer: '5xx' },
@@ -62,8 +50,9 @@ const BEHAVIOURS: TStandInSend[] = [
 ];
 
 test(`${TRIALS} seeded trials of ambiguous rail answers: one send per reference, the ledger ends where the money went`, async () => {
-  const random = generator(SEED);
-  const plans = Array.from({ length: TRIALS }, () => BEHAVIOURS[Math.floor(random() * BEHAVIOURS.length)]!);
+  // The trials are the seed's, so a failure replays exactly.
+  const random = seededRandom(SEED);
+  const plans = Array.from({ length: TRIALS }, () => random.pick(BEHAVIOURS));
   standIn.options.behaviour = ({ reason }) => plans[Number(/^trial (\d+)$/.exec(reason)?.[1] ?? -1)];
   const { workspace, key } = await createWorkspaceWithKey(stack.env.db);
   await fund(stack.env.db, workspace.id, 'NGN', '10000');
