@@ -2,7 +2,8 @@
 // one counter still counted in another; a window that never expires.
 import { randomBytes } from 'node:crypto';
 import { createRedis, type TRedis } from '@cowrie/core';
-import { hitFixedWindow, hitFixedWindowsTogether, refundFixedWindow } from './fixed-window';
+import { giveBackAttempt, takeAttempt } from './attempt-window';
+import { hitFixedWindow, hitFixedWindowsTogether } from './fixed-window';
 
 let redis: TRedis;
 const prefix = `cowrie-test-fixed-window-${randomBytes(4).toString('hex')}:`;
@@ -61,16 +62,20 @@ test('hitFixedWindow reports count, remaining and the window end', async () => {
   expect(third).toMatchObject({ count: 3, remaining: 0, allowed: false });
 });
 
-test('a refund gives back the hit it names, and never recreates a window that is gone', async () => {
-  const opts = { key: `${prefix}refund`, limit: 2, windowSeconds: WINDOW, now: NOW };
-  const first = await hitFixedWindow(redis, opts);
-  await hitFixedWindow(redis, opts);
-  await refundFixedWindow(redis, { ...opts, hit: first });
-  expect(await count('refund')).toBe(1);
-  expect((await hitFixedWindow(redis, opts)).allowed).toBe(true);
-  expect((await hitFixedWindow(redis, opts)).allowed).toBe(false);
+test('an attempt window starts at its first attempt, gives back what it names, and never recreates a window that is gone', async () => {
+  const key = `${prefix}attempts`;
+  const first = await takeAttempt(redis, { key, limit: 2, windowSeconds: 900 });
+  expect(first).toMatchObject({ count: 1, allowed: true });
+  expect(first.retryAfterSeconds).toBe(900);
+  // The window runs from the first attempt, not from a clock boundary.
+  expect(await redis.pttl(key)).toBeGreaterThan(899_000);
+  await takeAttempt(redis, { key, limit: 2, windowSeconds: 900 });
+  await giveBackAttempt(redis, key);
+  expect(Number(await redis.get(key))).toBe(1);
+  expect((await takeAttempt(redis, { key, limit: 2, windowSeconds: 900 })).allowed).toBe(true);
+  expect((await takeAttempt(redis, { key, limit: 2, windowSeconds: 900 })).allowed).toBe(false);
 
-  await redis.del(`${prefix}refund:${windowStart}`);
-  await refundFixedWindow(redis, { ...opts, hit: first });
-  expect(await redis.exists(`${prefix}refund:${windowStart}`)).toBe(0);
+  await redis.del(key);
+  await giveBackAttempt(redis, key);
+  expect(await redis.exists(key)).toBe(0);
 });

@@ -1,4 +1,5 @@
 import type { TRedis } from '@cowrie/core';
+import { runScript } from './run-script';
 
 // INCR and EXPIRE in one step, so a crash between them cannot leave a counter
 // that never expires. One key per call keeps it valid on Redis Cluster.
@@ -6,12 +7,6 @@ const HIT_SCRIPT = `
 local count = redis.call('INCR', KEYS[1])
 if count == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 return count`;
-
-// Takes back one hit, if the window's counter still exists (a window that
-// ended is not recreated, with no TTL, below zero).
-const REFUND_SCRIPT = `
-if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('DECR', KEYS[1]) end
-return 0`;
 
 // Every counter under its limit, then all counted, as one step: returns 0, or
 // the 1-based index of the first counter already at its limit (nothing counted).
@@ -24,24 +19,6 @@ for _, key in ipairs(KEYS) do
   if redis.call('INCR', key) == 1 then redis.call('EXPIRE', key, ARGV[1]) end
 end
 return 0`;
-
-type ScriptRunner = (...keysAndArgs: Array<string | number>) => Promise<unknown>;
-const definedOn = new WeakMap<TRedis, Set<string>>();
-
-/**
- * Runs a Lua script by its SHA (EVALSHA, loaded on first use; ioredis's
- * defineCommand), so the script's text is not sent and hashed on every call.
- */
-function runScript(redis: TRedis, name: string, lua: string, numberOfKeys: number, keysAndArgs: Array<string | number>): Promise<unknown> {
-  let defined = definedOn.get(redis);
-  if (!defined) definedOn.set(redis, (defined = new Set()));
-  const command = `cowrie_${name}_${numberOfKeys}`;
-  if (!defined.has(command)) {
-    redis.defineCommand(command, { numberOfKeys, lua });
-    defined.add(command);
-  }
-  return (redis as unknown as Record<string, ScriptRunner>)[command]!(...keysAndArgs);
-}
 
 /** The window `now` falls in: its start (the counter's suffix) and its end, in Unix seconds. */
 function windowAt(windowSeconds: number, now: number | undefined) {
@@ -90,16 +67,6 @@ export async function hitFixedWindow(redis: TRedis, opts: HitFixedWindowOptions)
     allowed: count <= opts.limit,
     retryAfterSeconds,
   };
-}
-
-/**
- * Takes back a hit counted by hitFixedWindow (`hit` is what it returned), for
- * limits that count only some outcomes: the hit reserves a place before the
- * work, so concurrent callers cannot pass the limit, and an outcome that does
- * not count gives its place back.
- */
-export async function refundFixedWindow(redis: TRedis, opts: { key: string; windowSeconds: number; hit: Pick<FixedWindowHit, 'resetAt'> }): Promise<void> {
-  await runScript(redis, 'refund', REFUND_SCRIPT, 1, [`${opts.key}:${opts.hit.resetAt - opts.windowSeconds}`]);
 }
 
 export type FixedWindowsHit<K extends string> = { allowed: true } | { allowed: false; full: K; retryAfterSeconds: number };

@@ -2,3 +2,5 @@ export * from './fixed-window';
 export * from './public-api-rate-limit';
 export * from './idempotency';
 export * from './dashboard-limits';
+export * from './attempt-window';
+export * from './sign-in-limits';

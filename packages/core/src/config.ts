@@ -103,6 +103,8 @@ export const ZConfig = z
     JWT_TTL_SECONDS: positiveInt(8 * 3600),
     // failed dashboard sign-ins per client address per 15 minutes (per email the limit is 10)
     AUTH_LOGIN_IP_FAILURE_LIMIT: positiveInt(50),
+    // failed dashboard sign-ins across every email and address per 15 minutes before each attempt is slowed (never refused)
+    AUTH_LOGIN_GLOBAL_FAILURE_LIMIT: positiveInt(1000),
     // 64 hex characters (32 bytes): AES-256-GCM key for secrets at rest and in job data
     ENCRYPTION_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'expected 64 hex characters').optional(),
     // requests per API key per fixed 60-second window

@@ -61,3 +61,29 @@ test('failed sign-ins are limited per client address across emails (AUTH_LOGIN_I
   expect(refused.status).toBe(429);
   expect(refused.body.error).toMatchObject({ code: 'rate_limited', details: { retry_after_seconds: expect.any(Number) } });
 });
+
+test('past the global failure budget (AUTH_LOGIN_GLOBAL_FAILURE_LIMIT) every attempt is slowed, more with each failure, and the real user still signs in', async () => {
+  const slowed = await startTestGateway({ AUTH_LOGIN_GLOBAL_FAILURE_LIMIT: '3', AUTH_LOGIN_IP_FAILURE_LIMIT: '100' });
+  try {
+    const { workspace } = await createWorkspaceWithKey(slowed.env.db);
+    const u = await createUserFor(slowed.env.db, workspace.id);
+    const attempt = (email: string, password: string) => call(slowed.url, 'POST', '/auth/login', { body: { email, password } });
+    const delays = () =>
+      slowed.env.logLines
+        .map((line) => JSON.parse(line) as { msg?: string; delayMs?: number })
+        .filter((entry) => entry.msg?.startsWith('sign-in slowed'))
+        .map((entry) => entry.delayMs);
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await attempt(`guess-${i}@example.com`, 'wrong password')).status);
+    // Never refused: a global budget that refused would lock every real user out.
+    expect(statuses).toEqual(Array(6).fill(401));
+    expect(delays()).toEqual([100, 200, 300]);
+    expect((await attempt(u.email, u.password)).status).toBe(200);
+    expect(delays()).toEqual([100, 200, 300, 400]);
+    // The right password gave its place back: the next failure is the seventh, not the eighth.
+    expect((await attempt('guess-7@example.com', 'wrong password')).status).toBe(401);
+    expect(delays()).toEqual([100, 200, 300, 400, 400]);
+  } finally {
+    await slowed.close();
+  }
+});

@@ -1,7 +1,8 @@
+import { setTimeout } from 'node:timers/promises';
 import { z } from 'zod';
 import { AppError } from '@cowrie/core';
 import { checkDashboardCredentials, endUserSessions, issueSessionToken } from '@cowrie/accounts';
-import { hitFixedWindow, refundFixedWindow } from '@cowrie/api-limits';
+import { takeSignInAttempt } from '@cowrie/api-limits';
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
 import { sendData, sessionOf } from '../http/respond';
@@ -10,13 +11,6 @@ const ZLoginRequest = z.object({
   email: z.string().trim().min(1).max(254),
   password: z.string().min(1).max(200),
 });
-
-// Ten failed tries per email per 15 minutes slows password guessing without
-// locking out a person who mistypes a few times. Sign-ins that succeed do not
-// count: every attempt takes a place first (so concurrent guesses cannot pass
-// the limit), and a right password gives it back.
-const LOGIN_ATTEMPTS = 10;
-const LOGIN_WINDOW_SECONDS = 900;
 
 const ZSession = z.object({ token: z.string().meta({ description: 'Send as Authorization: Bearer <token> to the dashboard routes' }), expires_in: z.number().int().meta({ description: 'Seconds' }) });
 
@@ -33,33 +27,26 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
       responses: {
         200: { description: 'A session token', data: ZSession },
         401: { description: 'unauthorized: email or password is incorrect' },
-        429: { description: 'rate_limited: too many failed sign-in attempts for this email, or from this client address (AUTH_LOGIN_IP_FAILURE_LIMIT)' },
+        429: { description: 'rate_limited: too many failed sign-in attempts for this email, or from this client address (AUTH_LOGIN_IP_FAILURE_LIMIT), within 15 minutes of the first failure; past AUTH_LOGIN_GLOBAL_FAILURE_LIMIT failures across all sign-ins, attempts are slowed, not refused' },
       },
     },
     async ({ body: { email, password } }, req, res) => {
-      // Failures are counted per email and per client address (one address
-      // guessing many emails): each attempt takes a place in both first, and a
-      // right password gives them back.
-      const counters = [
-        { key: `${deps.config.REDIS_KEY_PREFIX}login:${email.toLowerCase()}`, windowSeconds: LOGIN_WINDOW_SECONDS, limit: LOGIN_ATTEMPTS },
-        { key: `${deps.config.REDIS_KEY_PREFIX}login-ip:${req.ip ?? req.socket.remoteAddress ?? 'unknown'}`, windowSeconds: LOGIN_WINDOW_SECONDS, limit: deps.config.AUTH_LOGIN_IP_FAILURE_LIMIT },
-      ];
-      const hits: Array<{ counter: (typeof counters)[number]; hit: Awaited<ReturnType<typeof hitFixedWindow>> }> = [];
-      // A refund that fails leaves an attempt counted, which is all it costs.
-      const refund = () =>
-        Promise.all(hits.map(({ counter, hit }) => refundFixedWindow(deps.redis, { ...counter, hit }))).catch((err: Error) => req.log.warn({ err: { message: err.message } }, 'sign-in limit refund failed'));
-      for (const counter of counters) {
-        const hit = await hitFixedWindow(deps.redis, counter);
-        if (!hit.allowed) {
-          // The places taken in the counters before this one are given back; a full counter stays full.
-          await refund();
-          throw new AppError('rate_limited', 'Too many sign-in attempts; try again later', { details: { retry_after_seconds: hit.retryAfterSeconds } });
-        }
-        hits.push({ counter, hit });
+      const attempt = await takeSignInAttempt(deps.redis, {
+        keyPrefix: deps.config.REDIS_KEY_PREFIX,
+        email,
+        clientAddress: req.ip ?? req.socket.remoteAddress ?? 'unknown',
+        addressLimit: deps.config.AUTH_LOGIN_IP_FAILURE_LIMIT,
+        globalLimit: deps.config.AUTH_LOGIN_GLOBAL_FAILURE_LIMIT,
+      });
+      if (!attempt.allowed) throw new AppError('rate_limited', 'Too many sign-in attempts; try again later', { details: { retry_after_seconds: attempt.retryAfterSeconds } });
+      if (attempt.delayMs > 0) {
+        req.log.warn({ delayMs: attempt.delayMs }, 'sign-in slowed: failures past the global budget');
+        await setTimeout(attempt.delayMs);
       }
       const user = await checkDashboardCredentials(deps.db, email, password);
       if (!user) throw new AppError('unauthorized', 'Email or password is incorrect');
-      await refund();
+      // A refund that fails leaves an attempt counted, which is all it costs.
+      await attempt.succeeded().catch((err: Error) => req.log.warn({ err: { message: err.message } }, 'sign-in limit refund failed'));
       const token = await issueSessionToken({ userId: user.id, workspaceId: user.workspaceId, version: user.sessionVersion }, deps.config.JWT_SECRET, deps.config.JWT_TTL_SECONDS);
       sendData(req, res, 200, { token, expires_in: deps.config.JWT_TTL_SECONDS });
     },

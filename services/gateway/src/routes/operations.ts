@@ -7,7 +7,7 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import { errorEnvelope, constantTimeEqual } from '@cowrie/core';
 import { hasOperatorToken, renderMetrics } from '@cowrie/metrics';
-import { hitFixedWindow, refundFixedWindow } from '@cowrie/api-limits';
+import { giveBackAttempt, takeAttempt } from '@cowrie/api-limits';
 import type { GatewayDeps } from '../deps';
 import { notFoundHandler } from '../http/error-handler';
 import type { RouteMount } from '../http/route-registry';
@@ -88,7 +88,7 @@ export function registerMetricsRoute(app: Express, deps: GatewayDeps) {
   });
 }
 
-// Failed operator sign-ins per client address per 15 minutes before even the right password is refused for the rest of the window.
+// Failed operator sign-ins per client address within 15 minutes of the first before even the right password is refused for the rest of the window.
 const OPS_AUTH_FAILURES = 20;
 const OPS_AUTH_WINDOW_SECONDS = 900;
 
@@ -100,8 +100,8 @@ const OPS_AUTH_WINDOW_SECONDS = 900;
  */
 function basicAuth(deps: Pick<GatewayDeps, 'redis' | 'config'>, username: string, password: string): RequestHandler {
   return async (req, res, next) => {
-    const counter = { key: `${deps.config.REDIS_KEY_PREFIX}ops-auth:${req.ip ?? req.socket.remoteAddress ?? 'unknown'}`, windowSeconds: OPS_AUTH_WINDOW_SECONDS };
-    const hit = await hitFixedWindow(deps.redis, { ...counter, limit: OPS_AUTH_FAILURES });
+    const key = `${deps.config.REDIS_KEY_PREFIX}ops-auth:${req.ip ?? req.socket.remoteAddress ?? 'unknown'}`;
+    const hit = await takeAttempt(deps.redis, { key, limit: OPS_AUTH_FAILURES, windowSeconds: OPS_AUTH_WINDOW_SECONDS });
     if (!hit.allowed) {
       res.status(429).set('Retry-After', String(hit.retryAfterSeconds)).json(
         errorEnvelope('rate_limited', 'Too many failed operator sign-ins; try again later', req.id, { retry_after_seconds: hit.retryAfterSeconds }),
@@ -113,7 +113,7 @@ function basicAuth(deps: Pick<GatewayDeps, 'redis' | 'config'>, username: string
     const colon = decoded.indexOf(':');
     const ok = colon > 0 && constantTimeEqual(decoded.slice(0, colon), username) && constantTimeEqual(decoded.slice(colon + 1), password);
     if (ok) {
-      await refundFixedWindow(deps.redis, { ...counter, hit }).catch(() => undefined);
+      await giveBackAttempt(deps.redis, key).catch(() => undefined);
       return next();
     }
     if (match) req.log.warn({ failures: hit.count, limit: OPS_AUTH_FAILURES }, 'operator sign-in failed');
