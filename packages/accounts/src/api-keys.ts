@@ -1,28 +1,27 @@
 import { randomBytes } from 'node:crypto';
-import { constantTimeEqual, sha256Hex } from '@cowrie/core';
+import { constantTimeEqual, sha256Hex, type TMode } from '@cowrie/core';
 import { batchPerTurn, type DbOrTx, type SqlQueryable } from '@cowrie/db';
 import { parseScopes, type TScope } from './scopes';
-
-export type TKeyMode = 'live' | 'test';
+import { workspaceForMode } from './workspaces';
 
 /** `ck_<mode>_<16 hex lookup id>_<43 base64url secret>` */
 const KEY_PATTERN = /^ck_(live|test)_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
 
 export interface CreateApiKeyInput {
+  /** The business's (live) workspace; a test key is kept on its test side. */
   workspaceId: number;
   scopes: string | readonly string[];
-  mode?: TKeyMode;
+  mode?: TMode;
 }
 
 /** Creates a key; the plaintext is returned this once and only its hash is stored. */
 export async function createApiKey(db: DbOrTx, { workspaceId, scopes, mode = 'live' }: CreateApiKeyInput) {
   const parsedScopes = parseScopes(scopes);
-  const workspace = await db.workspace.findUnique({ where: { id: workspaceId }, select: { id: true } });
-  if (!workspace) throw new Error(`workspace ${workspaceId} does not exist`);
+  const workspace = await workspaceForMode(db, workspaceId, mode);
   const lookupId = randomBytes(8).toString('hex');
   const secret = randomBytes(32).toString('base64url');
   const row = await db.apiKey.create({
-    data: { workspaceId, lookupId, secretHash: sha256Hex(secret), mode, scopes: parsedScopes },
+    data: { workspaceId: workspace.id, lookupId, secretHash: sha256Hex(secret), mode, scopes: parsedScopes },
   });
   return { id: row.id, key: `ck_${mode}_${lookupId}_${secret}`, scopes: parsedScopes, workspace_id: workspaceId, mode };
 }
@@ -42,7 +41,7 @@ export interface TAuthenticatedKey {
   /** The workspace's id that never repeats, even on another database (workspaceUid). */
   workspaceUid: string;
   scopes: TScope[];
-  mode: TKeyMode;
+  mode: TMode;
 }
 
 /**
@@ -126,6 +125,6 @@ export async function authenticateApiKey(db: DbOrTx, token: string, find: FindAp
     workspaceId: row.workspaceId,
     workspaceUid: workspaceUid(row.workspaceId, row.workspaceCreatedAt),
     scopes: row.scopes as TScope[],
-    mode: row.mode as TKeyMode,
+    mode: row.mode as TMode,
   };
 }

@@ -1,5 +1,7 @@
+import type { TMode } from '@cowrie/core';
 import type { DbOrTx } from '@cowrie/db';
 import type { TSession } from './sessions';
+import { workspaceForMode } from './workspaces';
 import { hashPassword, needsRehash, passwordProblem, verifyPassword } from './passwords';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -15,8 +17,8 @@ export async function createDashboardUser(db: DbOrTx, input: CreateDashboardUser
   if (!EMAIL.test(email) || email.length > 254) throw new Error(`invalid email: ${input.email}`);
   const problem = passwordProblem(input.password);
   if (problem) throw new Error(`password ${problem}`);
-  const workspace = await db.workspace.findUnique({ where: { id: input.workspaceId }, select: { id: true } });
-  if (!workspace) throw new Error(`workspace ${input.workspaceId} does not exist`);
+  // A user belongs to the business, named by its live workspace; the session chooses the mode.
+  await workspaceForMode(db, input.workspaceId, 'live');
   const existing = await db.dashboardUser.findUnique({ where: { email }, select: { id: true } });
   if (existing) throw new Error(`a user with email ${email} already exists`);
   const user = await db.dashboardUser.create({
@@ -48,14 +50,19 @@ export async function checkDashboardCredentials(db: DbOrTx, email: string, passw
 }
 
 /**
- * Whether a session is still current: its user exists in its workspace, is
- * not disabled, and has not signed out (or been disabled) since the token was
- * issued. Read from Postgres on every dashboard request, so an ended session
- * is refused from the next request on, on every replica.
+ * The workspace a session acts on in `mode` (its business's live workspace or
+ * that one's test side), or null when the session is no longer current: its
+ * user is gone, disabled, moved, or has signed out (or been disabled) since
+ * the token was issued. Read from Postgres on every dashboard request, so an
+ * ended session is refused from the next request on, on every replica.
  */
-export async function isSessionCurrent(db: DbOrTx, session: TSession): Promise<boolean> {
-  const user = await db.dashboardUser.findUnique({ where: { id: session.userId }, select: { workspaceId: true, sessionVersion: true, disabledAt: true } });
-  return !!user && !user.disabledAt && user.workspaceId === session.workspaceId && user.sessionVersion === session.version;
+export async function currentSessionWorkspace(db: DbOrTx, session: TSession, mode: TMode): Promise<number | null> {
+  const user = await db.dashboardUser.findUnique({
+    where: { id: session.userId },
+    select: { workspaceId: true, sessionVersion: true, disabledAt: true, workspace: { select: { testWorkspace: { select: { id: true } } } } },
+  });
+  if (!user || user.disabledAt || user.workspaceId !== session.workspaceId || user.sessionVersion !== session.version) return null;
+  return mode === 'live' ? user.workspaceId : (user.workspace.testWorkspace?.id ?? null);
 }
 
 /** Ends every session of a user (sign-out): tokens issued before no longer work. */

@@ -11,8 +11,10 @@ export interface CliCommand {
   /** e.g. `workspace create` */
   name: string;
   usage: string;
-  /** Option names this command takes; all are strings (`--name VALUE`). */
+  /** Option names this command takes; strings (`--name VALUE`) unless listed in `flags`. */
   options: string[];
+  /** Options that take no value (`--live-money`): present or absent. */
+  flags?: string[];
   required: string[];
   run: (args: Record<string, string>, ctx: CliContext) => Promise<unknown>;
 }

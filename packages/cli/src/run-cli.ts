@@ -35,12 +35,13 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
   try {
     const { values, positionals } = parseArgs({
       args: rest,
-      options: Object.fromEntries(command.options.map((o) => [o, { type: 'string' as const }])),
+      options: Object.fromEntries(command.options.map((o) => [o, command.flags?.includes(o) ? { type: 'boolean' as const } : { type: 'string' as const }])),
       strict: true,
       allowPositionals: true,
     });
     if (positionals.length) throw new UsageError(`unexpected argument "${positionals[0]}"`);
-    const args = values as Record<string, string>;
+    // A flag given is the string 'true'; one not given is absent.
+    const args = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, String(v)])) as Record<string, string>;
     const missing = command.required.filter((o) => args[o] === undefined || args[o] === '');
     if (missing.length) throw new UsageError(`missing ${missing.map((m) => `--${m}`).join(', ')}\nusage: ${command.usage}`);
     const config: TConfig = loadConfig(env);

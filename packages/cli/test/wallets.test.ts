@@ -43,5 +43,5 @@ test.each([
 test('an unknown workspace fails without writing anything', async () => {
   const out = await runCli(['wallet', 'credit', '--workspace', '999999', '--currency', 'NGN', '--amount', '5'], cliEnv);
   expect(out.code).toBe(1);
-  expect(out.stderr).toMatch(/no NGN wallet/);
+  expect(out.stderr).toMatch(/workspace 999999 does not exist/);
 });

@@ -1,4 +1,4 @@
-import type { TConfig } from '@cowrie/core';
+import type { TConfig, TMode } from '@cowrie/core';
 import { createPaystackRail } from './paystack';
 import { createSandboxRail } from './sandbox';
 import type { CollectionRail } from './types';
@@ -8,11 +8,16 @@ export * from './signatures';
 export * from './sandbox';
 export * from './paystack';
 
-/** The collection rail the deployment chose (COLLECTION_RAIL): the offline sandbox unless told otherwise. */
+/**
+ * The collection rail of `mode`: in live mode the one the deployment chose
+ * (COLLECTION_RAIL, the offline sandbox unless told otherwise), in test mode
+ * always the sandbox.
+ */
 export function createCollectionRail(
   config: Pick<TConfig, 'COLLECTION_RAIL' | 'COLLECTION_RAIL_TIMEOUT_MS' | 'COLLECTION_SANDBOX_FAIL' | 'PAYSTACK_SECRET_KEY' | 'PAYSTACK_BASE_URL' | 'PAYSTACK_PREFERRED_BANK'>,
+  mode: TMode = 'live',
 ): CollectionRail {
-  if (config.COLLECTION_RAIL === 'paystack') {
+  if (mode === 'live' && config.COLLECTION_RAIL === 'paystack') {
     if (!config.PAYSTACK_SECRET_KEY) throw new Error('COLLECTION_RAIL=paystack needs PAYSTACK_SECRET_KEY');
     return createPaystackRail({
       secretKey: config.PAYSTACK_SECRET_KEY,

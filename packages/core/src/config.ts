@@ -226,6 +226,8 @@ export const ZConfig = z
     OPS_PASSWORD: z.string().min(12, 'must be at least 12 characters').optional(),
     // Bull Board without retry, clean, pause or delete: `true` by default in production, `false` elsewhere
     OPS_BOARD_READ_ONLY: z.enum(['true', 'false']).optional(),
+    // in production, live mode may run on a sandbox rail or code provider only when this says so (a staging deployment)
+    ALLOW_SANDBOX_IN_PRODUCTION: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
   })
   .transform((c) => {
     const production = c.NODE_ENV === 'production';
@@ -255,6 +257,13 @@ export const ZConfig = z
     const loopbackOnly = /^(127\.|localhost$|::1$)/.test(c.METRICS_HOST);
     if (workerPorts && !loopbackOnly && !c.METRICS_TOKEN) {
       ctx.addIssue({ code: 'custom', path: ['METRICS_TOKEN'], message: `is required when worker metrics ports listen beyond loopback (METRICS_HOST=${c.METRICS_HOST})` });
+    }
+    if (c.NODE_ENV === 'production' && !c.ALLOW_SANDBOX_IN_PRODUCTION) {
+      // Live mode on a sandbox rail would answer real customers with made-up money; test mode is always sandbox.
+      const sandboxed = (['PAYOUT_RAIL', 'COLLECTION_RAIL', 'VERIFY_SMS_PROVIDER', 'VERIFY_EMAIL_PROVIDER'] as const).filter((name) => c[name] === 'sandbox');
+      for (const name of sandboxed) {
+        ctx.addIssue({ code: 'custom', path: [name], message: 'is sandbox: live mode in production needs a real rail or provider, or ALLOW_SANDBOX_IN_PRODUCTION=true (a staging deployment)' });
+      }
     }
     if (c.COLLECTION_RAIL === 'paystack' && !c.PAYSTACK_SECRET_KEY) ctx.addIssue({ code: 'custom', path: ['PAYSTACK_SECRET_KEY'], message: 'is required when COLLECTION_RAIL is paystack' });
   });

@@ -6,3 +6,4 @@ export * from './money';
 export * from './redis';
 export * from './crypto';
 export * from './queues';
+export * from './modes';

@@ -1,4 +1,4 @@
-import { formatAmount } from '@cowrie/core';
+import { formatAmount, type TMode } from '@cowrie/core';
 import type { PrismaClient } from '@cowrie/db';
 
 export interface ListInboundPaymentsQuery {
@@ -29,4 +29,22 @@ export async function listInboundPayments(db: PrismaClient, query: ListInboundPa
     sender_name: r.senderName,
     created_at: r.createdAt.toISOString(),
   }));
+}
+
+/**
+ * The modes of the workspaces whose accounts on `provider` hold
+ * `accountNumber` (reserved accounts and one-off collections, open or not):
+ * what `cowrie sandbox transfer-in` checks in production, where it may only
+ * ever credit test data.
+ */
+export async function modesHoldingAccount(db: PrismaClient, provider: string, accountNumber: string): Promise<TMode[]> {
+  const where = { provider, accountNumber };
+  const [reserved, collections] = await Promise.all([
+    db.reservedAccount.findMany({ where, select: { workspaceId: true } }),
+    db.collection.findMany({ where, select: { workspaceId: true } }),
+  ]);
+  const ids = [...new Set([...reserved, ...collections].map((r) => r.workspaceId))];
+  if (!ids.length) return [];
+  const workspaces = await db.workspace.findMany({ where: { id: { in: ids } }, select: { mode: true } });
+  return [...new Set(workspaces.map((w) => w.mode as TMode))];
 }

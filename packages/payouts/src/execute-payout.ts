@@ -1,7 +1,7 @@
-import { Decimal, type Logger } from '@cowrie/core';
+import { Decimal, type Logger, type TMode } from '@cowrie/core';
 import { utcTimestamp, type LedgerTransaction, type SqlPool } from '@cowrie/db';
 import { ledgerTransactionFromSql } from '@cowrie/ledger';
-import { RailError, type PayoutRail, type Rails, type TTransferResult } from '@cowrie/rails';
+import { RailError, type ModeRails, type PayoutRail, type TTransferResult } from '@cowrie/rails';
 import {
   DEFAULT_OUTCOME_SCHEDULE,
   applyRailResult,
@@ -15,7 +15,8 @@ import {
 export interface ExecutePayoutOptions {
   /** Plain pg (see @cowrie/db `sql.ts`): the settle locks the wallet row, as briefly as possible. */
   sql: SqlPool;
-  rails: Rails;
+  /** The rails of each mode: a test workspace's payout can only reach the sandbox. */
+  rails: ModeRails;
   transactionId: number;
   log: Logger;
   /** Aborted when the worker shuts down: the rail call is abandoned and nothing more is written. */
@@ -27,6 +28,8 @@ export interface ExecutePayoutOptions {
 /** A payout as the worker takes it up: the row, and what earlier attempts left on record. */
 interface TTakenUp {
   row: LedgerTransaction;
+  /** The mode of the payout's workspace. */
+  mode: TMode;
   /** Attempts before this one that may have reached the rail. */
   earlierAttempts: number;
   /** `unknown` or `pending`: the rail was asked and has not settled it; it is asked, never sent to again. */
@@ -41,7 +44,7 @@ interface TTakenUp {
  * next attempt asks the rail first.
  */
 async function takeUp(sql: SqlPool, transactionId: number): Promise<TTakenUp | null | { skipped: string }> {
-  const { rows } = await sql.query<Record<string, unknown> & { dispatchAttempts: number | null; awaiting: string | null; unknownSince: Date | null }>({
+  const { rows } = await sql.query<Record<string, unknown> & { dispatchAttempts: number | null; awaiting: string | null; unknownSince: Date | null; workspaceMode: TMode }>({
     name: 'cowrie-payout-take-up',
     text: `
       WITH prior AS (
@@ -54,17 +57,18 @@ async function takeUp(sql: SqlPool, transactionId: number): Promise<TTakenUp | n
         RETURNING "attempts"
       )
       SELECT t.*, (SELECT "attempts" FROM attempt) AS "dispatchAttempts",
-        (SELECT "outcome" FROM prior WHERE "outcome" IN ('unknown', 'pending')) AS "awaiting", (SELECT "unknownSince" FROM prior) AS "unknownSince"
+        (SELECT "outcome" FROM prior WHERE "outcome" IN ('unknown', 'pending')) AS "awaiting", (SELECT "unknownSince" FROM prior) AS "unknownSince",
+        (SELECT w."mode" FROM "Workspace" w WHERE w."id" = t."workspaceId") AS "workspaceMode"
       FROM "LedgerTransaction" t WHERE t."id" = $1`,
     values: [transactionId, utcTimestamp(new Date())],
   });
   const found = rows[0];
   if (!found) return null;
-  const { dispatchAttempts, awaiting, unknownSince, ...columns } = found;
+  const { dispatchAttempts, awaiting, unknownSince, workspaceMode, ...columns } = found;
   const row = ledgerTransactionFromSql(columns);
   if (row.type !== 'debit') return null;
   if (row.status !== 'processing') return { skipped: row.status };
-  return { row, earlierAttempts: (dispatchAttempts ?? 1) - 1, awaiting: awaiting as TTakenUp['awaiting'], unknownSince };
+  return { row, mode: workspaceMode, earlierAttempts: (dispatchAttempts ?? 1) - 1, awaiting: awaiting as TTakenUp['awaiting'], unknownSince };
 }
 
 /**
@@ -101,7 +105,7 @@ export async function executePayout({ sql, rails, transactionId, log, signal, sc
   if (!taken) return { kind: 'skipped', status: null };
   if ('skipped' in taken) return { kind: 'skipped', status: taken.skipped };
   const { row } = taken;
-  const rail = rails.byId(row.provider);
+  const rail = rails[taken.mode].byId(row.provider);
 
   if (taken.awaiting) return checkPayoutOutcome({ sql, rail, row, awaiting: taken.awaiting, unknownSince: taken.unknownSince, schedule, log, signal });
 

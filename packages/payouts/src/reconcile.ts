@@ -1,7 +1,7 @@
-import type { Logger } from '@cowrie/core';
+import type { Logger, TMode } from '@cowrie/core';
 import { utcTimestamp, type SqlPool, type SqlQueryable } from '@cowrie/db';
 import { ledgerTransactionFromSql } from '@cowrie/ledger';
-import type { Rails } from '@cowrie/rails';
+import type { ModeRails } from '@cowrie/rails';
 import { checkPayoutOutcome } from './execute-payout';
 import type { TOutcomeSchedule, TPayoutOutcome } from './settle-payout';
 
@@ -81,7 +81,7 @@ export async function reconcilePayoutsExclusively(pool: SqlPool, options: Omit<R
 
 export interface CheckDuePayoutsOptions {
   sql: SqlPool;
-  rails: Rails;
+  rails: ModeRails;
   schedule: TOutcomeSchedule;
   log: Logger;
   now?: Date;
@@ -110,19 +110,21 @@ export async function checkDuePayouts({ sql, rails, schedule, log, now = new Dat
     values: [utcTimestamp(now), utcTimestamp(new Date(now.getTime() + leaseMs)), limit],
   });
   if (!claimed.length) return { checked: 0, outcomes: [] as TPayoutOutcome['kind'][] };
-  const { rows } = await sql.query<Record<string, unknown>>({
-    text: `SELECT * FROM "LedgerTransaction" WHERE "id" = ANY($1::int[]) AND "status" = 'processing'`,
+  const { rows } = await sql.query<Record<string, unknown> & { workspaceMode: TMode }>({
+    text: `SELECT t.*, w."mode" AS "workspaceMode" FROM "LedgerTransaction" t JOIN "Workspace" w ON w."id" = t."workspaceId"
+           WHERE t."id" = ANY($1::int[]) AND t."status" = 'processing'`,
     values: [claimed.map((c) => c.transactionId)],
   });
-  const byId = new Map(rows.map((r) => [Number(r.id), ledgerTransactionFromSql(r)]));
+  const byId = new Map(rows.map(({ workspaceMode, ...r }) => [Number(r.id), { row: ledgerTransactionFromSql(r), mode: workspaceMode }]));
   const outcomes: TPayoutOutcome['kind'][] = [];
   for (let i = 0; i < claimed.length; i += concurrency) {
     const results = await Promise.all(
       claimed.slice(i, i + concurrency).map(async (due) => {
-        const row = byId.get(due.transactionId);
-        if (!row) return null;
+        const found = byId.get(due.transactionId);
+        if (!found) return null;
+        const { row, mode } = found;
         try {
-          return (await checkPayoutOutcome({ sql, rail: rails.byId(row.provider), row, awaiting: due.outcome, unknownSince: due.unknownSince, schedule, log, now })).kind;
+          return (await checkPayoutOutcome({ sql, rail: rails[mode].byId(row.provider), row, awaiting: due.outcome, unknownSince: due.unknownSince, schedule, log, now })).kind;
         } catch (err) {
           log.warn({ transactionId: row.id, err }, 'payout outcome check failed; it is taken up again after its lease');
           return null;

@@ -5,16 +5,18 @@ import { Client } from 'pg';
 import { Decimal, loadConfig } from '@cowrie/core';
 import { createSqlPool } from '@cowrie/db';
 import { auditWallet, creditWallet, findWallet, newReference, renderBalance } from '@cowrie/ledger';
-import { createRails } from '@cowrie/rails';
+import { createModeRails, createRails, type ModeRails } from '@cowrie/rails';
 import { createTestEnv, createWorkspaceWithKey, waitFor, type TestEnv } from '@cowrie/testing';
 import { applyRailResult, createTransfer, executePayout, payoutAnswerFromOutcome, payoutFee, readPayoutAnswer, type PayoutDeps } from '../src';
 
 let env: TestEnv;
 let deps: PayoutDeps;
+let modeRails: ModeRails;
 
 beforeAll(async () => {
   env = await createTestEnv();
-  deps = { db: env.db, sql: env.sql, rails: createRails(env.config, { redis: env.redis, sql: env.sql }), feeSchedule: {} };
+  modeRails = createModeRails(env.config, { redis: env.redis, sql: env.sql });
+  deps = { db: env.db, sql: env.sql, rails: modeRails.live, feeSchedule: {} };
 });
 afterAll(() => env.cleanup());
 
@@ -45,7 +47,7 @@ test('fees: the hold covers amount + fees, the balance check counts them, settle
   const { transaction } = await send(feeDeps, workspaceId, '80');
   expect(transaction.fees.toFixed(6)).toBe('10.800000');
   expect((await findWallet(env.db, workspaceId, 'NGN'))!.held.toFixed(6)).toBe('90.800000');
-  await expect(executePayout({ sql: env.sql, rails: deps.rails, transactionId: transaction.id, log: env.logger })).resolves.toMatchObject({ kind: 'completed' });
+  await expect(executePayout({ sql: env.sql, rails: modeRails, transactionId: transaction.id, log: env.logger })).resolves.toMatchObject({ kind: 'completed' });
   const wallet = (await findWallet(env.db, workspaceId, 'NGN'))!;
   expect(wallet.balance.toFixed(6)).toBe('9.200000');
   expect(wallet.held.toFixed(6)).toBe('0.000000');
@@ -87,12 +89,12 @@ test('a duplicate idempotency_key that races past the lookup is stopped by the u
 test('a replayed payout job changes nothing once the row is final', async () => {
   const workspaceId = await funded('50');
   const { transaction } = await send(deps, workspaceId, '20');
-  const run = () => executePayout({ sql: env.sql, rails: deps.rails, transactionId: transaction.id, log: env.logger });
+  const run = () => executePayout({ sql: env.sql, rails: modeRails, transactionId: transaction.id, log: env.logger });
   await expect(run()).resolves.toMatchObject({ kind: 'completed' });
   await expect(run()).resolves.toEqual({ kind: 'skipped', status: 'completed' });
   expect((await env.db.ledgerEntry.findMany({ where: { transactionId: transaction.id } })).map((e) => e.kind).sort()).toEqual(['hold', 'settle']);
   expect(await env.db.outboxEvent.count({ where: { workspaceId } })).toBe(1);
-  await expect(executePayout({ sql: env.sql, rails: deps.rails, transactionId: 99_999_999, log: env.logger })).resolves.toEqual({ kind: 'skipped', status: null });
+  await expect(executePayout({ sql: env.sql, rails: modeRails, transactionId: 99_999_999, log: env.logger })).resolves.toEqual({ kind: 'skipped', status: null });
 });
 
 test('a rail that is not configured: the payout fails with 503 provider_error and its hold is released', async () => {
@@ -100,7 +102,7 @@ test('a rail that is not configured: the payout fails with 503 provider_error an
   const workspaceId = await funded('50');
   const { transaction } = await send({ ...deps, rails: unconfigured }, workspaceId, '20');
   expect(transaction.provider).toBe('paystack');
-  await expect(executePayout({ sql: env.sql, rails: unconfigured, transactionId: transaction.id, log: env.logger })).resolves.toMatchObject({ kind: 'provider_error', status: 503 });
+  await expect(executePayout({ sql: env.sql, rails: { ...modeRails, live: unconfigured }, transactionId: transaction.id, log: env.logger })).resolves.toMatchObject({ kind: 'provider_error', status: 503 });
   const answer = await readPayoutAnswer(env.sql, transaction.id);
   expect(answer.transaction.status).toBe('failed');
   expect(answer.providerError).toMatchObject({ status: 503, message: expect.stringMatching(/not configured/) });
@@ -164,7 +166,7 @@ test('a completion racing a failure: exactly one applies, with one event', async
 test('the transfer.* event and the worker outcome carry the row exactly as the finish committed it', async () => {
   const workspaceId = await funded('10');
   const { transaction } = await send(deps, workspaceId, '10', { accountName: undefined });
-  const outcome = await executePayout({ sql: env.sql, rails: deps.rails, transactionId: transaction.id, log: env.logger });
+  const outcome = await executePayout({ sql: env.sql, rails: modeRails, transactionId: transaction.id, log: env.logger });
   const stored = (await readPayoutAnswer(env.sql, transaction.id)).transaction;
   expect(stored).toMatchObject({ status: 'completed', counterpartyName: expect.any(String) });
   expect(payoutAnswerFromOutcome(outcome)).toEqual({ transaction: stored });

@@ -1,4 +1,4 @@
-import { AppError, type TConfig, type TRedis } from '@cowrie/core';
+import { AppError, type TConfig, type TMode, type TRedis } from '@cowrie/core';
 import type { SqlQueryable } from '@cowrie/db';
 import { currencyStatus } from '@cowrie/catalog';
 import { cachedBanks } from './bank-cache';
@@ -28,8 +28,12 @@ export interface RailsStores {
   sql: SqlQueryable;
 }
 
-/** The payout rails of this deployment, built once per process from config. */
-export function createRails(config: RailsConfig, { redis, sql }: RailsStores): Rails {
+/**
+ * The payout rails of this deployment in `mode`, built once per process from
+ * config. Test mode holds the sandbox rail only: every payout of a test
+ * workspace goes to the sandbox, and a row naming another rail is refused.
+ */
+export function createRails(config: RailsConfig, { redis, sql }: RailsStores, mode: TMode = 'live'): Rails {
   const cache = { redis, keyPrefix: config.REDIS_KEY_PREFIX, ttlSeconds: config.PAYOUT_BANKS_CACHE_TTL_SECONDS };
   const sandbox = createSandboxRail({ sql, delayMs: config.PAYOUT_SANDBOX_DELAY_MS });
   const paystack: PayoutRail = createPaystackRail({
@@ -38,7 +42,8 @@ export function createRails(config: RailsConfig, { redis, sql }: RailsStores): R
     timeoutMs: config.PAYOUT_PAYSTACK_TIMEOUT_MS,
     banks: () => banks(paystack),
   });
-  const all: Record<string, PayoutRail> = { sandbox, paystack };
+  const all: Record<string, PayoutRail> = mode === 'test' ? { sandbox } : { sandbox, paystack };
+  const liveRail = mode === 'test' ? sandbox : all[config.PAYOUT_RAIL]!;
   // In front of Redis, each process keeps the list briefly: a transfer names
   // its bank from it on every request.
   const localTtlMs = Math.min(LOCAL_BANKS_TTL_MS, config.PAYOUT_BANKS_CACHE_TTL_SECONDS * 1000);
@@ -55,16 +60,23 @@ export function createRails(config: RailsConfig, { redis, sql }: RailsStores): R
     forCurrency(currency) {
       const status = currencyStatus(currency);
       if (status === 'sandbox') return sandbox;
-      if (status === 'live') return all[config.PAYOUT_RAIL]!;
+      if (status === 'live') return liveRail;
       throw new AppError('coming_soon', `Payouts in ${currency.toUpperCase()} are coming soon`);
     },
     byId(id) {
       const rail = all[id];
-      if (!rail) throw new Error(`unknown payout rail ${id}`);
+      if (!rail) throw new Error(`unknown payout rail ${id} in ${mode} mode`);
       return rail;
     },
     banks,
   };
+}
+
+/** The rails of each mode. */
+export type ModeRails = Record<TMode, Rails>;
+
+export function createModeRails(config: RailsConfig, stores: RailsStores): ModeRails {
+  return { live: createRails(config, stores, 'live'), test: createRails(config, stores, 'test') };
 }
 
 /**
@@ -83,4 +95,9 @@ export function mapRails(rails: Rails, wrap: (rail: PayoutRail) => PayoutRail): 
     byId: (id) => once(rails.byId(id)),
     banks: (rail) => rails.banks(rail),
   };
+}
+
+/** mapRails over both modes (one wrapper per rail object, so the sandbox rail each mode holds is timed as one). */
+export function mapModeRails(rails: ModeRails, wrap: (rail: PayoutRail) => PayoutRail): ModeRails {
+  return { live: mapRails(rails.live, wrap), test: mapRails(rails.test, wrap) };
 }

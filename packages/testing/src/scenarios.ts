@@ -1,13 +1,24 @@
 import { createApiKey, createDashboardUser, createWorkspace, type TScope } from '@cowrie/accounts';
+import type { TMode } from '@cowrie/core';
 import type { PrismaClient } from '@cowrie/db';
 
 export const ALL_SCOPES: TScope[] = ['read', 'payouts:write', 'verification:write', 'collections:write'];
 
-/** What an operator does with the CLI: a workspace (with its wallets) and a key. */
-export async function createWorkspaceWithKey(db: PrismaClient, opts: { name?: string; scopes?: TScope[] } = {}) {
+/**
+ * What an operator does with the CLI: a workspace (with its wallets, live and
+ * test) and a key, live unless `mode` says test. `workspaceId` is the id of
+ * the side the key acts on (the test side's for a test key).
+ */
+export async function createWorkspaceWithKey(db: PrismaClient, opts: { name?: string; scopes?: TScope[]; mode?: TMode } = {}) {
   const workspace = await createWorkspace(db, { name: opts.name ?? 'Test workspace' });
-  const key = await createApiKey(db, { workspaceId: workspace.id, scopes: opts.scopes ?? ALL_SCOPES });
-  return { workspace, key: key.key, keyId: key.id };
+  const mode = opts.mode ?? 'live';
+  const key = await createApiKey(db, { workspaceId: workspace.id, scopes: opts.scopes ?? ALL_SCOPES, mode });
+  return { workspace, key: key.key, keyId: key.id, workspaceId: mode === 'test' ? workspace.test_workspace_id : workspace.id };
+}
+
+/** Another key of the same business, in `mode`, with every scope unless told. */
+export async function createKeyFor(db: PrismaClient, workspaceId: number, mode: TMode, scopes: TScope[] = ALL_SCOPES) {
+  return (await createApiKey(db, { workspaceId, scopes, mode })).key;
 }
 
 /** A dashboard user for a workspace; returns the credentials to sign in with. */

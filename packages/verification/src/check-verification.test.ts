@@ -19,6 +19,7 @@ afterAll(() => env.cleanup());
 
 async function start(now = new Date(), channel: 'sms' | 'voice' | 'email' = 'sms') {
   const { verification } = await createVerification(env.sql, env.config, {
+    mode: 'live',
     workspaceId,
     channel,
     destination: channel === 'email' ? 'ada@example.com' : '+2348012345678',

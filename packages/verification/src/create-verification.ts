@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { encryptSecret, type TConfig } from '@cowrie/core';
+import { encryptSecret, type TConfig, type TMode } from '@cowrie/core';
 import { batchPerTurnFor, isSqlStatementRefused, utcTimestamp, type DbOrTx, type SqlQueryable, type VerificationModel } from '@cowrie/db';
 import type { TVerificationChannel } from './channels';
 import { generateCode, hashCode, newCodeSalt } from './code';
@@ -8,6 +8,8 @@ import { isReference } from './schemas';
 
 export interface CreateVerificationInput {
   workspaceId: number;
+  /** The workspace's mode: test mode always delivers through the sandbox. */
+  mode: TMode;
   channel: TVerificationChannel;
   /** Already normalised (see ZStartVerificationRequest). */
   destination: string;
@@ -104,7 +106,7 @@ export async function createVerification(sql: SqlQueryable, config: CreateConfig
     codeHash: hashCode(code, salt),
     codeSalt: salt,
     maxAttempts: config.VERIFY_MAX_ATTEMPTS,
-    provider: providerIdFor(config, input.channel),
+    provider: providerIdFor(config, input.channel, input.mode),
     metadata: input.metadata === undefined ? null : JSON.stringify(input.metadata),
     expiresAt: utcTimestamp(new Date(now.getTime() + config.VERIFY_CODE_TTL_SECONDS * 1000)),
     createdAt: utcTimestamp(now),
@@ -127,17 +129,20 @@ export async function markDeliveryFailed(sql: SqlQueryable, verificationId: numb
 }
 
 const verificationFinder = batchPerTurnFor(async (sql: SqlQueryable, ids: readonly number[]) => {
-  const { rows } = await sql.query<VerificationModel>({
+  const { rows } = await sql.query<VerificationWithMode>({
     name: 'cowrie-verifications-by-id',
-    text: 'SELECT * FROM "Verification" WHERE "id" = ANY($1::int[])',
+    text: 'SELECT v.*, w."mode" AS "workspaceMode" FROM "Verification" v JOIN "Workspace" w ON w."id" = v."workspaceId" WHERE v."id" = ANY($1::int[])',
     values: [[...new Set(ids)]],
   });
   const byId = new Map(rows.map((row) => [row.id, row]));
   return ids.map((id) => byId.get(id) ?? null);
 });
 
+/** A verification with the mode of its workspace. */
+export type VerificationWithMode = VerificationModel & { workspaceMode: TMode };
+
 /** A verification by its row id (the dispatcher's job names it so); the reads of one turn share one statement. */
-export function findVerificationById(sql: SqlQueryable, id: number): Promise<VerificationModel | null> {
+export function findVerificationById(sql: SqlQueryable, id: number): Promise<VerificationWithMode | null> {
   return verificationFinder(sql).load(id);
 }
 

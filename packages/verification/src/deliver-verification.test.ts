@@ -20,7 +20,7 @@ const deps = () => ({ sql: env.sql, redis: env.redis, config: env.config, provid
 const messages = (destination: string) => readSandboxMessages(env.redis, env.config.REDIS_KEY_PREFIX, destination);
 
 async function started(destination: string, channel: 'sms' | 'voice' | 'email' = 'sms', now?: Date) {
-  return createVerification(env.sql, env.config, { workspaceId, channel, destination, code: '246810', now });
+  return createVerification(env.sql, env.config, { workspaceId, mode: 'live', channel, destination, code: '246810', now });
 }
 
 test('delivers once; a replayed job sends nothing more', async () => {
@@ -87,6 +87,7 @@ test('starts and deliveries arriving together each get their own row, code and m
   const created = await Promise.all(
     destinations.map((destination, i) =>
       createVerification(env.sql, env.config, {
+        mode: 'live',
         workspaceId,
         channel: destination.includes('@') ? 'email' : 'sms',
         destination,
@@ -109,7 +110,7 @@ test('starts and deliveries arriving together each get their own row, code and m
 });
 
 test('a start that cannot be stored fails alone; the others arriving with it are stored once', async () => {
-  const start = (destination: string, ws: number) => createVerification(env.sql, env.config, { workspaceId: ws, channel: 'sms', destination, code: '5555' });
+  const start = (destination: string, ws: number) => createVerification(env.sql, env.config, { workspaceId: ws, mode: 'live', channel: 'sms', destination, code: '5555' });
   const [good, bad, alsoGood] = await Promise.allSettled([
     start('+2348090000021', workspaceId),
     // Out of the column's range: the statement the batch shares fails.

@@ -90,7 +90,7 @@ export async function deliverVerification(
   }
 
   const channel = row.channel as TVerificationChannel;
-  const provider = deps.providers.forChannel(channel);
+  const provider = deps.providers.forChannel(channel, row.workspaceMode);
   const keyPrefix = deps.config.REDIS_KEY_PREFIX;
   if (channel === 'voice') await storeVoiceCode(deps.redis, keyPrefix, row.reference, code, remainingSeconds);
   try {

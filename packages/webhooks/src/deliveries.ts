@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import type { TMode } from '@cowrie/core';
 import type { DbOrTx, Prisma } from '@cowrie/db';
 import { getWebhookEndpoint } from './endpoints';
 import { PING_EVENT } from './events';
@@ -11,16 +12,19 @@ export interface WebhookBody {
   event: string;
   created_at: string;
   data: unknown;
+  /** false for an event of a workspace's test mode (as Stripe's events carry it); an addition to the interface's fields. */
+  livemode: boolean;
 }
 
-export function buildWebhookBody(deliveryId: string, event: string, createdAt: Date, data: unknown): WebhookBody {
-  return { id: deliveryId, event, created_at: createdAt.toISOString(), data };
+export function buildWebhookBody(deliveryId: string, event: string, createdAt: Date, data: unknown, mode: TMode): WebhookBody {
+  return { id: deliveryId, event, created_at: createdAt.toISOString(), data, livemode: mode === 'live' };
 }
 
 /** A stored body with its keys in the documented order (jsonb does not keep key order). */
 export function webhookBodyFromStored(payload: unknown): WebhookBody {
   const p = (payload ?? {}) as Partial<WebhookBody>;
-  return { id: String(p.id), event: String(p.event), created_at: String(p.created_at), data: p.data ?? null };
+  // Bodies stored before modes existed were all of live workspaces.
+  return { id: String(p.id), event: String(p.event), created_at: String(p.created_at), data: p.data ?? null, livemode: p.livemode ?? true };
 }
 
 /** The exact bytes sent and signed. */
@@ -40,6 +44,8 @@ export interface WebhookDeliveryLogRow {
   ok: 0 | 1;
   error: string | null;
   createdAt: string;
+  /** The mode of the event delivered (payload.livemode). */
+  livemode: boolean;
 }
 
 interface DeliveryRow {
@@ -56,17 +62,19 @@ interface DeliveryRow {
 }
 
 export function deliveryLogView(row: DeliveryRow): WebhookDeliveryLogRow {
+  const payload = webhookBodyFromStored(row.payload);
   return {
     id: Number(row.id),
     deliveryId: row.deliveryId,
     endpointId: row.endpointId,
     event: row.event,
-    payload: webhookBodyFromStored(row.payload),
+    payload,
     statusCode: row.statusCode,
     attempts: row.attempts,
     ok: row.ok === 1 ? 1 : 0,
     error: row.error,
     createdAt: row.createdAt.toISOString(),
+    livemode: payload.livemode,
   };
 }
 
@@ -100,13 +108,13 @@ export async function listWebhookDeliveries(db: DbOrTx, opts: { workspaceId: num
  * Creates a pending `ping` delivery to one of the workspace's endpoints (404 for
  * anyone else's); the caller queues `webhook.deliver` for it.
  */
-export async function createPingDelivery(db: DbOrTx, opts: { workspaceId: number; endpointId: number; now?: Date }) {
+export async function createPingDelivery(db: DbOrTx, opts: { workspaceId: number; mode: TMode; endpointId: number; now?: Date }) {
   const endpoint = await getWebhookEndpoint(db, opts.workspaceId, opts.endpointId);
   const deliveryId = randomUUID();
   const body = buildWebhookBody(deliveryId, PING_EVENT, opts.now ?? new Date(), {
     message: 'This is a test event from Cowrie.',
     endpoint_id: endpoint.id,
-  });
+  }, opts.mode);
   const row = await db.webhookDelivery.create({
     data: { deliveryId, workspaceId: opts.workspaceId, endpointId: endpoint.id, event: PING_EVENT, payload: body as unknown as Prisma.InputJsonValue },
     select: { id: true, deliveryId: true },

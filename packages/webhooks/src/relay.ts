@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
-import { jobIdFor, webhooksQueue, type Logger } from '@cowrie/core';
+import { jobIdFor, webhooksQueue, type Logger, type TMode } from '@cowrie/core';
 import { inSqlTransaction, utcTimestamp, type PrismaClient, type SqlPool } from '@cowrie/db';
 import { buildWebhookBody } from './deliveries';
 import { endpointWantsEvent } from './events';
@@ -21,6 +21,7 @@ interface OutboxRow {
   event: string;
   payload: unknown;
   createdAt: Date;
+  mode: TMode;
 }
 
 interface EndpointRow {
@@ -41,8 +42,8 @@ export async function claimOutboxEvents(sql: SqlPool, opts: { batchSize: number;
   return inSqlTransaction(sql, async (tx) => {
     const { rows: events } = await tx.query<OutboxRow>({
       name: 'cowrie-outbox-claim',
-      text: `SELECT "id", "workspaceId", "event", "payload", "createdAt" FROM "OutboxEvent"
-             WHERE "relayedAt" IS NULL ORDER BY "id" LIMIT $1 FOR UPDATE SKIP LOCKED`,
+      text: `SELECT o."id", o."workspaceId", o."event", o."payload", o."createdAt", w."mode" FROM "OutboxEvent" o JOIN "Workspace" w ON w."id" = o."workspaceId"
+             WHERE o."relayedAt" IS NULL ORDER BY o."id" LIMIT $1 FOR UPDATE OF o SKIP LOCKED`,
       values: [opts.batchSize],
     });
     if (events.length === 0) return { events: 0, deliveryIds: [] };
@@ -64,7 +65,7 @@ export async function claimOutboxEvents(sql: SqlPool, opts: { batchSize: number;
         rows.endpointId.push(endpoint.id);
         rows.outboxEventId.push(String(event.id));
         rows.event.push(event.event);
-        rows.payload.push(JSON.stringify(buildWebhookBody(deliveryId, event.event, event.createdAt, event.payload)));
+        rows.payload.push(JSON.stringify(buildWebhookBody(deliveryId, event.event, event.createdAt, event.payload, event.mode)));
       }
     }
     let deliveryIds: string[] = [];

@@ -1,4 +1,4 @@
-import { loadConfig, createServiceLogger } from '@cowrie/core';
+import { loadConfig, createServiceLogger, railsByMode } from '@cowrie/core';
 import { purgeExpiredIdempotencyRecords } from '@cowrie/api-limits';
 import { createApp } from './app';
 import { closeGatewayDeps, createGatewayDeps } from './deps';
@@ -11,7 +11,7 @@ async function main() {
   const lifecycle = new Lifecycle();
   const app = createApp(deps, { lifecycle });
   const server = app.listen(config.PORT, config.HOST, () => {
-    logger.info({ url: `http://${config.HOST}:${config.PORT}` }, 'gateway listening');
+    logger.info({ url: `http://${config.HOST}:${config.PORT}`, rails: railsByMode(config) }, 'gateway listening');
   });
   server.keepAliveTimeout = 65_000;
 

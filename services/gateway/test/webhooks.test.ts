@@ -194,13 +194,13 @@ test('test sends a signed ping and answers with what the receiver said', async (
   const pings = receiver.requests.filter((r) => r.path === '/ping');
   expect(pings).toHaveLength(1);
   const body = JSON.parse(pings[0]!.rawBody.toString());
-  expect(body).toEqual({ id: pings[0]!.headers['x-cowrie-delivery'], event: 'ping', created_at: expect.stringMatching(ISO), data: { message: expect.any(String), endpoint_id: ep.id } });
+  expect(body).toEqual({ id: pings[0]!.headers['x-cowrie-delivery'], event: 'ping', created_at: expect.stringMatching(ISO), data: { message: expect.any(String), endpoint_id: ep.id }, livemode: true });
   expect(pings[0]!.headers['x-cowrie-event']).toBe('ping');
   expect(verifyWebhookSignature({ rawBody: pings[0]!.rawBody, header: pings[0]!.headers['x-cowrie-signature'] as string, secret: ep.secret })).toBe(true);
 
   const log = await call(gw.url, 'GET', `/webhook-deliveries?endpoint_id=${ep.id}`, { token: a.token });
   expect(log.body.data).toEqual([
-    { id: res.body.data.delivery_id, deliveryId: body.id, endpointId: ep.id, event: 'ping', payload: body, statusCode: 200, attempts: 1, ok: 1, error: null, createdAt: expect.stringMatching(ISO) },
+    { id: res.body.data.delivery_id, deliveryId: body.id, endpointId: ep.id, event: 'ping', payload: body, statusCode: 200, attempts: 1, ok: 1, error: null, createdAt: expect.stringMatching(ISO), livemode: true },
   ]);
 });
 

@@ -2,7 +2,7 @@ import type { Job, Queue } from 'bullmq';
 import { enqueue, payoutJobId, payoutsQueue, type HandlerMap, type Logger, type TConfig, type TRedis } from '@cowrie/core';
 import type { PrismaClient, SqlPool } from '@cowrie/db';
 import { executePayout, type TOutcomeSchedule, type TStalePayout } from '@cowrie/payouts';
-import type { Rails } from '@cowrie/rails';
+import type { ModeRails } from '@cowrie/rails';
 
 export interface HandlerContext {
   config: TConfig;
@@ -10,7 +10,7 @@ export interface HandlerContext {
   /** Plain pg: the payout's settle (see @cowrie/db `sql.ts`). */
   sql: SqlPool;
   redis: TRedis;
-  rails: Rails;
+  rails: ModeRails;
   /** The payouts queue, for the reconciler's re-queues. */
   queue: Queue;
   log: Logger;

@@ -2,7 +2,7 @@ import type { Queue } from 'bullmq';
 import type { Logger, TConfig } from '@cowrie/core';
 import type { SqlPool } from '@cowrie/db';
 import { checkDuePayouts, reconcilePayoutsExclusively } from '@cowrie/payouts';
-import type { Rails } from '@cowrie/rails';
+import type { ModeRails } from '@cowrie/rails';
 import { startPollingLoop, type PollingLoop } from '@cowrie/service-kit';
 import { hasLivePayoutJob, outcomeScheduleOf, requeuePayout } from './handlers';
 
@@ -16,7 +16,7 @@ import { hasLivePayoutJob, outcomeScheduleOf, requeuePayout } from './handlers';
  * at a time (an advisory lock) and the outcome checks are shared out (each
  * claimed with SKIP LOCKED).
  */
-export function startPayoutReconciler(opts: { sql: SqlPool; queue: Queue; rails: Rails; config: TConfig; logger: Logger }): PollingLoop {
+export function startPayoutReconciler(opts: { sql: SqlPool; queue: Queue; rails: ModeRails; config: TConfig; logger: Logger }): PollingLoop {
   const { config, logger } = opts;
   const schedule = outcomeScheduleOf(config);
   let lastRequeue = 0;

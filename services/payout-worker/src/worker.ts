@@ -1,7 +1,7 @@
 import type { Queue, Worker } from 'bullmq';
 import { createServiceLogger, createRedis, openQueue, payoutsQueue, type Logger, type TConfig, type TRedis } from '@cowrie/core';
 import { createDb, createSqlPool, type PrismaClient } from '@cowrie/db';
-import { createRails, mapRails } from '@cowrie/rails';
+import { createModeRails, mapModeRails } from '@cowrie/rails';
 import { instrumentCalls, instrumentWorker, railObserver, type CowrieMetrics } from '@cowrie/metrics';
 import { closeWorker, startQueueWorker, waitForDependencies } from '@cowrie/service-kit';
 import { handlers, type HandlerContext } from './handlers';
@@ -45,8 +45,8 @@ export async function startPayoutWorker(
   const queueConnection = createRedis(config, { forBullmq: true, name: 'payout-worker-producer' });
   const queue = openQueue(payoutsQueue, { connection: queueConnection, prefix: config.QUEUE_PREFIX });
   const rails = metrics
-    ? mapRails(createRails(config, { redis, sql }), (rail) => instrumentCalls(rail, railObserver(metrics, `payout:${rail.id}`)))
-    : createRails(config, { redis, sql });
+    ? mapModeRails(createModeRails(config, { redis, sql }), (rail) => instrumentCalls(rail, railObserver(metrics, `payout:${rail.id}`)))
+    : createModeRails(config, { redis, sql });
   const abort = new AbortController();
   const worker = await startQueueWorker<typeof payoutsQueue.jobs, HandlerContext>({
     def: payoutsQueue,

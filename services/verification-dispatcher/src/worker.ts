@@ -24,8 +24,8 @@ export interface StartVerificationWorkerOptions {
 function instrumentProviders(providers: DeliveryProviders, metrics: CowrieMetrics): DeliveryProviders {
   const wrapped = new Map<DeliveryProvider, DeliveryProvider>();
   return {
-    forChannel(channel) {
-      const provider = providers.forChannel(channel);
+    forChannel(channel, mode) {
+      const provider = providers.forChannel(channel, mode);
       let w = wrapped.get(provider);
       if (!w) wrapped.set(provider, (w = instrumentCalls(provider, railObserver(metrics, `verification:${provider.id}`), ['send'])));
       return w;

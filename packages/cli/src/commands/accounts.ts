@@ -4,6 +4,7 @@ import { positiveIntArg, UsageError, type CliCommand } from '../command';
 export const accountCommands: CliCommand[] = [
   {
     name: 'workspace create',
+    // Creates the live workspace and its test side (test_workspace_id), each with its wallets.
     usage: 'cowrie workspace create --name NAME',
     options: ['name'],
     required: ['name'],

@@ -1,8 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { parseAmount } from '@cowrie/core';
-import { listInboundPayments, receiveInboundTransfer } from '@cowrie/deposits';
+import { listInboundPayments, modesHoldingAccount, receiveInboundTransfer } from '@cowrie/deposits';
 import { findWallet, renderBalance } from '@cowrie/ledger';
 import { positiveIntArg, UsageError, type CliCommand } from '../command';
+
+// The collection rail `sandbox transfer-in` simulates, in both modes.
+const SANDBOX_PROVIDER = 'sandbox';
 
 export const depositCommands: CliCommand[] = [
   {
@@ -10,8 +13,10 @@ export const depositCommands: CliCommand[] = [
     usage: 'cowrie sandbox transfer-in --account-number N --amount A [--currency NGN] [--reference RAIL_REF] [--sender-name NAME]',
     options: ['account-number', 'amount', 'currency', 'reference', 'sender-name'],
     required: ['account-number', 'amount'],
-    // The same inbound path a provider notification takes: matched, credited
-    // and evented, or recorded as unmatched (`matched: false` with a reason).
+    // The same inbound path a sandbox rail notification takes: matched,
+    // credited and evented, or recorded as unmatched (`matched: false` with a
+    // reason). It is the sandbox rail's transfer, never another rail's; in
+    // production it acts on test accounts only.
     run: async (args, ctx) => {
       const accountNumber = args['account-number']!.trim();
       if (!/^\d{10}$/.test(accountNumber)) throw new UsageError(`--account-number must be 10 digits, got "${accountNumber}"`);
@@ -21,10 +26,13 @@ export const depositCommands: CliCommand[] = [
       const currency = (args.currency ?? 'NGN').trim().toUpperCase();
       if (!/^[A-Z]{3,4}$/.test(currency)) throw new UsageError('--currency must be a currency code');
       const providerReference = args.reference?.trim() || `sbx_${randomBytes(10).toString('hex')}`;
+      if (ctx.config.NODE_ENV === 'production' && (await modesHoldingAccount(ctx.db(), SANDBOX_PROVIDER, accountNumber)).includes('live')) {
+        throw new UsageError(`in production, sandbox transfer-in acts on test accounts only; ${accountNumber} is a live account`);
+      }
       const outcome = await receiveInboundTransfer(
         { db: ctx.db() },
         {
-          provider: ctx.config.COLLECTION_RAIL,
+          provider: SANDBOX_PROVIDER,
           providerReference,
           accountNumber,
           amount: amount.value,

@@ -9,14 +9,15 @@ export const verificationCommands: CliCommand[] = [
     options: ['destination'],
     required: ['destination'],
     // What the sandbox provider "sent" to a destination, newest first: how a
-    // developer reads a code locally without a real phone or mailbox.
+    // developer reads a code locally without a real phone or mailbox. In
+    // production only test mode's messages are shown.
     run: async (args, ctx) => {
       const raw = args.destination!;
       const normalised = raw.includes('@') ? normaliseEmail(raw) : normalisePhone(raw);
       if (!normalised.ok) throw new UsageError(`--destination ${normalised.message}`);
       const redis = createRedis(ctx.config, { name: 'cli' });
       try {
-        const messages = await readSandboxMessages(redis, ctx.config.REDIS_KEY_PREFIX, normalised.destination);
+        const messages = await readSandboxMessages(redis, ctx.config.REDIS_KEY_PREFIX, normalised.destination, ctx.config.NODE_ENV === 'production' ? 'test' : undefined);
         return { destination: normalised.destination, messages };
       } finally {
         redis.disconnect();

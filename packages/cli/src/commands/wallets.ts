@@ -1,4 +1,5 @@
 import { parseAmount } from '@cowrie/core';
+import { recordOperatorAction, workspaceForMode } from '@cowrie/accounts';
 import { currencyStatus } from '@cowrie/catalog';
 import { auditLedger, creditWallet, findWallet, renderBalance } from '@cowrie/ledger';
 import { CliFinding, positiveIntArg, UsageError, type CliCommand } from '../command';
@@ -6,21 +7,31 @@ import { CliFinding, positiveIntArg, UsageError, type CliCommand } from '../comm
 export const walletCommands: CliCommand[] = [
   {
     name: 'wallet credit',
-    usage: 'cowrie wallet credit --workspace ID --currency CUR --amount N',
-    options: ['workspace', 'currency', 'amount'],
+    usage: 'cowrie wallet credit --workspace ID --currency CUR --amount N [--mode live|test] [--live-money]',
+    options: ['workspace', 'currency', 'amount', 'mode', 'live-money'],
+    flags: ['live-money'],
     required: ['workspace', 'currency', 'amount'],
-    // Sandbox funding: a completed ledger credit on channel `adjustment`.
+    // Sandbox funding: a completed ledger credit on channel `adjustment`, on
+    // the live wallet (what `key create` keys use by default) or, with
+    // --mode test, on the test one. In production a live credit creates real
+    // money: it needs --live-money and is kept as an OperatorAction.
     run: async (args, ctx) => {
-      const workspaceId = positiveIntArg(args, 'workspace');
+      const mode = args.mode ?? 'live';
+      if (mode !== 'live' && mode !== 'test') throw new UsageError('--mode must be live or test');
+      const liveMoney = ctx.config.NODE_ENV === 'production' && mode === 'live';
+      if (liveMoney && args['live-money'] === undefined) {
+        throw new UsageError('in production a credit to a live wallet creates real money: pass --live-money to confirm (it is recorded), or --mode test');
+      }
+      const db = ctx.db();
+      const workspaceId = (await workspaceForMode(db, positiveIntArg(args, 'workspace'), mode)).id;
       const currency = args.currency!.trim().toUpperCase();
       if (!currencyStatus(currency)) throw new UsageError(`--currency ${currency} is not in the wallet catalog`);
       const amount = parseAmount(args.amount);
       if (!amount.ok) throw new UsageError(`--amount ${amount.reason}`);
       if (!amount.value.greaterThan(0)) throw new UsageError('--amount must be greater than 0');
-      const db = ctx.db();
       if (!(await findWallet(db, workspaceId, currency))) throw new Error(`workspace ${workspaceId} has no ${currency} wallet`);
-      const { transaction } = await db.$transaction((tx) =>
-        creditWallet(tx, {
+      const { transaction } = await db.$transaction(async (tx) => {
+        const credit = await creditWallet(tx, {
           workspaceId,
           currency,
           amount: amount.value,
@@ -29,10 +40,18 @@ export const walletCommands: CliCommand[] = [
           title: 'Wallet funding',
           description: 'Operator credit (cowrie wallet credit)',
           provider: 'operator',
-        }),
-      );
+        });
+        if (liveMoney) {
+          await recordOperatorAction(tx, {
+            action: 'wallet.credit',
+            workspaceId,
+            details: { currency, amount: amount.value.toFixed(6), transaction_reference: credit.transaction.reference },
+          });
+        }
+        return credit;
+      });
       const wallet = (await findWallet(db, workspaceId, currency))!;
-      return { ...renderBalance(wallet), workspace_id: workspaceId, transaction_id: transaction.id, reference: transaction.reference };
+      return { ...renderBalance(wallet), workspace_id: workspaceId, mode, transaction_id: transaction.id, reference: transaction.reference };
     },
   },
   {

@@ -1,4 +1,4 @@
-import type { TConfig, TRedis } from '@cowrie/core';
+import type { TConfig, TMode, TRedis } from '@cowrie/core';
 import type { TVerificationChannel } from '../channels';
 import { createSandboxProvider } from './sandbox';
 import { createSmtpProvider } from './smtp';
@@ -25,19 +25,27 @@ type ProviderConfig = Pick<
   | 'VERIFY_SANDBOX_RETENTION_SECONDS'
 >;
 
-/** The provider id each channel uses under this configuration (stored on the row). */
-export function providerIdFor(config: Pick<TConfig, 'VERIFY_SMS_PROVIDER' | 'VERIFY_EMAIL_PROVIDER'>, channel: TVerificationChannel): string {
+/** The provider id each channel uses in `mode` under this configuration (stored on the row): always the sandbox in test mode. */
+export function providerIdFor(config: Pick<TConfig, 'VERIFY_SMS_PROVIDER' | 'VERIFY_EMAIL_PROVIDER'>, channel: TVerificationChannel, mode: TMode): string {
+  if (mode === 'test') return 'sandbox';
   return channel === 'email' ? config.VERIFY_EMAIL_PROVIDER : config.VERIFY_SMS_PROVIDER;
 }
 
 export interface DeliveryProviders {
-  forChannel(channel: TVerificationChannel): DeliveryProvider;
+  /** The provider of `channel` in `mode`: in test mode always the sandbox. */
+  forChannel(channel: TVerificationChannel, mode: TMode): DeliveryProvider;
   close(): Promise<void>;
 }
 
-/** The providers chosen by env: sandbox by default, Termii for sms/voice and SMTP for email when configured. */
+/**
+ * The providers chosen by env for live mode: sandbox by default, Termii for
+ * sms/voice and SMTP for email when configured. Test mode uses the sandbox,
+ * whose messages say which mode they came from.
+ */
 export function createDeliveryProviders(config: ProviderConfig, redis: TRedis): DeliveryProviders {
-  const sandbox = createSandboxProvider({ redis, keyPrefix: config.REDIS_KEY_PREFIX, retentionSeconds: config.VERIFY_SANDBOX_RETENTION_SECONDS });
+  const sandboxOf = (mode: TMode) => createSandboxProvider({ redis, keyPrefix: config.REDIS_KEY_PREFIX, retentionSeconds: config.VERIFY_SANDBOX_RETENTION_SECONDS, mode });
+  const sandbox = sandboxOf('live');
+  const testSandbox = sandboxOf('test');
   const phone: DeliveryProvider =
     config.VERIFY_SMS_PROVIDER === 'termii'
       ? createTermiiProvider({
@@ -53,7 +61,7 @@ export function createDeliveryProviders(config: ProviderConfig, redis: TRedis): 
       ? createSmtpProvider({ url: config.VERIFY_SMTP_URL ?? '', from: config.VERIFY_EMAIL_FROM, timeoutMs: config.VERIFY_PROVIDER_TIMEOUT_MS })
       : sandbox;
   return {
-    forChannel: (channel) => (channel === 'email' ? email : phone),
+    forChannel: (channel, mode) => (mode === 'test' ? testSandbox : channel === 'email' ? email : phone),
     close: async () => {
       await Promise.allSettled([phone.close?.(), email.close?.()]);
     },

@@ -1,4 +1,4 @@
-import type { TRedis } from '@cowrie/core';
+import type { TMode, TRedis } from '@cowrie/core';
 import { codeText, DeliveryError, type DeliveryProvider, type TCodeMessage, type TDeliveryReceipt } from './types';
 import { randomUUID } from 'node:crypto';
 
@@ -15,6 +15,8 @@ export interface TSandboxMessage {
   code: string;
   text: string;
   sent_at: string;
+  /** The mode of the verification's workspace. */
+  mode: TMode;
 }
 
 const sandboxKey = (keyPrefix: string, destination: string) => `${keyPrefix}sandbox:verify:${destination}`;
@@ -24,7 +26,7 @@ const sandboxKey = (keyPrefix: string, destination: string) => `${keyPrefix}sand
  * the last messages of each destination in Redis (for tests and local
  * development) for `retentionSeconds`.
  */
-export function createSandboxProvider(opts: { redis: TRedis; keyPrefix: string; retentionSeconds: number; now?: () => Date }): DeliveryProvider {
+export function createSandboxProvider(opts: { redis: TRedis; keyPrefix: string; retentionSeconds: number; mode?: TMode; now?: () => Date }): DeliveryProvider {
   return {
     id: 'sandbox',
     async send(message: TCodeMessage): Promise<TDeliveryReceipt> {
@@ -39,6 +41,7 @@ export function createSandboxProvider(opts: { redis: TRedis; keyPrefix: string; 
         code: message.code,
         text: codeText(message),
         sent_at: (opts.now?.() ?? new Date()).toISOString(),
+        mode: opts.mode ?? 'live',
       };
       const key = sandboxKey(opts.keyPrefix, message.destination);
       await opts.redis
@@ -52,8 +55,10 @@ export function createSandboxProvider(opts: { redis: TRedis; keyPrefix: string; 
   };
 }
 
-/** The sandbox's messages to a normalised destination, newest first. */
-export async function readSandboxMessages(redis: TRedis, keyPrefix: string, destination: string): Promise<TSandboxMessage[]> {
+/** The sandbox's messages to a normalised destination, newest first; of one mode only when `mode` is given. */
+export async function readSandboxMessages(redis: TRedis, keyPrefix: string, destination: string, mode?: TMode): Promise<TSandboxMessage[]> {
   const raw = await redis.lrange(sandboxKey(keyPrefix, destination), 0, -1);
-  return raw.map((r) => JSON.parse(r) as TSandboxMessage);
+  // Messages kept before modes existed were live.
+  const messages = raw.map((r) => JSON.parse(r) as TSandboxMessage).map((m) => ({ ...m, mode: m.mode ?? 'live' }));
+  return mode ? messages.filter((m) => m.mode === mode) : messages;
 }

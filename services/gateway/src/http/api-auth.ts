@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from 'express';
-import { AppError } from '@cowrie/core';
-import { authenticateApiKey, findApiKeyRowWithSql, isSessionCurrent, looksLikeApiKey, verifySessionToken, type TScope } from '@cowrie/accounts';
+import { AppError, type TMode } from '@cowrie/core';
+import { authenticateApiKey, findApiKeyRowWithSql, currentSessionWorkspace, looksLikeApiKey, verifySessionToken, type TScope } from '@cowrie/accounts';
 import { hitDashboardBudget, hitPublicApiBudget, rateLimitHeaders, type FixedWindowHit } from '@cowrie/api-limits';
 import type { GatewayDeps } from '../deps';
 import { bindRequestLog } from './request-context';
@@ -59,9 +59,19 @@ export function refuseOverBudget(hit: FixedWindowHit): void {
   });
 }
 
+/** The request header with which a dashboard request chooses the data it manages: `live` (the default) or `test`. */
+export const MODE_HEADER = 'cowrie-mode';
+
+function dashboardMode(header: string | string[] | undefined): TMode {
+  if (header === undefined || header === 'live') return 'live';
+  if (header === 'test') return 'test';
+  throw new AppError('invalid_request', 'Cowrie-Mode must be live or test', { details: { field: 'Cowrie-Mode' } });
+}
+
 /**
  * Dashboard routes: a session JWT from /auth/login, still current (its user
- * not signed out, disabled or deleted since). API keys are refused.
+ * not signed out, disabled or deleted since). API keys are refused. The
+ * Cowrie-Mode header chooses live or test data (webhook endpoints, deliveries).
  * Each session has a request budget (DASHBOARD_RATE_LIMIT per 60 s, in Redis,
  * shared by all replicas), with the same headers and 429 as /v1's.
  */
@@ -72,10 +82,12 @@ export function requireSession(deps: Pick<GatewayDeps, 'config' | 'redis' | 'db'
     if (looksLikeApiKey(token)) throw new AppError('unauthorized', 'API keys cannot be used here; sign in to the dashboard');
     const session = await verifySessionToken(token, deps.config.JWT_SECRET);
     if (!session) throw new AppError('unauthorized', 'Invalid or expired session');
+    const mode = dashboardMode(req.headers[MODE_HEADER]);
     // Signed out, disabled or deleted since the token was issued: refused from the next request on.
-    if (!(await isSessionCurrent(deps.db, session))) throw new AppError('unauthorized', 'This session has ended; sign in again');
-    req.session = session;
-    bindRequestLog(req, { workspaceId: session.workspaceId, userId: session.userId });
+    const workspaceId = await currentSessionWorkspace(deps.db, session, mode);
+    if (workspaceId === null) throw new AppError('unauthorized', 'This session has ended; sign in again');
+    req.session = { ...session, workspaceId, mode };
+    bindRequestLog(req, { workspaceId, userId: session.userId });
     const hit = await hitDashboardBudget(deps.redis, { keyPrefix: deps.config.REDIS_KEY_PREFIX, sessionToken: token, limit: deps.config.DASHBOARD_RATE_LIMIT });
     res.set(rateLimitHeaders(hit));
     refuseOverBudget(hit);

@@ -1,4 +1,4 @@
-import type { Logger } from '@cowrie/core';
+import type { Logger, TMode } from '@cowrie/core';
 import type { TAuthenticatedKey, TSession } from '@cowrie/accounts';
 
 declare global {
@@ -10,8 +10,11 @@ declare global {
       log: Logger;
       /** The API key of a /v1 request. */
       apiKey?: TAuthenticatedKey;
-      /** The dashboard session of a session-authenticated request. */
-      session?: TSession;
+      /**
+       * The dashboard session of a session-authenticated request: `workspaceId`
+       * is the workspace of the mode the request chose (Cowrie-Mode header).
+       */
+      session?: TSession & { mode: TMode };
       /** The request's Idempotency-Key and request hash, when it carried one (POST /v1). */
       idempotency?: { key: string; requestHash: string };
     }

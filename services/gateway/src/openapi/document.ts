@@ -51,6 +51,7 @@ function parametersOf(route: RegisteredRoute): JsonSchema[] {
     }
   }
   if (route.auth.kind === 'api_key' && route.method === 'post') parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
+  if (route.auth.kind === 'session') parameters.push({ $ref: '#/components/parameters/CowrieMode' });
   return parameters;
 }
 
@@ -174,6 +175,13 @@ export function buildOpenApiDocument(registry: RouteRegistry, options: OpenApiOp
           required: false,
           description: 'Replays the stored response of the first successful request with this key (24 hours, per workspace); a different request with the same key is 409.',
           schema: { type: 'string', maxLength: 254 },
+        },
+        CowrieMode: {
+          name: 'Cowrie-Mode',
+          in: 'header',
+          required: false,
+          description: 'Which data of the workspace a dashboard request manages: `live` (the default) or `test` (what test API keys act on). Anything else is 400 invalid_request.',
+          schema: { type: 'string', enum: ['live', 'test'], default: 'live' },
         },
       },
       headers: {

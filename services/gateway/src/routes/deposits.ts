@@ -2,6 +2,7 @@ import type { Request } from 'express';
 import { z } from 'zod';
 import { CHANNEL_IDS } from '@cowrie/catalog';
 import { createCollectionRail } from '@cowrie/collection-rails';
+import type { TMode } from '@cowrie/core';
 import {
   createCustomerReservedAccount,
   createDeposit,
@@ -133,9 +134,13 @@ const collectionErrors = {
 
 /** POST /v1/deposits, the collections surface and the reserved-accounts surface. */
 export function registerDepositRoutes(v1: RouteMount, deps: GatewayDeps) {
-  const rawRail = createCollectionRail(deps.config);
-  const rail = instrumentCalls(rawRail, railObserver(deps.metrics, `collection:${rawRail.name}`), ['openOneOffAccount', 'openReservedAccount']);
-  const ctxOf = (req: Request): DepositsContext => ({ db: deps.db, rail, logger: req.log, railTimeoutMs: deps.config.COLLECTION_RAIL_TIMEOUT_MS });
+  // A request acts on its key's mode: a test key opens accounts on the sandbox rail only.
+  const railOf = (mode: TMode) => {
+    const raw = createCollectionRail(deps.config, mode);
+    return instrumentCalls(raw, railObserver(deps.metrics, `collection:${raw.name}`), ['openOneOffAccount', 'openReservedAccount']);
+  };
+  const rails = { live: railOf('live'), test: railOf('test') };
+  const ctxOf = (req: Request): DepositsContext => ({ db: deps.db, rail: rails[apiKeyOf(req).mode], logger: req.log, railTimeoutMs: deps.config.COLLECTION_RAIL_TIMEOUT_MS });
 
   v1.route(
     {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
 import { sendData } from '../http/respond';
-import { errorEnvelope } from '@cowrie/core';
+import { errorEnvelope, railsByMode } from '@cowrie/core';
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -64,6 +64,8 @@ export async function readiness(deps: Pick<GatewayDeps, 'db' | 'redis' | 'logger
 }
 
 const ZChecks = z.record(z.string(), z.object({ ok: z.boolean(), error: z.string().optional(), warning: z.string().optional() }));
+const ZRails = z.object({ payouts: z.string(), collections: z.string(), sms: z.string(), email: z.string() });
+const ZRailsByMode = z.object({ live: ZRails, test: ZRails }).meta({ description: 'The rail or code provider each kind of work uses in each mode (test mode: always the sandbox)' });
 
 export interface HealthOptions {
   /** True once the process is stopping: /readyz answers 503 so load balancers stop routing to it. */
@@ -92,7 +94,7 @@ export function registerHealthRoutes(app: RouteMount, deps: GatewayDeps, options
       tag: 'Operations',
       auth: { kind: 'none' },
       responses: {
-        200: { description: 'Ready', data: z.object({ status: z.literal('ready'), checks: ZChecks }) },
+        200: { description: 'Ready', data: z.object({ status: z.literal('ready'), checks: ZChecks, rails: ZRailsByMode }) },
         503: { description: 'not_ready: a dependency is not answering, or the process is stopping (details.checks)' },
       },
     },
@@ -102,7 +104,7 @@ export function registerHealthRoutes(app: RouteMount, deps: GatewayDeps, options
         return;
       }
       const { ready, checks } = await readiness(deps);
-      if (ready) return sendData(req, res, 200, { status: 'ready', checks });
+      if (ready) return sendData(req, res, 200, { status: 'ready', checks, rails: railsByMode(deps.config) });
       res.status(503).json(errorEnvelope('not_ready', 'A dependency is not answering', req.id, { checks }));
     },
   );

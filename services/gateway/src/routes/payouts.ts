@@ -23,7 +23,7 @@ import {
   type TRenderedTransaction,
 } from '@cowrie/payouts';
 import { renderBalance } from '@cowrie/ledger';
-import { createRails, mapRails, type TBank, type TResolvedAccount } from '@cowrie/rails';
+import { createModeRails, mapModeRails, type TBank, type TResolvedAccount } from '@cowrie/rails';
 import { instrumentCalls, railObserver } from '@cowrie/metrics';
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
@@ -166,8 +166,10 @@ const railErrors = {
  */
 export function registerPayoutRoutes(v1: RouteMount, deps: GatewayDeps) {
   // Every rail call is timed (cowrie_rail_call_*), by the service, not the rail.
-  const rails = mapRails(createRails(deps.config, { redis: deps.redis, sql: deps.sql }), (rail) => instrumentCalls(rail, railObserver(deps.metrics, `payout:${rail.id}`)));
-  const payoutDeps: PayoutDeps = { db: deps.db, sql: deps.sql, rails, feeSchedule: deps.config.PAYOUT_FEE_SCHEDULE };
+  const modeRails = mapModeRails(createModeRails(deps.config, { redis: deps.redis, sql: deps.sql }), (rail) => instrumentCalls(rail, railObserver(deps.metrics, `payout:${rail.id}`)));
+  // A request acts on its key's mode: a test key reaches the sandbox rail only.
+  const depsFor = (req: Request): PayoutDeps => ({ db: deps.db, sql: deps.sql, rails: modeRails[apiKeyOf(req).mode], feeSchedule: deps.config.PAYOUT_FEE_SCHEDULE });
+  const railsFor = (req: Request) => modeRails[apiKeyOf(req).mode];
 
   async function runAndAnswer(req: Request, res: Response, payout: CreatedPayout) {
     const id = payout.transaction.id;
@@ -210,7 +212,7 @@ export function registerPayoutRoutes(v1: RouteMount, deps: GatewayDeps) {
       responses: { 201: { description: 'The ledger transaction (category send, channel transfer)', data: ZTransaction }, ...payoutErrors },
     },
     async ({ body }, req, res) => {
-      const payout = await createTransfer(payoutDeps, {
+      const payout = await createTransfer(depsFor(req), {
         workspaceId: apiKeyOf(req).workspaceId,
         currency: body.currency,
         amount: body.amount,
@@ -238,7 +240,7 @@ export function registerPayoutRoutes(v1: RouteMount, deps: GatewayDeps) {
       responses: { 201: { description: 'The ledger transaction (category payout, channel payout)', data: ZTransaction }, ...payoutErrors },
     },
     async ({ body }, req, res) => {
-      const payout = await createWithdrawal(payoutDeps, {
+      const payout = await createWithdrawal(depsFor(req), {
         workspaceId: apiKeyOf(req).workspaceId,
         currency: body.currency,
         amount: body.amount,
@@ -264,7 +266,7 @@ export function registerPayoutRoutes(v1: RouteMount, deps: GatewayDeps) {
       responses: { 200: { description: 'Bank records', data: z.array(ZBank) }, ...railErrors },
     },
     async (_input, req, res) => {
-      sendData(req, res, 200, await listBanks(rails));
+      sendData(req, res, 200, await listBanks(railsFor(req)));
     },
   );
 
@@ -281,7 +283,7 @@ export function registerPayoutRoutes(v1: RouteMount, deps: GatewayDeps) {
       responses: { 200: { description: 'The resolved account', data: ZResolvedAccount }, ...railErrors },
     },
     async ({ body }, req, res) => {
-      const account = await resolveBankAccount(rails, { accountNumber: body.account_number, bankCode: body.bank_code, currency: body.currency ?? 'NGN' });
+      const account = await resolveBankAccount(railsFor(req), { accountNumber: body.account_number, bankCode: body.bank_code, currency: body.currency ?? 'NGN' });
       sendData(req, res, 200, account);
     },
   );
@@ -300,7 +302,7 @@ export function registerPayoutRoutes(v1: RouteMount, deps: GatewayDeps) {
     },
     async ({ body }, req, res) => {
       const beneficiary = await withRailErrors(() =>
-        createBeneficiary({ db: deps.db, rails }, { workspaceId: apiKeyOf(req).workspaceId, name: body.name, accountNumber: body.account_number, bankCode: body.bank_code, currency: body.currency }),
+        createBeneficiary({ db: deps.db, rails: railsFor(req) }, { workspaceId: apiKeyOf(req).workspaceId, name: body.name, accountNumber: body.account_number, bankCode: body.bank_code, currency: body.currency }),
       );
       sendData(req, res, 201, beneficiary);
     },

@@ -100,7 +100,7 @@ export function registerVerificationRoutes(v1: RouteMount, deps: GatewayDeps) {
         });
       }
 
-      const { verification, sealedCode } = await createVerification(deps.sql, config, { workspaceId, ...body });
+      const { verification, sealedCode } = await createVerification(deps.sql, config, { workspaceId, mode: apiKeyOf(req).mode, ...body });
       const reference = verification.reference;
       req.log.info({ reference, channel: verification.channel }, 'verification started');
 

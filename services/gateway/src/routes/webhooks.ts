@@ -53,12 +53,15 @@ const ZDeliveryLogRow = responseOf<WebhookDeliveryLogRow>()(
     deliveryId: z.string().meta({ format: 'uuid' }),
     endpointId: z.number().int(),
     event: z.string(),
-    payload: z.object({ id: z.string(), event: z.string(), created_at: z.string(), data: z.unknown() }).meta({ description: 'The full body that was sent' }),
+    payload: z
+      .object({ id: z.string(), event: z.string(), created_at: z.string(), data: z.unknown(), livemode: z.boolean().meta({ description: 'false for a test-mode event' }) })
+      .meta({ description: 'The full body that was sent' }),
     statusCode: z.number().int().nullable(),
     attempts: z.number().int(),
     ok: z.union([z.literal(0), z.literal(1)]),
     error: z.string().nullable(),
     createdAt: ZTimestamp,
+    livemode: z.boolean().meta({ description: 'false for a delivery of a test-mode event (the session chose test with Cowrie-Mode)' }),
   }),
 );
 // The id is read by parseEndpointId: anything that is not one of the workspace's endpoints is 404.
@@ -160,7 +163,7 @@ export function registerWebhookRoutes(app: RouteMount, deps: GatewayDeps) {
       // Each ping is a real POST to someone's server: a budget per endpoint (WEBHOOK_TEST_RATE_LIMIT per 60 s).
       const endpoint = await getWebhookEndpoint(deps.db, sessionOf(req).workspaceId, endpointId);
       refuseOverBudget(await hitWebhookTestBudget(deps.redis, { keyPrefix: deps.config.REDIS_KEY_PREFIX, endpoint, limit: deps.config.WEBHOOK_TEST_RATE_LIMIT }));
-      const ping = await createPingDelivery(deps.db, { workspaceId: sessionOf(req).workspaceId, endpointId });
+      const ping = await createPingDelivery(deps.db, { workspaceId: sessionOf(req).workspaceId, mode: sessionOf(req).mode, endpointId });
       const job = await enqueue(deps.queues.webhooks, webhooksQueue, 'webhook.deliver', { deliveryId: ping.deliveryId }, { jobId: deliveryJobId(ping.deliveryId) });
       const outcome = await waitForOutcome(deps, ping.deliveryId, () => job.waitUntilFinished(deps.queues.webhookEvents, pingWaitMs), pingWaitMs);
       sendData(req, res, 200, {
