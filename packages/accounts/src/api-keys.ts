@@ -17,11 +17,11 @@ export interface CreateApiKeyInput {
 /** Creates a key; the plaintext is returned this once and only its hash is stored. */
 export async function createApiKey(db: DbOrTx, { workspaceId, scopes, mode = 'live' }: CreateApiKeyInput) {
   const parsedScopes = parseScopes(scopes);
-  const workspace = await workspaceForMode(db, workspaceId, mode);
+  const keptOn = await workspaceForMode(db, workspaceId, mode);
   const lookupId = randomBytes(8).toString('hex');
   const secret = randomBytes(32).toString('base64url');
   const row = await db.apiKey.create({
-    data: { workspaceId: workspace.id, lookupId, secretHash: sha256Hex(secret), mode, scopes: parsedScopes },
+    data: { workspaceId: keptOn, lookupId, secretHash: sha256Hex(secret), mode, scopes: parsedScopes },
   });
   return { id: row.id, key: `ck_${mode}_${lookupId}_${secret}`, scopes: parsedScopes, workspace_id: workspaceId, mode };
 }

@@ -30,17 +30,17 @@ export async function createWorkspace(db: PrismaClient, { name }: { name: string
 }
 
 /**
- * The workspace row holding `mode`'s data for the business whose live
+ * The id of the workspace row holding `mode`'s data for the business whose live
  * workspace is `workspaceId`. Throws when `workspaceId` is not a live
  * workspace: operators and sessions name a business by its live id.
  */
-export async function workspaceForMode(db: DbOrTx, workspaceId: number, mode: TMode): Promise<{ id: number; mode: TMode }> {
+export async function workspaceForMode(db: DbOrTx, workspaceId: number, mode: TMode): Promise<number> {
   const live = await db.workspace.findUnique({ where: { id: workspaceId }, select: { id: true, mode: true, liveWorkspaceId: true, testWorkspace: { select: { id: true } } } });
   if (!live) throw new Error(`workspace ${workspaceId} does not exist`);
   if (live.mode !== 'live') throw new Error(`workspace ${workspaceId} is the test side of workspace ${live.liveWorkspaceId}; name workspace ${live.liveWorkspaceId} with mode test`);
-  if (mode === 'live') return { id: live.id, mode };
+  if (mode === 'live') return live.id;
   if (!live.testWorkspace) throw new Error(`workspace ${workspaceId} has no test side`);
-  return { id: live.testWorkspace.id, mode };
+  return live.testWorkspace.id;
 }
 
 /**

@@ -2,13 +2,13 @@ import type { TRedis } from '@cowrie/core';
 import { giveBackAttempt, takeAttempt } from './attempt-window';
 
 /** Failed sign-ins per email per window before that email is refused (429) for the rest of it. */
-export const SIGN_IN_EMAIL_FAILURES = 10;
+const SIGN_IN_EMAIL_FAILURES = 10;
 /** Every sign-in counter's window: 15 minutes from its first failure. */
-export const SIGN_IN_WINDOW_SECONDS = 900;
+const SIGN_IN_WINDOW_SECONDS = 900;
 /** Past the global budget, each attempt waits this much longer per failure beyond it... */
-export const SIGN_IN_DELAY_STEP_MS = 100;
+const SIGN_IN_DELAY_STEP_MS = 100;
 /** ...up to this. */
-export const SIGN_IN_MAX_DELAY_MS = 5000;
+const SIGN_IN_MAX_DELAY_MS = 5000;
 
 export interface SignInLimits {
   keyPrefix: string;

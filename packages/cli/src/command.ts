@@ -1,5 +1,5 @@
 import type { PrismaClient } from '@cowrie/db';
-import type { TConfig } from '@cowrie/core';
+import type { TConfig, TMode } from '@cowrie/core';
 
 export interface CliContext {
   config: TConfig;
@@ -33,6 +33,13 @@ export class CliFinding {
 /** An operator mistake: printed as `cowrie: <message>` with exit code 2. */
 export class UsageError extends Error {
   override name = 'UsageError';
+}
+
+/** `--mode live|test`, live when absent. */
+export function modeArg(args: Record<string, string>): TMode {
+  const mode = args.mode ?? 'live';
+  if (mode !== 'live' && mode !== 'test') throw new UsageError('--mode must be live or test');
+  return mode;
 }
 
 export function positiveIntArg(args: Record<string, string>, name: string): number {

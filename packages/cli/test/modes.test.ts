@@ -37,6 +37,11 @@ test('workspace create makes the live workspace and its test side; key create --
   const refused = await cli(['key', 'create', '--workspace', String(created.test_workspace_id), '--scopes', 'read']);
   expect(refused.code).toBe(1);
   expect(refused.stderr).toMatch(/is the test side of workspace/);
+  for (const command of [['key', 'create', '--scopes', 'read'], ['wallet', 'credit', '--currency', 'NGN', '--amount', '1']]) {
+    const bad = await cli([...command, '--workspace', String(created.id), '--mode', 'staging']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--mode must be live or test/);
+  }
 });
 
 test('wallet credit --mode test funds the test wallet; the live wallet is the default outside production', async () => {

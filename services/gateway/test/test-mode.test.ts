@@ -74,6 +74,15 @@ test('a test key pays out through the sandbox, never the live rail, and from the
   expect(railPosts()).toBe(before + 1);
 });
 
+test('/readyz names each mode\'s rails: the configured ones for live, the sandbox for test', async () => {
+  const ready = await call(stack.url, 'GET', '/readyz');
+  expect(ready.status).toBe(200);
+  expect(ready.body.data.rails).toEqual({
+    live: { payouts: 'paystack', collections: 'sandbox', sms: 'sandbox', email: 'sandbox' },
+    test: { payouts: 'sandbox', collections: 'sandbox', sms: 'sandbox', email: 'sandbox' },
+  });
+});
+
 test('bank lookups of a test key use the sandbox bank list, not the live rail\'s', async () => {
   const banks = (await get('/v1/banks', testKey)).body.data as Array<{ bankCode: string; bankName: string }>;
   expect(banks.some((b) => b.bankName === 'Cowrie Sandbox Bank' || b.bankCode === '058')).toBe(true);

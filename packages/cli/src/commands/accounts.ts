@@ -1,5 +1,5 @@
 import { createApiKey, createDashboardUser, createWorkspace, disableDashboardUser, revokeApiKey } from '@cowrie/accounts';
-import { positiveIntArg, UsageError, type CliCommand } from '../command';
+import { modeArg, positiveIntArg, type CliCommand } from '../command';
 
 export const accountCommands: CliCommand[] = [
   {
@@ -19,9 +19,7 @@ export const accountCommands: CliCommand[] = [
     options: ['workspace', 'scopes', 'mode'],
     required: ['workspace', 'scopes'],
     run: async (args, ctx) => {
-      const mode = args.mode ?? 'live';
-      if (mode !== 'live' && mode !== 'test') throw new UsageError('--mode must be live or test');
-      return createApiKey(ctx.db(), { workspaceId: positiveIntArg(args, 'workspace'), scopes: args.scopes!, mode });
+      return createApiKey(ctx.db(), { workspaceId: positiveIntArg(args, 'workspace'), scopes: args.scopes!, mode: modeArg(args) });
     },
   },
   {

@@ -2,7 +2,7 @@ import { parseAmount } from '@cowrie/core';
 import { recordOperatorAction, workspaceForMode } from '@cowrie/accounts';
 import { currencyStatus } from '@cowrie/catalog';
 import { auditLedger, creditWallet, findWallet, renderBalance } from '@cowrie/ledger';
-import { CliFinding, positiveIntArg, UsageError, type CliCommand } from '../command';
+import { CliFinding, modeArg, positiveIntArg, UsageError, type CliCommand } from '../command';
 
 export const walletCommands: CliCommand[] = [
   {
@@ -16,14 +16,13 @@ export const walletCommands: CliCommand[] = [
     // --mode test, on the test one. In production a live credit creates real
     // money: it needs --live-money and is kept as an OperatorAction.
     run: async (args, ctx) => {
-      const mode = args.mode ?? 'live';
-      if (mode !== 'live' && mode !== 'test') throw new UsageError('--mode must be live or test');
+      const mode = modeArg(args);
       const liveMoney = ctx.config.NODE_ENV === 'production' && mode === 'live';
       if (liveMoney && args['live-money'] === undefined) {
         throw new UsageError('in production a credit to a live wallet creates real money: pass --live-money to confirm (it is recorded), or --mode test');
       }
       const db = ctx.db();
-      const workspaceId = (await workspaceForMode(db, positiveIntArg(args, 'workspace'), mode)).id;
+      const workspaceId = await workspaceForMode(db, positiveIntArg(args, 'workspace'), mode);
       const currency = args.currency!.trim().toUpperCase();
       if (!currencyStatus(currency)) throw new UsageError(`--currency ${currency} is not in the wallet catalog`);
       const amount = parseAmount(args.amount);

@@ -60,7 +60,7 @@ export function refuseOverBudget(hit: FixedWindowHit): void {
 }
 
 /** The request header with which a dashboard request chooses the data it manages: `live` (the default) or `test`. */
-export const MODE_HEADER = 'cowrie-mode';
+const MODE_HEADER = 'cowrie-mode';
 
 function dashboardMode(header: string | string[] | undefined): TMode {
   if (header === undefined || header === 'live') return 'live';
