@@ -1,7 +1,7 @@
 // Risk: a developer unable to read a sandbox code locally, or the command
 // printing anything but one JSON object.
 import { createTestEnv, type TestEnv } from '@cowrie/testing';
-import { createSandboxProvider } from '@cowrie/verification';
+import { createSandboxProvider, sandboxOutbox } from '@cowrie/verification';
 import { runCli } from '../src/run-cli';
 
 let env: TestEnv;
@@ -10,7 +10,7 @@ let cliEnv: Record<string, string>;
 beforeAll(async () => {
   env = await createTestEnv();
   cliEnv = { NODE_ENV: 'test', DATABASE_URL: env.config.DATABASE_URL, REDIS_URL: env.config.REDIS_URL, REDIS_KEY_PREFIX: env.config.REDIS_KEY_PREFIX };
-  const sandbox = createSandboxProvider({ redis: env.redis, keyPrefix: env.config.REDIS_KEY_PREFIX, retentionSeconds: 60 });
+  const sandbox = createSandboxProvider({ outbox: sandboxOutbox(env.redis, env.config), retentionSeconds: 60 });
   await sandbox.send({ channel: 'sms', destination: '+2348012345678', code: '1357', reference: 'ref-a', validForMinutes: 5 });
   await sandbox.send({ channel: 'email', destination: 'dev@example.com', code: '2468', reference: 'ref-b', validForMinutes: 5 });
 });

@@ -22,6 +22,24 @@ const PUBLISHED_SECRETS = new Set([
 const PRODUCTION_SECRETS = ['JWT_SECRET', 'ENCRYPTION_KEY', 'COLLECTION_SANDBOX_SECRET', 'METRICS_TOKEN', 'OPS_PASSWORD'] as const;
 
 /**
+ * Every variable whose value is a secret or holds one: the log redaction
+ * (log-redaction.ts) hides them by name wherever they appear in a log line.
+ */
+export const SECRET_CONFIG_KEYS = [
+  'JWT_SECRET',
+  'ENCRYPTION_KEY',
+  'COLLECTION_SANDBOX_SECRET',
+  'PAYSTACK_SECRET_KEY',
+  'PAYOUT_PAYSTACK_SECRET_KEY',
+  'VERIFY_TERMII_API_KEY',
+  'VERIFY_SMTP_URL',
+  'METRICS_TOKEN',
+  'OPS_PASSWORD',
+  'REDIS_PASSWORD',
+  'REDIS_SENTINEL_PASSWORD',
+] as const;
+
+/**
  * Why a secret is too weak to run production on, or null. A secret made as
  * the README says (`openssl rand -hex 32`) has 16 distinct characters spread
  * evenly; one typed by hand, a repeated pattern or a published placeholder

@@ -2,6 +2,7 @@ export * from './config';
 export * from './errors';
 export * from './envelope';
 export * from './logger';
+export * from './log-redaction';
 export * from './money';
 export * from './redis';
 export * from './crypto';

@@ -26,3 +26,48 @@ test('errors keep their codes (as errorCode), their causes too, while a one-time
   expect(line.code).toBe('[redacted]');
   expect(lines[0]).not.toContain('4321');
 });
+
+test('secrets are redacted at any depth, in child bindings and by shape in any string, including the message', () => {
+  const lines: string[] = [];
+  const destination = new Writable({ write(chunk, _e, cb) { lines.push(String(chunk)); cb(); } });
+  const log = createLogger({ service: 'test', destination });
+  const apiKey = 'ck_live_0123456789abcdef_' + 'S'.repeat(43);
+  const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJlLXBhcnQ';
+  log.child({ session: { token: 'child-token-value' } }).info(
+    {
+      a: { b: { c: { d: { password: 'deep-password', webhookSecret: 'deep-webhook-secret', x_api_key: 'deep-api-key' } } } },
+      list: [{ headers: { Authorization: 'Basic b3BzOnBhc3N3b3Jk' } }, { note: `called with ${apiKey}` }],
+      env: { JWT_SECRET: 'jwt-secret-value', ENCRYPTION_KEY: 'e'.repeat(64), VERIFY_TERMII_API_KEY: 'termii-key', OPS_PASSWORD: 'ops-password-value', REDIS_SENTINEL_PASSWORD: 'sentinel-pw' },
+      databaseUrl: 'postgresql://cowrie:db-password@db.internal:5432/cowrie',
+      cookie: `session=${jwt}`,
+      bankCode: '058',
+    },
+    'key %s and session %s',
+    apiKey,
+    jwt,
+  );
+  const text = lines.join('');
+  for (const secret of ['child-token-value', 'deep-password', 'deep-webhook-secret', 'deep-api-key', 'b3BzOnBhc3N3b3Jk', 'S'.repeat(43), 'jwt-secret-value', 'e'.repeat(64), 'termii-key', 'ops-password-value', 'sentinel-pw', 'db-password', 'c2lnbmF0dXJlLXBhcnQ']) {
+    expect(text).not.toContain(secret);
+  }
+  const line = JSON.parse(lines[0]!);
+  // What is not a secret stays readable: the key's public lookup id, the database host, a bank code.
+  expect(line.msg).toBe('key ck_live_0123456789abcdef_[redacted] and session [redacted]');
+  expect(line.databaseUrl).toBe('postgresql://cowrie:[redacted]@db.internal:5432/cowrie');
+  expect(line.bankCode).toBe('058');
+});
+
+test('an error carrying request options (got-style) has its credentials redacted', () => {
+  const lines: string[] = [];
+  const destination = new Writable({ write(chunk, _e, cb) { lines.push(String(chunk)); cb(); } });
+  const log = createLogger({ service: 'test', destination });
+  const err = Object.assign(new Error('Request failed for https://user:url-password@api.example.com/x'), {
+    code: 'ERR_NON_2XX_3XX_RESPONSE',
+    options: { headers: { authorization: 'Bearer sk_live_provider_secret' } },
+  });
+  log.error({ err }, 'provider call failed');
+  const text = lines.join('');
+  expect(text).not.toContain('sk_live_provider_secret');
+  expect(text).not.toContain('url-password');
+  expect(JSON.parse(lines[0]!).err.errorCode).toBe('ERR_NON_2XX_3XX_RESPONSE');
+});

@@ -1,42 +1,5 @@
-import pino, { type Logger, type DestinationStream } from 'pino';
-
-/**
- * Paths pino censors in every log line. Secrets (API keys, one-time codes,
- * passwords, webhook secrets, session tokens) must never reach a log.
- */
-export const REDACT_PATHS = [
-  'authorization',
-  'password',
-  'secret',
-  'code',
-  'key',
-  'token',
-  'apiKey',
-  '*.authorization',
-  '*.password',
-  '*.secret',
-  '*.code',
-  '*.key',
-  '*.token',
-  '*.apiKey',
-  '*.encryptedCode',
-  'sealedCode',
-  '*.sealedCode',
-  '*.codeHash',
-  '*.codeSalt',
-  '*.secretHash',
-  '*.passwordHash',
-  '*.secretEncrypted',
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'req.headers["idempotency-key"]',
-  'headers.authorization',
-  'body.password',
-  'body.code',
-  'body.secret',
-  'PAYOUT_PAYSTACK_SECRET_KEY',
-  '*.PAYOUT_PAYSTACK_SECRET_KEY',
-];
+import pino, { type Logger, type DestinationStream, type LoggerOptions } from 'pino';
+import { redactSecrets, redactSecretText } from './log-redaction';
 
 export type { Logger };
 
@@ -57,9 +20,27 @@ function keepErrorCodes(serialized: TSerializedError, depth = 0): TSerializedErr
  * P2002) as `errorCode`: `code` itself is redacted everywhere, since a
  * request's `code` is a one-time code.
  */
-export const LOG_SERIALIZERS = {
-  err: (err: unknown) => keepErrorCodes(pino.stdSerializers.errWithCause(err as Error) as unknown as TSerializedError),
+const LOG_SERIALIZERS = {
+  err: (err: unknown) => redactSecrets(keepErrorCodes(pino.stdSerializers.errWithCause(err as Error) as unknown as TSerializedError)),
 };
+
+/**
+ * How every Cowrie logger treats secrets: a line's fields pass through
+ * redactSecrets (by name at any depth, by shape in any string), its message
+ * through redactSecretText, errors through LOG_SERIALIZERS. A child's
+ * bindings skip pino's formatters: see redactChildBindings.
+ */
+const LOG_REDACTION = {
+  serializers: LOG_SERIALIZERS,
+  formatters: {
+    log: (fields: Record<string, unknown>) => redactSecrets(fields) as Record<string, unknown>,
+  },
+  hooks: {
+    logMethod(this: Logger, args: unknown[], method: (...args: unknown[]) => void) {
+      method.apply(this, args.map((arg) => (typeof arg === 'string' ? redactSecretText(arg) : arg)));
+    },
+  },
+} satisfies Pick<LoggerOptions, 'serializers' | 'formatters' | 'hooks'>;
 
 export interface CreateLoggerOptions {
   service: string;
@@ -70,19 +51,30 @@ export interface CreateLoggerOptions {
   pretty?: boolean;
 }
 
+/**
+ * Makes every child of `logger` (at any depth: children inherit it) redact its
+ * bindings, which pino serialises once at creation, past `formatters`.
+ */
+function redactChildBindings(logger: Logger): Logger {
+  const child = logger.child;
+  logger.child = function redactedChild(this: Logger, bindings, options) {
+    return child.call(this, redactSecrets(bindings) as typeof bindings, options);
+  } as Logger['child'];
+  return logger;
+}
+
 export function createLogger({ service, level = 'info', destination, pretty }: CreateLoggerOptions): Logger {
   const options = {
     level,
     base: { service },
-    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-    serializers: LOG_SERIALIZERS,
+    ...LOG_REDACTION,
     timestamp: pino.stdTimeFunctions.isoTime,
   };
-  if (destination) return pino(options, destination);
+  if (destination) return redactChildBindings(pino(options, destination));
   if (pretty ?? (process.stdout.isTTY && process.env.NODE_ENV !== 'production')) {
-    return pino({ ...options, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } });
+    return redactChildBindings(pino({ ...options, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } }));
   }
-  return pino(options);
+  return redactChildBindings(pino(options));
 }
 
 /** The root logger of one service, as its configuration asks. */

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { Client } from 'pg';
-import pino from 'pino';
-import { createRedis, loadConfig, LOG_SERIALIZERS, REDACT_PATHS, type Logger, type TConfig, type TRedis } from '@cowrie/core';
+import { createLogger, createRedis, loadConfig, type Logger, type TConfig, type TRedis } from '@cowrie/core';
 import { createDb, createSqlPool, type PrismaClient, type SqlPool } from '@cowrie/db';
 import { auditLedger } from '@cowrie/ledger';
 
@@ -77,7 +76,7 @@ export async function createTestEnv(env: Record<string, string> = {}): Promise<T
       cb();
     },
   });
-  const logger = pino({ level: config.LOG_LEVEL, base: { service: 'test' }, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, serializers: LOG_SERIALIZERS }, sink);
+  const logger = createLogger({ service: 'test', level: config.LOG_LEVEL, destination: sink });
   const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: 5 });
   const sql = createSqlPool({ databaseUrl: config.DATABASE_URL, poolSize: 5, logger });
   const redis = createRedis(config, { name: `test-${id}` });

@@ -4,7 +4,7 @@ import { encryptSecret } from '@cowrie/core';
 import { createTestEnv, createWorkspaceWithKey, type TestEnv } from '@cowrie/testing';
 import { createVerification } from './create-verification';
 import { deliverVerification } from './deliver-verification';
-import { createDeliveryProviders, readSandboxMessages } from './providers';
+import { createDeliveryProviders, readSandboxMessages, sandboxOutbox } from './providers';
 import { readVoiceCode } from './voice-copy';
 
 let env: TestEnv;
@@ -17,7 +17,7 @@ beforeAll(async () => {
 afterAll(() => env.cleanup());
 
 const deps = () => ({ sql: env.sql, redis: env.redis, config: env.config, providers: createDeliveryProviders(env.config, env.redis), log: env.logger });
-const messages = (destination: string) => readSandboxMessages(env.redis, env.config.REDIS_KEY_PREFIX, destination);
+const messages = (destination: string) => readSandboxMessages(sandboxOutbox(env.redis, env.config), destination);
 
 async function started(destination: string, channel: 'sms' | 'voice' | 'email' = 'sms', now?: Date) {
   return createVerification(env.sql, env.config, { workspaceId, mode: 'live', channel, destination, code: '246810', now });

@@ -6,7 +6,7 @@
 // workspace for an old one's verifications or requests.
 import { startPayoutWorker } from '@cowrie/payout-worker';
 import { createWorkspaceWithKey } from '@cowrie/testing';
-import { readSandboxMessages } from '@cowrie/verification';
+import { readSandboxMessages, sandboxOutbox } from '@cowrie/verification';
 import { startVerificationWorker } from '@cowrie/verification-dispatcher';
 import { fund } from './payout-stack';
 import { call, startTestGateway } from './start-test-gateway';
@@ -70,7 +70,7 @@ test('a verification in a new database is delivered although Redis kept the fini
       expect(newRow.id).toBe(oldRow.id);
       expect(newRow.deliveredAt).not.toBeNull();
 
-      const messages = await readSandboxMessages(gw.env.redis, gw.env.config.REDIS_KEY_PREFIX, 'second@example.com');
+      const messages = await readSandboxMessages(sandboxOutbox(gw.env.redis, gw.env.config), 'second@example.com');
       expect(messages.map((m) => m.reference)).toEqual([reference]);
       const checked = await call(gw.url, 'POST', `/v1/verifications/${reference}/check`, { token: key, body: { code: messages[0]!.code } });
       expect(checked.body.data).toEqual({ status: 'verified' });

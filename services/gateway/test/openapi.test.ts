@@ -5,7 +5,7 @@
 import { createUserFor, createWorkspaceWithKey, startHttpReceiver, type HttpReceiver } from '@cowrie/testing';
 import { startVerificationWorker, type RunningVerificationWorker } from '@cowrie/verification-dispatcher';
 import { startWebhookWorker, type RunningWebhookWorker } from '@cowrie/webhook-sender';
-import { readSandboxMessages } from '@cowrie/verification';
+import { readSandboxMessages, sandboxOutbox } from '@cowrie/verification';
 import { startPayoutWorker, type RunningPayoutWorker } from '@cowrie/payout-worker';
 import { createApp } from '../src/app';
 import { OpenApiContract, expressRoutes } from './openapi-contract';
@@ -105,7 +105,7 @@ test('verification start, check and read answer as documented', async () => {
   const reference = started.body.data.reference;
   const wrong = await api('POST', `/v1/verifications/${reference}/check`, { token: apiKey, body: { code: '0000' } });
   expect(wrong.body.data.reason).toBe('invalid_code');
-  const [message] = await readSandboxMessages(gw.env.redis, gw.env.config.REDIS_KEY_PREFIX, '+2348012345678');
+  const [message] = await readSandboxMessages(sandboxOutbox(gw.env.redis, gw.env.config), '+2348012345678');
   const code = /\d{4}/.exec(message!.text)![0];
   expect((await api('POST', `/v1/verifications/${reference}/check`, { token: apiKey, body: { code } })).body.data.status).toBe('verified');
   await api('GET', `/v1/verifications/${reference}`, { token: apiKey });

@@ -1,5 +1,5 @@
 import { startVerificationWorker } from '@cowrie/verification-dispatcher';
-import { readSandboxMessages } from '@cowrie/verification';
+import { readSandboxMessages, sandboxOutbox } from '@cowrie/verification';
 import { startTestGateway } from './start-test-gateway';
 
 /** A test gateway plus the verification-dispatcher consuming its queue in-process. */
@@ -10,7 +10,7 @@ export async function startVerificationGateway(envOverrides: Record<string, stri
     ...gw,
     dispatcher,
     /** Messages the sandbox provider "sent" to a normalised destination, newest first. */
-    sandboxMessages: (destination: string) => readSandboxMessages(gw.env.redis, gw.env.config.REDIS_KEY_PREFIX, destination),
+    sandboxMessages: (destination: string) => readSandboxMessages(sandboxOutbox(gw.env.redis, gw.env.config), destination),
     async close() {
       await dispatcher.stop();
       await gw.close();

@@ -5,7 +5,7 @@
 // local Paystack stand-in, so any test-mode call to the live rail shows.
 import { startPaystackStandIn, type PaystackStandIn } from '@cowrie/rails/test/paystack-stand-in';
 import { createKeyFor, createUserFor, createWorkspaceWithKey, startHttpReceiver, waitFor, type HttpReceiver } from '@cowrie/testing';
-import { readSandboxMessages } from '@cowrie/verification';
+import { readSandboxMessages, sandboxOutbox } from '@cowrie/verification';
 import { startVerificationWorker, type RunningVerificationWorker } from '@cowrie/verification-dispatcher';
 import { startWebhookWorker, type RunningWebhookWorker } from '@cowrie/webhook-sender';
 import { call } from './start-test-gateway';
@@ -128,11 +128,11 @@ test('a verification of one mode is not_found to the other; test codes go to the
   expect(check.body.data).toEqual({ status: 'failed', reason: 'not_found' });
   expect((await get(`/v1/verifications/${reference}`, testKey)).body.data).toMatchObject({ status: 'pending', attempts: 0 });
   const messages = await waitFor(async () => {
-    const found = await readSandboxMessages(stack.env.redis, stack.env.config.REDIS_KEY_PREFIX, destination, 'test');
+    const found = await readSandboxMessages(sandboxOutbox(stack.env.redis, stack.env.config), destination, 'test');
     return found.length ? found : null;
   });
   expect(messages[0]).toMatchObject({ reference, mode: 'test' });
-  expect(await readSandboxMessages(stack.env.redis, stack.env.config.REDIS_KEY_PREFIX, destination, 'live')).toEqual([]);
+  expect(await readSandboxMessages(sandboxOutbox(stack.env.redis, stack.env.config), destination, 'live')).toEqual([]);
   const checked = await post(`/v1/verifications/${reference}/check`, testKey, { code: messages[0]!.code });
   expect(checked.body.data.status).toBe('verified');
 });

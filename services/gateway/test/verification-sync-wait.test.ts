@@ -2,7 +2,7 @@
 // down: it must answer from the row in Postgres after its bounded wait, and the
 // job must still be delivered once a dispatcher runs.
 import { createWorkspaceWithKey, waitFor } from '@cowrie/testing';
-import { readSandboxMessages } from '@cowrie/verification';
+import { readSandboxMessages, sandboxOutbox } from '@cowrie/verification';
 import { startVerificationWorker } from '@cowrie/verification-dispatcher';
 import { call, startTestGateway } from './start-test-gateway';
 
@@ -27,7 +27,7 @@ test('no dispatcher yet: 201 pending from the row after the wait; delivered (or 
   const dispatcher = await startVerificationWorker(gw.env.config, gw.env.logger);
   try {
     const messages = await waitFor(async () => {
-      const m = await readSandboxMessages(gw.env.redis, gw.env.config.REDIS_KEY_PREFIX, '+2348012340001');
+      const m = await readSandboxMessages(sandboxOutbox(gw.env.redis, gw.env.config), '+2348012340001');
       return m.length ? m : null;
     });
     expect(messages[0]!.reference).toBe(ok.body.data.reference);

@@ -1,5 +1,5 @@
 import { createRedis } from '@cowrie/core';
-import { normaliseEmail, normalisePhone, readSandboxMessages } from '@cowrie/verification';
+import { normaliseEmail, normalisePhone, readSandboxMessages, sandboxOutbox } from '@cowrie/verification';
 import { UsageError, type CliCommand } from '../command';
 
 export const verificationCommands: CliCommand[] = [
@@ -17,7 +17,7 @@ export const verificationCommands: CliCommand[] = [
       if (!normalised.ok) throw new UsageError(`--destination ${normalised.message}`);
       const redis = createRedis(ctx.config, { name: 'cli' });
       try {
-        const messages = await readSandboxMessages(redis, ctx.config.REDIS_KEY_PREFIX, normalised.destination, ctx.config.NODE_ENV === 'production' ? 'test' : undefined);
+        const messages = await readSandboxMessages(sandboxOutbox(redis, ctx.config), normalised.destination, ctx.config.NODE_ENV === 'production' ? 'test' : undefined);
         return { destination: normalised.destination, messages };
       } finally {
         redis.disconnect();

@@ -1,6 +1,6 @@
 import type { TConfig, TMode, TRedis } from '@cowrie/core';
 import type { TVerificationChannel } from '../channels';
-import { createSandboxProvider } from './sandbox';
+import { createSandboxProvider, sandboxOutbox } from './sandbox';
 import { createSmtpProvider } from './smtp';
 import { createTermiiProvider } from './termii';
 import type { DeliveryProvider } from './types';
@@ -13,6 +13,7 @@ export * from './termii';
 type ProviderConfig = Pick<
   TConfig,
   | 'REDIS_KEY_PREFIX'
+  | 'ENCRYPTION_KEY'
   | 'VERIFY_SMS_PROVIDER'
   | 'VERIFY_EMAIL_PROVIDER'
   | 'VERIFY_SMTP_URL'
@@ -43,7 +44,7 @@ export interface DeliveryProviders {
  * whose messages say which mode they came from.
  */
 export function createDeliveryProviders(config: ProviderConfig, redis: TRedis): DeliveryProviders {
-  const sandboxOf = (mode: TMode) => createSandboxProvider({ redis, keyPrefix: config.REDIS_KEY_PREFIX, retentionSeconds: config.VERIFY_SANDBOX_RETENTION_SECONDS, mode });
+  const sandboxOf = (mode: TMode) => createSandboxProvider({ outbox: sandboxOutbox(redis, config), retentionSeconds: config.VERIFY_SANDBOX_RETENTION_SECONDS, mode });
   const sandbox = sandboxOf('live');
   const testSandbox = sandboxOf('test');
   const phone: DeliveryProvider =

@@ -1,4 +1,4 @@
-import type { TMode, TRedis } from '@cowrie/core';
+import { decryptSecret, encryptSecret, type TConfig, type TMode, type TRedis } from '@cowrie/core';
 import { codeText, DeliveryError, type DeliveryProvider, type TCodeMessage, type TDeliveryReceipt } from './types';
 import { randomUUID } from 'node:crypto';
 
@@ -19,14 +19,31 @@ export interface TSandboxMessage {
   mode: TMode;
 }
 
-const sandboxKey = (keyPrefix: string, destination: string) => `${keyPrefix}sandbox:verify:${destination}`;
+/**
+ * Where the sandbox keeps what it "sent": Redis lists under the service's key
+ * prefix, each message sealed with ENCRYPTION_KEY (it holds a one-time code,
+ * which must not sit in Redis, its dumps or its replicas in plain text).
+ */
+export interface SandboxOutbox {
+  redis: TRedis;
+  keyPrefix: string;
+  encryptionKey: string;
+}
+
+export const sandboxOutbox = (redis: TRedis, config: Pick<TConfig, 'REDIS_KEY_PREFIX' | 'ENCRYPTION_KEY'>): SandboxOutbox => ({
+  redis,
+  keyPrefix: config.REDIS_KEY_PREFIX,
+  encryptionKey: config.ENCRYPTION_KEY,
+});
+
+const sandboxKey = (outbox: SandboxOutbox, destination: string) => `${outbox.keyPrefix}sandbox:verify:${destination}`;
 
 /**
  * The default provider: offline and deterministic. Instead of sending, it keeps
  * the last messages of each destination in Redis (for tests and local
  * development) for `retentionSeconds`.
  */
-export function createSandboxProvider(opts: { redis: TRedis; keyPrefix: string; retentionSeconds: number; mode?: TMode; now?: () => Date }): DeliveryProvider {
+export function createSandboxProvider(opts: { outbox: SandboxOutbox; retentionSeconds: number; mode?: TMode; now?: () => Date }): DeliveryProvider {
   return {
     id: 'sandbox',
     async send(message: TCodeMessage): Promise<TDeliveryReceipt> {
@@ -43,10 +60,10 @@ export function createSandboxProvider(opts: { redis: TRedis; keyPrefix: string; 
         sent_at: (opts.now?.() ?? new Date()).toISOString(),
         mode: opts.mode ?? 'live',
       };
-      const key = sandboxKey(opts.keyPrefix, message.destination);
-      await opts.redis
+      const key = sandboxKey(opts.outbox, message.destination);
+      await opts.outbox.redis
         .multi()
-        .lpush(key, JSON.stringify(entry))
+        .lpush(key, encryptSecret(JSON.stringify(entry), opts.outbox.encryptionKey))
         .ltrim(key, 0, SANDBOX_MESSAGES_KEPT - 1)
         .expire(key, opts.retentionSeconds)
         .exec();
@@ -56,9 +73,10 @@ export function createSandboxProvider(opts: { redis: TRedis; keyPrefix: string; 
 }
 
 /** The sandbox's messages to a normalised destination, newest first; of one mode only when `mode` is given. */
-export async function readSandboxMessages(redis: TRedis, keyPrefix: string, destination: string, mode?: TMode): Promise<TSandboxMessage[]> {
-  const raw = await redis.lrange(sandboxKey(keyPrefix, destination), 0, -1);
-  // Messages kept before modes existed were live.
-  const messages = raw.map((r) => JSON.parse(r) as TSandboxMessage).map((m) => ({ ...m, mode: m.mode ?? 'live' }));
+export async function readSandboxMessages(outbox: SandboxOutbox, destination: string, mode?: TMode): Promise<TSandboxMessage[]> {
+  const raw = await outbox.redis.lrange(sandboxKey(outbox, destination), 0, -1);
+  // Messages kept before they were sealed are plain JSON; those kept before modes existed were live.
+  const open = (entry: string) => (entry.startsWith('{') ? entry : decryptSecret(entry, outbox.encryptionKey));
+  const messages = raw.map((r) => JSON.parse(open(r)) as TSandboxMessage).map((m) => ({ ...m, mode: m.mode ?? 'live' }));
   return mode ? messages.filter((m) => m.mode === mode) : messages;
 }
