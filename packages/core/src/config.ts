@@ -109,6 +109,15 @@ export const ZConfig = z
     // host:port,host:port of Sentinels, with REDIS_SENTINEL_NAME the master's name
     REDIS_SENTINELS: csv,
     REDIS_SENTINEL_NAME: z.string().default('mymaster'),
+    // credentials of the Redis nodes (a single node's REDIS_URL may carry its own instead)
+    REDIS_USERNAME: z.string().min(1).optional(),
+    REDIS_PASSWORD: z.string().min(1).optional(),
+    // the Sentinels' own password, when they have one
+    REDIS_SENTINEL_PASSWORD: z.string().min(1).optional(),
+    // TLS to every node and Sentinel (a single node can say rediss:// instead)
+    REDIS_TLS: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+    // a PEM file of the CA that signed the Redis servers' certificates, when it is not a public one
+    REDIS_TLS_CA_FILE: z.string().min(1).optional(),
     // BullMQ prefix; hash-tagged so every queue key lands on one Cluster slot
     QUEUE_PREFIX: z.string().min(1).default('{cowrie}'),
     // prefix of Cowrie's own Redis keys (rate limits, caches)

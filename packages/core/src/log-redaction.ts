@@ -33,7 +33,9 @@ const SECRET_FIELD_PARTS = ['password', 'passwd', 'secret', 'token', 'apikey', '
 
 export function isSecretField(key: string): boolean {
   const name = normalise(key);
-  return SECRET_FIELDS.has(name) || SECRET_FIELD_PARTS.some((part) => name.includes(part));
+  if (SECRET_FIELDS.has(name)) return true;
+  // An id names a secret without holding it (apiKeyId, tokenId).
+  return !name.endsWith('id') && SECRET_FIELD_PARTS.some((part) => name.includes(part));
 }
 
 /**

@@ -41,6 +41,7 @@ test('secrets are redacted at any depth, in child bindings and by shape in any s
       databaseUrl: 'postgresql://cowrie:db-password@db.internal:5432/cowrie',
       cookie: `session=${jwt}`,
       bankCode: '058',
+      apiKeyId: 7,
     },
     'key %s and session %s',
     apiKey,
@@ -55,6 +56,7 @@ test('secrets are redacted at any depth, in child bindings and by shape in any s
   expect(line.msg).toBe('key ck_live_0123456789abcdef_[redacted] and session [redacted]');
   expect(line.databaseUrl).toBe('postgresql://cowrie:[redacted]@db.internal:5432/cowrie');
   expect(line.bankCode).toBe('058');
+  expect(line.apiKeyId).toBe(7);
 });
 
 test('an error carrying request options (got-style) has its credentials redacted', () => {

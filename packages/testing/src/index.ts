@@ -1,4 +1,5 @@
 export * from './test-env';
+export * from './secrets-scan';
 export * from './scenarios';
 export * from './gateway';
 export * from './http-receiver';

@@ -1,6 +1,7 @@
 import { createApiKey, createDashboardUser, createWorkspace, type TScope } from '@cowrie/accounts';
 import type { TMode } from '@cowrie/core';
 import type { PrismaClient } from '@cowrie/db';
+import { rememberSecret } from './secrets-scan';
 
 export const ALL_SCOPES: TScope[] = ['read', 'payouts:write', 'verification:write', 'collections:write'];
 
@@ -13,17 +14,21 @@ export async function createWorkspaceWithKey(db: PrismaClient, opts: { name?: st
   const workspace = await createWorkspace(db, { name: opts.name ?? 'Test workspace' });
   const mode = opts.mode ?? 'live';
   const key = await createApiKey(db, { workspaceId: workspace.id, scopes: opts.scopes ?? ALL_SCOPES, mode });
+  rememberSecret(key.key);
   return { workspace, key: key.key, keyId: key.id, workspaceId: mode === 'test' ? workspace.test_workspace_id : workspace.id };
 }
 
 /** Another key of the same business, in `mode`, with every scope unless told. */
 export async function createKeyFor(db: PrismaClient, workspaceId: number, mode: TMode, scopes: TScope[] = ALL_SCOPES) {
-  return (await createApiKey(db, { workspaceId, scopes, mode })).key;
+  const { key } = await createApiKey(db, { workspaceId, scopes, mode });
+  rememberSecret(key);
+  return key;
 }
 
 /** A dashboard user for a workspace; returns the credentials to sign in with. */
 export async function createUserFor(db: PrismaClient, workspaceId: number, email = `owner-${workspaceId}-${Date.now()}@example.com`) {
   const password = 'correct horse battery staple';
+  rememberSecret(password);
   const user = await createDashboardUser(db, { workspaceId, email, password });
   return { ...user, password };
 }

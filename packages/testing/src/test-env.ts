@@ -4,6 +4,7 @@ import { Client } from 'pg';
 import { createLogger, createRedis, loadConfig, type Logger, type TConfig, type TRedis } from '@cowrie/core';
 import { createDb, createSqlPool, type PrismaClient, type SqlPool } from '@cowrie/db';
 import { auditLedger } from '@cowrie/ledger';
+import { scanForSecrets } from './secrets-scan';
 
 export interface TestEnv {
   /** Short random id of this env; names its database, queue prefix and Redis keys. */
@@ -18,14 +19,20 @@ export interface TestEnv {
   logLines: string[];
   /**
    * Audits the ledger this file left behind (auditLedger: every wallet, payout
-   * and credit whole, money conserved), then drops the database and the keys.
-   * Throws when the audit found a violation, failing the file's afterAll.
+   * and credit whole, money conserved) and scans its database, Redis keys and
+   * log lines for secrets in plain text (scanForSecrets), then drops the
+   * database and the keys. Throws when either found something, failing the
+   * file's afterAll.
    */
   cleanup: () => Promise<void>;
 }
 
 export class LedgerViolationError extends Error {
   override name = 'LedgerViolationError';
+}
+
+export class SecretLeakError extends Error {
+  override name = 'SecretLeakError';
 }
 
 function adminUrl(): URL {
@@ -90,12 +97,16 @@ export async function createTestEnv(env: Record<string, string> = {}): Promise<T
     logLines,
     cleanup: async () => {
       const audit = await auditLedger(db).catch((err: unknown) => ({ ok: false, violations: [{ rule: 'audit_failed', message: String(err) }] }));
+      const leaks = await scanForSecrets({ config, db, redis, redisPatterns: [`cowrie-t-${id}:*`, `{cowrie-t-${id}}:*`], logLines }).catch((err: unknown) => [
+        { where: 'the scan itself', what: 'an error', context: String(err) },
+      ]);
       await Promise.all([db.$disconnect().catch(() => undefined), sql.end().catch(() => undefined)]);
       await deleteKeys(redis, `cowrie-t-${id}:*`);
       await deleteKeys(redis, `{cowrie-t-${id}}:*`);
       await redis.quit().catch(() => undefined);
       await admin((c) => c.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`));
       if (!audit.ok) throw new LedgerViolationError(`the ledger this test file left behind has violations:\n${JSON.stringify(audit.violations, null, 2)}`);
+      if (leaks.length > 0) throw new SecretLeakError(`secrets in plain text in what this test file left behind:\n${JSON.stringify(leaks.slice(0, 20), null, 2)}`);
     },
   };
 }

@@ -14,7 +14,7 @@ export type TCheckOutcome =
 export interface CheckVerificationDeps {
   /** Plain pg (@cowrie/db `sql.ts`): a check is a read and one conditional statement. */
   sql: SqlQueryable;
-  /** With keyPrefix: where a voice code's plaintext copy is dropped once the row is terminal. */
+  /** With keyPrefix: where a voice code's sealed copy is dropped once the row is terminal. */
   redis?: TRedis;
   keyPrefix?: string;
 }
@@ -257,5 +257,5 @@ async function failExhausted(sql: SqlQueryable, row: TCheckableRow, now: Date): 
 
 async function dropVoiceCopy(deps: CheckVerificationDeps, row: TCheckableRow) {
   if (row.channel !== 'voice' || !deps.redis || deps.keyPrefix === undefined) return;
-  await deleteVoiceCode(deps.redis, deps.keyPrefix, row.reference).catch(() => undefined);
+  await deleteVoiceCode(deps.redis, { REDIS_KEY_PREFIX: deps.keyPrefix }, row.reference).catch(() => undefined);
 }

@@ -63,7 +63,7 @@ test('a job sealed under another key fails the row instead of leaving it pending
 test('a voice delivery keeps the plaintext in Redis with a TTL no longer than the code lives', async () => {
   const { verification, sealedCode } = await started('+2348090000005', 'voice');
   await deliverVerification(deps(), { verificationId: verification.id, sealedCode });
-  expect(await readVoiceCode(env.redis, env.config.REDIS_KEY_PREFIX, verification.reference)).toBe('246810');
+  expect(await readVoiceCode(env.redis, env.config, verification.reference)).toBe('246810');
   const ttl = await env.redis.ttl(`${env.config.REDIS_KEY_PREFIX}verify:voice:${verification.reference}`);
   expect(ttl).toBeGreaterThan(0);
   expect(ttl).toBeLessThanOrEqual(60);

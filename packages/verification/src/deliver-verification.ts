@@ -91,8 +91,7 @@ export async function deliverVerification(
 
   const channel = row.channel as TVerificationChannel;
   const provider = deps.providers.forChannel(channel, row.workspaceMode);
-  const keyPrefix = deps.config.REDIS_KEY_PREFIX;
-  if (channel === 'voice') await storeVoiceCode(deps.redis, keyPrefix, row.reference, code, remainingSeconds);
+  if (channel === 'voice') await storeVoiceCode(deps.redis, deps.config, row.reference, code, remainingSeconds);
   try {
     const receipt = await provider.send({
       channel,
@@ -108,7 +107,7 @@ export async function deliverVerification(
     // Provider texts are short and ours, but never trust them to leave the code out.
     const reason = (known ? err.message : 'the provider failed unexpectedly').split(code).join('[code]');
     deps.log.warn({ verificationId: row.id, provider: provider.id, reason, ...(known ? {} : { error: String((err as Error)?.message ?? err).split(code).join('[code]') }) }, 'code delivery failed');
-    if (channel === 'voice') await deleteVoiceCode(deps.redis, keyPrefix, row.reference).catch(() => undefined);
+    if (channel === 'voice') await deleteVoiceCode(deps.redis, deps.config, row.reference).catch(() => undefined);
     await markDeliveryFailed(deps.sql, row.id, reason);
     return { outcome: 'failed', reason };
   }

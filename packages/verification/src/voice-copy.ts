@@ -1,24 +1,28 @@
-import type { TRedis } from '@cowrie/core';
+import { decryptSecret, encryptSecret, type TConfig, type TRedis } from '@cowrie/core';
 
-const voiceKey = (keyPrefix: string, reference: string) => `${keyPrefix}verify:voice:${reference}`;
+type VoiceCopyConfig = Pick<TConfig, 'REDIS_KEY_PREFIX' | 'ENCRYPTION_KEY'>;
+
+const voiceKey = (config: Pick<TConfig, 'REDIS_KEY_PREFIX'>, reference: string) => `${config.REDIS_KEY_PREFIX}verify:voice:${reference}`;
 
 /**
- * Voice codes keep a short-lived plaintext copy for the telephony layer (which
- * reads the code out, possibly more than once), only in Redis and only until
- * the code expires. It is deleted as soon as the verification leaves `pending`.
+ * Voice codes keep a short-lived copy for the telephony layer (which reads the
+ * code out, possibly more than once), only in Redis, sealed with
+ * ENCRYPTION_KEY, and only until the code expires. It is deleted as soon as
+ * the verification leaves `pending`.
  */
-export async function storeVoiceCode(redis: TRedis, keyPrefix: string, reference: string, code: string, ttlSeconds: number): Promise<void> {
-  await redis.set(voiceKey(keyPrefix, reference), code, 'EX', Math.max(1, Math.ceil(ttlSeconds)));
+export async function storeVoiceCode(redis: TRedis, config: VoiceCopyConfig, reference: string, code: string, ttlSeconds: number): Promise<void> {
+  await redis.set(voiceKey(config, reference), encryptSecret(code, config.ENCRYPTION_KEY), 'EX', Math.max(1, Math.ceil(ttlSeconds)));
 }
 
-export async function readVoiceCode(redis: TRedis, keyPrefix: string, reference: string): Promise<string | null> {
-  return redis.get(voiceKey(keyPrefix, reference));
+export async function readVoiceCode(redis: TRedis, config: VoiceCopyConfig, reference: string): Promise<string | null> {
+  const sealed = await redis.get(voiceKey(config, reference));
+  return sealed === null ? null : decryptSecret(sealed, config.ENCRYPTION_KEY);
 }
 
-export async function deleteVoiceCode(redis: TRedis, keyPrefix: string, reference: string): Promise<void> {
-  await redis.del(voiceKey(keyPrefix, reference));
+export async function deleteVoiceCode(redis: TRedis, config: Pick<TConfig, 'REDIS_KEY_PREFIX'>, reference: string): Promise<void> {
+  await redis.del(voiceKey(config, reference));
 }
 
-export async function voiceCodeTtl(redis: TRedis, keyPrefix: string, reference: string): Promise<number> {
-  return redis.ttl(voiceKey(keyPrefix, reference));
+export async function voiceCodeTtl(redis: TRedis, config: Pick<TConfig, 'REDIS_KEY_PREFIX'>, reference: string): Promise<number> {
+  return redis.ttl(voiceKey(config, reference));
 }

@@ -98,7 +98,7 @@ test('voice over Termii: /api/sms/otp/call with the code, and the short-lived Re
   const sent = termiiCalls.at(-1)!;
   expect(sent.path).toBe('/api/sms/otp/call');
   expect(sent.body).toEqual({ api_key: TERMII_KEY, phone_number: '2348071234568', code: 51515151 });
-  expect(await readVoiceCode(gw.env.redis, gw.env.config.REDIS_KEY_PREFIX, res.body.data.reference)).toBe('51515151');
+  expect(await readVoiceCode(gw.env.redis, gw.env.config, res.body.data.reference)).toBe('51515151');
 });
 
 test('a Termii refusal: 400 Could not deliver the code, row failed, voice copy dropped', async () => {
@@ -109,7 +109,7 @@ test('a Termii refusal: 400 Could not deliver the code, row failed, voice copy d
     expect(res.body.error.message).toBe('Could not deliver the code: termii answered 400 (Insufficient balance)');
     const reference = res.body.error.details.reference;
     expect((await read(reference)).body.data).toMatchObject({ status: 'failed', provider: 'termii' });
-    expect(await readVoiceCode(gw.env.redis, gw.env.config.REDIS_KEY_PREFIX, reference)).toBeNull();
+    expect(await readVoiceCode(gw.env.redis, gw.env.config, reference)).toBeNull();
   } finally {
     termiiStatus = 200;
   }

@@ -71,19 +71,19 @@ describe('start', () => {
     expect((await check(res.body.data.reference, { code: '90817263' })).body.data).toEqual({ status: 'verified' });
   });
 
-  test('voice: the plaintext copy lives only in Redis, with a TTL, and goes once verified', async () => {
+  test('voice: the copy lives only in Redis, sealed, with a TTL, and goes once verified', async () => {
     const res = await start({ channel: 'voice', destination: '+2348044444444', code: '55129034' });
     expect(res.status).toBe(201);
     const reference = res.body.data.reference;
-    const prefix = gw.env.config.REDIS_KEY_PREFIX;
-    expect(await readVoiceCode(gw.env.redis, prefix, reference)).toBe('55129034');
-    const ttl = await voiceCodeTtl(gw.env.redis, prefix, reference);
+    expect(await readVoiceCode(gw.env.redis, gw.env.config, reference)).toBe('55129034');
+    expect(await gw.env.redis.get(`${gw.env.config.REDIS_KEY_PREFIX}verify:voice:${reference}`)).not.toContain('55129034');
+    const ttl = await voiceCodeTtl(gw.env.redis, gw.env.config, reference);
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(120);
     const row = await gw.env.db.verification.findUniqueOrThrow({ where: { reference } });
     expect(JSON.stringify(row)).not.toContain('55129034');
     expect((await check(reference, { code: '55129034' })).body.data).toEqual({ status: 'verified' });
-    expect(await readVoiceCode(gw.env.redis, prefix, reference)).toBeNull();
+    expect(await readVoiceCode(gw.env.redis, gw.env.config, reference)).toBeNull();
   });
 
   test('metadata is stored but never returned', async () => {

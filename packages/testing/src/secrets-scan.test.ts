@@ -1,0 +1,46 @@
+// Risk: a scan that finds nothing because it looks in the wrong places would
+// let every test file pass while secrets sit in plain text.
+import { encryptSecret } from '@cowrie/core';
+import { createWorkspaceWithKey } from './scenarios';
+import { scanForSecrets } from './secrets-scan';
+import { createTestEnv, type TestEnv } from './test-env';
+
+let env: TestEnv;
+beforeAll(async () => {
+  env = await createTestEnv();
+});
+afterAll(() => env.cleanup());
+
+const scan = () =>
+  scanForSecrets({ config: env.config, db: env.db, redis: env.redis, redisPatterns: [`${env.config.REDIS_KEY_PREFIX}*`, `${env.config.QUEUE_PREFIX}:*`], logLines: env.logLines });
+
+test('finds a remembered key, a webhook secret, a session token and a code in Postgres, Redis job data and log lines', async () => {
+  expect(await scan()).toEqual([]);
+  const { key, workspaceId } = await createWorkspaceWithKey(env.db);
+  const webhookSecret = 'f'.repeat(20) + '0123456789abcdef'.repeat(2) + 'e'.repeat(12);
+  const endpoint = await env.db.webhookEndpoint.create({ data: { workspaceId, url: 'https://example.com/hook', events: ['*'], secretEncrypted: encryptSecret(webhookSecret, env.config.ENCRYPTION_KEY) } });
+  const session = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJlLXBhcnQtbG9uZw';
+  const event = await env.db.outboxEvent.create({ data: { workspaceId, event: 'test.planted', payload: { note: key } } });
+  const jobKey = `${env.config.QUEUE_PREFIX}:planted:1`;
+  await env.redis.hset(jobKey, 'data', JSON.stringify({ secret: webhookSecret, code: '4821' }));
+  const listKey = `${env.config.REDIS_KEY_PREFIX}planted`;
+  await env.redis.lpush(listKey, `Your verification code is 4821. It expires in 5 minutes.`);
+  env.logLines.push(JSON.stringify({ msg: 'planted', token: session }));
+
+  const leaks = await scan();
+  const found = (where: string) => leaks.filter((l) => l.where.startsWith(where)).map((l) => l.what).sort();
+  expect(found('postgres')).toEqual(['a password or key the test used', 'an API key']);
+  expect(found(`redis ${jobKey}`)).toEqual(['a one-time code', 'a webhook secret']);
+  expect(found(`redis ${listKey}`)).toEqual(['a one-time code']);
+  expect(found('log line')).toEqual(['a session token']);
+  // What is reported never repeats the secret.
+  expect(JSON.stringify(leaks)).not.toContain(key);
+  expect(JSON.stringify(leaks)).not.toContain(webhookSecret);
+
+  // Removed again, so this file's own cleanup scan passes.
+  await env.db.outboxEvent.delete({ where: { id: event.id } });
+  await env.db.webhookEndpoint.delete({ where: { id: endpoint.id } });
+  await env.redis.del(jobKey, listKey);
+  env.logLines.pop();
+  expect(await scan()).toEqual([]);
+});
