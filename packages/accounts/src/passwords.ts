@@ -1,4 +1,5 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 
 const scrypt = (password: string, salt: Buffer, keylen: number, options: ScryptOptions) =>
   new Promise<Buffer>((resolve, reject) =>
@@ -15,11 +16,13 @@ const memoryOf = (N: number, r: number) => 128 * N * r * 2;
 
 /**
  * At most this many hashes run at once in a process; the others wait their
- * turn. Each takes a libuv thread and ~128 MiB for its whole run, so a burst
- * of sign-ins must not take every thread (DNS lookups and file reads share
- * them) nor the memory.
+ * turn. Each takes a libuv thread, a whole core and ~128 MiB for its run, so
+ * a burst of sign-ins must not take every thread (DNS lookups and file reads
+ * share them), the memory, nor every core: one core stays for the event
+ * loop, or every other request waits behind the hashing (two at most; one on
+ * a two-core machine).
  */
-export const PASSWORD_HASH_CONCURRENCY = 2;
+export const PASSWORD_HASH_CONCURRENCY = Math.max(1, Math.min(2, availableParallelism() - 1));
 let running = 0;
 const waiting: Array<() => void> = [];
 

@@ -31,11 +31,11 @@ export interface AttemptTaken {
  * given back with giveBackAttempt.
  */
 export async function takeAttempt(redis: TRedis, opts: { key: string; limit: number; windowSeconds: number }): Promise<AttemptTaken> {
-  const [count, ttlMs] = (await runScript(redis, 'take_attempt', TAKE_SCRIPT, 1, [opts.key, String(opts.windowSeconds * 1000)])) as [number, number];
+  const [count, ttlMs] = (await runScript(redis, TAKE_SCRIPT, 1, [opts.key, String(opts.windowSeconds * 1000)])) as [number, number];
   return { count, limit: opts.limit, allowed: count <= opts.limit, retryAfterSeconds: Math.max(1, Math.ceil(ttlMs / 1000)) };
 }
 
 /** Gives back an attempt taken with takeAttempt, if its window still runs. */
 export async function giveBackAttempt(redis: TRedis, key: string): Promise<void> {
-  await runScript(redis, 'give_back_attempt', GIVE_BACK_SCRIPT, 1, [key]);
+  await runScript(redis, GIVE_BACK_SCRIPT, 1, [key]);
 }

@@ -58,7 +58,7 @@ export interface HitFixedWindowOptions {
  */
 export async function hitFixedWindow(redis: TRedis, opts: HitFixedWindowOptions): Promise<FixedWindowHit> {
   const { windowStart, resetAt, retryAfterSeconds } = windowAt(opts.windowSeconds, opts.now);
-  const count = Number(await runScript(redis, 'hit', HIT_SCRIPT, 1, [`${opts.key}:${windowStart}`, String(opts.windowSeconds + 5)]));
+  const count = Number(await runScript(redis, HIT_SCRIPT, 1, [`${opts.key}:${windowStart}`, String(opts.windowSeconds + 5)]));
   return {
     limit: opts.limit,
     count,
@@ -85,7 +85,7 @@ export async function hitFixedWindowsTogether<K extends string>(
   const { windowStart, retryAfterSeconds } = windowAt(opts.windowSeconds, opts.now);
   const { counters } = opts;
   const full = Number(
-    await runScript(redis, 'hit_all', HIT_ALL_SCRIPT, counters.length, [
+    await runScript(redis, HIT_ALL_SCRIPT, counters.length, [
       ...counters.map((c) => `${c.key}:${windowStart}`),
       String(opts.windowSeconds + 5),
       ...counters.map((c) => String(c.limit)),

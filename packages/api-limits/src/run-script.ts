@@ -1,19 +1,26 @@
+import { createHash } from 'node:crypto';
 import type { TRedis } from '@cowrie/core';
 
-type ScriptRunner = (...keysAndArgs: Array<string | number>) => Promise<unknown>;
-const definedOn = new WeakMap<TRedis, Set<string>>();
+const shaOf = new Map<string, string>();
 
 /**
- * Runs a Lua script by its SHA (EVALSHA, loaded on first use; ioredis's
- * defineCommand), so the script's text is not sent and hashed on every call.
+ * Runs a Lua script by its SHA (EVALSHA), so the script's text is not sent
+ * and hashed on every call; a server that does not have it (first use, a
+ * restarted or failed-over Redis) answers NOSCRIPT and gets it once by EVAL,
+ * which also caches it there.
+ *
+ * Not ioredis's defineCommand: a command defined while an auto-pipeline is
+ * open is missing from that pipeline, and the batch's answers come apart,
+ * crashing the process (ioredis#1931). EVALSHA and EVAL are built-in
+ * commands, safe in any pipeline.
  */
-export function runScript(redis: TRedis, name: string, lua: string, numberOfKeys: number, keysAndArgs: Array<string | number>): Promise<unknown> {
-  let defined = definedOn.get(redis);
-  if (!defined) definedOn.set(redis, (defined = new Set()));
-  const command = `cowrie_${name}_${numberOfKeys}`;
-  if (!defined.has(command)) {
-    redis.defineCommand(command, { numberOfKeys, lua });
-    defined.add(command);
+export async function runScript(redis: TRedis, lua: string, numberOfKeys: number, keysAndArgs: Array<string | number>): Promise<unknown> {
+  let sha = shaOf.get(lua);
+  if (!sha) shaOf.set(lua, (sha = createHash('sha1').update(lua).digest('hex')));
+  try {
+    return await redis.evalsha(sha, numberOfKeys, ...keysAndArgs);
+  } catch (err) {
+    if (err instanceof Error && err.message.startsWith('NOSCRIPT')) return redis.eval(lua, numberOfKeys, ...keysAndArgs);
+    throw err;
   }
-  return (redis as unknown as Record<string, ScriptRunner>)[command]!(...keysAndArgs);
 }

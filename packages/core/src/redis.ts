@@ -5,10 +5,8 @@ import type { TConfig } from './config';
 
 export type TRedis = Redis | Cluster;
 
-type RedisConfig = Pick<
-  TConfig,
-  'REDIS_URL' | 'REDIS_CLUSTER_NODES' | 'REDIS_SENTINELS' | 'REDIS_SENTINEL_NAME' | 'REDIS_USERNAME' | 'REDIS_PASSWORD' | 'REDIS_SENTINEL_PASSWORD' | 'REDIS_TLS' | 'REDIS_TLS_CA_FILE'
->;
+type RedisConfig = Pick<TConfig, 'REDIS_URL' | 'REDIS_CLUSTER_NODES' | 'REDIS_SENTINELS' | 'REDIS_SENTINEL_NAME'> &
+  Partial<Pick<TConfig, 'REDIS_USERNAME' | 'REDIS_PASSWORD' | 'REDIS_SENTINEL_PASSWORD' | 'REDIS_TLS' | 'REDIS_TLS_CA_FILE'>>;
 
 function hostPort(entry: string): { host: string; port: number } {
   const [host = '127.0.0.1', port = '6379'] = entry.split(':');
