@@ -79,11 +79,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all(clients.map((client) => new Promise((resolve) => {
-    if (client.status === 'end') return resolve(undefined);
-    client.once('end', resolve);
-    client.disconnect();
-  })));
+  for (const client of clients) client.disconnect();
   for (const child of children) child.kill('SIGKILL');
   rmSync(dir, { recursive: true, force: true });
 });
