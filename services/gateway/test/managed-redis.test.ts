@@ -1,50 +1,30 @@
-// Risk: a deployment on a Sentinel group or a Cluster that requires a password
+// Risk: a deployment (every service connects through @cowrie/core's
+// createRedis) on a Sentinel group or a Cluster that requires a password
 // and TLS (as managed Redis does) cannot connect, or connects in the clear.
 // Real redis-server processes, TLS with a certificate made for the test.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { Redis } from 'ioredis';
-import { loadConfig } from './config';
-import { createRedis, type TRedis } from './redis';
+import { createRedis, loadConfig, type TRedis } from '@cowrie/core';
+import { freePort, waitFor } from '@cowrie/testing';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'cowrie-redis-tls-'));
 const file = (name: string) => path.join(dir, name);
 const children: ChildProcess[] = [];
 const clients: TRedis[] = [];
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 const tlsArgs = () => ['--tls-cert-file', file('cert.pem'), '--tls-key-file', file('key.pem'), '--tls-ca-cert-file', file('cert.pem'), '--tls-auth-clients', 'no'];
 
 /** A redis-server (or Sentinel, with a config file) speaking only TLS on `port`, up when it answers PING. */
-async function startTlsServer(args: string[], port: number, password: string) {
-  const child = spawn('redis-server', args, { stdio: 'ignore' });
-  children.push(child);
-  const probe = new Redis({ port, host: '127.0.0.1', password, tls: { ca: [readFileSync(file('cert.pem'))] }, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  for (let i = 0; i < 100; i++) {
-    try {
-      await probe.connect();
-      await probe.ping();
-      return probe;
-    } catch {
-      probe.disconnect();
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  throw new Error(`redis-server on ${port} did not start`);
+async function startTlsServer(args: string[], port: number, password: string): Promise<TRedis> {
+  children.push(spawn('redis-server', args, { stdio: 'ignore' }));
+  const probe = createRedis(loadConfig({ NODE_ENV: 'test', REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_PASSWORD: password, REDIS_TLS_CA_FILE: file('cert.pem') }), { name: 'probe' });
+  probe.on('error', () => undefined);
+  clients.push(probe);
+  await waitFor(async () => (await probe.ping().catch(() => null)) === 'PONG', 10_000, 50);
+  return probe;
 }
 
 const base = { NODE_ENV: 'test', REDIS_TLS: 'true', REDIS_TLS_CA_FILE: file('cert.pem'), REDIS_PASSWORD: 'node-password-1' };
