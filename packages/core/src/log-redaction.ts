@@ -47,10 +47,10 @@ export function isSecretField(key: string): boolean {
 const SECRET_SHAPES: Array<[RegExp, string]> = [
   [/\b(ck_(?:live|test)_[0-9a-f]+_)[A-Za-z0-9_-]+/g, `$1${REDACTED}`],
   [/\beyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/g, REDACTED],
-  [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, `$1 ${REDACTED}`],
+  [/\b(Bearer|Basic) +[A-Za-z0-9._~+/=-]{8,}/g, `$1 ${REDACTED}`],
   [/\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)[^\s@/]+@/gi, `$1${REDACTED}@`],
 ];
-const MAY_HOLD_SECRET = /ck_|eyJ|bearer|basic|:\/\//i;
+const MAY_HOLD_SECRET = /ck_|eyJ|Bearer|Basic|:\/\//;
 
 /** `text` with every secret of a recognisable shape replaced. */
 export function redactSecretText(text: string): string {

@@ -42,6 +42,7 @@ test('secrets are redacted at any depth, in child bindings and by shape in any s
       cookie: `session=${jwt}`,
       bankCode: '058',
       apiKeyId: 7,
+      note: 'operator basic auth failed',
     },
     'key %s and session %s',
     apiKey,
@@ -56,6 +57,7 @@ test('secrets are redacted at any depth, in child bindings and by shape in any s
   expect(line.msg).toBe('key ck_live_0123456789abcdef_[redacted] and session [redacted]');
   expect(line.databaseUrl).toBe('postgresql://cowrie:[redacted]@db.internal:5432/cowrie');
   expect(line.bankCode).toBe('058');
+  expect(line.note).toBe('operator basic auth failed');
   expect(line.apiKeyId).toBe(7);
 });
 

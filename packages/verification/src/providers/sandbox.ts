@@ -75,8 +75,16 @@ export function createSandboxProvider(opts: { outbox: SandboxOutbox; retentionSe
 /** The sandbox's messages to a normalised destination, newest first; of one mode only when `mode` is given. */
 export async function readSandboxMessages(outbox: SandboxOutbox, destination: string, mode?: TMode): Promise<TSandboxMessage[]> {
   const raw = await outbox.redis.lrange(sandboxKey(outbox, destination), 0, -1);
-  // Messages kept before they were sealed are plain JSON; those kept before modes existed were live.
-  const open = (entry: string) => (entry.startsWith('{') ? entry : decryptSecret(entry, outbox.encryptionKey));
-  const messages = raw.map((r) => JSON.parse(open(r)) as TSandboxMessage).map((m) => ({ ...m, mode: m.mode ?? 'live' }));
+  // Messages kept before they were sealed are plain JSON; those kept before
+  // modes existed were live; one sealed under another ENCRYPTION_KEY (rotated)
+  // cannot be read and is left out.
+  const open = (entry: string): TSandboxMessage | null => {
+    try {
+      return JSON.parse(entry.startsWith('{') ? entry : decryptSecret(entry, outbox.encryptionKey)) as TSandboxMessage;
+    } catch {
+      return null;
+    }
+  };
+  const messages = raw.map(open).filter((m): m is TSandboxMessage => m !== null).map((m) => ({ ...m, mode: m.mode ?? 'live' }));
   return mode ? messages.filter((m) => m.mode === mode) : messages;
 }
