@@ -1,6 +1,7 @@
 // `npm test`: the one gate, the same locally and in CI: lint and typecheck
-// (turbo), then every Jest suite against real Postgres and Redis. Ends with the
-// line `N passed, N failed`. Extra arguments go to Jest (`npm test -- ledger`).
+// (turbo), then every Jest suite against real Postgres and Redis, then two
+// short chaos soaks. Ends with the line `N passed, N failed`. Extra arguments
+// go to Jest alone (`npm test -- ledger`).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -12,7 +13,9 @@ const bin = (name) => path.join(root, 'node_modules/.bin', name);
 
 if (jestArgs.length === 0) {
   const check = spawnSync(bin('turbo'), ['run', 'lint', 'typecheck', '--output-logs=errors-only'], { cwd: root, stdio: 'inherit' });
-  if (check.status !== 0) {
+  // The soak is no workspace package: it is checked here.
+  const soakCheck = check.status === 0 && spawnSync(bin('tsc'), ['-p', 'soak/tsconfig.json', '--noEmit'], { cwd: root, stdio: 'inherit' }).status === 0 && spawnSync(bin('eslint'), ['soak'], { cwd: root, stdio: 'inherit' }).status === 0;
+  if (check.status !== 0 || !soakCheck) {
     console.log('lint/typecheck failed');
     console.log('0 passed, 1 failed');
     process.exit(1);
@@ -30,5 +33,17 @@ if (existsSync(results)) {
   failed = summary.numFailedTests + summary.numRuntimeErrorTestSuites;
 }
 if (jest.status !== 0 && failed === 0) failed = 1;
+
+// The whole run also soaks: one short seeded chaos run on a single Redis and a
+// smoke run on a three-master Redis Cluster (soak/run.ts; each prints its seed).
+// Each counts as one test. SOAK_SEED picks the seed (default 1).
+if (jestArgs.length === 0) {
+  const seed = process.env.SOAK_SEED ?? '1';
+  for (const args of [['--minutes', '1.5', '--redis', 'single'], ['--minutes', '1', '--redis', 'cluster']]) {
+    const soak = spawnSync(process.execPath, ['--import', 'tsx', 'soak/run.ts', '--seed', seed, ...args], { cwd: root, stdio: 'inherit' });
+    if (soak.status === 0) passed += 1;
+    else failed += 1;
+  }
+}
 console.log(`${passed} passed, ${failed} failed`);
-process.exit(jest.status === 0 && failed === 0 ? 0 : 1);
+process.exit(failed === 0 ? 0 : 1);

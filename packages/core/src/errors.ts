@@ -52,3 +52,23 @@ export class RailInputError extends Error {
     super(message);
   }
 }
+
+// Postgres: admin shutdown or termination (57P01-57P03), and the connection classes (08xxx).
+const LOST_SQLSTATE = /^(57P0[123]|08\d{3})$/;
+// Prisma's codes for a database it cannot reach or whose connection closed.
+const LOST_PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017']);
+const LOST_MESSAGES = /Connection terminated|connection is closed|Connection is closed|ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|CLUSTERDOWN|TRYAGAIN|LOADING|All sentinels are unreachable|Failed to refresh slots cache|Reached the max retries per request limit/;
+
+/**
+ * The error came from losing Postgres or Redis for a moment (a failover, a
+ * restart, a terminated connection), not from the request: the request may be
+ * retried (with its Idempotency-Key, for a write) once the dependency is back.
+ * Looks through causes and Prisma's driver-adapter error.
+ */
+export function isDependencyUnavailable(err: unknown, depth = 0): boolean {
+  if (!err || typeof err !== 'object' || depth > 6) return false;
+  const e = err as { code?: unknown; message?: unknown; cause?: unknown; meta?: { driverAdapterError?: { cause?: unknown } } };
+  if (typeof e.code === 'string' && (LOST_SQLSTATE.test(e.code) || LOST_PRISMA_CODES.has(e.code))) return true;
+  if (typeof e.message === 'string' && LOST_MESSAGES.test(e.message)) return true;
+  return isDependencyUnavailable(e.meta?.driverAdapterError?.cause, depth + 1) || isDependencyUnavailable(e.cause, depth + 1);
+}

@@ -74,7 +74,8 @@ export const utcTimestamp = (date: Date) => date.toISOString();
  * little more than a round trip.
  */
 export async function inSqlTransaction<T>(pool: SqlPool, fn: (client: SqlClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
+  const held = await holdConnection(pool);
+  const { client } = held;
   let broken = false;
   try {
     await client.query('BEGIN');
@@ -87,8 +88,37 @@ export async function inSqlTransaction<T>(pool: SqlPool, fn: (client: SqlClient)
     });
     throw err;
   } finally {
-    client.release(broken);
+    held.release(broken);
   }
+}
+
+export interface HeldConnection {
+  client: SqlClient;
+  /** Back to the pool, or discarded when `broken` or when it died while held. */
+  release: (broken?: boolean) => void;
+}
+
+/**
+ * A pooled connection to hold across awaits. pg-pool listens for a
+ * connection's errors only while it idles in the pool: one that dies while
+ * held between statements (a failover, pg_terminate_backend) emits 'error',
+ * which would end the process. Held this way, its death is noted and the
+ * connection is discarded on release; the next statement on it fails as usual.
+ */
+export async function holdConnection(pool: SqlPool): Promise<HeldConnection> {
+  const client = await pool.connect();
+  let died = false;
+  const onError = () => {
+    died = true;
+  };
+  client.on('error', onError);
+  return {
+    client,
+    release: (broken = false) => {
+      client.removeListener('error', onError);
+      client.release(broken || died);
+    },
+  };
 }
 
 /**

@@ -1,7 +1,7 @@
 // Risk: the plain-pg layer reading what Prisma wrote differently (a timestamp
 // shifted by the process's time zone, a bigint rounded), or a failed
 // transaction leaving half its writes behind.
-import { batchPerTurn, createSqlPool, inSqlTransaction, isSqlStatementRefused, isSqlUniqueViolation, utcTimestamp, type SqlPool } from '../src';
+import { batchPerTurn, createSqlPool, holdConnection, inSqlTransaction, isSqlStatementRefused, isSqlUniqueViolation, utcTimestamp, type SqlPool } from '../src';
 
 let sql: SqlPool;
 let afterTz = () => {};
@@ -135,4 +135,24 @@ test('batchPerTurn oneAtATime: more callers than a batch holds still run one bat
   expect(await Promise.all(all)).toEqual(Array.from({ length: 26 }, (_, i) => i * 10));
   expect(sizes).toEqual([10, 10, 6]);
   expect(mostAtOnce).toBe(1);
+});
+
+test('a held connection that dies between statements (a failover, pg_terminate_backend) does not end the process, and is discarded', async () => {
+  const url = new URL(process.env.COWRIE_TEST_TEMPLATE_URL ?? process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres');
+  url.pathname = '/postgres';
+  const pool = createSqlPool({ databaseUrl: url.toString(), poolSize: 2 });
+  try {
+    const held = await holdConnection(pool);
+    const { rows } = await held.client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    // Terminated from another connection while held and idle: pg emits 'error' on the client, which without a listener is thrown.
+    await sql.query({ text: 'SELECT pg_terminate_backend($1)', values: [rows[0]!.pid] });
+    await new Promise((r) => setTimeout(r, 200));
+    await expect(held.client.query('SELECT 1')).rejects.toThrow();
+    held.release();
+    expect(pool.totalCount).toBe(0);
+    // The pool opens a fresh one.
+    expect((await pool.query<{ one: number }>('SELECT 1 AS one')).rows[0]!.one).toBe(1);
+  } finally {
+    await pool.end();
+  }
 });

@@ -1,5 +1,5 @@
 import type { Logger, TMode } from '@cowrie/core';
-import { utcTimestamp, type SqlPool, type SqlQueryable } from '@cowrie/db';
+import { holdConnection, utcTimestamp, type SqlPool, type SqlQueryable } from '@cowrie/db';
 import { ledgerTransactionFromSql } from '@cowrie/ledger';
 import type { ModeRails } from '@cowrie/rails';
 import { checkPayoutOutcome } from './execute-payout';
@@ -61,7 +61,8 @@ const REQUEUE_PASS_LOCK = 'cowrie:payout-requeue-pass';
  * meanwhile. A replica that dies mid-pass loses its connection, and the lock with it.
  */
 export async function reconcilePayoutsExclusively(pool: SqlPool, options: Omit<ReconcileOptions, 'sql'>) {
-  const client = await pool.connect();
+  const held = await holdConnection(pool);
+  const { client } = held;
   let broken = false;
   try {
     const { rows } = await client.query<{ locked: boolean }>({ text: 'SELECT pg_try_advisory_lock(hashtext($1)) AS "locked"', values: [REQUEUE_PASS_LOCK] });
@@ -75,7 +76,7 @@ export async function reconcilePayoutsExclusively(pool: SqlPool, options: Omit<R
       });
     }
   } finally {
-    client.release(broken);
+    held.release(broken);
   }
 }
 

@@ -1,4 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import { createServer } from 'node:net';
 import Redis from 'ioredis';
 
@@ -35,6 +37,7 @@ export async function startRedisServer(args: string[] = []): Promise<RedisServer
   const start = async () => {
     child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction', ...args], { stdio: 'ignore' });
     const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    probe.on('error', () => undefined);
     for (let i = 0; i < 100; i++) {
       try {
         await probe.connect();
@@ -59,4 +62,42 @@ export async function startRedisServer(args: string[] = []): Promise<RedisServer
   };
   await start();
   return { port, url: `redis://127.0.0.1:${port}`, kill, restart: start, stop: kill };
+}
+
+export interface RedisCluster {
+  /** `host:port,host:port,…`, as REDIS_CLUSTER_NODES takes it. */
+  nodeList: string;
+  /** One per master, each can be killed and restarted (it keeps its slots, its AOF and its nodes.conf). */
+  masters: RedisServer[];
+  stop: () => Promise<void>;
+}
+
+/**
+ * A Redis Cluster of `masters` private redis-servers on free loopback ports,
+ * each with AOF and its own directory under `dir`, joined with
+ * `redis-cli --cluster create` (no replicas: killing a master makes its slots
+ * unavailable until it is back).
+ */
+export async function startRedisCluster(opts: { dir: string; masters?: number }): Promise<RedisCluster> {
+  const masters: RedisServer[] = [];
+  for (let i = 0; i < (opts.masters ?? 3); i++) {
+    const dir = path.join(opts.dir, `node-${i}`);
+    mkdirSync(dir, { recursive: true });
+    masters.push(
+      await startRedisServer([
+        '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-port', String(await freePort()),
+        '--cluster-announce-ip', '127.0.0.1', '--appendonly', 'yes', '--dir', dir,
+      ]),
+    );
+  }
+  const nodes = masters.map((m) => `127.0.0.1:${m.port}`);
+  const created = spawnSync('redis-cli', ['--cluster', 'create', ...nodes, '--cluster-replicas', '0', '--cluster-yes'], { encoding: 'utf8' });
+  if (created.status !== 0) throw new Error(`redis-cli --cluster create failed: ${created.stdout}${created.stderr}`);
+  for (const master of masters) {
+    const probe = new Redis({ port: master.port, host: '127.0.0.1', maxRetriesPerRequest: 1 });
+    probe.on('error', () => undefined);
+    for (let i = 0; i < 200 && !String(await probe.call('CLUSTER', 'INFO')).includes('cluster_state:ok'); i++) await new Promise((r) => setTimeout(r, 50));
+    probe.disconnect();
+  }
+  return { nodeList: nodes.join(','), masters, stop: async () => void (await Promise.all(masters.map((m) => m.stop()))) };
 }

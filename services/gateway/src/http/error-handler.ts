@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { randomUUID } from 'node:crypto';
-import { AppError, errorEnvelope } from '@cowrie/core';
+import { AppError, errorEnvelope, isDependencyUnavailable } from '@cowrie/core';
 
 /** Unknown routes: 404 in the envelope. */
 export const notFoundHandler: RequestHandler = (req, res) => {
@@ -24,7 +24,7 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, next) => {
   const requestId = req.id ?? randomUUID();
   if (err instanceof AppError) {
     if (err.headers) res.set(err.headers);
-    if (err.status >= 500) req.log?.warn({ code: err.code, status: err.status, cause: String(err.cause ?? '') }, err.message);
+    if (err.status >= 500) req.log?.warn({ errorCode: err.code, status: err.status, cause: String(err.cause ?? '') }, err.message);
     res.status(err.status).json(errorEnvelope(err.code, err.message, requestId, err.details));
     return;
   }
@@ -49,6 +49,14 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, next) => {
   const status = parserError.status ?? parserError.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     res.status(status).json(errorEnvelope('invalid_request', 'The request could not be read', requestId));
+    return;
+  }
+  if (isDependencyUnavailable(err)) {
+    // Postgres or Redis was lost for a moment (a failover, a restart): the
+    // interface's 503 provider_error, which a client retries, not a 500.
+    req.log?.warn({ err }, 'a dependency was unavailable; answered 503');
+    res.set('Retry-After', '1');
+    res.status(503).json(errorEnvelope('provider_error', 'A service Cowrie depends on was briefly unavailable; retry the request (with the same Idempotency-Key for a write)', requestId));
     return;
   }
   req.log?.error({ err }, 'unhandled error');

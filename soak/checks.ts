@@ -1,0 +1,92 @@
+// What must hold after the soak, whatever was killed: the ledger whole, every
+// payout settled as the rail says, every event delivered, every verification
+// in a state the interface allows, every answer one it allows.
+import type { PrismaClient } from '@cowrie/db';
+import { auditLedger } from '@cowrie/ledger';
+import type { PaystackStandIn } from '@cowrie/rails/test/paystack-stand-in';
+import type { HttpReceiver } from '@cowrie/testing';
+import { VERIFICATION_STATUSES } from '@cowrie/verification';
+import type { AnswerLog } from './driver';
+
+export interface SoakViolation {
+  rule: string;
+  detail: string;
+}
+
+export interface SoakFigures {
+  payouts: Record<string, number>;
+  railSends: number;
+  events: number;
+  deliveries: number;
+  verifications: Record<string, number>;
+}
+
+export async function checkSoak(opts: {
+  db: PrismaClient;
+  standIn: PaystackStandIn;
+  receivers: HttpReceiver[];
+  answers: AnswerLog;
+  /** Codes the sandbox "sent" per verification reference. */
+  codesSent: (reference: string) => Promise<number>;
+}): Promise<{ violations: SoakViolation[]; figures: SoakFigures }> {
+  const violations: SoakViolation[] = [];
+  const violate = (rule: string, detail: string) => violations.push({ rule, detail });
+
+  // The ledger auditor, and no payout left processing.
+  const audit = await auditLedger(opts.db);
+  for (const v of audit.violations) violate(`ledger: ${v.rule}`, JSON.stringify(v));
+  const payouts = await opts.db.ledgerTransaction.findMany({ where: { direction: 'out' }, select: { id: true, reference: true, status: true } });
+  const payoutCounts: Record<string, number> = {};
+  for (const p of payouts) payoutCounts[p.status] = (payoutCounts[p.status] ?? 0) + 1;
+  for (const p of payouts.filter((p) => p.status === 'processing')) violate('payout left processing', `${p.reference} (id ${p.id})`);
+
+  // The rail's truth: one accepted send per reference at most (the stand-in
+  // refuses a repeat as Paystack does; a repeat that reached it is counted),
+  // and each payout's final status is what the rail did with it.
+  const sends = new Map<string, number>();
+  for (const r of opts.standIn.requests) if (r.method === 'POST' && r.path === '/transfer' && r.body?.reference) sends.set(r.body.reference, (sends.get(r.body.reference) ?? 0) + 1);
+  for (const p of payouts) {
+    const truth = opts.standIn.transfers.get(p.reference);
+    if (p.status === 'completed' && truth?.status !== 'success') violate('completed without the rail paying', `${p.reference}: rail ${truth?.status ?? 'has no transfer'}`);
+    if (p.status === 'failed' && truth?.status === 'success') violate('failed (money refunded) though the rail paid', p.reference);
+  }
+  for (const reference of opts.standIn.transfers.keys()) {
+    if (!payouts.some((p) => p.reference === reference)) violate('the rail paid a transfer no payout has', reference);
+  }
+
+  // Every event reached each endpoint it matches, and the log agrees with the receivers.
+  const events = await opts.db.outboxEvent.findMany({ select: { id: true, workspaceId: true, event: true, relayedAt: true } });
+  const endpoints = await opts.db.webhookEndpoint.findMany({ select: { id: true, workspaceId: true, events: true, active: true } });
+  const deliveries = await opts.db.webhookDelivery.findMany({ select: { deliveryId: true, outboxEventId: true, endpointId: true, ok: true, completedAt: true, attempts: true } });
+  const byPair = new Map(deliveries.map((d) => [`${d.outboxEventId}:${d.endpointId}`, d]));
+  for (const e of events) {
+    if (!e.relayedAt) violate('event never relayed', `${e.event} #${e.id}`);
+    for (const ep of endpoints.filter((ep) => ep.active && ep.workspaceId === e.workspaceId && (ep.events.includes('*') || ep.events.includes(e.event)))) {
+      const d = byPair.get(`${e.id}:${ep.id}`);
+      if (!d) violate('event not dispatched to a matching endpoint', `${e.event} #${e.id} → endpoint ${ep.id}`);
+      else if (!d.completedAt || d.attempts < 1) violate('delivery never attempted to the end', `${d.deliveryId}`);
+    }
+  }
+  const seen = new Set(opts.receivers.flatMap((r) => r.requests.map((q) => String(q.headers['x-cowrie-delivery'] ?? ''))));
+  for (const d of deliveries) if (d.ok === 1 && !seen.has(d.deliveryId)) violate('delivery logged ok but no receiver saw it', d.deliveryId);
+  const logged = new Set(deliveries.map((d) => d.deliveryId));
+  for (const id of seen) if (id && !logged.has(id)) violate('a receiver got a delivery the log does not have', id);
+
+  // Verifications: allowed states, attempts within the maximum, one code sent per start.
+  const verifications = await opts.db.verification.findMany({ select: { reference: true, status: true, attempts: true, maxAttempts: true } });
+  const verificationCounts: Record<string, number> = {};
+  for (const v of verifications) {
+    verificationCounts[v.status] = (verificationCounts[v.status] ?? 0) + 1;
+    if (!(VERIFICATION_STATUSES as readonly string[]).includes(v.status)) violate('verification in a state the interface does not have', `${v.reference}: ${v.status}`);
+    if (v.attempts > v.maxAttempts) violate('verification attempts above the maximum', `${v.reference}: ${v.attempts} > ${v.maxAttempts}`);
+    const sent = await opts.codesSent(v.reference);
+    if (sent > 1) violate('a code delivered more than once for one start', `${v.reference}: ${sent}`);
+  }
+
+  for (const d of opts.answers.disallowed) violate('an answer the interface does not allow', `${d.op}: ${d.status} ${JSON.stringify(d.body).slice(0, 300)}`);
+
+  return {
+    violations,
+    figures: { payouts: payoutCounts, railSends: [...sends.values()].reduce((a, b) => a + b, 0), events: events.length, deliveries: deliveries.length, verifications: verificationCounts },
+  };
+}

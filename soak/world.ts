@@ -1,0 +1,165 @@
+// The soak's world: its own database and Redis, a Paystack stand-in, webhook
+// receivers, and R replicas of the gateway and of each worker as processes it
+// can kill and restart.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import { freePort, startHttpReceiver, startRedisCluster, startRedisServer, type HttpReceiver, type RedisServer } from '@cowrie/testing';
+import { startPaystackStandIn, type PaystackStandIn } from '@cowrie/rails/test/paystack-stand-in';
+import { freshDatabase, root } from '../bench/lib';
+
+export const SERVICES = ['gateway', 'payout-worker', 'verification-dispatcher', 'webhook-sender'] as const;
+export type TService = (typeof SERVICES)[number];
+
+export interface ServiceReplica {
+  service: TService;
+  index: number;
+  /** The gateway's base URL; undefined for workers. */
+  url?: string;
+  child: ChildProcess | null;
+  starts: number;
+  /** The last lines it printed (kept for a failure report). */
+  tail: string[];
+  /** Every error or fatal line it logged. */
+  errors: string[];
+  /** Times it exited on its own (a crash: the soak restarts it, as an orchestrator would). */
+  crashes: number;
+}
+
+/** How often the reconciler runs in the soak; the quiet period at the end is twice it. */
+export const RECONCILE_EVERY_MS = 1000;
+
+export type TRedisMode = 'single' | 'cluster';
+
+export interface World {
+  databaseUrl: string;
+  databaseName: string;
+  /** The single server, or the cluster's masters: each can be killed and restarted with its data. */
+  redisNodes: RedisServer[];
+  standIn: PaystackStandIn;
+  receivers: HttpReceiver[];
+  replicas: ServiceReplica[];
+  env: Record<string, string>;
+  start(replica: ServiceReplica): void;
+  /** SIGKILL; resolves when it is gone. */
+  kill(replica: ServiceReplica): Promise<void>;
+  /** Ends every process and server; drops the database unless `keepDatabase`. */
+  close(opts: { keepDatabase: boolean }): Promise<void>;
+}
+
+export async function createWorld(opts: { seed: number; replicas: number; redis: TRedisMode }): Promise<World> {
+  const databaseName = `cowrie_soak_${opts.seed}_${randomBytes(3).toString('hex')}`;
+  const databaseUrl = await freshDatabase(databaseName);
+  // Its own Redis with AOF (one server, or three masters joined as a Cluster), so it can be killed and restarted with its data.
+  const redisDir = mkdtempSync(path.join(tmpdir(), 'cowrie-soak-redis-'));
+  const cluster = opts.redis === 'cluster' ? await startRedisCluster({ dir: redisDir }) : null;
+  const redisNodes = cluster ? cluster.masters : [await startRedisServer(['--appendonly', 'yes', '--appendfsync', 'always', '--dir', redisDir])];
+  const standIn = await startPaystackStandIn();
+  const receivers = await Promise.all([0, 1, 2].map(() => startHttpReceiver()));
+  const env: Record<string, string> = {
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'warn',
+    LOG_FORMAT: 'json',
+    DATABASE_URL: databaseUrl,
+    DATABASE_POOL_SIZE: '3',
+    ...(cluster ? { REDIS_CLUSTER_NODES: cluster.nodeList } : { REDIS_URL: redisNodes[0]!.url }),
+    QUEUE_PREFIX: '{soak}',
+    REDIS_KEY_PREFIX: 'soak:',
+    PUBLIC_API_RATE_LIMIT: '1000000',
+    VERIFY_RATE_DEST_LIMIT: '1000',
+    VERIFY_RATE_BIZ_LIMIT: '1000000',
+    PAYOUT_RAIL: 'paystack',
+    PAYOUT_PAYSTACK_SECRET_KEY: standIn.secret,
+    PAYOUT_PAYSTACK_BASE_URL: standIn.url,
+    PAYOUT_PAYSTACK_TIMEOUT_MS: '800',
+    PAYOUT_SYNC_WAIT_MS: '1500',
+    PAYOUT_RECONCILE_EVERY_MS: String(RECONCILE_EVERY_MS),
+    PAYOUT_RECONCILE_AFTER_MS: '1500',
+    PAYOUT_UNKNOWN_FIRST_CHECK_MS: '300',
+    PAYOUT_UNKNOWN_MAX_CHECK_MS: '1000',
+    PAYOUT_UNKNOWN_GRACE_MS: '4000',
+    PAYOUT_JOB_LOCK_MS: '5000',
+    VERIFY_SYNC_WAIT_MS: '1000',
+    WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
+    WEBHOOK_TIMEOUT_MS: '1000',
+    WEBHOOK_RELAY_POLL_MS: '200',
+    WEBHOOK_SWEEP_AFTER_MS: '5000',
+    SHUTDOWN_GRACE_MS: '3000',
+  };
+  const replicas: ServiceReplica[] = [];
+  for (const service of SERVICES) {
+    for (let index = 0; index < opts.replicas; index++) {
+      const replica: ServiceReplica = { service, index, child: null, starts: 0, tail: [], errors: [], crashes: 0 };
+      if (service === 'gateway') replica.url = `http://127.0.0.1:${await freePort()}`;
+      replicas.push(replica);
+    }
+  }
+
+  let closing = false;
+  const start = (replica: ServiceReplica) => {
+    const port = replica.url ? new URL(replica.url).port : undefined;
+    const child = spawn(process.execPath, ['--import', 'tsx', `services/${replica.service}/src/main.ts`], {
+      cwd: root,
+      env: { ...process.env, ...env, ...(port ? { PORT: port, HOST: '127.0.0.1' } : {}) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const keep = (chunk: Buffer) => {
+      const lines = String(chunk).split('\n').filter(Boolean);
+      replica.tail.push(...lines);
+      replica.tail.splice(0, Math.max(0, replica.tail.length - 40));
+      replica.errors.push(...lines.filter((line) => /"level":(50|60)/.test(line) || !line.startsWith('{')));
+    };
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
+    replica.child = child;
+    replica.starts += 1;
+    child.once('exit', (code, signal) => {
+      if (replica.child !== child || closing) return;
+      replica.crashes += 1;
+      replica.errors.push(`exited on its own (${signal ?? code})`);
+      replica.child = null;
+      setTimeout(() => !closing && !replica.child && start(replica), 500);
+    });
+  };
+  const kill = async (replica: ServiceReplica) => {
+    const child = replica.child;
+    replica.child = null;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    await new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGKILL');
+    });
+  };
+  for (const replica of replicas) start(replica);
+
+  return {
+    databaseUrl,
+    databaseName,
+    redisNodes,
+    standIn,
+    receivers,
+    replicas,
+    env,
+    start,
+    kill,
+    async close({ keepDatabase }) {
+      closing = true;
+      await Promise.all(replicas.map(kill));
+      await standIn.close();
+      await Promise.all(receivers.map((r) => r.close()));
+      await Promise.all(redisNodes.map((node) => node.stop()));
+      rmSync(redisDir, { recursive: true, force: true });
+      if (!keepDatabase) {
+        const admin = new URL(databaseUrl);
+        admin.pathname = '/postgres';
+        const client = new Client({ connectionString: admin.toString() });
+        await client.connect();
+        await client.query(`DROP DATABASE IF EXISTS "${databaseName}" WITH (FORCE)`);
+        await client.end();
+      }
+    },
+  };
+}
