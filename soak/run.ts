@@ -42,12 +42,15 @@ interface Fault {
   kind: 'kill service' | 'restart redis' | 'terminate postgres connections' | 'pause rail';
 }
 
-/** The fault schedule, from the seed alone: process kills every 20-60 s, Redis every 90-180 s, Postgres connections every 30-60 s, a rail pause every 60-120 s. */
+/** The fault schedule, from the seed alone: process kills every 20-60 s, Redis every 90-180 s, Postgres connections every 30-60 s, a rail pause every 60-120 s; each at least once. */
 function faultSchedule(durationMs: number): Fault[] {
   const rng = seededRandom(seed);
   const faults: Fault[] = [];
   const every = (kind: Fault['kind'], min: number, max: number) => {
+    const before = faults.length;
     for (let at = rng.int(min, max) * 1000; at < durationMs; at += rng.int(min, max) * 1000) faults.push({ at, kind });
+    // A run shorter than the interval still meets each fault once, somewhere in its middle half.
+    if (faults.length === before) faults.push({ at: Math.round(durationMs * (0.25 + rng.next() / 2)), kind });
   };
   every('kill service', 20, 60);
   every('restart redis', 90, 180);
