@@ -33,15 +33,21 @@ export async function freePort(): Promise<number> {
 }
 
 /** Drops and re-creates a database, then migrates it with the project's tool. */
-export async function freshDatabase(name: string): Promise<string> {
-  const base = new URL(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/cowrie');
-  const admin = new URL(base);
+const baseDatabaseUrl = () => new URL(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/cowrie');
+
+/** Drops a database of this Postgres, connections and all. */
+export async function dropDatabase(name: string): Promise<void> {
+  const admin = baseDatabaseUrl();
   admin.pathname = '/postgres';
   const client = new Client({ connectionString: admin.toString() });
   await client.connect();
   await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
   await client.end();
-  const url = new URL(base);
+}
+
+export async function freshDatabase(name: string): Promise<string> {
+  await dropDatabase(name);
+  const url = baseDatabaseUrl();
   url.pathname = `/${name}`;
   const migrated = spawnSync(process.execPath, ['--experimental-wasm-modules', '--no-warnings', 'packages/db/migrate/cli.mjs', 'apply'], {
     cwd: root,

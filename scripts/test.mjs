@@ -13,9 +13,12 @@ const bin = (name) => path.join(root, 'node_modules/.bin', name);
 
 if (jestArgs.length === 0) {
   const check = spawnSync(bin('turbo'), ['run', 'lint', 'typecheck', '--output-logs=errors-only'], { cwd: root, stdio: 'inherit' });
-  // The soak is no workspace package: it is checked here.
-  const soakCheck = check.status === 0 && spawnSync(bin('tsc'), ['-p', 'soak/tsconfig.json', '--noEmit'], { cwd: root, stdio: 'inherit' }).status === 0 && spawnSync(bin('eslint'), ['soak'], { cwd: root, stdio: 'inherit' }).status === 0;
-  if (check.status !== 0 || !soakCheck) {
+  // The soak and the benchmark are no workspace packages: they are checked here.
+  const toolsCheck =
+    check.status === 0 &&
+    ['soak', 'bench'].every((dir) => spawnSync(bin('tsc'), ['-p', `${dir}/tsconfig.json`, '--noEmit'], { cwd: root, stdio: 'inherit' }).status === 0) &&
+    spawnSync(bin('eslint'), ['soak', 'bench'], { cwd: root, stdio: 'inherit' }).status === 0;
+  if (check.status !== 0 || !toolsCheck) {
     console.log('lint/typecheck failed');
     console.log('0 passed, 1 failed');
     process.exit(1);

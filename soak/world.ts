@@ -6,10 +6,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { Client } from 'pg';
 import { freePort, startHttpReceiver, startRedisCluster, startRedisServer, type HttpReceiver, type RedisServer } from '@cowrie/testing';
 import { startPaystackStandIn, type PaystackStandIn } from '@cowrie/rails/test/paystack-stand-in';
-import { freshDatabase, root } from '../bench/lib';
+import { dropDatabase, freshDatabase, root } from '../bench/lib';
 
 export const SERVICES = ['gateway', 'payout-worker', 'verification-dispatcher', 'webhook-sender'] as const;
 export type TService = (typeof SERVICES)[number];
@@ -152,14 +151,7 @@ export async function createWorld(opts: { seed: number; replicas: number; redis:
       await Promise.all(receivers.map((r) => r.close()));
       await Promise.all(redisNodes.map((node) => node.stop()));
       rmSync(redisDir, { recursive: true, force: true });
-      if (!keepDatabase) {
-        const admin = new URL(databaseUrl);
-        admin.pathname = '/postgres';
-        const client = new Client({ connectionString: admin.toString() });
-        await client.connect();
-        await client.query(`DROP DATABASE IF EXISTS "${databaseName}" WITH (FORCE)`);
-        await client.end();
-      }
+      if (!keepDatabase) await dropDatabase(databaseName);
     },
   };
 }

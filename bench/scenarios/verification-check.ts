@@ -33,7 +33,7 @@ export async function verificationCheck(): Promise<ScenarioResult> {
   for (let i = 0; i < VERIFICATIONS; i += 8) {
     const created = await Promise.all(
       Array.from({ length: Math.min(8, VERIFICATIONS - i) }, (_, j) =>
-        createVerification(sql, config, { workspaceId: workspace.id, channel: 'email', destination: `check-${i + j}@example.com`, code: CODE }),
+        createVerification(sql, config, { workspaceId: workspace.id, mode: 'live', channel: 'email', destination: `check-${i + j}@example.com`, code: CODE }),
       ),
     );
     references.push(...created.map((c) => c.verification.reference));

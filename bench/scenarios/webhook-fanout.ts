@@ -160,6 +160,7 @@ export async function webhookFanout(): Promise<ScenarioResult> {
         workspaceId: workspace.id,
         input: { url: `http://127.0.0.1:${receiver.port}/hooks/${i}`, events: ['*'] },
         encryptionKey: BENCH_ENCRYPTION_KEY,
+        maxEndpoints: FAN_OUT,
         policy,
       });
     }
