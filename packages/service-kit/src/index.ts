@@ -3,3 +3,4 @@ export * from './run-service';
 export * from './dependencies';
 export * from './metrics-port';
 export * from './polling-loop';
+export * from './unhandled-rejections';

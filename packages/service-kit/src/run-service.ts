@@ -1,4 +1,5 @@
 import type { Logger } from '@cowrie/core';
+import { handleUnhandledRejections } from './unhandled-rejections';
 
 export interface RunningService {
   stop: () => Promise<void>;
@@ -12,6 +13,7 @@ export interface RunningService {
 export function runService(name: string, start: () => Promise<{ service: RunningService; logger: Logger; graceMs: number }>) {
   start()
     .then(({ service, logger, graceMs }) => {
+      handleUnhandledRejections(logger);
       let stopping = false;
       const stop = (signal: string) => {
         if (stopping) return;

@@ -54,7 +54,7 @@ export function createGatewayDeps(config: TConfig, logger = createServiceLogger(
     const connection = createRedis(config, { forBullmq: true, name: `gateway-events-${name}` });
     connections.push(connection);
     const queueEvents = new QueueEvents(name, { connection, prefix: config.QUEUE_PREFIX });
-    // Every request waiting on a job (waitUntilFinished) listens here; many wait at once.
+    // Every request waiting on a job (waitForJob) listens here; many wait at once.
     queueEvents.setMaxListeners(0);
     return queueEvents;
   };
@@ -66,8 +66,6 @@ export function createGatewayDeps(config: TConfig, logger = createServiceLogger(
     verificationEvents: events(verificationsQueue.name),
     webhookEvents: events(webhooksQueue.name),
   };
-  // waitUntilFinished also listens for its queue closing: one listener per waiting request.
-  for (const queue of [queues.payouts, queues.verifications, queues.webhooks]) queue.setMaxListeners(0);
   const sql = createSqlPool({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, logger });
   const metrics = createMetrics({ service: 'gateway', processMetrics: options.processMetrics ?? false });
   metrics.watchQueues([queues.payouts, queues.verifications, queues.webhooks]);

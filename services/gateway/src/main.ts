@@ -1,5 +1,6 @@
 import { loadConfig, createServiceLogger, railsByMode } from '@cowrie/core';
 import { purgeExpiredIdempotencyRecords } from '@cowrie/api-limits';
+import { handleUnhandledRejections } from '@cowrie/service-kit';
 import { createApp } from './app';
 import { closeGatewayDeps, createGatewayDeps } from './deps';
 import { Lifecycle } from './http/lifecycle';
@@ -7,6 +8,7 @@ import { Lifecycle } from './http/lifecycle';
 async function main() {
   const config = loadConfig();
   const logger = createServiceLogger(config, 'gateway');
+  handleUnhandledRejections(logger);
   const deps = createGatewayDeps(config, logger, { processMetrics: true });
   const lifecycle = new Lifecycle();
   const app = createApp(deps, { lifecycle });

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import { AppError, enqueue, parseAmount, payoutJobId, payoutsQueue } from '@cowrie/core';
+import { AppError, enqueue, parseAmount, payoutJobId, payoutsQueue, waitForJob } from '@cowrie/core';
 import {
   TRANSACTION_STATUSES,
   createBeneficiary,
@@ -178,11 +178,11 @@ export function registerPayoutRoutes(v1: RouteMount, deps: GatewayDeps) {
       try {
         const job = await enqueue(deps.queues.payouts, payoutsQueue, 'payout.execute', { transactionId: id }, { jobId: payoutJobId(payout.transaction) });
         if (deps.config.PAYOUT_SYNC_WAIT_MS > 0) {
-          answer = payoutAnswerFromOutcome((await job.waitUntilFinished(deps.queues.payoutEvents, deps.config.PAYOUT_SYNC_WAIT_MS)) as TPayoutOutcome | null);
+          const waited = await waitForJob<TPayoutOutcome | null>(deps.queues.payouts, deps.queues.payoutEvents, job, deps.config.PAYOUT_SYNC_WAIT_MS);
+          if (waited.finished === 'completed') answer = payoutAnswerFromOutcome(waited.value);
         }
       } catch (err) {
-        // Not finished in time, a retry pending, or Redis unreachable (the reconciler
-        // queues it later): Postgres says where the payout stands.
+        // Redis unreachable (the reconciler queues it later): Postgres says where the payout stands.
         req.log.info({ transactionId: id, reason: (err as Error).message }, 'payout outcome read from Postgres');
       }
     }

@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import { z } from 'zod';
-import { AppError, enqueue, verificationJobId, verificationsQueue } from '@cowrie/core';
+import { AppError, enqueue, verificationJobId, verificationsQueue, waitForJob } from '@cowrie/core';
 import {
   VERIFICATION_CHANNELS,
   ZCheckVerificationRequest,
@@ -120,14 +120,14 @@ export function registerVerificationRoutes(v1: RouteMount, deps: GatewayDeps) {
       // Postgres is the answer.
       let delivery: TDeliveryOutcome | undefined;
       if (config.VERIFY_SYNC_WAIT_MS > 0) {
-        try {
-          delivery = (await job.waitUntilFinished(queues.verificationEvents, config.VERIFY_SYNC_WAIT_MS)) as TDeliveryOutcome;
-        } catch (err) {
+        const waited = await waitForJob<TDeliveryOutcome>(queues.verifications, queues.verificationEvents, job, config.VERIFY_SYNC_WAIT_MS);
+        if (waited.finished === 'completed') delivery = waited.value;
+        else {
           const state = await job.getState().catch(() => 'unknown');
           if (state === 'failed') {
             // The handler itself crashed (not a provider refusal, which it records):
             // the code was not delivered and the job is not retried.
-            req.log.warn({ reference, err: { message: (err as Error).message } }, 'code delivery job failed');
+            req.log.warn({ reference, err: { message: waited.finished === 'failed' ? waited.reason : 'failed' } }, 'code delivery job failed');
             await markDeliveryFailed(deps.sql, verification.id, 'the delivery worker failed');
           } else {
             req.log.warn({ reference, state }, 'code delivery still running; answering from the row');

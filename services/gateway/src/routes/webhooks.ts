@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { enqueue, webhooksQueue } from '@cowrie/core';
+import { enqueue, waitForJob, webhooksQueue } from '@cowrie/core';
 import {
   ZCreateWebhookEndpoint,
   ZListWebhookDeliveriesQuery,
@@ -165,7 +165,7 @@ export function registerWebhookRoutes(app: RouteMount, deps: GatewayDeps) {
       refuseOverBudget(await hitWebhookTestBudget(deps.redis, { keyPrefix: deps.config.REDIS_KEY_PREFIX, endpoint, limit: deps.config.WEBHOOK_TEST_RATE_LIMIT }));
       const ping = await createPingDelivery(deps.db, { workspaceId: sessionOf(req).workspaceId, mode: sessionOf(req).mode, endpointId });
       const job = await enqueue(deps.queues.webhooks, webhooksQueue, 'webhook.deliver', { deliveryId: ping.deliveryId }, { jobId: deliveryJobId(ping.deliveryId) });
-      const outcome = await waitForOutcome(deps, ping.deliveryId, () => job.waitUntilFinished(deps.queues.webhookEvents, pingWaitMs), pingWaitMs);
+      const outcome = await waitForOutcome(deps, ping.deliveryId, () => waitForJob(deps.queues.webhooks, deps.queues.webhookEvents, job, pingWaitMs), pingWaitMs);
       sendData(req, res, 200, {
         delivery_id: outcome ? Number(outcome.id) : 0,
         endpoint_id: endpointId,
