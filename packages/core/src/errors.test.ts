@@ -15,6 +15,8 @@ test('lost Postgres and Redis connections are recognised, through causes and Pri
   expect(isDependencyUnavailable(new Error('Connection is closed.'))).toBe(true);
   expect(isDependencyUnavailable(new Error('failed', { cause: Object.assign(new Error('x'), { code: 'ECONNREFUSED', message: 'connect ECONNREFUSED 127.0.0.1:6379' }) }))).toBe(true);
   expect(isDependencyUnavailable(new Error('CLUSTERDOWN The cluster is down'))).toBe(true);
+  // A Cluster master restarting: the slot's owner moves or is gone until ioredis gives up.
+  expect(isDependencyUnavailable(new Error('Too many Cluster redirections. Last error: ReplyError: MOVED 2853 127.0.0.1:35987'))).toBe(true);
 });
 
 test('a refusal, a bug or an API error is not an outage', () => {

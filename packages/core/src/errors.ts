@@ -57,7 +57,7 @@ export class RailInputError extends Error {
 const LOST_SQLSTATE = /^(57P0[123]|08\d{3})$/;
 // Prisma's codes for a database it cannot reach or whose connection closed.
 const LOST_PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017']);
-const LOST_MESSAGES = /Connection terminated|connection is closed|Connection is closed|ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|CLUSTERDOWN|TRYAGAIN|LOADING|All sentinels are unreachable|Failed to refresh slots cache|Reached the max retries per request limit/;
+const LOST_MESSAGES = /Too many Cluster redirections|Connection terminated|connection is closed|Connection is closed|ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|CLUSTERDOWN|TRYAGAIN|LOADING|All sentinels are unreachable|Failed to refresh slots cache|Reached the max retries per request limit/;
 
 /**
  * The error came from losing Postgres or Redis for a moment (a failover, a
