@@ -1,14 +1,15 @@
 // The soak's world: its own database and Redis, a Paystack stand-in, webhook
 // receivers, and R replicas of the gateway and of each worker as processes it
 // can kill and restart.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { freePort, startHttpReceiver, startRedisCluster, startRedisServer, type HttpReceiver, type RedisServer } from '@cowrie/testing';
+import { loadConfig } from '@cowrie/core';
+import { freePort, spawnServiceProcess, startHttpReceiver, startRedisCluster, startRedisServer, type HttpReceiver, type RedisServer } from '@cowrie/testing';
 import { startPaystackStandIn, type PaystackStandIn } from '@cowrie/rails/test/paystack-stand-in';
-import { dropDatabase, freshDatabase, root } from '../bench/lib';
+import { dropDatabase, freshDatabase } from '../bench/lib';
 
 export const SERVICES = ['gateway', 'payout-worker', 'verification-dispatcher', 'webhook-sender'] as const;
 export type TService = (typeof SERVICES)[number];
@@ -97,14 +98,11 @@ export async function createWorld(opts: { seed: number; replicas: number; redis:
     }
   }
 
+  const config = loadConfig(env);
   let closing = false;
   const start = (replica: ServiceReplica) => {
     const port = replica.url ? new URL(replica.url).port : undefined;
-    const child = spawn(process.execPath, ['--import', 'tsx', `services/${replica.service}/src/main.ts`], {
-      cwd: root,
-      env: { ...process.env, ...env, ...(port ? { PORT: port, HOST: '127.0.0.1' } : {}) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const { child } = spawnServiceProcess(config, replica.service, { ...env, ...(port ? { PORT: port, HOST: '127.0.0.1' } : {}) });
     const keep = (chunk: Buffer) => {
       const lines = String(chunk).split('\n').filter(Boolean);
       replica.tail.push(...lines);

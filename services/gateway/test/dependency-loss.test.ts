@@ -1,0 +1,30 @@
+// Risk: a request that loses Redis or Postgres midway answered 500, a status
+// the interface does not have, instead of its 503 provider_error, which a
+// client retries (with its Idempotency-Key for a write).
+import { createWorkspaceWithKey, startRedisServer, type RedisServer } from '@cowrie/testing';
+import { call, startTestGateway } from './start-test-gateway';
+
+let redis: RedisServer;
+let gw: Awaited<ReturnType<typeof startTestGateway>>;
+beforeAll(async () => {
+  redis = await startRedisServer();
+  gw = await startTestGateway({ REDIS_URL: redis.url });
+});
+afterAll(async () => {
+  await gw.close();
+  await redis.stop();
+});
+
+test('Redis gone: a /v1 request is 503 provider_error with Retry-After, never a 500, and answers again once Redis is back', async () => {
+  const { key } = await createWorkspaceWithKey(gw.env.db);
+  expect((await call(gw.url, 'GET', '/v1/balances', { token: key })).status).toBe(200);
+  await redis.kill();
+  const res = await call(gw.url, 'GET', '/v1/balances', { token: key });
+  expect(res.status).toBe(503);
+  expect(res.headers.get('retry-after')).toBe('1');
+  expect(res.body.error.code).toBe('provider_error');
+  expect(JSON.stringify(res.body)).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|redis/i);
+  await redis.restart();
+  for (let i = 0; i < 50 && (await call(gw.url, 'GET', '/v1/balances', { token: key })).status !== 200; i++) await new Promise((r) => setTimeout(r, 100));
+  expect((await call(gw.url, 'GET', '/v1/balances', { token: key })).status).toBe(200);
+});
