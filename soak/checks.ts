@@ -2,11 +2,13 @@
 // payout settled as the rail says, every event delivered, every verification
 // in a state the interface allows, every answer one it allows.
 import type { PrismaClient } from '@cowrie/db';
+import { Decimal } from '@cowrie/core';
 import { auditLedger } from '@cowrie/ledger';
 import type { PaystackStandIn } from '@cowrie/rails/test/paystack-stand-in';
 import type { HttpReceiver } from '@cowrie/testing';
 import { VERIFICATION_STATUSES } from '@cowrie/verification';
-import type { AnswerLog } from './driver';
+import type { TermiiRequest } from '@cowrie/verification/test/termii-stand-in';
+import type { AnswerLog, InboundSent, PingAnswer } from './driver';
 
 export interface SoakViolation {
   rule: string;
@@ -19,15 +21,27 @@ export interface SoakFigures {
   events: number;
   deliveries: number;
   verifications: Record<string, number>;
+  inboundCredits: number;
+  inboundHeld: number;
+  pings: number;
+  smsSent: number;
 }
 
 export async function checkSoak(opts: {
   db: PrismaClient;
   standIn: PaystackStandIn;
+  /** The receivers behind the stable endpoints. */
   receivers: HttpReceiver[];
+  /** The receiver behind the endpoints the driver created, changed and deleted. */
+  churnReceiver: HttpReceiver;
+  stableEndpointIds: number[];
   answers: AnswerLog;
-  /** Codes the sandbox "sent" per verification reference. */
+  /** Codes the sandbox "sent" per verification reference (email). */
   codesSent: (reference: string) => Promise<number>;
+  /** What reached a phone through the SMS stand-in (one phone per start). */
+  smsDelivered: TermiiRequest[];
+  inbound: InboundSent[];
+  pings: PingAnswer[];
 }): Promise<{ violations: SoakViolation[]; figures: SoakFigures }> {
   const violations: SoakViolation[] = [];
   const violate = (rule: string, detail: string) => violations.push({ rule, detail });
@@ -54,23 +68,34 @@ export async function checkSoak(opts: {
     if (!payouts.some((p) => p.reference === reference)) violate('the rail paid a transfer no payout has', reference);
   }
 
-  // Every event reached each endpoint it matches, and the log agrees with the receivers.
+  // Every event reached each stable endpoint (they match every event and never
+  // change), each churned endpoint's deliveries ran to the end, and the log
+  // agrees with the receivers.
+  const stable = new Set(opts.stableEndpointIds);
   const events = await opts.db.outboxEvent.findMany({ select: { id: true, workspaceId: true, event: true, relayedAt: true } });
   const endpoints = await opts.db.webhookEndpoint.findMany({ select: { id: true, workspaceId: true, events: true, active: true } });
-  const deliveries = await opts.db.webhookDelivery.findMany({ select: { deliveryId: true, outboxEventId: true, endpointId: true, ok: true, completedAt: true, attempts: true } });
+  const deliveries = await opts.db.webhookDelivery.findMany({ select: { id: true, deliveryId: true, outboxEventId: true, endpointId: true, ok: true, completedAt: true, attempts: true } });
   const byPair = new Map(deliveries.map((d) => [`${d.outboxEventId}:${d.endpointId}`, d]));
   for (const e of events) {
     if (!e.relayedAt) violate('event never relayed', `${e.event} #${e.id}`);
-    for (const ep of endpoints.filter((ep) => ep.active && ep.workspaceId === e.workspaceId && (ep.events.includes('*') || ep.events.includes(e.event)))) {
+    for (const ep of endpoints.filter((ep) => stable.has(ep.id) && ep.active && ep.workspaceId === e.workspaceId && (ep.events.includes('*') || ep.events.includes(e.event)))) {
       const d = byPair.get(`${e.id}:${ep.id}`);
       if (!d) violate('event not dispatched to a matching endpoint', `${e.event} #${e.id} → endpoint ${ep.id}`);
       else if (!d.completedAt || d.attempts < 1) violate('delivery never attempted to the end', `${d.deliveryId}`);
     }
   }
-  const seen = new Set(opts.receivers.flatMap((r) => r.requests.map((q) => String(q.headers['x-cowrie-delivery'] ?? ''))));
+  for (const d of deliveries) if (!d.completedAt) violate('delivery never finished', d.deliveryId);
+  const deliveryIdOf = (q: HttpReceiver['requests'][number]) => String(q.headers['x-cowrie-delivery'] ?? '');
+  const seen = new Set([...opts.receivers, opts.churnReceiver].flatMap((r) => r.requests.map(deliveryIdOf)));
   for (const d of deliveries) if (d.ok === 1 && !seen.has(d.deliveryId)) violate('delivery logged ok but no receiver saw it', d.deliveryId);
+  // A deleted endpoint takes its log rows with it, so only the stable receivers are held to this.
   const logged = new Set(deliveries.map((d) => d.deliveryId));
-  for (const id of seen) if (id && !logged.has(id)) violate('a receiver got a delivery the log does not have', id);
+  for (const id of new Set(opts.receivers.flatMap((r) => r.requests.map(deliveryIdOf)))) if (id && !logged.has(id)) violate('a receiver got a delivery the log does not have', id);
+  const rowIds = new Map(deliveries.map((d) => [String((d as { id?: bigint }).id), d]));
+  for (const p of opts.pings.filter((p) => p.stable && p.ok)) {
+    const row = rowIds.get(String(p.deliveryId));
+    if (!row || row.ok !== 1) violate('a test ping answered ok that the log does not show ok', `delivery ${p.deliveryId} → endpoint ${p.endpointId}`);
+  }
 
   // Verifications: allowed states, attempts within the maximum, one code sent per start.
   const verifications = await opts.db.verification.findMany({ select: { reference: true, status: true, attempts: true, maxAttempts: true } });
@@ -83,10 +108,46 @@ export async function checkSoak(opts: {
     if (sent > 1) violate('a code delivered more than once for one start', `${v.reference}: ${sent}`);
   }
 
+  const perPhone = new Map<string, number>();
+  for (const m of opts.smsDelivered) perPhone.set(String(m.body.to ?? m.body.phone_number), (perPhone.get(String(m.body.to ?? m.body.phone_number)) ?? 0) + 1);
+  for (const [phone, n] of perPhone) if (n > 1) violate('a code delivered more than once for one start', `sms to ${phone}: ${n}`);
+
+  // Money in: an acknowledged notification that should credit credited exactly
+  // once, for its amount, to its business; one that should not, did not; none
+  // credited twice, however often it was sent.
+  const credits = await opts.db.ledgerTransaction.findMany({ where: { category: 'collection' }, select: { idempotencyKey: true, workspaceId: true, amount: true } });
+  const creditsByKey = new Map<string, typeof credits>();
+  for (const c of credits) creditsByKey.set(c.idempotencyKey, [...(creditsByKey.get(c.idempotencyKey) ?? []), c]);
+  const byReference = new Map<string, InboundSent>();
+  for (const sent of opts.inbound) {
+    const prior = byReference.get(sent.reference);
+    byReference.set(sent.reference, prior ? { ...prior, acknowledged: prior.acknowledged || sent.acknowledged } : sent);
+  }
+  for (const sent of byReference.values()) {
+    const found = creditsByKey.get(`inbound:paystack:${sent.reference}`) ?? [];
+    if (found.length > 1) violate('an inbound transfer credited more than once', `${sent.reference}: ${found.length}`);
+    if (!sent.acknowledged) continue;
+    if (sent.expect === 'credited') {
+      const credit = found[0];
+      if (!credit) violate('an acknowledged inbound transfer never credited', sent.reference);
+      else if (credit.workspaceId !== sent.workspaceId || !new Decimal(credit.amount.toString()).equals(new Decimal(sent.amountKobo).div(100))) violate('an inbound transfer credited the wrong business or amount', `${sent.reference}: ${credit.workspaceId} ${credit.amount.toString()}`);
+    } else if (found.length) violate('an inbound transfer that matches nothing was credited', sent.reference);
+  }
+
   for (const d of opts.answers.disallowed) violate('an answer the interface does not allow', `${d.op}: ${d.status} ${JSON.stringify(d.body).slice(0, 300)}`);
 
   return {
     violations,
-    figures: { payouts: payoutCounts, railSends: [...sends.values()].reduce((a, b) => a + b, 0), events: events.length, deliveries: deliveries.length, verifications: verificationCounts },
+    figures: {
+      payouts: payoutCounts,
+      railSends: [...sends.values()].reduce((a, b) => a + b, 0),
+      events: events.length,
+      deliveries: deliveries.length,
+      verifications: verificationCounts,
+      inboundCredits: credits.length,
+      inboundHeld: [...byReference.values()].filter((s) => s.acknowledged && s.expect === 'not credited').length,
+      pings: opts.pings.length,
+      smsSent: opts.smsDelivered.length,
+    },
   };
 }

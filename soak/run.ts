@@ -9,7 +9,7 @@ import { Client } from 'pg';
 import { createRedis, Decimal, encryptSecret, loadConfig } from '@cowrie/core';
 import { createDb } from '@cowrie/db';
 import { creditWallet } from '@cowrie/ledger';
-import { createWorkspaceWithKey, seededRandom, waitFor } from '@cowrie/testing';
+import { createUserFor, createWorkspaceWithKey, seededRandom, waitFor } from '@cowrie/testing';
 import { readSandboxMessages, sandboxOutbox } from '@cowrie/verification';
 import { checkSoak } from './checks';
 import { startDriver, type Business } from './driver';
@@ -92,9 +92,12 @@ async function injectFault(world: World, fault: Fault, rng: ReturnType<typeof se
       world.standIn.options.verifyDown = true;
       const behaviour = world.standIn.options.behaviour;
       world.standIn.options.behaviour = () => ({ record: false, answer: 'hang' });
+      // The collection rail takes every request and answers only when the pause ends.
+      const release = world.collectionStandIn.holdAnswers();
       setTimeout(() => {
         world.standIn.options.verifyDown = false;
         world.standIn.options.behaviour = behaviour;
+        release();
       }, ms);
       return;
     }
@@ -119,7 +122,17 @@ async function main() {
       if (roll < 0.14) return { record: true, answer: 'hang', visibleAfterMs: 2000 };
       if (roll < 0.18) return { record: false, answer: 'hang' };
       if (roll < 0.24) return { record: true, answer: 'ok', visibleAfterMs: 1500 };
+      // Pending at first, settled later by the rail: paid, failed or reversed.
+      if (roll < 0.3) return { record: true, answer: 'ok', settle: { afterMs: 500 + Math.floor(roll * 40_000), status: roll < 0.27 ? 'success' : roll < 0.285 ? 'failed' : 'reversed' } };
       return undefined;
+    };
+    // The SMS provider: seeded by the phone (one per start): refusals, answers that hang after sending, slow answers.
+    world.termii.reply = ({ body }) => {
+      const roll = seededRandom(seed ^ hash(String(body.to ?? body.phone_number))).next();
+      if (roll < 0.05) return { status: 500, body: { message: 'Service temporarily unavailable' }, delivered: false };
+      if (roll < 0.08) return 'hang';
+      if (roll < 0.2) return { delayMs: 200 + Math.floor(roll * 5000) };
+      return {};
     };
 
     const businesses: Business[] = [];
@@ -128,10 +141,13 @@ async function main() {
       await db.$transaction((tx) =>
         creditWallet(tx, { workspaceId: workspace.id, currency: 'NGN', amount: new Decimal('1000000000'), category: 'adjustment', channel: 'adjustment', title: 'Soak funding', description: 'soak funding', provider: 'operator' }),
       );
+      const stableEndpoints: number[] = [];
       for (const receiver of world.receivers) {
-        await db.webhookEndpoint.create({ data: { workspaceId: workspace.id, url: `${receiver.url}/hook`, events: ['*'], secretEncrypted: encryptSecret(`soak-secret-${i}`, config.ENCRYPTION_KEY) } });
+        const endpoint = await db.webhookEndpoint.create({ data: { workspaceId: workspace.id, url: `${receiver.url}/hook`, events: ['*'], secretEncrypted: encryptSecret(`soak-secret-${i}`, config.ENCRYPTION_KEY) } });
+        stableEndpoints.push(endpoint.id);
       }
-      businesses.push({ workspaceId: workspace.id, key });
+      const user = await createUserFor(db, workspace.id, `soak-owner-${i}@example.com`);
+      businesses.push({ workspaceId: workspace.id, key, session: '', beneficiaryIds: [], churnEndpoints: [], stableEndpoints, user });
     }
     // Receivers: one reliable, one slow, one that fails a third of the time.
     const receiverRng = seededRandom(seed + 7);
@@ -140,6 +156,21 @@ async function main() {
 
     const gateways = () => world.replicas.filter((r) => r.service === 'gateway');
     await Promise.all(gateways().map((g) => waitFor(async () => (await fetch(`${g.url}/healthz`).catch(() => null))?.ok, 60_000, 200)));
+    // Each business signs in to the dashboard and saves two beneficiaries, through the API.
+    const gatewayUrl = gateways()[0]!.url!;
+    const post = async (path: string, token: string, body: unknown) => {
+      const res = await fetch(`${gatewayUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const json = (await res.json()) as { data: Record<string, unknown> };
+      if (!res.ok) throw new Error(`setup ${path}: ${res.status} ${JSON.stringify(json)}`);
+      return json.data;
+    };
+    for (const business of businesses) {
+      business.session = String((await post('/auth/login', '', { email: business.user.email, password: business.user.password })).token);
+      for (const n of [1, 2]) {
+        const beneficiary = await post('/v1/beneficiaries', business.key, { name: `Soak Beneficiary ${n}`, account_number: String(2_000_000_000 + business.workspaceId * 10 + n), bank_code: '058', currency: 'NGN' });
+        business.beneficiaryIds.push(Number(beneficiary.id));
+      }
+    }
     say('every gateway answers; driving traffic');
 
     const outbox = sandboxOutbox(redis, config);
@@ -148,7 +179,13 @@ async function main() {
       lanes: Number(values.lanes),
       businesses,
       gateways,
-      readCode: async (destination, reference) => (await readSandboxMessages(outbox, destination).catch(() => [])).find((m) => m.reference === reference)?.code ?? null,
+      readEmailCode: async (destination, reference) => (await readSandboxMessages(outbox, destination).catch(() => [])).find((m) => m.reference === reference)?.code ?? null,
+      readSmsCode: (destination) => {
+        const sent = world.termii.delivered.find((m) => m.body.to === destination.slice(1));
+        return /verification code is (\d+)\./.exec(String(sent?.body.sms ?? ''))?.[1] ?? null;
+      },
+      collectionSecret: world.collectionSecret,
+      churnReceiverUrl: world.churnReceiver.url,
     });
 
     const durationMs = minutes * 60_000;
@@ -183,7 +220,18 @@ async function main() {
     for (const key of outboxKeys) {
       for (const m of await readSandboxMessages(outbox, key.slice(`${config.REDIS_KEY_PREFIX}sandbox:verify:`.length))) sent.set(m.reference, (sent.get(m.reference) ?? 0) + 1);
     }
-    const { violations, figures } = await checkSoak({ db, standIn: world.standIn, receivers: world.receivers, answers: driver.log, codesSent: async (reference) => sent.get(reference) ?? 0 });
+    const { violations, figures } = await checkSoak({
+      db,
+      standIn: world.standIn,
+      receivers: world.receivers,
+      churnReceiver: world.churnReceiver,
+      stableEndpointIds: businesses.flatMap((b) => b.stableEndpoints),
+      answers: driver.log,
+      codesSent: async (reference) => sent.get(reference) ?? 0,
+      smsDelivered: world.termii.delivered,
+      inbound: driver.inbound,
+      pings: driver.pings,
+    });
     for (const r of world.replicas) if (r.crashes) violations.push({ rule: 'a service process crashed', detail: `${r.service}#${r.index}: ${r.crashes} time(s)` });
     const report = {
       seed,
@@ -191,6 +239,7 @@ async function main() {
       redis: redisMode,
       replicas: replicaCount,
       operations: driver.log.operations,
+      mix: driver.mix,
       answers: driver.log.counts,
       connectionsLost: driver.log.connectionLost,
       faults: faultCounts,
@@ -206,6 +255,8 @@ async function main() {
       payouts: Object.values(figures.payouts).reduce((a, b) => a + b, 0),
       events: figures.events,
       deliveries: figures.deliveries,
+      'inbound credits': figures.inboundCredits,
+      'sms sent': figures.smsSent,
       violations: violations.length,
     });
     ok = violations.length === 0;

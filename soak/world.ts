@@ -9,6 +9,8 @@ import { randomBytes } from 'node:crypto';
 import { loadConfig } from '@cowrie/core';
 import { freePort, spawnServiceProcess, startHttpReceiver, startRedisCluster, startRedisServer, type HttpReceiver, type RedisServer } from '@cowrie/testing';
 import { startPaystackStandIn, type PaystackStandIn } from '@cowrie/rails/test/paystack-stand-in';
+import { startPaystackStandIn as startCollectionStandIn } from '@cowrie/collection-rails/test/paystack-stand-in';
+import { startTermiiStandIn, type TermiiStandIn } from '@cowrie/verification/test/termii-stand-in';
 import { dropDatabase, freshDatabase } from '../bench/lib';
 
 export const SERVICES = ['gateway', 'payout-worker', 'verification-dispatcher', 'webhook-sender'] as const;
@@ -39,8 +41,16 @@ export interface World {
   databaseName: string;
   /** The single server, or the cluster's masters: each can be killed and restarted with its data. */
   redisNodes: RedisServer[];
+  /** The payout rail (Paystack transfers). */
   standIn: PaystackStandIn;
+  /** The collection rail (Paystack virtual accounts); its notifications are signed with `collectionSecret`. */
+  collectionStandIn: Awaited<ReturnType<typeof startCollectionStandIn>>;
+  collectionSecret: string;
+  /** Where SMS codes go (Termii). */
+  termii: TermiiStandIn;
+  /** Three receivers behind the stable endpoints, and a fourth behind the endpoints the driver churns. */
   receivers: HttpReceiver[];
+  churnReceiver: HttpReceiver;
   replicas: ServiceReplica[];
   env: Record<string, string>;
   start(replica: ServiceReplica): void;
@@ -58,7 +68,11 @@ export async function createWorld(opts: { seed: number; replicas: number; redis:
   const cluster = opts.redis === 'cluster' ? await startRedisCluster({ dir: redisDir }) : null;
   const redisNodes = cluster ? cluster.masters : [await startRedisServer(['--appendonly', 'yes', '--appendfsync', 'always', '--dir', redisDir])];
   const standIn = await startPaystackStandIn();
+  const collectionSecret = `sk_test_soak_collections_${randomBytes(6).toString('hex')}`;
+  const collectionStandIn = await startCollectionStandIn(collectionSecret);
+  const termii = await startTermiiStandIn();
   const receivers = await Promise.all([0, 1, 2].map(() => startHttpReceiver()));
+  const churnReceiver = await startHttpReceiver();
   const env: Record<string, string> = {
     NODE_ENV: 'test',
     LOG_LEVEL: 'warn',
@@ -83,6 +97,16 @@ export async function createWorld(opts: { seed: number; replicas: number; redis:
     PAYOUT_UNKNOWN_GRACE_MS: '4000',
     PAYOUT_JOB_LOCK_MS: '5000',
     VERIFY_SYNC_WAIT_MS: '1000',
+    VERIFY_SMS_PROVIDER: 'termii',
+    VERIFY_TERMII_API_KEY: 'soak-termii-key',
+    VERIFY_TERMII_BASE_URL: termii.url,
+    VERIFY_PROVIDER_TIMEOUT_MS: '1500',
+    COLLECTION_RAIL: 'paystack',
+    PAYSTACK_SECRET_KEY: collectionSecret,
+    PAYSTACK_BASE_URL: collectionStandIn.url,
+    COLLECTION_RAIL_TIMEOUT_MS: '1500',
+    WEBHOOK_TEST_RATE_LIMIT: '100000',
+    DASHBOARD_RATE_LIMIT: '1000000',
     WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
     WEBHOOK_TIMEOUT_MS: '1000',
     WEBHOOK_RELAY_POLL_MS: '200',
@@ -137,7 +161,11 @@ export async function createWorld(opts: { seed: number; replicas: number; redis:
     databaseName,
     redisNodes,
     standIn,
+    collectionStandIn,
+    collectionSecret,
+    termii,
     receivers,
+    churnReceiver,
     replicas,
     env,
     start,
@@ -146,7 +174,9 @@ export async function createWorld(opts: { seed: number; replicas: number; redis:
       closing = true;
       await Promise.all(replicas.map(kill));
       await standIn.close();
-      await Promise.all(receivers.map((r) => r.close()));
+      await collectionStandIn.close();
+      await termii.close();
+      await Promise.all([...receivers, churnReceiver].map((r) => r.close()));
       await Promise.all(redisNodes.map((node) => node.stop()));
       rmSync(redisDir, { recursive: true, force: true });
       if (!keepDatabase) await dropDatabase(databaseName);

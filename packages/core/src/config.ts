@@ -234,6 +234,8 @@ export const ZConfig = z
     // concurrent jobs per worker process
     PAYOUT_WORKER_CONCURRENCY: positiveInt(16),
     VERIFICATION_WORKER_CONCURRENCY: positiveInt(16),
+    // BullMQ lock of a code-delivery job; a job of a dispatcher that died is handed to another after it
+    VERIFY_JOB_LOCK_MS: positiveInt(30_000),
     // deliveries wait on receivers (up to WEBHOOK_TIMEOUT_MS each), not on this process's CPU
     WEBHOOK_WORKER_CONCURRENCY: positiveInt(100),
     // how long a worker waits for in-flight jobs on SIGTERM before handing them back

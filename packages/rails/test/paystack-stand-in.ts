@@ -33,6 +33,8 @@ export interface TStandInSend {
   answer: 'ok' | '5xx' | 'hang';
   /** A recorded transfer stays invisible to verify this long. */
   visibleAfterMs?: number;
+  /** The transfer is `pending` at first and reaches this final status after `afterMs` (Paystack settling later). */
+  settle?: { afterMs: number; status: 'success' | 'failed' | 'reversed' };
 }
 export interface PaystackStandIn {
   url: string;
@@ -127,13 +129,15 @@ export async function startPaystackStandIn({ secret = 'sk_test_standin' }: { sec
       }
       if (account === '0000000009' && !planned) return send(res, 500, { status: false, message: 'Internal server error' });
       if (account === '0000000005') return later(options.hangMs, () => res.destroy());
-      const status = account === '0000000006' ? 'failed' : account === '0000000007' ? 'pending' : 'success';
+      const status = planned?.settle || account === '0000000007' ? 'pending' : account === '0000000006' ? 'failed' : 'success';
       const transfer = {
         amount: body.amount, currency: body.currency, source: body.source, reason: body.reason, reference: body.reference, status,
         transfer_code: `TRF_${++seq}`, id: seq, recipient, failures: null, transferred_at: status === 'success' ? new Date().toISOString() : null,
       };
       transfers.set(body.reference, transfer);
       if (planned?.visibleAfterMs) visibleAt.set(body.reference, Date.now() + planned.visibleAfterMs);
+      const settle = planned?.settle;
+      if (settle) later(settle.afterMs, () => Object.assign(transfer, { status: settle.status, transferred_at: settle.status === 'success' ? new Date().toISOString() : null }));
       const { recipient: _r, ...answer } = transfer;
       if (planned?.answer === '5xx' || options.acceptThenFail) return send(res, 500, { status: false, message: 'Internal server error' });
       if (planned?.answer === 'hang') return later(options.hangMs, () => res.destroy());

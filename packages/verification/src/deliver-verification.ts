@@ -18,7 +18,12 @@ export interface DeliverVerificationDeps {
 export type TDeliveryOutcome =
   | { outcome: 'sent'; provider: string }
   | { outcome: 'failed'; reason: string }
-  /** Nothing to do: the row is gone, already delivered, terminal or expired (a replayed job). */
+  /**
+   * Nothing to do: the row is gone, already delivered, terminal or expired (a
+   * replayed job); or `delivery outcome unknown`: an earlier run began sending
+   * and died before recording the outcome, so the code may have arrived and is
+   * not sent again.
+   */
   | { outcome: 'skipped'; status: string };
 
 interface Delivered {
@@ -40,6 +45,26 @@ const MARK_MANY_DELIVERED = `
   UPDATE "Verification" v SET "deliveredAt" = i."at", "provider" = i."provider", "providerReference" = i."providerReference", "updatedAt" = i."at"
   FROM locked l JOIN input i ON i."id" = l."id"
   WHERE v."id" = l."id" AND v."deliveredAt" IS NULL`;
+
+/**
+ * Claims rows for sending, in id order like every batched change of this
+ * table: a row is claimed once, and only while pending and undelivered.
+ */
+const CLAIM_MANY = `
+  WITH locked AS MATERIALIZED (
+    SELECT "id" FROM "Verification" WHERE "id" = ANY($1::int[]) ORDER BY "id" FOR UPDATE
+  )
+  UPDATE "Verification" v SET "sendStartedAt" = $2
+  FROM locked l
+  WHERE v."id" = l."id" AND v."sendStartedAt" IS NULL AND v."deliveredAt" IS NULL AND v."status" = 'pending'
+  RETURNING v."id"`;
+
+/** The claims of one turn share one statement; each caller learns whether its row was claimed. */
+const sendClaimer = batchPerTurnFor(async (sql: SqlQueryable, ids: readonly number[]) => {
+  const { rows } = await sql.query<{ id: number }>({ name: 'cowrie-verifications-claim-send', text: CLAIM_MANY, values: [[...new Set(ids)], utcTimestamp(new Date())] });
+  const claimed = new Set(rows.map((r) => r.id));
+  return ids.map((id) => claimed.has(id));
+});
 
 const markOne = (sql: SqlQueryable, d: Delivered) =>
   sql.query({ name: 'cowrie-verification-delivered', text: MARK_DELIVERED, values: [d.id, d.at, d.provider, d.providerReference] });
@@ -64,8 +89,10 @@ const deliveredMarker = batchPerTurnFor(async (sql: SqlQueryable, all: readonly 
 
 /**
  * Delivers one verification's code (the dispatcher's job). It reloads the row
- * and acts only on a pending, undelivered, unexpired one, so a replayed job
- * sends nothing twice. A provider refusal marks the row `failed` with a reason
+ * and acts only on a pending, undelivered, unexpired one, and sends only after
+ * claiming it (`sendStartedAt`), so a replayed job never sends twice, even
+ * when the run before it died while the provider was taking the message: a
+ * code is delivered at most once per start. A provider refusal marks the row `failed` with a reason
  * that holds no secret; the gateway turns it into `Could not deliver the code: …`.
  */
 export async function deliverVerification(
@@ -87,6 +114,11 @@ export async function deliverVerification(
     const reason = 'the code could not be unsealed';
     await markDeliveryFailed(deps.sql, row.id, reason);
     return { outcome: 'failed', reason };
+  }
+
+  if (row.sendStartedAt || !(await sendClaimer(deps.sql).load(row.id))) {
+    deps.log.warn({ verificationId: row.id }, 'code delivery outcome unknown (an earlier run began sending and stopped); not sent again');
+    return { outcome: 'skipped', status: 'delivery outcome unknown' };
   }
 
   const channel = row.channel as TVerificationChannel;

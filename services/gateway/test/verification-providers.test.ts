@@ -1,28 +1,20 @@
 // Risk: the real providers (SMTP, Termii) not wired through the dispatcher, or
 // a provider refusal answered as a success.
-import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { createWorkspaceWithKey } from '@cowrie/testing';
 import { readVoiceCode } from '@cowrie/verification';
+import { startTermiiStandIn, type TermiiStandIn } from '@cowrie/verification/test/termii-stand-in';
 import { call } from './start-test-gateway';
 import { startVerificationGateway } from './start-verification-gateway';
 
 let gw: Awaited<ReturnType<typeof startVerificationGateway>>;
 let key: string;
 let smtp: SMTPServer;
-let termii: Server;
+let termii: TermiiStandIn;
 const mails: Array<{ to: string[]; raw: string }> = [];
-const termiiCalls: Array<{ path: string; body: Record<string, unknown> }> = [];
 let termiiStatus = 200;
 const TERMII_KEY = 'tk_live_stand_in_secret';
-
-const readJson = (req: IncomingMessage) =>
-  new Promise<Record<string, unknown>>((resolve) => {
-    let raw = '';
-    req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
-    req.on('end', () => resolve(raw ? (JSON.parse(raw) as Record<string, unknown>) : {}));
-  });
 
 beforeAll(async () => {
   smtp = new SMTPServer({
@@ -42,27 +34,20 @@ beforeAll(async () => {
     },
   });
   await new Promise<void>((r) => smtp.listen(0, '127.0.0.1', () => r()));
-  termii = createServer(async (req, res) => {
-    const body = await readJson(req);
-    termiiCalls.push({ path: req.url ?? '', body });
-    res.writeHead(termiiStatus, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(termiiStatus === 200 ? { code: 'ok', message_id: `m${termiiCalls.length}`, message: 'Successfully Sent' } : { message: 'Insufficient balance' }));
-  });
-  await new Promise<void>((r) => termii.listen(0, '127.0.0.1', () => r()));
+  termii = await startTermiiStandIn(() => (termiiStatus === 200 ? {} : { status: termiiStatus, body: { message: 'Insufficient balance' }, delivered: false }));
   gw = await startVerificationGateway({
     VERIFY_EMAIL_PROVIDER: 'smtp',
     VERIFY_SMTP_URL: `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`,
     VERIFY_SMS_PROVIDER: 'termii',
     VERIFY_TERMII_API_KEY: TERMII_KEY,
-    VERIFY_TERMII_BASE_URL: `http://127.0.0.1:${(termii.address() as AddressInfo).port}`,
+    VERIFY_TERMII_BASE_URL: termii.url,
     VERIFY_PROVIDER_TIMEOUT_MS: '2000',
   });
   key = (await createWorkspaceWithKey(gw.env.db)).key;
 });
 afterAll(async () => {
   await gw.close();
-  termii.closeAllConnections();
-  await new Promise<void>((r) => termii.close(() => r()));
+  await termii.close();
   await new Promise<void>((r) => smtp.close(() => r()));
 });
 
@@ -84,7 +69,7 @@ test('email over SMTP: the mail carries the code, which verifies; provider smtp'
 test('sms over Termii: the documented request carries the code, which verifies; provider termii', async () => {
   const res = await start({ channel: 'sms', destination: '+2348071234567' });
   expect(res.status).toBe(201);
-  const sent = termiiCalls.at(-1)!;
+  const sent = termii.requests.at(-1)!;
   expect(sent.path).toBe('/api/sms/send');
   expect(sent.body).toMatchObject({ to: '2348071234567', api_key: TERMII_KEY, type: 'plain' });
   const code = /verification code is (\d{4})\./.exec(String(sent.body.sms))?.[1];
@@ -95,7 +80,7 @@ test('sms over Termii: the documented request carries the code, which verifies; 
 test('voice over Termii: /api/sms/otp/call with the code, and the short-lived Redis copy', async () => {
   const res = await start({ channel: 'voice', destination: '+2348071234568', code: '51515151' });
   expect(res.status).toBe(201);
-  const sent = termiiCalls.at(-1)!;
+  const sent = termii.requests.at(-1)!;
   expect(sent.path).toBe('/api/sms/otp/call');
   expect(sent.body).toEqual({ api_key: TERMII_KEY, phone_number: '2348071234568', code: 51515151 });
   expect(await readVoiceCode(gw.env.redis, gw.env.config, res.body.data.reference)).toBe('51515151');

@@ -54,6 +54,7 @@ export async function startVerificationWorker(
     connection,
     prefix: config.QUEUE_PREFIX,
     concurrency: config.VERIFICATION_WORKER_CONCURRENCY,
+    workerOptions: { lockDuration: config.VERIFY_JOB_LOCK_MS, stalledInterval: config.VERIFY_JOB_LOCK_MS },
     logger,
     ready: () => waitForDependencies(db, redis, logger),
   });
