@@ -104,7 +104,8 @@ export function startProcess(entry: string, env: Record<string, string>): ChildP
   const extra = process.env.BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
   const child = spawn(process.execPath, [...profile, ...extra, '--import', 'tsx', entry], {
     cwd: root,
-    env: { ...process.env, LOG_LEVEL: 'warn', LOG_FORMAT: 'json', NODE_ENV: 'production', JWT_SECRET: BENCH_SESSION_SECRET, ENCRYPTION_KEY: BENCH_ENCRYPTION_KEY, ...env },
+    // Production settings on the sandbox rails and providers, as a staging deployment runs (nothing leaves the machine).
+    env: { ...process.env, LOG_LEVEL: 'warn', LOG_FORMAT: 'json', NODE_ENV: 'production', ALLOW_SANDBOX_IN_PRODUCTION: 'true', JWT_SECRET: BENCH_SESSION_SECRET, ENCRYPTION_KEY: BENCH_ENCRYPTION_KEY, ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   return child;

@@ -3,6 +3,7 @@
 // figures, and writes them to bench/results/<scenario>.json.
 import { writeResult, type ScenarioResult } from './lib';
 import { channels } from './scenarios/channels';
+import { scaleOut } from './scenarios/scale-out';
 import { transfers } from './scenarios/transfers';
 import { verificationCheck } from './scenarios/verification-check';
 import { verificationStart } from './scenarios/verification-start';
@@ -14,6 +15,7 @@ const SCENARIOS: Record<string, () => Promise<ScenarioResult>> = {
   verification_start: verificationStart,
   verification_check: verificationCheck,
   webhook_fanout: webhookFanout,
+  scale_out: scaleOut,
 };
 
 async function main() {

@@ -37,12 +37,12 @@ if (existsSync(results)) {
 }
 if (jest.status !== 0 && failed === 0) failed = 1;
 
-// The whole run also soaks: one short seeded chaos run on a single Redis and a
-// smoke run on a three-master Redis Cluster (soak/run.ts; each prints its seed).
-// Each counts as one test. SOAK_SEED picks the seed (default 1).
+// The whole run also soaks: a three-minute seeded chaos run on a single Redis
+// and a two-minute smoke run on a three-master Redis Cluster (soak/run.ts; each
+// prints its seed). Each counts as one test. SOAK_SEED picks the seed (default 1).
 if (jestArgs.length === 0) {
   const seed = process.env.SOAK_SEED ?? '1';
-  for (const args of [['--minutes', '1.5', '--redis', 'single'], ['--minutes', '1', '--redis', 'cluster']]) {
+  for (const args of [['--minutes', '3', '--redis', 'single'], ['--minutes', '2', '--redis', 'cluster']]) {
     const soak = spawnSync(process.execPath, ['--import', 'tsx', 'soak/run.ts', '--seed', seed, ...args], { cwd: root, stdio: 'inherit' });
     if (soak.status === 0) passed += 1;
     else failed += 1;

@@ -4,6 +4,7 @@
 // public API while a seeded schedule kills processes, Redis and Postgres
 // connections and pauses the rail; then, after a quiet period, checks what must
 // hold (checks.ts). Prints the seed first and last; exits 1 on any violation.
+import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 import { createRedis, Decimal, encryptSecret, loadConfig } from '@cowrie/core';
@@ -23,6 +24,8 @@ const { values } = parseArgs({
     lanes: { type: 'string', default: '6' },
     redis: { type: 'string', default: 'single' },
     'keep-database': { type: 'boolean', default: false },
+    // Where to write the JSON report too (soak/many.ts reads it).
+    report: { type: 'string' },
   },
 });
 const seed = Number(values.seed);
@@ -249,6 +252,7 @@ async function main() {
       violations,
     };
     console.log(JSON.stringify(report, null, 2));
+    if (values.report) writeFileSync(values.report, JSON.stringify(report, null, 2));
     console.table({
       operations: driver.log.operations,
       faults: Object.values(faultCounts).reduce((a, b) => a + b, 0),
