@@ -6,7 +6,7 @@ import { Decimal } from '@cowrie/core';
 import { auditLedger } from '@cowrie/ledger';
 import type { PaystackStandIn } from '@cowrie/rails/test/paystack-stand-in';
 import type { HttpReceiver } from '@cowrie/testing';
-import { VERIFICATION_STATUSES } from '@cowrie/verification';
+import { codeMatches, VERIFICATION_STATUSES } from '@cowrie/verification';
 import type { TermiiRequest } from '@cowrie/verification/test/termii-stand-in';
 import type { AnswerLog, InboundSent, PingAnswer } from './driver';
 
@@ -98,7 +98,7 @@ export async function checkSoak(opts: {
   }
 
   // Verifications: allowed states, attempts within the maximum, one code sent per start.
-  const verifications = await opts.db.verification.findMany({ select: { reference: true, status: true, attempts: true, maxAttempts: true } });
+  const verifications = await opts.db.verification.findMany({ select: { reference: true, destination: true, codeHash: true, codeSalt: true, status: true, attempts: true, maxAttempts: true } });
   const verificationCounts: Record<string, number> = {};
   for (const v of verifications) {
     verificationCounts[v.status] = (verificationCounts[v.status] ?? 0) + 1;
@@ -108,9 +108,20 @@ export async function checkSoak(opts: {
     if (sent > 1) violate('a code delivered more than once for one start', `${v.reference}: ${sent}`);
   }
 
-  const perPhone = new Map<string, number>();
-  for (const m of opts.smsDelivered) perPhone.set(String(m.body.to ?? m.body.phone_number), (perPhone.get(String(m.body.to ?? m.body.phone_number)) ?? 0) + 1);
-  for (const [phone, n] of perPhone) if (n > 1) violate('a code delivered more than once for one start', `sms to ${phone}: ${n}`);
+  // SMS: each message is the code of exactly one start (its hash matches one
+  // row of that phone), and no start's code went out twice. A client that lost
+  // its gateway mid-request starts again, so one phone may have several starts.
+  const rowsOfPhone = new Map<string, typeof verifications>();
+  for (const v of verifications) if (v.destination.startsWith('+')) rowsOfPhone.set(v.destination.slice(1), [...(rowsOfPhone.get(v.destination.slice(1)) ?? []), v]);
+  const messagesPerStart = new Map<string, number>();
+  for (const m of opts.smsDelivered) {
+    const phone = String(m.body.to ?? m.body.phone_number);
+    const code = /verification code is (\d+)\./.exec(String(m.body.sms ?? ''))?.[1] ?? String(m.body.code ?? '');
+    const row = (rowsOfPhone.get(phone) ?? []).find((v) => codeMatches(code, v.codeSalt, v.codeHash));
+    if (!row) violate('a code sent that no verification has', `sms to ${phone}`);
+    else messagesPerStart.set(row.reference, (messagesPerStart.get(row.reference) ?? 0) + 1);
+  }
+  for (const [reference, n] of messagesPerStart) if (n > 1) violate('a code delivered more than once for one start', `sms for ${reference}: ${n} times`);
 
   // Money in: an acknowledged notification that should credit credited exactly
   // once, for its amount, to its business; one that should not, did not; none

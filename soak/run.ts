@@ -264,7 +264,15 @@ async function main() {
       violations: violations.length,
     });
     ok = violations.length === 0;
-    if (!ok) for (const r of world.replicas) if (r.errors.length) console.log(`--- errors of ${r.service}#${r.index}\n${r.errors.slice(-20).join('\n')}`);
+    if (!ok) {
+      // What the services logged about each answer the interface does not allow (by its request id), then the last errors of each.
+      for (const d of driver.log.disallowed) {
+        const requestId = (d.body as { request_id?: string } | null)?.request_id;
+        const lines = requestId ? world.replicas.flatMap((r) => r.errors.filter((line) => line.includes(requestId)).map((line) => `${r.service}#${r.index}: ${line}`)) : [];
+        if (lines.length) console.log(`--- logged for ${d.op} ${d.status} (${requestId})\n${lines.join('\n')}`);
+      }
+      for (const r of world.replicas) if (r.errors.length) console.log(`--- last errors of ${r.service}#${r.index}\n${r.errors.slice(-20).join('\n')}`);
+    }
   } finally {
     redis.disconnect();
     await db.$disconnect();

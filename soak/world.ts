@@ -31,6 +31,8 @@ export interface ServiceReplica {
   crashes: number;
 }
 
+const IOREDIS_NOISE = /^\[ioredis\] Unhandled error event|^\s+at |^\s+(errno|code|syscall|address|port): |^\}$/;
+
 /** How often the reconciler runs in the soak; the quiet period at the end is twice it. */
 export const RECONCILE_EVERY_MS = 1000;
 
@@ -131,7 +133,9 @@ export async function createWorld(opts: { seed: number; replicas: number; redis:
       const lines = String(chunk).split('\n').filter(Boolean);
       replica.tail.push(...lines);
       replica.tail.splice(0, Math.max(0, replica.tail.length - 40));
-      replica.errors.push(...lines.filter((line) => /"level":(50|60)/.test(line) || !line.startsWith('{')));
+      // Error and fatal log lines, and anything not JSON (a crash's stack), but not
+      // ioredis's own notice of a connection error, repeated on every Redis restart.
+      replica.errors.push(...lines.filter((line) => /"level":(50|60)/.test(line) || (!line.startsWith('{') && !IOREDIS_NOISE.test(line))));
     };
     child.stdout!.on('data', keep);
     child.stderr!.on('data', keep);

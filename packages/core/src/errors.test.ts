@@ -19,6 +19,12 @@ test('lost Postgres and Redis connections are recognised, through causes and Pri
   expect(isDependencyUnavailable(new Error('Too many Cluster redirections. Last error: ReplyError: MOVED 2853 127.0.0.1:35987'))).toBe(true);
 });
 
+test('a database too busy to give a connection in time is recognised (nothing was committed)', () => {
+  expect(isDependencyUnavailable(Object.assign(new Error('Transaction API error: Unable to start a transaction in the given time.'), { code: 'P2028' }))).toBe(true);
+  expect(isDependencyUnavailable(Object.assign(new Error('Transaction API error: Transaction already closed: A commit cannot be executed on an expired transaction.'), { code: 'P2028' }))).toBe(true);
+  expect(isDependencyUnavailable(new Error('timeout exceeded when trying to connect'))).toBe(true);
+});
+
 test('a refusal, a bug or an API error is not an outage', () => {
   expect(isDependencyUnavailable(Object.assign(new Error('duplicate key value violates unique constraint'), { code: '23505' }))).toBe(false);
   expect(isDependencyUnavailable(Object.assign(new Error('Unique constraint failed'), { code: 'P2002' }))).toBe(false);

@@ -55,14 +55,18 @@ export class RailInputError extends Error {
 
 // Postgres: admin shutdown or termination (57P01-57P03), and the connection classes (08xxx).
 const LOST_SQLSTATE = /^(57P0[123]|08\d{3})$/;
-// Prisma's codes for a database it cannot reach or whose connection closed.
-const LOST_PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017']);
-const LOST_MESSAGES = /Too many Cluster redirections|Connection terminated|connection is closed|Connection is closed|ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|CLUSTERDOWN|TRYAGAIN|LOADING|All sentinels are unreachable|Failed to refresh slots cache|Reached the max retries per request limit/;
+// Prisma's codes for a database it cannot reach or whose connection closed, and
+// P2028: an interactive transaction that could not start in time (every pooled
+// connection busy) or ran out of time (rolled back): nothing was committed.
+const LOST_PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2028']);
+// pg-pool's own wait for a connection ("timeout exceeded when trying to connect") is the same busy pool.
+const LOST_MESSAGES = /timeout exceeded when trying to connect|Too many Cluster redirections|Connection terminated|connection is closed|Connection is closed|ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|CLUSTERDOWN|TRYAGAIN|LOADING|All sentinels are unreachable|Failed to refresh slots cache|Reached the max retries per request limit/;
 
 /**
  * The error came from losing Postgres or Redis for a moment (a failover, a
- * restart, a terminated connection), not from the request: the request may be
- * retried (with its Idempotency-Key, for a write) once the dependency is back.
+ * restart, a terminated connection, a pool with no connection free in time),
+ * not from the request: the request may be retried (with its Idempotency-Key,
+ * for a write) once the dependency is back.
  * Looks through causes and Prisma's driver-adapter error.
  */
 export function isDependencyUnavailable(err: unknown, depth = 0): boolean {

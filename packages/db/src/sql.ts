@@ -146,11 +146,22 @@ export function isSqlUniqueViolation(err: unknown): boolean {
  * row lock anyway: while a batch is running, callers gather into the next,
  * which starts when it ends, so a burst becomes a few large statements rather
  * than many small ones each waiting for the lock and its commit.
+ *
+ * `oneByOneWhenRefused` is for batches that write: when Postgres refuses a
+ * batch of several (isSqlStatementRefused: nothing of it was committed), each
+ * key runs again as a batch of its own, one after another in arrival order,
+ * so a bad row or a deadlock fails only its own caller. Any other error (a
+ * lost connection: the batch may have committed) fails every caller of the
+ * batch. `run` is the only statement: a caller alone is a batch of one.
  */
-export function batchPerTurn<K, V>(
-  run: (keys: readonly K[]) => Promise<Array<V | Error>>,
-  options: { maxBatchSize?: number; oneAtATime?: boolean } = {},
-): DataLoader<K, V> {
+export interface BatchOptions {
+  maxBatchSize?: number;
+  oneAtATime?: boolean;
+  oneByOneWhenRefused?: boolean;
+}
+
+export function batchPerTurn<K, V>(run: (keys: readonly K[]) => Promise<Array<V | Error>>, options: BatchOptions = {}): DataLoader<K, V> {
+  if (options.oneByOneWhenRefused) run = oneByOneWhenRefused(run);
   const maxBatchSize = options.maxBatchSize ?? 100;
   if (!options.oneAtATime) return new DataLoader<K, V>(run, { cache: false, batchScheduleFn: (next) => setImmediate(next), maxBatchSize });
   // Every batch waits for all the batches scheduled before it (one full
@@ -181,13 +192,29 @@ export function batchPerTurn<K, V>(
   );
 }
 
+const asError = (err: unknown) => (err instanceof Error ? err : new Error(String(err)));
+
+/** `run`, with a refused batch of several run again key by key (see BatchOptions). */
+function oneByOneWhenRefused<K, V>(run: (keys: readonly K[]) => Promise<Array<V | Error>>) {
+  return async (keys: readonly K[]): Promise<Array<V | Error>> => {
+    try {
+      return await run(keys);
+    } catch (err) {
+      if (keys.length === 1 || !isSqlStatementRefused(err)) throw err;
+      const alone: Array<V | Error> = [];
+      for (const key of keys) alone.push(await run([key]).then((results) => results[0]!, asError));
+      return alone;
+    }
+  };
+}
+
 /**
  * batchPerTurn for each owner of a resource (a pool), made on first use: the
  * calls that share a pool share its batches.
  */
 export function batchPerTurnFor<O extends object, K, V>(
   run: (owner: O, keys: readonly K[]) => Promise<Array<V | Error>>,
-  options: { maxBatchSize?: number; oneAtATime?: boolean } = {},
+  options: BatchOptions = {},
 ): (owner: O) => DataLoader<K, V> {
   const batchers = new WeakMap<O, DataLoader<K, V>>();
   return (owner) => {

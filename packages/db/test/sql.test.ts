@@ -137,6 +137,41 @@ test('batchPerTurn oneAtATime: more callers than a batch holds still run one bat
   expect(mostAtOnce).toBe(1);
 });
 
+test('batchPerTurn oneByOneWhenRefused: a refused batch runs again key by key, so only the bad key fails; a lost connection fails them all', async () => {
+  // One session throughout, so its temporary table is seen by every statement.
+  const session = await sql.connect();
+  await session.query('CREATE TEMP TABLE batch_probe (k text PRIMARY KEY, n int CHECK (n >= 0))');
+  const batches: string[][] = [];
+  let loseConnection = false;
+  const insert = batchPerTurn<{ k: string; n: number }, string>(
+    async (rows) => {
+      batches.push(rows.map((r) => r.k));
+      if (loseConnection) throw new Error('Connection terminated unexpectedly');
+      const { rows: inserted } = await session.query<{ k: string }>({
+        text: 'INSERT INTO batch_probe SELECT * FROM unnest($1::text[], $2::int[]) RETURNING k',
+        values: [rows.map((r) => r.k), rows.map((r) => r.n)],
+      });
+      return inserted.map((r) => r.k);
+    },
+    { oneByOneWhenRefused: true },
+  );
+  const results = await Promise.allSettled([insert.load({ k: 'a', n: 1 }), insert.load({ k: 'bad', n: -1 }), insert.load({ k: 'c', n: 3 })]);
+  expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+  expect(isSqlStatementRefused((results[1] as PromiseRejectedResult).reason)).toBe(true);
+  // The batch, then each key alone, in arrival order.
+  expect(batches).toEqual([['a', 'bad', 'c'], ['a'], ['bad'], ['c']]);
+  expect((await session.query<{ k: string }>('SELECT k FROM batch_probe ORDER BY k')).rows.map((r) => r.k)).toEqual(['a', 'c']);
+
+  // A lost connection may have committed: nothing runs again, every caller fails.
+  loseConnection = true;
+  batches.length = 0;
+  const lost = await Promise.allSettled([insert.load({ k: 'd', n: 1 }), insert.load({ k: 'e', n: 1 })]);
+  expect(lost.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+  expect(batches).toEqual([['d', 'e']]);
+  await session.query('DROP TABLE batch_probe');
+  session.release();
+});
+
 test('a held connection that dies between statements (a failover, pg_terminate_backend) does not end the process, and is discarded', async () => {
   const url = new URL(process.env.COWRIE_TEST_TEMPLATE_URL ?? process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres');
   url.pathname = '/postgres';

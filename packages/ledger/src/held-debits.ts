@@ -377,26 +377,13 @@ async function closeTogether(sql: SqlQueryable, closes: readonly TDebitClose[]):
   return closes.map((c) => batch.includes(c) && won.has(c.transactionId));
 }
 
-/**
- * CLOSE_HELD_DEBITS for one batch. If Postgres refuses it (a value one rail
- * answer brought, say), nothing was written and each close runs on its own,
- * so that debit fails alone; a lost connection fails the batch (it may have
- * committed, and the callers' retries find their rows final).
- */
-async function closeBatch(sql: SqlQueryable, closes: readonly TDebitClose[]): Promise<Array<boolean | Error>> {
-  try {
-    return await closeTogether(sql, closes);
-  } catch (err) {
-    if (!isSqlStatementRefused(err) || closes.length === 1) throw err;
-    const alone: Array<boolean | Error> = [];
-    for (const close of closes) alone.push(await closeTogether(sql, [close]).then(([won]) => won!, (e: unknown) => (e instanceof Error ? e : new Error(String(e)))));
-    return alone;
-  }
-}
-
 // One batcher per pool, one batch at a time: the closes a process makes while
 // the last batch commits go out together (they share the wallets' row locks).
-const closeBatcher = batchPerTurnFor(closeBatch, { oneAtATime: true });
+// If Postgres refuses a batch (a value one rail answer brought, say), nothing
+// was written and each close runs on its own, so that debit fails alone; a
+// lost connection fails the batch (it may have committed, and the callers'
+// retries find their rows final).
+const closeBatcher = batchPerTurnFor(closeTogether, { oneAtATime: true, oneByOneWhenRefused: true });
 
 /**
  * Moves a `processing` debit to its final state and settles or releases its

@@ -1,6 +1,7 @@
-import type { Logger, TConfig, TRedis } from '@cowrie/core';
+import { createServiceLogger, loadConfig, type Logger, type TConfig, type TRedis } from '@cowrie/core';
 import type { PrismaClient } from '@cowrie/db';
-import { startMetricsServer, type CowrieMetrics, type MetricsServer } from '@cowrie/metrics';
+import { createMetrics, startMetricsServer, type CowrieMetrics, type MetricsServer } from '@cowrie/metrics';
+import { runService } from './run-service';
 
 export interface MetricsPortOptions {
   config: Pick<TConfig, 'METRICS_HOST' | 'METRICS_TOKEN'>;
@@ -41,4 +42,31 @@ export async function stopWithMetricsPort(port: MetricsServer | undefined, stop:
   } finally {
     await port?.close();
   }
+}
+
+/** What a worker's start function gives back: its connections (for /readyz) and how to stop it. */
+export interface RunningWorker {
+  db: PrismaClient;
+  redis: TRedis;
+  stop: () => Promise<void>;
+}
+
+/**
+ * A worker service's `main`: loads the config, makes its logger and metrics,
+ * starts it, opens its metrics port when `metricsPort(config)` names one, and
+ * runs it until a signal (`runService`), closing /readyz first on the way out.
+ */
+export function runWorkerService(
+  name: string,
+  start: (config: TConfig, logger: Logger, options: { metrics: CowrieMetrics }) => Promise<RunningWorker>,
+  metricsPort: (config: TConfig) => number | undefined,
+) {
+  runService(name, async () => {
+    const config = loadConfig();
+    const logger = createServiceLogger(config, name);
+    const metrics = createMetrics({ service: name });
+    const running = await start(config, logger, { metrics });
+    const port = await openMetricsPort({ config, port: metricsPort(config), metrics, db: running.db, redis: running.redis, logger });
+    return { service: { stop: () => stopWithMetricsPort(port, running.stop) }, logger, graceMs: config.SHUTDOWN_GRACE_MS };
+  });
 }

@@ -1,5 +1,5 @@
 import type { TRedis } from '@cowrie/core';
-import { batchPerTurnFor, isSqlStatementRefused, utcTimestamp, type SqlQueryable, type VerificationModel } from '@cowrie/db';
+import { batchPerTurnFor, utcTimestamp, type SqlQueryable, type VerificationModel } from '@cowrie/db';
 import { codeMatches } from './code';
 import { isReference } from './schemas';
 import { eventData } from './views';
@@ -53,9 +53,6 @@ function transitionSql(set: string, condition: string, emitOn: string[]) {
     SELECT * FROM next`;
 }
 
-const LIVE = 'AND "attempts" < "maxAttempts" AND "expiresAt" > $2';
-const ACCEPT = transitionSql(`"attempts" = "attempts" + 1, "status" = 'verified', "verifiedAt" = $2`, LIVE, ['verified']);
-const COUNT_WRONG = transitionSql(`"attempts" = "attempts" + 1, "status" = CASE WHEN "attempts" + 1 >= "maxAttempts" THEN 'failed' ELSE 'pending' END`, LIVE, ['failed']);
 const EXPIRE = transitionSql(`"status" = 'expired'`, '', ['expired']);
 const FAIL_EXHAUSTED = transitionSql(`"status" = 'failed'`, '', ['failed']);
 
@@ -90,11 +87,13 @@ interface CodeTransition {
 }
 
 /**
- * Accept and count-wrong of many rows as one statement (`$1` rows as JSON):
- * the rows are locked in id order first, so two batches touching the same
- * rows queue instead of deadlocking; then the same conditional UPDATE and
- * event as the one-row statements, per row with its own time and payload.
- * Every row is reached through the primary key, however large the table.
+ * Accept and count-wrong as one statement (`$1` rows as JSON; a check alone
+ * is a batch of one): the rows are locked in id order first, so two batches
+ * touching the same rows queue instead of deadlocking; then, per row with its
+ * own time and payload, the conditional UPDATE (still pending, attempts left,
+ * not expired) counts the attempt and decides, and the event of a row that
+ * became verified or failed is written with it. Every row is reached through
+ * the primary key, however large the table.
  */
 const CODE_TRANSITIONS = `
   WITH input AS (
@@ -121,9 +120,9 @@ const CODE_TRANSITIONS = `
 // The checks that arrive together share their round trips: one read for all
 // their rows, one statement for all their state changes. Each statement is
 // sent after the checks it serves arrived, so they see what a check of its
-// own would.
+// own would. A refused change statement runs again check by check.
 const rowFinder = batchPerTurnFor(findRows);
-const rowChanger = batchPerTurnFor(changeRows);
+const rowChanger = batchPerTurnFor(changeRows, { oneByOneWhenRefused: true });
 
 async function findRows(sql: SqlQueryable, lookups: readonly RowLookup[]): Promise<Array<TCheckableRow | null>> {
   const { rows } = await sql.query<TCheckableRow>({
@@ -138,40 +137,36 @@ async function findRows(sql: SqlQueryable, lookups: readonly RowLookup[]): Promi
   });
 }
 
-/**
- * One statement for the first change of each row; a second change of a row in
- * the same batch, or every change when Postgres refused the statement, runs on
- * its own afterwards, so each still sees the row as the one before left it.
- */
-async function changeRows(sql: SqlQueryable, changes: readonly CodeTransition[]): Promise<Array<TCheckedRow | null>> {
-  const seen = new Set<number>();
-  const first = changes.filter((c) => !seen.has(c.row.id) && seen.add(c.row.id));
-  const results = new Map<CodeTransition, TCheckedRow | null>();
-  try {
-    const { rows } = await sql.query<TCheckedRow & { id: number }>({
-      name: 'cowrie-verification-code-transitions',
-      text: CODE_TRANSITIONS,
-      values: [
-        JSON.stringify(
-          first.map((c) => ({ id: c.row.id, accept: c.accept, now: utcTimestamp(c.now), workspaceId: c.row.workspaceId, event: c.event.name, payload: c.event.payload })),
-        ),
-      ],
-    });
-    const byId = new Map(rows.map(({ id, ...next }) => [id, next]));
-    for (const c of first) results.set(c, byId.get(c.row.id) ?? null);
-  } catch (err) {
-    // Refused (a deadlock with another process's batch, a bad value): one by one below.
-    if (!isSqlStatementRefused(err)) throw err;
-  }
-  const outcomes: Array<TCheckedRow | null> = [];
-  for (const c of changes) {
-    outcomes.push(results.has(c) ? results.get(c)! : await transition(sql, ...codeTransitionStatement(c.accept), c.row, c.now, c.event));
-  }
-  return outcomes;
+/** CODE_TRANSITIONS for changes of distinct rows: each one's new state, or null when the row was no longer live. */
+async function changeDistinctRows(sql: SqlQueryable, changes: readonly CodeTransition[]): Promise<Array<TCheckedRow | null>> {
+  const { rows } = await sql.query<TCheckedRow & { id: number }>({
+    name: 'cowrie-verification-code-transitions',
+    text: CODE_TRANSITIONS,
+    values: [
+      JSON.stringify(changes.map((c) => ({ id: c.row.id, accept: c.accept, now: utcTimestamp(c.now), workspaceId: c.row.workspaceId, event: c.event.name, payload: c.event.payload }))),
+    ],
+  });
+  const byId = new Map(rows.map(({ id, ...next }) => [id, next]));
+  return changes.map((c) => byId.get(c.row.id) ?? null);
 }
 
-const codeTransitionStatement = (accept: boolean): [string, string] =>
-  accept ? ['cowrie-verification-accept', ACCEPT] : ['cowrie-verification-wrong-code', COUNT_WRONG];
+/**
+ * One statement for the first change of each row; a second change of a row in
+ * the same batch goes in the next statement, after it, so each sees the row as
+ * the one before left it.
+ */
+async function changeRows(sql: SqlQueryable, changes: readonly CodeTransition[]): Promise<Array<TCheckedRow | null>> {
+  const results = new Map<CodeTransition, TCheckedRow | null>();
+  let left = changes;
+  while (left.length) {
+    const seen = new Set<number>();
+    const round = left.filter((c) => !seen.has(c.row.id) && seen.add(c.row.id));
+    const outcomes = await changeDistinctRows(sql, round);
+    round.forEach((c, i) => results.set(c, outcomes[i]!));
+    left = left.filter((c) => !results.has(c));
+  }
+  return changes.map((c) => results.get(c)!);
+}
 
 async function findRow(sql: SqlQueryable, workspaceId: number, reference: string): Promise<TCheckableRow | null> {
   if (!isReference(reference)) return null;

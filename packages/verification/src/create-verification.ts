@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { encryptSecret, type TConfig, type TMode } from '@cowrie/core';
-import { batchPerTurnFor, isSqlStatementRefused, utcTimestamp, type DbOrTx, type SqlQueryable, type VerificationModel } from '@cowrie/db';
+import { batchPerTurnFor, utcTimestamp, type DbOrTx, type SqlQueryable, type VerificationModel } from '@cowrie/db';
 import type { TVerificationChannel } from './channels';
 import { generateCode, hashCode, newCodeSalt } from './code';
 import { providerIdFor } from './providers';
@@ -45,9 +45,6 @@ interface NewVerificationRow {
 
 const COLUMNS = '"reference", "workspaceId", "channel", "destination", "status", "codeHash", "codeSalt", "maxAttempts", "provider", "metadata", "expiresAt", "createdAt", "updatedAt"';
 
-const INSERT_VERIFICATION = `INSERT INTO "Verification" (${COLUMNS})
-  VALUES ($1, $2, $3, $4, 'pending', $5, $6, $7, $8, $9, $10, $11, $11) RETURNING *`;
-
 /** Many new rows as one statement (`$1`: the rows as a JSON array). */
 const INSERT_VERIFICATIONS = `INSERT INTO "Verification" (${COLUMNS})
   SELECT "reference"::uuid, "workspaceId", "channel", "destination", 'pending', "codeHash", "codeSalt", "maxAttempts", "provider", "metadata"::jsonb, "expiresAt", "createdAt", "createdAt"
@@ -55,39 +52,20 @@ const INSERT_VERIFICATIONS = `INSERT INTO "Verification" (${COLUMNS})
     "maxAttempts" int, "provider" text, "metadata" text, "expiresAt" timestamp(3), "createdAt" timestamp(3))
   RETURNING *`;
 
-async function insertOne(sql: SqlQueryable, r: NewVerificationRow): Promise<VerificationModel> {
-  const { rows } = await sql.query<VerificationModel>({
-    name: 'cowrie-create-verification',
-    text: INSERT_VERIFICATION,
-    values: [r.reference, r.workspaceId, r.channel, r.destination, r.codeHash, r.codeSalt, r.maxAttempts, r.provider, r.metadata, r.expiresAt, r.createdAt],
-  });
-  return rows[0]!;
-}
-
 /**
- * The starts that arrive together are inserted as one statement; if Postgres
- * refuses it, each row is inserted on its own, so one bad row stays its own
+ * The starts that arrive together are inserted as one statement (a start
+ * alone is a batch of one); if Postgres refuses it, each row is inserted on
+ * its own (batchPerTurn's oneByOneWhenRefused), so one bad row stays its own
  * failure. Any other error (a lost connection: the insert may have committed)
  * fails them all rather than risk a second row.
  */
 async function insertMany(sql: SqlQueryable, news: readonly NewVerificationRow[]): Promise<Array<VerificationModel | Error>> {
-  if (news.length > 1) {
-    let rows: VerificationModel[] | undefined;
-    try {
-      ({ rows } = await sql.query<VerificationModel>({ name: 'cowrie-create-verifications', text: INSERT_VERIFICATIONS, values: [JSON.stringify(news)] }));
-    } catch (err) {
-      // Refused, so nothing was inserted: one by one below.
-      if (!isSqlStatementRefused(err)) throw err;
-    }
-    if (rows) {
-      const byReference = new Map(rows.map((row) => [row.reference, row]));
-      return news.map((r) => byReference.get(r.reference) ?? new Error(`verification ${r.reference} was not returned by its insert`));
-    }
-  }
-  return Promise.all(news.map((r) => insertOne(sql, r).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))))));
+  const { rows } = await sql.query<VerificationModel>({ name: 'cowrie-create-verifications', text: INSERT_VERIFICATIONS, values: [JSON.stringify(news)] });
+  const byReference = new Map(rows.map((row) => [row.reference, row]));
+  return news.map((r) => byReference.get(r.reference) ?? new Error(`verification ${r.reference} was not returned by its insert`));
 }
 
-const verificationInserter = batchPerTurnFor(insertMany);
+const verificationInserter = batchPerTurnFor(insertMany, { oneByOneWhenRefused: true });
 
 /**
  * Creates a `pending` verification holding only sha256(salt:code), and returns

@@ -1,5 +1,5 @@
 import { decryptSecret, type Logger, type TConfig, type TRedis } from '@cowrie/core';
-import { batchPerTurnFor, isSqlStatementRefused, utcTimestamp, type SqlQueryable } from '@cowrie/db';
+import { batchPerTurnFor, utcTimestamp, type SqlQueryable } from '@cowrie/db';
 import type { TVerificationChannel } from './channels';
 import { findVerificationById, markDeliveryFailed } from './create-verification';
 import { DeliveryError, type DeliveryProviders } from './providers';
@@ -33,8 +33,6 @@ interface Delivered {
   providerReference: string | null;
 }
 
-const MARK_DELIVERED = 'UPDATE "Verification" SET "deliveredAt" = $2, "provider" = $3, "providerReference" = $4, "updatedAt" = $2 WHERE "id" = $1 AND "deliveredAt" IS NULL';
-
 /** Many deliveries as one statement (`$1` as JSON), their rows locked in id order like every batched change of this table. */
 const MARK_MANY_DELIVERED = `
   WITH input AS (
@@ -60,32 +58,27 @@ const CLAIM_MANY = `
   RETURNING v."id"`;
 
 /** The claims of one turn share one statement; each caller learns whether its row was claimed. */
-const sendClaimer = batchPerTurnFor(async (sql: SqlQueryable, ids: readonly number[]) => {
-  const { rows } = await sql.query<{ id: number }>({ name: 'cowrie-verifications-claim-send', text: CLAIM_MANY, values: [[...new Set(ids)], utcTimestamp(new Date())] });
-  const claimed = new Set(rows.map((r) => r.id));
-  return ids.map((id) => claimed.has(id));
-});
-
-const markOne = (sql: SqlQueryable, d: Delivered) =>
-  sql.query({ name: 'cowrie-verification-delivered', text: MARK_DELIVERED, values: [d.id, d.at, d.provider, d.providerReference] });
+const sendClaimer = batchPerTurnFor(
+  async (sql: SqlQueryable, ids: readonly number[]) => {
+    const { rows } = await sql.query<{ id: number }>({ name: 'cowrie-verifications-claim-send', text: CLAIM_MANY, values: [[...new Set(ids)], utcTimestamp(new Date())] });
+    const claimed = new Set(rows.map((r) => r.id));
+    return ids.map((id) => claimed.has(id));
+  },
+  { oneByOneWhenRefused: true },
+);
 
 /**
  * Records sent codes (only on rows not yet marked delivered): the deliveries
  * of one turn share one statement; if Postgres refuses it, each is written on
  * its own.
  */
-const deliveredMarker = batchPerTurnFor(async (sql: SqlQueryable, all: readonly Delivered[]) => {
-  if (all.length > 1) {
-    try {
-      await sql.query({ name: 'cowrie-verifications-delivered', text: MARK_MANY_DELIVERED, values: [JSON.stringify(all)] });
-      return all.map(() => true as const);
-    } catch (err) {
-      // Refused, so nothing was written: one by one below.
-      if (!isSqlStatementRefused(err)) throw err;
-    }
-  }
-  return Promise.all(all.map((d) => markOne(sql, d).then(() => true as const, (err: unknown) => (err instanceof Error ? err : new Error(String(err))))));
-});
+const deliveredMarker = batchPerTurnFor(
+  async (sql: SqlQueryable, all: readonly Delivered[]) => {
+    await sql.query({ name: 'cowrie-verifications-delivered', text: MARK_MANY_DELIVERED, values: [JSON.stringify(all)] });
+    return all.map(() => true as const);
+  },
+  { oneByOneWhenRefused: true },
+);
 
 /**
  * Delivers one verification's code (the dispatcher's job). It reloads the row

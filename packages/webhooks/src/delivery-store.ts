@@ -76,18 +76,12 @@ export function createDeliveryStore(sql: SqlQueryable): DeliveryStore {
   };
   // These requests were sent already: an outcome that is not stored fails its
   // job, and the sweep would send it again. The statement only changes rows
-  // without an outcome, so it is safe to run twice; a batch Postgres refused
-  // is stored outcome by outcome, so one bad row fails alone.
+  // without an outcome, so it is safe to run twice: a batch whose connection
+  // was lost runs once more. A batch Postgres refused is stored outcome by
+  // outcome (oneByOneWhenRefused), so one bad row fails alone.
   const completer = batchPerTurn<DeliveryOutcomeRecord, boolean>(
-    async (outcomes) => {
-      try {
-        return await completeTogether(outcomes);
-      } catch (err) {
-        if (!isSqlStatementRefused(err) || outcomes.length === 1) return completeTogether(outcomes);
-        return Promise.all(outcomes.map((o) => completeTogether([o]).then(([stored]) => stored!, (e: unknown) => (e instanceof Error ? e : new Error(String(e))))));
-      }
-    },
-    { maxBatchSize: 200 },
+    (outcomes) => completeTogether(outcomes).catch((err: unknown) => (isSqlStatementRefused(err) ? Promise.reject(err) : completeTogether(outcomes))),
+    { maxBatchSize: 200, oneByOneWhenRefused: true },
   );
   return {
     find: (deliveryId) => finder.load(deliveryId),

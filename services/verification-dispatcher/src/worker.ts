@@ -14,7 +14,7 @@ export interface RunningVerificationWorker {
   stop: () => Promise<void>;
 }
 
-/** Starts the verification-dispatcher: connects, waits for Postgres and Redis, then consumes '${verificationsQueue.name}'. */
+/** What a caller may add to the dispatcher. */
 export interface StartVerificationWorkerOptions {
   /** Job durations and failures, delivery outcomes, provider call latency and errors. */
   metrics?: CowrieMetrics;
@@ -34,6 +34,7 @@ function instrumentProviders(providers: DeliveryProviders, metrics: CowrieMetric
   };
 }
 
+/** Starts the verification-dispatcher: connects, waits for Postgres and Redis, then consumes the `verifications` queue (`verificationsQueue`). */
 export async function startVerificationWorker(
   config: TConfig,
   logger: Logger = createServiceLogger(config, 'verification-dispatcher'),

@@ -26,7 +26,7 @@ export interface StartWebhookWorkerOptions {
 
 /**
  * Starts the webhook-sender: connects, waits for Postgres and Redis, then
- * consumes '${webhooksQueue.name}' (deliveries and relay wake-ups) and polls
+ * consumes the webhooks queue (`webhooksQueue`: deliveries and relay wake-ups) and polls
  * the outbox.
  */
 export async function startWebhookWorker(
