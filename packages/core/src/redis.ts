@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { ConnectionOptions } from 'node:tls';
 import { Redis, Cluster, type RedisOptions } from 'ioredis';
 import type { TConfig } from './config';
+import type { Logger } from './logger';
 
 export type TRedis = Redis | Cluster;
 
@@ -25,8 +26,26 @@ function tlsOptions(config: RedisConfig): ConnectionOptions | undefined {
  * REDIS_USERNAME / REDIS_PASSWORD and REDIS_TLS when set (a single node's
  * REDIS_URL credentials and rediss:// come first). BullMQ needs
  * `maxRetriesPerRequest: null` on the connections its workers block on.
+ *
+ * With a `logger`, connection errors (Redis restarting, a failover) are
+ * logged as one structured warning per connection per 10 s while ioredis
+ * reconnects, instead of ioredis's own unstructured console line per attempt.
  */
-export function createRedis(config: RedisConfig, options: { forBullmq?: boolean; name?: string } = {}): TRedis {
+export function createRedis(config: RedisConfig, options: { forBullmq?: boolean; name?: string; logger?: Pick<Logger, 'warn'> } = {}): TRedis {
+  const client = connect(config, options);
+  const { logger } = options;
+  if (logger) {
+    let loggedAt = 0;
+    client.on('error', (err: Error) => {
+      if (Date.now() - loggedAt < 10_000) return;
+      loggedAt = Date.now();
+      logger.warn({ connection: options.name, err: { message: err.message } }, 'redis connection error; reconnecting');
+    });
+  }
+  return client;
+}
+
+function connect(config: RedisConfig, options: { forBullmq?: boolean; name?: string }): TRedis {
   const tls = tlsOptions(config);
   const common: RedisOptions = {
     connectionName: options.name,

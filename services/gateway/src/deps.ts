@@ -47,11 +47,11 @@ export interface GatewayDepsOptions {
 
 export function createGatewayDeps(config: TConfig, logger = createServiceLogger(config, 'gateway'), options: GatewayDepsOptions = {}): GatewayDeps {
   const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
-  const redis = createRedis(config, { name: 'gateway' });
-  const queueConn = { connection: createRedis(config, { forBullmq: true, name: 'gateway-queues' }), prefix: config.QUEUE_PREFIX };
+  const redis = createRedis(config, { name: 'gateway', logger });
+  const queueConn = { connection: createRedis(config, { forBullmq: true, name: 'gateway-queues', logger }), prefix: config.QUEUE_PREFIX };
   const connections: TRedis[] = [redis, queueConn.connection];
   const events = (name: string) => {
-    const connection = createRedis(config, { forBullmq: true, name: `gateway-events-${name}` });
+    const connection = createRedis(config, { forBullmq: true, name: `gateway-events-${name}`, logger });
     connections.push(connection);
     const queueEvents = new QueueEvents(name, { connection, prefix: config.QUEUE_PREFIX });
     // Every request waiting on a job (waitForJob) listens here; many wait at once.

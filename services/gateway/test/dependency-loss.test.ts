@@ -16,6 +16,8 @@ afterAll(async () => {
 });
 
 test('Redis gone: a /v1 request is 503 provider_error with Retry-After, never a 500, and answers again once Redis is back', async () => {
+  // ioredis prints its own unstructured notice for a connection error nobody listens to.
+  const consoleErrors = jest.spyOn(console, 'error');
   const { key } = await createWorkspaceWithKey(gw.env.db);
   expect((await call(gw.url, 'GET', '/v1/balances', { token: key })).status).toBe(200);
   await redis.kill();
@@ -27,4 +29,12 @@ test('Redis gone: a /v1 request is 503 provider_error with Retry-After, never a 
   await redis.restart();
   for (let i = 0; i < 50 && (await call(gw.url, 'GET', '/v1/balances', { token: key })).status !== 200; i++) await new Promise((r) => setTimeout(r, 100));
   expect((await call(gw.url, 'GET', '/v1/balances', { token: key })).status).toBe(200);
+
+  // The lost connection was logged as structured warnings, once per connection in the window, and not by ioredis on the console.
+  expect(consoleErrors.mock.calls.filter((args) => String(args[0]).includes('[ioredis]'))).toEqual([]);
+  consoleErrors.mockRestore();
+  const warnings = gw.env.logLines.filter((line) => line.includes('redis connection error; reconnecting')).map((line) => JSON.parse(line) as { level: number; connection: string });
+  expect(warnings.length).toBeGreaterThan(0);
+  expect(warnings.every((w) => w.level === 40)).toBe(true);
+  expect(new Set(warnings.map((w) => w.connection)).size).toBe(warnings.length);
 });

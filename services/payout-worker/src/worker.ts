@@ -40,9 +40,9 @@ export async function startPayoutWorker(
   const { metrics } = options;
   const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
   const sql = createSqlPool({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, logger });
-  const redis = createRedis(config, { name: 'payout-worker' });
-  const connection = createRedis(config, { forBullmq: true, name: 'payout-worker-queue' });
-  const queueConnection = createRedis(config, { forBullmq: true, name: 'payout-worker-producer' });
+  const redis = createRedis(config, { name: 'payout-worker', logger });
+  const connection = createRedis(config, { forBullmq: true, name: 'payout-worker-queue', logger });
+  const queueConnection = createRedis(config, { forBullmq: true, name: 'payout-worker-producer', logger });
   const queue = openQueue(payoutsQueue, { connection: queueConnection, prefix: config.QUEUE_PREFIX });
   const rails = metrics
     ? mapModeRails(createModeRails(config, { redis, sql }), (rail) => instrumentCalls(rail, railObserver(metrics, `payout:${rail.id}`)))

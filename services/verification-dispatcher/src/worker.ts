@@ -43,8 +43,8 @@ export async function startVerificationWorker(
   const { metrics } = options;
   const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
   const sql = createSqlPool({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, logger });
-  const redis = createRedis(config, { name: 'verification-dispatcher' });
-  const connection = createRedis(config, { forBullmq: true, name: 'verification-dispatcher-queue' });
+  const redis = createRedis(config, { name: 'verification-dispatcher', logger });
+  const connection = createRedis(config, { forBullmq: true, name: 'verification-dispatcher-queue', logger });
   // Built once per process: the SMTP transport and HTTP client are reused across jobs.
   const raw = createDeliveryProviders(config, redis);
   const providers = metrics ? instrumentProviders(raw, metrics) : raw;

@@ -40,8 +40,8 @@ export async function startWebhookWorker(
   const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
   const sql = createSqlPool({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, logger });
   const deliveries = createDeliveryStore(sql);
-  const redis = createRedis(config, { name: 'webhook-sender' });
-  const connection = createRedis(config, { forBullmq: true, name: 'webhook-sender-queue' });
+  const redis = createRedis(config, { name: 'webhook-sender', logger });
+  const connection = createRedis(config, { forBullmq: true, name: 'webhook-sender-queue', logger });
   const queue = openQueue(webhooksQueue, { connection, prefix: config.QUEUE_PREFIX });
   const worker = await startQueueWorker<typeof webhooksQueue.jobs, HandlerContext>({
     def: webhooksQueue,
