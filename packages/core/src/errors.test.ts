@@ -13,6 +13,9 @@ test('lost Postgres and Redis connections are recognised, through causes and Pri
   expect(isDependencyUnavailable(prisma)).toBe(true);
   expect(isDependencyUnavailable(Object.assign(new Error('cannot reach'), { code: 'P1001' }))).toBe(true);
   expect(isDependencyUnavailable(new Error('Connection is closed.'))).toBe(true);
+  // pg, on the next statement of a transaction whose connection was terminated (the soak found it as a 500).
+  expect(isDependencyUnavailable(new Error('Client has encountered a connection error and is not queryable'))).toBe(true);
+  expect(isDependencyUnavailable(new Error('Client was closed and is not queryable'))).toBe(true);
   expect(isDependencyUnavailable(new Error('failed', { cause: Object.assign(new Error('x'), { code: 'ECONNREFUSED', message: 'connect ECONNREFUSED 127.0.0.1:6379' }) }))).toBe(true);
   expect(isDependencyUnavailable(new Error('CLUSTERDOWN The cluster is down'))).toBe(true);
   // A Cluster master restarting: the slot's owner moves or is gone until ioredis gives up.
