@@ -11,6 +11,18 @@ export default tseslint.config(
     },
   },
   {
+    // Rules that need the types: a promise nobody awaits or handles (an
+    // unhandled rejection ends a service), a promise where a callback's return
+    // is ignored, a switch that forgets a member of its union.
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.cjs'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },

@@ -35,7 +35,9 @@ export async function startPaystackStandIn(secretKey: string) {
       req.on('end', () => resolve(data));
     });
 
-  const server: Server = createServer(async (req, res) => {
+  const server: Server = createServer((req, res) => {
+    // An answer that throws ends its connection (the client sees a reset), never the process.
+    void (async () => {
     const raw = await read(req);
     let body: any = null;
     try {
@@ -106,6 +108,7 @@ export async function startPaystackStandIn(secretKey: string) {
       });
     }
     send(404, { status: false, message: 'Not found' });
+    })().catch(() => res.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

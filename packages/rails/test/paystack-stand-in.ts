@@ -82,7 +82,9 @@ export async function startPaystackStandIn({ secret = 'sk_test_standin' }: { sec
   };
   let seq = 0;
 
-  const server: Server = createServer(async (req, res) => {
+  const server: Server = createServer((req, res) => {
+    // An answer that throws ends its connection (the client sees a reset), never the process.
+    void (async () => {
     const url = new URL(req.url ?? '/', 'http://stand-in');
     const raw = await readText(req).catch(() => '');
     let body: any;
@@ -154,6 +156,7 @@ export async function startPaystackStandIn({ secret = 'sk_test_standin' }: { sec
       return send(res, 200, { status: true, message: 'Transfer retrieved', data: transfer });
     }
     send(res, 404, { status: false, message: 'Not found' });
+    })().catch(() => res.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -50,7 +50,8 @@ async function lossyProxy(drop: number) {
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c) => chunks.push(c));
-    req.on('end', async () => {
+    req.on('end', () => void relay().catch(() => req.socket.destroy()));
+    async function relay() {
       seen.push({ method: req.method!, url: req.url!, key: req.headers['idempotency-key'] as string | undefined });
       const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k))) as Record<string, string>;
       const upstream = await fetch(`${gateway.url}${req.url}`, { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
@@ -61,7 +62,7 @@ async function lossyProxy(drop: number) {
       }
       res.writeHead(upstream.status, { 'content-type': 'application/json', 'idempotent-replayed': upstream.headers.get('idempotent-replayed') ?? 'false' });
       res.end(body);
-    });
+    }
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, close: () => new Promise((r) => server.close(r)) };

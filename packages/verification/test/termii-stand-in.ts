@@ -60,7 +60,9 @@ export async function startTermiiStandIn(reply: TermiiStandIn['reply'] = () => (
         server.close(() => resolve());
       }),
   };
-  const server: Server = createServer(async (req, res) => {
+  const server: Server = createServer((req, res) => {
+    // An answer that throws ends its connection (the client sees a reset), never the process.
+    void (async () => {
     const entry: TermiiRequest = { method: req.method ?? '', path: req.url ?? '', body: await readJson(req), at: Date.now() };
     standIn.requests.push(entry);
     const planned = standIn.reply(entry);
@@ -72,6 +74,7 @@ export async function startTermiiStandIn(reply: TermiiStandIn['reply'] = () => (
     const status = planned.status ?? 200;
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(planned.body ?? (status === 200 ? { code: 'ok', message_id: `m${++sequence}`, message: 'Successfully Sent' } : { message: 'Internal error' })));
+    })().catch(() => res.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   standIn.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

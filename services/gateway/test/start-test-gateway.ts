@@ -32,6 +32,6 @@ export function call(base: string, method: string, path: string, opts: { token?:
   return fetch(`${base}${path}`, { method, headers, body }).then(async (res) => ({
     status: res.status,
     headers: res.headers,
-    body: (await res.json().catch(() => null)) as any, // eslint-disable-line @typescript-eslint/no-explicit-any
+    body: (await res.json().catch(() => null)) as any,
   }));
 }

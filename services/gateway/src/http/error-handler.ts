@@ -45,6 +45,9 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, next) => {
     case 'stream.encoding.set':
       res.status(400).json(errorEnvelope('invalid_request', 'The request body could not be read', requestId));
       return;
+    default:
+      // Not a body-parser error, or one of its other kinds: decided by its status below.
+      break;
   }
   const status = parserError.status ?? parserError.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
