@@ -1,10 +1,34 @@
 // ESM-only packages Jest must compile to CommonJS (jose, got and got's own
 // dependencies). Node itself loads them natively at run time.
 const ESM_PACKAGES = [
-  'jose', 'got', '@sindresorhus', '@szmarczak', 'byte-counter', 'cacheable-lookup', 'cacheable-request', 'chunk-data',
-  'decompress-response', 'form-data-encoder', 'http2-wrapper', 'keyv', 'lowercase-keys', 'mimic-response',
-  'normalize-url', 'p-cancelable', 'responselike', 'type-fest', 'uint8array-extras', 'get-stream', 'is-stream',
-  '@keyv', 'hookified', 'quick-lru', 'resolve-alpn', 'char-regex', '@sec-ant', 'tagged-tag',
+  'jose',
+  'got',
+  '@sindresorhus',
+  '@szmarczak',
+  'byte-counter',
+  'cacheable-lookup',
+  'cacheable-request',
+  'chunk-data',
+  'decompress-response',
+  'form-data-encoder',
+  'http2-wrapper',
+  'keyv',
+  'lowercase-keys',
+  'mimic-response',
+  'normalize-url',
+  'p-cancelable',
+  'responselike',
+  'type-fest',
+  'uint8array-extras',
+  'get-stream',
+  'is-stream',
+  '@keyv',
+  'hookified',
+  'quick-lru',
+  'resolve-alpn',
+  'char-regex',
+  '@sec-ant',
+  'tagged-tag',
 ];
 
 /** One Jest run over every package and service; real Postgres and Redis (see scripts/jest). */

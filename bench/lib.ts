@@ -105,7 +105,16 @@ export function startProcess(entry: string, env: Record<string, string>): ChildP
   const child = spawn(process.execPath, [...profile, ...extra, '--import', 'tsx', entry], {
     cwd: root,
     // Production settings on the sandbox rails and providers, as a staging deployment runs (nothing leaves the machine).
-    env: { ...process.env, LOG_LEVEL: 'warn', LOG_FORMAT: 'json', NODE_ENV: 'production', ALLOW_SANDBOX_IN_PRODUCTION: 'true', JWT_SECRET: BENCH_SESSION_SECRET, ENCRYPTION_KEY: BENCH_ENCRYPTION_KEY, ...env },
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'warn',
+      LOG_FORMAT: 'json',
+      NODE_ENV: 'production',
+      ALLOW_SANDBOX_IN_PRODUCTION: 'true',
+      JWT_SECRET: BENCH_SESSION_SECRET,
+      ENCRYPTION_KEY: BENCH_ENCRYPTION_KEY,
+      ...env,
+    },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   return child;
@@ -190,7 +199,13 @@ export async function settleDatabase(databaseUrl: string): Promise<void> {
  * fields every such scenario reports. Throws when a measured gateway response
  * was not 2xx.
  */
-export async function measureAgainstBareExpress(opts: { gateway: LoadOptions; barePort: number; connections: number; durationSeconds: number; databaseUrl: string }) {
+export async function measureAgainstBareExpress(opts: {
+  gateway: LoadOptions;
+  barePort: number;
+  connections: number;
+  durationSeconds: number;
+  databaseUrl: string;
+}) {
   const bareUrl = `http://127.0.0.1:${opts.barePort}/bare`;
   // Five seconds of warm-up, so slower machines too start the measured seconds in a steady state.
   await load({ ...opts.gateway, connections: opts.connections, durationSeconds: 5 });

@@ -42,7 +42,10 @@ if (jest.status !== 0 && failed === 0) failed = 1;
 // prints its seed). Each counts as one test. SOAK_SEED picks the seed (default 1).
 if (jestArgs.length === 0) {
   const seed = process.env.SOAK_SEED ?? '1';
-  for (const args of [['--minutes', '3', '--redis', 'single'], ['--minutes', '2', '--redis', 'cluster']]) {
+  for (const args of [
+    ['--minutes', '3', '--redis', 'single'],
+    ['--minutes', '2', '--redis', 'cluster'],
+  ]) {
     const soak = spawnSync(process.execPath, ['--import', 'tsx', 'soak/run.ts', '--seed', seed, ...args], { cwd: root, stdio: 'inherit' });
     if (soak.status === 0) passed += 1;
     else failed += 1;

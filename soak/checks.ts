@@ -58,10 +58,12 @@ export async function checkSoak(opts: {
   // refuses a repeat as Paystack does; a repeat that reached it is counted),
   // and each payout's final status is what the rail did with it.
   const sends = new Map<string, number>();
-  for (const r of opts.standIn.requests) if (r.method === 'POST' && r.path === '/transfer' && r.body?.reference) sends.set(r.body.reference, (sends.get(r.body.reference) ?? 0) + 1);
+  for (const r of opts.standIn.requests)
+    if (r.method === 'POST' && r.path === '/transfer' && r.body?.reference) sends.set(r.body.reference, (sends.get(r.body.reference) ?? 0) + 1);
   for (const p of payouts) {
     const truth = opts.standIn.transfers.get(p.reference);
-    if (p.status === 'completed' && truth?.status !== 'success') violate('completed without the rail paying', `${p.reference}: rail ${truth?.status ?? 'has no transfer'}`);
+    if (p.status === 'completed' && truth?.status !== 'success')
+      violate('completed without the rail paying', `${p.reference}: rail ${truth?.status ?? 'has no transfer'}`);
     if (p.status === 'failed' && truth?.status === 'success') violate('failed (money refunded) though the rail paid', p.reference);
   }
   for (const reference of opts.standIn.transfers.keys()) {
@@ -74,11 +76,15 @@ export async function checkSoak(opts: {
   const stable = new Set(opts.stableEndpointIds);
   const events = await opts.db.outboxEvent.findMany({ select: { id: true, workspaceId: true, event: true, relayedAt: true } });
   const endpoints = await opts.db.webhookEndpoint.findMany({ select: { id: true, workspaceId: true, events: true, active: true } });
-  const deliveries = await opts.db.webhookDelivery.findMany({ select: { id: true, deliveryId: true, outboxEventId: true, endpointId: true, ok: true, completedAt: true, attempts: true } });
+  const deliveries = await opts.db.webhookDelivery.findMany({
+    select: { id: true, deliveryId: true, outboxEventId: true, endpointId: true, ok: true, completedAt: true, attempts: true },
+  });
   const byPair = new Map(deliveries.map((d) => [`${d.outboxEventId}:${d.endpointId}`, d]));
   for (const e of events) {
     if (!e.relayedAt) violate('event never relayed', `${e.event} #${e.id}`);
-    for (const ep of endpoints.filter((ep) => stable.has(ep.id) && ep.active && ep.workspaceId === e.workspaceId && (ep.events.includes('*') || ep.events.includes(e.event)))) {
+    for (const ep of endpoints.filter(
+      (ep) => stable.has(ep.id) && ep.active && ep.workspaceId === e.workspaceId && (ep.events.includes('*') || ep.events.includes(e.event)),
+    )) {
       const d = byPair.get(`${e.id}:${ep.id}`);
       if (!d) violate('event not dispatched to a matching endpoint', `${e.event} #${e.id} → endpoint ${ep.id}`);
       else if (!d.completedAt || d.attempts < 1) violate('delivery never attempted to the end', `${d.deliveryId}`);
@@ -90,7 +96,8 @@ export async function checkSoak(opts: {
   for (const d of deliveries) if (d.ok === 1 && !seen.has(d.deliveryId)) violate('delivery logged ok but no receiver saw it', d.deliveryId);
   // A deleted endpoint takes its log rows with it, so only the stable receivers are held to this.
   const logged = new Set(deliveries.map((d) => d.deliveryId));
-  for (const id of new Set(opts.receivers.flatMap((r) => r.requests.map(deliveryIdOf)))) if (id && !logged.has(id)) violate('a receiver got a delivery the log does not have', id);
+  for (const id of new Set(opts.receivers.flatMap((r) => r.requests.map(deliveryIdOf))))
+    if (id && !logged.has(id)) violate('a receiver got a delivery the log does not have', id);
   const rowIds = new Map(deliveries.map((d) => [String((d as { id?: bigint }).id), d]));
   for (const p of opts.pings.filter((p) => p.stable && p.ok)) {
     const row = rowIds.get(String(p.deliveryId));
@@ -98,11 +105,14 @@ export async function checkSoak(opts: {
   }
 
   // Verifications: allowed states, attempts within the maximum, one code sent per start.
-  const verifications = await opts.db.verification.findMany({ select: { reference: true, destination: true, codeHash: true, codeSalt: true, status: true, attempts: true, maxAttempts: true } });
+  const verifications = await opts.db.verification.findMany({
+    select: { reference: true, destination: true, codeHash: true, codeSalt: true, status: true, attempts: true, maxAttempts: true },
+  });
   const verificationCounts: Record<string, number> = {};
   for (const v of verifications) {
     verificationCounts[v.status] = (verificationCounts[v.status] ?? 0) + 1;
-    if (!(VERIFICATION_STATUSES as readonly string[]).includes(v.status)) violate('verification in a state the interface does not have', `${v.reference}: ${v.status}`);
+    if (!(VERIFICATION_STATUSES as readonly string[]).includes(v.status))
+      violate('verification in a state the interface does not have', `${v.reference}: ${v.status}`);
     if (v.attempts > v.maxAttempts) violate('verification attempts above the maximum', `${v.reference}: ${v.attempts} > ${v.maxAttempts}`);
     const sent = await opts.codesSent(v.reference);
     if (sent > 1) violate('a code delivered more than once for one start', `${v.reference}: ${sent}`);
@@ -112,7 +122,8 @@ export async function checkSoak(opts: {
   // row of that phone), and no start's code went out twice. A client that lost
   // its gateway mid-request starts again, so one phone may have several starts.
   const rowsOfPhone = new Map<string, typeof verifications>();
-  for (const v of verifications) if (v.destination.startsWith('+')) rowsOfPhone.set(v.destination.slice(1), [...(rowsOfPhone.get(v.destination.slice(1)) ?? []), v]);
+  for (const v of verifications)
+    if (v.destination.startsWith('+')) rowsOfPhone.set(v.destination.slice(1), [...(rowsOfPhone.get(v.destination.slice(1)) ?? []), v]);
   const messagesPerStart = new Map<string, number>();
   for (const m of opts.smsDelivered) {
     const phone = String(m.body.to ?? m.body.phone_number);
@@ -126,7 +137,10 @@ export async function checkSoak(opts: {
   // Money in: an acknowledged notification that should credit credited exactly
   // once, for its amount, to its business; one that should not, did not; none
   // credited twice, however often it was sent.
-  const credits = await opts.db.ledgerTransaction.findMany({ where: { category: 'collection' }, select: { idempotencyKey: true, workspaceId: true, amount: true } });
+  const credits = await opts.db.ledgerTransaction.findMany({
+    where: { category: 'collection' },
+    select: { idempotencyKey: true, workspaceId: true, amount: true },
+  });
   const creditsByKey = new Map<string, typeof credits>();
   for (const c of credits) creditsByKey.set(c.idempotencyKey, [...(creditsByKey.get(c.idempotencyKey) ?? []), c]);
   const byReference = new Map<string, InboundSent>();
@@ -141,7 +155,8 @@ export async function checkSoak(opts: {
     if (sent.expect === 'credited') {
       const credit = found[0];
       if (!credit) violate('an acknowledged inbound transfer never credited', sent.reference);
-      else if (credit.workspaceId !== sent.workspaceId || !new Decimal(credit.amount.toString()).equals(new Decimal(sent.amountKobo).div(100))) violate('an inbound transfer credited the wrong business or amount', `${sent.reference}: ${credit.workspaceId} ${credit.amount.toString()}`);
+      else if (credit.workspaceId !== sent.workspaceId || !new Decimal(credit.amount.toString()).equals(new Decimal(sent.amountKobo).div(100)))
+        violate('an inbound transfer credited the wrong business or amount', `${sent.reference}: ${credit.workspaceId} ${credit.amount.toString()}`);
     } else if (found.length) violate('an inbound transfer that matches nothing was credited', sent.reference);
   }
 

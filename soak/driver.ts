@@ -48,7 +48,10 @@ export interface AnswerLog {
 }
 
 /** Statuses the interface allows: any 2xx and 4xx; a 5xx only as provider_error (502, 503, 504). */
-type TBody = { error?: { code?: string }; data?: { reference?: string; id?: number; account?: { account_number?: string }; ok?: boolean; delivery_id?: number } } | null;
+type TBody = {
+  error?: { code?: string };
+  data?: { reference?: string; id?: number; account?: { account_number?: string }; ok?: boolean; delivery_id?: number };
+} | null;
 
 function allowed(status: number, body: TBody): boolean {
   if (status < 500) return true;
@@ -66,7 +69,13 @@ export interface Driver {
   stop(): Promise<void>;
 }
 
-const CHURN_EVENT_SETS = [['*'], ['verification.verified', 'verification.failed'], ['collection.successful'], ['reserved_account.created', 'collection.successful'], ['verification.expired']];
+const CHURN_EVENT_SETS = [
+  ['*'],
+  ['verification.verified', 'verification.failed'],
+  ['collection.successful'],
+  ['reserved_account.created', 'collection.successful'],
+  ['verification.expired'],
+];
 
 export function startDriver(opts: {
   seed: number;
@@ -90,7 +99,15 @@ export function startDriver(opts: {
 
   const live = () => opts.gateways().filter((g) => g.child && g.child.exitCode === null && g.child.signalCode === null);
   /** One request to a random live gateway, retried on a lost connection as a client would; `token` defaults to the business's API key. */
-  async function call(op: string, business: Business, method: string, path: string, body?: unknown, headers: Record<string, string> = {}, token = business.key) {
+  async function call(
+    op: string,
+    business: Business,
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+    token = business.key,
+  ) {
     for (let tries = 0; tries < 20; tries++) {
       const gateways = live();
       const gateway = gateways[Math.floor(Math.random() * gateways.length)];
@@ -136,7 +153,14 @@ export function startDriver(opts: {
 
   async function transfer(rng: ReturnType<typeof seededRandom>, business: Business, tag: string) {
     // Most carry an Idempotency-Key, and some of those are sent again (a retry).
-    const body = { currency: 'NGN', amount: rng.int(1, 500_000) / 100, account_number: String(rng.int(1_000_000_000, 1_999_999_999)), bank_code: '058', account_name: 'Soak Payee', narration: tag };
+    const body = {
+      currency: 'NGN',
+      amount: rng.int(1, 500_000) / 100,
+      account_number: String(rng.int(1_000_000_000, 1_999_999_999)),
+      bank_code: '058',
+      account_name: 'Soak Payee',
+      narration: tag,
+    };
     const key = rng.next() < 0.7 ? `${tag}-key` : undefined;
     await withRetries(rng, () => call('transfer', business, 'POST', '/v1/transfers', body, key ? { 'idempotency-key': key } : {}), Boolean(key));
   }
@@ -145,7 +169,13 @@ export function startDriver(opts: {
     // To a saved beneficiary; the key goes as the header or as the body's idempotency_key.
     const inBody = rng.next() < 0.3;
     const key = rng.next() < 0.7 ? `${tag}-key` : undefined;
-    const body = { currency: 'NGN', amount: rng.int(100, 300_000) / 100, beneficiary_id: rng.pick(business.beneficiaryIds), narration: tag, ...(key && inBody ? { idempotency_key: key } : {}) };
+    const body = {
+      currency: 'NGN',
+      amount: rng.int(100, 300_000) / 100,
+      beneficiary_id: rng.pick(business.beneficiaryIds),
+      narration: tag,
+      ...(key && inBody ? { idempotency_key: key } : {}),
+    };
     await withRetries(rng, () => call('withdrawal', business, 'POST', '/v1/withdrawals', body, key && !inBody ? { 'idempotency-key': key } : {}), Boolean(key));
   }
 
@@ -170,7 +200,12 @@ export function startDriver(opts: {
   async function notify(rng: ReturnType<typeof seededRandom>, business: Business, sent: Omit<InboundSent, 'acknowledged'>, accountNumber: string) {
     const entry: InboundSent = { ...sent, acknowledged: false };
     inbound.push(entry);
-    const { rawBody, signature } = paystackChargeSuccess(opts.collectionSecret, { reference: sent.reference, amountKobo: sent.amountKobo, accountNumber, channel: 'dedicated_nuban' });
+    const { rawBody, signature } = paystackChargeSuccess(opts.collectionSecret, {
+      reference: sent.reference,
+      amountKobo: sent.amountKobo,
+      accountNumber,
+      channel: 'dedicated_nuban',
+    });
     const deliver = async () => {
       for (let i = 0; i < 5 && !stopping; i++) {
         const res = await call('rail notification', business, 'POST', '/rails/paystack/notifications', rawBody, { 'x-paystack-signature': signature });
@@ -190,13 +225,28 @@ export function startDriver(opts: {
       const accountNumber = opened?.status === 201 || opened?.status === 200 ? opened.body?.data?.account?.account_number : undefined;
       if (!accountNumber || reference !== tag || rng.next() < 0.15) return;
       const wrong = rng.next() < 0.1;
-      await notify(rng, business, { reference: `pay-${tag}`, workspaceId: business.workspaceId, amountKobo: wrong ? amountKobo + 100 : amountKobo, expect: wrong ? 'not credited' : 'credited' }, accountNumber);
+      await notify(
+        rng,
+        business,
+        {
+          reference: `pay-${tag}`,
+          workspaceId: business.workspaceId,
+          amountKobo: wrong ? amountKobo + 100 : amountKobo,
+          expect: wrong ? 'not credited' : 'credited',
+        },
+        accountNumber,
+      );
     } else {
       // The business's reserved account: any amount credits it.
       const opened = await call('deposit', business, 'POST', '/v1/deposits', { channel: 'reserved_va' });
       const accountNumber = opened?.status === 201 || opened?.status === 200 ? opened.body?.data?.account?.account_number : undefined;
       if (!accountNumber) return;
-      await notify(rng, business, { reference: `pay-${tag}`, workspaceId: business.workspaceId, amountKobo: rng.int(100, 2_000_000), expect: 'credited' }, accountNumber);
+      await notify(
+        rng,
+        business,
+        { reference: `pay-${tag}`, workspaceId: business.workspaceId, amountKobo: rng.int(100, 2_000_000), expect: 'credited' },
+        accountNumber,
+      );
     }
   }
 
@@ -205,7 +255,15 @@ export function startDriver(opts: {
     const roll = rng.next();
     const session = business.session;
     if ((roll < 0.3 && business.churnEndpoints.length < 6) || business.churnEndpoints.length === 0) {
-      const res = await call('endpoint create', business, 'POST', '/webhook-endpoints', { url: `${opts.churnReceiverUrl}/hook`, events: rng.pick(CHURN_EVENT_SETS) }, {}, session);
+      const res = await call(
+        'endpoint create',
+        business,
+        'POST',
+        '/webhook-endpoints',
+        { url: `${opts.churnReceiverUrl}/hook`, events: rng.pick(CHURN_EVENT_SETS) },
+        {},
+        session,
+      );
       if (res?.status === 201 && res.body?.data?.id) business.churnEndpoints.push(res.body.data.id);
     } else if (roll < 0.55) {
       const id = rng.pick(business.churnEndpoints);
@@ -217,7 +275,8 @@ export function startDriver(opts: {
       const stable = rng.next() < 0.5;
       const id = rng.pick(stable ? business.stableEndpoints : business.churnEndpoints);
       const res = await call('endpoint test', business, 'POST', `/webhook-endpoints/${id}/test`, undefined, {}, session);
-      if (res?.status === 200 && res.body?.data) pings.push({ endpointId: id, ok: res.body.data.ok === true, deliveryId: Number(res.body.data.delivery_id), stable });
+      if (res?.status === 200 && res.body?.data)
+        pings.push({ endpointId: id, ok: res.body.data.ok === true, deliveryId: Number(res.body.data.delivery_id), stable });
     }
   }
 
@@ -230,7 +289,20 @@ export function startDriver(opts: {
       const business = rng.pick(opts.businesses);
       const roll = rng.next();
       const tag = `soak-${opts.seed}-${index}-${n}`;
-      const kind = roll < 0.3 ? 'transfer' : roll < 0.4 ? 'withdrawal' : roll < 0.6 ? 'verification' : roll < 0.75 ? 'deposit' : roll < 0.78 ? 'endpoint change' : roll < 0.95 ? 'transactions' : 'balances';
+      const kind =
+        roll < 0.3
+          ? 'transfer'
+          : roll < 0.4
+            ? 'withdrawal'
+            : roll < 0.6
+              ? 'verification'
+              : roll < 0.75
+                ? 'deposit'
+                : roll < 0.78
+                  ? 'endpoint change'
+                  : roll < 0.95
+                    ? 'transactions'
+                    : 'balances';
       mix[kind] = (mix[kind] ?? 0) + 1;
       if (kind === 'transfer') await transfer(rng, business, tag);
       else if (kind === 'withdrawal') await withdrawal(rng, business, tag);

@@ -25,7 +25,9 @@ if (!range || Number(range[1]) > Number(range[2])) {
   process.exit(2);
 }
 // Every other option goes to each soak as given.
-const passOn = tokens.filter((t) => t.kind === 'option' && t.name !== 'seeds').flatMap((t) => (t.kind === 'option' ? [t.rawName, ...(t.value === undefined ? [] : [t.value])] : []));
+const passOn = tokens
+  .filter((t) => t.kind === 'option' && t.name !== 'seeds')
+  .flatMap((t) => (t.kind === 'option' ? [t.rawName, ...(t.value === undefined ? [] : [t.value])] : []));
 
 interface Report {
   seed: number;
@@ -44,7 +46,9 @@ const failed: number[] = [];
 const started = Date.now();
 for (let seed = Number(range[1]); seed <= Number(range[2]); seed++) {
   const reportFile = path.join(dir, `${seed}.json`);
-  const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'run.ts'), '--seed', String(seed), '--report', reportFile, ...passOn], { stdio: 'inherit' });
+  const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'run.ts'), '--seed', String(seed), '--report', reportFile, ...passOn], {
+    stdio: 'inherit',
+  });
   let report: Report | null = null;
   try {
     report = JSON.parse(readFileSync(reportFile, 'utf8')) as Report;

@@ -84,7 +84,10 @@ async function injectFault(world: World, fault: Fault, rng: ReturnType<typeof se
     case 'terminate postgres connections': {
       const client = new Client({ connectionString: world.databaseUrl });
       await client.connect();
-      const { rows } = await client.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid() AND random() < 0.5`, [world.databaseName]);
+      const { rows } = await client.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid() AND random() < 0.5`,
+        [world.databaseName],
+      );
       await client.end();
       say(`terminated ${rows.length} Postgres connections`);
       return;
@@ -126,7 +129,12 @@ async function main() {
       if (roll < 0.18) return { record: false, answer: 'hang' };
       if (roll < 0.24) return { record: true, answer: 'ok', visibleAfterMs: 1500 };
       // Pending at first, settled later by the rail: paid, failed or reversed.
-      if (roll < 0.3) return { record: true, answer: 'ok', settle: { afterMs: 500 + Math.floor(roll * 40_000), status: roll < 0.27 ? 'success' : roll < 0.285 ? 'failed' : 'reversed' } };
+      if (roll < 0.3)
+        return {
+          record: true,
+          answer: 'ok',
+          settle: { afterMs: 500 + Math.floor(roll * 40_000), status: roll < 0.27 ? 'success' : roll < 0.285 ? 'failed' : 'reversed' },
+        };
       return undefined;
     };
     // The SMS provider: seeded by the phone (one per start): refusals, answers that hang after sending, slow answers.
@@ -142,11 +150,27 @@ async function main() {
     for (let i = 0; i < 3; i++) {
       const { workspace, key } = await createWorkspaceWithKey(db, { name: `Soak ${i}` });
       await db.$transaction((tx) =>
-        creditWallet(tx, { workspaceId: workspace.id, currency: 'NGN', amount: new Decimal('1000000000'), category: 'adjustment', channel: 'adjustment', title: 'Soak funding', description: 'soak funding', provider: 'operator' }),
+        creditWallet(tx, {
+          workspaceId: workspace.id,
+          currency: 'NGN',
+          amount: new Decimal('1000000000'),
+          category: 'adjustment',
+          channel: 'adjustment',
+          title: 'Soak funding',
+          description: 'soak funding',
+          provider: 'operator',
+        }),
       );
       const stableEndpoints: number[] = [];
       for (const receiver of world.receivers) {
-        const endpoint = await db.webhookEndpoint.create({ data: { workspaceId: workspace.id, url: `${receiver.url}/hook`, events: ['*'], secretEncrypted: encryptSecret(`soak-secret-${i}`, config.ENCRYPTION_KEY) } });
+        const endpoint = await db.webhookEndpoint.create({
+          data: {
+            workspaceId: workspace.id,
+            url: `${receiver.url}/hook`,
+            events: ['*'],
+            secretEncrypted: encryptSecret(`soak-secret-${i}`, config.ENCRYPTION_KEY),
+          },
+        });
         stableEndpoints.push(endpoint.id);
       }
       const user = await createUserFor(db, workspace.id, `soak-owner-${i}@example.com`);
@@ -162,7 +186,11 @@ async function main() {
     // Each business signs in to the dashboard and saves two beneficiaries, through the API.
     const gatewayUrl = gateways()[0]!.url!;
     const post = async (path: string, token: string, body: unknown) => {
-      const res = await fetch(`${gatewayUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await fetch(`${gatewayUrl}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       const json = (await res.json()) as { data: Record<string, unknown> };
       if (!res.ok) throw new Error(`setup ${path}: ${res.status} ${JSON.stringify(json)}`);
       return json.data;
@@ -170,7 +198,12 @@ async function main() {
     for (const business of businesses) {
       business.session = String((await post('/auth/login', '', { email: business.user.email, password: business.user.password })).token);
       for (const n of [1, 2]) {
-        const beneficiary = await post('/v1/beneficiaries', business.key, { name: `Soak Beneficiary ${n}`, account_number: String(2_000_000_000 + business.workspaceId * 10 + n), bank_code: '058', currency: 'NGN' });
+        const beneficiary = await post('/v1/beneficiaries', business.key, {
+          name: `Soak Beneficiary ${n}`,
+          account_number: String(2_000_000_000 + business.workspaceId * 10 + n),
+          bank_code: '058',
+          currency: 'NGN',
+        });
         business.beneficiaryIds.push(Number(beneficiary.id));
       }
     }
@@ -182,7 +215,8 @@ async function main() {
       lanes: Number(values.lanes),
       businesses,
       gateways,
-      readEmailCode: async (destination, reference) => (await readSandboxMessages(outbox, destination).catch(() => [])).find((m) => m.reference === reference)?.code ?? null,
+      readEmailCode: async (destination, reference) =>
+        (await readSandboxMessages(outbox, destination).catch(() => [])).find((m) => m.reference === reference)?.code ?? null,
       readSmsCode: (destination) => {
         const sent = world.termii.delivered.find((m) => m.body.to === destination.slice(1));
         return /verification code is (\d+)\./.exec(String(sent?.body.sms ?? ''))?.[1] ?? null;
@@ -221,7 +255,8 @@ async function main() {
     const nodes = 'nodes' in redis ? redis.nodes('master') : [redis];
     const outboxKeys = (await Promise.all(nodes.map((node) => node.keys(`${config.REDIS_KEY_PREFIX}sandbox:verify:*`)))).flat();
     for (const key of outboxKeys) {
-      for (const m of await readSandboxMessages(outbox, key.slice(`${config.REDIS_KEY_PREFIX}sandbox:verify:`.length))) sent.set(m.reference, (sent.get(m.reference) ?? 0) + 1);
+      for (const m of await readSandboxMessages(outbox, key.slice(`${config.REDIS_KEY_PREFIX}sandbox:verify:`.length)))
+        sent.set(m.reference, (sent.get(m.reference) ?? 0) + 1);
     }
     const { violations, figures } = await checkSoak({
       db,
@@ -235,7 +270,8 @@ async function main() {
       inbound: driver.inbound,
       pings: driver.pings,
     });
-    for (const r of world.replicas) if (r.crashes) violations.push({ rule: 'a service process crashed', detail: `${r.service}#${r.index}: ${r.crashes} time(s)` });
+    for (const r of world.replicas)
+      if (r.crashes) violations.push({ rule: 'a service process crashed', detail: `${r.service}#${r.index}: ${r.crashes} time(s)` });
     const report = {
       seed,
       minutes,
@@ -268,7 +304,9 @@ async function main() {
       // What the services logged about each answer the interface does not allow (by its request id), then the last errors of each.
       for (const d of driver.log.disallowed) {
         const requestId = (d.body as { request_id?: string } | null)?.request_id;
-        const lines = requestId ? world.replicas.flatMap((r) => r.errors.filter((line) => line.includes(requestId)).map((line) => `${r.service}#${r.index}: ${line}`)) : [];
+        const lines = requestId
+          ? world.replicas.flatMap((r) => r.errors.filter((line) => line.includes(requestId)).map((line) => `${r.service}#${r.index}: ${line}`))
+          : [];
         if (lines.length) console.log(`--- logged for ${d.op} ${d.status} (${requestId})\n${lines.join('\n')}`);
       }
       for (const r of world.replicas) if (r.errors.length) console.log(`--- last errors of ${r.service}#${r.index}\n${r.errors.slice(-20).join('\n')}`);
@@ -280,7 +318,9 @@ async function main() {
     await world.close({ keepDatabase: keep });
     if (keep) say(`database kept for inspection: ${world.databaseName}`);
   }
-  say(`seed ${seed}: ${ok ? 'no violations' : 'VIOLATIONS'}; replay with npm run soak -- --seed ${seed} --minutes ${minutes} --redis ${redisMode} --replicas ${replicaCount}`);
+  say(
+    `seed ${seed}: ${ok ? 'no violations' : 'VIOLATIONS'}; replay with npm run soak -- --seed ${seed} --minutes ${minutes} --redis ${redisMode} --replicas ${replicaCount}`,
+  );
   process.exit(ok ? 0 : 1);
 }
 

@@ -20,7 +20,12 @@ export async function scaleOut(): Promise<ScenarioResult> {
 
   const ports = [await freePort(), await freePort()];
   const gateways = ports.map((port) =>
-    startProcess('services/gateway/src/main.ts', { DATABASE_URL: databaseUrl, PORT: String(port), PUBLIC_API_RATE_LIMIT: '1000000000', REDIS_KEY_PREFIX: 'cowrie-bench:' }),
+    startProcess('services/gateway/src/main.ts', {
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      PUBLIC_API_RATE_LIMIT: '1000000000',
+      REDIS_KEY_PREFIX: 'cowrie-bench:',
+    }),
   );
   const target = (port: number, connections: number, durationSeconds: number) =>
     load({ url: `http://127.0.0.1:${port}/v1/channels`, headers: { authorization: `Bearer ${key}` }, connections, durationSeconds });

@@ -14,7 +14,19 @@ import { createApiKey, createWorkspace } from '@cowrie/accounts';
 import { Decimal } from '@cowrie/core';
 import { createDb, type PrismaClient } from '@cowrie/db';
 import { auditWallet, creditWallet, findWallet } from '@cowrie/ledger';
-import { benchRedisEnv, clearRedisPrefixes, freePort, freshDatabase, load, peakRssMb, settleDatabase, startProcess, stop, waitForHttp, type ScenarioResult } from '../lib';
+import {
+  benchRedisEnv,
+  clearRedisPrefixes,
+  freePort,
+  freshDatabase,
+  load,
+  peakRssMb,
+  settleDatabase,
+  startProcess,
+  stop,
+  waitForHttp,
+  type ScenarioResult,
+} from '../lib';
 
 const CONNECTIONS = 50;
 const DURATION_S = 10;
@@ -76,7 +88,14 @@ async function dropDatabase(name: string) {
 function transferBody() {
   // A 10-digit account other than the sandbox's failure accounts 0000000001/2.
   const account = String(1_000_000_000 + Math.floor(Math.random() * 8_999_999_999));
-  return JSON.stringify({ currency: 'NGN', amount: AMOUNT, account_number: account, bank_code: '058', account_name: 'Bench Recipient', idempotency_key: `bench-${randomUUID()}` });
+  return JSON.stringify({
+    currency: 'NGN',
+    amount: AMOUNT,
+    account_number: account,
+    bank_code: '058',
+    account_name: 'Bench Recipient',
+    idempotency_key: `bench-${randomUUID()}`,
+  });
 }
 
 async function statusCounts(db: PrismaClient, walletId: number) {

@@ -9,7 +9,19 @@ import { createApiKey, createWorkspace } from '@cowrie/accounts';
 import { loadConfig } from '@cowrie/core';
 import { createDb, createSqlPool } from '@cowrie/db';
 import { createVerification } from '@cowrie/verification';
-import { BENCH_ENCRYPTION_KEY, benchRedisEnv, clearRedisPrefixes, freePort, freshDatabase, measureAgainstBareExpress, peakRssMb, startProcess, stop, waitForHttp, type ScenarioResult } from '../lib';
+import {
+  BENCH_ENCRYPTION_KEY,
+  benchRedisEnv,
+  clearRedisPrefixes,
+  freePort,
+  freshDatabase,
+  measureAgainstBareExpress,
+  peakRssMb,
+  startProcess,
+  stop,
+  waitForHttp,
+  type ScenarioResult,
+} from '../lib';
 import { verificationEnv } from './verification-start';
 
 const CONNECTIONS = 50;

@@ -78,7 +78,13 @@ export async function verificationStart(): Promise<ScenarioResult> {
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
     const nextBody = uniqueDestinations();
     const requests = [{ method: 'POST' as const, path: '/v1/verifications', headers, setupRequest: (req: object) => ({ ...req, body: nextBody() }) }];
-    const measured = await measureAgainstBareExpress({ gateway: { url, requests }, barePort, connections: CONNECTIONS, durationSeconds: DURATION_S, databaseUrl });
+    const measured = await measureAgainstBareExpress({
+      gateway: { url, requests },
+      barePort,
+      connections: CONNECTIONS,
+      durationSeconds: DURATION_S,
+      databaseUrl,
+    });
 
     // Every answer waited for its delivery: the rows say whether it happened.
     const check = createDb({ databaseUrl, poolSize: 1 });

@@ -17,7 +17,19 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createWorkspace } from '@cowrie/accounts';
 import { createDb, recordEvent, type PrismaClient } from '@cowrie/db';
 import { createAddressPolicy, createWebhookEndpoint } from '@cowrie/webhooks';
-import { BENCH_ENCRYPTION_KEY, benchRedisEnv, clearRedisPrefixes, freshDatabase, peakRssMb, percentile, round1, settleDatabase, startProcess, stop, type ScenarioResult } from '../lib';
+import {
+  BENCH_ENCRYPTION_KEY,
+  benchRedisEnv,
+  clearRedisPrefixes,
+  freshDatabase,
+  peakRssMb,
+  percentile,
+  round1,
+  settleDatabase,
+  startProcess,
+  stop,
+  type ScenarioResult,
+} from '../lib';
 
 const FAN_OUT = 10;
 const RELAY_POLL_MS = Number(process.env.WEBHOOK_RELAY_POLL_MS ?? 20);

@@ -2,9 +2,7 @@ import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } 
 import { availableParallelism } from 'node:os';
 
 const scrypt = (password: string, salt: Buffer, keylen: number, options: ScryptOptions) =>
-  new Promise<Buffer>((resolve, reject) =>
-    scryptCb(password, salt, keylen, options, (err, key) => (err ? reject(err) : resolve(key))),
-  );
+  new Promise<Buffer>((resolve, reject) => scryptCb(password, salt, keylen, options, (err, key) => (err ? reject(err) : resolve(key))));
 
 // scrypt is memory-hard and in Node itself (no native download). OWASP's
 // current minimum for scrypt is N=2^17, r=8, p=1: ~128 MiB and a few hundred
@@ -54,7 +52,9 @@ export async function verifyPassword(password: string, stored: string): Promise<
   if (kind !== 'scrypt' || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64');
   const N = Number(n);
-  const key = await withHashSlot(() => scrypt(password, Buffer.from(salt, 'base64'), expected.length, { N, r: Number(r), p: Number(p), maxmem: memoryOf(N, Number(r)) }));
+  const key = await withHashSlot(() =>
+    scrypt(password, Buffer.from(salt, 'base64'), expected.length, { N, r: Number(r), p: Number(p), maxmem: memoryOf(N, Number(r)) }),
+  );
   return timingSafeEqual(key, expected);
 }
 

@@ -35,9 +35,13 @@ export async function createWorkspace(db: PrismaClient, { name }: { name: string
  * workspace: operators and sessions name a business by its live id.
  */
 export async function workspaceForMode(db: DbOrTx, workspaceId: number, mode: TMode): Promise<number> {
-  const live = await db.workspace.findUnique({ where: { id: workspaceId }, select: { id: true, mode: true, liveWorkspaceId: true, testWorkspace: { select: { id: true } } } });
+  const live = await db.workspace.findUnique({
+    where: { id: workspaceId },
+    select: { id: true, mode: true, liveWorkspaceId: true, testWorkspace: { select: { id: true } } },
+  });
   if (!live) throw new Error(`workspace ${workspaceId} does not exist`);
-  if (live.mode !== 'live') throw new Error(`workspace ${workspaceId} is the test side of workspace ${live.liveWorkspaceId}; name workspace ${live.liveWorkspaceId} with mode test`);
+  if (live.mode !== 'live')
+    throw new Error(`workspace ${workspaceId} is the test side of workspace ${live.liveWorkspaceId}; name workspace ${live.liveWorkspaceId} with mode test`);
   if (mode === 'live') return live.id;
   if (!live.testWorkspace) throw new Error(`workspace ${workspaceId} has no test side`);
   return live.testWorkspace.id;
@@ -47,7 +51,10 @@ export async function workspaceForMode(db: DbOrTx, workspaceId: number, mode: TM
  * Keeps an operator's action on money outside the API (who ran it, from
  * where, what), in the transaction that does it.
  */
-export async function recordOperatorAction(db: DbOrTx, input: { action: string; workspaceId: number; details: Record<string, string | number | boolean | null> }) {
+export async function recordOperatorAction(
+  db: DbOrTx,
+  input: { action: string; workspaceId: number; details: Record<string, string | number | boolean | null> },
+) {
   const actor = `${osUser()}@${hostname()}`;
   return db.operatorAction.create({ data: { action: input.action, workspaceId: input.workspaceId, actor, details: input.details } });
 }

@@ -23,7 +23,10 @@ export function hitDashboardBudget(redis: TRedis, opts: { keyPrefix: string; ses
  * endpoint per window): each ping is a real POST to someone's server. Keyed by
  * the endpoint's id and creation time, which a new database cannot repeat.
  */
-export function hitWebhookTestBudget(redis: TRedis, opts: { keyPrefix: string; endpoint: { id: number; createdAt: Date }; limit: number; now?: number }): Promise<FixedWindowHit> {
+export function hitWebhookTestBudget(
+  redis: TRedis,
+  opts: { keyPrefix: string; endpoint: { id: number; createdAt: Date }; limit: number; now?: number },
+): Promise<FixedWindowHit> {
   return hitFixedWindow(redis, {
     key: `${opts.keyPrefix}rl:webhook-test:${opts.endpoint.id}-${opts.endpoint.createdAt.getTime()}`,
     limit: opts.limit,

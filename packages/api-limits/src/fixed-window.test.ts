@@ -12,7 +12,12 @@ const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
 const windowStart = Math.floor(NOW / 1000 / WINDOW) * WINDOW;
 
 beforeAll(() => {
-  redis = createRedis({ REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', REDIS_CLUSTER_NODES: [], REDIS_SENTINELS: [], REDIS_SENTINEL_NAME: 'mymaster' });
+  redis = createRedis({
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    REDIS_CLUSTER_NODES: [],
+    REDIS_SENTINELS: [],
+    REDIS_SENTINEL_NAME: 'mymaster',
+  });
 });
 afterAll(async () => {
   const keys = await redis.keys(`${prefix}*`);

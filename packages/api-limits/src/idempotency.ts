@@ -16,7 +16,11 @@ export function stableStringify(value: unknown): string {
   if (value === undefined) return '';
   return JSON.stringify(value, (_k, v) =>
     v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as Record<string, unknown>)[k]]))
+      ? Object.fromEntries(
+          Object.keys(v)
+            .sort()
+            .map((k) => [k, (v as Record<string, unknown>)[k]]),
+        )
       : v,
   );
 }
@@ -26,11 +30,7 @@ export function idempotencyRequestHash(method: string, path: string, body: unkno
   return sha256Hex(`${method.toUpperCase()}:${path}:${stableStringify(body ?? {})}`);
 }
 
-export type TClaimOutcome =
-  | { kind: 'claimed' }
-  | { kind: 'replay'; status: number; body: unknown }
-  | { kind: 'conflict' }
-  | { kind: 'in_flight' };
+export type TClaimOutcome = { kind: 'claimed' } | { kind: 'replay'; status: number; body: unknown } | { kind: 'conflict' } | { kind: 'in_flight' };
 
 interface KeyRef {
   workspaceId: number;
@@ -42,23 +42,22 @@ interface KeyRef {
  * `claimed` (the unique constraint decides); the others see the stored
  * response, a conflict, or a request still in flight.
  */
-export async function claimIdempotencyKey(
-  db: DbOrTx,
-  ref: KeyRef & { requestHash: string; now?: Date },
-): Promise<TClaimOutcome> {
+export async function claimIdempotencyKey(db: DbOrTx, ref: KeyRef & { requestHash: string; now?: Date }): Promise<TClaimOutcome> {
   const now = ref.now ?? new Date();
   const where = { workspaceId_key: { workspaceId: ref.workspaceId, key: ref.key } };
   // An expired record is deleted and the request runs fresh.
   await db.idempotencyRecord.deleteMany({ where: { workspaceId: ref.workspaceId, key: ref.key, expiresAt: { lte: now } } });
   const inserted = await db.idempotencyRecord.createMany({
-    data: [{
-      workspaceId: ref.workspaceId,
-      key: ref.key,
-      requestHash: ref.requestHash,
-      state: 'in_flight',
-      createdAt: now,
-      expiresAt: new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS),
-    }],
+    data: [
+      {
+        workspaceId: ref.workspaceId,
+        key: ref.key,
+        requestHash: ref.requestHash,
+        state: 'in_flight',
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS),
+      },
+    ],
     skipDuplicates: true,
   });
   if (inserted.count === 1) return { kind: 'claimed' };
@@ -77,10 +76,7 @@ export async function claimIdempotencyKey(
 }
 
 /** Stores a successful response for replay; retention runs from now. */
-export async function completeIdempotencyKey(
-  db: DbOrTx,
-  ref: KeyRef & { status: number; body: unknown; now?: Date },
-): Promise<void> {
+export async function completeIdempotencyKey(db: DbOrTx, ref: KeyRef & { status: number; body: unknown; now?: Date }): Promise<void> {
   const now = ref.now ?? new Date();
   await db.idempotencyRecord.updateMany({
     where: { workspaceId: ref.workspaceId, key: ref.key, state: 'in_flight' },
@@ -102,10 +98,7 @@ export async function releaseIdempotencyKey(db: DbOrTx, ref: KeyRef): Promise<vo
  * Waits for an in-flight request with the same key to finish, then claims or
  * replays; gives up with `in_flight` after `waitMs`.
  */
-export async function claimOrWaitIdempotencyKey(
-  db: DbOrTx,
-  ref: KeyRef & { requestHash: string; waitMs: number; pollMs?: number },
-): Promise<TClaimOutcome> {
+export async function claimOrWaitIdempotencyKey(db: DbOrTx, ref: KeyRef & { requestHash: string; waitMs: number; pollMs?: number }): Promise<TClaimOutcome> {
   const deadline = Date.now() + ref.waitMs;
   for (;;) {
     const outcome = await claimIdempotencyKey(db, ref);

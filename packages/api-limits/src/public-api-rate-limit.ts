@@ -9,10 +9,7 @@ export const PUBLIC_API_WINDOW_SECONDS = 60;
  * key's random lookup id, not its row id, which a new database would give to
  * another key while Redis still holds this one's count.
  */
-export function hitPublicApiBudget(
-  redis: TRedis,
-  opts: { keyPrefix: string; apiKeyLookupId: string; limit: number; now?: number },
-): Promise<FixedWindowHit> {
+export function hitPublicApiBudget(redis: TRedis, opts: { keyPrefix: string; apiKeyLookupId: string; limit: number; now?: number }): Promise<FixedWindowHit> {
   return hitFixedWindow(redis, {
     key: `${opts.keyPrefix}rl:key:${opts.apiKeyLookupId}`,
     limit: opts.limit,

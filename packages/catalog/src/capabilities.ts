@@ -16,9 +16,19 @@ export interface TCapability {
 export function capabilityMap(channels: readonly TChannel[]) {
   const channel = (id: string) => channels.find((c) => c.id === id)?.status ?? 'coming_soon';
   const areas: TCapability[] = [
-    { id: 'contact_verification', label: 'Contact verification', status: 'live', endpoints: ['POST /v1/verifications', 'POST /v1/verifications/:reference/check', 'GET /v1/verifications/:reference'] },
+    {
+      id: 'contact_verification',
+      label: 'Contact verification',
+      status: 'live',
+      endpoints: ['POST /v1/verifications', 'POST /v1/verifications/:reference/check', 'GET /v1/verifications/:reference'],
+    },
     { id: 'collections', label: 'Collections', status: 'live', endpoints: ['POST /v1/collections', 'GET /v1/collections/:id'] },
-    { id: 'reserved_accounts', label: 'Reserved accounts', status: 'live', endpoints: ['POST /v1/reserved-accounts', 'GET /v1/reserved-accounts', 'GET /v1/reserved-accounts/:id'] },
+    {
+      id: 'reserved_accounts',
+      label: 'Reserved accounts',
+      status: 'live',
+      endpoints: ['POST /v1/reserved-accounts', 'GET /v1/reserved-accounts', 'GET /v1/reserved-accounts/:id'],
+    },
     { id: 'deposits', label: 'Deposits', status: 'live', endpoints: ['POST /v1/deposits'] },
     { id: 'payouts', label: 'Payouts', status: 'live', endpoints: ['POST /v1/transfers', 'POST /v1/withdrawals'] },
     { id: 'bank_lookup', label: 'Bank lookup', status: 'live', endpoints: ['GET /v1/banks', 'POST /v1/banks/resolve'] },

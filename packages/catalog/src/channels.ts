@@ -26,7 +26,10 @@ const ZChannelOverride = z.partialRecord(
     .object({
       label: z.string().min(1).max(100).optional(),
       status: z.enum(['live', 'coming_soon']).optional(),
-      currencies: z.array(z.string().regex(/^[A-Za-z]{3,4}$/)).min(1).optional(),
+      currencies: z
+        .array(z.string().regex(/^[A-Za-z]{3,4}$/))
+        .min(1)
+        .optional(),
     })
     .strict(),
 );

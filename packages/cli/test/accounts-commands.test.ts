@@ -48,7 +48,9 @@ test('user create prints {id, email} and never the password', async () => {
 
 test('user disable marks the user disabled and ends its sessions; an unknown id fails', async () => {
   const ws = JSON.parse((await cli('workspace', 'create', '--name', 'Disabled')).stdout);
-  const user = JSON.parse((await cli('user', 'create', '--workspace', String(ws.id), '--email', 'leaver@example.com', '--password', 'a long passphrase')).stdout);
+  const user = JSON.parse(
+    (await cli('user', 'create', '--workspace', String(ws.id), '--email', 'leaver@example.com', '--password', 'a long passphrase')).stdout,
+  );
   const out = await cli('user', 'disable', '--id', String(user.id));
   expect(out.code).toBe(0);
   expect(JSON.parse(out.stdout)).toEqual({ id: user.id, disabled: true });

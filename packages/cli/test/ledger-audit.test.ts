@@ -18,7 +18,16 @@ afterAll(() => env.cleanup());
 async function fundedWorkspace(amount = '100') {
   const { workspace } = await createWorkspaceWithKey(env.db);
   await env.db.$transaction((tx) =>
-    creditWallet(tx, { workspaceId: workspace.id, currency: 'NGN', amount: new Decimal(amount), category: 'adjustment', channel: 'adjustment', title: 'Funding', description: 'test', provider: 'operator' }),
+    creditWallet(tx, {
+      workspaceId: workspace.id,
+      currency: 'NGN',
+      amount: new Decimal(amount),
+      category: 'adjustment',
+      channel: 'adjustment',
+      title: 'Funding',
+      description: 'test',
+      provider: 'operator',
+    }),
   );
   const wallet = (await findWallet(env.db, workspace.id, 'NGN'))!;
   return { workspaceId: workspace.id, walletId: wallet.id };
@@ -40,7 +49,13 @@ async function auditAfter(corrupt: (tx: Prisma.TransactionClient) => Promise<unk
 }
 
 /** A payout row in `status` with its hold (and closing entry) as the payouts package writes them, in `tx`. */
-async function payout(tx: Prisma.TransactionClient, at: { workspaceId: number; walletId: number }, status: 'processing' | 'completed' | 'failed', entries: Array<'hold' | 'settle' | 'release'>, amount = '10') {
+async function payout(
+  tx: Prisma.TransactionClient,
+  at: { workspaceId: number; walletId: number },
+  status: 'processing' | 'completed' | 'failed',
+  entries: Array<'hold' | 'settle' | 'release'>,
+  amount = '10',
+) {
   const [inserted] = await tx.$queryRaw<Array<{ id: number }>>`
     INSERT INTO "LedgerTransaction" ("workspaceId", "walletId", "type", "direction", "category", "channel", "status", "reference", "idempotencyKey",
       "currency", "amount", "fees", "title", "description", "provider", "updatedAt")
@@ -71,20 +86,40 @@ test('a whole ledger passes: payouts processing, completed and failed beside cre
 });
 
 test.each<[string, (tx: Prisma.TransactionClient, at: { workspaceId: number; walletId: number }) => Promise<unknown>, TLedgerRule[]]>([
-  ['a balance changed without an entry', (tx, at) => tx.$executeRaw`UPDATE "Wallet" SET "balance" = "balance" + 1 WHERE "id" = ${at.walletId}`, ['wallet_balance_equals_entries', 'money_conserved']],
-  ['a hold without its wallet update', (tx, at) => payout(tx, at, 'processing', ['hold']).then(() => tx.$executeRaw`UPDATE "Wallet" SET "held" = "held" - 10 WHERE "id" = ${at.walletId}`), ['wallet_held_equals_entries', 'wallet_held_equals_open_holds']],
-  ['a completed payout never settled', (tx, at) => payout(tx, at, 'completed', ['hold']), ['wallet_held_equals_open_holds', 'payout_resolution_matches_status', 'money_conserved']],
+  [
+    'a balance changed without an entry',
+    (tx, at) => tx.$executeRaw`UPDATE "Wallet" SET "balance" = "balance" + 1 WHERE "id" = ${at.walletId}`,
+    ['wallet_balance_equals_entries', 'money_conserved'],
+  ],
+  [
+    'a hold without its wallet update',
+    (tx, at) => payout(tx, at, 'processing', ['hold']).then(() => tx.$executeRaw`UPDATE "Wallet" SET "held" = "held" - 10 WHERE "id" = ${at.walletId}`),
+    ['wallet_held_equals_entries', 'wallet_held_equals_open_holds'],
+  ],
+  [
+    'a completed payout never settled',
+    (tx, at) => payout(tx, at, 'completed', ['hold']),
+    ['wallet_held_equals_open_holds', 'payout_resolution_matches_status', 'money_conserved'],
+  ],
   ['a failed payout whose hold was settled', (tx, at) => payout(tx, at, 'failed', ['hold', 'settle']), ['payout_resolution_matches_status', 'money_conserved']],
   ['a processing payout without a hold', (tx, at) => payout(tx, at, 'processing', []), ['payout_has_one_hold']],
-  ['a payout whose amount changed after its hold', async (tx, at) => {
-    const id = await payout(tx, at, 'completed', ['hold', 'settle']);
-    await tx.$executeRaw`UPDATE "LedgerTransaction" SET "amount" = 12 WHERE "id" = ${id}`;
-  }, ['payout_has_one_hold', 'money_conserved']],
-  ['a credit without its entry', async (tx, at) => {
-    const credit = await tx.ledgerTransaction.findFirstOrThrow({ where: { walletId: at.walletId, type: 'credit' } });
-    await tx.ledgerEntry.deleteMany({ where: { transactionId: credit.id } });
-    await tx.$executeRaw`UPDATE "Wallet" SET "balance" = "balance" - 100 WHERE "id" = ${at.walletId}`;
-  }, ['credit_has_one_entry', 'money_conserved']],
+  [
+    'a payout whose amount changed after its hold',
+    async (tx, at) => {
+      const id = await payout(tx, at, 'completed', ['hold', 'settle']);
+      await tx.$executeRaw`UPDATE "LedgerTransaction" SET "amount" = 12 WHERE "id" = ${id}`;
+    },
+    ['payout_has_one_hold', 'money_conserved'],
+  ],
+  [
+    'a credit without its entry',
+    async (tx, at) => {
+      const credit = await tx.ledgerTransaction.findFirstOrThrow({ where: { walletId: at.walletId, type: 'credit' } });
+      await tx.ledgerEntry.deleteMany({ where: { transactionId: credit.id } });
+      await tx.$executeRaw`UPDATE "Wallet" SET "balance" = "balance" - 100 WHERE "id" = ${at.walletId}`;
+    },
+    ['credit_has_one_entry', 'money_conserved'],
+  ],
 ])('the auditor finds %s', async (_name, corrupt, rules) => {
   const at = await fundedWorkspace('100');
   expect((await auditAfter((tx) => corrupt(tx, at), at.workspaceId)).sort()).toEqual([...rules].sort());
@@ -93,7 +128,10 @@ test.each<[string, (tx: Prisma.TransactionClient, at: { workspaceId: number; wal
 test.each<[string, (walletId: number, transactionId: number) => Prisma.Sql]>([
   ['a negative held amount', (w) => Prisma.sql`UPDATE "Wallet" SET "held" = -1 WHERE "id" = ${w}`],
   ['more held than the balance', (w) => Prisma.sql`UPDATE "Wallet" SET "held" = "balance" + 1 WHERE "id" = ${w}`],
-  ['a credit entry that takes money', (w, t) => Prisma.sql`INSERT INTO "LedgerEntry" ("walletId", "transactionId", "kind", "balanceDelta", "heldDelta") VALUES (${w}, ${t}, 'settle', 5, 0)`],
+  [
+    'a credit entry that takes money',
+    (w, t) => Prisma.sql`INSERT INTO "LedgerEntry" ("walletId", "transactionId", "kind", "balanceDelta", "heldDelta") VALUES (${w}, ${t}, 'settle', 5, 0)`,
+  ],
   ['a zero amount', (_w, t) => Prisma.sql`UPDATE "LedgerTransaction" SET "amount" = 0 WHERE "id" = ${t}`],
   ['an unknown status', (_w, t) => Prisma.sql`UPDATE "LedgerTransaction" SET "status" = 'lost' WHERE "id" = ${t}`],
 ])('the database refuses %s', async (_name, statement) => {
@@ -111,11 +149,17 @@ test('cowrie ledger audit exits 1 and prints the violations; --workspace audits 
     expect(out.code).toBe(1);
     const printed = JSON.parse(out.stdout);
     expect(printed.ok).toBe(false);
-    expect(printed.violations).toContainEqual(expect.objectContaining({ rule: 'wallet_balance_equals_entries', walletId: broken.walletId, expected: '100.000000', actual: '107.000000' }));
+    expect(printed.violations).toContainEqual(
+      expect.objectContaining({ rule: 'wallet_balance_equals_entries', walletId: broken.walletId, expected: '100.000000', actual: '107.000000' }),
+    );
     expect(printed.violations).toContainEqual(expect.objectContaining({ rule: 'money_conserved', currency: 'NGN' }));
     const one = await runCli(['ledger', 'audit', '--workspace', String(whole.workspaceId)], cliEnv);
     expect(one.code).toBe(0);
-    expect(JSON.parse(one.stdout)).toMatchObject({ ok: true, workspaceId: whole.workspaceId, checked: { wallets: expect.any(Number), transactions: 1, entries: 1 } });
+    expect(JSON.parse(one.stdout)).toMatchObject({
+      ok: true,
+      workspaceId: whole.workspaceId,
+      checked: { wallets: expect.any(Number), transactions: 1, entries: 1 },
+    });
     expect((await runCli(['ledger', 'audit', '--workspace', 'x'], cliEnv)).code).toBe(2);
   } finally {
     await env.db.$executeRaw`UPDATE "Wallet" SET "balance" = "balance" - 7 WHERE "id" = ${broken.walletId}`;

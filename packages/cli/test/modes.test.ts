@@ -29,7 +29,9 @@ test('workspace create makes the live workspace and its test side; key create --
   expect(created.test_workspace_id).toEqual(expect.any(Number));
   const side = await env.db.workspace.findUniqueOrThrow({ where: { id: created.test_workspace_id } });
   expect(side).toMatchObject({ mode: 'test', liveWorkspaceId: created.id });
-  expect(await env.db.wallet.count({ where: { workspaceId: created.test_workspace_id } })).toBe(await env.db.wallet.count({ where: { workspaceId: created.id } }));
+  expect(await env.db.wallet.count({ where: { workspaceId: created.test_workspace_id } })).toBe(
+    await env.db.wallet.count({ where: { workspaceId: created.id } }),
+  );
   const key = JSON.parse((await cli(['key', 'create', '--workspace', String(created.id), '--scopes', 'read', '--mode', 'test'])).stdout);
   expect(key.key).toMatch(/^ck_test_/);
   expect((await env.db.apiKey.findUniqueOrThrow({ where: { id: key.id } })).workspaceId).toBe(created.test_workspace_id);
@@ -37,7 +39,10 @@ test('workspace create makes the live workspace and its test side; key create --
   const refused = await cli(['key', 'create', '--workspace', String(created.test_workspace_id), '--scopes', 'read']);
   expect(refused.code).toBe(1);
   expect(refused.stderr).toMatch(/is the test side of workspace/);
-  for (const command of [['key', 'create', '--scopes', 'read'], ['wallet', 'credit', '--currency', 'NGN', '--amount', '1']]) {
+  for (const command of [
+    ['key', 'create', '--scopes', 'read'],
+    ['wallet', 'credit', '--currency', 'NGN', '--amount', '1'],
+  ]) {
     const bad = await cli([...command, '--workspace', String(created.id), '--mode', 'staging']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--mode must be live or test/);
@@ -46,7 +51,9 @@ test('workspace create makes the live workspace and its test side; key create --
 
 test('wallet credit --mode test funds the test wallet; the live wallet is the default outside production', async () => {
   const { workspace } = await createWorkspaceWithKey(env.db);
-  const testCredit = JSON.parse((await cli(['wallet', 'credit', '--workspace', String(workspace.id), '--currency', 'NGN', '--amount', '70', '--mode', 'test'])).stdout);
+  const testCredit = JSON.parse(
+    (await cli(['wallet', 'credit', '--workspace', String(workspace.id), '--currency', 'NGN', '--amount', '70', '--mode', 'test'])).stdout,
+  );
   expect(testCredit).toMatchObject({ workspace_id: workspace.test_workspace_id, mode: 'test', available: '70.000000' });
   const liveCredit = JSON.parse((await cli(['wallet', 'credit', '--workspace', String(workspace.id), '--currency', 'NGN', '--amount', '5'])).stdout);
   expect(liveCredit).toMatchObject({ workspace_id: workspace.id, mode: 'live', available: '5.000000' });
@@ -79,7 +86,20 @@ test('in production sandbox transfer-in credits test accounts only', async () =>
   const { workspace } = await createWorkspaceWithKey(env.db);
   const open = (workspaceId: number, accountNumber: string, reference: string) =>
     env.db.reservedAccount.create({
-      data: { workspaceId, holder: 'customer', reference, railReference: `rail-${reference}`, provider: 'sandbox', accountNumber, accountName: 'Ada', bankName: 'Cowrie Sandbox Bank', bankCode: '999', currency: 'NGN', customerName: 'Ada', customerEmail: `${reference}@example.com` },
+      data: {
+        workspaceId,
+        holder: 'customer',
+        reference,
+        railReference: `rail-${reference}`,
+        provider: 'sandbox',
+        accountNumber,
+        accountName: 'Ada',
+        bankName: 'Cowrie Sandbox Bank',
+        bankCode: '999',
+        currency: 'NGN',
+        customerName: 'Ada',
+        customerEmail: `${reference}@example.com`,
+      },
     });
   await open(workspace.id, '9000000001', 'live-acct');
   await open(workspace.test_workspace_id, '9000000002', 'test-acct');
@@ -91,5 +111,8 @@ test('in production sandbox transfer-in credits test accounts only', async () =>
   expect(intoTest.code).toBe(0);
   expect(JSON.parse(intoTest.stdout)).toMatchObject({ matched: true, workspace_id: workspace.test_workspace_id });
   // Outside production the live sandbox account is credited as before.
-  expect(JSON.parse((await cli(['sandbox', 'transfer-in', '--account-number', '9000000001', '--amount', '100'])).stdout)).toMatchObject({ matched: true, workspace_id: workspace.id });
+  expect(JSON.parse((await cli(['sandbox', 'transfer-in', '--account-number', '9000000001', '--amount', '100'])).stdout)).toMatchObject({
+    matched: true,
+    workspace_id: workspace.id,
+  });
 });

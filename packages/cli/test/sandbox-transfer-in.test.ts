@@ -20,7 +20,13 @@ const transferIn = (...args: string[]) => runCli(['sandbox', 'transfer-in', ...a
 
 test('a transfer into a one-off account: matched, the collection successful, the wallet credited, the event in the outbox', async () => {
   const { workspace } = await createWorkspaceWithKey(env.db, { name: 'CLI Co' });
-  const { collection } = await openCollection(ctx(), { workspaceId: workspace.id, source: 'deposit', amount: new Decimal('1500'), currency: 'NGN', expiresInSeconds: 3600 });
+  const { collection } = await openCollection(ctx(), {
+    workspaceId: workspace.id,
+    source: 'deposit',
+    amount: new Decimal('1500'),
+    currency: 'NGN',
+    expiresInSeconds: 3600,
+  });
   const res = await transferIn('--account-number', collection.accountNumber, '--amount', '1500', '--reference', 'cli-ref-1');
   expect(res.code).toBe(0);
   expect(res.stderr).toBe('');
@@ -61,7 +67,13 @@ test('an unknown account or a wrong amount prints matched false with the reason,
   expect(unknown.code).toBe(0);
   expect(JSON.parse(unknown.stdout)).toMatchObject({ matched: false, status: 'unmatched', reason: 'unknown_account', wallet: null });
   const { workspace } = await createWorkspaceWithKey(env.db);
-  const { collection } = await openCollection(ctx(), { workspaceId: workspace.id, source: 'deposit', amount: new Decimal('50'), currency: 'NGN', expiresInSeconds: 3600 });
+  const { collection } = await openCollection(ctx(), {
+    workspaceId: workspace.id,
+    source: 'deposit',
+    amount: new Decimal('50'),
+    currency: 'NGN',
+    expiresInSeconds: 3600,
+  });
   const short = JSON.parse((await transferIn('--account-number', collection.accountNumber, '--amount', '49.99')).stdout);
   expect(short).toMatchObject({ matched: false, reason: 'amount_mismatch', wallet: { ledger: '0.000000' } });
 });

@@ -17,7 +17,14 @@ test('cowrie wallet credit funds a wallet with an adjustment credit and prints i
   const out = await runCli(['wallet', 'credit', '--workspace', String(workspace.id), '--currency', 'ngn', '--amount', '1500.25'], cliEnv);
   expect(out.code).toBe(0);
   const printed = JSON.parse(out.stdout);
-  expect(printed).toMatchObject({ currency: 'NGN', available: '1500.250000', pending: '0.000000', ledger: '1500.250000', status: 'live', workspace_id: workspace.id });
+  expect(printed).toMatchObject({
+    currency: 'NGN',
+    available: '1500.250000',
+    pending: '0.000000',
+    ledger: '1500.250000',
+    status: 'live',
+    workspace_id: workspace.id,
+  });
   const again = JSON.parse((await runCli(['wallet', 'credit', '--workspace', String(workspace.id), '--currency', 'NGN', '--amount', '10'], cliEnv)).stdout);
   expect(again.available).toBe('1510.250000');
   const row = await env.db.ledgerTransaction.findUniqueOrThrow({ where: { id: printed.transaction_id } });

@@ -14,7 +14,10 @@ export * from './paystack';
  * always the sandbox.
  */
 export function createCollectionRail(
-  config: Pick<TConfig, 'COLLECTION_RAIL' | 'COLLECTION_RAIL_TIMEOUT_MS' | 'COLLECTION_SANDBOX_FAIL' | 'PAYSTACK_SECRET_KEY' | 'PAYSTACK_BASE_URL' | 'PAYSTACK_PREFERRED_BANK'>,
+  config: Pick<
+    TConfig,
+    'COLLECTION_RAIL' | 'COLLECTION_RAIL_TIMEOUT_MS' | 'COLLECTION_SANDBOX_FAIL' | 'PAYSTACK_SECRET_KEY' | 'PAYSTACK_BASE_URL' | 'PAYSTACK_PREFERRED_BANK'
+  >,
   mode: TMode = 'live',
 ): CollectionRail {
   if (mode === 'live' && config.COLLECTION_RAIL === 'paystack') {

@@ -129,11 +129,7 @@ export function createPaystackRail(options: PaystackRailOptions): CollectionRail
     },
     async openReservedAccount(input: OpenReservedAccountInput): Promise<OpenedAccount> {
       const email = customerEmail(input.customer, input.reference);
-      const customer = await call(
-        'customer',
-        { email, ...splitName(input.customer.name), metadata: { cowrie_reference: input.merchantReference } },
-        ZCustomer,
-      );
+      const customer = await call('customer', { email, ...splitName(input.customer.name), metadata: { cowrie_reference: input.merchantReference } }, ZCustomer);
       const { data, raw } = await call(
         'dedicated_account',
         { customer: customer.data.customer_code, preferred_bank: options.preferredBank ?? 'wema-bank' },
@@ -182,10 +178,7 @@ const ZChargeSuccess = z.object({
   }),
 });
 
-export type TPaystackNotification =
-  | { kind: 'transfer'; transfer: InboundTransfer }
-  | { kind: 'ignored'; event: string }
-  | { kind: 'invalid'; reason: string };
+export type TPaystackNotification = { kind: 'transfer'; transfer: InboundTransfer } | { kind: 'ignored'; event: string } | { kind: 'invalid'; reason: string };
 
 /**
  * Reads a (signature-verified) Paystack notification. Only a successful charge

@@ -1,14 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { parseAmount } from '@cowrie/core';
-import {
-  RailError,
-  type CollectionRail,
-  type InboundTransfer,
-  type OpenedAccount,
-  type OpenOneOffAccountInput,
-  type OpenReservedAccountInput,
-} from './types';
+import { RailError, type CollectionRail, type InboundTransfer, type OpenedAccount, type OpenOneOffAccountInput, type OpenReservedAccountInput } from './types';
 
 export const SANDBOX_BANK = { name: 'Cowrie Sandbox Bank', code: '999' } as const;
 /** A client reference starting with this makes the sandbox refuse to open the account (503 provider_error). */
@@ -71,7 +64,10 @@ export const ZSandboxNotification = z.object({
   reference: z.string().trim().min(1).max(100),
   account_number: z.string().regex(/^\d{10}$/, 'must be 10 digits'),
   amount: z.union([z.number(), z.string()]),
-  currency: z.string().regex(/^[A-Za-z]{3,4}$/).default('NGN'),
+  currency: z
+    .string()
+    .regex(/^[A-Za-z]{3,4}$/)
+    .default('NGN'),
   sender_name: z.string().max(200).optional(),
   sender_account_number: z.string().max(20).optional(),
   sender_bank: z.string().max(200).optional(),

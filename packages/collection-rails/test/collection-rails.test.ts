@@ -40,7 +40,13 @@ describe('sandbox rail', () => {
     const a = await rail.openOneOffAccount(oneOff());
     const b = await rail.openOneOffAccount(oneOff());
     const c = await rail.openOneOffAccount(oneOff({ reference: 'col_other' }));
-    const r = await rail.openReservedAccount({ reference: 'col_abc', merchantReference: 'x', currency: 'NGN', accountName: 'Acme', customer: { name: 'Acme' } });
+    const r = await rail.openReservedAccount({
+      reference: 'col_abc',
+      merchantReference: 'x',
+      currency: 'NGN',
+      accountName: 'Acme',
+      customer: { name: 'Acme' },
+    });
     expect(a.accountNumber).toMatch(/^9\d{9}$/);
     expect(b.accountNumber).toBe(a.accountNumber);
     expect(c.accountNumber).not.toBe(a.accountNumber);
@@ -66,7 +72,15 @@ describe('sandbox rail', () => {
   });
 
   test('createCollectionRail picks the sandbox by default', () => {
-    expect(createCollectionRail({ COLLECTION_RAIL: 'sandbox', COLLECTION_RAIL_TIMEOUT_MS: 1000, COLLECTION_SANDBOX_FAIL: false, PAYSTACK_BASE_URL: 'x', PAYSTACK_PREFERRED_BANK: 'wema-bank' }).name).toBe('sandbox');
+    expect(
+      createCollectionRail({
+        COLLECTION_RAIL: 'sandbox',
+        COLLECTION_RAIL_TIMEOUT_MS: 1000,
+        COLLECTION_SANDBOX_FAIL: false,
+        PAYSTACK_BASE_URL: 'x',
+        PAYSTACK_PREFERRED_BANK: 'wema-bank',
+      }).name,
+    ).toBe('sandbox');
   });
 });
 
@@ -94,7 +108,13 @@ describe('Paystack adapter against a local stand-in', () => {
 
   test('a reserved account creates the customer, then a dedicated account at the preferred bank', async () => {
     const before = standIn.requests.length;
-    const opened = await rail().openReservedAccount({ reference: 'rsv_1', merchantReference: 'cust-1', currency: 'NGN', accountName: 'Acme / Ada Obi', customer: { name: 'Ada Nneka Obi', email: 'ada@example.com' } });
+    const opened = await rail().openReservedAccount({
+      reference: 'rsv_1',
+      merchantReference: 'cust-1',
+      currency: 'NGN',
+      accountName: 'Acme / Ada Obi',
+      customer: { name: 'Ada Nneka Obi', email: 'ada@example.com' },
+    });
     const sent = standIn.requests.slice(before);
     expect(sent.map((r) => r.path)).toEqual(['/customer', '/dedicated_account']);
     expect(sent[0]!.body).toMatchObject({ email: 'ada@example.com', first_name: 'Ada', last_name: 'Nneka Obi' });
@@ -105,7 +125,13 @@ describe('Paystack adapter against a local stand-in', () => {
 
   test('the business (no email) gets a stable placeholder email', async () => {
     const before = standIn.requests.length;
-    await rail().openReservedAccount({ reference: 'rsv_Biz 1', merchantReference: 'business_ngn', currency: 'NGN', accountName: 'Acme', customer: { name: 'Acme' } });
+    await rail().openReservedAccount({
+      reference: 'rsv_Biz 1',
+      merchantReference: 'business_ngn',
+      currency: 'NGN',
+      accountName: 'Acme',
+      customer: { name: 'Acme' },
+    });
     expect(standIn.requests[before]!.body.email).toBe('rsv_biz-1@accounts.cowrie.invalid');
   });
 
@@ -116,7 +142,9 @@ describe('Paystack adapter against a local stand-in', () => {
   ] as const)('%s becomes a RailError and is not retried', async (_name, mode, message) => {
     standIn.setMode(mode);
     const before = standIn.requests.length;
-    const err = await rail().openOneOffAccount(oneOff()).catch((e) => e);
+    const err = await rail()
+      .openOneOffAccount(oneOff())
+      .catch((e) => e);
     expect(err).toBeInstanceOf(RailError);
     expect(err.message).toMatch(message);
     expect(err.message).not.toContain(SECRET);
@@ -124,17 +152,21 @@ describe('Paystack adapter against a local stand-in', () => {
   });
 
   test('a wrong secret key is a RailError (401 from the provider)', async () => {
-    const err = await createPaystackRail({ secretKey: 'sk_wrong', baseUrl: standIn.url, timeoutMs: 500 }).openOneOffAccount(oneOff()).catch((e) => e);
+    const err = await createPaystackRail({ secretKey: 'sk_wrong', baseUrl: standIn.url, timeoutMs: 500 })
+      .openOneOffAccount(oneOff())
+      .catch((e) => e);
     expect(err).toBeInstanceOf(RailError);
     expect(err.details.status).toBe(401);
   });
 
   test('an unreachable provider is a RailError', async () => {
-    const err = await createPaystackRail({ secretKey: SECRET, baseUrl: 'http://127.0.0.1:9', timeoutMs: 500 }).openOneOffAccount(oneOff()).catch((e) => e);
+    const err = await createPaystackRail({ secretKey: SECRET, baseUrl: 'http://127.0.0.1:9', timeoutMs: 500 })
+      .openOneOffAccount(oneOff())
+      .catch((e) => e);
     expect(err).toBeInstanceOf(RailError);
   });
 
-  test('an amount finer than a kobo is the caller\'s input error, sent nowhere', async () => {
+  test("an amount finer than a kobo is the caller's input error, sent nowhere", async () => {
     const before = standIn.requests.length;
     await expect(rail().openOneOffAccount(oneOff({ amount: new Decimal('10.001') }))).rejects.toBeInstanceOf(RailInputError);
     expect(standIn.requests.length).toBe(before);
@@ -171,7 +203,9 @@ describe('Paystack notifications', () => {
 
   test('other events are ignored and malformed ones invalid', () => {
     expect(parsePaystackNotification({ event: 'transfer.success', data: {} })).toEqual({ kind: 'ignored', event: 'transfer.success' });
-    expect(parsePaystackNotification({ event: 'charge.success', data: { reference: 'x', status: 'success', amount: 'lots', currency: 'NGN' } }).kind).toBe('invalid');
+    expect(parsePaystackNotification({ event: 'charge.success', data: { reference: 'x', status: 'success', amount: 'lots', currency: 'NGN' } }).kind).toBe(
+      'invalid',
+    );
     expect(parsePaystackNotification({}).kind).toBe('invalid');
     const card = paystackChargeSuccess(SECRET, { reference: 'T2', amountKobo: 100, accountNumber: '1' }).payload;
     (card.data as any).channel = 'card';

@@ -45,5 +45,8 @@ test('a notification is read in naira exactly up to 2^53 - 1 kobo', () => {
 
 test('a notification whose kobo a double cannot hold is refused, not credited rounded', () => {
   // JSON.parse reads 9007199254740993 as 9007199254740992: the real amount is already lost.
-  expect(parsePaystackNotification(notificationWithKobo('9007199254740993'))).toMatchObject({ kind: 'invalid', reason: expect.stringMatching(/^data\.amount/) });
+  expect(parsePaystackNotification(notificationWithKobo('9007199254740993'))).toMatchObject({
+    kind: 'invalid',
+    reason: expect.stringMatching(/^data\.amount/),
+  });
 });

@@ -38,76 +38,86 @@ export async function startPaystackStandIn(secretKey: string) {
   const server: Server = createServer((req, res) => {
     // An answer that throws ends its connection (the client sees a reset), never the process.
     void (async () => {
-    const raw = await read(req);
-    let body: any = null;
-    try {
-      body = raw ? JSON.parse(raw) : null;
-    } catch {
-      body = null;
-    }
-    const path = (req.url ?? '/').split('?')[0]!;
-    requests.push({ method: req.method ?? 'GET', path, authorization: req.headers.authorization, body });
-    const send = (status: number, payload: unknown) => {
-      res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(payload));
-    };
-    if (req.headers.authorization !== `Bearer ${secretKey}`) return send(401, { status: false, message: 'Invalid key' });
-    if (mode === 'slow') return; // never answers: the client's timeout must fire
-    if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
-    if (held) await held;
-    if (mode === 'error_500') return send(500, { status: false, message: 'An error occurred' });
-    if (mode === 'refuse') return send(400, { status: false, message: 'Dedicated NUBAN not available for this integration' });
-
-    if (req.method === 'POST' && path === '/customer') {
-      if (!body?.email) return send(400, { status: false, message: 'Invalid Email Address Passed' });
-      const id = ++customerSeq;
-      const code = `CUS_standin${id}`;
-      customers.set(code, { email: body.email, first_name: body.first_name, last_name: body.last_name, id });
-      return send(200, { status: true, message: 'Customer created', data: { email: body.email, integration: 100032, domain: 'test', customer_code: code, id, identified: false, identifications: null } });
-    }
-    if (req.method === 'POST' && path === '/dedicated_account') {
-      const customer = customers.get(body?.customer);
-      if (!customer) return send(400, { status: false, message: 'Customer not found' });
-      const bank = body.preferred_bank === 'wema-bank' ? { name: 'Wema Bank', id: 20, slug: 'wema-bank' } : { name: 'Test Bank', id: 24, slug: 'test-bank' };
-      return send(200, {
-        status: true,
-        message: 'NUBAN successfully created',
-        data: {
-          bank,
-          account_name: `KAROKART / ${customer.first_name} ${customer.last_name}`.toUpperCase(),
-          account_number: nextAccountNumber('99'),
-          assigned: true,
-          currency: 'NGN',
-          metadata: null,
-          active: true,
-          id: 200 + customer.id,
-          created_at: new Date().toISOString(),
-          updated_at: new Date().toISOString(),
-          assignment: { integration: 100043, assignee_id: customer.id, assignee_type: 'Customer', expired: false, account_type: 'PAY-WITH-TRANSFER-RECURRING' },
-          customer: { id: customer.id, first_name: customer.first_name, last_name: customer.last_name, email: customer.email, customer_code: body.customer },
-        },
-      });
-    }
-    if (req.method === 'POST' && path === '/charge') {
-      if (!body?.email || !/^\d+$/.test(String(body.amount ?? '')) || !body.bank_transfer) {
-        return send(400, { status: false, message: 'Invalid charge request' });
+      const raw = await read(req);
+      let body: any = null;
+      try {
+        body = raw ? JSON.parse(raw) : null;
+      } catch {
+        body = null;
       }
-      return send(200, {
-        status: true,
-        message: 'Charge attempted',
-        data: {
-          status: 'pending_bank_transfer',
-          display_text: 'Please make a transfer to the account specified',
-          reference: body.reference ?? `standin_${accountSeq + 1}`,
-          amount: Number(body.amount),
-          account_name: 'PAYSTACK CHECKOUT',
-          account_number: nextAccountNumber('12'),
-          bank: { slug: 'test-bank', name: 'Test Bank', id: 24 },
-          account_expires_at: body.bank_transfer.account_expires_at,
-        },
-      });
-    }
-    send(404, { status: false, message: 'Not found' });
+      const path = (req.url ?? '/').split('?')[0]!;
+      requests.push({ method: req.method ?? 'GET', path, authorization: req.headers.authorization, body });
+      const send = (status: number, payload: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(payload));
+      };
+      if (req.headers.authorization !== `Bearer ${secretKey}`) return send(401, { status: false, message: 'Invalid key' });
+      if (mode === 'slow') return; // never answers: the client's timeout must fire
+      if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
+      if (held) await held;
+      if (mode === 'error_500') return send(500, { status: false, message: 'An error occurred' });
+      if (mode === 'refuse') return send(400, { status: false, message: 'Dedicated NUBAN not available for this integration' });
+
+      if (req.method === 'POST' && path === '/customer') {
+        if (!body?.email) return send(400, { status: false, message: 'Invalid Email Address Passed' });
+        const id = ++customerSeq;
+        const code = `CUS_standin${id}`;
+        customers.set(code, { email: body.email, first_name: body.first_name, last_name: body.last_name, id });
+        return send(200, {
+          status: true,
+          message: 'Customer created',
+          data: { email: body.email, integration: 100032, domain: 'test', customer_code: code, id, identified: false, identifications: null },
+        });
+      }
+      if (req.method === 'POST' && path === '/dedicated_account') {
+        const customer = customers.get(body?.customer);
+        if (!customer) return send(400, { status: false, message: 'Customer not found' });
+        const bank = body.preferred_bank === 'wema-bank' ? { name: 'Wema Bank', id: 20, slug: 'wema-bank' } : { name: 'Test Bank', id: 24, slug: 'test-bank' };
+        return send(200, {
+          status: true,
+          message: 'NUBAN successfully created',
+          data: {
+            bank,
+            account_name: `KAROKART / ${customer.first_name} ${customer.last_name}`.toUpperCase(),
+            account_number: nextAccountNumber('99'),
+            assigned: true,
+            currency: 'NGN',
+            metadata: null,
+            active: true,
+            id: 200 + customer.id,
+            created_at: new Date().toISOString(),
+            updated_at: new Date().toISOString(),
+            assignment: {
+              integration: 100043,
+              assignee_id: customer.id,
+              assignee_type: 'Customer',
+              expired: false,
+              account_type: 'PAY-WITH-TRANSFER-RECURRING',
+            },
+            customer: { id: customer.id, first_name: customer.first_name, last_name: customer.last_name, email: customer.email, customer_code: body.customer },
+          },
+        });
+      }
+      if (req.method === 'POST' && path === '/charge') {
+        if (!body?.email || !/^\d+$/.test(String(body.amount ?? '')) || !body.bank_transfer) {
+          return send(400, { status: false, message: 'Invalid charge request' });
+        }
+        return send(200, {
+          status: true,
+          message: 'Charge attempted',
+          data: {
+            status: 'pending_bank_transfer',
+            display_text: 'Please make a transfer to the account specified',
+            reference: body.reference ?? `standin_${accountSeq + 1}`,
+            amount: Number(body.amount),
+            account_name: 'PAYSTACK CHECKOUT',
+            account_number: nextAccountNumber('12'),
+            bank: { slug: 'test-bank', name: 'Test Bank', id: 24 },
+            account_expires_at: body.bank_transfer.account_expires_at,
+          },
+        });
+      }
+      send(404, { status: false, message: 'Not found' });
     })().catch(() => res.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -36,7 +36,12 @@ const STRONG_ENCRYPTION_KEY = '3a7f9c2e1b8d4f6a0c5e9b2d7f1a4c8e6b3d9f2a5c7e1b4d8
 
 test('production requires real secrets', () => {
   expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/JWT_SECRET: is required in production[\s\S]*ENCRYPTION_KEY/);
-  const ok = loadConfig({ NODE_ENV: 'production', JWT_SECRET: STRONG_SESSION_SECRET, ENCRYPTION_KEY: STRONG_ENCRYPTION_KEY, ALLOW_SANDBOX_IN_PRODUCTION: 'true' });
+  const ok = loadConfig({
+    NODE_ENV: 'production',
+    JWT_SECRET: STRONG_SESSION_SECRET,
+    ENCRYPTION_KEY: STRONG_ENCRYPTION_KEY,
+    ALLOW_SANDBOX_IN_PRODUCTION: 'true',
+  });
   expect(ok.JWT_SECRET).toBe(STRONG_SESSION_SECRET);
 });
 
@@ -51,26 +56,36 @@ test.each([
   ['OPS_PASSWORD', 'password1234', /too short or too repetitive/],
   ['COLLECTION_SANDBOX_SECRET', 'cowrie-dev-only-sandbox-notification-secret', /published/],
 ])('production refuses a known or weak %s (%s), naming it', (name, value, reason) => {
-  const env = { NODE_ENV: 'production', JWT_SECRET: STRONG_SESSION_SECRET, ENCRYPTION_KEY: STRONG_ENCRYPTION_KEY, ALLOW_SANDBOX_IN_PRODUCTION: 'true', [name]: value };
+  const env = {
+    NODE_ENV: 'production',
+    JWT_SECRET: STRONG_SESSION_SECRET,
+    ENCRYPTION_KEY: STRONG_ENCRYPTION_KEY,
+    ALLOW_SANDBOX_IN_PRODUCTION: 'true',
+    [name]: value,
+  };
   expect(() => loadConfig(env)).toThrow(new RegExp(`${name}: .*${reason.source}`));
   // Outside production the same value is accepted: development keeps working with the defaults.
   expect(() => loadConfig({ ...env, NODE_ENV: 'development' })).not.toThrow();
 });
 
 test('worker metrics ports beyond loopback require METRICS_TOKEN', () => {
-  expect(() => loadConfig({ PAYOUT_WORKER_METRICS_PORT: '9101', METRICS_HOST: '0.0.0.0' })).toThrow(/METRICS_TOKEN: is required when worker metrics ports listen beyond loopback/);
+  expect(() => loadConfig({ PAYOUT_WORKER_METRICS_PORT: '9101', METRICS_HOST: '0.0.0.0' })).toThrow(
+    /METRICS_TOKEN: is required when worker metrics ports listen beyond loopback/,
+  );
   expect(() => loadConfig({ PAYOUT_WORKER_METRICS_PORT: '9101', METRICS_HOST: '0.0.0.0', METRICS_TOKEN: 'a-long-operator-token-1234' })).not.toThrow();
   expect(() => loadConfig({ PAYOUT_WORKER_METRICS_PORT: '9101' })).not.toThrow();
   expect(() => loadConfig({ METRICS_HOST: '0.0.0.0' })).not.toThrow();
 });
 
-test('no sandbox notification secret is assumed: the route needs one of the deployment\'s own', () => {
+test("no sandbox notification secret is assumed: the route needs one of the deployment's own", () => {
   expect(loadConfig({}).COLLECTION_SANDBOX_SECRET).toBeUndefined();
 });
 
 test('in production live mode refuses to start on a sandbox rail or code provider unless ALLOW_SANDBOX_IN_PRODUCTION=true, naming each', () => {
   const env = { NODE_ENV: 'production', JWT_SECRET: STRONG_SESSION_SECRET, ENCRYPTION_KEY: STRONG_ENCRYPTION_KEY };
-  expect(() => loadConfig(env)).toThrow(/PAYOUT_RAIL: is sandbox[\s\S]*COLLECTION_RAIL: is sandbox[\s\S]*VERIFY_SMS_PROVIDER: is sandbox[\s\S]*VERIFY_EMAIL_PROVIDER: is sandbox/);
+  expect(() => loadConfig(env)).toThrow(
+    /PAYOUT_RAIL: is sandbox[\s\S]*COLLECTION_RAIL: is sandbox[\s\S]*VERIFY_SMS_PROVIDER: is sandbox[\s\S]*VERIFY_EMAIL_PROVIDER: is sandbox/,
+  );
   const real = {
     ...env,
     PAYOUT_RAIL: 'paystack',

@@ -46,7 +46,8 @@ export const SECRET_CONFIG_KEYS = [
  * does not.
  */
 export function weakSecretReason(value: string): string | null {
-  if (PUBLISHED_SECRETS.has(value) || PUBLISHED_SECRETS.has(value.toLowerCase())) return 'is a value published in the Cowrie repository; generate one with `openssl rand -hex 32`';
+  if (PUBLISHED_SECRETS.has(value) || PUBLISHED_SECRETS.has(value.toLowerCase()))
+    return 'is a value published in the Cowrie repository; generate one with `openssl rand -hex 32`';
   const distinct = new Set(value.toLowerCase()).size;
   if (distinct < 8) return `is too predictable (${distinct} distinct characters); generate one with \`openssl rand -hex 32\``;
   // Shannon entropy per character, times the length: bits an attacker must guess at most.
@@ -63,9 +64,17 @@ const nonNegativeInt = (fallback: number) => z.coerce.number().int().nonnegative
 const csv = z
   .string()
   .default('')
-  .transform((s) => s.split(',').map((v) => v.trim()).filter(Boolean));
+  .transform((s) =>
+    s
+      .split(',')
+      .map((v) => v.trim())
+      .filter(Boolean),
+  );
 
-const ZDecimalText = z.union([z.string(), z.number()]).transform(String).pipe(z.string().regex(/^\d+(\.\d{1,6})?$/, 'expected a non-negative decimal'));
+const ZDecimalText = z
+  .union([z.string(), z.number()])
+  .transform(String)
+  .pipe(z.string().regex(/^\d+(\.\d{1,6})?$/, 'expected a non-negative decimal'));
 const ZFeeRule = z.object({ flat: ZDecimalText.default('0'), percent: ZDecimalText.default('0'), cap: ZDecimalText.optional() }).strict();
 /** A payout fee rule: `flat + amount * percent / 100`, at most `cap` when set. Decimal strings. */
 export type TFeeRule = z.output<typeof ZFeeRule>;
@@ -115,7 +124,10 @@ export const ZConfig = z
     // the Sentinels' own password, when they have one
     REDIS_SENTINEL_PASSWORD: z.string().min(1).optional(),
     // TLS to every node and Sentinel (a single node can say rediss:// instead)
-    REDIS_TLS: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+    REDIS_TLS: z
+      .enum(['true', 'false'])
+      .default('false')
+      .transform((v) => v === 'true'),
     // a PEM file of the CA that signed the Redis servers' certificates, when it is not a public one
     REDIS_TLS_CA_FILE: z.string().min(1).optional(),
     // BullMQ prefix; hash-tagged so every queue key lands on one Cluster slot
@@ -123,7 +135,10 @@ export const ZConfig = z
     // prefix of Cowrie's own Redis keys (rate limits, caches)
     REDIS_KEY_PREFIX: z.string().min(1).default('cowrie:'),
     // largest JSON body the gateway accepts
-    BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'expected a size such as 100kb').default('100kb'),
+    BODY_LIMIT: z
+      .string()
+      .regex(/^\d+(b|kb|mb)$/i, 'expected a size such as 100kb')
+      .default('100kb'),
     // HMAC secret for dashboard session JWTs
     JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
     // lifetime of a dashboard session
@@ -133,7 +148,10 @@ export const ZConfig = z
     // failed dashboard sign-ins across every email and address per 15 minutes before each attempt is slowed (never refused)
     AUTH_LOGIN_GLOBAL_FAILURE_LIMIT: positiveInt(1000),
     // 64 hex characters (32 bytes): AES-256-GCM key for secrets at rest and in job data
-    ENCRYPTION_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'expected 64 hex characters').optional(),
+    ENCRYPTION_KEY: z
+      .string()
+      .regex(/^[0-9a-fA-F]{64}$/, 'expected 64 hex characters')
+      .optional(),
     // requests per API key per fixed 60-second window
     PUBLIC_API_RATE_LIMIT: positiveInt(120),
     // how long a request waits for an in-flight request with the same Idempotency-Key
@@ -149,7 +167,10 @@ export const ZConfig = z
     // per-request timeout of a collection rail call (opening an account)
     COLLECTION_RAIL_TIMEOUT_MS: positiveInt(10_000),
     // sandbox rail only: when true every account opening fails (503 provider_error), for tests and demos
-    COLLECTION_SANDBOX_FAIL: z.enum(['true', 'false', '1', '0']).default('false').transform((v) => v === 'true' || v === '1'),
+    COLLECTION_SANDBOX_FAIL: z
+      .enum(['true', 'false', '1', '0'])
+      .default('false')
+      .transform((v) => v === 'true' || v === '1'),
     // HMAC-SHA512 key of POST /rails/sandbox/notifications; the route exists only with COLLECTION_RAIL=sandbox and this set (no default: a known key would let anyone credit themselves)
     COLLECTION_SANDBOX_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
     // Paystack secret key (sk_...): authenticates API calls and signs its notifications (x-paystack-signature)
@@ -256,7 +277,10 @@ export const ZConfig = z
     // Bull Board without retry, clean, pause or delete: `true` by default in production, `false` elsewhere
     OPS_BOARD_READ_ONLY: z.enum(['true', 'false']).optional(),
     // in production, live mode may run on a sandbox rail or code provider only when this says so (a staging deployment)
-    ALLOW_SANDBOX_IN_PRODUCTION: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+    ALLOW_SANDBOX_IN_PRODUCTION: z
+      .enum(['true', 'false'])
+      .default('false')
+      .transform((v) => v === 'true'),
   })
   .transform((c) => {
     const production = c.NODE_ENV === 'production';
@@ -277,24 +301,39 @@ export const ZConfig = z
         if (reason) ctx.addIssue({ code: 'custom', path: [name], message: reason });
       }
     }
-    if (c.VERIFY_EMAIL_PROVIDER === 'smtp' && !c.VERIFY_SMTP_URL) ctx.addIssue({ code: 'custom', path: ['VERIFY_SMTP_URL'], message: 'is required when VERIFY_EMAIL_PROVIDER=smtp' });
-    if (c.VERIFY_SMS_PROVIDER === 'termii' && !c.VERIFY_TERMII_API_KEY) ctx.addIssue({ code: 'custom', path: ['VERIFY_TERMII_API_KEY'], message: 'is required when VERIFY_SMS_PROVIDER=termii' });
+    if (c.VERIFY_EMAIL_PROVIDER === 'smtp' && !c.VERIFY_SMTP_URL)
+      ctx.addIssue({ code: 'custom', path: ['VERIFY_SMTP_URL'], message: 'is required when VERIFY_EMAIL_PROVIDER=smtp' });
+    if (c.VERIFY_SMS_PROVIDER === 'termii' && !c.VERIFY_TERMII_API_KEY)
+      ctx.addIssue({ code: 'custom', path: ['VERIFY_TERMII_API_KEY'], message: 'is required when VERIFY_SMS_PROVIDER=termii' });
     if (c.NODE_ENV === 'production' && c.PAYOUT_UNKNOWN_GRACE_MS < 10 * 60_000) {
-      ctx.addIssue({ code: 'custom', path: ['PAYOUT_UNKNOWN_GRACE_MS'], message: 'must be at least 600000 (10 minutes) in production: a rail can commit a transfer long after a timeout' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['PAYOUT_UNKNOWN_GRACE_MS'],
+        message: 'must be at least 600000 (10 minutes) in production: a rail can commit a transfer long after a timeout',
+      });
     }
     const workerPorts = [c.PAYOUT_WORKER_METRICS_PORT, c.VERIFICATION_WORKER_METRICS_PORT, c.WEBHOOK_WORKER_METRICS_PORT].some((port) => port !== undefined);
     const loopbackOnly = /^(127\.|localhost$|::1$)/.test(c.METRICS_HOST);
     if (workerPorts && !loopbackOnly && !c.METRICS_TOKEN) {
-      ctx.addIssue({ code: 'custom', path: ['METRICS_TOKEN'], message: `is required when worker metrics ports listen beyond loopback (METRICS_HOST=${c.METRICS_HOST})` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['METRICS_TOKEN'],
+        message: `is required when worker metrics ports listen beyond loopback (METRICS_HOST=${c.METRICS_HOST})`,
+      });
     }
     if (c.NODE_ENV === 'production' && !c.ALLOW_SANDBOX_IN_PRODUCTION) {
       // Live mode on a sandbox rail would answer real customers with made-up money; test mode is always sandbox.
       const sandboxed = (['PAYOUT_RAIL', 'COLLECTION_RAIL', 'VERIFY_SMS_PROVIDER', 'VERIFY_EMAIL_PROVIDER'] as const).filter((name) => c[name] === 'sandbox');
       for (const name of sandboxed) {
-        ctx.addIssue({ code: 'custom', path: [name], message: 'is sandbox: live mode in production needs a real rail or provider, or ALLOW_SANDBOX_IN_PRODUCTION=true (a staging deployment)' });
+        ctx.addIssue({
+          code: 'custom',
+          path: [name],
+          message: 'is sandbox: live mode in production needs a real rail or provider, or ALLOW_SANDBOX_IN_PRODUCTION=true (a staging deployment)',
+        });
       }
     }
-    if (c.COLLECTION_RAIL === 'paystack' && !c.PAYSTACK_SECRET_KEY) ctx.addIssue({ code: 'custom', path: ['PAYSTACK_SECRET_KEY'], message: 'is required when COLLECTION_RAIL is paystack' });
+    if (c.COLLECTION_RAIL === 'paystack' && !c.PAYSTACK_SECRET_KEY)
+      ctx.addIssue({ code: 'custom', path: ['PAYSTACK_SECRET_KEY'], message: 'is required when COLLECTION_RAIL is paystack' });
   });
 
 export type TConfig = z.output<typeof ZConfig>;

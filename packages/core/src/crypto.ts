@@ -13,7 +13,6 @@ export function constantTimeEqual(a: string, b: string): boolean {
   return timingSafeEqual(left, right);
 }
 
-
 /**
  * AES-256-GCM with a 64-hex key. The output `v1.<iv>.<tag>.<ciphertext>` (base64url)
  * carries everything but the key, so it can sit in a job or a database column.

@@ -15,11 +15,6 @@ export const successEnvelope = <T>(data: T, requestId: string): TSuccessEnvelope
   meta: { request_id: requestId },
 });
 
-export function errorEnvelope(
-  code: TErrorCode | string,
-  message: string,
-  requestId: string,
-  details?: Record<string, unknown>,
-): TErrorEnvelope {
+export function errorEnvelope(code: TErrorCode | string, message: string, requestId: string, details?: Record<string, unknown>): TErrorEnvelope {
   return { error: details === undefined ? { code, message } : { code, message, details }, request_id: requestId };
 }

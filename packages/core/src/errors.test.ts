@@ -2,7 +2,7 @@
 // interface does not have), or a real refusal mistaken for an outage.
 import { AppError, isDependencyUnavailable } from './errors';
 
-test('lost Postgres and Redis connections are recognised, through causes and Prisma\'s driver-adapter error', () => {
+test("lost Postgres and Redis connections are recognised, through causes and Prisma's driver-adapter error", () => {
   const terminated = Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
   expect(isDependencyUnavailable(terminated)).toBe(true);
   expect(isDependencyUnavailable(new Error('Connection terminated unexpectedly'))).toBe(true);
@@ -16,15 +16,25 @@ test('lost Postgres and Redis connections are recognised, through causes and Pri
   // pg, on the next statement of a transaction whose connection was terminated (the soak found it as a 500).
   expect(isDependencyUnavailable(new Error('Client has encountered a connection error and is not queryable'))).toBe(true);
   expect(isDependencyUnavailable(new Error('Client was closed and is not queryable'))).toBe(true);
-  expect(isDependencyUnavailable(new Error('failed', { cause: Object.assign(new Error('x'), { code: 'ECONNREFUSED', message: 'connect ECONNREFUSED 127.0.0.1:6379' }) }))).toBe(true);
+  expect(
+    isDependencyUnavailable(
+      new Error('failed', { cause: Object.assign(new Error('x'), { code: 'ECONNREFUSED', message: 'connect ECONNREFUSED 127.0.0.1:6379' }) }),
+    ),
+  ).toBe(true);
   expect(isDependencyUnavailable(new Error('CLUSTERDOWN The cluster is down'))).toBe(true);
   // A Cluster master restarting: the slot's owner moves or is gone until ioredis gives up.
   expect(isDependencyUnavailable(new Error('Too many Cluster redirections. Last error: ReplyError: MOVED 2853 127.0.0.1:35987'))).toBe(true);
 });
 
 test('a database too busy to give a connection in time is recognised (nothing was committed)', () => {
-  expect(isDependencyUnavailable(Object.assign(new Error('Transaction API error: Unable to start a transaction in the given time.'), { code: 'P2028' }))).toBe(true);
-  expect(isDependencyUnavailable(Object.assign(new Error('Transaction API error: Transaction already closed: A commit cannot be executed on an expired transaction.'), { code: 'P2028' }))).toBe(true);
+  expect(isDependencyUnavailable(Object.assign(new Error('Transaction API error: Unable to start a transaction in the given time.'), { code: 'P2028' }))).toBe(
+    true,
+  );
+  expect(
+    isDependencyUnavailable(
+      Object.assign(new Error('Transaction API error: Transaction already closed: A commit cannot be executed on an expired transaction.'), { code: 'P2028' }),
+    ),
+  ).toBe(true);
   expect(isDependencyUnavailable(new Error('timeout exceeded when trying to connect'))).toBe(true);
 });
 

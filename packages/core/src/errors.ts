@@ -61,7 +61,8 @@ const LOST_SQLSTATE = /^(57P0[123]|08\d{3})$/;
 const LOST_PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2028']);
 // pg-pool's own wait for a connection ("timeout exceeded when trying to connect") is the same busy pool;
 // pg's "Client has encountered a connection error and is not queryable" is a connection lost inside a transaction.
-const LOST_MESSAGES = /timeout exceeded when trying to connect|is not queryable|Too many Cluster redirections|Connection terminated|connection is closed|Connection is closed|ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|CLUSTERDOWN|TRYAGAIN|LOADING|All sentinels are unreachable|Failed to refresh slots cache|Reached the max retries per request limit/;
+const LOST_MESSAGES =
+  /timeout exceeded when trying to connect|is not queryable|Too many Cluster redirections|Connection terminated|connection is closed|Connection is closed|ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|CLUSTERDOWN|TRYAGAIN|LOADING|All sentinels are unreachable|Failed to refresh slots cache|Reached the max retries per request limit/;
 
 /**
  * The error came from losing Postgres or Redis for a moment (a failover, a

@@ -3,7 +3,12 @@ import { createLogger } from './logger';
 
 test('secrets are redacted from log lines', () => {
   const lines: string[] = [];
-  const destination = new Writable({ write(chunk, _e, cb) { lines.push(String(chunk)); cb(); } });
+  const destination = new Writable({
+    write(chunk, _e, cb) {
+      lines.push(String(chunk));
+      cb();
+    },
+  });
   const log = createLogger({ service: 'test', destination });
   log.info({ authorization: 'Bearer ck_live_secret', password: 'hunter22', code: '4321', secret: 'a'.repeat(64), apiKey: 'ck_x' }, 'top level');
   log.info({ body: { password: 'hunter22', code: '4321' }, req: { headers: { authorization: 'Bearer ck_live_secret' } } }, 'nested');
@@ -15,7 +20,12 @@ test('secrets are redacted from log lines', () => {
 
 test('errors keep their codes (as errorCode), their causes too, while a one-time code stays redacted', () => {
   const lines: string[] = [];
-  const destination = new Writable({ write(chunk, _e, cb) { lines.push(String(chunk)); cb(); } });
+  const destination = new Writable({
+    write(chunk, _e, cb) {
+      lines.push(String(chunk));
+      cb();
+    },
+  });
   const log = createLogger({ service: 'test', destination });
   const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
   const unique = Object.assign(new Error('duplicate key', { cause: refused }), { code: '23505' });
@@ -29,7 +39,12 @@ test('errors keep their codes (as errorCode), their causes too, while a one-time
 
 test('secrets are redacted at any depth, in child bindings and by shape in any string, including the message', () => {
   const lines: string[] = [];
-  const destination = new Writable({ write(chunk, _e, cb) { lines.push(String(chunk)); cb(); } });
+  const destination = new Writable({
+    write(chunk, _e, cb) {
+      lines.push(String(chunk));
+      cb();
+    },
+  });
   const log = createLogger({ service: 'test', destination });
   const apiKey = 'ck_live_0123456789abcdef_' + 'S'.repeat(43);
   const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJlLXBhcnQ';
@@ -37,7 +52,13 @@ test('secrets are redacted at any depth, in child bindings and by shape in any s
     {
       a: { b: { c: { d: { password: 'deep-password', webhookSecret: 'deep-webhook-secret', x_api_key: 'deep-api-key' } } } },
       list: [{ headers: { Authorization: 'Basic b3BzOnBhc3N3b3Jk' } }, { note: `called with ${apiKey}` }],
-      env: { JWT_SECRET: 'jwt-secret-value', ENCRYPTION_KEY: 'e'.repeat(64), VERIFY_TERMII_API_KEY: 'termii-key', OPS_PASSWORD: 'ops-password-value', REDIS_SENTINEL_PASSWORD: 'sentinel-pw' },
+      env: {
+        JWT_SECRET: 'jwt-secret-value',
+        ENCRYPTION_KEY: 'e'.repeat(64),
+        VERIFY_TERMII_API_KEY: 'termii-key',
+        OPS_PASSWORD: 'ops-password-value',
+        REDIS_SENTINEL_PASSWORD: 'sentinel-pw',
+      },
       databaseUrl: 'postgresql://cowrie:db-password@db.internal:5432/cowrie',
       cookie: `session=${jwt}`,
       bankCode: '058',
@@ -49,7 +70,21 @@ test('secrets are redacted at any depth, in child bindings and by shape in any s
     jwt,
   );
   const text = lines.join('');
-  for (const secret of ['child-token-value', 'deep-password', 'deep-webhook-secret', 'deep-api-key', 'b3BzOnBhc3N3b3Jk', 'S'.repeat(43), 'jwt-secret-value', 'e'.repeat(64), 'termii-key', 'ops-password-value', 'sentinel-pw', 'db-password', 'c2lnbmF0dXJlLXBhcnQ']) {
+  for (const secret of [
+    'child-token-value',
+    'deep-password',
+    'deep-webhook-secret',
+    'deep-api-key',
+    'b3BzOnBhc3N3b3Jk',
+    'S'.repeat(43),
+    'jwt-secret-value',
+    'e'.repeat(64),
+    'termii-key',
+    'ops-password-value',
+    'sentinel-pw',
+    'db-password',
+    'c2lnbmF0dXJlLXBhcnQ',
+  ]) {
     expect(text).not.toContain(secret);
   }
   const line = JSON.parse(lines[0]!);
@@ -63,7 +98,12 @@ test('secrets are redacted at any depth, in child bindings and by shape in any s
 
 test('an error carrying request options (got-style) has its credentials redacted', () => {
   const lines: string[] = [];
-  const destination = new Writable({ write(chunk, _e, cb) { lines.push(String(chunk)); cb(); } });
+  const destination = new Writable({
+    write(chunk, _e, cb) {
+      lines.push(String(chunk));
+      cb();
+    },
+  });
   const log = createLogger({ service: 'test', destination });
   const err = Object.assign(new Error('Request failed for https://user:url-password@api.example.com/x'), {
     code: 'ERR_NON_2XX_3XX_RESPONSE',

@@ -37,7 +37,10 @@ const LOG_REDACTION = {
   },
   hooks: {
     logMethod(this: Logger, args: unknown[], method: (...args: unknown[]) => void) {
-      method.apply(this, args.map((arg) => (typeof arg === 'string' ? redactSecretText(arg) : arg)));
+      method.apply(
+        this,
+        args.map((arg) => (typeof arg === 'string' ? redactSecretText(arg) : arg)),
+      );
     },
   },
 } satisfies Pick<LoggerOptions, 'serializers' | 'formatters' | 'hooks'>;
@@ -72,7 +75,9 @@ export function createLogger({ service, level = 'info', destination, pretty }: C
   };
   if (destination) return redactChildBindings(pino(options, destination));
   if (pretty ?? (process.stdout.isTTY && process.env.NODE_ENV !== 'production')) {
-    return redactChildBindings(pino({ ...options, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } }));
+    return redactChildBindings(
+      pino({ ...options, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } }),
+    );
   }
   return redactChildBindings(pino(options));
 }

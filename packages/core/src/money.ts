@@ -80,8 +80,5 @@ export function parseAmount(input: unknown): { ok: true; value: Decimal } | { ok
 
 /** Renders an amount the way every response does: `"1500.000000"`. */
 export function formatAmount(value: Decimal.Value | { toString(): string }): string {
-  return new Decimal(typeof value === 'object' && !(value instanceof Decimal) ? value.toString() : value).toFixed(
-    MONEY_SCALE,
-    Decimal.ROUND_HALF_EVEN,
-  );
+  return new Decimal(typeof value === 'object' && !(value instanceof Decimal) ? value.toString() : value).toFixed(MONEY_SCALE, Decimal.ROUND_HALF_EVEN);
 }

@@ -1,7 +1,6 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient, Prisma } from './generated/client';
 
-
 export { PrismaClient, Prisma };
 export type * from './generated/client';
 export type * from './generated/models';

@@ -62,7 +62,7 @@ test('a statement Postgres refused is told apart from a lost connection (which m
   expect(isSqlStatementRefused(new Error('other'))).toBe(false);
 });
 
-test('a statement that runs past the pool\'s statement timeout is ended by Postgres, and the pool goes on', async () => {
+test("a statement that runs past the pool's statement timeout is ended by Postgres, and the pool goes on", async () => {
   const url = new URL(process.env.COWRIE_TEST_TEMPLATE_URL ?? process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres');
   url.pathname = '/postgres';
   const quick = createSqlPool({ databaseUrl: url.toString(), poolSize: 1, statementTimeoutMs: 200 });

@@ -39,11 +39,7 @@ export interface InboundOutcome {
 // a pooled connection longer than Prisma's 2 s default.
 const INBOUND_TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 15_000 };
 
-type Target =
-  | { kind: 'reserved'; account: ReservedAccount }
-  | { kind: 'collection'; collection: Collection }
-  | { kind: 'ambiguous' }
-  | { kind: 'none' };
+type Target = { kind: 'reserved'; account: ReservedAccount } | { kind: 'collection'; collection: Collection } | { kind: 'ambiguous' } | { kind: 'none' };
 
 /** One candidate: the target; several: ambiguous; none: null (look further). */
 function onlyOne(reserved: ReservedAccount[], collections: Collection[]): Target | null {
@@ -82,7 +78,10 @@ async function findTarget(tx: Prisma.TransactionClient, t: InboundTransfer, now:
   return closed ? { kind: 'collection', collection: closed } : { kind: 'none' };
 }
 
-function outcomeOf(row: InboundPayment, extra: { duplicate: boolean; channel: InboundOutcome['channel']; transactionReference: string | null }): InboundOutcome {
+function outcomeOf(
+  row: InboundPayment,
+  extra: { duplicate: boolean; channel: InboundOutcome['channel']; transactionReference: string | null },
+): InboundOutcome {
   return {
     matched: row.status === 'credited',
     duplicate: extra.duplicate,
@@ -138,11 +137,21 @@ export async function receiveInboundTransfer(
     const key = { provider_providerReference: { provider: transfer.provider, providerReference: transfer.providerReference } };
     const row = await tx.inboundPayment.findUniqueOrThrow({ where: key });
     if (inserted.count === 0) {
-      const ledger = row.ledgerTransactionId ? await tx.ledgerTransaction.findUnique({ where: { id: row.ledgerTransactionId }, select: { reference: true, channel: true } }) : null;
-      return outcomeOf(row, { duplicate: true, channel: (ledger?.channel as InboundOutcome['channel']) ?? null, transactionReference: ledger?.reference ?? null });
+      const ledger = row.ledgerTransactionId
+        ? await tx.ledgerTransaction.findUnique({ where: { id: row.ledgerTransactionId }, select: { reference: true, channel: true } })
+        : null;
+      return outcomeOf(row, {
+        duplicate: true,
+        channel: (ledger?.channel as InboundOutcome['channel']) ?? null,
+        transactionReference: ledger?.reference ?? null,
+      });
     }
 
-    const unmatched = async (reason: TUnmatchedReason, link: Partial<Pick<InboundPayment, 'workspaceId' | 'collectionId' | 'reservedAccountId'>>, channel: InboundOutcome['channel']) => {
+    const unmatched = async (
+      reason: TUnmatchedReason,
+      link: Partial<Pick<InboundPayment, 'workspaceId' | 'collectionId' | 'reservedAccountId'>>,
+      channel: InboundOutcome['channel'],
+    ) => {
       const updated = await tx.inboundPayment.update({ where: { id: row.id }, data: { status: 'unmatched', reason, ...link } });
       return outcomeOf(updated, { duplicate: false, channel, transactionReference: null });
     };
@@ -234,7 +243,15 @@ export async function receiveInboundTransfer(
       'inbound transfer recorded but not credited; an operator should review it',
     );
   } else if (!outcome.duplicate) {
-    deps.logger?.info({ inboundPaymentId: outcome.inbound_payment_id, provider: outcome.provider, providerReference: outcome.provider_reference, workspaceId: outcome.workspace_id }, 'inbound transfer credited');
+    deps.logger?.info(
+      {
+        inboundPaymentId: outcome.inbound_payment_id,
+        provider: outcome.provider,
+        providerReference: outcome.provider_reference,
+        workspaceId: outcome.workspace_id,
+      },
+      'inbound transfer credited',
+    );
   }
   return outcome;
 }

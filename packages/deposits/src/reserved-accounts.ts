@@ -42,7 +42,13 @@ async function openReserved(ctx: DepositsContext, input: OpenReservedInput): Pro
     railReferencePrefix: 'rsv',
     find: () => input.find(db as unknown as Prisma.TransactionClient),
     open: (railReference) =>
-      rail.openReservedAccount({ reference: railReference, merchantReference: input.reference, currency: input.currency, accountName: input.accountName, customer: input.customer }),
+      rail.openReservedAccount({
+        reference: railReference,
+        merchantReference: input.reference,
+        currency: input.currency,
+        accountName: input.accountName,
+        customer: input.customer,
+      }),
     record: async (tx, opened, railReference) => {
       const account = await tx.reservedAccount.create({
         data: {
@@ -71,7 +77,8 @@ async function openReserved(ctx: DepositsContext, input: OpenReservedInput): Pro
  * opens one (the opening claim, then the (workspace, depositCurrency) unique index).
  */
 export async function ensureBusinessReservedAccount(ctx: DepositsContext, { workspaceId, currency }: { workspaceId: number; currency: string }) {
-  const find = (tx: Prisma.TransactionClient) => tx.reservedAccount.findUnique({ where: { workspaceId_depositCurrency: { workspaceId, depositCurrency: currency } } });
+  const find = (tx: Prisma.TransactionClient) =>
+    tx.reservedAccount.findUnique({ where: { workspaceId_depositCurrency: { workspaceId, depositCurrency: currency } } });
   const existing = await find(ctx.db);
   if (existing) return { account: existing, created: false };
   const workspace = await ctx.db.workspace.findUniqueOrThrow({ where: { id: workspaceId }, select: { name: true } });
@@ -103,8 +110,10 @@ export interface CustomerReservedAccountInput {
 export async function createCustomerReservedAccount(ctx: DepositsContext, input: CustomerReservedAccountInput) {
   const email = input.customer.email.toLowerCase();
   const { workspaceId, currency } = input;
-  const byCustomer = (tx: Prisma.TransactionClient) => tx.reservedAccount.findUnique({ where: { workspaceId_customerEmail_currency: { workspaceId, customerEmail: email, currency } } });
-  const byReference = (tx: Prisma.TransactionClient, reference: string) => tx.reservedAccount.findUnique({ where: { workspaceId_reference: { workspaceId, reference } } });
+  const byCustomer = (tx: Prisma.TransactionClient) =>
+    tx.reservedAccount.findUnique({ where: { workspaceId_customerEmail_currency: { workspaceId, customerEmail: email, currency } } });
+  const byReference = (tx: Prisma.TransactionClient, reference: string) =>
+    tx.reservedAccount.findUnique({ where: { workspaceId_reference: { workspaceId, reference } } });
   const conflict = (row: ReservedAccount | null) => {
     if (row && (row.customerEmail !== email || row.currency !== currency)) {
       throw new AppError('invalid_request', 'reference is already used by another reserved account', { details: { field: 'reference' } });

@@ -5,7 +5,14 @@ import { Decimal } from '@cowrie/core';
 import { createSandboxRail } from '@cowrie/collection-rails';
 import { auditWallet, findWallet } from '@cowrie/ledger';
 import { createTestEnv, createWorkspaceWithKey, type TestEnv } from '@cowrie/testing';
-import { createCustomerReservedAccount, ensureBusinessReservedAccount, openCollection, readCollection, receiveInboundTransfer, type DepositsContext } from '../src';
+import {
+  createCustomerReservedAccount,
+  ensureBusinessReservedAccount,
+  openCollection,
+  readCollection,
+  receiveInboundTransfer,
+  type DepositsContext,
+} from '../src';
 
 let env: TestEnv;
 let ctx: DepositsContext;
@@ -17,7 +24,10 @@ afterAll(() => env.cleanup());
 
 async function collectionFor(amount: string, expiresInSeconds = 3600, now?: () => Date) {
   const { workspace } = await createWorkspaceWithKey(env.db);
-  const { collection } = await openCollection({ ...ctx, now }, { workspaceId: workspace.id, source: 'deposit', amount: new Decimal(amount), currency: 'NGN', expiresInSeconds });
+  const { collection } = await openCollection(
+    { ...ctx, now },
+    { workspaceId: workspace.id, source: 'deposit', amount: new Decimal(amount), currency: 'NGN', expiresInSeconds },
+  );
   return { workspaceId: workspace.id, collection };
 }
 
@@ -66,7 +76,10 @@ test('a transfer into a pending collection past its expiry, or in another curren
   const start = new Date('2030-01-01T00:00:00Z');
   const { workspaceId, collection } = await collectionFor('10', 60, () => start);
   const late = () => new Date(start.getTime() + 61_000);
-  expect(await receiveInboundTransfer({ ...ctx, now: late }, transfer(collection.accountNumber, '10', 'late-1'))).toMatchObject({ matched: false, reason: 'collection_expired' });
+  expect(await receiveInboundTransfer({ ...ctx, now: late }, transfer(collection.accountNumber, '10', 'late-1'))).toMatchObject({
+    matched: false,
+    reason: 'collection_expired',
+  });
   const { collection: other } = await collectionFor('10');
   expect(await receiveInboundTransfer(ctx, transfer(other.accountNumber, '10', 'eur-1', 'EUR'))).toMatchObject({ matched: false, reason: 'currency_mismatch' });
   expect(await ledgerOf(workspaceId)).toBe('0.000000');
@@ -90,7 +103,9 @@ test('expiry on read with an injected clock: concurrent reads mark it expired an
 test('reserved accounts: business and customer accounts credit any amount, with channel reserved_va', async () => {
   const { workspace } = await createWorkspaceWithKey(env.db);
   const business = (await ensureBusinessReservedAccount(ctx, { workspaceId: workspace.id, currency: 'NGN' })).account;
-  const customer = (await createCustomerReservedAccount(ctx, { workspaceId: workspace.id, currency: 'NGN', customer: { name: 'Ngozi', email: 'ngozi@example.com' } })).account;
+  const customer = (
+    await createCustomerReservedAccount(ctx, { workspaceId: workspace.id, currency: 'NGN', customer: { name: 'Ngozi', email: 'ngozi@example.com' } })
+  ).account;
   expect(business.accountNumber).not.toBe(customer.accountNumber);
   const a = await receiveInboundTransfer(ctx, transfer(business.accountNumber, '12.345678', 'rsv-1'));
   const b = await receiveInboundTransfer(ctx, transfer(customer.accountNumber, '7', 'rsv-2'));

@@ -29,12 +29,24 @@ function recyclingRail(number: string, accountReference?: (reference: string) =>
 
 async function pendingCollection(ctx: DepositsContext, amount: string) {
   const { workspace } = await createWorkspaceWithKey(env.db);
-  const { collection } = await openCollection(ctx, { workspaceId: workspace.id, source: 'deposit', amount: new Decimal(amount), currency: 'NGN', expiresInSeconds: 3600 });
+  const { collection } = await openCollection(ctx, {
+    workspaceId: workspace.id,
+    source: 'deposit',
+    amount: new Decimal(amount),
+    currency: 'NGN',
+    expiresInSeconds: 3600,
+  });
   return { workspaceId: workspace.id, collection };
 }
 
 const inbound = (accountNumber: string, amount: string, providerReference: string, providerAccountReference?: string) => ({
-  provider: 'sandbox', providerReference, accountNumber, providerAccountReference, amount: new Decimal(amount), currency: 'NGN', raw: { test: true },
+  provider: 'sandbox',
+  providerReference,
+  accountNumber,
+  providerAccountReference,
+  amount: new Decimal(amount),
+  currency: 'NGN',
+  raw: { test: true },
 });
 
 const ledger = async (workspaceId: number) => (await findWallet(env.db, workspaceId, 'NGN'))!.balance.toFixed(6);
@@ -51,7 +63,9 @@ test('two open collections of two workspaces holding one reused number: a transf
   expect(await ledger(b.workspaceId)).toBe('0.000000');
   expect(env.logLines.some((l) => l.includes('"reason":"ambiguous_account"') && l.includes('an operator should review it'))).toBe(true);
   const held = await listInboundPayments(env.db, { status: 'unmatched', limit: 10 });
-  expect(held).toContainEqual(expect.objectContaining({ provider_reference: 'reused-1', reason: 'ambiguous_account', amount: '25.000000', workspace_id: null }));
+  expect(held).toContainEqual(
+    expect.objectContaining({ provider_reference: 'reused-1', reason: 'ambiguous_account', amount: '25.000000', workspace_id: null }),
+  );
 });
 
 test('a reused number is still matched exactly when the rail names the account it was paid into', async () => {
@@ -80,7 +94,16 @@ test('no transaction is held while a slow rail opens accounts: the pool keeps an
   const { workspace } = await createWorkspaceWithKey(env.db);
   // More openings than the pool has connections (5 in tests).
   const openings = Promise.all(
-    Array.from({ length: 8 }, (_, i) => openCollection(ctx, { workspaceId: workspace.id, source: 'deposit', reference: `slow-${i}`, amount: new Decimal('5'), currency: 'NGN', expiresInSeconds: 3600 })),
+    Array.from({ length: 8 }, (_, i) =>
+      openCollection(ctx, {
+        workspaceId: workspace.id,
+        source: 'deposit',
+        reference: `slow-${i}`,
+        amount: new Decimal('5'),
+        currency: 'NGN',
+        expiresInSeconds: 3600,
+      }),
+    ),
   );
   await new Promise((r) => setTimeout(r, 500));
   const started = Date.now();
@@ -105,7 +128,16 @@ test('concurrent openings of one reference, or of one reserved account, call the
   const ctx = { db: env.db, rail, logger: env.logger };
   const { workspace } = await createWorkspaceWithKey(env.db);
   const opened = await Promise.all(
-    Array.from({ length: 6 }, () => openCollection(ctx, { workspaceId: workspace.id, source: 'deposit', reference: 'same-ref', amount: new Decimal('5'), currency: 'NGN', expiresInSeconds: 3600 })),
+    Array.from({ length: 6 }, () =>
+      openCollection(ctx, {
+        workspaceId: workspace.id,
+        source: 'deposit',
+        reference: 'same-ref',
+        amount: new Decimal('5'),
+        currency: 'NGN',
+        expiresInSeconds: 3600,
+      }),
+    ),
   );
   expect(oneOffCalls).toBe(1);
   expect(new Set(opened.map((o) => o.collection.id)).size).toBe(1);
@@ -120,9 +152,21 @@ test('concurrent openings of one reference, or of one reserved account, call the
 test('a rail failure writes nothing and leaves no claim behind: the next opening calls the rail again', async () => {
   const { workspace } = await createWorkspaceWithKey(env.db);
   const failing = { db: env.db, rail: createSandboxRail({ fail: true }), logger: env.logger };
-  await expect(openCollection(failing, { workspaceId: workspace.id, source: 'deposit', reference: 'retry-me', amount: new Decimal('5'), currency: 'NGN', expiresInSeconds: 3600 })).rejects.toMatchObject({ code: 'provider_error', status: 503 });
+  await expect(
+    openCollection(failing, {
+      workspaceId: workspace.id,
+      source: 'deposit',
+      reference: 'retry-me',
+      amount: new Decimal('5'),
+      currency: 'NGN',
+      expiresInSeconds: 3600,
+    }),
+  ).rejects.toMatchObject({ code: 'provider_error', status: 503 });
   expect(await env.db.accountOpening.count({ where: { workspaceId: workspace.id } })).toBe(0);
-  const ok = await openCollection({ ...failing, rail: createSandboxRail() }, { workspaceId: workspace.id, source: 'deposit', reference: 'retry-me', amount: new Decimal('5'), currency: 'NGN', expiresInSeconds: 3600 });
+  const ok = await openCollection(
+    { ...failing, rail: createSandboxRail() },
+    { workspaceId: workspace.id, source: 'deposit', reference: 'retry-me', amount: new Decimal('5'), currency: 'NGN', expiresInSeconds: 3600 },
+  );
   expect(ok.created).toBe(true);
   expect((await auditLedger(env.db)).violations).toEqual([]);
 });
@@ -139,15 +183,29 @@ test("an opening that finds another opener's live claim waits for that opener's 
   const { workspace } = await createWorkspaceWithKey(env.db);
   const { rail, references } = countingRail();
   await env.db.accountOpening.create({ data: { workspaceId: workspace.id, scope: 'collection:waited-ref', railReference: 'col_the_other_opener' } });
-  const waiting = openCollection({ db: env.db, rail, logger: env.logger }, { workspaceId: workspace.id, source: 'deposit', reference: 'waited-ref', amount: new Decimal('7'), currency: 'NGN', expiresInSeconds: 3600 });
+  const waiting = openCollection(
+    { db: env.db, rail, logger: env.logger },
+    { workspaceId: workspace.id, source: 'deposit', reference: 'waited-ref', amount: new Decimal('7'), currency: 'NGN', expiresInSeconds: 3600 },
+  );
 
   // The other opener records its account and drops its claim in one commit, as openAccountOnce does.
   await new Promise((r) => setTimeout(r, 300));
   const recorded = await env.db.$transaction(async (tx) => {
     const row = await tx.collection.create({
       data: {
-        workspaceId: workspace.id, source: 'deposit', reference: 'waited-ref', railReference: 'col_the_other_opener', status: 'pending', currency: 'NGN', amount: '7',
-        provider: 'sandbox', accountNumber: '9444444444', accountName: workspace.name, bankName: 'Cowrie Sandbox Bank', bankCode: '999', expiresAt: new Date(Date.now() + 3600_000),
+        workspaceId: workspace.id,
+        source: 'deposit',
+        reference: 'waited-ref',
+        railReference: 'col_the_other_opener',
+        status: 'pending',
+        currency: 'NGN',
+        amount: '7',
+        provider: 'sandbox',
+        accountNumber: '9444444444',
+        accountName: workspace.name,
+        bankName: 'Cowrie Sandbox Bank',
+        bankCode: '999',
+        expiresAt: new Date(Date.now() + 3600_000),
       },
     });
     await tx.accountOpening.deleteMany({ where: { workspaceId: workspace.id, scope: 'collection:waited-ref' } });
@@ -162,7 +220,9 @@ test('a claim left by an opener that died is taken over once stale, with its rai
   const { workspace } = await createWorkspaceWithKey(env.db);
   const { rail, references } = countingRail();
   // Stale: older than two rail timeouts and the margin (2 × 1 s + 5 s here).
-  await env.db.accountOpening.create({ data: { workspaceId: workspace.id, scope: 'collection:orphaned-ref', railReference: 'col_dead_opener', createdAt: new Date(Date.now() - 60_000) } });
+  await env.db.accountOpening.create({
+    data: { workspaceId: workspace.id, scope: 'collection:orphaned-ref', railReference: 'col_dead_opener', createdAt: new Date(Date.now() - 60_000) },
+  });
   const { collection, created } = await openCollection(
     { db: env.db, rail, logger: env.logger, railTimeoutMs: 1000 },
     { workspaceId: workspace.id, source: 'deposit', reference: 'orphaned-ref', amount: new Decimal('9'), currency: 'NGN', expiresInSeconds: 3600 },

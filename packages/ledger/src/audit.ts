@@ -86,7 +86,9 @@ export async function auditLedger(db: DbOrTx, options: { workspaceId?: number } 
   const onTransaction = workspaceId === null ? Prisma.sql`TRUE` : Prisma.sql`t."workspaceId" = ${workspaceId}`;
   const violations: TLedgerViolation[] = [];
 
-  const wallets = await db.$queryRaw<Array<{ id: number; currency: string; balance: unknown; held: unknown; entriesBalance: unknown; entriesHeld: unknown; openHolds: unknown }>>`
+  const wallets = await db.$queryRaw<
+    Array<{ id: number; currency: string; balance: unknown; held: unknown; entriesBalance: unknown; entriesHeld: unknown; openHolds: unknown }>
+  >`
     SELECT w."id", w."currency", w."balance", w."held",
       COALESCE(e."balance", 0) AS "entriesBalance", COALESCE(e."held", 0) AS "entriesHeld", COALESCE(o."held", 0) AS "openHolds"
     FROM "Wallet" w
@@ -100,17 +102,40 @@ export async function auditLedger(db: DbOrTx, options: { workspaceId?: number } 
   for (const w of wallets) {
     const at = { walletId: w.id, currency: w.currency };
     if (text(w.balance) !== text(w.entriesBalance)) {
-      violations.push({ rule: 'wallet_balance_equals_entries', message: `wallet ${w.id}: balance ${text(w.balance)} but its entries sum to ${text(w.entriesBalance)}`, ...at, expected: text(w.entriesBalance), actual: text(w.balance) });
+      violations.push({
+        rule: 'wallet_balance_equals_entries',
+        message: `wallet ${w.id}: balance ${text(w.balance)} but its entries sum to ${text(w.entriesBalance)}`,
+        ...at,
+        expected: text(w.entriesBalance),
+        actual: text(w.balance),
+      });
     }
     if (text(w.held) !== text(w.entriesHeld)) {
-      violations.push({ rule: 'wallet_held_equals_entries', message: `wallet ${w.id}: held ${text(w.held)} but its entries sum to ${text(w.entriesHeld)}`, ...at, expected: text(w.entriesHeld), actual: text(w.held) });
+      violations.push({
+        rule: 'wallet_held_equals_entries',
+        message: `wallet ${w.id}: held ${text(w.held)} but its entries sum to ${text(w.entriesHeld)}`,
+        ...at,
+        expected: text(w.entriesHeld),
+        actual: text(w.held),
+      });
     }
     if (text(w.held) !== text(w.openHolds)) {
-      violations.push({ rule: 'wallet_held_equals_open_holds', message: `wallet ${w.id}: held ${text(w.held)} but its processing payouts hold ${text(w.openHolds)}`, ...at, expected: text(w.openHolds), actual: text(w.held) });
+      violations.push({
+        rule: 'wallet_held_equals_open_holds',
+        message: `wallet ${w.id}: held ${text(w.held)} but its processing payouts hold ${text(w.openHolds)}`,
+        ...at,
+        expected: text(w.openHolds),
+        actual: text(w.held),
+      });
     }
     const held = new Decimal(text(w.held));
     if (held.isNegative() || new Decimal(text(w.balance)).minus(held).isNegative()) {
-      violations.push({ rule: 'wallet_available_not_negative', message: `wallet ${w.id}: balance ${text(w.balance)}, held ${text(w.held)}`, ...at, actual: text(w.held) });
+      violations.push({
+        rule: 'wallet_available_not_negative',
+        message: `wallet ${w.id}: balance ${text(w.balance)}, held ${text(w.held)}`,
+        ...at,
+        actual: text(w.held),
+      });
     }
   }
 
@@ -118,14 +143,34 @@ export async function auditLedger(db: DbOrTx, options: { workspaceId?: number } 
     SELECT DISTINCT e."transactionId", e."walletId" FROM "LedgerEntry" e JOIN "LedgerTransaction" t ON t."id" = e."transactionId"
     WHERE e."walletId" <> t."walletId" AND ${onTransaction} ORDER BY e."transactionId"`;
   for (const m of misplaced) {
-    violations.push({ rule: 'entry_on_transaction_wallet', message: `transaction ${m.transactionId} has an entry on wallet ${m.walletId}, not its own`, transactionId: m.transactionId, walletId: m.walletId });
+    violations.push({
+      rule: 'entry_on_transaction_wallet',
+      message: `transaction ${m.transactionId} has an entry on wallet ${m.walletId}, not its own`,
+      transactionId: m.transactionId,
+      walletId: m.walletId,
+    });
   }
 
   // Per transaction, what its entries did, beside what its type and status say they must have done.
-  const transactions = await db.$queryRaw<Array<{
-    id: number; walletId: number; type: string; status: string; total: unknown; amount: unknown;
-    holds: bigint; held: unknown; settles: bigint; settled: unknown; releases: bigint; released: unknown; credits: bigint; credited: unknown; entries: bigint;
-  }>>`
+  const transactions = await db.$queryRaw<
+    Array<{
+      id: number;
+      walletId: number;
+      type: string;
+      status: string;
+      total: unknown;
+      amount: unknown;
+      holds: bigint;
+      held: unknown;
+      settles: bigint;
+      settled: unknown;
+      releases: bigint;
+      released: unknown;
+      credits: bigint;
+      credited: unknown;
+      entries: bigint;
+    }>
+  >`
     SELECT t."id", t."walletId", t."type", t."status", t."amount" + t."fees" AS "total", t."amount",
       count(*) FILTER (WHERE e."kind" = 'hold') AS "holds", COALESCE(sum(e."heldDelta") FILTER (WHERE e."kind" = 'hold'), 0) AS "held",
       count(*) FILTER (WHERE e."kind" = 'settle') AS "settles", COALESCE(-sum(e."balanceDelta") FILTER (WHERE e."kind" = 'settle'), 0) AS "settled",
@@ -143,18 +188,37 @@ export async function auditLedger(db: DbOrTx, options: { workspaceId?: number } 
     const [holds, settles, releases, credits] = [Number(t.holds), Number(t.settles), Number(t.releases), Number(t.credits)];
     if (t.type === 'debit') {
       if (holds !== 1 || text(t.held) !== text(t.total)) {
-        violations.push({ rule: 'payout_has_one_hold', message: `payout ${t.id}: ${holds} hold(s) of ${text(t.held)} for amount + fees ${text(t.total)}`, ...at, expected: text(t.total), actual: text(t.held) });
+        violations.push({
+          rule: 'payout_has_one_hold',
+          message: `payout ${t.id}: ${holds} hold(s) of ${text(t.held)} for amount + fees ${text(t.total)}`,
+          ...at,
+          expected: text(t.total),
+          actual: text(t.held),
+        });
       }
       const resolution =
-        t.status === 'processing' ? settles === 0 && releases === 0
-        : t.status === 'completed' ? settles === 1 && releases === 0 && text(t.settled) === text(t.held)
-        : t.status === 'failed' ? releases === 1 && settles === 0 && text(t.released) === text(t.held)
-        : false;
+        t.status === 'processing'
+          ? settles === 0 && releases === 0
+          : t.status === 'completed'
+            ? settles === 1 && releases === 0 && text(t.settled) === text(t.held)
+            : t.status === 'failed'
+              ? releases === 1 && settles === 0 && text(t.released) === text(t.held)
+              : false;
       if (!resolution || credits !== 0) {
-        violations.push({ rule: 'payout_resolution_matches_status', message: `payout ${t.id} is ${t.status} with ${settles} settle(s), ${releases} release(s) and ${credits} credit(s)`, ...at });
+        violations.push({
+          rule: 'payout_resolution_matches_status',
+          message: `payout ${t.id} is ${t.status} with ${settles} settle(s), ${releases} release(s) and ${credits} credit(s)`,
+          ...at,
+        });
       }
     } else if (t.status !== 'completed' || credits !== 1 || holds + settles + releases !== 0 || text(t.credited) !== text(t.amount)) {
-      violations.push({ rule: 'credit_has_one_entry', message: `credit ${t.id} is ${t.status} with ${credits} credit entr(ies) of ${text(t.credited)} for ${text(t.amount)}`, ...at, expected: text(t.amount), actual: text(t.credited) });
+      violations.push({
+        rule: 'credit_has_one_entry',
+        message: `credit ${t.id} is ${t.status} with ${credits} credit entr(ies) of ${text(t.credited)} for ${text(t.amount)}`,
+        ...at,
+        expected: text(t.amount),
+        actual: text(t.credited),
+      });
     }
   }
 
@@ -173,7 +237,13 @@ export async function auditLedger(db: DbOrTx, options: { workspaceId?: number } 
     ORDER BY c."currency"`;
   for (const c of currencies) {
     if (text(c.balances) !== text(c.expected)) {
-      violations.push({ rule: 'money_conserved', message: `${c.currency}: wallets hold ${text(c.balances)} but completed credits minus completed payouts come to ${text(c.expected)}`, currency: c.currency, expected: text(c.expected), actual: text(c.balances) });
+      violations.push({
+        rule: 'money_conserved',
+        message: `${c.currency}: wallets hold ${text(c.balances)} but completed credits minus completed payouts come to ${text(c.expected)}`,
+        currency: c.currency,
+        expected: text(c.expected),
+        actual: text(c.balances),
+      });
     }
   }
 

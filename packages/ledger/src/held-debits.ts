@@ -1,5 +1,14 @@
 import { AppError, Decimal, formatAmount } from '@cowrie/core';
-import { batchPerTurnFor, isSqlStatementRefused, isSqlUniqueViolation, utcTimestamp, type LedgerTransaction, type Prisma, type SqlPool, type SqlQueryable } from '@cowrie/db';
+import {
+  batchPerTurnFor,
+  isSqlStatementRefused,
+  isSqlUniqueViolation,
+  utcTimestamp,
+  type LedgerTransaction,
+  type Prisma,
+  type SqlPool,
+  type SqlQueryable,
+} from '@cowrie/db';
 import { newReference } from './references';
 import { ledgerTransactionFromSql } from './transaction-rows';
 
@@ -42,8 +51,9 @@ export interface TOpenedDebit {
 }
 
 const exceedsBalance = (available: Decimal, currency: string) =>
-  new AppError('invalid_request', `Exceeds balance: ${formatAmount(available)} ${currency}`, { details: { field: 'amount', available: formatAmount(available), currency } });
-
+  new AppError('invalid_request', `Exceeds balance: ${formatAmount(available)} ${currency}`, {
+    details: { field: 'amount', available: formatAmount(available), currency },
+  });
 
 /**
  * The `Idempotency-Key` header a payout was asked for with, and the hash of
@@ -57,8 +67,7 @@ export interface TRequestKey {
   requestHash: string;
 }
 
-const requestKeyConflict = () =>
-  new AppError('idempotency_conflict', 'This Idempotency-Key was reused with a different request body (or method or path)');
+const requestKeyConflict = () => new AppError('idempotency_conflict', 'This Idempotency-Key was reused with a different request body (or method or path)');
 
 /**
  * The whole open as one statement, so it commits on its own (autocommit) the
@@ -106,7 +115,12 @@ const OPEN_HELD_DEBIT = `
     (SELECT "id" FROM duplicate) AS "duplicateId", created.*
   FROM (SELECT 1) AS one LEFT JOIN created ON true`;
 
-type TOpenDebitRow = Record<string, unknown> & { preflightWalletId: number | null; preflightAvailable: string | null; duplicateId: number | null; id: number | null };
+type TOpenDebitRow = Record<string, unknown> & {
+  preflightWalletId: number | null;
+  preflightAvailable: string | null;
+  duplicateId: number | null;
+  id: number | null;
+};
 
 /**
  * The earlier debit a repeated request is answered with (earlierDebitId), or
@@ -128,12 +142,27 @@ async function findEarlierDebit(sql: SqlQueryable, request: OpenRequest): Promis
 /** The columns of a debit's row and the values of OPEN_HELD_DEBIT, in its parameter order. */
 function openValues(draft: TDebitDraft, reference: string, idempotencyKey: string, total: Decimal, now: Date) {
   return [
-    draft.workspaceId, draft.currency, idempotencyKey, total.toFixed(6), utcTimestamp(now),
-    draft.category, draft.channel,
-    reference, draft.amount.toFixed(6), draft.fees.toFixed(6), draft.title, draft.description, draft.provider,
-    draft.counterpartyName, draft.counterpartyAccount, draft.counterpartyBank, draft.bankCode, draft.beneficiaryId,
+    draft.workspaceId,
+    draft.currency,
+    idempotencyKey,
+    total.toFixed(6),
+    utcTimestamp(now),
+    draft.category,
+    draft.channel,
+    reference,
+    draft.amount.toFixed(6),
+    draft.fees.toFixed(6),
+    draft.title,
+    draft.description,
+    draft.provider,
+    draft.counterpartyName,
+    draft.counterpartyAccount,
+    draft.counterpartyBank,
+    draft.bankCode,
+    draft.beneficiaryId,
     JSON.stringify({ provider: draft.provider, raw: {}, ...draft.metadata }),
-    draft.request?.key ?? null, draft.request?.requestHash ?? null,
+    draft.request?.key ?? null,
+    draft.request?.requestHash ?? null,
   ] as const;
 }
 
@@ -265,8 +294,29 @@ async function openBatch(sql: SqlQueryable, requests: readonly OpenRequest[]): P
     ({ rows } = await sql.query<Record<string, unknown>>({
       name: 'cowrie-open-held-debits',
       text: OPEN_HELD_DEBITS,
-      values: [column(0), column(1), column(2), column(3), column(5), column(6), column(7), column(8), column(9), column(10),
-        column(11), column(12), column(13), column(14), column(15), column(16), column(17), column(18), utcTimestamp(now), column(19), column(20)],
+      values: [
+        column(0),
+        column(1),
+        column(2),
+        column(3),
+        column(5),
+        column(6),
+        column(7),
+        column(8),
+        column(9),
+        column(10),
+        column(11),
+        column(12),
+        column(13),
+        column(14),
+        column(15),
+        column(16),
+        column(17),
+        column(18),
+        utcTimestamp(now),
+        column(19),
+        column(20),
+      ],
     }));
   } catch (err) {
     // Refused (a racing duplicate key, 23505, or a value one payout brought):

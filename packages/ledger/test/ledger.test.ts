@@ -14,7 +14,16 @@ afterAll(() => env.cleanup());
 async function fundedWallet(amount: string) {
   const { workspace } = await createWorkspaceWithKey(env.db);
   await env.db.$transaction((tx) =>
-    creditWallet(tx, { workspaceId: workspace.id, currency: 'NGN', amount: new Decimal(amount), category: 'adjustment', channel: 'adjustment', title: 'Funding', description: 'test funding', provider: 'sandbox' }),
+    creditWallet(tx, {
+      workspaceId: workspace.id,
+      currency: 'NGN',
+      amount: new Decimal(amount),
+      category: 'adjustment',
+      channel: 'adjustment',
+      title: 'Funding',
+      description: 'test funding',
+      provider: 'sandbox',
+    }),
   );
   const wallet = (await findWallet(env.db, workspace.id, 'ngn'))!;
   return { workspaceId: workspace.id, wallet };
@@ -23,7 +32,17 @@ async function fundedWallet(amount: string) {
 test('a credit raises balance and available, and is recorded once per idempotency key', async () => {
   const { workspaceId, wallet } = await fundedWallet('100.5');
   expect(renderBalance(wallet)).toEqual({ currency: 'NGN', available: '100.500000', pending: '0.000000', ledger: '100.500000', status: 'live' });
-  const input = { workspaceId, currency: 'NGN', amount: new Decimal('10'), category: 'collection', channel: 'collection_va', title: 'In', description: 'in', provider: 'sandbox', idempotencyKey: 'rail-ref-1' };
+  const input = {
+    workspaceId,
+    currency: 'NGN',
+    amount: new Decimal('10'),
+    category: 'collection',
+    channel: 'collection_va',
+    title: 'In',
+    description: 'in',
+    provider: 'sandbox',
+    idempotencyKey: 'rail-ref-1',
+  };
   const first = await env.db.$transaction((tx) => creditWallet(tx, input));
   const second = await env.db.$transaction((tx) => creditWallet(tx, input));
   expect(first.created).toBe(true);
@@ -36,7 +55,17 @@ test('a credit raises balance and available, and is recorded once per idempotenc
 
 test('concurrent credits with one idempotency key credit once', async () => {
   const { workspaceId, wallet } = await fundedWallet('1');
-  const input = { workspaceId, currency: 'NGN', amount: new Decimal('5'), category: 'collection', channel: 'collection_va', title: 'In', description: 'in', provider: 'sandbox', idempotencyKey: 'dup-ref' };
+  const input = {
+    workspaceId,
+    currency: 'NGN',
+    amount: new Decimal('5'),
+    category: 'collection',
+    channel: 'collection_va',
+    title: 'In',
+    description: 'in',
+    provider: 'sandbox',
+    idempotencyKey: 'dup-ref',
+  };
   const results = await Promise.all(Array.from({ length: 10 }, () => env.db.$transaction((tx) => creditWallet(tx, input))));
   expect(results.filter((r) => r.created)).toHaveLength(1);
   expect(renderBalance((await findWallet(env.db, workspaceId, 'NGN'))!).ledger).toBe('6.000000');

@@ -25,7 +25,11 @@ export type CreatedPayout = TOpenedDebit;
 export type TPayoutRequestKey = TRequestKey;
 
 /** What every payout's draft takes from its request: the rail of the currency and the fee schedule's fee. */
-function payoutBasics(deps: PayoutDeps, currency: string, input: { workspaceId: number; amount: Decimal; idempotencyKey?: string; request?: TPayoutRequestKey }) {
+function payoutBasics(
+  deps: PayoutDeps,
+  currency: string,
+  input: { workspaceId: number; amount: Decimal; idempotencyKey?: string; request?: TPayoutRequestKey },
+) {
   return {
     workspaceId: input.workspaceId,
     currency,
@@ -105,7 +109,9 @@ export async function createWithdrawal(deps: PayoutDeps, input: WithdrawalInput)
   const beneficiary = await findActiveBeneficiary(deps.db, input.workspaceId, input.beneficiaryId);
   if (!beneficiary) throw new AppError('not_found', 'Beneficiary not found', { details: { field: 'beneficiary_id' } });
   if (beneficiary.currency !== currency) {
-    throw new AppError('invalid_request', `currency ${currency} does not match the beneficiary's currency ${beneficiary.currency}`, { details: { field: 'currency' } });
+    throw new AppError('invalid_request', `currency ${currency} does not match the beneficiary's currency ${beneficiary.currency}`, {
+      details: { field: 'currency' },
+    });
   }
   const narration = `Withdrawal to ${beneficiary.name}`;
   return openHeldDebit(deps.sql, {

@@ -44,7 +44,9 @@ interface TTakenUp {
  * next attempt asks the rail first.
  */
 async function takeUp(sql: SqlPool, transactionId: number): Promise<TTakenUp | null | { skipped: string }> {
-  const { rows } = await sql.query<Record<string, unknown> & { dispatchAttempts: number | null; awaiting: string | null; unknownSince: Date | null; workspaceMode: TMode }>({
+  const { rows } = await sql.query<
+    Record<string, unknown> & { dispatchAttempts: number | null; awaiting: string | null; unknownSince: Date | null; workspaceMode: TMode }
+  >({
     name: 'cowrie-payout-take-up',
     text: `
       WITH prior AS (
@@ -100,7 +102,14 @@ async function askRail(rail: PayoutRail, row: LedgerTransaction, log: Logger, si
  * grace window in which the rail kept not knowing the reference. A rail that
  * certainly sent nothing (it refused before accepting) fails the payout at once.
  */
-export async function executePayout({ sql, rails, transactionId, log, signal, schedule = DEFAULT_OUTCOME_SCHEDULE }: ExecutePayoutOptions): Promise<TPayoutOutcome> {
+export async function executePayout({
+  sql,
+  rails,
+  transactionId,
+  log,
+  signal,
+  schedule = DEFAULT_OUTCOME_SCHEDULE,
+}: ExecutePayoutOptions): Promise<TPayoutOutcome> {
   const taken = await takeUp(sql, transactionId);
   if (!taken) return { kind: 'skipped', status: null };
   if ('skipped' in taken) return { kind: 'skipped', status: taken.skipped };
@@ -142,7 +151,10 @@ export async function executePayout({ sql, rails, transactionId, log, signal, sc
     // Ambiguous: money may have moved. Ask; whatever it cannot confirm stays unknown.
     const known = await askRail(rail, row, log, signal);
     if (known) return applyRailResult(sql, row, known, schedule);
-    log.warn({ reference: row.reference, status: railError.status, error: railError.message }, 'payout outcome unknown: it stays processing with its hold until the rail confirms');
+    log.warn(
+      { reference: row.reference, status: railError.status, error: railError.message },
+      'payout outcome unknown: it stays processing with its hold until the rail confirms',
+    );
     return awaitUnknownOutcome(sql, row, schedule, { status: railError.status, message: railError.message });
   }
   return applyRailResult(sql, row, result, schedule);
@@ -167,7 +179,17 @@ export interface CheckPayoutOutcomeOptions {
  * not know after the grace window was never sent: the payout fails and its
  * hold is released.
  */
-export async function checkPayoutOutcome({ sql, rail, row, awaiting, unknownSince, schedule, log, signal, now = new Date() }: CheckPayoutOutcomeOptions): Promise<TPayoutOutcome> {
+export async function checkPayoutOutcome({
+  sql,
+  rail,
+  row,
+  awaiting,
+  unknownSince,
+  schedule,
+  log,
+  signal,
+  now = new Date(),
+}: CheckPayoutOutcomeOptions): Promise<TPayoutOutcome> {
   const known = await askRail(rail, row, log, signal);
   if (known === undefined) return awaitUnknownOutcome(sql, row, schedule);
   if (known) {

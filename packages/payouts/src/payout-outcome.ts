@@ -20,14 +20,20 @@ export interface TOutcomeUnknownDetails {
   message: string;
 }
 
-const unknownDetails = (transaction: TRenderedTransaction): TOutcomeUnknownDetails => ({ outcome: 'unknown', reference: transaction.reference, message: OUTCOME_UNKNOWN_MESSAGE });
+const unknownDetails = (transaction: TRenderedTransaction): TOutcomeUnknownDetails => ({
+  outcome: 'unknown',
+  reference: transaction.reference,
+  message: OUTCOME_UNKNOWN_MESSAGE,
+});
 
 /**
  * What the API answers for a payout, read from Postgres (the source of truth,
  * whatever the queue said): the row, and the provider error when the rail threw.
  */
 export async function readPayoutAnswer(sql: SqlQueryable, transactionId: number): Promise<PayoutAnswer> {
-  const { rows } = await sql.query<Record<string, unknown> & { dispatchOutcome: string | null; dispatchErrorStatus: number | null; dispatchErrorMessage: string | null }>({
+  const { rows } = await sql.query<
+    Record<string, unknown> & { dispatchOutcome: string | null; dispatchErrorStatus: number | null; dispatchErrorMessage: string | null }
+  >({
     name: 'cowrie-payout-answer',
     text: `SELECT t.*, d."outcome" AS "dispatchOutcome", d."errorStatus" AS "dispatchErrorStatus", d."errorMessage" AS "dispatchErrorMessage"
            FROM "LedgerTransaction" t LEFT JOIN "PayoutDispatch" d ON d."transactionId" = t."id" WHERE t."id" = $1`,
@@ -41,7 +47,14 @@ export async function readPayoutAnswer(sql: SqlQueryable, transactionId: number)
     return { transaction, providerError: { status: dispatchErrorStatus ?? 502, message: dispatchErrorMessage ?? 'The payout rail failed' } };
   }
   if (row.status === 'processing' && dispatchOutcome === 'unknown') {
-    return { transaction, providerError: { status: dispatchErrorStatus ?? 504, message: dispatchErrorMessage ?? 'The payout rail did not answer', details: unknownDetails(transaction) } };
+    return {
+      transaction,
+      providerError: {
+        status: dispatchErrorStatus ?? 504,
+        message: dispatchErrorMessage ?? 'The payout rail did not answer',
+        details: unknownDetails(transaction),
+      },
+    };
   }
   return { transaction };
 }
@@ -54,6 +67,10 @@ export async function readPayoutAnswer(sql: SqlQueryable, transactionId: number)
 export function payoutAnswerFromOutcome(outcome: TPayoutOutcome | null | undefined): PayoutAnswer | null {
   if (!outcome || !('transaction' in outcome)) return null;
   if (outcome.kind === 'provider_error') return { transaction: outcome.transaction, providerError: { status: outcome.status, message: outcome.message } };
-  if (outcome.kind === 'unknown') return { transaction: outcome.transaction, providerError: { status: outcome.status, message: outcome.message, details: unknownDetails(outcome.transaction) } };
+  if (outcome.kind === 'unknown')
+    return {
+      transaction: outcome.transaction,
+      providerError: { status: outcome.status, message: outcome.message, details: unknownDetails(outcome.transaction) },
+    };
   return { transaction: outcome.transaction };
 }

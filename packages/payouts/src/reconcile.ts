@@ -125,7 +125,18 @@ export async function checkDuePayouts({ sql, rails, schedule, log, now = new Dat
         if (!found) return null;
         const { row, mode } = found;
         try {
-          return (await checkPayoutOutcome({ sql, rail: rails[mode].byId(row.provider), row, awaiting: due.outcome, unknownSince: due.unknownSince, schedule, log, now })).kind;
+          return (
+            await checkPayoutOutcome({
+              sql,
+              rail: rails[mode].byId(row.provider),
+              row,
+              awaiting: due.outcome,
+              unknownSince: due.unknownSince,
+              schedule,
+              log,
+              now,
+            })
+          ).kind;
         } catch (err) {
           log.warn({ transactionId: row.id, err }, 'payout outcome check failed; it is taken up again after its lease');
           return null;

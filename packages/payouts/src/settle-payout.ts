@@ -83,7 +83,12 @@ async function finish(sql: SqlQueryable, row: LedgerTransaction, f: Finish): Pro
  * have it and cannot say: the grace window runs from the first time). The row
  * stays `processing` with its hold; nothing is released.
  */
-async function awaitOutcome(sql: SqlPool, row: LedgerTransaction, schedule: TOutcomeSchedule, wait: { outcome: 'pending' | 'unknown'; raw?: Record<string, unknown>; providerReference?: string | null; error?: { status: number; message: string } }) {
+async function awaitOutcome(
+  sql: SqlPool,
+  row: LedgerTransaction,
+  schedule: TOutcomeSchedule,
+  wait: { outcome: 'pending' | 'unknown'; raw?: Record<string, unknown>; providerReference?: string | null; error?: { status: number; message: string } },
+) {
   const now = new Date();
   await inSqlTransaction(sql, async (client) => {
     if (wait.raw) {
@@ -118,7 +123,12 @@ async function checksSoFar(sql: SqlQueryable, transactionId: number): Promise<nu
  * with its hold, until it does. `error` is the rail's failure the API answers
  * with (kept from the first time when a re-check has none of its own).
  */
-export async function awaitUnknownOutcome(sql: SqlPool, row: LedgerTransaction, schedule: TOutcomeSchedule, error?: { status: number; message: string }): Promise<TPayoutOutcome> {
+export async function awaitUnknownOutcome(
+  sql: SqlPool,
+  row: LedgerTransaction,
+  schedule: TOutcomeSchedule,
+  error?: { status: number; message: string },
+): Promise<TPayoutOutcome> {
   await awaitOutcome(sql, row, schedule, { outcome: 'unknown', error });
   return { kind: 'unknown', status: error?.status ?? 504, message: error?.message ?? OUTCOME_UNKNOWN_MESSAGE, transaction: renderTransaction(row) };
 }
@@ -135,7 +145,12 @@ export async function failUnconfirmed(sql: SqlPool, row: LedgerTransaction, sinc
 }
 
 /** Applies what the rail said: completed → settle; failed → release; pending → ask again later (`schedule`). */
-export async function applyRailResult(sql: SqlPool, row: LedgerTransaction, result: TTransferResult, schedule: TOutcomeSchedule = DEFAULT_OUTCOME_SCHEDULE): Promise<TPayoutOutcome> {
+export async function applyRailResult(
+  sql: SqlPool,
+  row: LedgerTransaction,
+  result: TTransferResult,
+  schedule: TOutcomeSchedule = DEFAULT_OUTCOME_SCHEDULE,
+): Promise<TPayoutOutcome> {
   if (result.status === 'pending') {
     await awaitOutcome(sql, row, schedule, { outcome: 'pending', raw: result.raw, providerReference: result.providerReference });
     return { kind: 'pending' };
@@ -147,7 +162,11 @@ export async function applyRailResult(sql: SqlPool, row: LedgerTransaction, resu
 }
 
 /** The rail threw and certainly sent nothing: the row fails, the hold is released, the error is kept for the API. */
-export async function failWithProviderError(sql: SqlPool, row: LedgerTransaction, error: { status: number; message: string; raw?: Record<string, unknown> }): Promise<TPayoutOutcome> {
+export async function failWithProviderError(
+  sql: SqlPool,
+  row: LedgerTransaction,
+  error: { status: number; message: string; raw?: Record<string, unknown> },
+): Promise<TPayoutOutcome> {
   // The error the API answers with is on record before the row fails: a replay reads it (readPayoutAnswer).
   await sql.query({
     name: 'cowrie-payout-provider-error',

@@ -84,5 +84,3 @@ export async function listRecipients(db: DbOrTx, workspaceId: number, limit = 10
     last_sent_at: r.last_sent_at.toISOString(),
   }));
 }
-
-

@@ -23,7 +23,16 @@ afterAll(() => env.cleanup());
 async function funded(amount: string) {
   const { workspace } = await createWorkspaceWithKey(env.db);
   await env.db.$transaction((tx) =>
-    creditWallet(tx, { workspaceId: workspace.id, currency: 'NGN', amount: new Decimal(amount), category: 'adjustment', channel: 'adjustment', title: 'f', description: 'f', provider: 'operator' }),
+    creditWallet(tx, {
+      workspaceId: workspace.id,
+      currency: 'NGN',
+      amount: new Decimal(amount),
+      category: 'adjustment',
+      channel: 'adjustment',
+      title: 'f',
+      description: 'f',
+      provider: 'operator',
+    }),
   );
   return workspace.id;
 }
@@ -68,12 +77,17 @@ test('a duplicate idempotency_key that races past the lookup is stopped by the u
     [workspaceId, wallet.id, reference],
   );
   // With its hold, as every payout has one (the ledger auditor checks it at the end).
-  await other.query(`INSERT INTO "LedgerEntry" ("walletId","transactionId","kind","balanceDelta","heldDelta") VALUES ($1,$2,'hold',0,5)`, [wallet.id, inserted.rows[0].id]);
+  await other.query(`INSERT INTO "LedgerEntry" ("walletId","transactionId","kind","balanceDelta","heldDelta") VALUES ($1,$2,'hold',0,5)`, [
+    wallet.id,
+    inserted.rows[0].id,
+  ]);
   await other.query(`UPDATE "Wallet" SET "held" = "held" + 5 WHERE "id" = $1`, [wallet.id]);
   const racing = send(deps, workspaceId, '5', { idempotencyKey: 'race-key' });
   // Wait until the racing insert is blocked on the unique index, then let the first commit.
   await waitFor(async () => {
-    const [row] = await env.db.$queryRaw<Array<{ n: number }>>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
+    const [row] = await env.db.$queryRaw<
+      Array<{ n: number }>
+    >`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
     return row!.n > 0;
   });
   await other.query('COMMIT');
@@ -94,7 +108,10 @@ test('a replayed payout job changes nothing once the row is final', async () => 
   await expect(run()).resolves.toEqual({ kind: 'skipped', status: 'completed' });
   expect((await env.db.ledgerEntry.findMany({ where: { transactionId: transaction.id } })).map((e) => e.kind).sort()).toEqual(['hold', 'settle']);
   expect(await env.db.outboxEvent.count({ where: { workspaceId } })).toBe(1);
-  await expect(executePayout({ sql: env.sql, rails: modeRails, transactionId: 99_999_999, log: env.logger })).resolves.toEqual({ kind: 'skipped', status: null });
+  await expect(executePayout({ sql: env.sql, rails: modeRails, transactionId: 99_999_999, log: env.logger })).resolves.toEqual({
+    kind: 'skipped',
+    status: null,
+  });
 });
 
 test('a rail that is not configured: the payout fails with 503 provider_error and its hold is released', async () => {
@@ -102,7 +119,9 @@ test('a rail that is not configured: the payout fails with 503 provider_error an
   const workspaceId = await funded('50');
   const { transaction } = await send({ ...deps, rails: unconfigured }, workspaceId, '20');
   expect(transaction.provider).toBe('paystack');
-  await expect(executePayout({ sql: env.sql, rails: { ...modeRails, live: unconfigured }, transactionId: transaction.id, log: env.logger })).resolves.toMatchObject({ kind: 'provider_error', status: 503 });
+  await expect(
+    executePayout({ sql: env.sql, rails: { ...modeRails, live: unconfigured }, transactionId: transaction.id, log: env.logger }),
+  ).resolves.toMatchObject({ kind: 'provider_error', status: 503 });
   const answer = await readPayoutAnswer(env.sql, transaction.id);
   expect(answer.transaction.status).toBe('failed');
   expect(answer.providerError).toMatchObject({ status: 503, message: expect.stringMatching(/not configured/) });
@@ -126,7 +145,11 @@ test('a failed payout gives the money back to available', async () => {
   const workspaceId = await funded('50');
   const { transaction } = await send(deps, workspaceId, '50');
   const row = (await env.db.ledgerTransaction.findUnique({ where: { id: transaction.id } }))!;
-  await expect(applyRailResult(env.sql, row, { status: 'failed', providerReference: null, reason: 'Account closed', raw: {} })).resolves.toMatchObject({ kind: 'failed', reason: 'Account closed', transaction: { status: 'failed' } });
+  await expect(applyRailResult(env.sql, row, { status: 'failed', providerReference: null, reason: 'Account closed', raw: {} })).resolves.toMatchObject({
+    kind: 'failed',
+    reason: 'Account closed',
+    transaction: { status: 'failed' },
+  });
   const wallet = (await findWallet(env.db, workspaceId, 'NGN'))!;
   expect(renderBalance(wallet)).toMatchObject({ available: '50.000000', pending: '0.000000', ledger: '50.000000' });
   expect((await env.db.ledgerEntry.findMany({ where: { transactionId: transaction.id } })).map((e) => e.kind).sort()).toEqual(['hold', 'release']);
@@ -217,8 +240,14 @@ test('two workers finishing payouts of the same two wallets at once: every payou
   try {
     const completed = { status: 'completed' as const, providerReference: null, raw: {} };
     const outcomes = await Promise.all([
-      ...rowsA.slice(0, 4).concat(rowsB.slice(0, 4)).map((row) => applyRailResult(env.sql, row, completed)),
-      ...rowsB.slice(4).concat(rowsA.slice(4)).map((row) => applyRailResult(other, row, completed)),
+      ...rowsA
+        .slice(0, 4)
+        .concat(rowsB.slice(0, 4))
+        .map((row) => applyRailResult(env.sql, row, completed)),
+      ...rowsB
+        .slice(4)
+        .concat(rowsA.slice(4))
+        .map((row) => applyRailResult(other, row, completed)),
     ]);
     expect(outcomes.every((o) => o.kind === 'completed')).toBe(true);
   } finally {
@@ -267,7 +296,10 @@ test('one batch across workspaces: a repeated key opens one row, a missing walle
   const opened = [firstA, onB, bigB].map((r) => (r as PromiseFulfilledResult<{ transaction: { createdAt: Date } }>).value.transaction.createdAt.getTime());
   expect(new Set(opened).size).toBe(1);
   expect(await env.db.ledgerTransaction.count({ where: { workspaceId: a, idempotencyKey: 'same-key' } })).toBe(1);
-  for (const [workspaceId, available] of [[a, '15.000000'], [b, '0.000000']] as const) {
+  for (const [workspaceId, available] of [
+    [a, '15.000000'],
+    [b, '0.000000'],
+  ] as const) {
     const wallet = (await findWallet(env.db, workspaceId, 'NGN'))!;
     expect(renderBalance(wallet).available).toBe(available);
     expect((await auditWallet(env.db, wallet.id)).consistent).toBe(true);

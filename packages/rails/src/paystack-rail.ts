@@ -39,7 +39,8 @@ const PAYSTACK_STATUS: Record<string, TTransferStatus> = {
   rejected: 'failed',
 };
 
-const asObject = (value: unknown): Record<string, unknown> => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
+const asObject = (value: unknown): Record<string, unknown> =>
+  value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 
 /**
  * Paystack's documented transfer API (transfer recipient, transfer, verify,
@@ -61,14 +62,25 @@ export function createPaystackRail(options: PaystackRailOptions): PayoutRail {
       })
     : null;
 
-  async function call(method: 'GET' | 'POST', path: string, phase: Phase, extra: { json?: object; searchParams?: Record<string, string>; signal?: AbortSignal } = {}): Promise<CallResult> {
+  async function call(
+    method: 'GET' | 'POST',
+    path: string,
+    phase: Phase,
+    extra: { json?: object; searchParams?: Record<string, string>; signal?: AbortSignal } = {},
+  ): Promise<CallResult> {
     if (!client) throw new RailError(503, 'The Paystack payout rail is not configured (PAYOUT_PAYSTACK_SECRET_KEY)', { maybeSent: false });
     const maybeSent = phase === 'send';
     let res;
     try {
       // Serialised losslessly: a LosslessNumber (a kobo amount) goes out with its exact digits, never through a double.
       const body = extra.json === undefined ? undefined : stringify(extra.json);
-      res = await client(path, { method, body, headers: body === undefined ? undefined : { 'content-type': 'application/json' }, searchParams: extra.searchParams, signal: extra.signal });
+      res = await client(path, {
+        method,
+        body,
+        headers: body === undefined ? undefined : { 'content-type': 'application/json' },
+        searchParams: extra.searchParams,
+        signal: extra.signal,
+      });
     } catch (err) {
       if (extra.signal?.aborted) throw extra.signal.reason ?? err;
       if (err instanceof TimeoutError) throw new RailError(504, `Paystack did not answer within ${options.timeoutMs} ms`, { maybeSent, cause: err });
@@ -79,10 +91,16 @@ export function createPaystackRail(options: PaystackRailOptions): PayoutRail {
     try {
       body = asObject(JSON.parse(res.body || '{}')) as PaystackBody;
     } catch {
-      if (res.statusCode < 500) throw new RailError(502, `Paystack answered ${res.statusCode} with a body that is not JSON`, { maybeSent, raw: { status_code: res.statusCode } });
+      if (res.statusCode < 500)
+        throw new RailError(502, `Paystack answered ${res.statusCode} with a body that is not JSON`, { maybeSent, raw: { status_code: res.statusCode } });
     }
-    if (res.statusCode >= 500) throw new RailError(502, `Paystack failed with HTTP ${res.statusCode}${body.message ? `: ${body.message}` : ''}`, { maybeSent, raw: { status_code: res.statusCode, ...body } });
-    if (res.statusCode === 401 || res.statusCode === 403) throw new RailError(503, 'Paystack refused Cowrie\'s credentials; check PAYOUT_PAYSTACK_SECRET_KEY', { maybeSent: false });
+    if (res.statusCode >= 500)
+      throw new RailError(502, `Paystack failed with HTTP ${res.statusCode}${body.message ? `: ${body.message}` : ''}`, {
+        maybeSent,
+        raw: { status_code: res.statusCode, ...body },
+      });
+    if (res.statusCode === 401 || res.statusCode === 403)
+      throw new RailError(503, "Paystack refused Cowrie's credentials; check PAYOUT_PAYSTACK_SECRET_KEY", { maybeSent: false });
     if (res.statusCode === 429) throw new RailError(503, 'Paystack is rate limiting Cowrie; retry shortly', { maybeSent: false });
     return { statusCode: res.statusCode, body };
   }
@@ -106,7 +124,12 @@ export function createPaystackRail(options: PaystackRailOptions): PayoutRail {
     };
   }
 
-  const failed = (reason: string, raw: Record<string, unknown> = {}): TTransferResult => ({ status: 'failed', providerReference: null, reason, raw: { status: false, message: reason, ...raw } });
+  const failed = (reason: string, raw: Record<string, unknown> = {}): TTransferResult => ({
+    status: 'failed',
+    providerReference: null,
+    reason,
+    raw: { status: false, message: reason, ...raw },
+  });
 
   async function resolveAccount({ accountNumber, bankCode }: { accountNumber: string; bankCode: string }) {
     const banks = await (options.banks ?? listBanks)();
@@ -128,7 +151,8 @@ export function createPaystackRail(options: PaystackRailOptions): PayoutRail {
       const searchParams: Record<string, string> = { country: 'nigeria', currency: 'NGN', perPage: '100', use_cursor: 'true' };
       if (cursor) searchParams.next = cursor;
       const r = await call('GET', 'bank', 'read', { searchParams });
-      if (!ok(r) || !Array.isArray(r.body.data)) throw new RailError(502, `Paystack bank list failed: ${r.body.message ?? `HTTP ${r.statusCode}`}`, { maybeSent: false });
+      if (!ok(r) || !Array.isArray(r.body.data))
+        throw new RailError(502, `Paystack bank list failed: ${r.body.message ?? `HTTP ${r.statusCode}`}`, { maybeSent: false });
       for (const item of r.body.data.map(asObject)) {
         if (typeof item.code === 'string' && typeof item.name === 'string' && item.active !== false && !banks.has(item.code)) {
           banks.set(item.code, { bankCode: item.code, bankName: item.name });
@@ -172,9 +196,17 @@ export function createPaystackRail(options: PaystackRailOptions): PayoutRail {
         signal: req.signal,
       });
       const recipientCode = asObject(recipient.body.data).recipient_code;
-      if (!ok(recipient) || typeof recipientCode !== 'string') return failed(`Paystack refused the recipient: ${recipient.body.message ?? `HTTP ${recipient.statusCode}`}`, recipient.body as Record<string, unknown>);
+      if (!ok(recipient) || typeof recipientCode !== 'string')
+        return failed(`Paystack refused the recipient: ${recipient.body.message ?? `HTTP ${recipient.statusCode}`}`, recipient.body as Record<string, unknown>);
       const sent = await call('POST', 'transfer', 'send', {
-        json: { source: 'balance', amount: new LosslessNumber(subunits.toFixed(0)), recipient: recipientCode, reason: req.narration, reference: req.reference, currency: req.currency },
+        json: {
+          source: 'balance',
+          amount: new LosslessNumber(subunits.toFixed(0)),
+          recipient: recipientCode,
+          reason: req.narration,
+          reference: req.reference,
+          currency: req.currency,
+        },
         signal: req.signal,
       });
       if (!ok(sent)) {

@@ -7,7 +7,24 @@ import { RailError, RailInputError, type PayoutRail, type TTransferRequest, type
 export const SANDBOX_FAIL_ACCOUNT = '0000000001';
 export const SANDBOX_THROW_ACCOUNT = '0000000002';
 
-const FIRST_NAMES = ['Adaeze', 'Babajide', 'Chiamaka', 'Damilola', 'Emeka', 'Funmilayo', 'Gbenga', 'Halima', 'Ifeanyi', 'Jumoke', 'Kelechi', 'Lola', 'Musa', 'Ngozi', 'Obinna', 'Temitope'];
+const FIRST_NAMES = [
+  'Adaeze',
+  'Babajide',
+  'Chiamaka',
+  'Damilola',
+  'Emeka',
+  'Funmilayo',
+  'Gbenga',
+  'Halima',
+  'Ifeanyi',
+  'Jumoke',
+  'Kelechi',
+  'Lola',
+  'Musa',
+  'Ngozi',
+  'Obinna',
+  'Temitope',
+];
 const LAST_NAMES = ['Adeyemi', 'Bello', 'Chukwu', 'Danjuma', 'Eze', 'Fashola', 'Garba', 'Ibrahim', 'Nwosu', 'Okafor', 'Oyelaran', 'Suleiman'];
 
 // Records a transfer once per reference (the rail's idempotency: the first
@@ -57,14 +74,31 @@ export function createSandboxRail({ sql, delayMs = 0 }: SandboxRailOptions): Pay
   const bankName = (code: string | null) => SANDBOX_BANKS.find((b) => b.bankCode === code)?.bankName;
 
   function decide(req: TTransferRequest): TTransferResult {
-    const base = { rail: 'sandbox', reference: req.reference, account_number: req.accountNumber, bank_code: req.bankCode, amount: req.amount.toFixed(2), currency: req.currency };
+    const base = {
+      rail: 'sandbox',
+      reference: req.reference,
+      account_number: req.accountNumber,
+      bank_code: req.bankCode,
+      amount: req.amount.toFixed(2),
+      currency: req.currency,
+    };
     const providerReference = `SBX_${createHash('sha256').update(req.reference).digest('hex').slice(0, 20)}`;
-    const fail = (reason: string): TTransferResult => ({ status: 'failed', providerReference, reason, raw: { ...base, status: 'failed', transfer_code: providerReference, reason } });
+    const fail = (reason: string): TTransferResult => ({
+      status: 'failed',
+      providerReference,
+      reason,
+      raw: { ...base, status: 'failed', transfer_code: providerReference, reason },
+    });
     if (!/^\d{10}$/.test(req.accountNumber)) return fail('The account number must be 10 digits');
     if (req.bankCode !== null && !bankName(req.bankCode)) return fail(`Unknown bank code ${req.bankCode}`);
     if (req.accountNumber === SANDBOX_FAIL_ACCOUNT) return fail('The destination bank declined the transfer (sandbox)');
     const accountName = req.accountName ?? sandboxAccountName(req.accountNumber);
-    return { status: 'completed', providerReference, accountName, raw: { ...base, status: 'success', transfer_code: providerReference, account_name: accountName } };
+    return {
+      status: 'completed',
+      providerReference,
+      accountName,
+      raw: { ...base, status: 'success', transfer_code: providerReference, account_name: accountName },
+    };
   }
 
   return {
@@ -81,15 +115,26 @@ export function createSandboxRail({ sql, delayMs = 0 }: SandboxRailOptions): Pay
     async transfer(req) {
       if (req.accountNumber === SANDBOX_THROW_ACCOUNT) {
         // Refused before the bank took anything: certainly not sent, so the payout fails at once.
-        throw new RailError(502, 'The payout rail failed (sandbox): the bank did not accept the transfer', { maybeSent: false, raw: { rail: 'sandbox', reference: req.reference, error: 'rail_error' } });
+        throw new RailError(502, 'The payout rail failed (sandbox): the bank did not accept the transfer', {
+          maybeSent: false,
+          raw: { rail: 'sandbox', reference: req.reference, error: 'rail_error' },
+        });
       }
-      const { rows } = await sql.query<{ result: TTransferResult }>({ name: 'cowrie-sandbox-transfer', text: RECORD_TRANSFER, values: [req.reference, JSON.stringify(decide(req))] });
+      const { rows } = await sql.query<{ result: TTransferResult }>({
+        name: 'cowrie-sandbox-transfer',
+        text: RECORD_TRANSFER,
+        values: [req.reference, JSON.stringify(decide(req))],
+      });
       if (delayMs > 0) await abortable(delayMs, req.signal);
       return rows[0]!.result;
     },
     async verifyTransfer(reference, options = {}) {
       if (delayMs > 0) await abortable(delayMs, options.signal);
-      const { rows } = await sql.query<{ result: TTransferResult }>({ name: 'cowrie-sandbox-verify', text: 'SELECT "result" FROM "SandboxTransfer" WHERE "reference" = $1', values: [reference] });
+      const { rows } = await sql.query<{ result: TTransferResult }>({
+        name: 'cowrie-sandbox-verify',
+        text: 'SELECT "result" FROM "SandboxTransfer" WHERE "reference" = $1',
+        values: [reference],
+      });
       return rows[0]?.result ?? null;
     },
   };

@@ -42,17 +42,67 @@ export interface PaystackStandIn {
   /** Every request, with its body parsed and as the exact text that arrived (amounts are checked digit by digit). */
   requests: Array<{ method: string; path: string; query: Record<string, string>; body: any; raw: string; authorization?: string }>;
   transfers: Map<string, Record<string, any>>;
-  options: { verifyDown: boolean; hangMs: number; acceptThenFail: boolean; hideFromVerify: boolean; behaviour?: (transfer: { reference: string; reason: string }) => TStandInSend | undefined };
+  options: {
+    verifyDown: boolean;
+    hangMs: number;
+    acceptThenFail: boolean;
+    hideFromVerify: boolean;
+    behaviour?: (transfer: { reference: string; reason: string }) => TStandInSend | undefined;
+  };
   complete(reference: string): void;
   count(method: string, path: string): number;
   close(): Promise<void>;
 }
 
 const BANKS = [
-  { id: 1, name: 'Access Bank', slug: 'access-bank', code: '044', longcode: '044150149', gateway: 'emandate', active: true, country: 'Nigeria', currency: 'NGN', type: 'nuban' },
-  { id: 9, name: 'Guaranty Trust Bank', slug: 'guaranty-trust-bank', code: '058', longcode: '058152036', gateway: 'ibank', active: true, country: 'Nigeria', currency: 'NGN', type: 'nuban' },
-  { id: 21, name: 'Zenith Bank', slug: 'zenith-bank', code: '057', longcode: '057150013', gateway: 'emandate', active: true, country: 'Nigeria', currency: 'NGN', type: 'nuban' },
-  { id: 99, name: 'Closed Bank', slug: 'closed-bank', code: '999', longcode: '', gateway: null, active: false, country: 'Nigeria', currency: 'NGN', type: 'nuban' },
+  {
+    id: 1,
+    name: 'Access Bank',
+    slug: 'access-bank',
+    code: '044',
+    longcode: '044150149',
+    gateway: 'emandate',
+    active: true,
+    country: 'Nigeria',
+    currency: 'NGN',
+    type: 'nuban',
+  },
+  {
+    id: 9,
+    name: 'Guaranty Trust Bank',
+    slug: 'guaranty-trust-bank',
+    code: '058',
+    longcode: '058152036',
+    gateway: 'ibank',
+    active: true,
+    country: 'Nigeria',
+    currency: 'NGN',
+    type: 'nuban',
+  },
+  {
+    id: 21,
+    name: 'Zenith Bank',
+    slug: 'zenith-bank',
+    code: '057',
+    longcode: '057150013',
+    gateway: 'emandate',
+    active: true,
+    country: 'Nigeria',
+    currency: 'NGN',
+    type: 'nuban',
+  },
+  {
+    id: 99,
+    name: 'Closed Bank',
+    slug: 'closed-bank',
+    code: '999',
+    longcode: '',
+    gateway: null,
+    active: false,
+    country: 'Nigeria',
+    currency: 'NGN',
+    type: 'nuban',
+  },
 ];
 
 function send(res: ServerResponse, status: number, body: unknown) {
@@ -85,77 +135,109 @@ export async function startPaystackStandIn({ secret = 'sk_test_standin' }: { sec
   const server: Server = createServer((req, res) => {
     // An answer that throws ends its connection (the client sees a reset), never the process.
     void (async () => {
-    const url = new URL(req.url ?? '/', 'http://stand-in');
-    const raw = await readText(req).catch(() => '');
-    let body: any;
-    try {
-      body = raw ? JSON.parse(raw) : undefined;
-    } catch {
-      body = undefined;
-    }
-    requests.push({ method: req.method ?? '', path: url.pathname, query: Object.fromEntries(url.searchParams), body, raw, authorization: req.headers.authorization });
-    if (req.headers.authorization !== `Bearer ${secret}`) return send(res, 401, { status: false, message: 'Invalid key' });
-
-    if (req.method === 'GET' && url.pathname === '/bank') {
-      // Two pages, cursor style (use_cursor=true, perPage=2).
-      const page = url.searchParams.get('next') === 'cursor-2' ? BANKS.slice(2) : BANKS.slice(0, 2);
-      const next = url.searchParams.get('next') === 'cursor-2' ? null : 'cursor-2';
-      return send(res, 200, { status: true, message: 'Banks retrieved', data: page, meta: { next, previous: null, perPage: 2 } });
-    }
-    if (req.method === 'GET' && url.pathname === '/bank/resolve') {
-      const account = url.searchParams.get('account_number') ?? '';
-      if (account === '9999999999' || !/^\d{10}$/.test(account)) return send(res, 422, { status: false, message: 'Could not resolve account name. Check parameters or try again.' });
-      return send(res, 200, { status: true, message: 'Account number resolved', data: { account_number: account, account_name: `PAYSTACK NAME ${account.slice(-4)}`, bank_id: 9 } });
-    }
-    if (req.method === 'POST' && url.pathname === '/transferrecipient') {
-      if (!body?.name || !body?.account_number || !body?.bank_code || body?.type !== 'nuban') return send(res, 400, { status: false, message: 'Invalid recipient' });
-      const bank = BANKS.find((b) => b.code === body.bank_code);
-      if (!bank) return send(res, 400, { status: false, message: 'Unknown bank code' });
-      const recipient = {
-        active: true, currency: body.currency, id: ++seq, name: body.name, recipient_code: `RCP_${body.account_number}`, type: 'nuban', is_deleted: false,
-        details: { authorization_code: null, account_number: body.account_number, account_name: body.name, bank_code: bank.code, bank_name: bank.name },
-      };
-      recipients.set(recipient.recipient_code, recipient);
-      return send(res, 201, { status: true, message: 'Transfer recipient created successfully', data: recipient });
-    }
-    if (req.method === 'POST' && url.pathname === '/transfer') {
-      const recipient = recipients.get(body?.recipient);
-      if (!recipient) return send(res, 400, { status: false, message: 'Invalid recipient' });
-      if (!Number.isInteger(body.amount) || body.amount <= 0) return send(res, 400, { status: false, message: 'Invalid amount' });
-      if (!/^[a-z0-9_-]{16,50}$/.test(body.reference ?? '')) return send(res, 400, { status: false, message: 'Invalid reference' });
-      if (transfers.has(body.reference)) return send(res, 400, { status: false, message: 'Duplicate Transfer Reference' });
-      const account = recipient.details.account_number as string;
-      const planned = options.behaviour?.({ reference: body.reference, reason: String(body.reason ?? '') });
-      if (planned && !planned.record) {
-        return planned.answer === 'hang' ? later(options.hangMs, () => res.destroy()) : send(res, 500, { status: false, message: 'Internal server error' });
+      const url = new URL(req.url ?? '/', 'http://stand-in');
+      const raw = await readText(req).catch(() => '');
+      let body: any;
+      try {
+        body = raw ? JSON.parse(raw) : undefined;
+      } catch {
+        body = undefined;
       }
-      if (account === '0000000009' && !planned) return send(res, 500, { status: false, message: 'Internal server error' });
-      if (account === '0000000005') return later(options.hangMs, () => res.destroy());
-      const status = planned?.settle || account === '0000000007' ? 'pending' : account === '0000000006' ? 'failed' : 'success';
-      const transfer = {
-        amount: body.amount, currency: body.currency, source: body.source, reason: body.reason, reference: body.reference, status,
-        transfer_code: `TRF_${++seq}`, id: seq, recipient, failures: null, transferred_at: status === 'success' ? new Date().toISOString() : null,
-      };
-      transfers.set(body.reference, transfer);
-      if (planned?.visibleAfterMs) visibleAt.set(body.reference, Date.now() + planned.visibleAfterMs);
-      const settle = planned?.settle;
-      if (settle) later(settle.afterMs, () => Object.assign(transfer, { status: settle.status, transferred_at: settle.status === 'success' ? new Date().toISOString() : null }));
-      const { recipient: _r, ...answer } = transfer;
-      if (planned?.answer === '5xx' || options.acceptThenFail) return send(res, 500, { status: false, message: 'Internal server error' });
-      if (planned?.answer === 'hang') return later(options.hangMs, () => res.destroy());
-      if (account === '0000000008') return later(options.hangMs, () => (res.destroyed ? undefined : send(res, 200, { status: true, message: 'Transfer has been queued', data: answer })));
-      return send(res, 200, { status: true, message: 'Transfer has been queued', data: { ...answer, recipient: recipient.id } });
-    }
-    const verify = /^\/transfer\/verify\/(.+)$/.exec(url.pathname);
-    if (req.method === 'GET' && verify) {
-      if (options.verifyDown) return send(res, 503, { status: false, message: 'Service unavailable' });
-      const reference = decodeURIComponent(verify[1]!);
-      const transfer = transfers.get(reference);
-      const hidden = options.hideFromVerify || (visibleAt.get(reference) ?? 0) > Date.now();
-      if (!transfer || hidden) return send(res, 404, { status: false, message: 'Transfer not found' });
-      return send(res, 200, { status: true, message: 'Transfer retrieved', data: transfer });
-    }
-    send(res, 404, { status: false, message: 'Not found' });
+      requests.push({
+        method: req.method ?? '',
+        path: url.pathname,
+        query: Object.fromEntries(url.searchParams),
+        body,
+        raw,
+        authorization: req.headers.authorization,
+      });
+      if (req.headers.authorization !== `Bearer ${secret}`) return send(res, 401, { status: false, message: 'Invalid key' });
+
+      if (req.method === 'GET' && url.pathname === '/bank') {
+        // Two pages, cursor style (use_cursor=true, perPage=2).
+        const page = url.searchParams.get('next') === 'cursor-2' ? BANKS.slice(2) : BANKS.slice(0, 2);
+        const next = url.searchParams.get('next') === 'cursor-2' ? null : 'cursor-2';
+        return send(res, 200, { status: true, message: 'Banks retrieved', data: page, meta: { next, previous: null, perPage: 2 } });
+      }
+      if (req.method === 'GET' && url.pathname === '/bank/resolve') {
+        const account = url.searchParams.get('account_number') ?? '';
+        if (account === '9999999999' || !/^\d{10}$/.test(account))
+          return send(res, 422, { status: false, message: 'Could not resolve account name. Check parameters or try again.' });
+        return send(res, 200, {
+          status: true,
+          message: 'Account number resolved',
+          data: { account_number: account, account_name: `PAYSTACK NAME ${account.slice(-4)}`, bank_id: 9 },
+        });
+      }
+      if (req.method === 'POST' && url.pathname === '/transferrecipient') {
+        if (!body?.name || !body?.account_number || !body?.bank_code || body?.type !== 'nuban')
+          return send(res, 400, { status: false, message: 'Invalid recipient' });
+        const bank = BANKS.find((b) => b.code === body.bank_code);
+        if (!bank) return send(res, 400, { status: false, message: 'Unknown bank code' });
+        const recipient = {
+          active: true,
+          currency: body.currency,
+          id: ++seq,
+          name: body.name,
+          recipient_code: `RCP_${body.account_number}`,
+          type: 'nuban',
+          is_deleted: false,
+          details: { authorization_code: null, account_number: body.account_number, account_name: body.name, bank_code: bank.code, bank_name: bank.name },
+        };
+        recipients.set(recipient.recipient_code, recipient);
+        return send(res, 201, { status: true, message: 'Transfer recipient created successfully', data: recipient });
+      }
+      if (req.method === 'POST' && url.pathname === '/transfer') {
+        const recipient = recipients.get(body?.recipient);
+        if (!recipient) return send(res, 400, { status: false, message: 'Invalid recipient' });
+        if (!Number.isInteger(body.amount) || body.amount <= 0) return send(res, 400, { status: false, message: 'Invalid amount' });
+        if (!/^[a-z0-9_-]{16,50}$/.test(body.reference ?? '')) return send(res, 400, { status: false, message: 'Invalid reference' });
+        if (transfers.has(body.reference)) return send(res, 400, { status: false, message: 'Duplicate Transfer Reference' });
+        const account = recipient.details.account_number as string;
+        const planned = options.behaviour?.({ reference: body.reference, reason: String(body.reason ?? '') });
+        if (planned && !planned.record) {
+          return planned.answer === 'hang' ? later(options.hangMs, () => res.destroy()) : send(res, 500, { status: false, message: 'Internal server error' });
+        }
+        if (account === '0000000009' && !planned) return send(res, 500, { status: false, message: 'Internal server error' });
+        if (account === '0000000005') return later(options.hangMs, () => res.destroy());
+        const status = planned?.settle || account === '0000000007' ? 'pending' : account === '0000000006' ? 'failed' : 'success';
+        const transfer = {
+          amount: body.amount,
+          currency: body.currency,
+          source: body.source,
+          reason: body.reason,
+          reference: body.reference,
+          status,
+          transfer_code: `TRF_${++seq}`,
+          id: seq,
+          recipient,
+          failures: null,
+          transferred_at: status === 'success' ? new Date().toISOString() : null,
+        };
+        transfers.set(body.reference, transfer);
+        if (planned?.visibleAfterMs) visibleAt.set(body.reference, Date.now() + planned.visibleAfterMs);
+        const settle = planned?.settle;
+        if (settle)
+          later(settle.afterMs, () =>
+            Object.assign(transfer, { status: settle.status, transferred_at: settle.status === 'success' ? new Date().toISOString() : null }),
+          );
+        const { recipient: _r, ...answer } = transfer;
+        if (planned?.answer === '5xx' || options.acceptThenFail) return send(res, 500, { status: false, message: 'Internal server error' });
+        if (planned?.answer === 'hang') return later(options.hangMs, () => res.destroy());
+        if (account === '0000000008')
+          return later(options.hangMs, () => (res.destroyed ? undefined : send(res, 200, { status: true, message: 'Transfer has been queued', data: answer })));
+        return send(res, 200, { status: true, message: 'Transfer has been queued', data: { ...answer, recipient: recipient.id } });
+      }
+      const verify = /^\/transfer\/verify\/(.+)$/.exec(url.pathname);
+      if (req.method === 'GET' && verify) {
+        if (options.verifyDown) return send(res, 503, { status: false, message: 'Service unavailable' });
+        const reference = decodeURIComponent(verify[1]!);
+        const transfer = transfers.get(reference);
+        const hidden = options.hideFromVerify || (visibleAt.get(reference) ?? 0) > Date.now();
+        if (!transfer || hidden) return send(res, 404, { status: false, message: 'Transfer not found' });
+        return send(res, 200, { status: true, message: 'Transfer retrieved', data: transfer });
+      }
+      send(res, 404, { status: false, message: 'Not found' });
     })().catch(() => res.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -15,7 +15,14 @@ const keyPrefix = `cowrie-t-rails-${randomBytes(4).toString('hex')}:`;
 
 const reference = () => `snd_${randomBytes(12).toString('hex')}`;
 const request = (accountNumber: string, extra: Partial<Parameters<PayoutRail['transfer']>[0]> = {}) => ({
-  reference: reference(), amount: new Decimal('2500.50'), currency: 'NGN', accountNumber, bankCode: '058', accountName: 'Ada Obi', narration: 'Rent', ...extra,
+  reference: reference(),
+  amount: new Decimal('2500.50'),
+  currency: 'NGN',
+  accountNumber,
+  bankCode: '058',
+  accountName: 'Ada Obi',
+  narration: 'Rent',
+  ...extra,
 });
 
 beforeAll(async () => {
@@ -47,9 +54,15 @@ test('listBanks follows the cursor, sends the secret as a Bearer token, and drop
 
 test('resolveAccount maps the name; an unresolvable account or unknown bank is refused input', async () => {
   await expect(rail.resolveAccount({ accountNumber: '0123456789', bankCode: '058' })).resolves.toEqual({
-    accountName: 'PAYSTACK NAME 6789', accountNumber: '0123456789', bankCode: '058', bankName: 'Guaranty Trust Bank',
+    accountName: 'PAYSTACK NAME 6789',
+    accountNumber: '0123456789',
+    bankCode: '058',
+    bankName: 'Guaranty Trust Bank',
   });
-  await expect(rail.resolveAccount({ accountNumber: '9999999999', bankCode: '058' })).rejects.toMatchObject({ name: 'RailInputError', field: 'account_number' });
+  await expect(rail.resolveAccount({ accountNumber: '9999999999', bankCode: '058' })).rejects.toMatchObject({
+    name: 'RailInputError',
+    field: 'account_number',
+  });
   await expect(rail.resolveAccount({ accountNumber: '0123456789', bankCode: '000' })).rejects.toBeInstanceOf(RailInputError);
 });
 
@@ -80,9 +93,15 @@ test('a transfer without a name resolves it first', async () => {
 test('failed and pending transfers map to failed and pending; refusals before sending are failures', async () => {
   await expect(rail.transfer(request('0000000006'))).resolves.toMatchObject({ status: 'failed' });
   await expect(rail.transfer(request('0000000007'))).resolves.toMatchObject({ status: 'pending', providerReference: expect.stringMatching(/^TRF_/) });
-  await expect(rail.transfer(request('9999999999', { accountName: null }))).resolves.toMatchObject({ status: 'failed', reason: expect.stringMatching(/resolve/) });
+  await expect(rail.transfer(request('9999999999', { accountName: null }))).resolves.toMatchObject({
+    status: 'failed',
+    reason: expect.stringMatching(/resolve/),
+  });
   const before = standIn.count('POST', '/transfer');
-  await expect(rail.transfer(request('0123456789', { amount: new Decimal('10.005') }))).resolves.toMatchObject({ status: 'failed', reason: expect.stringMatching(/2 decimal/) });
+  await expect(rail.transfer(request('0123456789', { amount: new Decimal('10.005') }))).resolves.toMatchObject({
+    status: 'failed',
+    reason: expect.stringMatching(/2 decimal/),
+  });
   await expect(rail.transfer(request('0123456789', { bankCode: null }))).resolves.toMatchObject({ status: 'failed' });
   expect(standIn.count('POST', '/transfer')).toBe(before);
 });
@@ -116,7 +135,12 @@ test('a resent reference Paystack already holds answers from verify, not a secon
 test('without a secret every call is 503 not configured; a refused secret is 503 too', async () => {
   const unconfigured = createPaystackRail({ baseUrl: standIn.url, timeoutMs: 300 });
   const before = standIn.requests.length;
-  for (const call of [() => unconfigured.listBanks(), () => unconfigured.transfer(request('0123456789')), () => unconfigured.verifyTransfer('x'), () => unconfigured.resolveAccount({ accountNumber: '0123456789', bankCode: '058' })]) {
+  for (const call of [
+    () => unconfigured.listBanks(),
+    () => unconfigured.transfer(request('0123456789')),
+    () => unconfigured.verifyTransfer('x'),
+    () => unconfigured.resolveAccount({ accountNumber: '0123456789', bankCode: '058' }),
+  ]) {
     await expect(call()).rejects.toMatchObject({ name: 'RailError', status: 503, maybeSent: false });
   }
   expect(standIn.requests.length).toBe(before);
@@ -130,7 +154,13 @@ test('an unreachable Paystack is a 502 that certainly sent nothing', async () =>
 });
 
 test('the bank list is cached in Redis for the TTL', async () => {
-  const config = loadConfig({ PAYOUT_RAIL: 'paystack', PAYOUT_PAYSTACK_SECRET_KEY: standIn.secret, PAYOUT_PAYSTACK_BASE_URL: standIn.url, PAYOUT_BANKS_CACHE_TTL_SECONDS: '1', REDIS_KEY_PREFIX: keyPrefix });
+  const config = loadConfig({
+    PAYOUT_RAIL: 'paystack',
+    PAYOUT_PAYSTACK_SECRET_KEY: standIn.secret,
+    PAYOUT_PAYSTACK_BASE_URL: standIn.url,
+    PAYOUT_BANKS_CACHE_TTL_SECONDS: '1',
+    REDIS_KEY_PREFIX: keyPrefix,
+  });
   const rails = createRails(config, { redis, sql: env.sql });
   const paystack = rails.forCurrency('NGN');
   expect(paystack.id).toBe('paystack');

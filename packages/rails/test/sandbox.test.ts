@@ -9,7 +9,14 @@ import { RailError, RailInputError, SANDBOX_BANKS, createRails, createSandboxRai
 let env: TestEnv;
 let rail: PayoutRail;
 const request = (accountNumber: string, extra: object = {}) => ({
-  reference: `snd_${randomBytes(12).toString('hex')}`, amount: new Decimal('10'), currency: 'NGN', accountNumber, bankCode: '058', accountName: null, narration: 'n', ...extra,
+  reference: `snd_${randomBytes(12).toString('hex')}`,
+  amount: new Decimal('10'),
+  currency: 'NGN',
+  accountNumber,
+  bankCode: '058',
+  accountName: null,
+  narration: 'n',
+  ...extra,
 });
 
 beforeAll(async () => {

@@ -10,7 +10,6 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import { loadConfig } from '@cowrie/core';
 import { buildOpenApiDocument, closeGatewayDeps, createApp, createGatewayDeps, routesOf } from '@cowrie/gateway';
 
-
 async function main() {
   // Building the app registers every route; nothing is called, so no database is needed.
   const deps = createGatewayDeps(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' }));

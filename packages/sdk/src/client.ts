@@ -6,7 +6,8 @@ type Op<O extends OperationId> = operations[O];
 
 type JsonContent<T> = T extends { content: { 'application/json': infer B } } ? B : never;
 /** The JSON body an operation takes. */
-export type RequestBody<O extends OperationId> = Op<O> extends { requestBody: infer R } ? JsonContent<R> : Op<O> extends { requestBody?: infer R } ? JsonContent<NonNullable<R>> : never;
+export type RequestBody<O extends OperationId> =
+  Op<O> extends { requestBody: infer R } ? JsonContent<R> : Op<O> extends { requestBody?: infer R } ? JsonContent<NonNullable<R>> : never;
 /** The query parameters an operation reads. */
 export type QueryParams<O extends OperationId> = Op<O> extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
 /** The path parameters an operation needs. */
@@ -135,7 +136,8 @@ export class CowrieClient {
         if (options.signal?.aborted) throw err;
         transportError = err as Error;
       }
-      const canRetry = attempt <= maxRetries && (transportError !== undefined || retryable(method, status, payload)) && (retryAfterMs ?? 0) <= this.opts.maxRetryAfterMs;
+      const canRetry =
+        attempt <= maxRetries && (transportError !== undefined || retryable(method, status, payload)) && (retryAfterMs ?? 0) <= this.opts.maxRetryAfterMs;
       if (!canRetry) {
         if (transportError) throw new CowrieApiError(0, 'network_error', transportError.message, undefined, undefined, attempt);
         const err = (payload as { error?: { code?: string; message?: string; details?: Record<string, unknown> }; request_id?: string }) ?? {};

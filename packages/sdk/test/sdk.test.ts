@@ -29,7 +29,16 @@ beforeAll(async () => {
   apiKey = key;
   workspaceId = workspace.id;
   await env.db.$transaction((tx) =>
-    creditWallet(tx, { workspaceId, currency: 'NGN', amount: new Decimal('100000'), category: 'adjustment', channel: 'adjustment', title: 'Funding', description: 'sdk test', provider: 'operator' }),
+    creditWallet(tx, {
+      workspaceId,
+      currency: 'NGN',
+      amount: new Decimal('100000'),
+      category: 'adjustment',
+      channel: 'adjustment',
+      title: 'Funding',
+      description: 'sdk test',
+      provider: 'operator',
+    }),
   );
 });
 afterAll(async () => {
@@ -53,7 +62,10 @@ async function lossyProxy(drop: number) {
     req.on('end', () => void relay().catch(() => req.socket.destroy()));
     async function relay() {
       seen.push({ method: req.method!, url: req.url!, key: req.headers['idempotency-key'] as string | undefined });
-      const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k))) as Record<string, string>;
+      const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k))) as Record<
+        string,
+        string
+      >;
       const upstream = await fetch(`${gateway.url}${req.url}`, { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
       const body = await upstream.text();
       if (seen.length <= drop) {

@@ -21,9 +21,7 @@ export interface StartQueueWorkerOptions<J extends Record<string, JobSpec>, Ctx>
  * only once its dependencies answer; each payload is parsed against the
  * queue's catalog before its handler runs.
  */
-export async function startQueueWorker<J extends Record<string, JobSpec>, Ctx>(
-  opts: StartQueueWorkerOptions<J, Ctx>,
-): Promise<Worker> {
+export async function startQueueWorker<J extends Record<string, JobSpec>, Ctx>(opts: StartQueueWorkerOptions<J, Ctx>): Promise<Worker> {
   const log = opts.logger.child({ queue: opts.def.name });
   const worker = new Worker(
     opts.def.name,

@@ -4,7 +4,10 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 
 const run = (kind: string) =>
-  spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'fixtures/unhandled-rejection.ts'), kind], { encoding: 'utf8', cwd: path.join(__dirname, '../../..') });
+  spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'fixtures/unhandled-rejection.ts'), kind], {
+    encoding: 'utf8',
+    cwd: path.join(__dirname, '../../..'),
+  });
 
 test('a lost connection left unhandled is logged and the process carries on', () => {
   const out = run('lost');

@@ -29,17 +29,24 @@ function open(name: string) {
   const events = new QueueEvents(name, { connection });
   queue.on('error', () => undefined);
   events.on('error', () => undefined);
-  closers.push(() => queue.close(), () => events.close());
+  closers.push(
+    () => queue.close(),
+    () => events.close(),
+  );
   return { queue, events, connection };
 }
 
 test('the outcome of a job that completes or fails, and of one that finished before the wait began', async () => {
   const { queue, events, connection } = await open('wait-outcomes');
   await events.waitUntilReady();
-  const worker = new Worker('wait-outcomes', async (job) => {
-    if (job.data.fail) throw new Error('refused');
-    return { answer: job.data.n * 2 };
-  }, { connection });
+  const worker = new Worker(
+    'wait-outcomes',
+    async (job) => {
+      if (job.data.fail) throw new Error('refused');
+      return { answer: job.data.n * 2 };
+    },
+    { connection },
+  );
   closers.push(() => worker.close());
   expect(await waitForJob(queue, events, await queue.add('x', { n: 21 }), 5000)).toEqual({ finished: 'completed', value: { answer: 42 } });
   expect(await waitForJob(queue, events, await queue.add('x', { fail: true }, { attempts: 1 }), 5000)).toEqual({ finished: 'failed', reason: 'refused' });

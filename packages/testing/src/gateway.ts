@@ -14,7 +14,11 @@ export interface RunningGateway<D> {
  */
 export async function listenGateway<D extends { logger: unknown }>(
   env: TestEnv,
-  build: { createDeps: (config: TestEnv['config'], logger: TestEnv['logger']) => D; createApp: (deps: D) => import('express').Express; closeDeps: (deps: D) => Promise<void> },
+  build: {
+    createDeps: (config: TestEnv['config'], logger: TestEnv['logger']) => D;
+    createApp: (deps: D) => import('express').Express;
+    closeDeps: (deps: D) => Promise<void>;
+  },
 ): Promise<RunningGateway<D>> {
   const deps = build.createDeps(env.config, env.logger);
   const app = build.createApp(deps);

@@ -36,7 +36,13 @@ export async function startHttpReceiver(reply?: HttpReceiver['reply']): Promise<
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const received: ReceivedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, rawBody: Buffer.concat(chunks), receivedAt: Date.now() };
+      const received: ReceivedRequest = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        rawBody: Buffer.concat(chunks),
+        receivedAt: Date.now(),
+      };
       const index = requests.push(received) - 1;
       const answer = receiver.reply(received, index);
       if (answer === 'hang') return;

@@ -35,7 +35,11 @@ export async function startRedisServer(args: string[] = []): Promise<RedisServer
   const port = await freePort();
   let child: ChildProcess | null = null;
   const start = async () => {
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction', ...args], { stdio: 'ignore' });
+    child = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction', ...args],
+      { stdio: 'ignore' },
+    );
     const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
     probe.on('error', () => undefined);
     for (let i = 0; i < 100; i++) {
@@ -85,8 +89,18 @@ export async function startRedisCluster(opts: { dir: string; masters?: number })
     mkdirSync(dir, { recursive: true });
     masters.push(
       await startRedisServer([
-        '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-port', String(await freePort()),
-        '--cluster-announce-ip', '127.0.0.1', '--appendonly', 'yes', '--dir', dir,
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        'nodes.conf',
+        '--cluster-port',
+        String(await freePort()),
+        '--cluster-announce-ip',
+        '127.0.0.1',
+        '--appendonly',
+        'yes',
+        '--dir',
+        dir,
       ]),
     );
   }

@@ -12,13 +12,21 @@ beforeAll(async () => {
 afterAll(() => env.cleanup());
 
 const scan = () =>
-  scanForSecrets({ config: env.config, db: env.db, redis: env.redis, redisPatterns: [`${env.config.REDIS_KEY_PREFIX}*`, `${env.config.QUEUE_PREFIX}:*`], logLines: env.logLines });
+  scanForSecrets({
+    config: env.config,
+    db: env.db,
+    redis: env.redis,
+    redisPatterns: [`${env.config.REDIS_KEY_PREFIX}*`, `${env.config.QUEUE_PREFIX}:*`],
+    logLines: env.logLines,
+  });
 
 test('finds a remembered key, a webhook secret, a session token and a code in Postgres, Redis job data and log lines', async () => {
   expect(await scan()).toEqual([]);
   const { key, workspaceId } = await createWorkspaceWithKey(env.db);
   const webhookSecret = 'f'.repeat(20) + '0123456789abcdef'.repeat(2) + 'e'.repeat(12);
-  const endpoint = await env.db.webhookEndpoint.create({ data: { workspaceId, url: 'https://example.com/hook', events: ['*'], secretEncrypted: encryptSecret(webhookSecret, env.config.ENCRYPTION_KEY) } });
+  const endpoint = await env.db.webhookEndpoint.create({
+    data: { workspaceId, url: 'https://example.com/hook', events: ['*'], secretEncrypted: encryptSecret(webhookSecret, env.config.ENCRYPTION_KEY) },
+  });
   const session = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJlLXBhcnQtbG9uZw';
   const event = await env.db.outboxEvent.create({ data: { workspaceId, event: 'test.planted', payload: { note: key } } });
   const jobKey = `${env.config.QUEUE_PREFIX}:planted:1`;
@@ -28,7 +36,11 @@ test('finds a remembered key, a webhook secret, a session token and a code in Po
   env.logLines.push(JSON.stringify({ msg: 'planted', token: session }));
 
   const leaks = await scan();
-  const found = (where: string) => leaks.filter((l) => l.where.startsWith(where)).map((l) => l.what).sort();
+  const found = (where: string) =>
+    leaks
+      .filter((l) => l.where.startsWith(where))
+      .map((l) => l.what)
+      .sort();
   expect(found('postgres')).toEqual(['a password or key the test used', 'an API key']);
   expect(found(`redis ${jobKey}`)).toEqual(['a one-time code', 'a webhook secret']);
   expect(found(`redis ${listKey}`)).toEqual(['a one-time code']);

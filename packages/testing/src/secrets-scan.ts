@@ -118,13 +118,20 @@ async function dumpRedis(redis: TRedis, patterns: string[]): Promise<Array<{ whe
     const types = (await redis.pipeline(batch.map((key) => ['type', key])).exec()) ?? [];
     const reads = batch.map((key, j) => {
       switch (types[j]?.[1]) {
-        case 'string': return ['get', key];
-        case 'hash': return ['hgetall', key];
-        case 'list': return ['lrange', key, '0', '-1'];
-        case 'set': return ['smembers', key];
-        case 'zset': return ['zrange', key, '0', '-1', 'WITHSCORES'];
-        case 'stream': return ['xrange', key, '-', '+'];
-        default: return ['exists', key];
+        case 'string':
+          return ['get', key];
+        case 'hash':
+          return ['hgetall', key];
+        case 'list':
+          return ['lrange', key, '0', '-1'];
+        case 'set':
+          return ['smembers', key];
+        case 'zset':
+          return ['zrange', key, '0', '-1', 'WITHSCORES'];
+        case 'stream':
+          return ['xrange', key, '-', '+'];
+        default:
+          return ['exists', key];
       }
     });
     const values = (await redis.pipeline(reads).exec()) ?? [];
@@ -137,6 +144,9 @@ async function dumpRedis(redis: TRedis, patterns: string[]): Promise<Array<{ whe
 function asText(reply: unknown): string {
   if (typeof reply === 'string') return reply;
   if (Array.isArray(reply)) return reply.map(asText).join('\n');
-  if (reply && typeof reply === 'object') return Object.entries(reply).map(([k, v]) => `${k}\n${asText(v)}`).join('\n');
+  if (reply && typeof reply === 'object')
+    return Object.entries(reply)
+      .map(([k, v]) => `${k}\n${asText(v)}`)
+      .join('\n');
   return String(reply ?? '');
 }

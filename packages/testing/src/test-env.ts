@@ -106,7 +106,8 @@ export async function createTestEnv(env: Record<string, string> = {}): Promise<T
       await redis.quit().catch(() => undefined);
       await admin((c) => c.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`));
       if (!audit.ok) throw new LedgerViolationError(`the ledger this test file left behind has violations:\n${JSON.stringify(audit.violations, null, 2)}`);
-      if (leaks.length > 0) throw new SecretLeakError(`secrets in plain text in what this test file left behind:\n${JSON.stringify(leaks.slice(0, 20), null, 2)}`);
+      if (leaks.length > 0)
+        throw new SecretLeakError(`secrets in plain text in what this test file left behind:\n${JSON.stringify(leaks.slice(0, 20), null, 2)}`);
     },
   };
 }
@@ -120,7 +121,11 @@ async function deleteKeys(redis: TRedis, pattern: string) {
 }
 
 /** Polls `check` until it returns a truthy value or `timeoutMs` passes. */
-export async function waitFor<T>(check: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 10_000, everyMs = 25): Promise<T> {
+export async function waitFor<T>(
+  check: () => Promise<T | undefined | null | false> | T | undefined | null | false,
+  timeoutMs = 10_000,
+  everyMs = 25,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

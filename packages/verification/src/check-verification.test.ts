@@ -28,11 +28,9 @@ async function start(now = new Date(), channel: 'sms' | 'voice' | 'email' = 'sms
   });
   return verification;
 }
-const check = (reference: string, code: string, now?: Date, ws = workspaceId) =>
-  checkVerification({ sql: env.sql }, { workspaceId: ws, reference, code, now });
+const check = (reference: string, code: string, now?: Date, ws = workspaceId) => checkVerification({ sql: env.sql }, { workspaceId: ws, reference, code, now });
 const row = (reference: string) => env.db.verification.findUniqueOrThrow({ where: { reference } });
-const events = (reference: string) =>
-  env.db.outboxEvent.findMany({ where: { payload: { path: ['reference'], equals: reference } }, orderBy: { id: 'asc' } });
+const events = (reference: string) => env.db.outboxEvent.findMany({ where: { payload: { path: ['reference'], equals: reference } }, orderBy: { id: 'asc' } });
 
 test('only the salted hash is stored, never the code', async () => {
   const v = await start();

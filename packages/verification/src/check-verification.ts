@@ -30,7 +30,20 @@ export interface CheckVerificationInput {
 type TCheckedRow = Pick<VerificationModel, 'attempts' | 'status' | 'maxAttempts'>;
 
 /** The columns a check judges and its events name (not the metadata, delivery or audit columns). */
-const CHECKED_COLUMNS = ['id', 'reference', 'workspaceId', 'channel', 'destination', 'status', 'codeHash', 'codeSalt', 'attempts', 'maxAttempts', 'expiresAt', 'verifiedAt'] as const;
+const CHECKED_COLUMNS = [
+  'id',
+  'reference',
+  'workspaceId',
+  'channel',
+  'destination',
+  'status',
+  'codeHash',
+  'codeSalt',
+  'attempts',
+  'maxAttempts',
+  'expiresAt',
+  'verifiedAt',
+] as const;
 type TCheckableRow = Pick<VerificationModel, (typeof CHECKED_COLUMNS)[number]>;
 
 /**
@@ -143,7 +156,16 @@ async function changeDistinctRows(sql: SqlQueryable, changes: readonly CodeTrans
     name: 'cowrie-verification-code-transitions',
     text: CODE_TRANSITIONS,
     values: [
-      JSON.stringify(changes.map((c) => ({ id: c.row.id, accept: c.accept, now: utcTimestamp(c.now), workspaceId: c.row.workspaceId, event: c.event.name, payload: c.event.payload }))),
+      JSON.stringify(
+        changes.map((c) => ({
+          id: c.row.id,
+          accept: c.accept,
+          now: utcTimestamp(c.now),
+          workspaceId: c.row.workspaceId,
+          event: c.event.name,
+          payload: c.event.payload,
+        })),
+      ),
     ],
   });
   const byId = new Map(rows.map(({ id, ...next }) => [id, next]));

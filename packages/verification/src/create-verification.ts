@@ -43,7 +43,8 @@ interface NewVerificationRow {
   createdAt: string;
 }
 
-const COLUMNS = '"reference", "workspaceId", "channel", "destination", "status", "codeHash", "codeSalt", "maxAttempts", "provider", "metadata", "expiresAt", "createdAt", "updatedAt"';
+const COLUMNS =
+  '"reference", "workspaceId", "channel", "destination", "status", "codeHash", "codeSalt", "maxAttempts", "provider", "metadata", "expiresAt", "createdAt", "updatedAt"';
 
 /** Many new rows as one statement (`$1`: the rows as a JSON array). */
 const INSERT_VERIFICATIONS = `INSERT INTO "Verification" (${COLUMNS})

@@ -97,7 +97,9 @@ test('starts and deliveries arriving together each get their own row, code and m
     ),
   );
   expect(new Set(created.map((c) => c.verification.reference)).size).toBe(4);
-  const outcomes = await Promise.all(created.map(({ verification, sealedCode }) => deliverVerification(deps(), { verificationId: verification.id, sealedCode })));
+  const outcomes = await Promise.all(
+    created.map(({ verification, sealedCode }) => deliverVerification(deps(), { verificationId: verification.id, sealedCode })),
+  );
   expect(outcomes.every((o) => o.outcome === 'sent')).toBe(true);
   for (const [i, destination] of destinations.entries()) {
     const row = await env.db.verification.findUniqueOrThrow({ where: { id: created[i]!.verification.id } });
@@ -110,7 +112,8 @@ test('starts and deliveries arriving together each get their own row, code and m
 });
 
 test('a start that cannot be stored fails alone; the others arriving with it are stored once', async () => {
-  const start = (destination: string, ws: number) => createVerification(env.sql, env.config, { workspaceId: ws, mode: 'live', channel: 'sms', destination, code: '5555' });
+  const start = (destination: string, ws: number) =>
+    createVerification(env.sql, env.config, { workspaceId: ws, mode: 'live', channel: 'sms', destination, code: '5555' });
   const [good, bad, alsoGood] = await Promise.allSettled([
     start('+2348090000021', workspaceId),
     // Out of the column's range: the statement the batch shares fails.

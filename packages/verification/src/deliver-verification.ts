@@ -60,7 +60,11 @@ const CLAIM_MANY = `
 /** The claims of one turn share one statement; each caller learns whether its row was claimed. */
 const sendClaimer = batchPerTurnFor(
   async (sql: SqlQueryable, ids: readonly number[]) => {
-    const { rows } = await sql.query<{ id: number }>({ name: 'cowrie-verifications-claim-send', text: CLAIM_MANY, values: [[...new Set(ids)], utcTimestamp(new Date())] });
+    const { rows } = await sql.query<{ id: number }>({
+      name: 'cowrie-verifications-claim-send',
+      text: CLAIM_MANY,
+      values: [[...new Set(ids)], utcTimestamp(new Date())],
+    });
     const claimed = new Set(rows.map((r) => r.id));
     return ids.map((id) => claimed.has(id));
   },
@@ -88,10 +92,7 @@ const deliveredMarker = batchPerTurnFor(
  * code is delivered at most once per start. A provider refusal marks the row `failed` with a reason
  * that holds no secret; the gateway turns it into `Could not deliver the code: …`.
  */
-export async function deliverVerification(
-  deps: DeliverVerificationDeps,
-  job: { verificationId: number; sealedCode: string },
-): Promise<TDeliveryOutcome> {
+export async function deliverVerification(deps: DeliverVerificationDeps, job: { verificationId: number; sealedCode: string }): Promise<TDeliveryOutcome> {
   const now = deps.now?.() ?? new Date();
   const row = await findVerificationById(deps.sql, job.verificationId);
   if (!row) return { outcome: 'skipped', status: 'missing' };
@@ -125,13 +126,32 @@ export async function deliverVerification(
       reference: row.reference,
       validForMinutes: Math.max(1, Math.ceil(remainingSeconds / 60)),
     });
-    await deliveredMarker(deps.sql).load({ id: row.id, at: utcTimestamp(deps.now?.() ?? new Date()), provider: provider.id, providerReference: receipt.providerReference ?? null });
+    await deliveredMarker(deps.sql).load({
+      id: row.id,
+      at: utcTimestamp(deps.now?.() ?? new Date()),
+      provider: provider.id,
+      providerReference: receipt.providerReference ?? null,
+    });
     return { outcome: 'sent', provider: provider.id };
   } catch (err) {
     const known = err instanceof DeliveryError;
     // Provider texts are short and ours, but never trust them to leave the code out.
     const reason = (known ? err.message : 'the provider failed unexpectedly').split(code).join('[code]');
-    deps.log.warn({ verificationId: row.id, provider: provider.id, reason, ...(known ? {} : { error: String((err as Error)?.message ?? err).split(code).join('[code]') }) }, 'code delivery failed');
+    deps.log.warn(
+      {
+        verificationId: row.id,
+        provider: provider.id,
+        reason,
+        ...(known
+          ? {}
+          : {
+              error: String((err as Error)?.message ?? err)
+                .split(code)
+                .join('[code]'),
+            }),
+      },
+      'code delivery failed',
+    );
     if (channel === 'voice') await deleteVoiceCode(deps.redis, deps.config, row.reference).catch(() => undefined);
     await markDeliveryFailed(deps.sql, row.id, reason);
     return { outcome: 'failed', reason };

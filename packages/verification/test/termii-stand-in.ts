@@ -63,17 +63,21 @@ export async function startTermiiStandIn(reply: TermiiStandIn['reply'] = () => (
   const server: Server = createServer((req, res) => {
     // An answer that throws ends its connection (the client sees a reset), never the process.
     void (async () => {
-    const entry: TermiiRequest = { method: req.method ?? '', path: req.url ?? '', body: await readJson(req), at: Date.now() };
-    standIn.requests.push(entry);
-    const planned = standIn.reply(entry);
-    const isSend = entry.path === '/api/sms/send' || entry.path === '/api/sms/otp/call';
-    if (isSend && (planned === 'hang' || planned.delivered !== false)) standIn.delivered.push(entry);
-    if (planned === 'hang') return;
-    if (planned.delayMs) await new Promise((r) => setTimeout(r, planned.delayMs));
-    if (res.destroyed) return;
-    const status = planned.status ?? 200;
-    res.writeHead(status, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(planned.body ?? (status === 200 ? { code: 'ok', message_id: `m${++sequence}`, message: 'Successfully Sent' } : { message: 'Internal error' })));
+      const entry: TermiiRequest = { method: req.method ?? '', path: req.url ?? '', body: await readJson(req), at: Date.now() };
+      standIn.requests.push(entry);
+      const planned = standIn.reply(entry);
+      const isSend = entry.path === '/api/sms/send' || entry.path === '/api/sms/otp/call';
+      if (isSend && (planned === 'hang' || planned.delivered !== false)) standIn.delivered.push(entry);
+      if (planned === 'hang') return;
+      if (planned.delayMs) await new Promise((r) => setTimeout(r, planned.delayMs));
+      if (res.destroyed) return;
+      const status = planned.status ?? 200;
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify(
+          planned.body ?? (status === 200 ? { code: 'ok', message_id: `m${++sequence}`, message: 'Successfully Sent' } : { message: 'Internal error' }),
+        ),
+      );
     })().catch(() => res.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));

@@ -64,7 +64,10 @@ test('malformed CIDRs are refused', () => {
   expect(parseCidr('10.1.2.3/8')).toMatchObject({ family: 4, bits: 8 });
 });
 
-const fixed = (...addresses: string[]): Resolver => async () => addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+const fixed =
+  (...addresses: string[]): Resolver =>
+  async () =>
+    addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
 
 test('a host name is refused when every address it resolves to is refused', async () => {
   await expect(resolveAllowedAddresses('internal.example', strict, fixed('10.0.0.5', 'fd00::1'))).rejects.toBeInstanceOf(AddressRefusedError);
@@ -75,7 +78,9 @@ test('only allowed addresses are handed to the connection, so it is pinned to a 
   expect(addresses).toEqual([{ address: '93.184.216.34', family: 4 }]);
 
   const lookup = createGuardedLookup(strict, fixed('169.254.169.254', '93.184.216.34'));
-  const single = await new Promise((resolve, reject) => lookup('mixed.example', {}, (err, address, family) => (err ? reject(err) : resolve({ address, family }))));
+  const single = await new Promise((resolve, reject) =>
+    lookup('mixed.example', {}, (err, address, family) => (err ? reject(err) : resolve({ address, family }))),
+  );
   expect(single).toEqual({ address: '93.184.216.34', family: 4 });
   const all = await new Promise((resolve, reject) => lookup('mixed.example', { all: true }, (err, address) => (err ? reject(err) : resolve(address))));
   expect(all).toEqual([{ address: '93.184.216.34', family: 4 }]);
@@ -84,12 +89,20 @@ test('only allowed addresses are handed to the connection, so it is pinned to a 
 });
 
 test('creation refuses URLs whose IP literal or resolved host name is refused', async () => {
-  for (const url of ['http://10.0.0.1/hook', 'http://169.254.169.254/latest/meta-data', 'https://[::1]:8443/', 'http://[::ffff:7f00:1]/', 'http://0.0.0.0:80/']) {
+  for (const url of [
+    'http://10.0.0.1/hook',
+    'http://169.254.169.254/latest/meta-data',
+    'https://[::1]:8443/',
+    'http://[::ffff:7f00:1]/',
+    'http://0.0.0.0:80/',
+  ]) {
     await expect(assertWebhookUrlAllowed(url, { policy: strict })).rejects.toMatchObject({ code: 'invalid_request', details: { field: 'url' } });
   }
   // `localhost` resolves through the system resolver (/etc/hosts) to loopback only.
   await expect(assertWebhookUrlAllowed('http://localhost:9/hook', { policy: strict })).rejects.toMatchObject({ code: 'invalid_request' });
-  await expect(assertWebhookUrlAllowed('https://hooks.example/x', { policy: strict, resolver: fixed('10.2.3.4') })).rejects.toMatchObject({ code: 'invalid_request' });
+  await expect(assertWebhookUrlAllowed('https://hooks.example/x', { policy: strict, resolver: fixed('10.2.3.4') })).rejects.toMatchObject({
+    code: 'invalid_request',
+  });
   await expect(assertWebhookUrlAllowed('https://hooks.example/x', { policy: strict, resolver: fixed('93.184.216.34') })).resolves.toBeUndefined();
   // Not resolvable yet: accepted; each delivery checks the address it connects to.
   const unresolvable: Resolver = async () => {

@@ -111,10 +111,16 @@ export async function listWebhookDeliveries(db: DbOrTx, opts: { workspaceId: num
 export async function createPingDelivery(db: DbOrTx, opts: { workspaceId: number; mode: TMode; endpointId: number; now?: Date }) {
   const endpoint = await getWebhookEndpoint(db, opts.workspaceId, opts.endpointId);
   const deliveryId = randomUUID();
-  const body = buildWebhookBody(deliveryId, PING_EVENT, opts.now ?? new Date(), {
-    message: 'This is a test event from Cowrie.',
-    endpoint_id: endpoint.id,
-  }, opts.mode);
+  const body = buildWebhookBody(
+    deliveryId,
+    PING_EVENT,
+    opts.now ?? new Date(),
+    {
+      message: 'This is a test event from Cowrie.',
+      endpoint_id: endpoint.id,
+    },
+    opts.mode,
+  );
   const row = await db.webhookDelivery.create({
     data: { deliveryId, workspaceId: opts.workspaceId, endpointId: endpoint.id, event: PING_EVENT, payload: body as unknown as Prisma.InputJsonValue },
     select: { id: true, deliveryId: true },

@@ -29,8 +29,20 @@ test('outcomes stored together land on their own rows; a second outcome for a ro
     ]),
   ).toEqual([true, true]);
   expect(await store.complete({ id: a.id, ok: false, statusCode: 503, attempts: 3, error: 'HTTP 503', completedAt: new Date() })).toBe(false);
-  expect(await env.db.webhookDelivery.findUniqueOrThrow({ where: { id: a.id } })).toMatchObject({ ok: 1, statusCode: 200, attempts: 1, error: null, completedAt });
-  expect(await env.db.webhookDelivery.findUniqueOrThrow({ where: { id: b.id } })).toMatchObject({ ok: 0, statusCode: 500, attempts: 3, error: 'HTTP 500', completedAt });
+  expect(await env.db.webhookDelivery.findUniqueOrThrow({ where: { id: a.id } })).toMatchObject({
+    ok: 1,
+    statusCode: 200,
+    attempts: 1,
+    error: null,
+    completedAt,
+  });
+  expect(await env.db.webhookDelivery.findUniqueOrThrow({ where: { id: b.id } })).toMatchObject({
+    ok: 0,
+    statusCode: 500,
+    attempts: 3,
+    error: 'HTTP 500',
+    completedAt,
+  });
   const found = await store.find(a.deliveryId);
   expect(found?.completedAt).toEqual(completedAt);
 });

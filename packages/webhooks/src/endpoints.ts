@@ -77,7 +77,14 @@ interface EndpointRow {
 }
 
 export function webhookEndpointView(row: EndpointRow): WebhookEndpointView {
-  return { id: row.id, url: row.url, events: row.events, active: row.active, has_secret: row.secretEncrypted.length > 0, created_at: row.createdAt.toISOString() };
+  return {
+    id: row.id,
+    url: row.url,
+    events: row.events,
+    active: row.active,
+    has_secret: row.secretEncrypted.length > 0,
+    created_at: row.createdAt.toISOString(),
+  };
 }
 
 /** 64 hex characters from 32 random bytes. */

@@ -75,7 +75,13 @@ export function createWebhookHttpClient(opts: WebhookHttpClientOptions): Webhook
         if (refusal) return { kind: 'refused', error: refusal.message };
         const name = (err as { name?: string; code?: string })?.name;
         const code = (err as { code?: string })?.code;
-        if (signal.aborted || name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+        if (
+          signal.aborted ||
+          name === 'TimeoutError' ||
+          code === 'UND_ERR_HEADERS_TIMEOUT' ||
+          code === 'UND_ERR_CONNECT_TIMEOUT' ||
+          code === 'UND_ERR_BODY_TIMEOUT'
+        ) {
           return { kind: 'timeout', error: `timed out after ${opts.timeoutMs} ms` };
         }
         return { kind: 'network_error', error: describe(err) };

@@ -55,7 +55,14 @@ export async function claimOutboxEvents(sql: SqlPool, opts: { batchSize: number;
       values: [workspaceIds],
     });
     const now = utcTimestamp(opts.now ?? new Date());
-    const rows = { deliveryId: [] as string[], workspaceId: [] as number[], endpointId: [] as number[], outboxEventId: [] as string[], event: [] as string[], payload: [] as string[] };
+    const rows = {
+      deliveryId: [] as string[],
+      workspaceId: [] as number[],
+      endpointId: [] as number[],
+      outboxEventId: [] as string[],
+      event: [] as string[],
+      payload: [] as string[],
+    };
     for (const event of events) {
       for (const endpoint of endpoints) {
         if (endpoint.workspaceId !== event.workspaceId || !endpointWantsEvent(endpoint.events, event.event)) continue;

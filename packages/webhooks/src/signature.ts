@@ -6,7 +6,8 @@ export const SIGNATURE_HEADER = 'X-Cowrie-Signature';
 /** Receivers' suggested replay window (interface: Events). */
 export const DEFAULT_SIGNATURE_TOLERANCE_SECONDS = 300;
 
-const toBuffer = (body: string | Uint8Array): Buffer => (typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+const toBuffer = (body: string | Uint8Array): Buffer =>
+  typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
 
 /**
  * Hex HMAC-SHA256 of `<t>.` + the raw body bytes, keyed with the endpoint

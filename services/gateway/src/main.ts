@@ -38,10 +38,13 @@ async function main() {
     lifecycle.beginStopping();
     logger.info({ signal, drainMs: config.SHUTDOWN_DRAIN_MS, inFlight: lifecycle.requestsInFlight }, 'gateway stopping');
     clearInterval(sweep);
-    const force = setTimeout(() => {
-      logger.error({ inFlight: lifecycle.requestsInFlight }, 'gateway did not stop in time');
-      process.exit(1);
-    }, config.SHUTDOWN_DRAIN_MS + config.SHUTDOWN_GRACE_MS + 5000).unref();
+    const force = setTimeout(
+      () => {
+        logger.error({ inFlight: lifecycle.requestsInFlight }, 'gateway did not stop in time');
+        process.exit(1);
+      },
+      config.SHUTDOWN_DRAIN_MS + config.SHUTDOWN_GRACE_MS + 5000,
+    ).unref();
     await new Promise((r) => setTimeout(r, config.SHUTDOWN_DRAIN_MS));
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();

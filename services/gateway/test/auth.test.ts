@@ -145,7 +145,11 @@ describe('the session guard', () => {
   test('accepts a session token, refuses API keys, bad and expired tokens', async () => {
     const express = (await import('express')).default;
     const app = express();
-    app.use((req, _res, next) => { req.id = 'test'; req.log = gw.env.logger; next(); });
+    app.use((req, _res, next) => {
+      req.id = 'test';
+      req.log = gw.env.logger;
+      next();
+    });
     app.get('/probe', requireSession(gw.deps), (req, res) => sendData(req, res, 200, req.session));
     const { errorHandler } = await import('../src/http/error-handler');
     app.use(errorHandler);

@@ -32,7 +32,19 @@ describe('shipped defaults', () => {
     const res = await call(gw.url, 'GET', '/v1/capabilities', { token: key });
     expect(res.status).toBe(200);
     const ids = res.body.data.areas.map((a: { id: string }) => a.id);
-    for (const area of ['contact_verification', 'collections', 'reserved_accounts', 'deposits', 'payouts', 'bank_lookup', 'beneficiaries', 'balances_and_ledger', 'channels_and_capabilities', 'outbound_webhooks', 'api_conventions']) {
+    for (const area of [
+      'contact_verification',
+      'collections',
+      'reserved_accounts',
+      'deposits',
+      'payouts',
+      'bank_lookup',
+      'beneficiaries',
+      'balances_and_ledger',
+      'channels_and_capabilities',
+      'outbound_webhooks',
+      'api_conventions',
+    ]) {
       expect(ids).toContain(area);
     }
     const status = Object.fromEntries(res.body.data.areas.map((a: { id: string; status: string }) => [a.id, a.status]));

@@ -19,8 +19,18 @@ let gateways: Array<RunningGateway<GatewayDeps>>;
 
 beforeAll(async () => {
   cluster = await startRedisCluster({ dir });
-  env = await createTestEnv({ REDIS_CLUSTER_NODES: cluster.nodeList, PUBLIC_API_RATE_LIMIT: '10', VERIFY_RATE_DEST_LIMIT: '3', PAYOUT_SYNC_WAIT_MS: '100', VERIFY_SYNC_WAIT_MS: '100' });
-  const build = { createDeps: (config: TestEnv['config'], logger: TestEnv['logger']) => createGatewayDeps(config, logger), createApp: (deps: GatewayDeps) => createApp(deps), closeDeps: closeGatewayDeps };
+  env = await createTestEnv({
+    REDIS_CLUSTER_NODES: cluster.nodeList,
+    PUBLIC_API_RATE_LIMIT: '10',
+    VERIFY_RATE_DEST_LIMIT: '3',
+    PAYOUT_SYNC_WAIT_MS: '100',
+    VERIFY_SYNC_WAIT_MS: '100',
+  });
+  const build = {
+    createDeps: (config: TestEnv['config'], logger: TestEnv['logger']) => createGatewayDeps(config, logger),
+    createApp: (deps: GatewayDeps) => createApp(deps),
+    closeDeps: closeGatewayDeps,
+  };
   gateways = [await listenGateway<GatewayDeps>(env, build), await listenGateway<GatewayDeps>(env, build)];
 }, 60_000);
 afterAll(async () => {
@@ -44,15 +54,20 @@ test('one Idempotency-Key sent to both replicas at once makes one payout, and bo
   const { key, workspaceId } = await createWorkspaceWithKey(env.db);
   await fund(env.db, workspaceId, 'NGN', '1000');
   const body = { currency: 'NGN', amount: 25, account_number: '0123456789', bank_code: '058', account_name: 'Ada Obi' };
-  const answers = await Promise.all([0, 1, 0, 1].map((i) => call(replica(i), 'POST', '/v1/transfers', { token: key, body, headers: { 'idempotency-key': 'cluster-one-payout' } })));
+  const answers = await Promise.all(
+    [0, 1, 0, 1].map((i) => call(replica(i), 'POST', '/v1/transfers', { token: key, body, headers: { 'idempotency-key': 'cluster-one-payout' } })),
+  );
   expect(answers.every((a) => a.status < 300)).toBe(true);
   expect(new Set(answers.map((a) => a.body.data.reference)).size).toBe(1);
   expect(await env.db.ledgerTransaction.count({ where: { workspaceId, direction: 'out' } })).toBe(1);
 });
 
-test('a destination\'s verification limit (VERIFY_RATE_DEST_LIMIT) is counted once across replicas', async () => {
+test("a destination's verification limit (VERIFY_RATE_DEST_LIMIT) is counted once across replicas", async () => {
   const { key } = await createWorkspaceWithKey(env.db);
   const statuses: number[] = [];
-  for (let i = 0; i < 4; i++) statuses.push((await call(replica(i), 'POST', '/v1/verifications', { token: key, body: { channel: 'email', destination: 'cluster-limit@example.com' } })).status);
+  for (let i = 0; i < 4; i++)
+    statuses.push(
+      (await call(replica(i), 'POST', '/v1/verifications', { token: key, body: { channel: 'email', destination: 'cluster-limit@example.com' } })).status,
+    );
   expect(statuses).toEqual([201, 201, 201, 429]);
 });

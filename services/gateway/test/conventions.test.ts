@@ -37,7 +37,11 @@ test('request ids appear in log lines, with the calling workspace and key once a
 });
 
 test('unknown routes are 404 not_found in the error envelope', async () => {
-  for (const [method, path, token] of [['GET', '/nope', undefined], ['GET', '/v1/nope', key], ['DELETE', '/v1/channels', key]] as const) {
+  for (const [method, path, token] of [
+    ['GET', '/nope', undefined],
+    ['GET', '/v1/nope', key],
+    ['DELETE', '/v1/channels', key],
+  ] as const) {
     const res = await call(gw.url, method, path, { token });
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe('not_found');

@@ -58,7 +58,9 @@ test('a dashboard session has a request budget (DASHBOARD_RATE_LIMIT per 60 s), 
 test('a workspace has at most WEBHOOK_ENDPOINTS_MAX endpoints, even when created concurrently', async () => {
   await freshWindow();
   const token = await signIn();
-  const created = await Promise.all(Array.from({ length: 4 }, (_, i) => call(gw.url, 'POST', '/webhook-endpoints', { token, body: { url: `${receiver.url}/hooks/${i}` } })));
+  const created = await Promise.all(
+    Array.from({ length: 4 }, (_, i) => call(gw.url, 'POST', '/webhook-endpoints', { token, body: { url: `${receiver.url}/hooks/${i}` } })),
+  );
   expect(created.filter((r) => r.status === 201)).toHaveLength(2);
   for (const res of created.filter((r) => r.status !== 201)) expectRefused(res, 2);
   const first = created.find((r) => r.status === 201)!;

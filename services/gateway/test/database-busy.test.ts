@@ -25,7 +25,11 @@ test('a notification that cannot get a database connection in time: 503 provider
   const ws = await createWorkspaceWithKey(gw.env.db, { name: 'Busy Co' });
   const opened = await call(gw.url, 'POST', '/v1/deposits', { token: ws.key, body: { channel: 'reserved_va' } });
   expect(opened.status).toBe(201);
-  const { rawBody, signature } = paystackChargeSuccess(SECRET, { reference: 'busy-1', amountKobo: 50000, accountNumber: opened.body.data.account.account_number });
+  const { rawBody, signature } = paystackChargeSuccess(SECRET, {
+    reference: 'busy-1',
+    amountKobo: 50000,
+    accountNumber: opened.body.data.account.account_number,
+  });
 
   // The gateway's only pooled connection, taken for longer than a transaction waits to start.
   let release!: () => void;

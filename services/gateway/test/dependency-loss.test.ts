@@ -33,7 +33,9 @@ test('Redis gone: a /v1 request is 503 provider_error with Retry-After, never a 
   // The lost connection was logged as structured warnings, once per connection in the window, and not by ioredis on the console.
   expect(consoleErrors.mock.calls.filter((args) => String(args[0]).includes('[ioredis]'))).toEqual([]);
   consoleErrors.mockRestore();
-  const warnings = gw.env.logLines.filter((line) => line.includes('redis connection error; reconnecting')).map((line) => JSON.parse(line) as { level: number; connection: string });
+  const warnings = gw.env.logLines
+    .filter((line) => line.includes('redis connection error; reconnecting'))
+    .map((line) => JSON.parse(line) as { level: number; connection: string });
   expect(warnings.length).toBeGreaterThan(0);
   expect(warnings.every((w) => w.level === 40)).toBe(true);
   expect(new Set(warnings.map((w) => w.connection)).size).toBe(warnings.length);

@@ -42,7 +42,8 @@ beforeEach(() => {
 const deposit = (token: string, body: unknown) => call(gw.url, 'POST', '/v1/deposits', { token, body });
 const notify = ({ rawBody, signature }: { rawBody: string; signature: string }) =>
   call(gw.url, 'POST', '/rails/paystack/notifications', { rawBody, headers: { 'x-paystack-signature': signature } });
-const chargesFor = (merchantReference: string) => standIn.requests.filter((r) => r.path === '/charge' && r.body?.metadata?.cowrie_reference === merchantReference);
+const chargesFor = (merchantReference: string) =>
+  standIn.requests.filter((r) => r.path === '/charge' && r.body?.metadata?.cowrie_reference === merchantReference);
 const ledgerOf = async (workspaceId: number) => (await findWallet(gw.env.db, workspaceId, 'NGN'))!.balance.toFixed(6);
 
 test('while more openings than the pool holds wait on a slow rail, a database read through the gateway answers at once and no session is idle in transaction', async () => {
@@ -50,11 +51,13 @@ test('while more openings than the pool holds wait on a slow rail, a database re
   const openings = 2 * POOL_SIZE;
   const release = standIn.holdAnswers();
   try {
-    const pending = Promise.all(Array.from({ length: openings }, (_, i) => deposit(key, { channel: 'collection_va', amount: 100 + i, reference: `slow-${i}` })));
+    const pending = Promise.all(
+      Array.from({ length: openings }, (_, i) => deposit(key, { channel: 'collection_va', amount: 100 + i, reference: `slow-${i}` })),
+    );
     const seenByRail = () => Array.from({ length: openings }, (_, i) => chargesFor(`slow-${i}`).length).reduce((a, b) => a + b, 0);
     // The rail holds its answers: wait until every opening reached it, or none more arrives for a second (the rest wait for a pooled connection).
     await waitFor(() => seenByRail() >= POOL_SIZE, 15_000);
-    for (let seen = seenByRail(), quietSince = Date.now(); seen < openings && Date.now() - quietSince < 1000; ) {
+    for (let seen = seenByRail(), quietSince = Date.now(); seen < openings && Date.now() - quietSince < 1000;) {
       await new Promise((r) => setTimeout(r, 50));
       if (seenByRail() !== seen) [seen, quietSince] = [seenByRail(), Date.now()];
     }
@@ -122,16 +125,30 @@ test('a transfer into a number the provider handed to two open collections credi
   expect(await gw.env.db.collection.count({ where: { accountNumber: '9900000777', status: 'pending' } })).toBe(2);
   expect(await gw.env.db.outboxEvent.count({ where: { workspaceId: { in: [a.workspace.id, b.workspace.id] }, event: 'collection.successful' } })).toBe(0);
 
-  const warning = gw.env.logLines.filter((l) => l.includes('T_reused_number_1')).map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.providerReference === 'T_reused_number_1' && l.reason === 'ambiguous_account');
+  const warning = gw.env.logLines
+    .filter((l) => l.includes('T_reused_number_1'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .find((l) => l.providerReference === 'T_reused_number_1' && l.reason === 'ambiguous_account');
   expect(warning).toMatchObject({ level: 40, accountNumber: '9900000777', workspaceId: null });
 
   const metrics = parseMetrics(await (await fetch(`${gw.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text());
   expect(sampleValue(metrics, 'cowrie_inbound_payments_total', { provider: 'paystack', status: 'unmatched', reason: 'ambiguous_account' })).toBe(1);
 
-  const listed = await runCli(['inbound', 'list', '--status', 'unmatched'], { DATABASE_URL: gw.env.config.DATABASE_URL, REDIS_URL: gw.env.config.REDIS_URL, LOG_LEVEL: 'silent' });
+  const listed = await runCli(['inbound', 'list', '--status', 'unmatched'], {
+    DATABASE_URL: gw.env.config.DATABASE_URL,
+    REDIS_URL: gw.env.config.REDIS_URL,
+    LOG_LEVEL: 'silent',
+  });
   expect(listed.code).toBe(0);
   expect(JSON.parse(listed.stdout).inbound_payments).toContainEqual(
-    expect.objectContaining({ provider: 'paystack', provider_reference: 'T_reused_number_1', status: 'unmatched', reason: 'ambiguous_account', amount: '2500.000000', workspace_id: null }),
+    expect.objectContaining({
+      provider: 'paystack',
+      provider_reference: 'T_reused_number_1',
+      status: 'unmatched',
+      reason: 'ambiguous_account',
+      amount: '2500.000000',
+      workspace_id: null,
+    }),
   );
 });
 
@@ -140,7 +157,12 @@ test('one notification delivered ten times at once credits once: one ledger cred
   const opened = await deposit(key, { channel: 'collection_va', amount: 1200, reference: 'storm-order' });
   expect(opened.status).toBe(201);
   const row = await gw.env.db.collection.findUniqueOrThrow({ where: { workspaceId_reference: { workspaceId: workspace.id, reference: 'storm-order' } } });
-  const notification = paystackChargeSuccess(SECRET, { reference: row.railReference, amountKobo: 120000, accountNumber: row.accountNumber, channel: 'bank_transfer' });
+  const notification = paystackChargeSuccess(SECRET, {
+    reference: row.railReference,
+    amountKobo: 120000,
+    accountNumber: row.accountNumber,
+    channel: 'bank_transfer',
+  });
 
   const answers = await Promise.all(Array.from({ length: 10 }, () => notify(notification)));
   expect(answers.map((r) => r.status)).toEqual(Array(10).fill(200));

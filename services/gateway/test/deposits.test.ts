@@ -126,7 +126,11 @@ describe('POST /v1/deposits, errors', () => {
     ['an unknown channel', { channel: 'crypto' }, 'channel must be one of card, collection_va, reserved_va, open_banking'],
     ['a missing channel', { amount: 10 }, 'channel is required'],
     ['a non-string channel', { channel: 7 }, /channel must be one of/],
-    ['a currency the channel does not support', { channel: 'collection_va', amount: 10, currency: 'EUR' }, 'EUR is not supported by the collection_va channel (supported: NGN)'],
+    [
+      'a currency the channel does not support',
+      { channel: 'collection_va', amount: 10, currency: 'EUR' },
+      'EUR is not supported by the collection_va channel (supported: NGN)',
+    ],
     ['a currency the reserved channel does not support', { channel: 'reserved_va', currency: 'USD' }, /USD is not supported by the reserved_va channel/],
     ['a malformed currency', { channel: 'collection_va', amount: 10, currency: 'naira!' }, /currency must be/],
     ['a missing amount for collection_va', { channel: 'collection_va' }, 'amount is required for the collection_va channel'],
@@ -256,7 +260,13 @@ describe('reserved-accounts surface', () => {
     const res = await create({ customer_name: 'Chidi Eze', customer_email: 'chidi@example.com', reference: 'cust-chidi' });
     expect(res.status).toBe(201);
     const a = res.body.data;
-    expect(a).toMatchObject({ reference: 'cust-chidi', holder: 'customer', status: 'active', currency: 'NGN', customer: { name: 'Chidi Eze', email: 'chidi@example.com' } });
+    expect(a).toMatchObject({
+      reference: 'cust-chidi',
+      holder: 'customer',
+      status: 'active',
+      currency: 'NGN',
+      customer: { name: 'Chidi Eze', email: 'chidi@example.com' },
+    });
     expect(a.account).toMatchObject({ bank: 'Cowrie Sandbox Bank', account_name: `${workspaceName} / Chidi Eze` });
     expect(a.account.expires_at).toBeUndefined();
     const again = await create({ customer_name: 'Chidi Eze', customer_email: 'CHIDI@example.com' });
@@ -264,7 +274,13 @@ describe('reserved-accounts surface', () => {
     expect(again.body.data).toEqual(a);
     const evts = (await events('reserved_account.created')).filter((e) => (e.payload as any).id === a.id);
     expect(evts).toHaveLength(1);
-    expect(evts[0]!.payload).toMatchObject({ id: a.id, reference: 'cust-chidi', account_number: a.account.account_number, bank: 'Cowrie Sandbox Bank', customer: { name: 'Chidi Eze', email: 'chidi@example.com' } });
+    expect(evts[0]!.payload).toMatchObject({
+      id: a.id,
+      reference: 'cust-chidi',
+      account_number: a.account.account_number,
+      bank: 'Cowrie Sandbox Bank',
+      customer: { name: 'Chidi Eze', email: 'chidi@example.com' },
+    });
 
     const list = await call(gw.url, 'GET', '/v1/reserved-accounts?limit=500', { token: key });
     expect(list.status).toBe(200);
@@ -277,7 +293,10 @@ describe('reserved-accounts surface', () => {
 
   test('a reference reused for another customer is 400; a missing customer field is 400', async () => {
     await create({ customer_name: 'E', customer_email: 'e@example.com', reference: 'taken-ref' });
-    expectInvalid(await create({ customer_name: 'F', customer_email: 'f@example.com', reference: 'taken-ref' }), 'reference is already used by another reserved account');
+    expectInvalid(
+      await create({ customer_name: 'F', customer_email: 'f@example.com', reference: 'taken-ref' }),
+      'reference is already used by another reserved account',
+    );
     expectInvalid(await create({ customer_name: 'F' }), 'customer_email is required');
   });
 

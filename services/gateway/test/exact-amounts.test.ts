@@ -40,7 +40,11 @@ test.each([
 test('a numeric-string amount with 7 decimals is refused naming amount, as before', async () => {
   const res = await transferWith('"1.0000001"');
   expect(res.status).toBe(400);
-  expect(res.body.error).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(/amount: must have at most 6 decimal places$/), details: { field: 'amount' } });
+  expect(res.body.error).toMatchObject({
+    code: 'invalid_request',
+    message: expect.stringMatching(/amount: must have at most 6 decimal places$/),
+    details: { field: 'amount' },
+  });
 });
 
 test('the largest amount with six decimals is held, paid and rendered exactly, fees included', async () => {
@@ -78,7 +82,10 @@ test('any other numeric field given a number a double cannot hold is a 400 namin
 });
 
 test('ordinary numbers, and long digit runs inside strings, parse as before', async () => {
-  const res = await raw('/v1/transfers', '{"currency":"NGN","amount":250.5,"account_number":"0123456789","bank_code":"058","narration":"invoice 12345678901234567890"}');
+  const res = await raw(
+    '/v1/transfers',
+    '{"currency":"NGN","amount":250.5,"account_number":"0123456789","bank_code":"058","narration":"invoice 12345678901234567890"}',
+  );
   expect(res.status).toBe(201);
   expect(res.body.data).toMatchObject({ amount: '250.500000', description: 'invoice 12345678901234567890' });
 });

@@ -22,10 +22,7 @@ afterAll(() => stack.close());
 
 const fee = (amount: Decimal) => Decimal.min(new Decimal(FEES.NGN.flat).plus(amount.times(FEES.NGN.percent).dividedBy(100)), FEES.NGN.cap);
 
-type Operation =
-  | { kind: 'credit'; amount: string }
-  | { kind: 'transfer'; amount: string; account: string }
-  | { kind: 'withdrawal'; amount: string };
+type Operation = { kind: 'credit'; amount: string } | { kind: 'transfer'; amount: string; account: string } | { kind: 'withdrawal'; amount: string };
 
 function plan(seed: number): Operation[][] {
   const rnd = seededRandom(seed);
@@ -53,7 +50,10 @@ test.each(SEEDS)('seed %i: interleaved holds, settles, failures and credits keep
   const { workspace, key } = await createWorkspaceWithKey(db);
   let credited = new Decimal('30');
   await fund(db, workspace.id, 'NGN', '30');
-  const beneficiary = await call(stack.url, 'POST', '/v1/beneficiaries', { token: key, body: { account_number: '0123456780', bank_code: '058', currency: 'NGN' } });
+  const beneficiary = await call(stack.url, 'POST', '/v1/beneficiaries', {
+    token: key,
+    body: { account_number: '0123456780', bank_code: '058', currency: 'NGN' },
+  });
   expect(beneficiary.status).toBe(201);
 
   const payouts: Array<{ id: number; amount: Decimal; account: string }> = [];
@@ -68,8 +68,14 @@ test.each(SEEDS)('seed %i: interleaved holds, settles, failures and credits keep
         }
         const res =
           op.kind === 'transfer'
-            ? await call(stack.url, 'POST', '/v1/transfers', { token: key, body: { currency: 'NGN', amount: op.amount, account_number: op.account, bank_code: '058' } })
-            : await call(stack.url, 'POST', '/v1/withdrawals', { token: key, body: { currency: 'NGN', amount: op.amount, beneficiary_id: beneficiary.body.data.id } });
+            ? await call(stack.url, 'POST', '/v1/transfers', {
+                token: key,
+                body: { currency: 'NGN', amount: op.amount, account_number: op.account, bank_code: '058' },
+              })
+            : await call(stack.url, 'POST', '/v1/withdrawals', {
+                token: key,
+                body: { currency: 'NGN', amount: op.amount, beneficiary_id: beneficiary.body.data.id },
+              });
         const account = op.kind === 'transfer' ? op.account : '0123456780';
         if (res.status === 400) {
           expect(res.body.error.message).toMatch(/^Exceeds balance: \d+\.\d{6} NGN$/);
@@ -98,7 +104,11 @@ test.each(SEEDS)('seed %i: interleaved holds, settles, failures and credits keep
     expect(row.status).toBe(p.account === '0123456789' || p.account === '0123456780' ? 'completed' : 'failed');
     if (row.status === 'completed') paidOut = paidOut.plus(p.amount).plus(fee(p.amount));
   }
-  expect(refused + payouts.length).toBe(plan(seed).flat().filter((op) => op.kind !== 'credit').length);
+  expect(refused + payouts.length).toBe(
+    plan(seed)
+      .flat()
+      .filter((op) => op.kind !== 'credit').length,
+  );
 
   // The client's sum and the service's balances agree, nothing is left held, and the auditor finds nothing.
   const balances = await call(stack.url, 'GET', '/v1/balances', { token: key });

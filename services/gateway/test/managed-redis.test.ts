@@ -15,12 +15,24 @@ const file = (name: string) => path.join(dir, name);
 const children: ChildProcess[] = [];
 const clients: TRedis[] = [];
 
-const tlsArgs = () => ['--tls-cert-file', file('cert.pem'), '--tls-key-file', file('key.pem'), '--tls-ca-cert-file', file('cert.pem'), '--tls-auth-clients', 'no'];
+const tlsArgs = () => [
+  '--tls-cert-file',
+  file('cert.pem'),
+  '--tls-key-file',
+  file('key.pem'),
+  '--tls-ca-cert-file',
+  file('cert.pem'),
+  '--tls-auth-clients',
+  'no',
+];
 
 /** A redis-server (or Sentinel, with a config file) speaking only TLS on `port`, up when it answers PING. */
 async function startTlsServer(args: string[], port: number, password: string): Promise<TRedis> {
   children.push(spawn('redis-server', args, { stdio: 'ignore' }));
-  const probe = createRedis(loadConfig({ NODE_ENV: 'test', REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_PASSWORD: password, REDIS_TLS_CA_FILE: file('cert.pem') }), { name: 'probe' });
+  const probe = createRedis(
+    loadConfig({ NODE_ENV: 'test', REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_PASSWORD: password, REDIS_TLS_CA_FILE: file('cert.pem') }),
+    { name: 'probe' },
+  );
   probe.on('error', () => undefined);
   clients.push(probe);
   await waitFor(async () => (await probe.ping().catch(() => null)) === 'PONG', 10_000, 50);
@@ -53,8 +65,21 @@ const connect = (env: Record<string, string>) => {
 
 beforeAll(async () => {
   await promisify(execFile)('openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost',
-    '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-keyout', file('key.pem'), '-out', file('cert.pem'),
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-days',
+    '1',
+    '-subj',
+    '/CN=localhost',
+    '-addext',
+    'subjectAltName=IP:127.0.0.1,DNS:localhost',
+    '-keyout',
+    file('key.pem'),
+    '-out',
+    file('cert.pem'),
   ]);
 });
 
@@ -67,17 +92,42 @@ afterAll(async () => {
 test('a Sentinel group with a node password, a Sentinel password and TLS everywhere', async () => {
   const [masterPort, sentinelPort] = [await freePort(), await freePort()];
   const master = await startTlsServer(
-    ['--port', '0', '--tls-port', String(masterPort), '--bind', '127.0.0.1', '--save', '', '--requirepass', 'node-password-1', '--masterauth', 'node-password-1', ...tlsArgs()],
+    [
+      '--port',
+      '0',
+      '--tls-port',
+      String(masterPort),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--requirepass',
+      'node-password-1',
+      '--masterauth',
+      'node-password-1',
+      ...tlsArgs(),
+    ],
     masterPort,
     'node-password-1',
   );
   master.disconnect();
-  writeFileSync(file('sentinel.conf'), [
-    'bind 127.0.0.1', 'port 0', `tls-port ${sentinelPort}`, 'tls-replication yes',
-    `tls-cert-file ${file('cert.pem')}`, `tls-key-file ${file('key.pem')}`, `tls-ca-cert-file ${file('cert.pem')}`, 'tls-auth-clients no',
-    'requirepass sentinel-password-1',
-    `sentinel monitor mymaster 127.0.0.1 ${masterPort} 1`, 'sentinel auth-pass mymaster node-password-1', '',
-  ].join('\n'));
+  writeFileSync(
+    file('sentinel.conf'),
+    [
+      'bind 127.0.0.1',
+      'port 0',
+      `tls-port ${sentinelPort}`,
+      'tls-replication yes',
+      `tls-cert-file ${file('cert.pem')}`,
+      `tls-key-file ${file('key.pem')}`,
+      `tls-ca-cert-file ${file('cert.pem')}`,
+      'tls-auth-clients no',
+      'requirepass sentinel-password-1',
+      `sentinel monitor mymaster 127.0.0.1 ${masterPort} 1`,
+      'sentinel auth-pass mymaster node-password-1',
+      '',
+    ].join('\n'),
+  );
   (await startTlsServer([file('sentinel.conf'), '--sentinel'], sentinelPort, 'sentinel-password-1')).disconnect();
 
   const redis = connect({ REDIS_SENTINELS: `127.0.0.1:${sentinelPort}`, REDIS_SENTINEL_PASSWORD: 'sentinel-password-1' });
@@ -94,10 +144,31 @@ test('a Cluster with a password and TLS', async () => {
   const [port, busPort] = [await freePort(), await freePort()];
   const node = await startTlsServer(
     [
-      '--port', '0', '--tls-port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no',
-      '--cluster-enabled', 'yes', '--cluster-config-file', file('nodes.conf'), '--tls-cluster', 'yes',
-      '--cluster-port', String(busPort), '--cluster-announce-ip', '127.0.0.1',
-      '--requirepass', 'node-password-1', '--masterauth', 'node-password-1', ...tlsArgs(),
+      '--port',
+      '0',
+      '--tls-port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--cluster-enabled',
+      'yes',
+      '--cluster-config-file',
+      file('nodes.conf'),
+      '--tls-cluster',
+      'yes',
+      '--cluster-port',
+      String(busPort),
+      '--cluster-announce-ip',
+      '127.0.0.1',
+      '--requirepass',
+      'node-password-1',
+      '--masterauth',
+      'node-password-1',
+      ...tlsArgs(),
     ],
     port,
     'node-password-1',
@@ -118,7 +189,13 @@ test('a Cluster with a password and TLS', async () => {
 
 test('TLS certificates are verified: a server whose CA is not trusted is refused', async () => {
   const port = await freePort();
-  (await startTlsServer(['--port', '0', '--tls-port', String(port), '--bind', '127.0.0.1', '--save', '', '--requirepass', 'node-password-1', ...tlsArgs()], port, 'node-password-1')).disconnect();
+  (
+    await startTlsServer(
+      ['--port', '0', '--tls-port', String(port), '--bind', '127.0.0.1', '--save', '', '--requirepass', 'node-password-1', ...tlsArgs()],
+      port,
+      'node-password-1',
+    )
+  ).disconnect();
   const untrusted = connect({ REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_TLS_CA_FILE: '' });
   expect(await firstError(untrusted)).toMatch(/self[- ]signed|certificate/i);
   expect(untrusted.status).not.toBe('ready');

@@ -106,7 +106,8 @@ test('a payout in a new database is answered with its own outcome although Redis
 });
 
 test("a new database's workspace and key with the old one's ids start with full verification limits and request budget", async () => {
-  const start = (gw: Gateway, key: string) => call(gw.url, 'POST', '/v1/verifications', { token: key, body: { channel: 'email', destination: 'same@example.com' } });
+  const start = (gw: Gateway, key: string) =>
+    call(gw.url, 'POST', '/v1/verifications', { token: key, body: { channel: 'email', destination: 'same@example.com' } });
   let oldIds = { workspace: 0, key: 0 };
   await acrossTwoDatabases(
     (gw) => startVerificationWorker(gw.env.config, gw.env.logger),

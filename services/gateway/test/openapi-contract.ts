@@ -11,7 +11,10 @@ function resolveRefs(node: unknown, doc: Json): unknown {
   if (!node || typeof node !== 'object') return node;
   const ref = (node as Json).$ref;
   if (typeof ref === 'string' && ref.startsWith('#/')) {
-    const target = ref.slice(2).split('/').reduce<any>((acc, part) => acc?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+    const target = ref
+      .slice(2)
+      .split('/')
+      .reduce<any>((acc, part) => acc?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
     if (target === undefined) throw new Error(`unresolved $ref ${ref}`);
     return resolveRefs(target, doc);
   }
@@ -84,7 +87,9 @@ export class OpenApiContract {
     const template = this.templateOf(path);
     const validate = this.validator(method, template, status);
     if (!validate(body)) {
-      throw new Error(`${method} ${path} → ${status} does not match the document: ${this.ajv.errorsText(validate.errors)}\n${JSON.stringify(body, null, 2).slice(0, 2000)}`);
+      throw new Error(
+        `${method} ${path} → ${status} does not match the document: ${this.ajv.errorsText(validate.errors)}\n${JSON.stringify(body, null, 2).slice(0, 2000)}`,
+      );
     }
     this.seen.add(`${method.toUpperCase()} ${template} ${status}`);
   }

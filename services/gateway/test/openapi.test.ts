@@ -161,8 +161,13 @@ test('payouts, bank lookup, beneficiaries and the ledger views answer as documen
     body: { currency: 'ngn', amount: 1500, account_number: '0123456789', bank_code: bankCode, account_name: resolved.body.data.accountName },
   });
   expect(sent.body.data.status).toBe('completed');
-  expect((await api('POST', '/v1/transfers', { token: apiKey, body: { currency: 'NGN', amount: 10, account_number: '0000000001', bank_code: bankCode } })).body.data.status).toBe('failed');
-  expect((await api('POST', '/v1/transfers', { token: apiKey, body: { currency: 'NGN', amount: 10, account_number: '0000000002', bank_code: bankCode } })).status).toBe(502);
+  expect(
+    (await api('POST', '/v1/transfers', { token: apiKey, body: { currency: 'NGN', amount: 10, account_number: '0000000001', bank_code: bankCode } })).body.data
+      .status,
+  ).toBe('failed');
+  expect(
+    (await api('POST', '/v1/transfers', { token: apiKey, body: { currency: 'NGN', amount: 10, account_number: '0000000002', bank_code: bankCode } })).status,
+  ).toBe(502);
   await api('POST', '/v1/transfers', { token: apiKey, body: { currency: 'NGN', amount: 10_000_000, account_number: '0123456789', bank_code: bankCode } });
   await api('POST', '/v1/transfers', { token: apiKey, body: { currency: 'USD', amount: 10, account_number: '0123456789', bank_code: bankCode } });
   const beneficiary = await api('POST', '/v1/beneficiaries', { token: apiKey, body: { account_number: '0987654321', bank_code: bankCode, currency: 'NGN' } });

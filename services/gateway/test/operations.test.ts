@@ -63,7 +63,14 @@ test('/metrics counts requests by route template and status, and reports queue d
     expect(sampleValue(samples, 'cowrie_queue_jobs', { queue, state: 'waiting' })).toBe(0);
   }
   const text = await (await get('/metrics', { authorization: `Bearer ${METRICS_TOKEN}` })).text();
-  for (const family of ['cowrie_job_duration_seconds', 'cowrie_job_failures_total', 'cowrie_webhook_deliveries_total', 'cowrie_rail_call_duration_seconds', 'cowrie_rail_call_errors_total', 'cowrie_verification_outcomes_total']) {
+  for (const family of [
+    'cowrie_job_duration_seconds',
+    'cowrie_job_failures_total',
+    'cowrie_webhook_deliveries_total',
+    'cowrie_rail_call_duration_seconds',
+    'cowrie_rail_call_errors_total',
+    'cowrie_verification_outcomes_total',
+  ]) {
     expect(text).toContain(`# TYPE ${family} `);
   }
 });
@@ -71,7 +78,9 @@ test('/metrics counts requests by route template and status, and reports queue d
 test('the collection rail is timed, and verification starts are counted', async () => {
   await call(gw.url, 'POST', '/v1/deposits', { token: key, body: { channel: 'collection_va', amount: 100 } });
   const samples = await scrape();
-  expect(sampleValue(samples, 'cowrie_rail_call_duration_seconds_count', { rail: 'collection:sandbox', operation: 'openOneOffAccount', outcome: 'ok' })).toBe(1);
+  expect(sampleValue(samples, 'cowrie_rail_call_duration_seconds_count', { rail: 'collection:sandbox', operation: 'openOneOffAccount', outcome: 'ok' })).toBe(
+    1,
+  );
   await call(gw.url, 'POST', '/v1/verifications', { token: key, body: { channel: 'email', destination: 'nobody@example.com' } });
   // No dispatcher runs here: the start is answered from the row after the sync wait.
   expect(sampleValue(await scrape(), 'cowrie_verification_outcomes_total', { stage: 'start', outcome: 'started' })).toBe(1);
@@ -122,7 +131,8 @@ test('failed operator sign-ins are counted per address and logged without the cr
   const fresh = await startTestGateway({ ...OPS });
   try {
     const statuses: number[] = [];
-    for (let i = 0; i < 21; i++) statuses.push((await fetch(`${fresh.url}/ops/queues`, { headers: { authorization: basic('operator', `guess-${i}`) } })).status);
+    for (let i = 0; i < 21; i++)
+      statuses.push((await fetch(`${fresh.url}/ops/queues`, { headers: { authorization: basic('operator', `guess-${i}`) } })).status);
     expect(statuses).toEqual([...Array(20).fill(401), 429]);
     const right = await fetch(`${fresh.url}/ops/queues`, { headers: { authorization: basic(OPS.OPS_USERNAME, OPS.OPS_PASSWORD) } });
     expect(right.status).toBe(429);

@@ -16,7 +16,11 @@ beforeAll(async () => {
 afterAll(() => stack.close());
 
 const transfer = (key: string, body: Record<string, unknown>, idempotencyKey: string) =>
-  call(stack.url, 'POST', '/v1/transfers', { token: key, body: { currency: 'NGN', account_number: '0123456789', bank_code: '058', ...body }, headers: { 'Idempotency-Key': idempotencyKey } });
+  call(stack.url, 'POST', '/v1/transfers', {
+    token: key,
+    body: { currency: 'NGN', account_number: '0123456789', bank_code: '058', ...body },
+    headers: { 'Idempotency-Key': idempotencyKey },
+  });
 
 /** Makes Postgres refuse to store a completed idempotent response, as a failing database would. */
 async function refuseStoringResponses() {
@@ -51,7 +55,10 @@ test('a success whose response could not be stored keeps its claim: retries neve
   expect(await debits(workspace.id)).toBe(1);
 
   // The claim goes stale (as a dead process's would) and is taken over: the ledger row's key answers with the first payout.
-  await stack.env.db.idempotencyRecord.updateMany({ where: { workspaceId: workspace.id, key: 'pay-once-1' }, data: { createdAt: new Date(Date.now() - 3_600_000) } });
+  await stack.env.db.idempotencyRecord.updateMany({
+    where: { workspaceId: workspace.id, key: 'pay-once-1' },
+    data: { createdAt: new Date(Date.now() - 3_600_000) },
+  });
   const takeover = await transfer(key, { amount: 40 }, 'pay-once-1');
   expect(takeover.status).toBe(201);
   expect(takeover.body.data.id).toBe(first.body.data.id);
@@ -77,9 +84,16 @@ test('with the idempotency record gone, the same header key with another body is
   expect(await debits(workspace.id)).toBe(1);
 
   // A withdrawal is another request: the same key on it is a conflict too.
-  const beneficiary = await call(stack.url, 'POST', '/v1/beneficiaries', { token: key, body: { account_number: '0123456780', bank_code: '058', currency: 'NGN' } });
+  const beneficiary = await call(stack.url, 'POST', '/v1/beneficiaries', {
+    token: key,
+    body: { account_number: '0123456780', bank_code: '058', currency: 'NGN' },
+  });
   await stack.env.db.idempotencyRecord.deleteMany({ where: { workspaceId: workspace.id } });
-  const withdrawal = await call(stack.url, 'POST', '/v1/withdrawals', { token: key, body: { currency: 'NGN', amount: 10, beneficiary_id: beneficiary.body.data.id }, headers: { 'Idempotency-Key': 'pay-once-2' } });
+  const withdrawal = await call(stack.url, 'POST', '/v1/withdrawals', {
+    token: key,
+    body: { currency: 'NGN', amount: 10, beneficiary_id: beneficiary.body.data.id },
+    headers: { 'Idempotency-Key': 'pay-once-2' },
+  });
   expect(withdrawal.status).toBe(409);
   expect(await debits(workspace.id)).toBe(1);
 });
@@ -102,10 +116,16 @@ test('a client ledger key shaped like a system key never blocks the inbound cred
   expect(deposit.status).toBe(201);
   const accountNumber = deposit.body.data.account.account_number;
   const provider = stack.env.config.COLLECTION_RAIL;
-  const sent = await call(stack.url, 'POST', '/v1/transfers', { token: key, body: { currency: 'NGN', amount: 5, account_number: '0123456789', bank_code: '058', idempotency_key: `inbound:${provider}:REF-42` } });
+  const sent = await call(stack.url, 'POST', '/v1/transfers', {
+    token: key,
+    body: { currency: 'NGN', amount: 5, account_number: '0123456789', bank_code: '058', idempotency_key: `inbound:${provider}:REF-42` },
+  });
   expect(sent.status).toBe(201);
 
-  const outcome = await receiveInboundTransfer({ db: stack.env.db }, { provider, providerReference: 'REF-42', accountNumber, amount: new Decimal('25'), currency: 'NGN', raw: {} });
+  const outcome = await receiveInboundTransfer(
+    { db: stack.env.db },
+    { provider, providerReference: 'REF-42', accountNumber, amount: new Decimal('25'), currency: 'NGN', raw: {} },
+  );
   expect(outcome).toMatchObject({ matched: true, status: 'credited' });
   const credit = await stack.env.db.ledgerTransaction.findFirstOrThrow({ where: { workspaceId: workspace.id, type: 'credit', channel: 'reserved_va' } });
   expect(credit.amount.toFixed(6)).toBe('25.000000');

@@ -24,13 +24,43 @@ export async function startPayoutStack(envOverrides: Record<string, string> = {}
 /** Sandbox funding, as `cowrie wallet credit` does it. */
 export async function fund(db: PrismaClient, workspaceId: number, currency: string, amount: string) {
   await db.$transaction((tx) =>
-    creditWallet(tx, { workspaceId, currency, amount: new Decimal(amount), category: 'adjustment', channel: 'adjustment', title: 'Wallet funding', description: 'test funding', provider: 'operator' }),
+    creditWallet(tx, {
+      workspaceId,
+      currency,
+      amount: new Decimal(amount),
+      category: 'adjustment',
+      channel: 'adjustment',
+      title: 'Wallet funding',
+      description: 'test funding',
+      provider: 'operator',
+    }),
   );
 }
 
 /** The interface's ledger transaction fields, exactly. */
 export const LEDGER_FIELDS = [
-  'id', 'type', 'direction', 'category', 'channel', 'status', 'reference', 'idempotencyKey', 'businessId', 'walletId', 'currency', 'amount', 'fees',
-  'title', 'description', 'provider', 'providerReference', 'counterpartyName', 'counterpartyAccount', 'counterpartyBank', 'counterpartyEmail',
-  'metadata', 'createdAt', 'updatedAt',
+  'id',
+  'type',
+  'direction',
+  'category',
+  'channel',
+  'status',
+  'reference',
+  'idempotencyKey',
+  'businessId',
+  'walletId',
+  'currency',
+  'amount',
+  'fees',
+  'title',
+  'description',
+  'provider',
+  'providerReference',
+  'counterpartyName',
+  'counterpartyAccount',
+  'counterpartyBank',
+  'counterpartyEmail',
+  'metadata',
+  'createdAt',
+  'updatedAt',
 ].sort();

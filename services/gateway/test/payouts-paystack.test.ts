@@ -75,8 +75,16 @@ test('banks and resolve come from Paystack; the bank list is cached', async () =
 test('a transfer completes through Paystack: kobo amount, our reference, Paystack transfer code', async () => {
   const res = await transfer('0123456789', 2500.5);
   expect(res.status).toBe(201);
-  expect(res.body.data).toMatchObject({ status: 'completed', provider: 'paystack', providerReference: expect.stringMatching(/^TRF_/), counterpartyBank: 'Guaranty Trust Bank' });
-  expect(res.body.data.metadata).toMatchObject({ provider: 'paystack', raw: { status: true, data: { status: 'success', reference: res.body.data.reference } } });
+  expect(res.body.data).toMatchObject({
+    status: 'completed',
+    provider: 'paystack',
+    providerReference: expect.stringMatching(/^TRF_/),
+    counterpartyBank: 'Guaranty Trust Bank',
+  });
+  expect(res.body.data.metadata).toMatchObject({
+    provider: 'paystack',
+    raw: { status: true, data: { status: 'success', reference: res.body.data.reference } },
+  });
   const sent = standIn.requests.find((r) => r.path === '/transfer' && r.body?.reference === res.body.data.reference)!;
   expect(sent.body).toMatchObject({ amount: 250050, currency: 'NGN', source: 'balance', reason: 'Cowrie transfer' });
 });
@@ -176,7 +184,8 @@ test('a pending transfer stays processing and the reconciler settles it when Pay
 
 test('Paystack not configured → bank lookup answers 503 provider_error', async () => {
   const gw = await listenGateway<GatewayDeps>(stack.env, {
-    createDeps: (config, logger) => createGatewayDeps({ ...config, PAYOUT_PAYSTACK_SECRET_KEY: undefined, REDIS_KEY_PREFIX: `${config.REDIS_KEY_PREFIX}nc:` }, logger),
+    createDeps: (config, logger) =>
+      createGatewayDeps({ ...config, PAYOUT_PAYSTACK_SECRET_KEY: undefined, REDIS_KEY_PREFIX: `${config.REDIS_KEY_PREFIX}nc:` }, logger),
     createApp,
     closeDeps: closeGatewayDeps,
   });

@@ -18,7 +18,9 @@ test('500 concurrent transfers of 1 against 100: exactly 100 accepted, the rest 
   const { workspace, key } = await createWorkspaceWithKey(stack.env.db);
   await fund(stack.env.db, workspace.id, 'NGN', '100');
   const results = await Promise.all(
-    Array.from({ length: 500 }, () => call(stack.url, 'POST', '/v1/transfers', { token: key, body: { currency: 'NGN', amount: 1, account_number: '0123456789', bank_code: '058' } })),
+    Array.from({ length: 500 }, () =>
+      call(stack.url, 'POST', '/v1/transfers', { token: key, body: { currency: 'NGN', amount: 1, account_number: '0123456789', bank_code: '058' } }),
+    ),
   );
   expect(results.filter((r) => r.status >= 500)).toEqual([]);
   expect(results.filter((r) => r.status === 201)).toHaveLength(100);
@@ -63,7 +65,9 @@ test('200 concurrent transfers of 1.00 against 50.00: exactly 50 go through, the
   let lowest: string | null = null;
   const sampler = (async () => {
     while (sampling) {
-      const [row] = await stack.env.db.$queryRaw<Array<{ available: string }>>`SELECT ("balance" - "held")::text AS available FROM "Wallet" WHERE "id" = ${wallet.id}`;
+      const [row] = await stack.env.db.$queryRaw<
+        Array<{ available: string }>
+      >`SELECT ("balance" - "held")::text AS available FROM "Wallet" WHERE "id" = ${wallet.id}`;
       if (lowest === null || Number(row!.available) < Number(lowest)) lowest = row!.available;
       await new Promise((r) => setTimeout(r, 5));
     }
@@ -71,7 +75,10 @@ test('200 concurrent transfers of 1.00 against 50.00: exactly 50 go through, the
 
   const results = await Promise.all(
     Array.from({ length: 200 }, (_, i) =>
-      call(stack.url, 'POST', '/v1/transfers', { token: key, body: { currency: 'NGN', amount: '1.00', account_number: '0123456789', bank_code: '058', narration: `race ${i}` } }),
+      call(stack.url, 'POST', '/v1/transfers', {
+        token: key,
+        body: { currency: 'NGN', amount: '1.00', account_number: '0123456789', bank_code: '058', narration: `race ${i}` },
+      }),
     ),
   );
   sampling = false;

@@ -35,9 +35,22 @@ describe('POST /v1/transfers', () => {
     const t = res.body.data;
     expect(Object.keys(t).sort()).toEqual(LEDGER_FIELDS);
     expect(t).toMatchObject({
-      type: 'debit', direction: 'out', category: 'send', channel: 'transfer', status: 'completed', businessId: ws, currency: 'NGN',
-      amount: '250.500000', fees: '0.000000', title: 'Transfer to Ada Obi', description: 'Cowrie transfer', provider: 'sandbox',
-      counterpartyName: 'Ada Obi', counterpartyAccount: '0123456789', counterpartyBank: 'Guaranty Trust Bank', counterpartyEmail: null,
+      type: 'debit',
+      direction: 'out',
+      category: 'send',
+      channel: 'transfer',
+      status: 'completed',
+      businessId: ws,
+      currency: 'NGN',
+      amount: '250.500000',
+      fees: '0.000000',
+      title: 'Transfer to Ada Obi',
+      description: 'Cowrie transfer',
+      provider: 'sandbox',
+      counterpartyName: 'Ada Obi',
+      counterpartyAccount: '0123456789',
+      counterpartyBank: 'Guaranty Trust Bank',
+      counterpartyEmail: null,
     });
     expect(t.id).toEqual(expect.any(Number));
     expect(t.reference).toMatch(/^snd_[0-9a-f]{24}$/);
@@ -58,7 +71,14 @@ describe('POST /v1/transfers', () => {
   });
 
   test('the sandbox resolves a missing account name; narration and bank_name are kept', async () => {
-    const res = await post('/v1/transfers', { currency: 'NGN', amount: '10', account_number: '1234567890', bank_code: '058', bank_name: 'GTBank Plc', narration: 'Rent for May' });
+    const res = await post('/v1/transfers', {
+      currency: 'NGN',
+      amount: '10',
+      account_number: '1234567890',
+      bank_code: '058',
+      bank_name: 'GTBank Plc',
+      narration: 'Rent for May',
+    });
     expect(res.status).toBe(201);
     expect(res.body.data).toMatchObject({ status: 'completed', description: 'Rent for May', counterpartyBank: 'GTBank Plc', title: 'Transfer to 1234567890' });
     expect(res.body.data.counterpartyName).toEqual(expect.stringMatching(/^[A-Z][a-z]+ [A-Z][a-z]+$/));
@@ -235,8 +255,14 @@ describe('beneficiaries and withdrawals', () => {
     expect(created.status).toBe(201);
     const resolved = await post('/v1/banks/resolve', { account_number: '2233445566', bank_code: '044' }, k);
     expect(created.body.data).toEqual({
-      id: expect.any(Number), name: resolved.body.data.accountName, account_number: '2233445566', bank_code: '044', bank_name: 'Access Bank',
-      currency: 'NGN', active: true, created_at: expect.stringMatching(ISO),
+      id: expect.any(Number),
+      name: resolved.body.data.accountName,
+      account_number: '2233445566',
+      bank_code: '044',
+      bank_name: 'Access Bank',
+      currency: 'NGN',
+      active: true,
+      created_at: expect.stringMatching(ISO),
     });
     const listed = await get('/v1/beneficiaries', k);
     expect(listed.body.data).toEqual([created.body.data]);
@@ -245,8 +271,17 @@ describe('beneficiaries and withdrawals', () => {
     expect(res.status).toBe(201);
     const name = created.body.data.name;
     expect(res.body.data).toMatchObject({
-      category: 'payout', channel: 'payout', type: 'debit', direction: 'out', status: 'completed', amount: '120.000000',
-      title: `Withdrawal to ${name}`, description: `Withdrawal to ${name}`, counterpartyName: name, counterpartyAccount: '2233445566', counterpartyBank: 'Access Bank',
+      category: 'payout',
+      channel: 'payout',
+      type: 'debit',
+      direction: 'out',
+      status: 'completed',
+      amount: '120.000000',
+      title: `Withdrawal to ${name}`,
+      description: `Withdrawal to ${name}`,
+      counterpartyName: name,
+      counterpartyAccount: '2233445566',
+      counterpartyBank: 'Access Bank',
     });
     expect(res.body.data.reference).toMatch(/^snd_/);
     expect((await balance('NGN', ws)).balance.toFixed(6)).toBe('380.000000');
@@ -334,7 +369,8 @@ describe('bank lookup', () => {
 describe('ledger views', () => {
   test('balances, transactions (newest first, cursor pages, filters) and recipients', async () => {
     const { key: k } = await freshWorkspace('100');
-    const send = (amount: number, account: string, extra: object = {}) => post('/v1/transfers', { currency: 'NGN', amount, account_number: account, bank_code: '058', ...extra }, k);
+    const send = (amount: number, account: string, extra: object = {}) =>
+      post('/v1/transfers', { currency: 'NGN', amount, account_number: account, bank_code: '058', ...extra }, k);
     await send(10, '1111111111', { account_name: 'First Name' });
     await send(5, '0000000001');
     await send(3, '1111111111', { account_name: 'Second Name' });

@@ -40,7 +40,12 @@ test('a one-off account opened through Paystack; its transfer credits the wallet
   const charge = standIn.requests.filter((r) => r.path === '/charge').at(-1)!;
   expect(charge.body).toMatchObject({ amount: '150050', reference: row.railReference });
 
-  const { rawBody, signature } = paystackChargeSuccess(SECRET, { reference: row.railReference, amountKobo: 150050, accountNumber: account.account_number, channel: 'bank_transfer' });
+  const { rawBody, signature } = paystackChargeSuccess(SECRET, {
+    reference: row.railReference,
+    amountKobo: 150050,
+    accountNumber: account.account_number,
+    channel: 'bank_transfer',
+  });
   const first = await notify(rawBody, signature);
   expect(first.status).toBe(200);
   expect(first.body.data).toEqual({ received: true, matched: true, duplicate: false, status: 'credited', reason: null });
@@ -50,7 +55,15 @@ test('a one-off account opened through Paystack; its transfer credits the wallet
   expect(await balance(workspace.id)).toMatchObject({ available: '1500.500000', ledger: '1500.500000', pending: '0.000000' });
   const credits = await gw.env.db.ledgerTransaction.findMany({ where: { workspaceId: workspace.id } });
   expect(credits).toHaveLength(1);
-  expect(credits[0]).toMatchObject({ type: 'credit', direction: 'in', channel: 'collection_va', status: 'completed', provider: 'paystack', providerReference: row.railReference, counterpartyName: 'RANDALL AKANBI HORTON' });
+  expect(credits[0]).toMatchObject({
+    type: 'credit',
+    direction: 'in',
+    channel: 'collection_va',
+    status: 'completed',
+    provider: 'paystack',
+    providerReference: row.railReference,
+    counterpartyName: 'RANDALL AKANBI HORTON',
+  });
   const collection = await gw.env.db.collection.findUniqueOrThrow({ where: { id: row.id } });
   expect(collection).toMatchObject({ status: 'successful', providerReference: row.railReference, ledgerTransactionId: credits[0]!.id });
   const evts = await events(workspace.id, 'collection.successful');
@@ -69,7 +82,12 @@ test('a forged, missing or stale-secret signature is 401 and records nothing', a
   const { workspace, account, row } = await oneOff(100);
   const { rawBody, signature } = paystackChargeSuccess(SECRET, { reference: row.railReference, amountKobo: 10000, accountNumber: account.account_number });
   const forged = paystackChargeSuccess('sk_test_someone_else', { reference: row.railReference, amountKobo: 10000, accountNumber: account.account_number });
-  for (const [body, sig] of [[rawBody, forged.signature], [rawBody, undefined], [rawBody, ''], [rawBody.replace('10000', '99999'), signature]] as const) {
+  for (const [body, sig] of [
+    [rawBody, forged.signature],
+    [rawBody, undefined],
+    [rawBody, ''],
+    [rawBody.replace('10000', '99999'), signature],
+  ] as const) {
     const res = await notify(body, sig);
     expect(res.status).toBe(401);
     expect(res.body.error.code).toBe('unauthorized');
@@ -92,12 +110,25 @@ test('the same notification delivered concurrently credits once', async () => {
 
 test('an amount mismatch is recorded as unmatched, not credited, and logged for operators', async () => {
   const { workspace, account, row } = await oneOff(1000);
-  const { rawBody, signature } = paystackChargeSuccess(SECRET, { reference: 'PSK_short_1', amountKobo: 99900, accountNumber: account.account_number, channel: 'bank_transfer' });
+  const { rawBody, signature } = paystackChargeSuccess(SECRET, {
+    reference: 'PSK_short_1',
+    amountKobo: 99900,
+    accountNumber: account.account_number,
+    channel: 'bank_transfer',
+  });
   const res = await notify(rawBody, signature);
   expect(res.status).toBe(200);
   expect(res.body.data).toMatchObject({ matched: false, status: 'unmatched', reason: 'amount_mismatch' });
-  const recorded = await gw.env.db.inboundPayment.findUniqueOrThrow({ where: { provider_providerReference: { provider: 'paystack', providerReference: 'PSK_short_1' } } });
-  expect(recorded).toMatchObject({ status: 'unmatched', reason: 'amount_mismatch', workspaceId: workspace.id, collectionId: row.id, ledgerTransactionId: null });
+  const recorded = await gw.env.db.inboundPayment.findUniqueOrThrow({
+    where: { provider_providerReference: { provider: 'paystack', providerReference: 'PSK_short_1' } },
+  });
+  expect(recorded).toMatchObject({
+    status: 'unmatched',
+    reason: 'amount_mismatch',
+    workspaceId: workspace.id,
+    collectionId: row.id,
+    ledgerTransactionId: null,
+  });
   expect(recorded.amount.toFixed(6)).toBe('999.000000');
   expect((await balance(workspace.id)).ledger).toBe('0.000000');
   expect((await gw.env.db.collection.findUniqueOrThrow({ where: { id: row.id } })).status).toBe('pending');
@@ -109,7 +140,9 @@ test('a transfer into an unknown account is recorded as unmatched', async () => 
   const { rawBody, signature } = paystackChargeSuccess(SECRET, { reference: 'PSK_unknown_1', amountKobo: 5000, accountNumber: '0123456789' });
   const res = await notify(rawBody, signature);
   expect(res.body.data).toMatchObject({ matched: false, reason: 'unknown_account' });
-  const recorded = await gw.env.db.inboundPayment.findUniqueOrThrow({ where: { provider_providerReference: { provider: 'paystack', providerReference: 'PSK_unknown_1' } } });
+  const recorded = await gw.env.db.inboundPayment.findUniqueOrThrow({
+    where: { provider_providerReference: { provider: 'paystack', providerReference: 'PSK_unknown_1' } },
+  });
   expect(recorded).toMatchObject({ status: 'unmatched', reason: 'unknown_account', workspaceId: null });
   expect(await gw.env.db.ledgerTransaction.count({ where: { providerReference: 'PSK_unknown_1' } })).toBe(0);
 });
@@ -120,7 +153,10 @@ test('a reserved (dedicated) account: opened through Paystack, every transfer in
   expect(res.status).toBe(201);
   expect(res.body.data.account).toMatchObject({ bank: 'Wema Bank', bank_code: '035' });
   const accountNumber = res.body.data.account.account_number;
-  for (const [ref, kobo] of [['PSK_dva_1', 100000], ['PSK_dva_2', 25050]] as const) {
+  for (const [ref, kobo] of [
+    ['PSK_dva_1', 100000],
+    ['PSK_dva_2', 25050],
+  ] as const) {
     const n = paystackChargeSuccess(SECRET, { reference: ref, amountKobo: kobo, accountNumber });
     expect((await notify(n.rawBody, n.signature)).body.data).toMatchObject({ matched: true, status: 'credited' });
   }
@@ -129,7 +165,13 @@ test('a reserved (dedicated) account: opened through Paystack, every transfer in
   expect(credits.map((c) => c.channel)).toEqual(['reserved_va', 'reserved_va']);
   const evts = await events(ws.workspace.id, 'collection.successful');
   expect(evts.map((e) => (e.payload as any).provider_reference)).toEqual(['PSK_dva_1', 'PSK_dva_2']);
-  expect(evts[0]!.payload).toMatchObject({ reference: 'business_ngn', account_number: accountNumber, amount: '1000.000000', currency: 'NGN', channel: 'reserved_va' });
+  expect(evts[0]!.payload).toMatchObject({
+    reference: 'business_ngn',
+    account_number: accountNumber,
+    amount: '1000.000000',
+    currency: 'NGN',
+    channel: 'reserved_va',
+  });
 });
 
 test('events Cowrie does not use are acknowledged and ignored', async () => {

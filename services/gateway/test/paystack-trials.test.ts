@@ -59,7 +59,10 @@ test(`${TRIALS} seeded trials of ambiguous rail answers: one send per reference,
 
   const answers = await Promise.all(
     plans.map((_, i) =>
-      call(stack.url, 'POST', '/v1/transfers', { token: key, body: { currency: 'NGN', amount: 10, account_number: '0123456789', bank_code: '058', narration: `trial ${i}` } }),
+      call(stack.url, 'POST', '/v1/transfers', {
+        token: key,
+        body: { currency: 'NGN', amount: 10, account_number: '0123456789', bank_code: '058', narration: `trial ${i}` },
+      }),
     ),
   );
   const ids = answers.map((res) => {
@@ -69,7 +72,9 @@ test(`${TRIALS} seeded trials of ambiguous rail answers: one send per reference,
     expect([502, 504]).toContain(res.status);
     expect(res.body.error.code).toBe('provider_error');
     const { outcome, transaction } = res.body.error.details;
-    expect(outcome === 'unknown' ? transaction.status === 'processing' : transaction.status === 'failed' && !standIn.transfers.has(transaction.reference)).toBe(true);
+    expect(outcome === 'unknown' ? transaction.status === 'processing' : transaction.status === 'failed' && !standIn.transfers.has(transaction.reference)).toBe(
+      true,
+    );
     return transaction.id as number;
   });
 

@@ -53,7 +53,10 @@ test('dependencies that do not answer are named without their raw errors, which 
   redis.on('error', () => undefined);
   try {
     const result = await readiness({ db, redis, logger: env.logger });
-    expect(result).toEqual({ ready: false, checks: { postgres: { ok: false, error: 'Postgres is not answering' }, redis: { ok: false, error: 'Redis is not answering' } } });
+    expect(result).toEqual({
+      ready: false,
+      checks: { postgres: { ok: false, error: 'Postgres is not answering' }, redis: { ok: false, error: 'Redis is not answering' } },
+    });
     const logged = env.logLines.filter((l) => l.includes('readiness check failed')).join('\n');
     expect(logged).toMatch(/"errorCode":"ECONNREFUSED"|DatabaseNotReachable/);
   } finally {

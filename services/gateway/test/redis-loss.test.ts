@@ -29,7 +29,10 @@ async function runWithRedisLoss(loseData: (redis: RedisServer) => Promise<void>)
     await fund(stack.env.db, workspace.id, 'NGN', '100000');
     const answers = await Promise.all(
       Array.from({ length: PAYOUTS }, (_, i) =>
-        call(stack.url, 'POST', '/v1/transfers', { token: key, body: { currency: 'NGN', amount: 10, account_number: i % 10 === 0 ? '0000000001' : '0123456789', bank_code: '058' } }),
+        call(stack.url, 'POST', '/v1/transfers', {
+          token: key,
+          body: { currency: 'NGN', amount: 10, account_number: i % 10 === 0 ? '0000000001' : '0123456789', bank_code: '058' },
+        }),
       ),
     );
     expect(answers.map((a) => a.status).filter((s) => s !== 201)).toEqual([]);
@@ -46,7 +49,9 @@ async function runWithRedisLoss(loseData: (redis: RedisServer) => Promise<void>)
       expect(row.status).toBe(row.counterpartyAccount === '0000000001' ? 'failed' : 'completed');
       expect(await sandboxTransferCalls(stack.env.sql, row.reference)).toBe(1);
     }
-    expect(await stack.env.db.outboxEvent.count({ where: { workspaceId: workspace.id, event: { in: ['transfer.completed', 'transfer.failed'] } } })).toBe(PAYOUTS);
+    expect(await stack.env.db.outboxEvent.count({ where: { workspaceId: workspace.id, event: { in: ['transfer.completed', 'transfer.failed'] } } })).toBe(
+      PAYOUTS,
+    );
     expect((await auditLedger(stack.env.db, { workspaceId: workspace.id })).violations).toEqual([]);
   } finally {
     await stack.close().catch(() => undefined);

@@ -12,7 +12,6 @@ beforeAll(async () => {
 });
 afterAll(() => env?.cleanup());
 
-
 /** One of the services' mains as its own process, on the test env's database and Redis. */
 const spawnService = (service: string, extra: Record<string, string>) => spawnServiceProcess(env.config, service, extra);
 
@@ -40,7 +39,13 @@ test('SIGTERM during load: every request started before it gets its answer; /rea
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   // No dispatcher runs: each verification waits VERIFY_SYNC_WAIT_MS, then answers from the row.
-  const gateway = spawnService('gateway', { PORT: String(port), HOST: '127.0.0.1', VERIFY_SYNC_WAIT_MS: '5000', SHUTDOWN_DRAIN_MS: '500', SHUTDOWN_GRACE_MS: '8000' });
+  const gateway = spawnService('gateway', {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    VERIFY_SYNC_WAIT_MS: '5000',
+    SHUTDOWN_DRAIN_MS: '500',
+    SHUTDOWN_GRACE_MS: '8000',
+  });
   try {
     await waitFor(async () => (await fetch(`${base}/healthz`).catch(() => null))?.ok, 30_000, 100);
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };

@@ -20,10 +20,17 @@ async function user() {
   return createUserFor(gw.env.db, workspace.id);
 }
 
-test('a password kept under older scrypt parameters is rehashed at its next sign-in, to OWASP\'s minimum (N=2^17, r=8, p=1)', async () => {
+test("a password kept under older scrypt parameters is rehashed at its next sign-in, to OWASP's minimum (N=2^17, r=8, p=1)", async () => {
   const u = await user();
   const salt = randomBytes(16);
-  const old = ['scrypt', 32768, 8, 1, salt.toString('base64'), scryptSync(u.password, salt, 32, { N: 32768, r: 8, p: 1, maxmem: 128 * 32768 * 8 * 2 }).toString('base64')].join('$');
+  const old = [
+    'scrypt',
+    32768,
+    8,
+    1,
+    salt.toString('base64'),
+    scryptSync(u.password, salt, 32, { N: 32768, r: 8, p: 1, maxmem: 128 * 32768 * 8 * 2 }).toString('base64'),
+  ].join('$');
   await gw.env.db.dashboardUser.update({ where: { id: u.id }, data: { passwordHash: old } });
   expect((await login(u.email, u.password)).status).toBe(200);
   const stored = (await gw.env.db.dashboardUser.findUniqueOrThrow({ where: { id: u.id } })).passwordHash;
@@ -64,7 +71,12 @@ test('200 concurrent wrong passwords: while the admitted guesses are hashed the 
   const base = `http://127.0.0.1:${port}`;
   const metricsToken = randomBytes(16).toString('hex');
   const gateway = spawnServiceProcess(gw.env.config, 'gateway', {
-    PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', METRICS_TOKEN: metricsToken, REDIS_KEY_PREFIX: `${gw.env.config.REDIS_KEY_PREFIX}crowd:`, AUTH_LOGIN_IP_FAILURE_LIMIT: '20',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    METRICS_TOKEN: metricsToken,
+    REDIS_KEY_PREFIX: `${gw.env.config.REDIS_KEY_PREFIX}crowd:`,
+    AUTH_LOGIN_IP_FAILURE_LIMIT: '20',
   });
   // The longest the gateway's event loop was held since the last scrape (prom-client's monitorEventLoopDelay histogram, reset per scrape).
   const eventLoopMaxMs = async () => {

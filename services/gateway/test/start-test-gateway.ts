@@ -22,7 +22,12 @@ export async function startTestGateway(envOverrides: Record<string, string> = {}
 }
 
 /** fetch against the gateway with an optional bearer token and JSON body. */
-export function call(base: string, method: string, path: string, opts: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}) {
+export function call(
+  base: string,
+  method: string,
+  path: string,
+  opts: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+) {
   const headers: Record<string, string> = { ...(opts.headers ?? {}) };
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
   let body: string | undefined;

@@ -27,11 +27,17 @@ const post = (path: string, token: string, body: unknown, headers: Record<string
 const transfer = (token: string, amount = 100, headers: Record<string, string> = {}) =>
   post('/v1/transfers', token, { currency: 'NGN', amount, account_number: '0123456789', bank_code: '058', account_name: 'Ada Obi' }, headers);
 const railPosts = () => standIn.requests.filter((r) => r.method === 'POST' && r.path === '/transfer').length;
-const available = async (token: string) => (await get('/v1/balances', token)).body.data.find((b: { currency: string }) => b.currency === 'NGN').available as string;
+const available = async (token: string) =>
+  (await get('/v1/balances', token)).body.data.find((b: { currency: string }) => b.currency === 'NGN').available as string;
 
 beforeAll(async () => {
   standIn = await startPaystackStandIn();
-  stack = await startPayoutStack({ PAYOUT_RAIL: 'paystack', PAYOUT_PAYSTACK_SECRET_KEY: standIn.secret, PAYOUT_PAYSTACK_BASE_URL: standIn.url, WEBHOOK_TIMEOUT_MS: '2000' });
+  stack = await startPayoutStack({
+    PAYOUT_RAIL: 'paystack',
+    PAYOUT_PAYSTACK_SECRET_KEY: standIn.secret,
+    PAYOUT_PAYSTACK_BASE_URL: standIn.url,
+    WEBHOOK_TIMEOUT_MS: '2000',
+  });
   dispatcher = await startVerificationWorker(stack.env.config, stack.env.logger);
   sender = await startWebhookWorker(stack.env.config, stack.env.logger);
   receiver = await startHttpReceiver();
@@ -74,7 +80,7 @@ test('a test key pays out through the sandbox, never the live rail, and from the
   expect(railPosts()).toBe(before + 1);
 });
 
-test('/readyz names each mode\'s rails: the configured ones for live, the sandbox for test', async () => {
+test("/readyz names each mode's rails: the configured ones for live, the sandbox for test", async () => {
   const ready = await call(stack.url, 'GET', '/readyz');
   expect(ready.status).toBe(200);
   expect(ready.body.data.rails).toEqual({
@@ -83,7 +89,7 @@ test('/readyz names each mode\'s rails: the configured ones for live, the sandbo
   });
 });
 
-test('bank lookups of a test key use the sandbox bank list, not the live rail\'s', async () => {
+test("bank lookups of a test key use the sandbox bank list, not the live rail's", async () => {
   const banks = (await get('/v1/banks', testKey)).body.data as Array<{ bankCode: string; bankName: string }>;
   expect(banks.some((b) => b.bankName === 'Cowrie Sandbox Bank' || b.bankCode === '058')).toBe(true);
   const before = standIn.requests.length;
@@ -141,7 +147,13 @@ test('collections and reserved accounts of one mode are not_found to the other',
   const reserved = await post('/v1/reserved-accounts', testKey, { customer_name: 'Chidi Eze', customer_email: 'chidi@example.com', reference: 'cust-chidi' });
   expect(reserved.status).toBe(201);
   expect(reserved.body.data.account.bank).toBe('Cowrie Sandbox Bank');
-  const collection = await post('/v1/collections', testKey, { amount: 2500, customer_name: 'Ada Obi', customer_email: 'ada@example.com', reference: 'inv-1', expires_in: 600 });
+  const collection = await post('/v1/collections', testKey, {
+    amount: 2500,
+    customer_name: 'Ada Obi',
+    customer_email: 'ada@example.com',
+    reference: 'inv-1',
+    expires_in: 600,
+  });
   expect(collection.status).toBe(201);
   for (const path of [`/v1/reserved-accounts/${reserved.body.data.id}`, `/v1/collections/${collection.body.data.id}`]) {
     expect((await get(path, testKey)).status).toBe(200);
@@ -150,7 +162,11 @@ test('collections and reserved accounts of one mode are not_found to the other',
     expect(other.body.error.code).toBe('not_found');
   }
   // The same merchant reference in live mode is a new account, not the test one.
-  const liveReserved = await post('/v1/reserved-accounts', liveKey, { customer_name: 'Chidi Eze', customer_email: 'chidi@example.com', reference: 'cust-chidi' });
+  const liveReserved = await post('/v1/reserved-accounts', liveKey, {
+    customer_name: 'Chidi Eze',
+    customer_email: 'chidi@example.com',
+    reference: 'cust-chidi',
+  });
   expect(liveReserved.status).toBe(201);
   expect(liveReserved.body.data.id).not.toBe(reserved.body.data.id);
 });
@@ -161,7 +177,8 @@ test('webhook endpoints belong to a mode (Cowrie-Mode); a test event reaches onl
   const testEndpoint = await call(stack.url, 'POST', '/webhook-endpoints', { token: session, headers: asTest, body: { url: `${receiver.url}/test` } });
   expect(liveEndpoint.status).toBe(201);
   expect(testEndpoint.status).toBe(201);
-  const listed = async (headers: Record<string, string>) => ((await call(stack.url, 'GET', '/webhook-endpoints', { token: session, headers })).body.data as Array<{ id: number }>).map((e) => e.id);
+  const listed = async (headers: Record<string, string>) =>
+    ((await call(stack.url, 'GET', '/webhook-endpoints', { token: session, headers })).body.data as Array<{ id: number }>).map((e) => e.id);
   expect(await listed({})).toEqual([liveEndpoint.body.data.id]);
   expect(await listed(asTest)).toEqual([testEndpoint.body.data.id]);
   // A test endpoint cannot be reached from a live session view, and the reverse.
@@ -185,7 +202,10 @@ test('webhook endpoints belong to a mode (Cowrie-Mode); a test event reaches onl
   expect(receiver.requests.some((r) => r.path === '/test' && JSON.parse(r.rawBody.toString()).data?.reference === livePaid.body.data.reference)).toBe(false);
 
   const log = await waitFor(async () => {
-    const rows = (await call(stack.url, 'GET', '/webhook-deliveries', { token: session, headers: asTest })).body.data as Array<{ endpointId: number; livemode: boolean }>;
+    const rows = (await call(stack.url, 'GET', '/webhook-deliveries', { token: session, headers: asTest })).body.data as Array<{
+      endpointId: number;
+      livemode: boolean;
+    }>;
     return rows.length ? rows : null;
   });
   expect(log.every((row) => row.endpointId === testEndpoint.body.data.id && row.livemode === false)).toBe(true);

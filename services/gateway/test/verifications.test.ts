@@ -204,7 +204,11 @@ describe('check', () => {
   test('a missing or non-object body on check is 400', async () => {
     const res = await start({ channel: 'sms', destination: '+2348088888889', code: '4444' });
     for (const rawBody of ['', '[]', '"4444"']) {
-      const r = await call(gw.url, 'POST', `/v1/verifications/${res.body.data.reference}/check`, { token: key, rawBody, headers: { 'content-type': 'application/json' } });
+      const r = await call(gw.url, 'POST', `/v1/verifications/${res.body.data.reference}/check`, {
+        token: key,
+        rawBody,
+        headers: { 'content-type': 'application/json' },
+      });
       expect(r.status).toBe(400);
       expect(r.body.error.code).toBe('invalid_request');
     }
@@ -262,7 +266,12 @@ describe('bad input: 400 naming the field, nothing stored, nothing sent', () => 
     ['a numeric code', { channel: 'sms', destination: '+2348010101010', code: 1234 }, 'code', /code must be a string/],
     ['array metadata', { channel: 'sms', destination: '+2348010101010', metadata: [1, 2] }, 'metadata', /must be an object/],
     ['string metadata', { channel: 'sms', destination: '+2348010101010', metadata: 'x' }, 'metadata', /must be an object/],
-    ['metadata with 51 keys', { channel: 'sms', destination: '+2348010101010', metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i])) }, 'metadata', /at most 50 keys/],
+    [
+      'metadata with 51 keys',
+      { channel: 'sms', destination: '+2348010101010', metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i])) },
+      'metadata',
+      /at most 50 keys/,
+    ],
     ['metadata over 4 KB', { channel: 'sms', destination: '+2348010101010', metadata: { blob: 'x'.repeat(4100) } }, 'metadata', /at most 4096 bytes/],
   ])('%s', async (_name, body, field, message) => {
     const before = await gw.env.db.verification.count();

@@ -53,7 +53,11 @@ test('create answers 201 with the record and a 64-hex secret; events default to 
 
   expect((await create(a.token, { url: `${receiver.url}/b`, events: [] })).body.data.events).toEqual(['*']);
   expect((await create(a.token, { url: `${receiver.url}/c`, events: null })).body.data.events).toEqual(['*']);
-  const chosen = await create(a.token, { url: `${receiver.url}/d`, events: ['transfer.completed', 'verification.verified', 'transfer.completed'], active: false });
+  const chosen = await create(a.token, {
+    url: `${receiver.url}/d`,
+    events: ['transfer.completed', 'verification.verified', 'transfer.completed'],
+    active: false,
+  });
   expect(chosen.status).toBe(201);
   expect(chosen.body.data).toMatchObject({ events: ['transfer.completed', 'verification.verified'], active: false });
   expect(chosen.body.data.secret).not.toBe(res.body.data.secret);
@@ -143,7 +147,7 @@ test('API keys, missing and invalid sessions get 401 on every management route',
   expect(await gw.env.db.webhookEndpoint.count()).toBe(before);
 });
 
-test('another workspace\'s endpoint is not found for read, update, delete and test', async () => {
+test("another workspace's endpoint is not found for read, update, delete and test", async () => {
   const mine = (await create(a.token, { url: `${receiver.url}/mine` })).body.data;
   const theirs = await call(gw.url, 'GET', '/webhook-endpoints', { token: b.token });
   expect(theirs.body.data.map((e: { id: number }) => e.id)).not.toContain(mine.id);
@@ -163,9 +167,26 @@ test('another workspace\'s endpoint is not found for read, update, delete and te
 
 test('update changes url, events and active only, and answers 200 with the record', async () => {
   const ep = (await create(a.token, { url: `${receiver.url}/before`, events: ['transfer.completed'] })).body.data;
-  const res = await call(gw.url, 'PUT', `/webhook-endpoints/${ep.id}`, { token: a.token, body: { url: `${receiver.url}/after`, events: ['verification.verified'], active: false, id: 777, created_at: '2000-01-01T00:00:00.000Z', has_secret: false } });
+  const res = await call(gw.url, 'PUT', `/webhook-endpoints/${ep.id}`, {
+    token: a.token,
+    body: {
+      url: `${receiver.url}/after`,
+      events: ['verification.verified'],
+      active: false,
+      id: 777,
+      created_at: '2000-01-01T00:00:00.000Z',
+      has_secret: false,
+    },
+  });
   expect(res.status).toBe(200);
-  expect(res.body.data).toEqual({ id: ep.id, url: `${receiver.url}/after`, events: ['verification.verified'], active: false, has_secret: true, created_at: ep.created_at });
+  expect(res.body.data).toEqual({
+    id: ep.id,
+    url: `${receiver.url}/after`,
+    events: ['verification.verified'],
+    active: false,
+    has_secret: true,
+    created_at: ep.created_at,
+  });
   expect((await call(gw.url, 'PUT', `/webhook-endpoints/${ep.id}`, { token: a.token, body: { events: [] } })).body.data.events).toEqual(['*']);
   const partial = await call(gw.url, 'PUT', `/webhook-endpoints/${ep.id}`, { token: a.token, body: { active: true } });
   expect(partial.body.data).toMatchObject({ url: `${receiver.url}/after`, active: true });
@@ -194,13 +215,31 @@ test('test sends a signed ping and answers with what the receiver said', async (
   const pings = receiver.requests.filter((r) => r.path === '/ping');
   expect(pings).toHaveLength(1);
   const body = JSON.parse(pings[0]!.rawBody.toString());
-  expect(body).toEqual({ id: pings[0]!.headers['x-cowrie-delivery'], event: 'ping', created_at: expect.stringMatching(ISO), data: { message: expect.any(String), endpoint_id: ep.id }, livemode: true });
+  expect(body).toEqual({
+    id: pings[0]!.headers['x-cowrie-delivery'],
+    event: 'ping',
+    created_at: expect.stringMatching(ISO),
+    data: { message: expect.any(String), endpoint_id: ep.id },
+    livemode: true,
+  });
   expect(pings[0]!.headers['x-cowrie-event']).toBe('ping');
   expect(verifyWebhookSignature({ rawBody: pings[0]!.rawBody, header: pings[0]!.headers['x-cowrie-signature'] as string, secret: ep.secret })).toBe(true);
 
   const log = await call(gw.url, 'GET', `/webhook-deliveries?endpoint_id=${ep.id}`, { token: a.token });
   expect(log.body.data).toEqual([
-    { id: res.body.data.delivery_id, deliveryId: body.id, endpointId: ep.id, event: 'ping', payload: body, statusCode: 200, attempts: 1, ok: 1, error: null, createdAt: expect.stringMatching(ISO), livemode: true },
+    {
+      id: res.body.data.delivery_id,
+      deliveryId: body.id,
+      endpointId: ep.id,
+      event: 'ping',
+      payload: body,
+      statusCode: 200,
+      attempts: 1,
+      ok: 1,
+      error: null,
+      createdAt: expect.stringMatching(ISO),
+      livemode: true,
+    },
   ]);
 });
 
@@ -212,7 +251,7 @@ test('a ping to a failing receiver reports the final outcome after 3 attempts', 
   expect(failing.requests.filter((r) => r.path === '/down')).toHaveLength(3);
 });
 
-test('the delivery log shows only the signed-in workspace\'s rows, newest first, filtered by endpoint', async () => {
+test("the delivery log shows only the signed-in workspace's rows, newest first, filtered by endpoint", async () => {
   const epA = (await create(a.token, { url: `${receiver.url}/log-a` })).body.data;
   const epB = (await create(b.token, { url: `${receiver.url}/log-b` })).body.data;
   const first = (await call(gw.url, 'POST', `/webhook-endpoints/${epA.id}/test`, { token: a.token })).body.data.delivery_id;
@@ -245,7 +284,12 @@ test('the delivery log limit defaults to 50 and is clamped to 200', async () => 
       workspaceId: a.workspaceId,
       endpointId: ep.id,
       event: 'transfer.completed',
-      payload: { id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, event: 'transfer.completed', created_at: new Date(now).toISOString(), data: { i } },
+      payload: {
+        id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+        event: 'transfer.completed',
+        created_at: new Date(now).toISOString(),
+        data: { i },
+      },
       statusCode: 200,
       attempts: 1,
       ok: 1,
@@ -272,7 +316,14 @@ test('an event recorded by another module reaches the endpoint and its log', asy
     const log = (await call(gw.url, 'GET', `/webhook-deliveries?endpoint_id=${ep.id}`, { token: a.token })).body.data;
     return log.length ? log : null;
   });
-  expect(rows[0]).toMatchObject({ endpointId: ep.id, event: 'transfer.completed', ok: 1, attempts: 1, statusCode: 200, payload: { event: 'transfer.completed', data: { reference: 'snd_1' } } });
+  expect(rows[0]).toMatchObject({
+    endpointId: ep.id,
+    event: 'transfer.completed',
+    ok: 1,
+    attempts: 1,
+    statusCode: 200,
+    payload: { event: 'transfer.completed', data: { reference: 'snd_1' } },
+  });
   const got = receiver.requests.filter((r) => r.path === '/outbox');
   expect(got).toHaveLength(1);
   expect(verifyWebhookSignature({ rawBody: got[0]!.rawBody, header: got[0]!.headers['x-cowrie-signature'] as string, secret: ep.secret })).toBe(true);

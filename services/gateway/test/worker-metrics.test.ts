@@ -30,7 +30,8 @@ const scrape = async (name: string) => {
   return parseMetrics(await res.text());
 };
 type Samples = Awaited<ReturnType<typeof scrape>>;
-const jobsTimed = (samples: Samples, queue: string, job: string) => sampleValue(samples, 'cowrie_job_duration_seconds_count', { queue, job, outcome: 'completed' });
+const jobsTimed = (samples: Samples, queue: string, job: string) =>
+  sampleValue(samples, 'cowrie_job_duration_seconds_count', { queue, job, outcome: 'completed' });
 /**
  * Scrapes until `ready`: the gateway hears of a finished job from the queue's
  * events, which can arrive before the worker has run its own 'completed'
@@ -70,12 +71,20 @@ test('a worker port answers /healthz and /readyz, and /metrics only with the ope
 test('payout jobs and rail calls are timed on the payout-worker port', async () => {
   const { workspace, key } = await createWorkspaceWithKey(gw.env.db, { name: 'Metrics' });
   await fund(gw.env.db, workspace.id, 'NGN', '5000');
-  const ok = await call(gw.url, 'POST', '/v1/transfers', { token: key, body: { currency: 'NGN', amount: 100, account_number: '0123456789', bank_code: '058' } });
+  const ok = await call(gw.url, 'POST', '/v1/transfers', {
+    token: key,
+    body: { currency: 'NGN', amount: 100, account_number: '0123456789', bank_code: '058' },
+  });
   expect(ok.body.data.status).toBe('completed');
-  const thrown = await call(gw.url, 'POST', '/v1/transfers', { token: key, body: { currency: 'NGN', amount: 100, account_number: '0000000002', bank_code: '058' } });
+  const thrown = await call(gw.url, 'POST', '/v1/transfers', {
+    token: key,
+    body: { currency: 'NGN', amount: 100, account_number: '0000000002', bank_code: '058' },
+  });
   expect(thrown.status).toBe(502);
   const samples = await scrapeWhen('payout-worker', (s) => jobsTimed(s, 'payouts', 'payout.execute') === 2);
-  expect(sampleValue(samples, 'cowrie_job_duration_seconds_count', { queue: 'payouts', job: 'payout.execute', outcome: 'completed', service: 'payout-worker' })).toBe(2);
+  expect(
+    sampleValue(samples, 'cowrie_job_duration_seconds_count', { queue: 'payouts', job: 'payout.execute', outcome: 'completed', service: 'payout-worker' }),
+  ).toBe(2);
   expect(sampleValue(samples, 'cowrie_rail_call_duration_seconds_count', { rail: 'payout:sandbox', operation: 'transfer', outcome: 'ok' })).toBe(1);
   expect(sampleValue(samples, 'cowrie_rail_call_duration_seconds_count', { rail: 'payout:sandbox', operation: 'transfer', outcome: 'error' })).toBe(1);
   expect(sampleValue(samples, 'cowrie_rail_call_errors_total', { rail: 'payout:sandbox', operation: 'transfer' })).toBe(1);
@@ -102,7 +111,9 @@ test('webhook delivery outcomes and attempts are counted on the webhook-sender p
   const samples = await scrapeWhen('webhook-sender', (s) => (jobsTimed(s, 'webhooks', 'webhook.deliver') ?? 0) >= 1);
   expect(sampleValue(samples, 'cowrie_webhook_deliveries_total', { outcome: 'delivered' })).toBe(1);
   expect(sampleValue(samples, 'cowrie_webhook_delivery_attempts_sum', { outcome: 'delivered' })).toBe(1);
-  expect(sampleValue(samples, 'cowrie_job_duration_seconds_count', { queue: 'webhooks', job: 'webhook.deliver', outcome: 'completed' })).toBeGreaterThanOrEqual(1);
+  expect(sampleValue(samples, 'cowrie_job_duration_seconds_count', { queue: 'webhooks', job: 'webhook.deliver', outcome: 'completed' })).toBeGreaterThanOrEqual(
+    1,
+  );
 });
 
 test('a stopping worker reports not ready on its port', async () => {

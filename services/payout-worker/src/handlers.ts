@@ -51,7 +51,14 @@ export const outcomeScheduleOf = (config: TConfig): TOutcomeSchedule => ({
 
 export const handlers: HandlerMap<typeof payoutsQueue.jobs, HandlerContext> = {
   'payout.execute': async ({ transactionId }, ctx) => {
-    const outcome = await executePayout({ sql: ctx.sql, rails: ctx.rails, transactionId, log: ctx.log, signal: ctx.signal, schedule: outcomeScheduleOf(ctx.config) });
+    const outcome = await executePayout({
+      sql: ctx.sql,
+      rails: ctx.rails,
+      transactionId,
+      log: ctx.log,
+      signal: ctx.signal,
+      schedule: outcomeScheduleOf(ctx.config),
+    });
     ctx.log.info({ transactionId, outcome: outcome.kind }, 'payout executed');
     return outcome;
   },

@@ -41,10 +41,22 @@ async function kill(worker: ServiceProcess) {
 test('killed after the rail accepted, then killed while asking the rail: the reconciler settles it once', async () => {
   const { workspace } = await createWorkspaceWithKey(env.db);
   await env.db.$transaction((tx) =>
-    creditWallet(tx, { workspaceId: workspace.id, currency: 'NGN', amount: new Decimal('100'), category: 'adjustment', channel: 'adjustment', title: 'Funding', description: 'test', provider: 'operator' }),
+    creditWallet(tx, {
+      workspaceId: workspace.id,
+      currency: 'NGN',
+      amount: new Decimal('100'),
+      category: 'adjustment',
+      channel: 'adjustment',
+      title: 'Funding',
+      description: 'test',
+      provider: 'operator',
+    }),
   );
   const rails = createRails(env.config, { redis: env.redis, sql: env.sql });
-  const { transaction } = await createTransfer({ db: env.db, sql: env.sql, rails, feeSchedule: {} }, { workspaceId: workspace.id, currency: 'NGN', amount: new Decimal('30'), accountNumber: '0123456789', bankCode: '058' });
+  const { transaction } = await createTransfer(
+    { db: env.db, sql: env.sql, rails, feeSchedule: {} },
+    { workspaceId: workspace.id, currency: 'NGN', amount: new Decimal('30'), accountNumber: '0123456789', bankCode: '058' },
+  );
   const connection = createRedis(env.config, { forBullmq: true });
   const queue = openQueue(payoutsQueue, { connection, prefix: env.config.QUEUE_PREFIX });
   try {

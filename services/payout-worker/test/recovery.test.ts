@@ -48,9 +48,21 @@ const rails = () => createRails(env.config, { redis: env.redis, sql: env.sql });
 async function processingPayout(amount = '25') {
   const { workspace } = await createWorkspaceWithKey(env.db);
   await env.db.$transaction((tx) =>
-    creditWallet(tx, { workspaceId: workspace.id, currency: 'NGN', amount: new Decimal('100'), category: 'adjustment', channel: 'adjustment', title: 'Funding', description: 'test', provider: 'operator' }),
+    creditWallet(tx, {
+      workspaceId: workspace.id,
+      currency: 'NGN',
+      amount: new Decimal('100'),
+      category: 'adjustment',
+      channel: 'adjustment',
+      title: 'Funding',
+      description: 'test',
+      provider: 'operator',
+    }),
   );
-  const { transaction } = await createTransfer({ db: env.db, sql: env.sql, rails: rails(), feeSchedule: {} }, { workspaceId: workspace.id, currency: 'NGN', amount: new Decimal(amount), accountNumber: '0123456789', bankCode: '058' });
+  const { transaction } = await createTransfer(
+    { db: env.db, sql: env.sql, rails: rails(), feeSchedule: {} },
+    { workspaceId: workspace.id, currency: 'NGN', amount: new Decimal(amount), accountNumber: '0123456789', bankCode: '058' },
+  );
   return { workspaceId: workspace.id, transaction };
 }
 
@@ -73,7 +85,16 @@ test('a slow rail: the gateway answers 201 processing in time, the worker settle
   try {
     const { workspace, key } = await createWorkspaceWithKey(env.db);
     await env.db.$transaction((tx) =>
-      creditWallet(tx, { workspaceId: workspace.id, currency: 'NGN', amount: new Decimal('100'), category: 'adjustment', channel: 'adjustment', title: 'Funding', description: 'test', provider: 'operator' }),
+      creditWallet(tx, {
+        workspaceId: workspace.id,
+        currency: 'NGN',
+        amount: new Decimal('100'),
+        category: 'adjustment',
+        channel: 'adjustment',
+        title: 'Funding',
+        description: 'test',
+        provider: 'operator',
+      }),
     );
     const res = await fetch(`${gateway.url}/v1/transfers`, {
       method: 'POST',
@@ -135,7 +156,17 @@ test('a crash after the dispatch was recorded but before the rail got it: the ra
 test('a crash after the rail got the transfer, with the job lost: the reconciled job settles from the rail without resending', async () => {
   const { workspaceId, transaction } = await processingPayout('10');
   await env.db.payoutDispatch.create({ data: { transactionId: transaction.id, attempts: 1, lastSentAt: new Date() } });
-  await rails().byId('sandbox').transfer({ reference: transaction.reference, amount: new Decimal('10'), currency: 'NGN', accountNumber: '0123456789', bankCode: '058', accountName: null, narration: 'x' });
+  await rails()
+    .byId('sandbox')
+    .transfer({
+      reference: transaction.reference,
+      amount: new Decimal('10'),
+      currency: 'NGN',
+      accountNumber: '0123456789',
+      bankCode: '058',
+      accountName: null,
+      narration: 'x',
+    });
   expect(await calls(transaction.reference)).toBe(1);
   const worker = await startWorker();
   await waitFor(async () => (await rowStatus(transaction.id)) === 'completed', 15_000);
@@ -170,16 +201,33 @@ test('the re-queue pass runs in one replica at a time: a pass that starts while 
   let entered!: () => void;
   const inFirstPass = new Promise<void>((resolve) => (entered = resolve));
   const seen: Record<string, number[]> = { first: [], second: [], third: [] };
-  const pass = (name: string, hasLiveJob: () => Promise<boolean>) => ({ olderThanMs: 0, hasLiveJob, requeue: async ({ id }: { id: number }) => void seen[name]!.push(id) });
-  const first = reconcilePayoutsExclusively(env.sql, pass('first', async () => (entered(), await held, false)));
+  const pass = (name: string, hasLiveJob: () => Promise<boolean>) => ({
+    olderThanMs: 0,
+    hasLiveJob,
+    requeue: async ({ id }: { id: number }) => void seen[name]!.push(id),
+  });
+  const first = reconcilePayoutsExclusively(
+    env.sql,
+    pass('first', async () => (entered(), await held, false)),
+  );
   await inFirstPass;
   // Another replica: its own pool, the same database.
   const replica = createSqlPool({ databaseUrl: env.config.DATABASE_URL, poolSize: 2 });
   try {
-    expect(await reconcilePayoutsExclusively(replica, pass('second', async () => false))).toBeNull();
+    expect(
+      await reconcilePayoutsExclusively(
+        replica,
+        pass('second', async () => false),
+      ),
+    ).toBeNull();
     release();
     expect((await first)!.requeued).toContain(transaction.id);
-    expect((await reconcilePayoutsExclusively(replica, pass('third', async () => false)))!.requeued).toContain(transaction.id);
+    expect(
+      (await reconcilePayoutsExclusively(
+        replica,
+        pass('third', async () => false),
+      ))!.requeued,
+    ).toContain(transaction.id);
     expect(seen).toEqual({ first: expect.arrayContaining([transaction.id]), second: [], third: expect.arrayContaining([transaction.id]) });
   } finally {
     await replica.end();

@@ -45,7 +45,13 @@ test('killed while the provider takes the message: the next dispatcher does not 
   const connection = createRedis(env.config, { forBullmq: true });
   const queue = openQueue(verificationsQueue, { connection, prefix: env.config.QUEUE_PREFIX });
   try {
-    await enqueue(queue, verificationsQueue, 'verification.deliver', { verificationId: verification.id, sealedCode }, { jobId: verificationJobId(verification) });
+    await enqueue(
+      queue,
+      verificationsQueue,
+      'verification.deliver',
+      { verificationId: verification.id, sealedCode },
+      { jobId: verificationJobId(verification) },
+    );
     const first = startDispatcher();
     await waitFor(() => termii.delivered.length === 1, 30_000, 20);
     first.child.kill('SIGKILL');

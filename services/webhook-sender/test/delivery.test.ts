@@ -42,7 +42,14 @@ afterEach(async () => {
 test('end to end: an event recorded in a transaction is delivered, signed, and logged', async () => {
   const r = await freshReceiver();
   const endpoint = await addEndpoint(env, workspaceId, `${r.url}/hooks/cowrie`);
-  const data = { reference: 'f0b9d3c2-0000-4000-8000-000000000001', channel: 'sms', destination: '+234803****678', status: 'verified', attempts: 1, verified_at: '2026-11-22T10:00:00.000Z' };
+  const data = {
+    reference: 'f0b9d3c2-0000-4000-8000-000000000001',
+    channel: 'sms',
+    destination: '+234803****678',
+    status: 'verified',
+    attempts: 1,
+    verified_at: '2026-11-22T10:00:00.000Z',
+  };
   const eventId = await emit(env, workspaceId, 'verification.verified', data);
 
   await waitFor(() => r.requests.length === 1);
@@ -82,7 +89,9 @@ test('end to end: an event recorded in a transaction is delivered, signed, and l
 
 test('retries follow 0 / 500 / 1500 ms with the same delivery id and bytes; any 2xx acknowledges', async () => {
   const elsewhere = await freshReceiver();
-  const r = await freshReceiver((_req, i) => (i === 0 ? { status: 500 } : i === 1 ? { status: 307, headers: { location: `${elsewhere.url}/moved` } } : { status: 204 }));
+  const r = await freshReceiver((_req, i) =>
+    i === 0 ? { status: 500 } : i === 1 ? { status: 307, headers: { location: `${elsewhere.url}/moved` } } : { status: 204 },
+  );
   const endpoint = await addEndpoint(env, workspaceId, r.url);
   await emit(env, workspaceId, 'transfer.completed', { id: 1 });
 
@@ -91,10 +100,11 @@ test('retries follow 0 / 500 / 1500 ms with the same delivery id and bytes; any 
     return rows.length === 1 ? rows : null;
   });
   expect(r.requests).toHaveLength(3);
-  const [a, b, c] = r.requests as [typeof r.requests[0], typeof r.requests[0], typeof r.requests[0]];
+  const [a, b, c] = r.requests as [(typeof r.requests)[0], (typeof r.requests)[0], (typeof r.requests)[0]];
   expect(new Set(r.requests.map((q) => q.headers['x-cowrie-delivery'])).size).toBe(1);
   expect(b.rawBody.equals(a.rawBody) && c.rawBody.equals(a.rawBody)).toBe(true);
-  for (const q of r.requests) expect(verifyWebhookSignature({ rawBody: q.rawBody, header: q.headers['x-cowrie-signature'] as string, secret: endpoint.secret })).toBe(true);
+  for (const q of r.requests)
+    expect(verifyWebhookSignature({ rawBody: q.rawBody, header: q.headers['x-cowrie-signature'] as string, secret: endpoint.secret })).toBe(true);
   const gap1 = b.receivedAt - a.receivedAt;
   const gap2 = c.receivedAt - b.receivedAt;
   expect(gap1).toBeGreaterThanOrEqual(495);
@@ -156,7 +166,7 @@ test('timeouts and network errors end with statusCode null and the error text', 
   expect(byClosed.error).toMatch(/ECONNREFUSED/);
 });
 
-test('each endpoint gets the events it subscribed to, and only its own workspace\'s', async () => {
+test("each endpoint gets the events it subscribed to, and only its own workspace's", async () => {
   const r = await freshReceiver();
   const other = (await createWorkspace(env.db, { name: 'Other' })).id;
   const transfers = await addEndpoint(env, workspaceId, `${r.url}/transfers`, { events: ['transfer.completed'] });
@@ -169,7 +179,11 @@ test('each endpoint gets the events it subscribed to, and only its own workspace
   await emit(env, workspaceId, 'verification.verified', { reference: 'v' });
   await emit(env, workspaceId, 'collection.successful', { id: 11 });
 
-  await waitFor(async () => (await env.db.webhookDelivery.count({ where: { endpointId: { in: [transfers.id, everything.id, verifications.id] }, completedAt: { not: null } } })) === 5);
+  await waitFor(
+    async () =>
+      (await env.db.webhookDelivery.count({ where: { endpointId: { in: [transfers.id, everything.id, verifications.id] }, completedAt: { not: null } } })) ===
+      5,
+  );
   // Give a wrongly routed delivery time to show up.
   await new Promise((resolve) => setTimeout(resolve, 300));
   const seen = r.requests.map((q) => `${q.path} ${q.headers['x-cowrie-event']}`).sort();

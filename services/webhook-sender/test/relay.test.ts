@@ -56,7 +56,9 @@ test('killed between claim and enqueue: the restarted sender delivers the event 
   expect(claimed.deliveryIds).toHaveLength(1);
   const deliveryId = claimed.deliveryIds[0]!;
   expect((await env.db.outboxEvent.findUniqueOrThrow({ where: { id: eventId } })).relayedAt).not.toBeNull();
-  expect(await env.db.webhookDelivery.findMany({ where: { outboxEventId: eventId } })).toEqual([expect.objectContaining({ deliveryId, endpointId: endpoint.id, completedAt: null })]);
+  expect(await env.db.webhookDelivery.findMany({ where: { outboxEventId: eventId } })).toEqual([
+    expect.objectContaining({ deliveryId, endpointId: endpoint.id, completedAt: null }),
+  ]);
   expect(await queue.getJobState(deliveryJobId(deliveryId))).toBe('unknown');
 
   // A relay pass finds nothing left to claim: no second delivery row.
@@ -130,7 +132,14 @@ test('a relay that dies inside its transaction leaves the event to the next one;
     .$transaction(async (tx) => {
       await tx.$queryRaw`SELECT "id" FROM "OutboxEvent" WHERE "id" = ${eventId} FOR UPDATE`;
       await tx.webhookDelivery.create({
-        data: { deliveryId: '00000000-0000-4000-8000-000000000004', workspaceId, endpointId: (await tx.webhookEndpoint.findFirstOrThrow()).id, outboxEventId: eventId, event: 'transfer.completed', payload: {} },
+        data: {
+          deliveryId: '00000000-0000-4000-8000-000000000004',
+          workspaceId,
+          endpointId: (await tx.webhookEndpoint.findFirstOrThrow()).id,
+          outboxEventId: eventId,
+          event: 'transfer.completed',
+          payload: {},
+        },
       });
       locked();
       await gate;
@@ -173,7 +182,14 @@ test('relays running side by side create exactly one delivery per (event, endpoi
 test('the database refuses a second delivery row for the same (event, endpoint)', async () => {
   const endpoint = await addEndpoint(env, workspaceId, `${receiver.url}/unique`);
   const eventId = await emit(env, workspaceId, 'transfer.completed', { id: 5 });
-  const row = (n: number) => ({ deliveryId: `00000000-0000-4000-8000-00000000010${n}`, workspaceId, endpointId: endpoint.id, outboxEventId: eventId, event: 'transfer.completed', payload: {} });
+  const row = (n: number) => ({
+    deliveryId: `00000000-0000-4000-8000-00000000010${n}`,
+    workspaceId,
+    endpointId: endpoint.id,
+    outboxEventId: eventId,
+    event: 'transfer.completed',
+    payload: {},
+  });
   await env.db.webhookDelivery.create({ data: row(1) });
   await expect(env.db.webhookDelivery.create({ data: row(2) })).rejects.toMatchObject({ code: 'P2002' });
   await env.db.webhookDelivery.deleteMany({ where: { outboxEventId: eventId } });

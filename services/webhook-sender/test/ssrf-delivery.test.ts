@@ -47,7 +47,9 @@ test('deliveries to loopback are refused at delivery time, whatever the URL spel
   });
   for (const row of rows) {
     expect(row).toMatchObject({ ok: 0, attempts: 1, statusCode: null });
-    expect(row.error).toMatch(/^(127\.0\.0\.1|::ffff:7f00:1|localhost resolves to (127\.0\.0\.1|::1)|rebound\.example\.test resolves to 127\.0\.0\.1), a loopback address/);
+    expect(row.error).toMatch(
+      /^(127\.0\.0\.1|::ffff:7f00:1|localhost resolves to (127\.0\.0\.1|::1)|rebound\.example\.test resolves to 127\.0\.0\.1), a loopback address/,
+    );
   }
   expect(receiver.requests).toHaveLength(0);
 });

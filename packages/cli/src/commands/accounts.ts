@@ -34,8 +34,7 @@ export const accountCommands: CliCommand[] = [
     usage: 'cowrie user create --workspace ID --email EMAIL --password PASSWORD',
     options: ['workspace', 'email', 'password'],
     required: ['workspace', 'email', 'password'],
-    run: (args, ctx) =>
-      createDashboardUser(ctx.db(), { workspaceId: positiveIntArg(args, 'workspace'), email: args.email!, password: args.password! }),
+    run: (args, ctx) => createDashboardUser(ctx.db(), { workspaceId: positiveIntArg(args, 'workspace'), email: args.email!, password: args.password! }),
   },
   {
     name: 'user disable',

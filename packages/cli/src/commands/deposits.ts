@@ -39,7 +39,14 @@ export const depositCommands: CliCommand[] = [
           currency,
           senderName: args['sender-name'] ?? 'Sandbox Sender',
           narration: `Sandbox transfer into ${accountNumber}`,
-          raw: { simulated: true, source: 'cowrie sandbox transfer-in', account_number: accountNumber, amount: args.amount, currency, reference: providerReference },
+          raw: {
+            simulated: true,
+            source: 'cowrie sandbox transfer-in',
+            account_number: accountNumber,
+            amount: args.amount,
+            currency,
+            reference: providerReference,
+          },
         },
       );
       const wallet = outcome.workspace_id ? await findWallet(ctx.db(), outcome.workspace_id, outcome.currency) : null;

@@ -17,7 +17,11 @@ export const verificationCommands: CliCommand[] = [
       if (!normalised.ok) throw new UsageError(`--destination ${normalised.message}`);
       const redis = createRedis(ctx.config, { name: 'cli' });
       try {
-        const messages = await readSandboxMessages(sandboxOutbox(redis, ctx.config), normalised.destination, ctx.config.NODE_ENV === 'production' ? 'test' : undefined);
+        const messages = await readSandboxMessages(
+          sandboxOutbox(redis, ctx.config),
+          normalised.destination,
+          ctx.config.NODE_ENV === 'production' ? 'test' : undefined,
+        );
         return { destination: normalised.destination, messages };
       } finally {
         redis.disconnect();

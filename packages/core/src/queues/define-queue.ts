@@ -13,16 +13,10 @@ export interface QueueDefinition<J extends Record<string, JobSpec>> {
   defaultJobOptions: JobsOptions;
 }
 
-export type JobPayload<D extends QueueDefinition<Record<string, JobSpec>>, N extends keyof D['jobs']> = z.output<
-  D['jobs'][N]['schema']
->;
+export type JobPayload<D extends QueueDefinition<Record<string, JobSpec>>, N extends keyof D['jobs']> = z.output<D['jobs'][N]['schema']>;
 
 /** A queue's name, its closed catalog of job names with payload schemas, and defaults. */
-export function defineQueue<const J extends Record<string, JobSpec>>(
-  name: string,
-  jobs: J,
-  defaultJobOptions: JobsOptions = {},
-): QueueDefinition<J> {
+export function defineQueue<const J extends Record<string, JobSpec>>(name: string, jobs: J, defaultJobOptions: JobsOptions = {}): QueueDefinition<J> {
   return { name, jobs, defaultJobOptions };
 }
 

@@ -44,7 +44,8 @@ export interface DeliveryProviders {
  * whose messages say which mode they came from.
  */
 export function createDeliveryProviders(config: ProviderConfig, redis: TRedis): DeliveryProviders {
-  const sandboxOf = (mode: TMode) => createSandboxProvider({ outbox: sandboxOutbox(redis, config), retentionSeconds: config.VERIFY_SANDBOX_RETENTION_SECONDS, mode });
+  const sandboxOf = (mode: TMode) =>
+    createSandboxProvider({ outbox: sandboxOutbox(redis, config), retentionSeconds: config.VERIFY_SANDBOX_RETENTION_SECONDS, mode });
   const sandbox = sandboxOf('live');
   const testSandbox = sandboxOf('test');
   const phone: DeliveryProvider =

@@ -18,7 +18,10 @@ test('messages are kept per destination, newest first, with a TTL', async () => 
   await sandbox.send({ channel: 'voice', destination: '+2348011111111', code: '2222', reference: 'b', validForMinutes: 5 });
   await sandbox.send({ channel: 'email', destination: 'x@example.com', code: '3333', reference: 'c', validForMinutes: 5 });
   const messages = await readSandboxMessages(outbox(), '+2348011111111');
-  expect(messages.map((m) => [m.channel, m.code, m.reference])).toEqual([['voice', '2222', 'b'], ['sms', '1111', 'a']]);
+  expect(messages.map((m) => [m.channel, m.code, m.reference])).toEqual([
+    ['voice', '2222', 'b'],
+    ['sms', '1111', 'a'],
+  ]);
   expect(messages[0]!.text).toContain('2222');
   const ttl = await env.redis.ttl(`${env.config.REDIS_KEY_PREFIX}sandbox:verify:+2348011111111`);
   expect(ttl).toBeGreaterThan(100);
@@ -46,11 +49,12 @@ test(`only the last ${SANDBOX_MESSAGES_KEPT} messages of a destination are kept`
   expect(messages[0]!.code).toBe(String(1000 + SANDBOX_MESSAGES_KEPT + 4));
 });
 
-test.each([['sms', '+2340000000000'], ['voice', '+2340000000000'], ['email', 'bounce@example.com']] as const)(
-  '%s to %s fails delivery and records nothing',
-  async (channel, destination) => {
-    const sandbox = createSandboxProvider({ outbox: outbox(), retentionSeconds: 60 });
-    await expect(sandbox.send({ channel, destination, code: '1234', reference: 'z', validForMinutes: 5 })).rejects.toBeInstanceOf(DeliveryError);
-    expect(await readSandboxMessages(outbox(), destination)).toEqual([]);
-  },
-);
+test.each([
+  ['sms', '+2340000000000'],
+  ['voice', '+2340000000000'],
+  ['email', 'bounce@example.com'],
+] as const)('%s to %s fails delivery and records nothing', async (channel, destination) => {
+  const sandbox = createSandboxProvider({ outbox: outbox(), retentionSeconds: 60 });
+  await expect(sandbox.send({ channel, destination, code: '1234', reference: 'z', validForMinutes: 5 })).rejects.toBeInstanceOf(DeliveryError);
+  expect(await readSandboxMessages(outbox(), destination)).toEqual([]);
+});

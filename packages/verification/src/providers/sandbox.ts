@@ -85,6 +85,9 @@ export async function readSandboxMessages(outbox: SandboxOutbox, destination: st
       return null;
     }
   };
-  const messages = raw.map(open).filter((m): m is TSandboxMessage => m !== null).map((m) => ({ ...m, mode: m.mode ?? 'live' }));
+  const messages = raw
+    .map(open)
+    .filter((m): m is TSandboxMessage => m !== null)
+    .map((m) => ({ ...m, mode: m.mode ?? 'live' }));
   return mode ? messages.filter((m) => m.mode === mode) : messages;
 }

@@ -15,8 +15,7 @@ beforeAll(async () => {
 });
 afterAll(() => termii.close());
 
-const provider = (timeoutMs = 2000) =>
-  createTermiiProvider({ apiKey: 'termii-test-key', baseUrl, senderId: 'Cowrie', smsChannel: 'dnd', timeoutMs });
+const provider = (timeoutMs = 2000) => createTermiiProvider({ apiKey: 'termii-test-key', baseUrl, senderId: 'Cowrie', smsChannel: 'dnd', timeoutMs });
 const sms = { channel: 'sms' as const, destination: '+2348012345678', code: '5521', reference: 'r1', validForMinutes: 5 };
 
 test('sms: POST /api/sms/send with the documented fields, number without +', async () => {
@@ -51,9 +50,11 @@ test('voice: a code with a leading zero keeps it', async () => {
   expect(seen().at(-1)!.body.code).toBe('0427');
 });
 
-test('a non-2xx answer is a DeliveryError with Termii\'s message, never the code or key', async () => {
+test("a non-2xx answer is a DeliveryError with Termii's message, never the code or key", async () => {
   reply = () => ({ status: 400, body: { message: 'Insufficient balance' } });
-  const err = await provider().send(sms).catch((e: unknown) => e);
+  const err = await provider()
+    .send(sms)
+    .catch((e: unknown) => e);
   expect(err).toBeInstanceOf(DeliveryError);
   expect((err as Error).message).toBe('termii answered 400 (Insufficient balance)');
   expect((err as Error).message).not.toMatch(/5521|termii-test-key/);
@@ -67,7 +68,9 @@ test('a 200 whose code is not ok is a refusal', async () => {
 test('a hung request times out as a DeliveryError, after one attempt only', async () => {
   reply = () => 'hang';
   const before = seen().length;
-  const err = await provider(300).send(sms).catch((e: unknown) => e);
+  const err = await provider(300)
+    .send(sms)
+    .catch((e: unknown) => e);
   expect(err).toBeInstanceOf(DeliveryError);
   expect((err as Error).message).toMatch(/^termii unreachable/);
   expect(seen().length - before).toBe(1);

@@ -34,7 +34,11 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, next) => {
       res.status(400).json(errorEnvelope('invalid_request', 'The request body is not valid JSON', requestId));
       return;
     case 'entity.too.large':
-      res.status(413).json(errorEnvelope('invalid_request', `The request body is larger than ${parserError.limit ?? 'the limit'} bytes`, requestId, { limit_bytes: parserError.limit }));
+      res.status(413).json(
+        errorEnvelope('invalid_request', `The request body is larger than ${parserError.limit ?? 'the limit'} bytes`, requestId, {
+          limit_bytes: parserError.limit,
+        }),
+      );
       return;
     case 'encoding.unsupported':
     case 'charset.unsupported':
@@ -59,7 +63,15 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, next) => {
     // interface's 503 provider_error, which a client retries, not a 500.
     req.log?.warn({ err }, 'a dependency was unavailable; answered 503');
     res.set('Retry-After', '1');
-    res.status(503).json(errorEnvelope('provider_error', 'A service Cowrie depends on was briefly unavailable; retry the request (with the same Idempotency-Key for a write)', requestId));
+    res
+      .status(503)
+      .json(
+        errorEnvelope(
+          'provider_error',
+          'A service Cowrie depends on was briefly unavailable; retry the request (with the same Idempotency-Key for a write)',
+          requestId,
+        ),
+      );
     return;
   }
   req.log?.error({ err }, 'unhandled error');

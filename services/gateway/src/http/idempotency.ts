@@ -33,7 +33,9 @@ export function idempotencyLayer(deps: Pick<GatewayDeps, 'db' | 'config'>): Requ
     const key = raw?.trim();
     if (!key) return next();
     if (key.length > IDEMPOTENCY_KEY_MAX_LENGTH) {
-      throw new AppError('invalid_request', `Idempotency-Key must be under ${IDEMPOTENCY_KEY_MAX_LENGTH + 1} characters`, { details: { field: 'Idempotency-Key' } });
+      throw new AppError('invalid_request', `Idempotency-Key must be under ${IDEMPOTENCY_KEY_MAX_LENGTH + 1} characters`, {
+        details: { field: 'Idempotency-Key' },
+      });
     }
     // A key without the route's scope is refused before anything is looked up:
     // it must never be handed the stored answer of a key that had the scope.
@@ -58,10 +60,14 @@ export function idempotencyLayer(deps: Pick<GatewayDeps, 'db' | 'config'>): Requ
       res.status(outcome.status).json(withRequestId(outcome.body, req.id));
       return;
     }
-    captureOutcome(res, async (status, body) => {
-      if (status >= 200 && status < 300) await completeIdempotencyKey(deps.db, { workspaceId, key, status, body });
-      else await releaseIdempotencyKey(deps.db, { workspaceId, key });
-    }, req.log);
+    captureOutcome(
+      res,
+      async (status, body) => {
+        if (status >= 200 && status < 300) await completeIdempotencyKey(deps.db, { workspaceId, key, status, body });
+        else await releaseIdempotencyKey(deps.db, { workspaceId, key });
+      },
+      req.log,
+    );
     // A request whose client went away still finishes and stores its outcome; one
     // whose process died leaves a claim that goes stale and can be taken over
     // (a payout it created is found by its key on the ledger row, not made again).

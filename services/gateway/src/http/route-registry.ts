@@ -24,7 +24,11 @@ export interface RouteResponse {
   meta?: z.ZodType;
 }
 
-export interface RouteSpec<B extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined, P extends z.ZodType | undefined = undefined> {
+export interface RouteSpec<
+  B extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+  P extends z.ZodType | undefined = undefined,
+> {
   method: HttpMethod;
   /** Express path relative to the router it is mounted on ('/verifications/:reference'). */
   path: string;

@@ -115,7 +115,14 @@ function responsesOf(route: RegisteredRoute): Record<string, JsonSchema> {
 function operationOf(route: RegisteredRoute): JsonSchema {
   const auth = route.auth;
   const security = auth.kind === 'api_key' ? [{ apiKey: [] }] : auth.kind === 'session' ? [{ session: [] }] : [];
-  const scopeLine = auth.kind === 'api_key' ? (auth.scope ? `Scope: \`${auth.scope}\`.` : 'Any valid API key.') : auth.kind === 'session' ? 'Dashboard session (POST /auth/login).' : 'No authentication.';
+  const scopeLine =
+    auth.kind === 'api_key'
+      ? auth.scope
+        ? `Scope: \`${auth.scope}\`.`
+        : 'Any valid API key.'
+      : auth.kind === 'session'
+        ? 'Dashboard session (POST /auth/login).'
+        : 'No authentication.';
   const operation: JsonSchema = {
     operationId: route.operationId,
     summary: route.summary,
@@ -173,14 +180,16 @@ export function buildOpenApiDocument(registry: RouteRegistry, options: OpenApiOp
           name: 'Idempotency-Key',
           in: 'header',
           required: false,
-          description: 'Replays the stored response of the first successful request with this key (24 hours, per workspace); a different request with the same key is 409.',
+          description:
+            'Replays the stored response of the first successful request with this key (24 hours, per workspace); a different request with the same key is 409.',
           schema: { type: 'string', maxLength: 254 },
         },
         CowrieMode: {
           name: 'Cowrie-Mode',
           in: 'header',
           required: false,
-          description: 'Which data of the workspace a dashboard request manages: `live` (the default) or `test` (what test API keys act on). Anything else is 400 invalid_request.',
+          description:
+            'Which data of the workspace a dashboard request manages: `live` (the default) or `test` (what test API keys act on). Anything else is 400 invalid_request.',
           schema: { type: 'string', enum: ['live', 'test'], default: 'live' },
         },
       },

@@ -12,7 +12,10 @@ const ZLoginRequest = z.object({
   password: z.string().min(1).max(200),
 });
 
-const ZSession = z.object({ token: z.string().meta({ description: 'Send as Authorization: Bearer <token> to the dashboard routes' }), expires_in: z.number().int().meta({ description: 'Seconds' }) });
+const ZSession = z.object({
+  token: z.string().meta({ description: 'Send as Authorization: Bearer <token> to the dashboard routes' }),
+  expires_in: z.number().int().meta({ description: 'Seconds' }),
+});
 
 export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
   app.route(
@@ -27,7 +30,10 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
       responses: {
         200: { description: 'A session token', data: ZSession },
         401: { description: 'unauthorized: email or password is incorrect' },
-        429: { description: 'rate_limited: too many failed sign-in attempts for this email, or from this client address (AUTH_LOGIN_IP_FAILURE_LIMIT), within 15 minutes of the first failure; past AUTH_LOGIN_GLOBAL_FAILURE_LIMIT failures across all sign-ins, attempts are slowed, not refused' },
+        429: {
+          description:
+            'rate_limited: too many failed sign-in attempts for this email, or from this client address (AUTH_LOGIN_IP_FAILURE_LIMIT), within 15 minutes of the first failure; past AUTH_LOGIN_GLOBAL_FAILURE_LIMIT failures across all sign-ins, attempts are slowed, not refused',
+        },
       },
     },
     async ({ body: { email, password } }, req, res) => {
@@ -38,7 +44,8 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
         addressLimit: deps.config.AUTH_LOGIN_IP_FAILURE_LIMIT,
         globalLimit: deps.config.AUTH_LOGIN_GLOBAL_FAILURE_LIMIT,
       });
-      if (!attempt.allowed) throw new AppError('rate_limited', 'Too many sign-in attempts; try again later', { details: { retry_after_seconds: attempt.retryAfterSeconds } });
+      if (!attempt.allowed)
+        throw new AppError('rate_limited', 'Too many sign-in attempts; try again later', { details: { retry_after_seconds: attempt.retryAfterSeconds } });
       if (attempt.delayMs > 0) {
         req.log.warn({ delayMs: attempt.delayMs }, 'sign-in slowed: failures past the global budget');
         await setTimeout(attempt.delayMs);
@@ -47,7 +54,11 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
       if (!user) throw new AppError('unauthorized', 'Email or password is incorrect');
       // A refund that fails leaves an attempt counted, which is all it costs.
       await attempt.succeeded().catch((err: Error) => req.log.warn({ err: { message: err.message } }, 'sign-in limit refund failed'));
-      const token = await issueSessionToken({ userId: user.id, workspaceId: user.workspaceId, version: user.sessionVersion }, deps.config.JWT_SECRET, deps.config.JWT_TTL_SECONDS);
+      const token = await issueSessionToken(
+        { userId: user.id, workspaceId: user.workspaceId, version: user.sessionVersion },
+        deps.config.JWT_SECRET,
+        deps.config.JWT_TTL_SECONDS,
+      );
       sendData(req, res, 200, { token, expires_in: deps.config.JWT_TTL_SECONDS });
     },
   );

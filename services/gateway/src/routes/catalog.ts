@@ -8,9 +8,7 @@ import { responseOf } from '../openapi/schemas';
 
 const ZStatus = z.enum(['live', 'coming_soon']);
 
-const ZChannel = responseOf<TChannel>()(
-  z.object({ id: z.enum(CHANNEL_IDS), label: z.string(), status: ZStatus, currencies: z.array(z.string()) }),
-);
+const ZChannel = responseOf<TChannel>()(z.object({ id: z.enum(CHANNEL_IDS), label: z.string(), status: ZStatus, currencies: z.array(z.string()) }));
 
 const ZCapabilities = responseOf<ReturnType<typeof capabilityMap>>()(
   z.object({

@@ -32,9 +32,18 @@ import { ZAmount, ZIdParams, ZTimestamp, responseOf } from '../openapi/schemas';
 // The deposits package checks these fields itself, in the interface's order
 // and with its messages (a card deposit is refused whatever else the body
 // says), so they pass through the schema unchanged; `meta` documents them.
-const ZCurrencyField = z.unknown().optional().meta({ type: 'string', pattern: '^[A-Za-z]{3,4}$', description: 'Currency code, uppercased; default NGN; must be supported by the channel' });
-const ZAmountField = z.unknown().optional().meta({ type: ['number', 'string'], description: 'Major units, minimum 1, at most 6 fractional digits' });
-const ZReferenceField = z.unknown().optional().meta({ type: 'string', minLength: 1, maxLength: 100, description: 'Your reference; a repeat returns the same one-off account' });
+const ZCurrencyField = z
+  .unknown()
+  .optional()
+  .meta({ type: 'string', pattern: '^[A-Za-z]{3,4}$', description: 'Currency code, uppercased; default NGN; must be supported by the channel' });
+const ZAmountField = z
+  .unknown()
+  .optional()
+  .meta({ type: ['number', 'string'], description: 'Major units, minimum 1, at most 6 fractional digits' });
+const ZReferenceField = z
+  .unknown()
+  .optional()
+  .meta({ type: 'string', minLength: 1, maxLength: 100, description: 'Your reference; a repeat returns the same one-off account' });
 const ZExpiresInField = z.unknown().optional().meta({
   type: 'integer',
   minimum: MIN_EXPIRES_IN_SECONDS,
@@ -75,7 +84,10 @@ const ZReservedAccountRequest = z
 
 const ZListQuery = z.object({
   limit: z.coerce.number().int().positive().optional().meta({ description: 'Default 50, clamped to 200' }),
-  currency: z.string().regex(/^[A-Za-z]{3,4}$/, 'must be a currency code').optional(),
+  currency: z
+    .string()
+    .regex(/^[A-Za-z]{3,4}$/, 'must be a currency code')
+    .optional(),
   customer_email: z.string().max(254).optional(),
 });
 
@@ -140,7 +152,12 @@ export function registerDepositRoutes(v1: RouteMount, deps: GatewayDeps) {
     return instrumentCalls(raw, railObserver(deps.metrics, `collection:${raw.name}`), ['openOneOffAccount', 'openReservedAccount']);
   };
   const rails = { live: railOf('live'), test: railOf('test') };
-  const ctxOf = (req: Request): DepositsContext => ({ db: deps.db, rail: rails[apiKeyOf(req).mode], logger: req.log, railTimeoutMs: deps.config.COLLECTION_RAIL_TIMEOUT_MS });
+  const ctxOf = (req: Request): DepositsContext => ({
+    db: deps.db,
+    rail: rails[apiKeyOf(req).mode],
+    logger: req.log,
+    railTimeoutMs: deps.config.COLLECTION_RAIL_TIMEOUT_MS,
+  });
 
   v1.route(
     {

@@ -41,17 +41,22 @@ export async function readiness(deps: Pick<GatewayDeps, 'db' | 'redis' | 'logger
   };
   await Promise.all([
     withTimeout(deps.db.$queryRaw`SELECT 1`, 2000)
-      .then(() => { checks.postgres = { ok: true }; })
+      .then(() => {
+        checks.postgres = { ok: true };
+      })
       .catch((err: unknown) => failed('postgres', err, 'Postgres is not answering')),
     withTimeout(deps.redis.ping(), 2000)
-      .then(() => withTimeout(deps.redis.config('GET', 'maxmemory-policy') as Promise<unknown>, 2000).catch((err: unknown) => {
-        if (isReplyError(err)) return null;
-        throw err;
-      }))
+      .then(() =>
+        withTimeout(deps.redis.config('GET', 'maxmemory-policy') as Promise<unknown>, 2000).catch((err: unknown) => {
+          if (isReplyError(err)) return null;
+          throw err;
+        }),
+      )
       .then((reply) => {
         const policy = Array.isArray(reply) && reply.length >= 2 ? String(reply[1]) : null;
         if (policy === null) {
-          if (!warnedUnknownPolicy) deps.logger.warn('Redis refuses CONFIG GET: its maxmemory-policy cannot be checked; it must be noeviction or BullMQ may lose jobs');
+          if (!warnedUnknownPolicy)
+            deps.logger.warn('Redis refuses CONFIG GET: its maxmemory-policy cannot be checked; it must be noeviction or BullMQ may lose jobs');
           warnedUnknownPolicy = true;
           checks.redis = { ok: true, warning: 'maxmemory-policy unknown (CONFIG GET refused); it must be noeviction' };
         } else {
@@ -65,7 +70,9 @@ export async function readiness(deps: Pick<GatewayDeps, 'db' | 'redis' | 'logger
 
 const ZChecks = z.record(z.string(), z.object({ ok: z.boolean(), error: z.string().optional(), warning: z.string().optional() }));
 const ZRails = z.object({ payouts: z.string(), collections: z.string(), sms: z.string(), email: z.string() });
-const ZRailsByMode = z.object({ live: ZRails, test: ZRails }).meta({ description: 'The rail or code provider each kind of work uses in each mode (test mode: always the sandbox)' });
+const ZRailsByMode = z
+  .object({ live: ZRails, test: ZRails })
+  .meta({ description: 'The rail or code provider each kind of work uses in each mode (test mode: always the sandbox)' });
 
 export interface HealthOptions {
   /** True once the process is stopping: /readyz answers 503 so load balancers stop routing to it. */

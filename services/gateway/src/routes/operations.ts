@@ -103,9 +103,10 @@ function basicAuth(deps: Pick<GatewayDeps, 'redis' | 'config'>, username: string
     const key = `${deps.config.REDIS_KEY_PREFIX}ops-auth:${req.ip ?? req.socket.remoteAddress ?? 'unknown'}`;
     const hit = await takeAttempt(deps.redis, { key, limit: OPS_AUTH_FAILURES, windowSeconds: OPS_AUTH_WINDOW_SECONDS });
     if (!hit.allowed) {
-      res.status(429).set('Retry-After', String(hit.retryAfterSeconds)).json(
-        errorEnvelope('rate_limited', 'Too many failed operator sign-ins; try again later', req.id, { retry_after_seconds: hit.retryAfterSeconds }),
-      );
+      res
+        .status(429)
+        .set('Retry-After', String(hit.retryAfterSeconds))
+        .json(errorEnvelope('rate_limited', 'Too many failed operator sign-ins; try again later', req.id, { retry_after_seconds: hit.retryAfterSeconds }));
       return;
     }
     const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(req.headers.authorization ?? '');

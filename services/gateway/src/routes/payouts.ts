@@ -31,27 +31,35 @@ import { apiKeyOf, sendData } from '../http/respond';
 import { ZAmount as ZRenderedAmount, ZTimestamp, responseOf } from '../openapi/schemas';
 
 /** An amount in major units (interface: minimum 1, at most 6 decimals); JSON number or numeric string. */
-const ZAmount = z.any().transform((value, ctx) => {
-  if (value === undefined) {
-    ctx.addIssue({ code: 'invalid_type', expected: 'number', input: value });
-    return z.NEVER;
-  }
-  const parsed = parseAmount(value);
-  if (!parsed.ok) {
-    ctx.addIssue({ code: 'custom', message: parsed.reason });
-    return z.NEVER;
-  }
-  if (parsed.value.lessThan(1)) {
-    ctx.addIssue({ code: 'custom', message: 'must be at least 1' });
-    return z.NEVER;
-  }
-  return parsed.value;
-}).meta({ type: ['number', 'string'], description: 'Major units, minimum 1, at most 6 fractional digits' });
+const ZAmount = z
+  .any()
+  .transform((value, ctx) => {
+    if (value === undefined) {
+      ctx.addIssue({ code: 'invalid_type', expected: 'number', input: value });
+      return z.NEVER;
+    }
+    const parsed = parseAmount(value);
+    if (!parsed.ok) {
+      ctx.addIssue({ code: 'custom', message: parsed.reason });
+      return z.NEVER;
+    }
+    if (parsed.value.lessThan(1)) {
+      ctx.addIssue({ code: 'custom', message: 'must be at least 1' });
+      return z.NEVER;
+    }
+    return parsed.value;
+  })
+  .meta({ type: ['number', 'string'], description: 'Major units, minimum 1, at most 6 fractional digits' });
 
 const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
 /** Optional text: null or an empty string count as absent. */
 const optionalText = (max: number) =>
-  z.string().trim().max(max, `must be at most ${max} characters`).nullish().transform((v) => (v ? v : undefined));
+  z
+    .string()
+    .trim()
+    .max(max, `must be at most ${max} characters`)
+    .nullish()
+    .transform((v) => (v ? v : undefined));
 const ZAccountNumber = text(34).regex(/^[A-Za-z0-9]+$/, 'must contain only letters and digits');
 const ZBankCode = text(20).regex(/^[A-Za-z0-9-]+$/, 'must contain only letters, digits and dashes');
 const ZCurrency = text(10);
@@ -115,7 +123,9 @@ const ZTransaction = responseOf<TRenderedTransaction>()(
   }),
 );
 const ZBank = responseOf<TBank>()(z.object({ bankCode: z.string(), bankName: z.string() }));
-const ZResolvedAccount = responseOf<TResolvedAccount>()(z.object({ accountName: z.string(), accountNumber: z.string(), bankCode: z.string(), bankName: z.string() }));
+const ZResolvedAccount = responseOf<TResolvedAccount>()(
+  z.object({ accountName: z.string(), accountNumber: z.string(), bankCode: z.string(), bankName: z.string() }),
+);
 const ZBeneficiary = responseOf<ReturnType<typeof renderBeneficiary>>()(
   z.object({
     id: z.number().int(),
@@ -129,7 +139,13 @@ const ZBeneficiary = responseOf<ReturnType<typeof renderBeneficiary>>()(
   }),
 );
 const ZBalance = responseOf<ReturnType<typeof renderBalance>>()(
-  z.object({ currency: z.string(), available: ZRenderedAmount, pending: ZRenderedAmount, ledger: ZRenderedAmount, status: z.enum(['live', 'sandbox', 'coming_soon']) }),
+  z.object({
+    currency: z.string(),
+    available: ZRenderedAmount,
+    pending: ZRenderedAmount,
+    ledger: ZRenderedAmount,
+    status: z.enum(['live', 'sandbox', 'coming_soon']),
+  }),
 );
 const ZRecipient = responseOf<Awaited<ReturnType<typeof listRecipients>>[number]>()(
   z.object({
@@ -147,9 +163,14 @@ const payoutErrors = {
   400: { description: 'invalid_request: invalid field, unsupported currency, or `Exceeds balance: <available> <currency>`' },
   404: { description: 'not_found: no wallet for the currency, or `Beneficiary not found`' },
   501: { description: 'coming_soon: payouts in this currency are not available yet' },
-  502: { description: 'provider_error: the rail failed (details.transaction is the failed row, kept); or its outcome is unknown (details.outcome `unknown`, details.reference): the row stays processing with its hold until the rail confirms, and a transfer.* event follows' },
+  502: {
+    description:
+      'provider_error: the rail failed (details.transaction is the failed row, kept); or its outcome is unknown (details.outcome `unknown`, details.reference): the row stays processing with its hold until the rail confirms, and a transfer.* event follows',
+  },
   503: { description: 'provider_error: the rail is not configured or unavailable (details.transaction)' },
-  504: { description: 'provider_error: the rail timed out (details.transaction); when it may have received the transfer, details.outcome is `unknown` as for 502' },
+  504: {
+    description: 'provider_error: the rail timed out (details.transaction); when it may have received the transfer, details.outcome is `unknown` as for 502',
+  },
 };
 const railErrors = {
   502: { description: 'provider_error: rail failure' },
@@ -166,9 +187,16 @@ const railErrors = {
  */
 export function registerPayoutRoutes(v1: RouteMount, deps: GatewayDeps) {
   // Every rail call is timed (cowrie_rail_call_*), by the service, not the rail.
-  const modeRails = mapModeRails(createModeRails(deps.config, { redis: deps.redis, sql: deps.sql }), (rail) => instrumentCalls(rail, railObserver(deps.metrics, `payout:${rail.id}`)));
+  const modeRails = mapModeRails(createModeRails(deps.config, { redis: deps.redis, sql: deps.sql }), (rail) =>
+    instrumentCalls(rail, railObserver(deps.metrics, `payout:${rail.id}`)),
+  );
   // A request acts on its key's mode: a test key reaches the sandbox rail only.
-  const depsFor = (req: Request): PayoutDeps => ({ db: deps.db, sql: deps.sql, rails: modeRails[apiKeyOf(req).mode], feeSchedule: deps.config.PAYOUT_FEE_SCHEDULE });
+  const depsFor = (req: Request): PayoutDeps => ({
+    db: deps.db,
+    sql: deps.sql,
+    rails: modeRails[apiKeyOf(req).mode],
+    feeSchedule: deps.config.PAYOUT_FEE_SCHEDULE,
+  });
   const railsFor = (req: Request) => modeRails[apiKeyOf(req).mode];
 
   async function runAndAnswer(req: Request, res: Response, payout: CreatedPayout) {
@@ -283,7 +311,11 @@ export function registerPayoutRoutes(v1: RouteMount, deps: GatewayDeps) {
       responses: { 200: { description: 'The resolved account', data: ZResolvedAccount }, ...railErrors },
     },
     async ({ body }, req, res) => {
-      const account = await resolveBankAccount(railsFor(req), { accountNumber: body.account_number, bankCode: body.bank_code, currency: body.currency ?? 'NGN' });
+      const account = await resolveBankAccount(railsFor(req), {
+        accountNumber: body.account_number,
+        bankCode: body.bank_code,
+        currency: body.currency ?? 'NGN',
+      });
       sendData(req, res, 200, account);
     },
   );
@@ -302,7 +334,10 @@ export function registerPayoutRoutes(v1: RouteMount, deps: GatewayDeps) {
     },
     async ({ body }, req, res) => {
       const beneficiary = await withRailErrors(() =>
-        createBeneficiary({ db: deps.db, rails: railsFor(req) }, { workspaceId: apiKeyOf(req).workspaceId, name: body.name, accountNumber: body.account_number, bankCode: body.bank_code, currency: body.currency }),
+        createBeneficiary(
+          { db: deps.db, rails: railsFor(req) },
+          { workspaceId: apiKeyOf(req).workspaceId, name: body.name, accountNumber: body.account_number, bankCode: body.bank_code, currency: body.currency },
+        ),
       );
       sendData(req, res, 201, beneficiary);
     },

@@ -46,21 +46,23 @@ export function registerRailNotificationRoutes(app: Express, deps: GatewayDeps) 
   };
 
   const { COLLECTION_RAIL, PAYSTACK_SECRET_KEY, COLLECTION_SANDBOX_SECRET } = deps.config;
-  if (COLLECTION_RAIL === 'paystack' && PAYSTACK_SECRET_KEY) rails.post('/paystack/notifications', async (req, res) => {
-    const body = verifiedJson(req, PAYSTACK_SECRET_KEY, PAYSTACK_SIGNATURE_HEADER, 'Paystack');
-    const notification = parsePaystackNotification(body);
-    if (notification.kind === 'invalid') throw new AppError('invalid_request', `Unreadable notification: ${notification.reason}`);
-    // Acknowledged so Paystack does not retry events Cowrie has no use for.
-    if (notification.kind === 'ignored') return sendData(req, res, 200, { received: true, ignored: notification.event });
-    sendData(req, res, 200, await receive(req, notification.transfer));
-  });
+  if (COLLECTION_RAIL === 'paystack' && PAYSTACK_SECRET_KEY)
+    rails.post('/paystack/notifications', async (req, res) => {
+      const body = verifiedJson(req, PAYSTACK_SECRET_KEY, PAYSTACK_SIGNATURE_HEADER, 'Paystack');
+      const notification = parsePaystackNotification(body);
+      if (notification.kind === 'invalid') throw new AppError('invalid_request', `Unreadable notification: ${notification.reason}`);
+      // Acknowledged so Paystack does not retry events Cowrie has no use for.
+      if (notification.kind === 'ignored') return sendData(req, res, 200, { received: true, ignored: notification.event });
+      sendData(req, res, 200, await receive(req, notification.transfer));
+    });
 
-  if (COLLECTION_RAIL === 'sandbox' && COLLECTION_SANDBOX_SECRET) rails.post('/sandbox/notifications', async (req, res) => {
-    const body = verifiedJson(req, COLLECTION_SANDBOX_SECRET, SANDBOX_SIGNATURE_HEADER, 'Sandbox');
-    const parsed = parseSandboxNotification(body);
-    if (!parsed.ok) throw new AppError('invalid_request', `Unreadable notification: ${parsed.reason}`);
-    sendData(req, res, 200, await receive(req, parsed.transfer));
-  });
+  if (COLLECTION_RAIL === 'sandbox' && COLLECTION_SANDBOX_SECRET)
+    rails.post('/sandbox/notifications', async (req, res) => {
+      const body = verifiedJson(req, COLLECTION_SANDBOX_SECRET, SANDBOX_SIGNATURE_HEADER, 'Sandbox');
+      const parsed = parseSandboxNotification(body);
+      if (!parsed.ok) throw new AppError('invalid_request', `Unreadable notification: ${parsed.reason}`);
+      sendData(req, res, 200, await receive(req, parsed.transfer));
+    });
 
   rails.use(notFoundHandler);
   app.use('/rails', rails);

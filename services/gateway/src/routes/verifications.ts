@@ -76,7 +76,8 @@ export function registerVerificationRoutes(v1: RouteMount, deps: GatewayDeps) {
       path: '/verifications',
       operationId: 'startVerification',
       summary: 'Send a one-time code to a phone number or email address',
-      description: 'Phone numbers are normalised to E.164 (Nigerian numbers only); emails are lowercased. A supplied `code` bypasses generation and must never come from an untrusted client.',
+      description:
+        'Phone numbers are normalised to E.164 (Nigerian numbers only); emails are lowercased. A supplied `code` bypasses generation and must never come from an untrusted client.',
       tag: 'Verification',
       auth: { kind: 'api_key', scope: 'verification:write' },
       request: { body: ZStartVerificationRequest },
@@ -106,9 +107,15 @@ export function registerVerificationRoutes(v1: RouteMount, deps: GatewayDeps) {
 
       let job;
       try {
-        job = await enqueue(queues.verifications, verificationsQueue, 'verification.deliver', { verificationId: verification.id, sealedCode }, {
-          jobId: verificationJobId(verification),
-        });
+        job = await enqueue(
+          queues.verifications,
+          verificationsQueue,
+          'verification.deliver',
+          { verificationId: verification.id, sealedCode },
+          {
+            jobId: verificationJobId(verification),
+          },
+        );
       } catch (err) {
         req.log.error({ err: { message: (err as Error).message }, reference }, 'could not queue code delivery');
         await markDeliveryFailed(deps.sql, verification.id, 'the delivery queue is unavailable');
@@ -159,7 +166,10 @@ export function registerVerificationRoutes(v1: RouteMount, deps: GatewayDeps) {
     },
     async ({ params, body }, req, res) => {
       const { workspaceId } = apiKeyOf(req);
-      const outcome = await checkVerification({ sql: deps.sql, redis, keyPrefix: config.REDIS_KEY_PREFIX }, { workspaceId, reference: params.reference, code: body.code });
+      const outcome = await checkVerification(
+        { sql: deps.sql, redis, keyPrefix: config.REDIS_KEY_PREFIX },
+        { workspaceId, reference: params.reference, code: body.code },
+      );
       deps.metrics.verificationOutcomes.inc({ stage: 'check', outcome: outcome.status === 'verified' ? 'verified' : outcome.reason });
       sendData(req, res, 201, outcome);
     },

@@ -36,7 +36,10 @@ const endpointFields = {
 };
 const ZWebhookEndpoint = responseOf<WebhookEndpointView>()(z.object(endpointFields));
 const ZCreatedWebhookEndpoint = responseOf<WebhookEndpointView & { secret: string }>()(
-  z.object({ ...endpointFields, secret: z.string().meta({ pattern: '^[0-9a-f]{64}$', description: 'HMAC key of the signatures; returned once, at creation only' }) }),
+  z.object({
+    ...endpointFields,
+    secret: z.string().meta({ pattern: '^[0-9a-f]{64}$', description: 'HMAC key of the signatures; returned once, at creation only' }),
+  }),
 );
 const ZDeletedWebhookEndpoint = z.object({ id: z.number().int(), deleted: z.literal(true) });
 const ZPingResult = z.object({
@@ -54,7 +57,13 @@ const ZDeliveryLogRow = responseOf<WebhookDeliveryLogRow>()(
     endpointId: z.number().int(),
     event: z.string(),
     payload: z
-      .object({ id: z.string(), event: z.string(), created_at: z.string(), data: z.unknown(), livemode: z.boolean().meta({ description: 'false for a test-mode event' }) })
+      .object({
+        id: z.string(),
+        event: z.string(),
+        created_at: z.string(),
+        data: z.unknown(),
+        livemode: z.boolean().meta({ description: 'false for a test-mode event' }),
+      })
       .meta({ description: 'The full body that was sent' }),
     statusCode: z.number().int().nullable(),
     attempts: z.number().int(),
@@ -92,7 +101,13 @@ export function registerWebhookRoutes(app: RouteMount, deps: GatewayDeps) {
       responses: { 201: { description: 'The endpoint, with its secret', data: ZCreatedWebhookEndpoint } },
     },
     async ({ body }, req, res) => {
-      const created = await createWebhookEndpoint(deps.db, { workspaceId: sessionOf(req).workspaceId, input: body, encryptionKey: deps.config.ENCRYPTION_KEY, policy, maxEndpoints: deps.config.WEBHOOK_ENDPOINTS_MAX });
+      const created = await createWebhookEndpoint(deps.db, {
+        workspaceId: sessionOf(req).workspaceId,
+        input: body,
+        encryptionKey: deps.config.ENCRYPTION_KEY,
+        policy,
+        maxEndpoints: deps.config.WEBHOOK_ENDPOINTS_MAX,
+      });
       sendData(req, res, 201, created);
     },
   );
@@ -162,17 +177,35 @@ export function registerWebhookRoutes(app: RouteMount, deps: GatewayDeps) {
       const endpointId = parseEndpointId(params.id);
       // Each ping is a real POST to someone's server: a budget per endpoint (WEBHOOK_TEST_RATE_LIMIT per 60 s).
       const endpoint = await getWebhookEndpoint(deps.db, sessionOf(req).workspaceId, endpointId);
-      refuseOverBudget(await hitWebhookTestBudget(deps.redis, { keyPrefix: deps.config.REDIS_KEY_PREFIX, endpoint, limit: deps.config.WEBHOOK_TEST_RATE_LIMIT }));
+      refuseOverBudget(
+        await hitWebhookTestBudget(deps.redis, { keyPrefix: deps.config.REDIS_KEY_PREFIX, endpoint, limit: deps.config.WEBHOOK_TEST_RATE_LIMIT }),
+      );
       const ping = await createPingDelivery(deps.db, { workspaceId: sessionOf(req).workspaceId, mode: sessionOf(req).mode, endpointId });
-      const job = await enqueue(deps.queues.webhooks, webhooksQueue, 'webhook.deliver', { deliveryId: ping.deliveryId }, { jobId: deliveryJobId(ping.deliveryId) });
-      const outcome = await waitForOutcome(deps, ping.deliveryId, () => waitForJob(deps.queues.webhooks, deps.queues.webhookEvents, job, pingWaitMs), pingWaitMs);
+      const job = await enqueue(
+        deps.queues.webhooks,
+        webhooksQueue,
+        'webhook.deliver',
+        { deliveryId: ping.deliveryId },
+        { jobId: deliveryJobId(ping.deliveryId) },
+      );
+      const outcome = await waitForOutcome(
+        deps,
+        ping.deliveryId,
+        () => waitForJob(deps.queues.webhooks, deps.queues.webhookEvents, job, pingWaitMs),
+        pingWaitMs,
+      );
       sendData(req, res, 200, {
         delivery_id: outcome ? Number(outcome.id) : 0,
         endpoint_id: endpointId,
         ok: outcome?.completed ? outcome.ok : false,
         status_code: outcome?.completed ? outcome.statusCode : null,
         attempts: outcome?.completed ? outcome.attempts : 0,
-        error: outcome === null ? 'The endpoint was deleted during the test' : outcome.completed ? outcome.error : 'The test delivery has not finished yet; see the delivery log',
+        error:
+          outcome === null
+            ? 'The endpoint was deleted during the test'
+            : outcome.completed
+              ? outcome.error
+              : 'The test delivery has not finished yet; see the delivery log',
       });
     },
   );
@@ -186,10 +219,15 @@ export function registerWebhookRoutes(app: RouteMount, deps: GatewayDeps) {
       tag,
       auth,
       request: { query: ZListWebhookDeliveriesQuery },
-      responses: { 200: { description: 'Finished deliveries of this workspace\'s endpoints', data: z.array(ZDeliveryLogRow) } },
+      responses: { 200: { description: "Finished deliveries of this workspace's endpoints", data: z.array(ZDeliveryLogRow) } },
     },
     async ({ query }, req, res) => {
-      sendData(req, res, 200, await listWebhookDeliveries(deps.db, { workspaceId: sessionOf(req).workspaceId, endpointId: query.endpoint_id, limit: query.limit }));
+      sendData(
+        req,
+        res,
+        200,
+        await listWebhookDeliveries(deps.db, { workspaceId: sessionOf(req).workspaceId, endpointId: query.endpoint_id, limit: query.limit }),
+      );
     },
   );
 }
