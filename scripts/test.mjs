@@ -1,5 +1,5 @@
-// `npm test`: the one gate, the same locally and in CI: lint and typecheck
-// (turbo), then every Jest suite against real Postgres and Redis, then two
+// `npm test`: the one gate, the same locally and in CI: the formatting check
+// (Prettier), lint with type information and typecheck (turbo), then every Jest suite against real Postgres and Redis, then two
 // short chaos soaks. Ends with the line `N passed, N failed`. Extra arguments
 // go to Jest alone (`npm test -- ledger`).
 import { spawnSync } from 'node:child_process';
@@ -18,8 +18,10 @@ if (jestArgs.length === 0) {
     check.status === 0 &&
     ['soak', 'bench'].every((dir) => spawnSync(bin('tsc'), ['-p', `${dir}/tsconfig.json`, '--noEmit'], { cwd: root, stdio: 'inherit' }).status === 0) &&
     spawnSync(bin('eslint'), ['soak', 'bench'], { cwd: root, stdio: 'inherit' }).status === 0;
-  if (check.status !== 0 || !toolsCheck) {
-    console.log('lint/typecheck failed');
+  // Formatting: `npx prettier --write .` fixes what this reports.
+  const formatted = spawnSync(bin('prettier'), ['--check', '--log-level=warn', '.'], { cwd: root, stdio: 'inherit' }).status === 0;
+  if (check.status !== 0 || !toolsCheck || !formatted) {
+    console.log(formatted ? 'lint/typecheck failed' : 'formatting check failed: run npx prettier --write .');
     console.log('0 passed, 1 failed');
     process.exit(1);
   }
