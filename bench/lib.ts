@@ -7,7 +7,7 @@ import autocannon from 'autocannon';
 import Redis from 'ioredis';
 import { Client } from 'pg';
 
-export const root = path.resolve(__dirname, '..');
+const root = path.resolve(__dirname, '..');
 
 export interface ScenarioResult {
   scenario: string;

@@ -1,5 +1,6 @@
 // `npm test`: the one gate, the same locally and in CI: the formatting check
-// (Prettier), lint with type information and typecheck (turbo), then every Jest suite against real Postgres and Redis, then two
+// (Prettier), unused code and dependencies (knip), lint with type information
+// and typecheck (turbo), then every Jest suite against real Postgres and Redis, then two
 // short chaos soaks. Ends with the line `N passed, N failed`. Extra arguments
 // go to Jest alone (`npm test -- ledger`).
 import { spawnSync } from 'node:child_process';
@@ -20,8 +21,10 @@ if (jestArgs.length === 0) {
     spawnSync(bin('eslint'), ['soak', 'bench'], { cwd: root, stdio: 'inherit' }).status === 0;
   // Formatting: `npx prettier --write .` fixes what this reports.
   const formatted = spawnSync(bin('prettier'), ['--check', '--log-level=warn', '.'], { cwd: root, stdio: 'inherit' }).status === 0;
-  if (check.status !== 0 || !toolsCheck || !formatted) {
-    console.log(formatted ? 'lint/typecheck failed' : 'formatting check failed: run npx prettier --write .');
+  // Unused files, exports and dependencies, and dependencies a package uses without listing (knip.json).
+  const tidy = spawnSync(bin('knip'), ['--no-progress'], { cwd: root, stdio: 'inherit' }).status === 0;
+  if (check.status !== 0 || !toolsCheck || !formatted || !tidy) {
+    console.log(!formatted ? 'formatting check failed: run npx prettier --write .' : !tidy ? 'knip found unused or unlisted code' : 'lint/typecheck failed');
     console.log('0 passed, 1 failed');
     process.exit(1);
   }

@@ -13,7 +13,7 @@ import { startPaystackStandIn as startCollectionStandIn } from '@cowrie/collecti
 import { startTermiiStandIn, type TermiiStandIn } from '@cowrie/verification/test/termii-stand-in';
 import { dropDatabase, freshDatabase } from '../bench/lib';
 
-export const SERVICES = ['gateway', 'payout-worker', 'verification-dispatcher', 'webhook-sender'] as const;
+const SERVICES = ['gateway', 'payout-worker', 'verification-dispatcher', 'webhook-sender'] as const;
 export type TService = (typeof SERVICES)[number];
 
 export interface ServiceReplica {

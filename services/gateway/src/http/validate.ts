@@ -12,7 +12,7 @@ function describe(issue: z.core.$ZodIssue, input: unknown): { field: string; mes
 }
 
 /** How deep a request's JSON may nest: far beyond any body of the API, far short of a stack. */
-export const MAX_INPUT_DEPTH = 32;
+const MAX_INPUT_DEPTH = 32;
 
 type InputProblem = { path: string[]; problem: 'nul' | 'depth' };
 
@@ -59,7 +59,7 @@ export function assertInputShape(input: unknown): void {
 }
 
 /** Parses one part of a request; the first issue becomes a 400 naming the field. */
-export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   assertInputShape(input);
   const result = schema.safeParse(input);
   if (result.success) return result.data;
