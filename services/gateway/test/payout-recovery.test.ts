@@ -4,13 +4,14 @@
 // the sandbox with an artificial delay; every case counts the calls that
 // reached it.
 import { Decimal, enqueue, payoutJobId, payoutsQueue } from '@cowrie/core';
-import { closeGatewayDeps, createApp, createGatewayDeps, type GatewayDeps } from '@cowrie/gateway';
+import { closeGatewayDeps, createGatewayDeps, type GatewayDeps } from '../src/deps';
+import { createApp } from '../src/app';
 import { createSqlPool } from '@cowrie/db';
 import { auditWallet, creditWallet, findWallet } from '@cowrie/ledger';
 import { createTransfer, reconcilePayouts, reconcilePayoutsExclusively } from '@cowrie/payouts';
 import { createRails, sandboxTransferCalls } from '@cowrie/rails';
 import { createTestEnv, createWorkspaceWithKey, listenGateway, waitFor, type TestEnv } from '@cowrie/testing';
-import { hasLivePayoutJob, startPayoutWorker, type RunningPayoutWorker } from '../src';
+import { hasLivePayoutJob, startPayoutWorker, type RunningPayoutWorker } from '@cowrie/payout-worker';
 
 const DELAY_MS = 1500;
 let env: TestEnv;
