@@ -7,10 +7,9 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
-import { createRedis, Decimal, encryptSecret, loadConfig } from '@cowrie/core';
+import { createRedis, encryptSecret, loadConfig } from '@cowrie/core';
 import { createDb } from '@cowrie/db';
-import { creditWallet } from '@cowrie/ledger';
-import { createUserFor, createWorkspaceWithKey, seededRandom, waitFor } from '@cowrie/testing';
+import { createUserFor, createWorkspaceWithKey, seededRandom, waitFor, fundWallet } from '@cowrie/testing';
 import { readSandboxMessages, sandboxOutbox } from '@cowrie/verification';
 import { checkSoak } from './checks';
 import { startDriver, type Business } from './driver';
@@ -149,18 +148,7 @@ async function main() {
     const businesses: Business[] = [];
     for (let i = 0; i < 3; i++) {
       const { workspace, key } = await createWorkspaceWithKey(db, { name: `Soak ${i}` });
-      await db.$transaction((tx) =>
-        creditWallet(tx, {
-          workspaceId: workspace.id,
-          currency: 'NGN',
-          amount: new Decimal('1000000000'),
-          category: 'adjustment',
-          channel: 'adjustment',
-          title: 'Soak funding',
-          description: 'soak funding',
-          provider: 'operator',
-        }),
-      );
+      await fundWallet(db, workspace.id, '1000000000');
       const stableEndpoints: number[] = [];
       for (const receiver of world.receivers) {
         const endpoint = await db.webhookEndpoint.create({

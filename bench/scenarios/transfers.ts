@@ -13,7 +13,8 @@ import { Client } from 'pg';
 import { createApiKey, createWorkspace } from '@cowrie/accounts';
 import { Decimal } from '@cowrie/core';
 import { createDb, type PrismaClient } from '@cowrie/db';
-import { auditWallet, creditWallet, findWallet } from '@cowrie/ledger';
+import { auditWallet, findWallet } from '@cowrie/ledger';
+import { fundWallet } from '@cowrie/testing';
 import {
   benchRedisEnv,
   clearRedisPrefixes,
@@ -111,18 +112,7 @@ export async function transfers(): Promise<ScenarioResult> {
   const db = createDb({ databaseUrl, poolSize: 2 });
   const workspace = await createWorkspace(db, { name: 'Bench transfers' });
   const { key } = await createApiKey(db, { workspaceId: workspace.id, scopes: ['payouts:write', 'read'] });
-  await db.$transaction((tx) =>
-    creditWallet(tx, {
-      workspaceId: workspace.id,
-      currency: 'NGN',
-      amount: new Decimal(FUNDING),
-      category: 'adjustment',
-      channel: 'adjustment',
-      title: 'Wallet funding',
-      description: 'Bench funding',
-      provider: 'operator',
-    }),
-  );
+  await fundWallet(db, workspace.id, FUNDING);
   const wallet = (await findWallet(db, workspace.id, 'NGN'))!;
 
   const port = await freePort();

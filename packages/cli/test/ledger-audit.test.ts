@@ -1,10 +1,9 @@
 // Risk: money that appears or vanishes unnoticed. The auditor must see every
 // way a ledger can go wrong, the CLI must exit 1 when it does, and the database
 // itself must refuse an impossible wallet or entry (CHECK constraints).
-import { Decimal } from '@cowrie/core';
 import { Prisma } from '@cowrie/db';
-import { auditLedger, creditWallet, findWallet, type TLedgerRule } from '@cowrie/ledger';
-import { createTestEnv, createWorkspaceWithKey, type TestEnv } from '@cowrie/testing';
+import { auditLedger, findWallet, type TLedgerRule } from '@cowrie/ledger';
+import { createTestEnv, createWorkspaceWithKey, type TestEnv, fundWallet } from '@cowrie/testing';
 import { runCli } from '../src';
 
 let env: TestEnv;
@@ -17,18 +16,7 @@ afterAll(() => env.cleanup());
 
 async function fundedWorkspace(amount = '100') {
   const { workspace } = await createWorkspaceWithKey(env.db);
-  await env.db.$transaction((tx) =>
-    creditWallet(tx, {
-      workspaceId: workspace.id,
-      currency: 'NGN',
-      amount: new Decimal(amount),
-      category: 'adjustment',
-      channel: 'adjustment',
-      title: 'Funding',
-      description: 'test',
-      provider: 'operator',
-    }),
-  );
+  await fundWallet(env.db, workspace.id, amount);
   const wallet = (await findWallet(env.db, workspace.id, 'NGN'))!;
   return { workspaceId: workspace.id, walletId: wallet.id };
 }

@@ -2,7 +2,7 @@
 // longer equals the sum of its entries. Holds are the payouts package's
 // (packages/payouts/test/payouts.test.ts).
 import { Decimal } from '@cowrie/core';
-import { createTestEnv, createWorkspaceWithKey, type TestEnv } from '@cowrie/testing';
+import { createTestEnv, createWorkspaceWithKey, type TestEnv, fundWallet } from '@cowrie/testing';
 import { auditWallet, creditWallet, findWallet, renderBalance } from '../src';
 
 let env: TestEnv;
@@ -13,18 +13,7 @@ afterAll(() => env.cleanup());
 
 async function fundedWallet(amount: string) {
   const { workspace } = await createWorkspaceWithKey(env.db);
-  await env.db.$transaction((tx) =>
-    creditWallet(tx, {
-      workspaceId: workspace.id,
-      currency: 'NGN',
-      amount: new Decimal(amount),
-      category: 'adjustment',
-      channel: 'adjustment',
-      title: 'Funding',
-      description: 'test funding',
-      provider: 'sandbox',
-    }),
-  );
+  await fundWallet(env.db, workspace.id, amount);
   const wallet = (await findWallet(env.db, workspace.id, 'ngn'))!;
   return { workspaceId: workspace.id, wallet };
 }

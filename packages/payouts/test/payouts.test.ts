@@ -4,9 +4,9 @@
 import { Client } from 'pg';
 import { Decimal, loadConfig } from '@cowrie/core';
 import { createSqlPool } from '@cowrie/db';
-import { auditWallet, creditWallet, findWallet, newReference, renderBalance } from '@cowrie/ledger';
+import { auditWallet, findWallet, newReference, renderBalance } from '@cowrie/ledger';
 import { createModeRails, createRails, type ModeRails } from '@cowrie/rails';
-import { createTestEnv, createWorkspaceWithKey, waitFor, type TestEnv } from '@cowrie/testing';
+import { createTestEnv, createWorkspaceWithKey, waitFor, type TestEnv, fundWallet } from '@cowrie/testing';
 import { applyRailResult, createTransfer, executePayout, payoutAnswerFromOutcome, payoutFee, readPayoutAnswer, type PayoutDeps } from '../src';
 
 let env: TestEnv;
@@ -22,18 +22,7 @@ afterAll(() => env.cleanup());
 
 async function funded(amount: string) {
   const { workspace } = await createWorkspaceWithKey(env.db);
-  await env.db.$transaction((tx) =>
-    creditWallet(tx, {
-      workspaceId: workspace.id,
-      currency: 'NGN',
-      amount: new Decimal(amount),
-      category: 'adjustment',
-      channel: 'adjustment',
-      title: 'f',
-      description: 'f',
-      provider: 'operator',
-    }),
-  );
+  await fundWallet(env.db, workspace.id, amount);
   return workspace.id;
 }
 const send = (d: PayoutDeps, workspaceId: number, amount: string, extra: object = {}) =>

@@ -6,11 +6,9 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { Decimal } from '@cowrie/core';
 import { closeGatewayDeps, createApp, createGatewayDeps, type GatewayDeps } from '@cowrie/gateway';
-import { creditWallet } from '@cowrie/ledger';
 import { startPayoutWorker, type RunningPayoutWorker } from '@cowrie/payout-worker';
-import { createTestEnv, createWorkspaceWithKey, listenGateway, type RunningGateway, type TestEnv } from '@cowrie/testing';
+import { createTestEnv, createWorkspaceWithKey, listenGateway, type RunningGateway, type TestEnv, fundWallet } from '@cowrie/testing';
 import { webhookSignatureHeader } from '@cowrie/webhooks';
 import { CowrieApiError, CowrieClient, verifyWebhookSignature } from '../src';
 import { quickstart } from '../examples/quickstart';
@@ -28,18 +26,7 @@ beforeAll(async () => {
   const { workspace, key } = await createWorkspaceWithKey(env.db, { name: 'SDK' });
   apiKey = key;
   workspaceId = workspace.id;
-  await env.db.$transaction((tx) =>
-    creditWallet(tx, {
-      workspaceId,
-      currency: 'NGN',
-      amount: new Decimal('100000'),
-      category: 'adjustment',
-      channel: 'adjustment',
-      title: 'Funding',
-      description: 'sdk test',
-      provider: 'operator',
-    }),
-  );
+  await fundWallet(env.db, workspaceId, '100000');
 });
 afterAll(async () => {
   await worker?.stop();

@@ -7,10 +7,10 @@ import { Decimal, enqueue, payoutJobId, payoutsQueue } from '@cowrie/core';
 import { closeGatewayDeps, createGatewayDeps, type GatewayDeps } from '../src/deps';
 import { createApp } from '../src/app';
 import { createSqlPool } from '@cowrie/db';
-import { auditWallet, creditWallet, findWallet } from '@cowrie/ledger';
+import { auditWallet, findWallet } from '@cowrie/ledger';
 import { createTransfer, reconcilePayouts, reconcilePayoutsExclusively } from '@cowrie/payouts';
 import { createRails, sandboxTransferCalls } from '@cowrie/rails';
-import { createTestEnv, createWorkspaceWithKey, listenGateway, waitFor, type TestEnv } from '@cowrie/testing';
+import { createTestEnv, createWorkspaceWithKey, listenGateway, waitFor, type TestEnv, fundWallet } from '@cowrie/testing';
 import { hasLivePayoutJob, startPayoutWorker, type RunningPayoutWorker } from '@cowrie/payout-worker';
 
 const DELAY_MS = 1500;
@@ -48,18 +48,7 @@ const rails = () => createRails(env.config, { redis: env.redis, sql: env.sql });
 /** A funded workspace and one `processing` payout with its hold, committed but never queued. */
 async function processingPayout(amount = '25') {
   const { workspace } = await createWorkspaceWithKey(env.db);
-  await env.db.$transaction((tx) =>
-    creditWallet(tx, {
-      workspaceId: workspace.id,
-      currency: 'NGN',
-      amount: new Decimal('100'),
-      category: 'adjustment',
-      channel: 'adjustment',
-      title: 'Funding',
-      description: 'test',
-      provider: 'operator',
-    }),
-  );
+  await fundWallet(env.db, workspace.id, '100');
   const { transaction } = await createTransfer(
     { db: env.db, sql: env.sql, rails: rails(), feeSchedule: {} },
     { workspaceId: workspace.id, currency: 'NGN', amount: new Decimal(amount), accountNumber: '0123456789', bankCode: '058' },
@@ -85,18 +74,7 @@ test('a slow rail: the gateway answers 201 processing in time, the worker settle
   const gateway = await listenGateway<GatewayDeps>(env, { createDeps: (c, l) => createGatewayDeps(c, l), createApp, closeDeps: closeGatewayDeps });
   try {
     const { workspace, key } = await createWorkspaceWithKey(env.db);
-    await env.db.$transaction((tx) =>
-      creditWallet(tx, {
-        workspaceId: workspace.id,
-        currency: 'NGN',
-        amount: new Decimal('100'),
-        category: 'adjustment',
-        channel: 'adjustment',
-        title: 'Funding',
-        description: 'test',
-        provider: 'operator',
-      }),
-    );
+    await fundWallet(env.db, workspace.id, '100');
     const res = await fetch(`${gateway.url}/v1/transfers`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },

@@ -1,8 +1,7 @@
-import { Decimal } from '@cowrie/core';
 import type { PrismaClient } from '@cowrie/db';
-import { creditWallet } from '@cowrie/ledger';
 import { startPayoutWorker } from '@cowrie/payout-worker';
 import { startTestGateway } from './start-test-gateway';
+import { fundWallet } from '@cowrie/testing';
 
 /**
  * A gateway and an in-process payout worker on one isolated test env, as an
@@ -23,18 +22,7 @@ export async function startPayoutStack(envOverrides: Record<string, string> = {}
 
 /** Sandbox funding, as `cowrie wallet credit` does it. */
 export async function fund(db: PrismaClient, workspaceId: number, currency: string, amount: string) {
-  await db.$transaction((tx) =>
-    creditWallet(tx, {
-      workspaceId,
-      currency,
-      amount: new Decimal(amount),
-      category: 'adjustment',
-      channel: 'adjustment',
-      title: 'Wallet funding',
-      description: 'test funding',
-      provider: 'operator',
-    }),
-  );
+  await fundWallet(db, workspaceId, amount, currency);
 }
 
 /** The interface's ledger transaction fields, exactly. */

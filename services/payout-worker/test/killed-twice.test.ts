@@ -4,10 +4,10 @@
 // real processes, SIGKILLed; the reconciler (a loop in the next worker) must
 // still settle the payout, once, without sending it again.
 import { Decimal, enqueue, openQueue, payoutJobId, payoutsQueue, createRedis } from '@cowrie/core';
-import { auditLedger, creditWallet, findWallet } from '@cowrie/ledger';
+import { auditLedger, findWallet } from '@cowrie/ledger';
 import { createTransfer } from '@cowrie/payouts';
 import { createRails, sandboxTransferCalls } from '@cowrie/rails';
-import { createTestEnv, createWorkspaceWithKey, spawnServiceProcess, waitFor, type ServiceProcess, type TestEnv } from '@cowrie/testing';
+import { createTestEnv, createWorkspaceWithKey, spawnServiceProcess, waitFor, type ServiceProcess, type TestEnv, fundWallet } from '@cowrie/testing';
 
 const WORKER_ENV = {
   PAYOUT_SANDBOX_DELAY_MS: '1500',
@@ -40,18 +40,7 @@ async function kill(worker: ServiceProcess) {
 
 test('killed after the rail accepted, then killed while asking the rail: the reconciler settles it once', async () => {
   const { workspace } = await createWorkspaceWithKey(env.db);
-  await env.db.$transaction((tx) =>
-    creditWallet(tx, {
-      workspaceId: workspace.id,
-      currency: 'NGN',
-      amount: new Decimal('100'),
-      category: 'adjustment',
-      channel: 'adjustment',
-      title: 'Funding',
-      description: 'test',
-      provider: 'operator',
-    }),
-  );
+  await fundWallet(env.db, workspace.id, '100');
   const rails = createRails(env.config, { redis: env.redis, sql: env.sql });
   const { transaction } = await createTransfer(
     { db: env.db, sql: env.sql, rails, feeSchedule: {} },
