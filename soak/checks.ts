@@ -98,7 +98,7 @@ export async function checkSoak(opts: {
   const logged = new Set(deliveries.map((d) => d.deliveryId));
   for (const id of new Set(opts.receivers.flatMap((r) => r.requests.map(deliveryIdOf))))
     if (id && !logged.has(id)) violate('a receiver got a delivery the log does not have', id);
-  const rowIds = new Map(deliveries.map((d) => [String((d as { id?: bigint }).id), d]));
+  const rowIds = new Map(deliveries.map((d) => [String(d.id), d]));
   for (const p of opts.pings.filter((p) => p.stable && p.ok)) {
     const row = rowIds.get(String(p.deliveryId));
     if (!row || row.ok !== 1) violate('a test ping answered ok that the log does not show ok', `delivery ${p.deliveryId} → endpoint ${p.endpointId}`);

@@ -173,19 +173,26 @@ async function changeDistinctRows(sql: SqlQueryable, changes: readonly CodeTrans
 }
 
 /**
- * One statement for the first change of each row; a second change of a row in
- * the same batch goes in the next statement, after it, so each sees the row as
- * the one before left it.
+ * One statement for the first change of each row. A second change of a row in
+ * the same batch runs after it, on its own, so it sees the row as the first
+ * left it. Only that first statement may throw (a refused one has committed
+ * nothing, so the batcher can run each check alone): once it has committed, a
+ * later change that fails is that check's error alone, never the batch's,
+ * or the committed changes would be counted again.
  */
-async function changeRows(sql: SqlQueryable, changes: readonly CodeTransition[]): Promise<Array<TCheckedRow | null>> {
-  const results = new Map<CodeTransition, TCheckedRow | null>();
-  let left = changes;
-  while (left.length) {
-    const seen = new Set<number>();
-    const round = left.filter((c) => !seen.has(c.row.id) && seen.add(c.row.id));
-    const outcomes = await changeDistinctRows(sql, round);
-    round.forEach((c, i) => results.set(c, outcomes[i]!));
-    left = left.filter((c) => !results.has(c));
+async function changeRows(sql: SqlQueryable, changes: readonly CodeTransition[]): Promise<Array<TCheckedRow | null | Error>> {
+  const seen = new Set<number>();
+  const first = changes.filter((c) => !seen.has(c.row.id) && seen.add(c.row.id));
+  const outcomes = await changeDistinctRows(sql, first);
+  const results = new Map<CodeTransition, TCheckedRow | null | Error>(first.map((c, i) => [c, outcomes[i]!]));
+  for (const c of changes.filter((c) => !results.has(c))) {
+    results.set(
+      c,
+      await changeDistinctRows(sql, [c]).then(
+        ([next]) => next!,
+        (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
+      ),
+    );
   }
   return changes.map((c) => results.get(c)!);
 }

@@ -110,14 +110,14 @@ export async function deliverVerification(deps: DeliverVerificationDeps, job: { 
     return { outcome: 'failed', reason };
   }
 
+  const channel = row.channel as TVerificationChannel;
+  const provider = deps.providers.forChannel(channel, row.workspaceMode);
+  if (channel === 'voice') await storeVoiceCode(deps.redis, deps.config, row.reference, code, remainingSeconds);
+  // The claim comes last, right before the provider: nothing between it and the send can fail and leave a claimed row unsent.
   if (row.sendStartedAt || !(await sendClaimer(deps.sql).load(row.id))) {
     deps.log.warn({ verificationId: row.id }, 'code delivery outcome unknown (an earlier run began sending and stopped); not sent again');
     return { outcome: 'skipped', status: 'delivery outcome unknown' };
   }
-
-  const channel = row.channel as TVerificationChannel;
-  const provider = deps.providers.forChannel(channel, row.workspaceMode);
-  if (channel === 'voice') await storeVoiceCode(deps.redis, deps.config, row.reference, code, remainingSeconds);
   try {
     const receipt = await provider.send({
       channel,
