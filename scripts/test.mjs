@@ -4,7 +4,7 @@
 // short chaos soaks. Ends with the line `N passed, N failed`. Extra arguments
 // go to Jest alone (`npm test -- ledger`).
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { ensureInstall, root } from './lib/ensure-install.mjs';
 
@@ -30,17 +30,42 @@ if (jestArgs.length === 0) {
   }
 }
 
-const results = path.join(root, '.test-results.json');
-rmSync(results, { force: true });
-const jest = spawnSync(bin('jest'), ['--json', `--outputFile=${results}`, ...jestArgs], { cwd: root, stdio: 'inherit' });
 let passed = 0;
 let failed = 0;
-if (existsSync(results)) {
-  const summary = JSON.parse(readFileSync(results, 'utf8'));
-  passed = summary.numPassedTests;
-  failed = summary.numFailedTests + summary.numRuntimeErrorTestSuites;
+function count(resultsFile) {
+  if (!existsSync(resultsFile)) return false;
+  const summary = JSON.parse(readFileSync(resultsFile, 'utf8'));
+  passed += summary.numPassedTests;
+  failed += summary.numFailedTests + summary.numRuntimeErrorTestSuites;
+  return true;
 }
-if (jest.status !== 0 && failed === 0) failed = 1;
+
+if (jestArgs.length === 0) {
+  // Each package's tests are a turbo task (scripts/jest/package-tests.mjs), cached on
+  // the package's files and those of the packages it depends on: a package nothing
+  // changed in replays its results instead of running again. Two packages at a time,
+  // one Jest worker each (JEST_MAX_WORKERS overrides), except the gateway's, which
+  // holds half the test files and takes two.
+  const packages = readdirSync(path.join(root, 'packages'))
+    .map((dir) => `packages/${dir}`)
+    .concat(readdirSync(path.join(root, 'services')).map((dir) => `services/${dir}`));
+  for (const dir of packages) rmSync(path.join(root, dir, '.test-results.json'), { force: true });
+  const tests = spawnSync(bin('turbo'), ['run', 'test', '--concurrency=2', '--continue', '--output-logs=new-only'], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, JEST_MAX_WORKERS: process.env.JEST_MAX_WORKERS ?? '1' },
+  });
+  let counted = 0;
+  for (const dir of packages) if (count(path.join(root, dir, '.test-results.json'))) counted += 1;
+  if (tests.status !== 0 && failed === 0) failed = 1;
+  if (counted === 0) failed += 1;
+} else {
+  const results = path.join(root, '.test-results.json');
+  rmSync(results, { force: true });
+  const jest = spawnSync(bin('jest'), ['--json', `--outputFile=${results}`, ...jestArgs], { cwd: root, stdio: 'inherit' });
+  count(results);
+  if (jest.status !== 0 && failed === 0) failed = 1;
+}
 
 // The whole run also soaks: a 90-second seeded chaos run on a single Redis and a
 // one-minute smoke run on a three-master Redis Cluster (soak/run.ts; each prints

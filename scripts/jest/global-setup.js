@@ -20,6 +20,15 @@ function migrationsHash() {
   return hash.digest('hex').slice(0, 16);
 }
 
+function isAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === 'EPERM';
+  }
+}
+
 module.exports = async function globalSetup() {
   const base = new URL(process.env.DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/cowrie');
   const template = `cowrie_tpl_${migrationsHash()}`;
@@ -42,9 +51,15 @@ module.exports = async function globalSetup() {
       if (result.status !== 0) throw new Error(`migrating the test template failed:\n${result.stdout}\n${result.stderr}`);
       await client.query(`COMMENT ON DATABASE "${template}" IS 'ready'`);
     }
-    // Databases of test runs killed before their cleanup; a live run's are in use and stay.
-    const stale = await client.query("SELECT datname FROM pg_database WHERE datname LIKE 'cowrie\\_t\\_%'");
-    for (const row of stale.rows) await client.query(`DROP DATABASE IF EXISTS "${row.datname}"`).catch(() => undefined);
+    // Databases of test runs killed before their cleanup: each is named after the
+    // process that made it (cowrie_t_<pid>_<id>), and only a gone process's are dropped,
+    // so test runs side by side keep theirs.
+    const made = await client.query("SELECT datname FROM pg_database WHERE datname LIKE 'cowrie\\_t\\_%'");
+    for (const { datname } of made.rows) {
+      const pid = Number(/^cowrie_t_(\d+)_/.exec(datname)?.[1]);
+      if (Number.isInteger(pid) && isAlive(pid)) continue;
+      await client.query(`DROP DATABASE IF EXISTS "${datname}"`).catch(() => undefined);
+    }
     await client.query('SELECT pg_advisory_unlock(727274)');
   } finally {
     await client.end();

@@ -58,7 +58,10 @@ async function admin<T>(fn: (client: Client) => Promise<T>): Promise<T> {
  */
 export async function createTestEnv(env: Record<string, string> = {}): Promise<TestEnv> {
   const id = randomBytes(5).toString('hex');
-  const dbName = `cowrie_t_${id}`;
+  // The creating process's id is in the name: a run that starts drops only the
+  // databases of processes that are gone (scripts/jest/global-setup.js), so runs
+  // side by side (turbo runs one per package) never drop each other's.
+  const dbName = `cowrie_t_${process.pid}_${id}`;
   const template = new URL(process.env.COWRIE_TEST_TEMPLATE_URL ?? 'postgresql://postgres@127.0.0.1:5432/cowrie_test_template');
   const templateName = template.pathname.slice(1);
   await admin((c) => c.query(`CREATE DATABASE "${dbName}" TEMPLATE "${templateName}"`));
