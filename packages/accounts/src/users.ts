@@ -1,10 +1,8 @@
-import type { TMode } from '@cowrie/core';
+import { emailField, type TMode } from '@cowrie/core';
 import type { DbOrTx } from '@cowrie/db';
 import type { TSession } from './sessions';
 import { workspaceForMode } from './workspaces';
 import { hashPassword, needsRehash, passwordProblem, verifyPassword } from './passwords';
-
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export interface CreateDashboardUserInput {
   workspaceId: number;
@@ -14,7 +12,7 @@ export interface CreateDashboardUserInput {
 
 export async function createDashboardUser(db: DbOrTx, input: CreateDashboardUserInput) {
   const email = input.email.trim().toLowerCase();
-  if (!EMAIL.test(email) || email.length > 254) throw new Error(`invalid email: ${input.email}`);
+  if (!emailField.safeParse(email).success) throw new Error(`invalid email: ${input.email}`);
   const problem = passwordProblem(input.password);
   if (problem) throw new Error(`password ${problem}`);
   // A user belongs to the business, named by its live workspace; the session chooses the mode.

@@ -4,6 +4,7 @@ export * from './envelope';
 export * from './logger';
 export * from './log-redaction';
 export * from './money';
+export * from './fields';
 export * from './redis';
 export * from './crypto';
 export * from './queues';

@@ -1,19 +1,11 @@
 import { AppError } from '@cowrie/core';
-import { CHANNEL_IDS, type TChannel, type TChannelId } from '@cowrie/catalog';
+import type { TChannel, TChannelId } from '@cowrie/catalog';
 
 /** The interface's exact messages. */
 export const CARD_DEPOSITS_UNAVAILABLE = 'Card deposits are not available yet. No card provider is configured.';
 export const OPEN_BANKING_UNAVAILABLE = 'Open banking is not available yet.';
 
 const invalid = (field: string, message: string) => new AppError('invalid_request', message, { details: { field } });
-
-export function parseChannelId(value: unknown): TChannelId {
-  if (value === undefined || value === null) throw invalid('channel', 'channel is required');
-  if (typeof value !== 'string' || !(CHANNEL_IDS as readonly string[]).includes(value)) {
-    throw invalid('channel', `channel must be one of ${CHANNEL_IDS.join(', ')}`);
-  }
-  return value as TChannelId;
-}
 
 /**
  * The channel as the deployment's catalog (defaults + operator override) has

@@ -1,20 +1,11 @@
 import { AppError } from '@cowrie/core';
 import type { TChannel } from '@cowrie/catalog';
-import { CARD_DEPOSITS_UNAVAILABLE, OPEN_BANKING_UNAVAILABLE, parseChannelId, requireLiveChannel } from './channel-rules';
+import { CARD_DEPOSITS_UNAVAILABLE, OPEN_BANKING_UNAVAILABLE, requireLiveChannel } from './channel-rules';
 import type { DepositsContext } from './context';
 import { openCollection } from './open-collection';
 import { renderDepositAccount } from './render';
 import { ensureBusinessReservedAccount } from './reserved-accounts';
-import { parseCollectionAmount, parseCurrency, parseExpiresIn, parseReference } from './validation';
-
-/** Body of POST /v1/deposits, as received; each channel reads only the fields it uses. */
-export interface TDepositRequest {
-  channel?: unknown;
-  currency?: unknown;
-  amount?: unknown;
-  reference?: unknown;
-  expires_in?: unknown;
-}
+import type { DepositRequest } from './validation';
 
 export interface CreateDepositOptions {
   workspaceId: number;
@@ -34,14 +25,13 @@ export type TDepositResult =
  * always the account holder; customer-specific collections are the
  * collections surface.
  */
-export async function createDeposit(ctx: DepositsContext, options: CreateDepositOptions, body: TDepositRequest): Promise<TDepositResult> {
-  const channelId = parseChannelId(body.channel);
+export async function createDeposit(ctx: DepositsContext, options: CreateDepositOptions, body: DepositRequest): Promise<TDepositResult> {
   // Always refused, whatever else the request says.
-  if (channelId === 'card') throw new AppError('invalid_request', CARD_DEPOSITS_UNAVAILABLE, { details: { field: 'channel' } });
-  const currency = parseCurrency(body.currency);
-  requireLiveChannel(options.channels, channelId, currency);
+  if (body.channel === 'card') throw new AppError('invalid_request', CARD_DEPOSITS_UNAVAILABLE, { details: { field: 'channel' } });
+  const currency = body.currency;
+  requireLiveChannel(options.channels, body.channel, currency);
 
-  switch (channelId) {
+  switch (body.channel) {
     case 'open_banking': {
       if (!options.openBankingRedirectUrl) throw new AppError('invalid_request', OPEN_BANKING_UNAVAILABLE, { details: { field: 'channel' } });
       return { channel: 'open_banking', status: 'pending', redirect_url: options.openBankingRedirectUrl };
@@ -51,10 +41,14 @@ export async function createDeposit(ctx: DepositsContext, options: CreateDeposit
       return { channel: 'reserved_va', status: 'active', account: renderDepositAccount(account) };
     }
     case 'collection_va': {
-      const amount = parseCollectionAmount(body.amount, 'amount is required for the collection_va channel');
-      const expiresInSeconds = parseExpiresIn(body.expires_in);
-      const reference = parseReference(body.reference);
-      const { collection } = await openCollection(ctx, { workspaceId: options.workspaceId, source: 'deposit', reference, amount, currency, expiresInSeconds });
+      const { collection } = await openCollection(ctx, {
+        workspaceId: options.workspaceId,
+        source: 'deposit',
+        reference: body.reference,
+        amount: body.amount,
+        currency,
+        expiresInSeconds: body.expires_in,
+      });
       return { channel: 'collection_va', status: 'pending', account: renderDepositAccount(collection) };
     }
   }

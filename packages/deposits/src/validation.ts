@@ -1,45 +1,88 @@
-import { AppError, Decimal, parseAmount } from '@cowrie/core';
+import { z } from 'zod';
+import { CHANNEL_IDS } from '@cowrie/catalog';
+import { amountField, clientReferenceField, currencyCodeField, emailField, textField } from '@cowrie/core';
+
+/**
+ * The request bodies of the deposit routes, built from the shared fields of
+ * `@cowrie/core`. The gateway's route registry validates with these very
+ * schemas and writes them into the API document. Whether a channel is live
+ * and supports the currency is the deployment's catalog's question
+ * (requireLiveChannel), asked after these.
+ */
 
 /** Largest `expires_in`: a one-off account stays open at most a year. */
 export const MAX_EXPIRES_IN_SECONDS = 365 * 24 * 3600;
 export const MIN_EXPIRES_IN_SECONDS = 60;
 export const DEFAULT_EXPIRES_IN_SECONDS = 3600;
-export const MIN_COLLECTION_AMOUNT = new Decimal(1);
-
-const invalid = (field: string, message: string) => new AppError('invalid_request', message, { details: { field } });
-
-/** A collection amount: a number (or numeric string) of at least 1, at most 6 decimal places. */
-export function parseCollectionAmount(value: unknown, missingMessage = 'amount is required'): Decimal {
-  if (value === undefined || value === null) throw invalid('amount', missingMessage);
-  const parsed = parseAmount(value);
-  if (!parsed.ok) throw invalid('amount', `amount ${parsed.reason}`);
-  if (parsed.value.lessThan(MIN_COLLECTION_AMOUNT)) throw invalid('amount', 'amount must be at least 1');
-  return parsed.value;
-}
 
 /** `expires_in`: whole seconds, minimum 60, default 3600. */
-export function parseExpiresIn(value: unknown): number {
-  if (value === undefined || value === null) return DEFAULT_EXPIRES_IN_SECONDS;
-  if (typeof value !== 'number' || !Number.isInteger(value)) throw invalid('expires_in', 'expires_in must be an integer (seconds)');
-  if (value < MIN_EXPIRES_IN_SECONDS) throw invalid('expires_in', `expires_in must be at least ${MIN_EXPIRES_IN_SECONDS}`);
-  if (value > MAX_EXPIRES_IN_SECONDS) throw invalid('expires_in', `expires_in must be at most ${MAX_EXPIRES_IN_SECONDS}`);
-  return value;
-}
+const expiresInField = z
+  .number('must be an integer (seconds)')
+  .int('must be an integer (seconds)')
+  .min(MIN_EXPIRES_IN_SECONDS, `must be at least ${MIN_EXPIRES_IN_SECONDS}`)
+  .max(MAX_EXPIRES_IN_SECONDS, `must be at most ${MAX_EXPIRES_IN_SECONDS}`)
+  .nullish()
+  .transform((v) => v ?? DEFAULT_EXPIRES_IN_SECONDS)
+  .meta({ description: 'Seconds a one-off account stays open', default: DEFAULT_EXPIRES_IN_SECONDS });
 
-/** A currency code, uppercased; default NGN. */
-export function parseCurrency(value: unknown): string {
-  if (value === undefined || value === null) return 'NGN';
-  if (typeof value !== 'string' || !/^[A-Za-z]{3,4}$/.test(value.trim())) throw invalid('currency', 'currency must be a 3 or 4 letter currency code');
-  return value.trim().toUpperCase();
-}
+/** Currency of a deposit: default NGN; the channel must support it. */
+const depositCurrencyField = currencyCodeField
+  .nullish()
+  .transform((v) => v ?? 'NGN')
+  .meta({ description: 'Currency code, uppercased; default NGN; must be supported by the channel' });
 
-/** A client reference: 1 to 100 printable characters; absent means "generate one". */
-export function parseReference(value: unknown): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') throw invalid('reference', 'reference must be a string');
-  const trimmed = value.trim();
-  if (!trimmed) throw invalid('reference', 'reference must not be empty');
-  if (trimmed.length > 100) throw invalid('reference', 'reference must be at most 100 characters');
-  if (/[\u0000-\u001f\u007f]/.test(trimmed)) throw invalid('reference', 'reference must not contain control characters');
-  return trimmed;
-}
+/** A client reference; absent (or null) means "generate one". */
+const optionalReferenceField = clientReferenceField.nullish().transform((v) => v ?? undefined);
+
+/**
+ * POST /v1/deposits, per channel (interface: the per-channel table): each
+ * channel reads only the fields it uses. A card deposit is refused whatever
+ * else the body says, so its branch reads nothing else.
+ */
+export const ZDepositRequest = z.discriminatedUnion(
+  'channel',
+  [
+    z.object({ channel: z.literal('card') }).loose(),
+    z.object({ channel: z.literal('open_banking'), currency: depositCurrencyField }).loose(),
+    z.object({ channel: z.literal('reserved_va'), currency: depositCurrencyField }).loose(),
+    z
+      .object({
+        channel: z.literal('collection_va'),
+        currency: depositCurrencyField,
+        amount: amountField({ missing: 'is required for the collection_va channel' }),
+        expires_in: expiresInField,
+        reference: optionalReferenceField.meta({ description: 'Your reference; a repeat returns the same one-off account' }),
+      })
+      .loose(),
+  ],
+  {
+    error: (issue) => ((issue.input as { channel?: unknown } | undefined)?.channel == null ? 'is required' : `must be one of ${CHANNEL_IDS.join(', ')}`),
+  },
+);
+export type DepositRequest = z.output<typeof ZDepositRequest>;
+
+/** The customer a collection or reserved account is opened for. */
+const customerFields = {
+  customer_name: textField(200),
+  customer_email: emailField,
+};
+
+/** POST /v1/collections: a one-off account for a customer. */
+export const ZCollectionRequest = z
+  .object({
+    ...customerFields,
+    currency: depositCurrencyField,
+    amount: amountField(),
+    expires_in: expiresInField,
+    reference: optionalReferenceField.meta({ description: 'Your reference; a repeat returns the same collection' }),
+  })
+  .loose();
+
+/** POST /v1/reserved-accounts: a persistent account for a customer. */
+export const ZReservedAccountRequest = z
+  .object({
+    ...customerFields,
+    currency: depositCurrencyField,
+    reference: optionalReferenceField.meta({ description: 'Your reference of the account; a repeat returns the same account' }),
+  })
+  .loose();

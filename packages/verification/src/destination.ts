@@ -1,12 +1,8 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
-import { z } from 'zod';
+import { emailField } from '@cowrie/core';
 import { isPhoneChannel, type TVerificationChannel } from './channels';
 
 export type TDestinationResult = { ok: true; destination: string } | { ok: false; message: string };
-
-/** Longest email address SMTP can carry (RFC 5321 path limit). */
-const EMAIL_MAX_LENGTH = 254;
-const ZEmail = z.email();
 
 /**
  * A phone destination as E.164, limited to Nigeria: `+234` followed by 10
@@ -32,7 +28,7 @@ export function normalisePhone(raw: string): TDestinationResult {
 /** An email destination, trimmed and lowercased (rule 2). */
 export function normaliseEmail(raw: string): TDestinationResult {
   const email = raw.trim().toLowerCase();
-  if (email.length > EMAIL_MAX_LENGTH || !ZEmail.safeParse(email).success) {
+  if (!emailField.safeParse(email).success) {
     return { ok: false, message: 'must be a valid email address' };
   }
   return { ok: true, destination: email };

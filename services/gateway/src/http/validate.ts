@@ -7,6 +7,8 @@ function describe(issue: z.core.$ZodIssue, input: unknown): { field: string; mes
   let value: unknown = input;
   for (const key of issue.path) value = value && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined;
   if (issue.code === 'invalid_type' && value === undefined) return { field, message: `${field} is required` };
+  // Our own messages are predicates ("must be at least 1"): "amount must be at least 1".
+  if (/^[a-z]/.test(issue.message)) return { field, message: `${field} ${issue.message}` };
   if (issue.code === 'invalid_type') return { field, message: `${field} must be ${issue.expected === 'int' ? 'an integer' : `a ${issue.expected}`}` };
   return { field, message: `${field}: ${issue.message}` };
 }

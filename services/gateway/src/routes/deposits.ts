@@ -1,25 +1,20 @@
 import type { Request } from 'express';
 import { z } from 'zod';
-import { CHANNEL_IDS } from '@cowrie/catalog';
 import { createCollectionRail } from '@cowrie/collection-rails';
-import type { TMode } from '@cowrie/core';
+import { currencyCodeField, type TMode } from '@cowrie/core';
 import {
   createCustomerReservedAccount,
   createDeposit,
   listReservedAccounts,
   openCollection,
-  parseCollectionAmount,
-  parseCurrency,
-  parseExpiresIn,
-  parseReference,
   readCollection,
   renderCollection,
   renderReservedAccount,
   requireLiveChannel,
   getReservedAccount,
-  DEFAULT_EXPIRES_IN_SECONDS,
-  MAX_EXPIRES_IN_SECONDS,
-  MIN_EXPIRES_IN_SECONDS,
+  ZCollectionRequest,
+  ZDepositRequest,
+  ZReservedAccountRequest,
   type DepositsContext,
   type TDepositResult,
 } from '@cowrie/deposits';
@@ -29,65 +24,9 @@ import type { RouteMount } from '../http/route-registry';
 import { apiKeyOf, sendData } from '../http/respond';
 import { ZAmount, ZIdParams, ZTimestamp, responseOf } from '../openapi/schemas';
 
-// The deposits package checks these fields itself, in the interface's order
-// and with its messages (a card deposit is refused whatever else the body
-// says), so they pass through the schema unchanged; `meta` documents them.
-const ZCurrencyField = z
-  .unknown()
-  .optional()
-  .meta({ type: 'string', pattern: '^[A-Za-z]{3,4}$', description: 'Currency code, uppercased; default NGN; must be supported by the channel' });
-const ZAmountField = z
-  .unknown()
-  .optional()
-  .meta({ type: ['number', 'string'], description: 'Major units, minimum 1, at most 6 fractional digits' });
-const ZReferenceField = z
-  .unknown()
-  .optional()
-  .meta({ type: 'string', minLength: 1, maxLength: 100, description: 'Your reference; a repeat returns the same one-off account' });
-const ZExpiresInField = z.unknown().optional().meta({
-  type: 'integer',
-  minimum: MIN_EXPIRES_IN_SECONDS,
-  maximum: MAX_EXPIRES_IN_SECONDS,
-  default: DEFAULT_EXPIRES_IN_SECONDS,
-  description: 'Seconds a one-off account stays open',
-});
-
-const ZDepositRequest = z
-  .object({
-    channel: z.unknown().meta({ type: 'string', enum: [...CHANNEL_IDS], description: 'card, collection_va, reserved_va or open_banking' }),
-    currency: ZCurrencyField,
-    amount: ZAmountField.meta({ description: 'Required for collection_va (minimum 1); ignored by other channels' }),
-    reference: ZReferenceField,
-    expires_in: ZExpiresInField,
-  })
-  .loose();
-
-const ZCollectionRequest = z
-  .object({
-    customer_name: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
-    customer_email: z.email('must be an email address').max(254, 'must be at most 254 characters'),
-    currency: ZCurrencyField,
-    amount: ZAmountField.meta({ description: 'Required; major units, minimum 1' }),
-    reference: ZReferenceField,
-    expires_in: ZExpiresInField,
-  })
-  .loose();
-
-const ZReservedAccountRequest = z
-  .object({
-    customer_name: ZCollectionRequest.shape.customer_name,
-    customer_email: ZCollectionRequest.shape.customer_email,
-    currency: ZCurrencyField,
-    reference: ZReferenceField.meta({ description: 'Your reference of the account; a repeat returns the same account' }),
-  })
-  .loose();
-
 const ZListQuery = z.object({
   limit: z.coerce.number().int().positive().optional().meta({ description: 'Default 50, clamped to 200' }),
-  currency: z
-    .string()
-    .regex(/^[A-Za-z]{3,4}$/, 'must be a currency code')
-    .optional(),
+  currency: currencyCodeField.optional(),
   customer_email: z.string().max(254).optional(),
 });
 
@@ -198,16 +137,14 @@ export function registerDepositRoutes(v1: RouteMount, deps: GatewayDeps) {
       },
     },
     async ({ body }, req, res) => {
-      const currency = parseCurrency(body.currency);
-      requireLiveChannel(deps.channels, 'collection_va', currency);
-      const amount = parseCollectionAmount(body.amount);
+      requireLiveChannel(deps.channels, 'collection_va', body.currency);
       const { collection, created } = await openCollection(ctxOf(req), {
         workspaceId: apiKeyOf(req).workspaceId,
         source: 'collection',
-        reference: parseReference(body.reference),
-        amount,
-        currency,
-        expiresInSeconds: parseExpiresIn(body.expires_in),
+        reference: body.reference,
+        amount: body.amount,
+        currency: body.currency,
+        expiresInSeconds: body.expires_in,
         customer: { name: body.customer_name, email: body.customer_email },
       });
       sendData(req, res, created ? 201 : 200, renderCollection(collection));
@@ -248,13 +185,12 @@ export function registerDepositRoutes(v1: RouteMount, deps: GatewayDeps) {
       },
     },
     async ({ body }, req, res) => {
-      const currency = parseCurrency(body.currency);
-      requireLiveChannel(deps.channels, 'reserved_va', currency);
+      requireLiveChannel(deps.channels, 'reserved_va', body.currency);
       const { account, created } = await createCustomerReservedAccount(ctxOf(req), {
         workspaceId: apiKeyOf(req).workspaceId,
-        currency,
+        currency: body.currency,
         customer: { name: body.customer_name, email: body.customer_email },
-        reference: parseReference(body.reference),
+        reference: body.reference,
       });
       sendData(req, res, created ? 201 : 200, renderReservedAccount(account));
     },

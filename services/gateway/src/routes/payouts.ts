@@ -1,6 +1,18 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import { AppError, enqueue, parseAmount, payoutJobId, payoutsQueue, waitForJob } from '@cowrie/core';
+import {
+  AppError,
+  accountNumberField,
+  amountField,
+  bankCodeField,
+  currencyCodeField,
+  enqueue,
+  idField,
+  optionalTextField,
+  payoutJobId,
+  payoutsQueue,
+  waitForJob,
+} from '@cowrie/core';
 import {
   TRANSACTION_STATUSES,
   createBeneficiary,
@@ -30,68 +42,35 @@ import type { RouteMount } from '../http/route-registry';
 import { apiKeyOf, sendData } from '../http/respond';
 import { ZAmount as ZRenderedAmount, ZTimestamp, responseOf } from '../openapi/schemas';
 
-/** An amount in major units (interface: minimum 1, at most 6 decimals); JSON number or numeric string. */
-const ZAmount = z
-  .any()
-  .transform((value, ctx) => {
-    if (value === undefined) {
-      ctx.addIssue({ code: 'invalid_type', expected: 'number', input: value });
-      return z.NEVER;
-    }
-    const parsed = parseAmount(value);
-    if (!parsed.ok) {
-      ctx.addIssue({ code: 'custom', message: parsed.reason });
-      return z.NEVER;
-    }
-    if (parsed.value.lessThan(1)) {
-      ctx.addIssue({ code: 'custom', message: 'must be at least 1' });
-      return z.NEVER;
-    }
-    return parsed.value;
-  })
-  .meta({ type: ['number', 'string'], description: 'Major units, minimum 1, at most 6 fractional digits' });
-
-const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
-/** Optional text: null or an empty string count as absent. */
-const optionalText = (max: number) =>
-  z
-    .string()
-    .trim()
-    .max(max, `must be at most ${max} characters`)
-    .nullish()
-    .transform((v) => (v ? v : undefined));
-const ZAccountNumber = text(34).regex(/^[A-Za-z0-9]+$/, 'must contain only letters and digits');
-const ZBankCode = text(20).regex(/^[A-Za-z0-9-]+$/, 'must contain only letters, digits and dashes');
-const ZCurrency = text(10);
-const ZId = z.number().int().positive().max(2_147_483_647);
+const optionalCurrency = currencyCodeField.nullish().transform((v) => v ?? undefined);
 
 const ZTransferBody = z.object({
-  currency: ZCurrency,
-  amount: ZAmount,
-  account_number: ZAccountNumber,
-  bank_code: ZBankCode.nullish().transform((v) => v ?? undefined),
-  account_name: optionalText(200),
-  bank_name: optionalText(200),
-  narration: optionalText(255),
-  idempotency_key: optionalText(255),
+  currency: currencyCodeField,
+  amount: amountField(),
+  account_number: accountNumberField,
+  bank_code: bankCodeField.nullish().transform((v) => v ?? undefined),
+  account_name: optionalTextField(200),
+  bank_name: optionalTextField(200),
+  narration: optionalTextField(255),
+  idempotency_key: optionalTextField(255),
 });
 
 const ZWithdrawalBody = z.object({
-  currency: ZCurrency,
-  amount: ZAmount,
-  beneficiary_id: ZId,
-  narration: optionalText(255),
-  idempotency_key: optionalText(255),
+  currency: currencyCodeField,
+  amount: amountField(),
+  beneficiary_id: idField,
+  narration: optionalTextField(255),
+  idempotency_key: optionalTextField(255),
 });
 
 const ZBanksQuery = z.object({ country: z.string().trim().max(64).optional() });
-const ZResolveBody = z.object({ account_number: ZAccountNumber, bank_code: ZBankCode, currency: optionalText(10) });
-const ZBeneficiaryBody = z.object({ name: optionalText(200), account_number: ZAccountNumber, bank_code: ZBankCode, currency: ZCurrency });
+const ZResolveBody = z.object({ account_number: accountNumberField, bank_code: bankCodeField, currency: optionalCurrency });
+const ZBeneficiaryBody = z.object({ name: optionalTextField(200), account_number: accountNumberField, bank_code: bankCodeField, currency: currencyCodeField });
 const ZTransactionsQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).optional(),
   cursor: z.string().max(200).optional(),
   status: z.enum(TRANSACTION_STATUSES).optional(),
-  currency: z.string().trim().min(1).max(10).optional(),
+  currency: currencyCodeField.optional(),
 });
 
 const ZTransaction = responseOf<TRenderedTransaction>()(

@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import { parseAmount } from './money';
+
+/**
+ * The request fields several routes share, each written once as a zod schema:
+ * the route registry validates requests with them and writes them into the
+ * API document, so the rule and its documentation cannot differ. Messages are
+ * predicates ("must be at least 1"); the gateway prefixes the field name.
+ */
+
+/** Longest email address SMTP can carry (RFC 5321 path limit). */
+export const EMAIL_MAX_LENGTH = 254;
+
+/** An amount in major units: a JSON number or numeric string, at least `min` (default 1), at most 6 fractional digits, read exactly. */
+export function amountField({ min = 1, missing }: { min?: number; missing?: string } = {}) {
+  return z
+    .any()
+    .transform((value, ctx) => {
+      if (value === undefined || value === null) {
+        if (missing) ctx.addIssue({ code: 'custom', message: missing });
+        else ctx.addIssue({ code: 'invalid_type', expected: 'number', input: undefined });
+        return z.NEVER;
+      }
+      const parsed = parseAmount(value);
+      if (!parsed.ok) {
+        ctx.addIssue({ code: 'custom', message: parsed.reason });
+        return z.NEVER;
+      }
+      if (parsed.value.lessThan(min)) {
+        ctx.addIssue({ code: 'custom', message: `must be at least ${min}` });
+        return z.NEVER;
+      }
+      return parsed.value;
+    })
+    .meta({ type: ['number', 'string'], description: `Major units, minimum ${min}, at most 6 fractional digits` });
+}
+
+/** A currency code: 3 or 4 letters, uppercased (NGN, USDT). Whether it is supported is the catalog's question. */
+export const currencyCodeField = z
+  .string('must be a 3 or 4 letter currency code')
+  .trim()
+  .regex(/^[A-Za-z]{3,4}$/, 'must be a 3 or 4 letter currency code')
+  .transform((code) => code.toUpperCase())
+  .meta({ description: 'Currency code, uppercased by the API' });
+
+/** Required text, trimmed: 1 to `max` characters. */
+export const textField = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+
+/** Optional text, trimmed: null or an empty string count as absent. */
+export const optionalTextField = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max, `must be at most ${max} characters`)
+    .nullish()
+    .transform((v) => (v ? v : undefined));
+
+/** A bank account number (NUBAN and longer foreign forms): letters and digits. */
+export const accountNumberField = textField(34).regex(/^[A-Za-z0-9]+$/, 'must contain only letters and digits');
+
+/** A bank code as the rails list them: letters, digits and dashes. */
+export const bankCodeField = textField(20).regex(/^[A-Za-z0-9-]+$/, 'must contain only letters, digits and dashes');
+
+/** An email address of at most EMAIL_MAX_LENGTH characters. */
+export const emailField = z.email('must be an email address').max(EMAIL_MAX_LENGTH, `must be at most ${EMAIL_MAX_LENGTH} characters`);
+
+/** A client's own reference: 1 to 100 printable characters, trimmed. */
+export const clientReferenceField = z
+  .string('must be a string')
+  .trim()
+  .min(1, 'must not be empty')
+  .max(100, 'must be at most 100 characters')
+  .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters');
+
+/** A positive database id (Postgres int4). */
+export const idField = z.number().int().positive().max(2_147_483_647);
