@@ -11,3 +11,4 @@ export * from './payout-outcome';
 export * from './reconcile';
 export * from './transactions';
 export * from './balances';
+export * from './queue';

@@ -10,3 +10,4 @@ export * from './create-verification';
 export * from './check-verification';
 export * from './deliver-verification';
 export * from './providers';
+export * from './queue';

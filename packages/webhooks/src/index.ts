@@ -8,3 +8,4 @@ export * from './http-client';
 export * from './deliver';
 export * from './relay';
 export * from './delivery-store';
+export * from './queue';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
-import { jobIdFor, webhooksQueue, type Logger, type TMode } from '@cowrie/core';
+import { jobIdFor, type Logger, type TMode } from '@cowrie/core';
+import { webhooksQueue } from './queue';
 import { inSqlTransaction, utcTimestamp, type PrismaClient, type SqlPool } from '@cowrie/db';
 import { buildWebhookBody } from './deliveries';
 import { endpointWantsEvent } from './events';

@@ -1,26 +1,17 @@
-import { QueueEvents, type Queue } from 'bullmq';
-import {
-  createServiceLogger,
-  createRedis,
-  openQueue,
-  payoutsQueue,
-  verificationsQueue,
-  webhooksQueue,
-  type Logger,
-  type TConfig,
-  type TRedis,
-} from '@cowrie/core';
+import { QueueEvents } from 'bullmq';
+import { createServiceLogger, createRedis, openQueue, type JobChannel, type Logger, type TConfig, type TRedis } from '@cowrie/core';
+import { payoutsQueue } from '@cowrie/payouts';
+import { verificationsQueue } from '@cowrie/verification';
+import { webhooksQueue } from '@cowrie/webhooks';
 import { createDb, createSqlPool, type PrismaClient, type SqlPool } from '@cowrie/db';
 import { loadChannelCatalog, type TChannel } from '@cowrie/catalog';
 import { createMetrics, type CowrieMetrics } from '@cowrie/metrics';
 
+/** Each queue the gateway adds jobs to, with the events of its jobs' outcomes. */
 export interface GatewayQueues {
-  payouts: Queue;
-  verifications: Queue;
-  webhooks: Queue;
-  payoutEvents: QueueEvents;
-  verificationEvents: QueueEvents;
-  webhookEvents: QueueEvents;
+  payouts: JobChannel;
+  verifications: JobChannel;
+  webhooks: JobChannel;
 }
 
 /** Everything the gateway's routes use, built once in main (or by a test). */
@@ -50,6 +41,7 @@ export function createGatewayDeps(config: TConfig, logger = createServiceLogger(
   const redis = createRedis(config, { name: 'gateway', logger });
   const queueConn = { connection: createRedis(config, { forBullmq: true, name: 'gateway-queues', logger }), prefix: config.QUEUE_PREFIX };
   const connections: TRedis[] = [redis, queueConn.connection];
+  const channel = (def: Parameters<typeof openQueue>[0]): JobChannel => ({ queue: openQueue(def, queueConn), events: events(def.name) });
   const events = (name: string) => {
     const connection = createRedis(config, { forBullmq: true, name: `gateway-events-${name}`, logger });
     connections.push(connection);
@@ -58,24 +50,17 @@ export function createGatewayDeps(config: TConfig, logger = createServiceLogger(
     queueEvents.setMaxListeners(0);
     return queueEvents;
   };
-  const queues: GatewayQueues = {
-    payouts: openQueue(payoutsQueue, queueConn),
-    verifications: openQueue(verificationsQueue, queueConn),
-    webhooks: openQueue(webhooksQueue, queueConn),
-    payoutEvents: events(payoutsQueue.name),
-    verificationEvents: events(verificationsQueue.name),
-    webhookEvents: events(webhooksQueue.name),
-  };
+  const queues: GatewayQueues = { payouts: channel(payoutsQueue), verifications: channel(verificationsQueue), webhooks: channel(webhooksQueue) };
   const sql = createSqlPool({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, logger });
   const metrics = createMetrics({ service: 'gateway', processMetrics: options.processMetrics ?? false });
-  metrics.watchQueues([queues.payouts, queues.verifications, queues.webhooks]);
+  metrics.watchQueues(Object.values(queues).map((c) => c.queue));
   return { config, logger, db, redis, queues, channels: loadChannelCatalog(config), sql, connections, metrics };
 }
 
 export async function closeGatewayDeps(deps: GatewayDeps): Promise<void> {
-  const q = deps.queues;
-  await Promise.allSettled([q.payoutEvents.close(), q.verificationEvents.close(), q.webhookEvents.close()]);
-  await Promise.allSettled([q.payouts.close(), q.verifications.close(), q.webhooks.close()]);
+  const channels = Object.values(deps.queues);
+  await Promise.allSettled(channels.map((c) => c.events.close()));
+  await Promise.allSettled(channels.map((c) => c.queue.close()));
   // disconnect, not quit: a QueueEvents connection may sit in a blocking read.
   for (const c of deps.connections) c.disconnect();
   await Promise.allSettled([deps.db.$disconnect(), deps.sql.end()]);

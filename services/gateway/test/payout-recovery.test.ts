@@ -3,12 +3,12 @@
 // commit and the enqueue, a crash after the rail got the transfer. The rail is
 // the sandbox with an artificial delay; every case counts the calls that
 // reached it.
-import { Decimal, enqueue, payoutJobId, payoutsQueue } from '@cowrie/core';
+import { Decimal, enqueue } from '@cowrie/core';
 import { closeGatewayDeps, createGatewayDeps, type GatewayDeps } from '../src/deps';
 import { createApp } from '../src/app';
 import { createSqlPool } from '@cowrie/db';
 import { auditWallet, findWallet } from '@cowrie/ledger';
-import { createTransfer, reconcilePayouts, reconcilePayoutsExclusively } from '@cowrie/payouts';
+import { createTransfer, reconcilePayouts, reconcilePayoutsExclusively, payoutJobId, payoutsQueue } from '@cowrie/payouts';
 import { createRails, sandboxTransferCalls } from '@cowrie/rails';
 import { createTestEnv, createWorkspaceWithKey, listenGateway, waitFor, type TestEnv, fundWallet } from '@cowrie/testing';
 import { hasLivePayoutJob, startPayoutWorker, type RunningPayoutWorker } from '@cowrie/payout-worker';

@@ -98,8 +98,8 @@ test('SIGTERM during load: every request started before it gets its answer; /rea
 test('SIGTERM to a payout worker under load: no job lost, none paid twice', async () => {
   const { workspace } = await createWorkspaceWithKey(env.db, { name: 'Payout load' });
   await fund(env.db, workspace.id, 'NGN', '100000');
-  const { enqueue, payoutJobId, openQueue, payoutsQueue, createRedis, Decimal } = await import('@cowrie/core');
-  const { createTransfer } = await import('@cowrie/payouts');
+  const { enqueue, openQueue, createRedis, Decimal } = await import('@cowrie/core');
+  const { createTransfer, payoutJobId, payoutsQueue } = await import('@cowrie/payouts');
   const { createRails, sandboxTransferCalls } = await import('@cowrie/rails');
   const rails = createRails(env.config, { redis: env.redis, sql: env.sql });
   const queueConnection = createRedis(env.config, { forBullmq: true });

@@ -1,7 +1,7 @@
 import type { Job, Queue } from 'bullmq';
-import { enqueue, payoutJobId, payoutsQueue, type HandlerMap, type Logger, type TConfig, type TRedis } from '@cowrie/core';
+import { enqueue, type HandlerMap, type Logger, type TConfig, type TRedis } from '@cowrie/core';
 import type { PrismaClient, SqlPool } from '@cowrie/db';
-import { executePayout, type TOutcomeSchedule, type TStalePayout } from '@cowrie/payouts';
+import { executePayout, type TOutcomeSchedule, type TStalePayout, payoutJobId, payoutsQueue } from '@cowrie/payouts';
 import type { ModeRails } from '@cowrie/rails';
 
 export interface HandlerContext {

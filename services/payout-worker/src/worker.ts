@@ -1,5 +1,6 @@
 import type { Queue, Worker } from 'bullmq';
-import { createServiceLogger, createRedis, openQueue, payoutsQueue, type Logger, type TConfig, type TRedis } from '@cowrie/core';
+import { createServiceLogger, createRedis, openQueue, type Logger, type TConfig, type TRedis } from '@cowrie/core';
+import { payoutsQueue } from '@cowrie/payouts';
 import { createDb, createSqlPool, type PrismaClient } from '@cowrie/db';
 import { createModeRails, mapModeRails } from '@cowrie/rails';
 import { instrumentCalls, instrumentWorker, railObserver, type CowrieMetrics } from '@cowrie/metrics';

@@ -3,9 +3,9 @@
 // rail about it, so BullMQ gives the job up as stalled too often. Workers are
 // real processes, SIGKILLed; the reconciler (a loop in the next worker) must
 // still settle the payout, once, without sending it again.
-import { Decimal, enqueue, openQueue, payoutJobId, payoutsQueue, createRedis } from '@cowrie/core';
+import { Decimal, enqueue, openQueue, createRedis } from '@cowrie/core';
 import { auditLedger, findWallet } from '@cowrie/ledger';
-import { createTransfer } from '@cowrie/payouts';
+import { createTransfer, payoutJobId, payoutsQueue } from '@cowrie/payouts';
 import { createRails, sandboxTransferCalls } from '@cowrie/rails';
 import { createTestEnv, createWorkspaceWithKey, spawnServiceProcess, waitFor, type ServiceProcess, type TestEnv, fundWallet } from '@cowrie/testing';
 

@@ -1,7 +1,7 @@
 import type { Job } from 'bullmq';
-import type { HandlerMap, Logger, TConfig, TRedis, verificationsQueue } from '@cowrie/core';
+import type { HandlerMap, Logger, TConfig, TRedis } from '@cowrie/core';
 import type { SqlPool } from '@cowrie/db';
-import { deliverVerification, type DeliveryProviders } from '@cowrie/verification';
+import { deliverVerification, type DeliveryProviders, type verificationsQueue } from '@cowrie/verification';
 
 export interface HandlerContext {
   config: TConfig;

@@ -1,8 +1,8 @@
 import type { Worker } from 'bullmq';
-import { createServiceLogger, createRedis, verificationsQueue, type Logger, type TConfig, type TRedis } from '@cowrie/core';
+import { createServiceLogger, createRedis, type Logger, type TConfig, type TRedis } from '@cowrie/core';
 import { createDb, createSqlPool, type PrismaClient } from '@cowrie/db';
 import { closeWorker, startQueueWorker, waitForDependencies } from '@cowrie/service-kit';
-import { createDeliveryProviders, type DeliveryProvider, type DeliveryProviders } from '@cowrie/verification';
+import { createDeliveryProviders, type DeliveryProvider, type DeliveryProviders, verificationsQueue } from '@cowrie/verification';
 import { instrumentCalls, instrumentWorker, railObserver, type CowrieMetrics } from '@cowrie/metrics';
 import { handlers, type HandlerContext } from './handlers';
 

@@ -3,9 +3,9 @@
 // which gives it to the next dispatcher; that one must not send the code
 // again (the provider may well have sent it). Dispatchers are real processes,
 // SIGKILLed; the provider is the Termii stand-in over HTTP.
-import { createRedis, enqueue, openQueue, verificationJobId, verificationsQueue } from '@cowrie/core';
+import { createRedis, enqueue, openQueue } from '@cowrie/core';
 import { createTestEnv, createWorkspaceWithKey, spawnServiceProcess, waitFor, type ServiceProcess, type TestEnv } from '@cowrie/testing';
-import { createVerification } from '@cowrie/verification';
+import { createVerification, verificationJobId, verificationsQueue } from '@cowrie/verification';
 import { startTermiiStandIn, type TermiiStandIn } from '@cowrie/verification/test/termii-stand-in';
 
 let env: TestEnv;

@@ -1,7 +1,7 @@
 import type { Job, Queue } from 'bullmq';
-import type { HandlerMap, Logger, TConfig, TRedis, webhooksQueue } from '@cowrie/core';
+import type { HandlerMap, Logger, TConfig, TRedis } from '@cowrie/core';
 import type { SqlPool } from '@cowrie/db';
-import { deliverWebhook, relayOutbox, type DeliveryStore, type WebhookHttpClient } from '@cowrie/webhooks';
+import { deliverWebhook, relayOutbox, type DeliveryStore, type WebhookHttpClient, type webhooksQueue } from '@cowrie/webhooks';
 
 export interface HandlerContext {
   config: TConfig;

@@ -1,8 +1,8 @@
 import type { Queue, Worker } from 'bullmq';
-import { createServiceLogger, createRedis, openQueue, webhooksQueue, type Logger, type TConfig, type TRedis } from '@cowrie/core';
+import { createServiceLogger, createRedis, openQueue, type Logger, type TConfig, type TRedis } from '@cowrie/core';
 import { createDb, createSqlPool, type PrismaClient } from '@cowrie/db';
 import { closeWorker, startQueueWorker, waitForDependencies } from '@cowrie/service-kit';
-import { createAddressPolicy, createDeliveryStore, createWebhookHttpClient, type Resolver } from '@cowrie/webhooks';
+import { createAddressPolicy, createDeliveryStore, createWebhookHttpClient, type Resolver, webhooksQueue } from '@cowrie/webhooks';
 import { instrumentWorker, type CowrieMetrics } from '@cowrie/metrics';
 import { handlers, type HandlerContext } from './handlers';
 import { startRelayLoop } from './relay-loop';

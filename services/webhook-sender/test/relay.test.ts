@@ -3,9 +3,9 @@
 // several relays run side by side.
 import type { Queue } from 'bullmq';
 import { createWorkspace } from '@cowrie/accounts';
-import { createRedis, openQueue, webhooksQueue, type TRedis } from '@cowrie/core';
+import { createRedis, openQueue, type TRedis } from '@cowrie/core';
 import { createTestEnv, startHttpReceiver, waitFor, type HttpReceiver, type TestEnv } from '@cowrie/testing';
-import { claimOutboxEvents, deliveryJobId, enqueueDeliveries, relayOutbox, requestOutboxRelay, sweepPendingDeliveries } from '@cowrie/webhooks';
+import { claimOutboxEvents, deliveryJobId, enqueueDeliveries, relayOutbox, requestOutboxRelay, sweepPendingDeliveries, webhooksQueue } from '@cowrie/webhooks';
 import { startWebhookWorker, type RunningWebhookWorker } from '../src/worker';
 import { addEndpoint, emit } from './helpers';
 

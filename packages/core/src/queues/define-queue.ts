@@ -1,11 +1,26 @@
 import { Queue, type JobsOptions, type ConnectionOptions } from 'bullmq';
 import type { z } from 'zod';
 
-export interface JobSpec<S extends z.ZodType = z.ZodType> {
+export interface JobSpec<S extends z.ZodType = z.ZodType, R = unknown> {
   schema: S;
   /** Per-job BullMQ options (retries, backoff); defaults come from the queue. */
   options?: JobsOptions;
+  /** A type, never a value: what the job's handler returns, which BullMQ keeps as JSON for whoever waits on the job. */
+  readonly result?: R;
 }
+
+/**
+ * One job of a queue's catalog: its payload schema and, as a type, its result.
+ * `jobOf<TResult>()(schema)`: the handler must return `TResult`, and a caller
+ * waiting on the job (enqueueAndWait) receives it typed.
+ */
+export const jobOf =
+  <R = void>() =>
+  <S extends z.ZodType>(schema: S, options?: JobsOptions): JobSpec<S, R> =>
+    options ? { schema, options } : { schema };
+
+/** The result type declared for a job of a catalog. */
+export type JobResult<J extends JobSpec> = J extends JobSpec<z.ZodType, infer R> ? R : never;
 
 export interface QueueDefinition<J extends Record<string, JobSpec>> {
   name: string;
@@ -60,11 +75,12 @@ export async function enqueue<J extends Record<string, JobSpec>, N extends keyof
 }
 
 /**
- * A worker's handler map, typed from the catalog so a missing handler does not
- * compile; each payload is parsed before its handler runs.
+ * A worker's handler map, typed from the catalog so a missing handler, or one
+ * returning another result than its job declares, does not compile; each
+ * payload is parsed before its handler runs.
  */
 export type HandlerMap<J extends Record<string, JobSpec>, Ctx> = {
-  [N in keyof J]: (payload: z.output<J[N]['schema']>, ctx: Ctx) => Promise<unknown>;
+  [N in keyof J]: (payload: z.output<J[N]['schema']>, ctx: Ctx) => Promise<JobResult<J[N]>>;
 };
 
 export function dispatchJob<J extends Record<string, JobSpec>, Ctx>(

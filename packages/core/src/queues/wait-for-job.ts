@@ -1,5 +1,7 @@
 import type { EventEmitter } from 'node:events';
-import { Job, type Queue, type QueueEvents } from 'bullmq';
+import { Job, type JobsOptions, type Queue, type QueueEvents } from 'bullmq';
+import type { z } from 'zod';
+import { enqueue, type JobResult, type JobSpec, type QueueDefinition } from './define-queue';
 
 /** What waiting for a job found: its result, its failure, or nothing yet. */
 export type TJobWait<R> = { finished: 'completed'; value: R } | { finished: 'failed'; reason: string } | { finished: false };
@@ -42,4 +44,46 @@ export function waitForJob<R>(queue: Queue, queueEvents: QueueEvents, job: Job, 
       else if (current?.finishedOn && (await current.isFailed())) finish({ finished: 'failed', reason: current.failedReason });
     })().catch(() => undefined);
   });
+}
+
+/** Where a job is queued and where its outcome is announced. */
+export interface JobChannel {
+  queue: Queue;
+  events: QueueEvents;
+}
+
+/**
+ * What queueing a job and waiting for it found: the handler's result, its
+ * failure, no outcome within the wait (the job is still queued or running), or
+ * no job at all (Redis refused the add).
+ */
+export type JobRun<R> =
+  { kind: 'completed'; value: R } | { kind: 'failed'; reason: string; job: Job } | { kind: 'unfinished'; job: Job } | { kind: 'not_queued'; error: Error };
+
+/**
+ * The gateway's "queue the work, wait a bounded time for the worker, else
+ * answer from Postgres": adds the job (its payload parsed against the catalog)
+ * and waits at most `waitMs` for its result, typed as the catalog declares it.
+ * Never throws: each caller decides what a missing outcome means, and reads
+ * the truth from Postgres, which the worker writes before it returns.
+ */
+export async function enqueueAndWait<J extends Record<string, JobSpec>, N extends keyof J & string>(
+  channel: JobChannel,
+  def: QueueDefinition<J>,
+  jobName: N,
+  payload: z.input<J[N]['schema']>,
+  options: JobsOptions & { jobId: string; waitMs: number },
+): Promise<JobRun<JobResult<J[N]>>> {
+  const { waitMs, ...jobOptions } = options;
+  let job: Job;
+  try {
+    job = await enqueue(channel.queue, def, jobName, payload, jobOptions);
+  } catch (err) {
+    return { kind: 'not_queued', error: err instanceof Error ? err : new Error(String(err)) };
+  }
+  if (waitMs <= 0) return { kind: 'unfinished', job };
+  const waited = await waitForJob<JobResult<J[N]>>(channel.queue, channel.events, job, waitMs);
+  if (waited.finished === 'completed') return { kind: 'completed', value: waited.value };
+  if (waited.finished === 'failed') return { kind: 'failed', reason: waited.reason, job };
+  return { kind: 'unfinished', job };
 }

@@ -125,7 +125,7 @@ function basicAuth(deps: Pick<GatewayDeps, 'redis' | 'config'>, username: string
 
 /** Every queue the gateway holds (deps.queues), so a queue added there shows up on the board. */
 function gatewayQueues(deps: GatewayDeps): Queue[] {
-  return Object.values(deps.queues).filter((q): q is Queue => q instanceof Queue);
+  return Object.values(deps.queues).map((c) => c.queue);
 }
 
 /**

@@ -1,18 +1,6 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import {
-  AppError,
-  accountNumberField,
-  amountField,
-  bankCodeField,
-  currencyCodeField,
-  enqueue,
-  idField,
-  optionalTextField,
-  payoutJobId,
-  payoutsQueue,
-  waitForJob,
-} from '@cowrie/core';
+import { AppError, accountNumberField, amountField, bankCodeField, currencyCodeField, enqueueAndWait, idField, optionalTextField } from '@cowrie/core';
 import {
   TRANSACTION_STATUSES,
   createBeneficiary,
@@ -30,9 +18,10 @@ import {
   renderBeneficiary,
   type CreatedPayout,
   type PayoutAnswer,
-  type TPayoutOutcome,
   type PayoutDeps,
   type TRenderedTransaction,
+  payoutJobId,
+  payoutsQueue,
 } from '@cowrie/payouts';
 import { renderBalance } from '@cowrie/ledger';
 import { createModeRails, mapModeRails, type TBank, type TResolvedAccount } from '@cowrie/rails';
@@ -182,16 +171,16 @@ export function registerPayoutRoutes(v1: RouteMount, deps: GatewayDeps) {
     const id = payout.transaction.id;
     let answer: PayoutAnswer | null = null;
     if (payout.created) {
-      try {
-        const job = await enqueue(deps.queues.payouts, payoutsQueue, 'payout.execute', { transactionId: id }, { jobId: payoutJobId(payout.transaction) });
-        if (deps.config.PAYOUT_SYNC_WAIT_MS > 0) {
-          const waited = await waitForJob<TPayoutOutcome | null>(deps.queues.payouts, deps.queues.payoutEvents, job, deps.config.PAYOUT_SYNC_WAIT_MS);
-          if (waited.finished === 'completed') answer = payoutAnswerFromOutcome(waited.value);
-        }
-      } catch (err) {
-        // Redis unreachable (the reconciler queues it later): Postgres says where the payout stands.
-        req.log.info({ transactionId: id, reason: (err as Error).message }, 'payout outcome read from Postgres');
-      }
+      const run = await enqueueAndWait(
+        deps.queues.payouts,
+        payoutsQueue,
+        'payout.execute',
+        { transactionId: id },
+        { jobId: payoutJobId(payout.transaction), waitMs: deps.config.PAYOUT_SYNC_WAIT_MS },
+      );
+      if (run.kind === 'completed') answer = payoutAnswerFromOutcome(run.value);
+      // Redis unreachable (the reconciler queues it later): Postgres says where the payout stands.
+      else if (run.kind === 'not_queued') req.log.info({ transactionId: id, reason: run.error.message }, 'payout outcome read from Postgres');
     }
     answer ??= await readPayoutAnswer(deps.sql, id);
     if (answer.providerError) {

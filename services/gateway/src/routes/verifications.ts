@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import { z } from 'zod';
-import { AppError, enqueue, verificationJobId, verificationsQueue, waitForJob } from '@cowrie/core';
+import { AppError, enqueueAndWait } from '@cowrie/core';
 import {
   VERIFICATION_CHANNELS,
   ZCheckVerificationRequest,
@@ -13,10 +13,11 @@ import {
   markDeliveryFailed,
   toStartedVerification,
   toVerificationRecord,
-  type TDeliveryOutcome,
   type TCheckOutcome,
   type TStartedVerification,
   type TVerificationRecord,
+  verificationJobId,
+  verificationsQueue,
 } from '@cowrie/verification';
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
@@ -105,40 +106,31 @@ export function registerVerificationRoutes(v1: RouteMount, deps: GatewayDeps) {
       const reference = verification.reference;
       req.log.info({ reference, channel: verification.channel }, 'verification started');
 
-      let job;
-      try {
-        job = await enqueue(
-          queues.verifications,
-          verificationsQueue,
-          'verification.deliver',
-          { verificationId: verification.id, sealedCode },
-          {
-            jobId: verificationJobId(verification),
-          },
-        );
-      } catch (err) {
-        req.log.error({ err: { message: (err as Error).message }, reference }, 'could not queue code delivery');
+      // Queue the delivery and wait a bounded time for the dispatcher's outcome
+      // (docs/design.md: synchronous answers). Sent: the row is still as created.
+      // Anything else: the row in Postgres is the answer.
+      const run = await enqueueAndWait(
+        queues.verifications,
+        verificationsQueue,
+        'verification.deliver',
+        { verificationId: verification.id, sealedCode },
+        { jobId: verificationJobId(verification), waitMs: config.VERIFY_SYNC_WAIT_MS },
+      );
+      if (run.kind === 'not_queued') {
+        req.log.error({ err: { message: run.error.message }, reference }, 'could not queue code delivery');
         await markDeliveryFailed(deps.sql, verification.id, 'the delivery queue is unavailable');
         throw new AppError('provider_error', 'Code delivery is unavailable right now; try again', { status: 503, details: { reference } });
       }
-
-      // Wait a bounded time for the dispatcher's outcome (docs/design.md: synchronous
-      // answers). Sent: the row is still as created. Anything else: the row in
-      // Postgres is the answer.
-      let delivery: TDeliveryOutcome | undefined;
-      if (config.VERIFY_SYNC_WAIT_MS > 0) {
-        const waited = await waitForJob<TDeliveryOutcome>(queues.verifications, queues.verificationEvents, job, config.VERIFY_SYNC_WAIT_MS);
-        if (waited.finished === 'completed') delivery = waited.value;
-        else {
-          const state = await job.getState().catch(() => 'unknown');
-          if (state === 'failed') {
-            // The handler itself crashed (not a provider refusal, which it records):
-            // the code was not delivered and the job is not retried.
-            req.log.warn({ reference, err: { message: waited.finished === 'failed' ? waited.reason : 'failed' } }, 'code delivery job failed');
-            await markDeliveryFailed(deps.sql, verification.id, 'the delivery worker failed');
-          } else {
-            req.log.warn({ reference, state }, 'code delivery still running; answering from the row');
-          }
+      const delivery = run.kind === 'completed' ? run.value : undefined;
+      if (run.kind !== 'completed' && config.VERIFY_SYNC_WAIT_MS > 0) {
+        const state = run.kind === 'failed' ? 'failed' : await run.job.getState().catch(() => 'unknown');
+        if (state === 'failed') {
+          // The handler itself crashed (not a provider refusal, which it records):
+          // the code was not delivered and the job is not retried.
+          req.log.warn({ reference, err: { message: run.kind === 'failed' ? run.reason : 'failed' } }, 'code delivery job failed');
+          await markDeliveryFailed(deps.sql, verification.id, 'the delivery worker failed');
+        } else {
+          req.log.warn({ reference, state }, 'code delivery still running; answering from the row');
         }
       }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { enqueue, waitForJob, webhooksQueue } from '@cowrie/core';
+import { enqueueAndWait } from '@cowrie/core';
 import {
   ZCreateWebhookEndpoint,
   ZListWebhookDeliveriesQuery,
@@ -18,6 +18,7 @@ import {
   updateWebhookEndpoint,
   type WebhookDeliveryLogRow,
   type WebhookEndpointView,
+  webhooksQueue,
 } from '@cowrie/webhooks';
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
@@ -181,19 +182,17 @@ export function registerWebhookRoutes(app: RouteMount, deps: GatewayDeps) {
         await hitWebhookTestBudget(deps.redis, { keyPrefix: deps.config.REDIS_KEY_PREFIX, endpoint, limit: deps.config.WEBHOOK_TEST_RATE_LIMIT }),
       );
       const ping = await createPingDelivery(deps.db, { workspaceId: sessionOf(req).workspaceId, mode: sessionOf(req).mode, endpointId });
-      const job = await enqueue(
+      const run = enqueueAndWait(
         deps.queues.webhooks,
         webhooksQueue,
         'webhook.deliver',
         { deliveryId: ping.deliveryId },
-        { jobId: deliveryJobId(ping.deliveryId) },
+        { jobId: deliveryJobId(ping.deliveryId), waitMs: pingWaitMs },
       );
-      const outcome = await waitForOutcome(
-        deps,
-        ping.deliveryId,
-        () => waitForJob(deps.queues.webhooks, deps.queues.webhookEvents, job, pingWaitMs),
-        pingWaitMs,
-      );
+      const outcome = await waitForOutcome(deps, ping.deliveryId, run, pingWaitMs);
+      const queued = await run;
+      // Redis refused the job: the error handler answers for the lost dependency.
+      if (queued.kind === 'not_queued') throw queued.error;
       sendData(req, res, 200, {
         delivery_id: outcome ? Number(outcome.id) : 0,
         endpoint_id: endpointId,
@@ -237,10 +236,10 @@ export function registerWebhookRoutes(app: RouteMount, deps: GatewayDeps) {
  * missed, so Postgres (the source of truth) is also polled, and it is what the
  * answer is read from.
  */
-async function waitForOutcome(deps: GatewayDeps, deliveryId: string, finished: () => Promise<unknown>, waitMs: number) {
+async function waitForOutcome(deps: GatewayDeps, deliveryId: string, finished: Promise<unknown>, waitMs: number) {
   const deadline = Date.now() + waitMs;
   let done = false;
-  const signal = finished().then(
+  const signal = finished.then(
     () => (done = true),
     () => (done = true),
   );

@@ -1,0 +1,20 @@
+import { z } from 'zod';
+import { defineQueue, jobOf } from '@cowrie/core';
+import type { DeliverOutcome } from './deliver';
+
+export const webhooksQueue = defineQueue(
+  'webhooks',
+  {
+    // Fans unrelayed outbox events out to matching endpoints.
+    'outbox.relay': jobOf<{ events: number; deliveries: number }>()(z.object({})),
+    // Delivers one (event, endpoint) pair with the interface's 3 attempts.
+    'webhook.deliver': jobOf<DeliveredJobResult>()(z.object({ deliveryId: z.string().uuid() })),
+  },
+  // Retries of a delivery follow the interface's own schedule inside the job;
+  // BullMQ itself does not retry.
+  { attempts: 1, removeOnComplete: { age: 3600, count: 10_000 }, removeOnFail: { age: 7 * 86400 } },
+);
+
+/** A delivery job's result: the outcome, with the log row id as a JSON number. */
+export type DeliveredJobResult =
+  Extract<DeliverOutcome, { kind: 'skipped' }> | (Omit<Exclude<DeliverOutcome, { kind: 'skipped' }>, 'logId'> & { logId: number });
