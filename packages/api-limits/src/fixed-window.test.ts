@@ -37,18 +37,18 @@ const together = (a: number, b: number, tag: string) =>
   });
 
 test('a hit counts in every window while all are under their limits; then nothing is counted and the first full one is named', async () => {
-  expect(await together(2, 3, 't1')).toEqual({ allowed: true });
-  expect(await together(2, 3, 't1')).toEqual({ allowed: true });
-  expect(await together(2, 3, 't1')).toEqual({ allowed: false, full: 'a', retryAfterSeconds: 12 * 3600 });
+  expect(await together(2, 3, 't1')).toEqual({ kind: 'allowed' });
+  expect(await together(2, 3, 't1')).toEqual({ kind: 'allowed' });
+  expect(await together(2, 3, 't1')).toEqual({ kind: 'refused', full: 'a', retryAfterSeconds: 12 * 3600 });
   expect([await count('{t1}:a'), await count('{t1}:b')]).toEqual([2, 2]);
   // b full first: refused as b, and a is not counted either.
-  expect(await together(5, 2, 't1')).toEqual({ allowed: false, full: 'b', retryAfterSeconds: 12 * 3600 });
+  expect(await together(5, 2, 't1')).toEqual({ kind: 'refused', full: 'b', retryAfterSeconds: 12 * 3600 });
   expect([await count('{t1}:a'), await count('{t1}:b')]).toEqual([2, 2]);
 });
 
 test('racing hits never take a counter past its limit', async () => {
   const results = await Promise.all(Array.from({ length: 25 }, () => together(7, 100, 't2')));
-  expect(results.filter((r) => r.allowed)).toHaveLength(7);
+  expect(results.filter((r) => r.kind === 'allowed')).toHaveLength(7);
   expect([await count('{t2}:a'), await count('{t2}:b')]).toEqual([7, 7]);
 });
 

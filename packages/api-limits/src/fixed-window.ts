@@ -69,7 +69,7 @@ export async function hitFixedWindow(redis: TRedis, opts: HitFixedWindowOptions)
   };
 }
 
-export type FixedWindowsHit<K extends string> = { allowed: true } | { allowed: false; full: K; retryAfterSeconds: number };
+export type FixedWindowsHit<K extends string> = { kind: 'allowed' } | { kind: 'refused'; full: K; retryAfterSeconds: number };
 
 /**
  * Counts one hit in several clock-aligned windows of the same length, all or
@@ -91,5 +91,5 @@ export async function hitFixedWindowsTogether<K extends string>(
       ...counters.map((c) => String(c.limit)),
     ]),
   );
-  return full === 0 ? { allowed: true } : { allowed: false, full: counters[full - 1]!.name, retryAfterSeconds };
+  return full === 0 ? { kind: 'allowed' } : { kind: 'refused', full: counters[full - 1]!.name, retryAfterSeconds };
 }

@@ -21,9 +21,9 @@ export interface SignInLimits {
 }
 
 export type SignInAttempt =
-  | { allowed: false; retryAfterSeconds: number }
+  | { kind: 'refused'; retryAfterSeconds: number }
   | {
-      allowed: true;
+      kind: 'allowed';
       /** How long to wait before checking the password: 0 within the global budget, then growing with every failure past it. */
       delayMs: number;
       /** A right password: the attempt is not a failure, its places are given back. */
@@ -49,7 +49,7 @@ export async function takeSignInAttempt(redis: TRedis, opts: SignInLimits): Prom
     if (!attempt.allowed) {
       // The places taken before this counter are given back; a full counter stays full.
       await giveBack();
-      return { allowed: false, retryAfterSeconds: attempt.retryAfterSeconds };
+      return { kind: 'refused', retryAfterSeconds: attempt.retryAfterSeconds };
     }
     taken.push(counter.key);
   }
@@ -57,5 +57,5 @@ export async function takeSignInAttempt(redis: TRedis, opts: SignInLimits): Prom
   const global = await takeAttempt(redis, { key: globalKey, limit: opts.globalLimit, windowSeconds: SIGN_IN_WINDOW_SECONDS });
   taken.push(globalKey);
   const beyond = global.count - opts.globalLimit;
-  return { allowed: true, delayMs: beyond > 0 ? Math.min(SIGN_IN_MAX_DELAY_MS, beyond * SIGN_IN_DELAY_STEP_MS) : 0, succeeded: giveBack };
+  return { kind: 'allowed', delayMs: beyond > 0 ? Math.min(SIGN_IN_MAX_DELAY_MS, beyond * SIGN_IN_DELAY_STEP_MS) : 0, succeeded: giveBack };
 }

@@ -82,7 +82,7 @@ export function parseSandboxNotification(body: unknown): { ok: true; transfer: I
     return { ok: false, reason: `${issue.path.join('.') || 'body'}: ${issue.message}` };
   }
   const amount = parseAmount(parsed.data.amount);
-  if (!amount.ok) return { ok: false, reason: `amount ${amount.reason}` };
+  if (amount.kind === 'invalid') return { ok: false, reason: `amount ${amount.reason}` };
   if (!amount.value.greaterThan(0)) return { ok: false, reason: 'amount must be positive' };
   const n = parsed.data;
   return {

@@ -22,7 +22,7 @@ export function amountField({ min = 1, missing }: { min?: number; missing?: stri
         return z.NEVER;
       }
       const parsed = parseAmount(value);
-      if (!parsed.ok) {
+      if (parsed.kind === 'invalid') {
         ctx.addIssue({ code: 'custom', message: parsed.reason });
         return z.NEVER;
       }

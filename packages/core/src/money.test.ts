@@ -9,8 +9,8 @@ test.each([
   ['123456789012.123456', '123456789012.123456'],
 ])('parseAmount(%p) renders %s exactly', (input, expected) => {
   const parsed = parseAmount(input);
-  expect(parsed.ok).toBe(true);
-  if (parsed.ok) expect(formatAmount(parsed.value)).toBe(expected);
+  expect(parsed.kind).toBe('valid');
+  if (parsed.kind === 'valid') expect(formatAmount(parsed.value)).toBe(expected);
 });
 
 test.each([
@@ -26,13 +26,13 @@ test.each([
   ['an empty string', ''],
   ['hex', '0x10'],
 ])('parseAmount refuses %s', (_name, input) => {
-  expect(parseAmount(input).ok).toBe(false);
+  expect(parseAmount(input).kind).toBe('invalid');
 });
 
 test('no float drift: 0.1 + 0.2 style amounts stay exact', () => {
   const a = parseAmount(0.1);
   const b = parseAmount(0.2);
-  if (!a.ok || !b.ok) throw new Error('parse failed');
+  if (a.kind === 'invalid' || b.kind === 'invalid') throw new Error('parse failed');
   expect(formatAmount(a.value.plus(b.value))).toBe('0.300000');
 });
 
@@ -48,21 +48,21 @@ test.each([
   ['-12345678901234567', /negative/],
 ])('an exact JSON number %s a double cannot hold is refused for what it is, not rounded', (text, reason) => {
   const parsed = parseAmount(new JsonNumberText(text));
-  expect(parsed).toEqual({ ok: false, reason: expect.stringMatching(reason) });
+  expect(parsed).toEqual({ kind: 'invalid', reason: expect.stringMatching(reason) });
 });
 
 test('an exact JSON zero with an exponent is still zero, for the amount rules to refuse', () => {
-  expect(parseAmount(new JsonNumberText('0e-99999999999999999'))).toMatchObject({ ok: true });
-  expect(parseAmount(new JsonNumberText('0.000000000000000000'))).toMatchObject({ ok: true });
+  expect(parseAmount(new JsonNumberText('0e-99999999999999999'))).toMatchObject({ kind: 'valid' });
+  expect(parseAmount(new JsonNumberText('0.000000000000000000'))).toMatchObject({ kind: 'valid' });
 });
 
 test('the largest amount, with six decimals and its fees, stays exact', () => {
   const parsed = parseAmount(new JsonNumberText('999999999999.999999'));
-  if (!parsed.ok) throw new Error(parsed.reason);
+  if (parsed.kind === 'invalid') throw new Error(parsed.reason);
   expect(formatAmount(parsed.value)).toBe('999999999999.999999');
   const fees = parseAmount('12345.678901');
-  if (!fees.ok) throw new Error(fees.reason);
+  if (fees.kind === 'invalid') throw new Error(fees.reason);
   expect(formatAmount(parsed.value.plus(fees.value))).toBe('1000000012345.678900');
   expect(parsed.value.times(100).toFixed(0, Decimal.ROUND_DOWN)).toBe('99999999999999');
-  expect(parseAmount('1000000000000.000001').ok).toBe(false);
+  expect(parseAmount('1000000000000.000001').kind).toBe('invalid');
 });

@@ -43,24 +43,24 @@ export class JsonNumberText {
  * Parses an amount from a request (a JSON number or a numeric string) into an
  * exact Decimal. Returns an error text instead of throwing, for validators.
  */
-export function parseAmount(input: unknown): { ok: true; value: Decimal } | { ok: false; reason: string } {
+export function parseAmount(input: unknown): { kind: 'valid'; value: Decimal } | { kind: 'invalid'; reason: string } {
   let text: string;
   if (input instanceof JsonNumberText) {
     // The digits the client sent, read exactly; an exponent form is bounded
     // before it is written out (1e999999999 must not become a billion digits).
     const exact = new Decimal(input.text);
-    if (exact.isNegative()) return { ok: false, reason: 'must not be negative' };
-    if (exact.greaterThan(MAX_AMOUNT)) return { ok: false, reason: `must be at most ${MAX_AMOUNT.toFixed()}` };
-    if (exact.decimalPlaces() > MONEY_SCALE) return { ok: false, reason: `must have at most ${MONEY_SCALE} decimal places` };
+    if (exact.isNegative()) return { kind: 'invalid', reason: 'must not be negative' };
+    if (exact.greaterThan(MAX_AMOUNT)) return { kind: 'invalid', reason: `must be at most ${MAX_AMOUNT.toFixed()}` };
+    if (exact.decimalPlaces() > MONEY_SCALE) return { kind: 'invalid', reason: `must have at most ${MONEY_SCALE} decimal places` };
     // Below decimal.js's smallest exponent (1e-9e15) a non-zero number reads as
     // 0 (above its largest, as Infinity, refused just above): a fraction that
     // small is far finer than 6 decimals, never a zero amount.
     if (exact.isZero() && /[1-9]/.test(input.text.split(/[eE]/)[0]!)) {
-      return { ok: false, reason: `must have at most ${MONEY_SCALE} decimal places` };
+      return { kind: 'invalid', reason: `must have at most ${MONEY_SCALE} decimal places` };
     }
     text = exact.toFixed();
   } else if (typeof input === 'number') {
-    if (!Number.isFinite(input)) return { ok: false, reason: 'must be a finite number' };
+    if (!Number.isFinite(input)) return { kind: 'invalid', reason: 'must be a finite number' };
     // A double's shortest decimal form is what the client wrote: the gateway's
     // parser turns any number a double cannot hold exactly into JsonNumberText.
     text = String(input);
@@ -68,14 +68,14 @@ export function parseAmount(input: unknown): { ok: true; value: Decimal } | { ok
   } else if (typeof input === 'string') {
     text = input.trim();
   } else {
-    return { ok: false, reason: 'must be a number' };
+    return { kind: 'invalid', reason: 'must be a number' };
   }
-  if (text.startsWith('-')) return { ok: false, reason: 'must not be negative' };
-  if (!AMOUNT_PATTERN.test(text)) return { ok: false, reason: 'must be a number' };
+  if (text.startsWith('-')) return { kind: 'invalid', reason: 'must not be negative' };
+  if (!AMOUNT_PATTERN.test(text)) return { kind: 'invalid', reason: 'must be a number' };
   const value = new Decimal(text);
-  if (value.decimalPlaces() > MONEY_SCALE) return { ok: false, reason: `must have at most ${MONEY_SCALE} decimal places` };
-  if (value.greaterThan(MAX_AMOUNT)) return { ok: false, reason: `must be at most ${MAX_AMOUNT.toFixed()}` };
-  return { ok: true, value };
+  if (value.decimalPlaces() > MONEY_SCALE) return { kind: 'invalid', reason: `must have at most ${MONEY_SCALE} decimal places` };
+  if (value.greaterThan(MAX_AMOUNT)) return { kind: 'invalid', reason: `must be at most ${MAX_AMOUNT.toFixed()}` };
+  return { kind: 'valid', value };
 }
 
 /** Renders an amount the way every response does: `"1500.000000"`. */

@@ -51,11 +51,11 @@ test('the outcome of a job that completes or fails, and of one that finished bef
     { connection },
   );
   closers.push(() => worker.close());
-  expect(await waitForJob(queue, events, await queue.add('x', { n: 21 }), 5000)).toEqual({ finished: 'completed', value: { answer: 42 } });
-  expect(await waitForJob(queue, events, await queue.add('x', { fail: true }, { attempts: 1 }), 5000)).toEqual({ finished: 'failed', reason: 'refused' });
+  expect(await waitForJob(queue, events, await queue.add('x', { n: 21 }), 5000)).toEqual({ kind: 'completed', value: { answer: 42 } });
+  expect(await waitForJob(queue, events, await queue.add('x', { fail: true }, { attempts: 1 }), 5000)).toEqual({ kind: 'failed', reason: 'refused' });
   const early = await queue.add('x', { n: 1 });
   await new Promise((r) => setTimeout(r, 500));
-  expect(await waitForJob(queue, events, early, 2000)).toEqual({ finished: 'completed', value: { answer: 2 } });
+  expect(await waitForJob(queue, events, early, 2000)).toEqual({ kind: 'completed', value: { answer: 2 } });
 });
 
 test('Redis gone while waiting: the wait ends at its deadline with nothing known, and nothing is left unhandled', async () => {
@@ -64,7 +64,7 @@ test('Redis gone while waiting: the wait ends at its deadline with nothing known
   const job = await queue.add('x', { n: 1 });
   await redis.kill();
   const started = Date.now();
-  expect(await waitForJob(queue, events, job, 500)).toEqual({ finished: false });
+  expect(await waitForJob(queue, events, job, 500)).toEqual({ kind: 'timed_out' });
   expect(Date.now() - started).toBeLessThan(3000);
   await new Promise((r) => setTimeout(r, 300));
   expect(unhandled).toEqual([]);
@@ -91,7 +91,10 @@ test('enqueueAndWait: the typed result, a failure, no outcome within the wait, a
   expect(run).toEqual({ kind: 'completed', value: { answer: 42 } });
   // The declared result type reaches the caller.
   if (run.kind === 'completed') expect(run.value.answer + 0).toBe(42);
-  expect(await enqueueAndWait(channel, doubling, 'double', { n: -1 }, { jobId: 'run-neg', waitMs: 5000 })).toMatchObject({ kind: 'failed', reason: 'negative' });
+  expect(await enqueueAndWait(channel, doubling, 'double', { n: -1 }, { jobId: 'run-neg', waitMs: 5000 })).toMatchObject({
+    kind: 'failed',
+    reason: 'negative',
+  });
   const slow = await enqueueAndWait(channel, doubling, 'double', { n: 5000 }, { jobId: 'run-slow', waitMs: 200 });
   expect(slow.kind).toBe('unfinished');
   const unwaited = await enqueueAndWait(channel, doubling, 'double', { n: 1 }, { jobId: 'run-nowait', waitMs: 0 });

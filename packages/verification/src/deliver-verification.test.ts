@@ -25,8 +25,8 @@ async function started(destination: string, channel: 'sms' | 'voice' | 'email' =
 
 test('delivers once; a replayed job sends nothing more', async () => {
   const { verification, sealedCode } = await started('+2348090000001');
-  expect(await deliverVerification(deps(), { verificationId: verification.id, sealedCode })).toEqual({ outcome: 'sent', provider: 'sandbox' });
-  expect(await deliverVerification(deps(), { verificationId: verification.id, sealedCode })).toEqual({ outcome: 'skipped', status: 'pending' });
+  expect(await deliverVerification(deps(), { verificationId: verification.id, sealedCode })).toEqual({ kind: 'sent', provider: 'sandbox' });
+  expect(await deliverVerification(deps(), { verificationId: verification.id, sealedCode })).toEqual({ kind: 'skipped', status: 'pending' });
   expect(await messages('+2348090000001')).toHaveLength(1);
   const row = await env.db.verification.findUniqueOrThrow({ where: { id: verification.id } });
   expect(row.deliveredAt).toBeInstanceOf(Date);
@@ -36,13 +36,13 @@ test('delivers once; a replayed job sends nothing more', async () => {
 test('a verification already checked or failed is not delivered', async () => {
   const { verification, sealedCode } = await started('+2348090000002');
   await env.db.verification.update({ where: { id: verification.id }, data: { status: 'verified' } });
-  expect(await deliverVerification(deps(), { verificationId: verification.id, sealedCode })).toEqual({ outcome: 'skipped', status: 'verified' });
+  expect(await deliverVerification(deps(), { verificationId: verification.id, sealedCode })).toEqual({ kind: 'skipped', status: 'verified' });
   expect(await messages('+2348090000002')).toEqual([]);
 });
 
 test('a code that expired before its job ran is not delivered', async () => {
   const { verification, sealedCode } = await started('+2348090000003', 'sms', new Date(Date.now() - 61_000));
-  expect((await deliverVerification(deps(), { verificationId: verification.id, sealedCode })).outcome).toBe('skipped');
+  expect((await deliverVerification(deps(), { verificationId: verification.id, sealedCode })).kind).toBe('skipped');
   expect(await messages('+2348090000003')).toEqual([]);
 });
 
@@ -50,7 +50,7 @@ test('a job sealed under another key fails the row instead of leaving it pending
   const { verification } = await started('+2348090000004');
   const foreign = encryptSecret('246810', 'ab'.repeat(32));
   expect(await deliverVerification(deps(), { verificationId: verification.id, sealedCode: foreign })).toEqual({
-    outcome: 'failed',
+    kind: 'failed',
     reason: 'the code could not be unsealed',
   });
   expect(await env.db.verification.findUniqueOrThrow({ where: { id: verification.id } })).toMatchObject({
@@ -72,13 +72,13 @@ test('a voice delivery keeps the plaintext in Redis with a TTL no longer than th
 test('a delivery failure marks the row failed with a reason, and is not redone', async () => {
   const { verification, sealedCode } = await started('+2340000000000');
   const outcome = await deliverVerification(deps(), { verificationId: verification.id, sealedCode });
-  expect(outcome).toEqual({ outcome: 'failed', reason: 'the sandbox number is unreachable' });
+  expect(outcome).toEqual({ kind: 'failed', reason: 'the sandbox number is unreachable' });
   expect(await env.db.verification.findUniqueOrThrow({ where: { id: verification.id } })).toMatchObject({
     status: 'failed',
     deliveryError: 'the sandbox number is unreachable',
     deliveredAt: null,
   });
-  expect((await deliverVerification(deps(), { verificationId: verification.id, sealedCode })).outcome).toBe('skipped');
+  expect((await deliverVerification(deps(), { verificationId: verification.id, sealedCode })).kind).toBe('skipped');
 });
 
 test('starts and deliveries arriving together each get their own row, code and message', async () => {
@@ -100,7 +100,7 @@ test('starts and deliveries arriving together each get their own row, code and m
   const outcomes = await Promise.all(
     created.map(({ verification, sealedCode }) => deliverVerification(deps(), { verificationId: verification.id, sealedCode })),
   );
-  expect(outcomes.every((o) => o.outcome === 'sent')).toBe(true);
+  expect(outcomes.every((o) => o.kind === 'sent')).toBe(true);
   for (const [i, destination] of destinations.entries()) {
     const row = await env.db.verification.findUniqueOrThrow({ where: { id: created[i]!.verification.id } });
     expect(row).toMatchObject({ destination, status: 'pending', metadata: { order: i } });

@@ -16,15 +16,15 @@ export interface DeliverVerificationDeps {
 }
 
 export type TDeliveryOutcome =
-  | { outcome: 'sent'; provider: string }
-  | { outcome: 'failed'; reason: string }
+  | { kind: 'sent'; provider: string }
+  | { kind: 'failed'; reason: string }
   /**
    * Nothing to do: the row is gone, already delivered, terminal or expired (a
    * replayed job); or `delivery outcome unknown`: an earlier run began sending
    * and died before recording the outcome, so the code may have arrived and is
    * not sent again.
    */
-  | { outcome: 'skipped'; status: string };
+  | { kind: 'skipped'; status: string };
 
 interface Delivered {
   id: number;
@@ -95,10 +95,10 @@ const deliveredMarker = batchPerTurnFor(
 export async function deliverVerification(deps: DeliverVerificationDeps, job: { verificationId: number; sealedCode: string }): Promise<TDeliveryOutcome> {
   const now = deps.now?.() ?? new Date();
   const row = await findVerificationById(deps.sql, job.verificationId);
-  if (!row) return { outcome: 'skipped', status: 'missing' };
-  if (row.status !== 'pending' || row.deliveredAt || row.deliveryError) return { outcome: 'skipped', status: row.status };
+  if (!row) return { kind: 'skipped', status: 'missing' };
+  if (row.status !== 'pending' || row.deliveredAt || row.deliveryError) return { kind: 'skipped', status: row.status };
   const remainingSeconds = (row.expiresAt.getTime() - now.getTime()) / 1000;
-  if (remainingSeconds <= 0) return { outcome: 'skipped', status: 'expired' };
+  if (remainingSeconds <= 0) return { kind: 'skipped', status: 'expired' };
 
   let code: string;
   try {
@@ -107,7 +107,7 @@ export async function deliverVerification(deps: DeliverVerificationDeps, job: { 
     // A job sealed under another key (rotated ENCRYPTION_KEY) or tampered with.
     const reason = 'the code could not be unsealed';
     await markDeliveryFailed(deps.sql, row.id, reason);
-    return { outcome: 'failed', reason };
+    return { kind: 'failed', reason };
   }
 
   const channel = row.channel as TVerificationChannel;
@@ -116,7 +116,7 @@ export async function deliverVerification(deps: DeliverVerificationDeps, job: { 
   // The claim comes last, right before the provider: nothing between it and the send can fail and leave a claimed row unsent.
   if (row.sendStartedAt || !(await sendClaimer(deps.sql).load(row.id))) {
     deps.log.warn({ verificationId: row.id }, 'code delivery outcome unknown (an earlier run began sending and stopped); not sent again');
-    return { outcome: 'skipped', status: 'delivery outcome unknown' };
+    return { kind: 'skipped', status: 'delivery outcome unknown' };
   }
   try {
     const receipt = await provider.send({
@@ -132,7 +132,7 @@ export async function deliverVerification(deps: DeliverVerificationDeps, job: { 
       provider: provider.id,
       providerReference: receipt.providerReference ?? null,
     });
-    return { outcome: 'sent', provider: provider.id };
+    return { kind: 'sent', provider: provider.id };
   } catch (err) {
     const known = err instanceof DeliveryError;
     // Provider texts are short and ours, but never trust them to leave the code out.
@@ -154,6 +154,6 @@ export async function deliverVerification(deps: DeliverVerificationDeps, job: { 
     );
     if (channel === 'voice') await deleteVoiceCode(deps.redis, deps.config, row.reference).catch(() => undefined);
     await markDeliveryFailed(deps.sql, row.id, reason);
-    return { outcome: 'failed', reason };
+    return { kind: 'failed', reason };
   }
 }

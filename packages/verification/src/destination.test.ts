@@ -12,7 +12,7 @@ describe('phone destinations', () => {
     ['  +2347012345678 ', '+2347012345678'],
     ['+2340000000000', '+2340000000000'],
   ])('%s is normalised to %s', (raw, e164) => {
-    expect(normalisePhone(raw)).toEqual({ ok: true, destination: e164 });
+    expect(normalisePhone(raw)).toEqual({ kind: 'valid', destination: e164 });
   });
 
   test.each([
@@ -27,27 +27,27 @@ describe('phone destinations', () => {
     ['only a plus', '+', /E\.164/],
   ])('%s is refused', (_name, raw, message) => {
     const result = normalisePhone(raw);
-    expect(result.ok).toBe(false);
-    if (!result.ok) expect(result.message).toMatch(message);
+    expect(result.kind).toBe('invalid');
+    if (result.kind === 'invalid') expect(result.message).toMatch(message);
   });
 
   test('sms and voice use phone rules, email uses email rules', () => {
-    expect(normaliseDestination('sms', '08012345678')).toEqual({ ok: true, destination: '+2348012345678' });
-    expect(normaliseDestination('voice', '08012345678')).toEqual({ ok: true, destination: '+2348012345678' });
-    expect(normaliseDestination('email', '08012345678').ok).toBe(false);
-    expect(normaliseDestination('sms', 'ada@example.com').ok).toBe(false);
+    expect(normaliseDestination('sms', '08012345678')).toEqual({ kind: 'valid', destination: '+2348012345678' });
+    expect(normaliseDestination('voice', '08012345678')).toEqual({ kind: 'valid', destination: '+2348012345678' });
+    expect(normaliseDestination('email', '08012345678').kind).toBe('invalid');
+    expect(normaliseDestination('sms', 'ada@example.com').kind).toBe('invalid');
   });
 });
 
 describe('email destinations', () => {
   test('are trimmed and lowercased', () => {
-    expect(normaliseEmail('  Ada.Lovelace@Example.COM ')).toEqual({ ok: true, destination: 'ada.lovelace@example.com' });
+    expect(normaliseEmail('  Ada.Lovelace@Example.COM ')).toEqual({ kind: 'valid', destination: 'ada.lovelace@example.com' });
   });
 
   test.each(['ada', 'ada@', '@example.com', 'ada@example', 'ada @example.com', 'ada@@example.com', `${'a'.repeat(250)}@example.com`])(
     '%s is refused',
     (raw) => {
-      expect(normaliseEmail(raw)).toEqual({ ok: false, message: 'must be a valid email address' });
+      expect(normaliseEmail(raw)).toEqual({ kind: 'invalid', message: 'must be a valid email address' });
     },
   );
 });

@@ -2,7 +2,7 @@ import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { emailField } from '@cowrie/core';
 import { isPhoneChannel, type TVerificationChannel } from './channels';
 
-export type TDestinationResult = { ok: true; destination: string } | { ok: false; message: string };
+export type TDestinationResult = { kind: 'valid'; destination: string } | { kind: 'invalid'; message: string };
 
 /**
  * A phone destination as E.164, limited to Nigeria: `+234` followed by 10
@@ -13,25 +13,25 @@ export type TDestinationResult = { ok: true; destination: string } | { ok: false
  */
 export function normalisePhone(raw: string): TDestinationResult {
   const trimmed = raw.trim();
-  if (!/^[+\d\s().-]+$/.test(trimmed)) return { ok: false, message: 'must be an E.164 phone number such as +2348012345678' };
+  if (!/^[+\d\s().-]+$/.test(trimmed)) return { kind: 'invalid', message: 'must be an E.164 phone number such as +2348012345678' };
   const parsed = parsePhoneNumberFromString(trimmed, { defaultCountry: 'NG', extract: false });
-  if (!parsed) return { ok: false, message: 'must be an E.164 phone number such as +2348012345678' };
+  if (!parsed) return { kind: 'invalid', message: 'must be an E.164 phone number such as +2348012345678' };
   if (parsed.countryCallingCode !== '234') {
-    return { ok: false, message: 'must be a Nigerian phone number (+234 followed by 10 digits)' };
+    return { kind: 'invalid', message: 'must be a Nigerian phone number (+234 followed by 10 digits)' };
   }
   if (parsed.ext || !/^\d{10}$/.test(parsed.nationalNumber)) {
-    return { ok: false, message: 'must be a Nigerian phone number (+234 followed by 10 digits)' };
+    return { kind: 'invalid', message: 'must be a Nigerian phone number (+234 followed by 10 digits)' };
   }
-  return { ok: true, destination: parsed.number };
+  return { kind: 'valid', destination: parsed.number };
 }
 
 /** An email destination, trimmed and lowercased (rule 2). */
 export function normaliseEmail(raw: string): TDestinationResult {
   const email = raw.trim().toLowerCase();
   if (!emailField.safeParse(email).success) {
-    return { ok: false, message: 'must be a valid email address' };
+    return { kind: 'invalid', message: 'must be a valid email address' };
   }
-  return { ok: true, destination: email };
+  return { kind: 'valid', destination: email };
 }
 
 export function normaliseDestination(channel: TVerificationChannel, raw: string): TDestinationResult {

@@ -3,7 +3,7 @@ import { hitFixedWindowsTogether } from '@cowrie/api-limits';
 
 export type TLimitReason = 'destination' | 'business';
 
-export type TLimitOutcome = { allowed: true } | { allowed: false; reason: TLimitReason; retryAfterSeconds: number };
+export type TLimitOutcome = { kind: 'allowed' } | { kind: 'refused'; reason: TLimitReason; retryAfterSeconds: number };
 
 type LimitConfig = Pick<TConfig, 'REDIS_KEY_PREFIX' | 'VERIFY_RATE_DEST_LIMIT' | 'VERIFY_RATE_BIZ_LIMIT' | 'VERIFY_RATE_WINDOW_SECONDS'>;
 
@@ -37,5 +37,5 @@ export async function hitVerificationLimits(
     windowSeconds: config.VERIFY_RATE_WINDOW_SECONDS,
     now: input.now,
   });
-  return hit.allowed ? { allowed: true } : { allowed: false, reason: hit.full, retryAfterSeconds: hit.retryAfterSeconds };
+  return hit.kind === 'allowed' ? hit : { kind: 'refused', reason: hit.full, retryAfterSeconds: hit.retryAfterSeconds };
 }

@@ -33,7 +33,7 @@ export const ZStartVerificationRequest = z
   })
   .transform((body, ctx) => {
     const normalised = normaliseDestination(body.channel, body.destination);
-    if (!normalised.ok) {
+    if (normalised.kind === 'invalid') {
       ctx.addIssue({ code: 'custom', path: ['destination'], message: normalised.message });
       return z.NEVER;
     }

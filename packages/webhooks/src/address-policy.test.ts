@@ -34,28 +34,28 @@ test.each([
   ['2002:c0a8:0101::1', 'private'],
   ['::127.0.0.1', 'loopback'],
 ])('%s is refused (%s)', (address, reason) => {
-  expect(strict.check(address)).toEqual({ allowed: false, reason });
+  expect(strict.check(address)).toEqual({ kind: 'refused', reason });
 });
 
 test.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '100.128.0.1', '2606:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808'])('%s is allowed', (address) => {
-  expect(strict.check(address)).toEqual({ allowed: true });
+  expect(strict.check(address)).toEqual({ kind: 'allowed' });
 });
 
 test('anything that is not an IP address is refused', () => {
-  expect(strict.check('example.com').allowed).toBe(false);
-  expect(strict.check('1.2.3.256').allowed).toBe(false);
-  expect(strict.check('').allowed).toBe(false);
+  expect(strict.check('example.com').kind).toBe('refused');
+  expect(strict.check('1.2.3.256').kind).toBe('refused');
+  expect(strict.check('').kind).toBe('refused');
 });
 
 test('WEBHOOK_ALLOWED_CIDRS lets listed ranges through, IPv4-mapped spellings included', () => {
   const dev = createAddressPolicy(['127.0.0.0/8', 'fd12:3456::/32', '10.9.0.0/16']);
-  expect(dev.check('127.0.0.1').allowed).toBe(true);
-  expect(dev.check('::ffff:127.0.0.1').allowed).toBe(true);
-  expect(dev.check('fd12:3456::9').allowed).toBe(true);
-  expect(dev.check('10.9.200.1').allowed).toBe(true);
-  expect(dev.check('10.10.0.1').allowed).toBe(false);
-  expect(dev.check('::1').allowed).toBe(false);
-  expect(dev.check('169.254.169.254').allowed).toBe(false);
+  expect(dev.check('127.0.0.1').kind).toBe('allowed');
+  expect(dev.check('::ffff:127.0.0.1').kind).toBe('allowed');
+  expect(dev.check('fd12:3456::9').kind).toBe('allowed');
+  expect(dev.check('10.9.200.1').kind).toBe('allowed');
+  expect(dev.check('10.10.0.1').kind).toBe('refused');
+  expect(dev.check('::1').kind).toBe('refused');
+  expect(dev.check('169.254.169.254').kind).toBe('refused');
 });
 
 test('malformed CIDRs are refused', () => {

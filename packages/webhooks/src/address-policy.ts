@@ -137,11 +137,8 @@ function effectiveAddresses(ip: ParsedIp): ParsedIp[] {
   return [ip];
 }
 
-export interface AddressVerdict {
-  allowed: boolean;
-  /** Why the address is refused (e.g. `loopback`), when it is. */
-  reason?: string;
-}
+/** Whether a delivery may connect to an address; a refusal says why (e.g. `loopback`). */
+export type AddressVerdict = { kind: 'allowed' } | { kind: 'refused'; reason: string };
 
 export interface AddressPolicy {
   /** Whether a delivery may connect to this IP address. Anything that is not an IP is refused. */
@@ -156,13 +153,13 @@ export function createAddressPolicy(allowedCidrs: readonly string[] = []): Addre
     allowedCidrs: allowed.map((c) => c.text),
     check(address) {
       const ip = parseIp(address);
-      if (!ip) return { allowed: false, reason: 'not an IP address' };
+      if (!ip) return { kind: 'refused', reason: 'not an IP address' };
       for (const eff of effectiveAddresses(ip)) {
         if (allowed.some((c) => contains(c, eff))) continue;
         const hit = REFUSED.find((r) => contains(r.cidr, eff));
-        if (hit) return { allowed: false, reason: hit.reason };
+        if (hit) return { kind: 'refused', reason: hit.reason };
       }
-      return { allowed: true };
+      return { kind: 'allowed' };
     },
   };
 }

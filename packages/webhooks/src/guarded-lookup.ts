@@ -23,11 +23,12 @@ export async function resolveAllowedAddresses(host: string, policy: AddressPolic
     return [{ address: bare, family: literal }];
   }
   const addresses = await resolver(bare);
-  const allowed = addresses.filter((a) => policy.check(a.address).allowed);
+  const allowed = addresses.filter((a) => policy.check(a.address).kind === 'allowed');
   if (allowed.length === 0) {
     const first = addresses[0];
     if (!first) throw Object.assign(new Error(`${bare} has no addresses`), { code: 'ENOTFOUND' });
-    throw new AddressRefusedError(bare, first.address, policy.check(first.address).reason ?? 'refused');
+    const verdict = policy.check(first.address);
+    throw new AddressRefusedError(bare, first.address, verdict.kind === 'refused' ? verdict.reason : 'refused');
   }
   return allowed;
 }
@@ -41,7 +42,7 @@ export function refusalOfLiteral(host: string, policy: AddressPolicy): AddressRe
   const bare = stripBrackets(host);
   if (!isIP(bare)) return null;
   const verdict = policy.check(bare);
-  return verdict.allowed ? null : new AddressRefusedError(bare, bare, verdict.reason ?? 'refused');
+  return verdict.kind === 'allowed' ? null : new AddressRefusedError(bare, bare, verdict.reason);
 }
 
 function wantedFamily(family: LookupAddress['family'] | 'IPv4' | 'IPv6' | undefined): 0 | 4 | 6 {

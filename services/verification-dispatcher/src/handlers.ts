@@ -14,7 +14,7 @@ export interface HandlerContext {
 }
 
 export const handlers: HandlerMap<typeof verificationsQueue.jobs, HandlerContext> = {
-  // The outcome ({outcome: sent | failed | skipped}) is the job's return value:
+  // The outcome ({kind: sent | failed | skipped}) is the job's return value:
   // the gateway answers from it, and reads the row when it has none.
   'verification.deliver': (payload, ctx) =>
     deliverVerification({ sql: ctx.sql, redis: ctx.redis, config: ctx.config, providers: ctx.providers, log: ctx.log }, payload),

@@ -61,7 +61,7 @@ test('killed while the provider takes the message: the next dispatcher does not 
     const second = startDispatcher();
     const job = (await queue.getJob(verificationJobId(verification)))!;
     await waitFor(async () => ['completed', 'failed'].includes(await job.getState()), 30_000, 50);
-    expect((await queue.getJob(job.id!))!.returnvalue).toEqual({ outcome: 'skipped', status: 'delivery outcome unknown' });
+    expect((await queue.getJob(job.id!))!.returnvalue).toEqual({ kind: 'skipped', status: 'delivery outcome unknown' });
     const row = await env.db.verification.findUniqueOrThrow({ where: { id: verification.id } });
     expect(termii.delivered.map((m) => m.body.to)).toEqual(['2348031110001']);
     // The code may have arrived: the verification stays open for it.

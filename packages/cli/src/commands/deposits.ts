@@ -21,7 +21,7 @@ export const depositCommands: CliCommand[] = [
       const accountNumber = args['account-number']!.trim();
       if (!/^\d{10}$/.test(accountNumber)) throw new UsageError(`--account-number must be 10 digits, got "${accountNumber}"`);
       const amount = parseAmount(args.amount!);
-      if (!amount.ok) throw new UsageError(`--amount ${amount.reason}`);
+      if (amount.kind === 'invalid') throw new UsageError(`--amount ${amount.reason}`);
       if (!amount.value.greaterThan(0)) throw new UsageError('--amount must be positive');
       const currency = (args.currency ?? 'NGN').trim().toUpperCase();
       if (!/^[A-Z]{3,4}$/.test(currency)) throw new UsageError('--currency must be a currency code');

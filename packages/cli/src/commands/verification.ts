@@ -14,7 +14,7 @@ export const verificationCommands: CliCommand[] = [
     run: async (args, ctx) => {
       const raw = args.destination!;
       const normalised = raw.includes('@') ? normaliseEmail(raw) : normalisePhone(raw);
-      if (!normalised.ok) throw new UsageError(`--destination ${normalised.message}`);
+      if (normalised.kind === 'invalid') throw new UsageError(`--destination ${normalised.message}`);
       const redis = createRedis(ctx.config, { name: 'cli' });
       try {
         const messages = await readSandboxMessages(

@@ -26,7 +26,7 @@ export const walletCommands: CliCommand[] = [
       const currency = args.currency!.trim().toUpperCase();
       if (!currencyStatus(currency)) throw new UsageError(`--currency ${currency} is not in the wallet catalog`);
       const amount = parseAmount(args.amount);
-      if (!amount.ok) throw new UsageError(`--amount ${amount.reason}`);
+      if (amount.kind === 'invalid') throw new UsageError(`--amount ${amount.reason}`);
       if (!amount.value.greaterThan(0)) throw new UsageError('--amount must be greater than 0');
       if (!(await findWallet(db, workspaceId, currency))) throw new Error(`workspace ${workspaceId} has no ${currency} wallet`);
       const { transaction } = await db.$transaction(async (tx) => {

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { enqueue, type JobResult, type JobSpec, type QueueDefinition } from './define-queue';
 
 /** What waiting for a job found: its result, its failure, or nothing yet. */
-export type TJobWait<R> = { finished: 'completed'; value: R } | { finished: 'failed'; reason: string } | { finished: false };
+export type JobWait<R> = { kind: 'completed'; value: R } | { kind: 'failed'; reason: string } | { kind: 'timed_out' };
 
 /**
  * Waits at most `ttlMs` for a job's outcome, and never throws.
@@ -17,13 +17,13 @@ export type TJobWait<R> = { finished: 'completed'; value: R } | { finished: 'fai
  * yet": the queue's events or the deadline decide, and the caller reads the
  * truth from Postgres.
  */
-export function waitForJob<R>(queue: Queue, queueEvents: QueueEvents, job: Job, ttlMs: number): Promise<TJobWait<R>> {
+export function waitForJob<R>(queue: Queue, queueEvents: QueueEvents, job: Job, ttlMs: number): Promise<JobWait<R>> {
   const id = job.id!;
   // Per-job event names (`completed:<id>`) are outside BullMQ's typed listener map.
   const events = queueEvents as unknown as EventEmitter;
   return new Promise((resolve) => {
     let settled = false;
-    const finish = (outcome: TJobWait<R>) => {
+    const finish = (outcome: JobWait<R>) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
@@ -31,17 +31,17 @@ export function waitForJob<R>(queue: Queue, queueEvents: QueueEvents, job: Job, 
       events.off(`failed:${id}`, onFailed);
       resolve(outcome);
     };
-    const onCompleted = (args: { returnvalue: unknown }) => finish({ finished: 'completed', value: args.returnvalue as R });
-    const onFailed = (args: { failedReason: string }) => finish({ finished: 'failed', reason: args.failedReason });
-    const timer = setTimeout(() => finish({ finished: false }), ttlMs);
+    const onCompleted = (args: { returnvalue: unknown }) => finish({ kind: 'completed', value: args.returnvalue as R });
+    const onFailed = (args: { failedReason: string }) => finish({ kind: 'failed', reason: args.failedReason });
+    const timer = setTimeout(() => finish({ kind: 'timed_out' }), ttlMs);
     events.on(`completed:${id}`, onCompleted);
     events.on(`failed:${id}`, onFailed);
     // It may have finished before the listeners were on: look once, when the events are flowing.
     void (async () => {
       await queueEvents.waitUntilReady();
       const current = await Job.fromId(queue, id);
-      if (current?.finishedOn && (await current.isCompleted())) finish({ finished: 'completed', value: current.returnvalue as R });
-      else if (current?.finishedOn && (await current.isFailed())) finish({ finished: 'failed', reason: current.failedReason });
+      if (current?.finishedOn && (await current.isCompleted())) finish({ kind: 'completed', value: current.returnvalue as R });
+      else if (current?.finishedOn && (await current.isFailed())) finish({ kind: 'failed', reason: current.failedReason });
     })().catch(() => undefined);
   });
 }
@@ -83,7 +83,6 @@ export async function enqueueAndWait<J extends Record<string, JobSpec>, N extend
   }
   if (waitMs <= 0) return { kind: 'unfinished', job };
   const waited = await waitForJob<JobResult<J[N]>>(channel.queue, channel.events, job, waitMs);
-  if (waited.finished === 'completed') return { kind: 'completed', value: waited.value };
-  if (waited.finished === 'failed') return { kind: 'failed', reason: waited.reason, job };
-  return { kind: 'unfinished', job };
+  if (waited.kind === 'timed_out') return { kind: 'unfinished', job };
+  return waited.kind === 'completed' ? waited : { ...waited, job };
 }

@@ -44,7 +44,7 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
         addressLimit: deps.config.AUTH_LOGIN_IP_FAILURE_LIMIT,
         globalLimit: deps.config.AUTH_LOGIN_GLOBAL_FAILURE_LIMIT,
       });
-      if (!attempt.allowed)
+      if (attempt.kind === 'refused')
         throw new AppError('rate_limited', 'Too many sign-in attempts; try again later', { details: { retry_after_seconds: attempt.retryAfterSeconds } });
       if (attempt.delayMs > 0) {
         req.log.warn({ delayMs: attempt.delayMs }, 'sign-in slowed: failures past the global budget');

@@ -93,7 +93,7 @@ export function registerVerificationRoutes(v1: RouteMount, deps: GatewayDeps) {
       const { workspaceId, workspaceUid } = apiKeyOf(req);
 
       const limit = await hitVerificationLimits(redis, config, { workspaceUid, destination: body.destination });
-      if (!limit.allowed) {
+      if (limit.kind === 'refused') {
         deps.metrics.verificationOutcomes.inc({ stage: 'start', outcome: 'rate_limited' });
         dropRateLimitHeaders(res);
         throw new AppError('rate_limited', `Too many verifications for this ${limit.reason === 'destination' ? 'destination' : 'business'}; retry later`, {
@@ -134,7 +134,7 @@ export function registerVerificationRoutes(v1: RouteMount, deps: GatewayDeps) {
         }
       }
 
-      const row = delivery?.outcome === 'sent' ? verification : ((await findVerificationById(deps.sql, verification.id)) ?? verification);
+      const row = delivery?.kind === 'sent' ? verification : ((await findVerificationById(deps.sql, verification.id)) ?? verification);
       if (row.status === 'failed' && row.deliveryError) {
         deps.metrics.verificationOutcomes.inc({ stage: 'start', outcome: 'delivery_failed' });
         throw new AppError('invalid_request', `Could not deliver the code: ${row.deliveryError}`, { details: { reference } });
