@@ -32,7 +32,7 @@ export function createSandboxRail(options: SandboxRailOptions = {}): CollectionR
   const refuse = async (merchantReference: string) => {
     if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
     if (options.fail || merchantReference.startsWith(SANDBOX_FAIL_REFERENCE_PREFIX)) {
-      throw new RailError('sandbox rail: the bank is unavailable (forced failure)', { provider: 'sandbox', retryable: true });
+      throw new RailError(503, 'sandbox rail: the bank is unavailable (forced failure)', { provider: 'sandbox', maybeSent: false });
     }
   };
   const account = (kind: 'one_off' | 'reserved', reference: string, accountName: string): OpenedAccount => {

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import { AppError, enqueue, parseAmount, payoutJobId, payoutsQueue, waitForJob } from '@cowrie/core';
+import { AppError, enqueue, parseAmount, payoutJobId, payoutsQueue, waitForJob, withRailErrors } from '@cowrie/core';
 import {
   TRANSACTION_STATUSES,
   createBeneficiary,
@@ -14,7 +14,6 @@ import {
   payoutAnswerFromOutcome,
   readPayoutAnswer,
   resolveBankAccount,
-  withRailErrors,
   renderBeneficiary,
   type CreatedPayout,
   type PayoutAnswer,
