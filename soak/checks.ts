@@ -4,7 +4,7 @@
 import type { PrismaClient } from '@cowrie/db';
 import { Decimal } from '@cowrie/core';
 import { auditLedger } from '@cowrie/ledger';
-import type { PaystackStandIn } from '@cowrie/rails/test/paystack-stand-in';
+import type { PaystackStandIn } from '@cowrie/paystack/test/paystack-stand-in';
 import type { HttpReceiver } from '@cowrie/testing';
 import { codeMatches, VERIFICATION_STATUSES } from '@cowrie/verification';
 import type { TermiiRequest } from '@cowrie/verification/test/termii-stand-in';

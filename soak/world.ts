@@ -8,8 +8,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '@cowrie/core';
 import { freePort, spawnServiceProcess, startHttpReceiver, startRedisCluster, startRedisServer, type HttpReceiver, type RedisServer } from '@cowrie/testing';
-import { startPaystackStandIn, type PaystackStandIn } from '@cowrie/rails/test/paystack-stand-in';
-import { startPaystackStandIn as startCollectionStandIn } from '@cowrie/collection-rails/test/paystack-stand-in';
+import { startPaystackStandIn, type PaystackStandIn } from '@cowrie/paystack/test/paystack-stand-in';
 import { startTermiiStandIn, type TermiiStandIn } from '@cowrie/verification/test/termii-stand-in';
 import { dropDatabase, freshDatabase } from '../bench/lib';
 
@@ -46,7 +45,7 @@ export interface World {
   /** The payout rail (Paystack transfers). */
   standIn: PaystackStandIn;
   /** The collection rail (Paystack virtual accounts); its notifications are signed with `collectionSecret`. */
-  collectionStandIn: Awaited<ReturnType<typeof startCollectionStandIn>>;
+  collectionStandIn: PaystackStandIn;
   collectionSecret: string;
   /** Where SMS codes go (Termii). */
   termii: TermiiStandIn;
@@ -69,9 +68,11 @@ export async function createWorld(opts: { seed: number; replicas: number; redis:
   const redisDir = mkdtempSync(path.join(tmpdir(), 'cowrie-soak-redis-'));
   const cluster = opts.redis === 'cluster' ? await startRedisCluster({ dir: redisDir }) : null;
   const redisNodes = cluster ? cluster.masters : [await startRedisServer(['--appendonly', 'yes', '--appendfsync', 'always', '--dir', redisDir])];
+  // Two Paystack stand-ins, as the deployment has two keys (PAYOUT_PAYSTACK_SECRET_KEY, PAYSTACK_SECRET_KEY),
+  // so the chaos can pause one rail's answers without the other's.
   const standIn = await startPaystackStandIn();
   const collectionSecret = `sk_test_soak_collections_${randomBytes(6).toString('hex')}`;
-  const collectionStandIn = await startCollectionStandIn(collectionSecret);
+  const collectionStandIn = await startPaystackStandIn({ secret: collectionSecret });
   const termii = await startTermiiStandIn();
   const receivers = await Promise.all([0, 1, 2].map(() => startHttpReceiver()));
   const churnReceiver = await startHttpReceiver();

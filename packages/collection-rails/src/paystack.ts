@@ -1,9 +1,8 @@
-import got, { HTTPError, RequestError, type Got } from 'got';
 import { z } from 'zod';
 import { Decimal } from '@cowrie/core';
+import { createPaystackClient, isSuccess, toKobo } from '@cowrie/paystack';
 import {
   RailError,
-  RailInputError,
   type CollectionRail,
   type InboundTransfer,
   type OpenedAccount,
@@ -31,7 +30,6 @@ export interface PaystackRailOptions {
 const NIP_CODES: Record<string, string> = { 'wema-bank': '035', 'access-bank': '044', 'titan-paystack': '100039' };
 
 const ZBank = z.object({ name: z.string(), slug: z.string().optional(), id: z.union([z.number(), z.string()]).optional() });
-const ZEnvelope = z.object({ status: z.boolean(), message: z.string().optional(), data: z.unknown().optional() });
 const ZCharge = z.object({
   reference: z.string(),
   account_number: z.string(),
@@ -53,49 +51,38 @@ function customerEmail(customer: RailCustomer, reference: string): string {
   return customer.email ?? `${reference.toLowerCase().replace(/[^a-z0-9._-]/g, '-')}@accounts.cowrie.invalid`;
 }
 
-/** Minor units, as the exact integer's digits (never through a double). */
-function toKobo(amount: Decimal): string {
-  const minor = amount.times(100);
-  if (!minor.isInteger()) throw new RailInputError('amount must have at most 2 decimal places on this collection rail', 'amount');
-  return minor.toFixed(0);
-}
-
 /**
  * Paystack: one-off accounts are Pay-with-Transfer charges (`POST /charge` with
  * `bank_transfer.account_expires_at`); reserved accounts are dedicated virtual
- * accounts (`POST /customer`, then `POST /dedicated_account`). Retries are off:
- * opening is not idempotent at Paystack, and the caller answers 503 instead.
+ * accounts (`POST /customer`, then `POST /dedicated_account`). One attempt
+ * each (`@cowrie/paystack`): opening is not idempotent at Paystack, and the
+ * caller answers 503 instead.
  */
 export function createPaystackRail(options: PaystackRailOptions): CollectionRail {
-  const client: Got = got.extend({
-    prefixUrl: options.baseUrl ?? 'https://api.paystack.co',
-    headers: { authorization: `Bearer ${options.secretKey}`, 'user-agent': 'cowrie-collections' },
-    timeout: { request: options.timeoutMs ?? 10_000 },
-    retry: { limit: 0 },
+  const client = createPaystackClient({
+    secretKey: options.secretKey,
+    baseUrl: options.baseUrl ?? 'https://api.paystack.co',
+    timeoutMs: options.timeoutMs ?? 10_000,
+    keySetting: 'PAYSTACK_SECRET_KEY',
   });
 
-  async function call<T>(path: string, body: Record<string, unknown>, schema: z.ZodType<T>): Promise<{ data: T; raw: Record<string, unknown> }> {
-    let payload: unknown;
-    try {
-      payload = await client.post(path, { json: body }).json();
-    } catch (err) {
-      if (err instanceof HTTPError) {
-        const message = (ZEnvelope.safeParse(tryJson(err.response.body)).data?.message ?? '').slice(0, 200);
-        throw new RailError(`paystack ${path} answered ${err.response.statusCode}${message ? `: ${message}` : ''}`, {
-          provider: 'paystack',
-          status: err.response.statusCode,
-          retryable: err.response.statusCode >= 500,
-        });
-      }
-      const code = err instanceof RequestError ? err.code : undefined;
-      throw new RailError(`paystack ${path} failed: ${code ?? (err as Error).message}`, { provider: 'paystack', retryable: true });
-    }
-    const envelope = ZEnvelope.safeParse(payload);
-    if (!envelope.success) throw new RailError(`paystack ${path}: unexpected response`, { provider: 'paystack' });
-    if (!envelope.data.status) throw new RailError(`paystack ${path} refused: ${envelope.data.message ?? 'no message'}`, { provider: 'paystack' });
-    const data = schema.safeParse(envelope.data.data);
-    if (!data.success) throw new RailError(`paystack ${path}: response without account details`, { provider: 'paystack' });
-    return { data: data.data, raw: envelope.data.data as Record<string, unknown> };
+  async function call<T>(
+    path: string,
+    body: Record<string, unknown>,
+    schema: z.ZodType<T>,
+    { opens }: { opens: boolean },
+  ): Promise<{ data: T; raw: Record<string, unknown> }> {
+    const res = await client.request({ method: 'POST', path, json: body, sends: opens });
+    if (!isSuccess(res))
+      throw new RailError(502, `Paystack refused ${path} (HTTP ${res.statusCode}): ${res.body.message ?? 'no message'}`, {
+        provider: 'paystack',
+        maybeSent: false,
+        raw: { status_code: res.statusCode, ...res.body },
+      });
+    const data = schema.safeParse(res.body.data);
+    if (!data.success)
+      throw new RailError(502, `Paystack answered ${path} without the account's details`, { provider: 'paystack', maybeSent: opens, raw: { ...res.body } });
+    return { data: data.data, raw: res.body.data as Record<string, unknown> };
   }
 
   const bankOf = (bank: z.infer<typeof ZBank>) => ({
@@ -110,13 +97,14 @@ export function createPaystackRail(options: PaystackRailOptions): CollectionRail
         'charge',
         {
           email: customerEmail(input.customer, input.reference),
-          amount: toKobo(input.amount),
+          amount: toKobo(input.amount, 'amount must have at most 2 decimal places on this collection rail'),
           currency: input.currency,
           reference: input.reference,
           bank_transfer: { account_expires_at: input.expiresAt.toISOString() },
           metadata: { cowrie_reference: input.merchantReference, customer_name: input.customer.name },
         },
         ZCharge,
+        { opens: true },
       );
       return {
         accountNumber: data.account_number,
@@ -129,11 +117,19 @@ export function createPaystackRail(options: PaystackRailOptions): CollectionRail
     },
     async openReservedAccount(input: OpenReservedAccountInput): Promise<OpenedAccount> {
       const email = customerEmail(input.customer, input.reference);
-      const customer = await call('customer', { email, ...splitName(input.customer.name), metadata: { cowrie_reference: input.merchantReference } }, ZCustomer);
+      const customer = await call(
+        'customer',
+        { email, ...splitName(input.customer.name), metadata: { cowrie_reference: input.merchantReference } },
+        ZCustomer,
+        {
+          opens: false,
+        },
+      );
       const { data, raw } = await call(
         'dedicated_account',
         { customer: customer.data.customer_code, preferred_bank: options.preferredBank ?? 'wema-bank' },
         ZDedicatedAccount,
+        { opens: true },
       );
       return {
         accountNumber: data.account_number,
@@ -144,16 +140,6 @@ export function createPaystackRail(options: PaystackRailOptions): CollectionRail
       };
     },
   };
-}
-
-function tryJson(body: unknown): unknown {
-  const text = Buffer.isBuffer(body) ? body.toString('utf8') : body;
-  if (typeof text !== 'string') return text;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 const ZChargeSuccess = z.object({

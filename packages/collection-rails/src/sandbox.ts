@@ -32,7 +32,7 @@ export function createSandboxRail(options: SandboxRailOptions = {}): CollectionR
   const refuse = async (merchantReference: string) => {
     if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
     if (options.fail || merchantReference.startsWith(SANDBOX_FAIL_REFERENCE_PREFIX)) {
-      throw new RailError('sandbox rail: the bank is unavailable (forced failure)', { provider: 'sandbox', retryable: true });
+      throw new RailError(503, 'sandbox rail: the bank is unavailable (forced failure)', { provider: 'sandbox', maybeSent: false });
     }
   };
   const account = (kind: 'one_off' | 'reserved', reference: string, accountName: string): OpenedAccount => {
@@ -75,18 +75,18 @@ export const ZSandboxNotification = z.object({
 });
 
 /** Parses a sandbox notification; returns an error text for a malformed one. */
-export function parseSandboxNotification(body: unknown): { ok: true; transfer: InboundTransfer } | { ok: false; reason: string } {
+export function parseSandboxNotification(body: unknown): { kind: 'transfer'; transfer: InboundTransfer } | { kind: 'invalid'; reason: string } {
   const parsed = ZSandboxNotification.safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    return { ok: false, reason: `${issue.path.join('.') || 'body'}: ${issue.message}` };
+    return { kind: 'invalid', reason: `${issue.path.join('.') || 'body'}: ${issue.message}` };
   }
   const amount = parseAmount(parsed.data.amount);
-  if (amount.kind === 'invalid') return { ok: false, reason: `amount ${amount.reason}` };
-  if (!amount.value.greaterThan(0)) return { ok: false, reason: 'amount must be positive' };
+  if (amount.kind === 'invalid') return { kind: 'invalid', reason: `amount ${amount.reason}` };
+  if (!amount.value.greaterThan(0)) return { kind: 'invalid', reason: 'amount must be positive' };
   const n = parsed.data;
   return {
-    ok: true,
+    kind: 'transfer',
     transfer: {
       provider: 'sandbox',
       providerReference: n.reference,

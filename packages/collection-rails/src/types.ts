@@ -76,17 +76,5 @@ export interface InboundTransfer {
   raw: Record<string, unknown>;
 }
 
-/** The rail could not do what was asked (network, timeout, provider refusal). */
-export class RailError extends Error {
-  override name = 'RailError';
-  constructor(
-    message: string,
-    readonly details: { provider: string; status?: number; retryable?: boolean } = { provider: 'unknown' },
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
-
-/** A rail refused the caller's input: a 400 naming the field (shared by every rail). */
-export { RailInputError } from '@cowrie/core';
+/** Failures: RailError (the rail failed or could not be reached) and RailInputError (it refused the caller's input), shared by every rail. */
+export { RailError, RailInputError } from '@cowrie/core';

@@ -13,15 +13,17 @@ import {
   parseSandboxNotification,
   verifyHmacSha512,
 } from '../src';
-import { paystackChargeSuccess, startPaystackStandIn } from './paystack-stand-in';
+import { paystackChargeSuccess, startPaystackStandIn } from '@cowrie/paystack/test/paystack-stand-in';
 
 const SECRET = 'sk_test_standin_secret_key_0001';
 let standIn: Awaited<ReturnType<typeof startPaystackStandIn>>;
 beforeAll(async () => {
-  standIn = await startPaystackStandIn(SECRET);
+  standIn = await startPaystackStandIn({ secret: SECRET });
 });
 afterAll(() => standIn.close());
-beforeEach(() => standIn.setMode('ok'));
+beforeEach(() => {
+  standIn.options.mode = 'ok';
+});
 
 const oneOff = (over: Partial<Parameters<ReturnType<typeof createSandboxRail>['openOneOffAccount']>[0]> = {}) => ({
   reference: 'col_abc',
@@ -64,11 +66,11 @@ describe('sandbox rail', () => {
 
   test('sandbox notifications are parsed, and malformed ones refused', () => {
     const ok = parseSandboxNotification({ reference: 'r1', account_number: '9000000001', amount: 250.5, currency: 'ngn' });
-    expect(ok.ok && ok.transfer).toMatchObject({ provider: 'sandbox', providerReference: 'r1', accountNumber: '9000000001', currency: 'NGN' });
-    expect(ok.ok && ok.transfer.amount.toFixed(6)).toBe('250.500000');
-    expect(parseSandboxNotification({ reference: 'r1', account_number: '12', amount: 1 })).toMatchObject({ ok: false });
-    expect(parseSandboxNotification({ reference: 'r1', account_number: '9000000001', amount: -1 })).toMatchObject({ ok: false });
-    expect(parseSandboxNotification({ reference: 'r1', account_number: '9000000001', amount: 0 })).toMatchObject({ ok: false });
+    expect(ok.kind === 'transfer' && ok.transfer).toMatchObject({ provider: 'sandbox', providerReference: 'r1', accountNumber: '9000000001', currency: 'NGN' });
+    expect(ok.kind === 'transfer' && ok.transfer.amount.toFixed(6)).toBe('250.500000');
+    expect(parseSandboxNotification({ reference: 'r1', account_number: '12', amount: 1 })).toMatchObject({ kind: 'invalid' });
+    expect(parseSandboxNotification({ reference: 'r1', account_number: '9000000001', amount: -1 })).toMatchObject({ kind: 'invalid' });
+    expect(parseSandboxNotification({ reference: 'r1', account_number: '9000000001', amount: 0 })).toMatchObject({ kind: 'invalid' });
   });
 
   test('createCollectionRail picks the sandbox by default', () => {
@@ -136,27 +138,37 @@ describe('Paystack adapter against a local stand-in', () => {
   });
 
   test.each([
-    ['a 5xx', 'error_500', /answered 500/],
-    ['a refusal', 'refuse', /answered 400: Dedicated NUBAN not available/],
-    ['no answer within the timeout', 'slow', /failed: ETIMEDOUT/],
-  ] as const)('%s becomes a RailError and is not retried', async (_name, mode, message) => {
-    standIn.setMode(mode);
+    ['a 5xx', 'error_500', /HTTP 500: An error occurred/, 502],
+    ['a refusal', 'refuse', /refused charge \(HTTP 400\): Dedicated NUBAN not available/, 502],
+    ['no answer within the timeout', 'slow', /did not answer within 500 ms/, 504],
+  ] as const)('%s becomes a RailError and is not retried', async (_name, mode, message, status) => {
+    standIn.options.mode = mode;
     const before = standIn.requests.length;
     const err = await rail()
       .openOneOffAccount(oneOff())
       .catch((e) => e);
     expect(err).toBeInstanceOf(RailError);
+    expect(err).toMatchObject({ provider: 'paystack', status });
     expect(err.message).toMatch(message);
     expect(err.message).not.toContain(SECRET);
     expect(standIn.requests.length - before).toBe(1);
   });
 
-  test('a wrong secret key is a RailError (401 from the provider)', async () => {
+  test('a wrong secret key is a RailError (401 from the provider: refused credentials, 503)', async () => {
+    const before = standIn.count('POST', '/charge');
     const err = await createPaystackRail({ secretKey: 'sk_wrong', baseUrl: standIn.url, timeoutMs: 500 })
       .openOneOffAccount(oneOff())
       .catch((e) => e);
     expect(err).toBeInstanceOf(RailError);
-    expect(err.details.status).toBe(401);
+    expect(err).toMatchObject({
+      provider: 'paystack',
+      status: 503,
+      maybeSent: false,
+      message: expect.stringMatching(/credentials; check PAYSTACK_SECRET_KEY/),
+    });
+    expect(err.message).not.toContain('sk_wrong');
+    expect(standIn.requests.at(-1)).toMatchObject({ path: '/charge', authorization: 'Bearer sk_wrong' });
+    expect(standIn.count('POST', '/charge')).toBe(before + 1);
   });
 
   test('an unreachable provider is a RailError', async () => {
@@ -164,11 +176,16 @@ describe('Paystack adapter against a local stand-in', () => {
       .openOneOffAccount(oneOff())
       .catch((e) => e);
     expect(err).toBeInstanceOf(RailError);
+    expect(err).toMatchObject({ provider: 'paystack', status: 502, maybeSent: false });
   });
 
   test("an amount finer than a kobo is the caller's input error, sent nowhere", async () => {
     const before = standIn.requests.length;
     await expect(rail().openOneOffAccount(oneOff({ amount: new Decimal('10.001') }))).rejects.toBeInstanceOf(RailInputError);
+    await expect(rail().openOneOffAccount(oneOff({ amount: new Decimal('10.001') }))).rejects.toMatchObject({
+      field: 'amount',
+      message: 'amount must have at most 2 decimal places on this collection rail',
+    });
     expect(standIn.requests.length).toBe(before);
   });
 });

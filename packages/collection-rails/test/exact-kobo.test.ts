@@ -5,12 +5,12 @@
 // refused, never credited.
 import { Decimal } from '@cowrie/core';
 import { createPaystackRail, parsePaystackNotification } from '../src';
-import { paystackChargeSuccess, startPaystackStandIn } from './paystack-stand-in';
+import { paystackChargeSuccess, startPaystackStandIn } from '@cowrie/paystack/test/paystack-stand-in';
 
 const SECRET = 'sk_test_standin_secret_key_exact';
 let standIn: Awaited<ReturnType<typeof startPaystackStandIn>>;
 beforeAll(async () => {
-  standIn = await startPaystackStandIn(SECRET);
+  standIn = await startPaystackStandIn({ secret: SECRET });
 });
 afterAll(() => standIn.close());
 

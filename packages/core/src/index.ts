@@ -1,5 +1,6 @@
 export * from './config';
 export * from './errors';
+export * from './rail-errors';
 export * from './envelope';
 export * from './logger';
 export * from './log-redaction';

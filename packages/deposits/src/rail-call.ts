@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { AppError } from '@cowrie/core';
-import { RailError, RailInputError, type OpenedAccount } from '@cowrie/collection-rails';
+import { withRailErrors } from '@cowrie/core';
+import type { OpenedAccount } from '@cowrie/collection-rails';
 import type { Prisma } from '@cowrie/db';
 
 /** A service-generated reference: `col_` one-off collections, `rsv_` reserved accounts. */
@@ -9,26 +9,12 @@ export function newReference(prefix: 'col' | 'rsv'): string {
 }
 
 /**
- * Runs a rail call and turns its failure into the interface's answer: a rail
- * that fails while opening an account is 503 provider_error; an input the rail
- * cannot take is the client's 400.
+ * Runs a rail call that opens an account and turns its failure into the
+ * interface's answer: a rail that fails while opening is 503 provider_error
+ * (the client retries shortly); an input the rail cannot take is the client's 400.
  */
-export async function callRail<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof RailInputError) {
-      throw new AppError('invalid_request', err.message, { details: { field: err.field } });
-    }
-    if (err instanceof RailError) {
-      throw new AppError('provider_error', 'The collection rail could not open the account; try again shortly', {
-        status: 503,
-        details: { provider: err.details.provider },
-        cause: err,
-      });
-    }
-    throw err;
-  }
+export function callRail<T>(fn: () => Promise<T>): Promise<T> {
+  return withRailErrors(fn, { kind: 'unavailable', message: 'The collection rail could not open the account; try again shortly' });
 }
 
 /** The columns a collection or reserved account keeps of the account its rail opened. */

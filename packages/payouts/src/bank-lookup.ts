@@ -1,7 +1,6 @@
-import { AppError } from '@cowrie/core';
+import { AppError, withRailErrors } from '@cowrie/core';
 import { currencyStatus } from '@cowrie/catalog';
 import type { Rails } from '@cowrie/rails';
-import { withRailErrors } from './rail-errors';
 
 /** GET /v1/banks: the NGN rail's banks (the country is accepted; the NGN rail lists Nigerian banks). */
 export function listBanks(rails: Rails) {

@@ -1,4 +1,4 @@
-import { AppError } from '@cowrie/core';
+import { AppError, railErrorToAppError } from '@cowrie/core';
 import type { DbOrTx, PrismaClient } from '@cowrie/db';
 import { RailInputError, type Rails } from '@cowrie/rails';
 import { checkPayoutCurrency } from './currency';
@@ -31,7 +31,7 @@ export async function createBeneficiary({ db, rails }: { db: PrismaClient; rails
     try {
       name = (await rail.resolveAccount({ accountNumber: input.accountNumber, bankCode: input.bankCode })).accountName;
     } catch (err) {
-      if (err instanceof RailInputError) throw new AppError('invalid_request', err.message, { details: { field: err.field } });
+      if (err instanceof RailInputError) throw railErrorToAppError(err);
       throw err;
     }
   }

@@ -143,7 +143,8 @@ export async function executePayout({
     });
   } catch (err) {
     if (signal?.aborted) throw err;
-    const railError = err instanceof RailError ? err : new RailError(502, 'The payout rail failed unexpectedly', { maybeSent: true, cause: err });
+    const railError =
+      err instanceof RailError ? err : new RailError(502, 'The payout rail failed unexpectedly', { provider: rail.id, maybeSent: true, cause: err });
     if (!railError.maybeSent) {
       log.warn({ reference: row.reference, status: railError.status, error: railError.message }, 'payout rail failed; nothing was sent');
       return failWithProviderError(sql, row, { status: railError.status, message: railError.message, raw: railError.raw });

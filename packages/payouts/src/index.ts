@@ -1,7 +1,6 @@
 export * from './render';
 export * from './fees';
 export * from './currency';
-export * from './rail-errors';
 export * from './bank-lookup';
 export * from './beneficiaries';
 export * from './create-payout';

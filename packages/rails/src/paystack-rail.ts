@@ -1,5 +1,5 @@
-import got, { RequestError, TimeoutError, type Got } from 'got';
-import { LosslessNumber, stringify } from 'lossless-json';
+import { LosslessNumber } from 'lossless-json';
+import { asObject, createPaystackClient, isSuccess, toKobo, type PaystackBody, type PaystackRequest, type PaystackResponse } from '@cowrie/paystack';
 import { RailError, RailInputError, type PayoutRail, type TBank, type TTransferRequest, type TTransferResult, type TTransferStatus } from './types';
 
 export interface PaystackRailOptions {
@@ -11,20 +11,6 @@ export interface PaystackRailOptions {
   timeoutMs: number;
   /** The bank list to name banks from (the cached one); defaults to asking Paystack. */
   banks?: () => Promise<TBank[]>;
-}
-
-interface PaystackBody {
-  status?: boolean;
-  message?: string;
-  data?: unknown;
-  meta?: { next?: string | null };
-}
-
-type Phase = 'read' | 'prepare' | 'send';
-
-interface CallResult {
-  statusCode: number;
-  body: PaystackBody;
 }
 
 // Paystack's transfer states, mapped onto the ledger's. `otp` waits for a
@@ -39,9 +25,6 @@ const PAYSTACK_STATUS: Record<string, TTransferStatus> = {
   rejected: 'failed',
 };
 
-const asObject = (value: unknown): Record<string, unknown> =>
-  value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-
 /**
  * Paystack's documented transfer API (transfer recipient, transfer, verify,
  * bank list, account resolve) over `got`. Timeouts → 504, 5xx → 502, missing
@@ -49,63 +32,16 @@ const asObject = (value: unknown): Record<string, unknown> =>
  * so (`maybeSent`), and the caller asks `verifyTransfer` before resending.
  */
 export function createPaystackRail(options: PaystackRailOptions): PayoutRail {
-  const client: Got | null = options.secretKey
-    ? got.extend({
-        prefixUrl: options.baseUrl.replace(/\/+$/, ''),
-        headers: { authorization: `Bearer ${options.secretKey}`, accept: 'application/json' },
-        timeout: { request: options.timeoutMs },
-        // Cowrie decides what to retry: a blind retry of POST /transfer could pay twice.
-        retry: { limit: 0 },
-        throwHttpErrors: false,
-        responseType: 'text',
-        allowAbsoluteUrls: false,
-      })
+  const client = options.secretKey
+    ? createPaystackClient({ secretKey: options.secretKey, baseUrl: options.baseUrl, timeoutMs: options.timeoutMs, keySetting: 'PAYOUT_PAYSTACK_SECRET_KEY' })
     : null;
+  const notConfigured = () =>
+    new RailError(503, 'The Paystack payout rail is not configured (PAYOUT_PAYSTACK_SECRET_KEY)', { provider: 'paystack', maybeSent: false });
 
-  async function call(
-    method: 'GET' | 'POST',
-    path: string,
-    phase: Phase,
-    extra: { json?: object; searchParams?: Record<string, string>; signal?: AbortSignal } = {},
-  ): Promise<CallResult> {
-    if (!client) throw new RailError(503, 'The Paystack payout rail is not configured (PAYOUT_PAYSTACK_SECRET_KEY)', { maybeSent: false });
-    const maybeSent = phase === 'send';
-    let res;
-    try {
-      // Serialised losslessly: a LosslessNumber (a kobo amount) goes out with its exact digits, never through a double.
-      const body = extra.json === undefined ? undefined : stringify(extra.json);
-      res = await client(path, {
-        method,
-        body,
-        headers: body === undefined ? undefined : { 'content-type': 'application/json' },
-        searchParams: extra.searchParams,
-        signal: extra.signal,
-      });
-    } catch (err) {
-      if (extra.signal?.aborted) throw extra.signal.reason ?? err;
-      if (err instanceof TimeoutError) throw new RailError(504, `Paystack did not answer within ${options.timeoutMs} ms`, { maybeSent, cause: err });
-      const code = err instanceof RequestError ? err.code : 'ERR';
-      throw new RailError(502, `Paystack could not be reached (${code})`, { maybeSent: maybeSent && code !== 'ECONNREFUSED', cause: err });
-    }
-    let body: PaystackBody = {};
-    try {
-      body = asObject(JSON.parse(res.body || '{}')) as PaystackBody;
-    } catch {
-      if (res.statusCode < 500)
-        throw new RailError(502, `Paystack answered ${res.statusCode} with a body that is not JSON`, { maybeSent, raw: { status_code: res.statusCode } });
-    }
-    if (res.statusCode >= 500)
-      throw new RailError(502, `Paystack failed with HTTP ${res.statusCode}${body.message ? `: ${body.message}` : ''}`, {
-        maybeSent,
-        raw: { status_code: res.statusCode, ...body },
-      });
-    if (res.statusCode === 401 || res.statusCode === 403)
-      throw new RailError(503, "Paystack refused Cowrie's credentials; check PAYOUT_PAYSTACK_SECRET_KEY", { maybeSent: false });
-    if (res.statusCode === 429) throw new RailError(503, 'Paystack is rate limiting Cowrie; retry shortly', { maybeSent: false });
-    return { statusCode: res.statusCode, body };
+  async function call(request: PaystackRequest): Promise<PaystackResponse> {
+    if (!client) throw notConfigured();
+    return client.request(request);
   }
-
-  const ok = (r: CallResult) => r.statusCode >= 200 && r.statusCode < 300 && r.body.status !== false;
 
   function toResult(body: PaystackBody): TTransferResult {
     const data = asObject(body.data);
@@ -135,9 +71,9 @@ export function createPaystackRail(options: PaystackRailOptions): PayoutRail {
     const banks = await (options.banks ?? listBanks)();
     const bank = banks.find((b) => b.bankCode === bankCode);
     if (!bank) throw new RailInputError(`Unknown bank_code ${bankCode}; see GET /v1/banks`, 'bank_code');
-    const r = await call('GET', 'bank/resolve', 'read', { searchParams: { account_number: accountNumber, bank_code: bankCode } });
+    const r = await call({ method: 'GET', path: 'bank/resolve', searchParams: { account_number: accountNumber, bank_code: bankCode } });
     const data = asObject(r.body.data);
-    if (!ok(r) || typeof data.account_name !== 'string') {
+    if (!isSuccess(r) || typeof data.account_name !== 'string') {
       throw new RailInputError(`Could not resolve the account: ${r.body.message ?? 'unknown account'}`, 'account_number');
     }
     return { accountName: data.account_name, accountNumber: String(data.account_number ?? accountNumber), bankCode, bankName: bank.bankName };
@@ -150,9 +86,12 @@ export function createPaystackRail(options: PaystackRailOptions): PayoutRail {
     for (let page = 0; page < 20; page += 1) {
       const searchParams: Record<string, string> = { country: 'nigeria', currency: 'NGN', perPage: '100', use_cursor: 'true' };
       if (cursor) searchParams.next = cursor;
-      const r = await call('GET', 'bank', 'read', { searchParams });
-      if (!ok(r) || !Array.isArray(r.body.data))
-        throw new RailError(502, `Paystack bank list failed: ${r.body.message ?? `HTTP ${r.statusCode}`}`, { maybeSent: false });
+      const r = await call({ method: 'GET', path: 'bank', searchParams });
+      if (!isSuccess(r) || !Array.isArray(r.body.data))
+        throw new RailError(502, `Paystack bank list failed: ${r.body.message ?? `HTTP ${r.statusCode}`}`, {
+          provider: 'paystack',
+          maybeSent: false,
+        });
       for (const item of r.body.data.map(asObject)) {
         if (typeof item.code === 'string' && typeof item.name === 'string' && item.active !== false && !banks.has(item.code)) {
           banks.set(item.code, { bankCode: item.code, bankName: item.name });
@@ -165,9 +104,13 @@ export function createPaystackRail(options: PaystackRailOptions): PayoutRail {
   }
 
   async function verifyTransfer(reference: string, opts: { signal?: AbortSignal } = {}): Promise<TTransferResult | null> {
-    const r = await call('GET', `transfer/verify/${encodeURIComponent(reference)}`, 'read', { signal: opts.signal });
-    if (r.statusCode === 404 || (!ok(r) && /not found/i.test(r.body.message ?? ''))) return null;
-    if (!ok(r)) throw new RailError(502, `Paystack could not verify transfer ${reference}: ${r.body.message ?? `HTTP ${r.statusCode}`}`, { maybeSent: false });
+    const r = await call({ method: 'GET', path: `transfer/verify/${encodeURIComponent(reference)}`, signal: opts.signal });
+    if (r.statusCode === 404 || (!isSuccess(r) && /not found/i.test(r.body.message ?? ''))) return null;
+    if (!isSuccess(r))
+      throw new RailError(502, `Paystack could not verify transfer ${reference}: ${r.body.message ?? `HTTP ${r.statusCode}`}`, {
+        provider: 'paystack',
+        maybeSent: false,
+      });
     return toResult(r.body);
   }
 
@@ -177,10 +120,15 @@ export function createPaystackRail(options: PaystackRailOptions): PayoutRail {
     resolveAccount,
     verifyTransfer,
     async transfer(req: TTransferRequest) {
-      if (!client) throw new RailError(503, 'The Paystack payout rail is not configured (PAYOUT_PAYSTACK_SECRET_KEY)', { maybeSent: false });
-      // Paystack counts in kobo; an amount finer than that cannot be sent exactly.
-      const subunits = req.amount.times(100);
-      if (!subunits.isInteger()) return failed('Paystack transfers take at most 2 decimal places');
+      if (!client) throw notConfigured();
+      // Paystack counts in kobo; an amount finer than that cannot be sent exactly: a refusal before sending is a failed transfer.
+      let kobo: string;
+      try {
+        kobo = toKobo(req.amount, 'Paystack transfers take at most 2 decimal places');
+      } catch (err) {
+        if (err instanceof RailInputError) return failed(err.message);
+        throw err;
+      }
       if (!req.bankCode) return failed('Paystack transfers need a bank_code');
       let accountName = req.accountName;
       if (!accountName) {
@@ -191,17 +139,22 @@ export function createPaystackRail(options: PaystackRailOptions): PayoutRail {
           throw err;
         }
       }
-      const recipient = await call('POST', 'transferrecipient', 'prepare', {
+      const recipient = await call({
+        method: 'POST',
+        path: 'transferrecipient',
         json: { type: 'nuban', name: accountName, account_number: req.accountNumber, bank_code: req.bankCode, currency: req.currency },
         signal: req.signal,
       });
       const recipientCode = asObject(recipient.body.data).recipient_code;
-      if (!ok(recipient) || typeof recipientCode !== 'string')
+      if (!isSuccess(recipient) || typeof recipientCode !== 'string')
         return failed(`Paystack refused the recipient: ${recipient.body.message ?? `HTTP ${recipient.statusCode}`}`, recipient.body as Record<string, unknown>);
-      const sent = await call('POST', 'transfer', 'send', {
+      const sent = await call({
+        method: 'POST',
+        path: 'transfer',
+        sends: true,
         json: {
           source: 'balance',
-          amount: new LosslessNumber(subunits.toFixed(0)),
+          amount: new LosslessNumber(kobo),
           recipient: recipientCode,
           reason: req.narration,
           reference: req.reference,
@@ -209,7 +162,7 @@ export function createPaystackRail(options: PaystackRailOptions): PayoutRail {
         },
         signal: req.signal,
       });
-      if (!ok(sent)) {
+      if (!isSuccess(sent)) {
         // A reference Paystack already holds: the first send landed; its state is the answer.
         if (/duplicate/i.test(sent.body.message ?? '')) {
           const known = await verifyTransfer(req.reference, { signal: req.signal });

@@ -116,6 +116,7 @@ export function createSandboxRail({ sql, delayMs = 0 }: SandboxRailOptions): Pay
       if (req.accountNumber === SANDBOX_THROW_ACCOUNT) {
         // Refused before the bank took anything: certainly not sent, so the payout fails at once.
         throw new RailError(502, 'The payout rail failed (sandbox): the bank did not accept the transfer', {
+          provider: 'sandbox',
           maybeSent: false,
           raw: { rail: 'sandbox', reference: req.reference, error: 'rail_error' },
         });

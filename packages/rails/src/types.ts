@@ -57,36 +57,5 @@ export interface PayoutRail {
   verifyTransfer(reference: string, options?: { signal?: AbortSignal }): Promise<TTransferResult | null>;
 }
 
-export interface RailErrorOptions {
-  /**
-   * True when the request may have reached the rail (a timeout, a 5xx, a
-   * dropped connection): the outcome must be asked for before anything is
-   * sent again. False when the rail certainly did nothing (not configured,
-   * refused before sending).
-   */
-  maybeSent: boolean;
-  raw?: Record<string, unknown>;
-  cause?: unknown;
-}
-
-/** The rail failed or could not be reached: 502 (failure), 503 (not configured or unavailable), 504 (timeout). */
-export class RailError extends Error {
-  override name = 'RailError';
-  readonly status: 502 | 503 | 504;
-  readonly maybeSent: boolean;
-  readonly raw?: Record<string, unknown>;
-
-  constructor(status: 502 | 503 | 504, message: string, options: RailErrorOptions) {
-    super(message, { cause: options.cause });
-    this.status = status;
-    this.maybeSent = options.maybeSent;
-    this.raw = options.raw;
-  }
-}
-
-/** A rail refused the caller's input: a 400 naming the field (shared by every rail). */
-export { RailInputError } from '@cowrie/core';
-
-export function isRailError(err: unknown): err is RailError {
-  return err instanceof RailError;
-}
+/** Failures: RailError (the rail failed or could not be reached) and RailInputError (it refused the caller's input), shared by every rail. */
+export { RailError, RailInputError, isRailError } from '@cowrie/core';

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { Decimal, createRedis, loadConfig, type TRedis } from '@cowrie/core';
 import { RailError, RailInputError, createPaystackRail, createRails, type PayoutRail } from '../src';
 import { createTestEnv, type TestEnv } from '@cowrie/testing';
-import { startPaystackStandIn, type PaystackStandIn } from './paystack-stand-in';
+import { startPaystackStandIn, type PaystackStandIn } from '@cowrie/paystack/test/paystack-stand-in';
 
 let standIn: PaystackStandIn;
 let rail: PayoutRail;

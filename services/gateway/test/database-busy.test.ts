@@ -5,7 +5,7 @@
 // must credit once.
 import { createWorkspaceWithKey } from '@cowrie/testing';
 import { findWallet, renderBalance } from '@cowrie/ledger';
-import { paystackChargeSuccess, startPaystackStandIn } from '../../../packages/collection-rails/test/paystack-stand-in';
+import { paystackChargeSuccess, startPaystackStandIn } from '@cowrie/paystack/test/paystack-stand-in';
 import { call, startTestGateway } from './start-test-gateway';
 
 const SECRET = 'sk_test_gateway_busy_0123456789';
@@ -13,7 +13,7 @@ let standIn: Awaited<ReturnType<typeof startPaystackStandIn>>;
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
 
 beforeAll(async () => {
-  standIn = await startPaystackStandIn(SECRET);
+  standIn = await startPaystackStandIn({ secret: SECRET });
   gw = await startTestGateway({ COLLECTION_RAIL: 'paystack', PAYSTACK_SECRET_KEY: SECRET, PAYSTACK_BASE_URL: standIn.url, DATABASE_POOL_SIZE: '1' });
 });
 afterAll(async () => {

@@ -8,7 +8,7 @@
 import { auditLedger, findWallet } from '@cowrie/ledger';
 import { parseMetrics, sampleValue } from '@cowrie/metrics';
 import { createWorkspaceWithKey, waitFor } from '@cowrie/testing';
-import { paystackChargeSuccess, startPaystackStandIn } from '../../../packages/collection-rails/test/paystack-stand-in';
+import { paystackChargeSuccess, startPaystackStandIn } from '@cowrie/paystack/test/paystack-stand-in';
 import { runCli } from '../../../packages/cli/src';
 import { call, startTestGateway } from './start-test-gateway';
 
@@ -20,7 +20,7 @@ let standIn: Awaited<ReturnType<typeof startPaystackStandIn>>;
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
 
 beforeAll(async () => {
-  standIn = await startPaystackStandIn(SECRET);
+  standIn = await startPaystackStandIn({ secret: SECRET });
   gw = await startTestGateway({
     COLLECTION_RAIL: 'paystack',
     PAYSTACK_SECRET_KEY: SECRET,
@@ -35,8 +35,8 @@ afterAll(async () => {
   await standIn.close();
 });
 beforeEach(() => {
-  standIn.setDelay(0);
-  standIn.setRecycledAccountNumber(null);
+  standIn.options.delayMs = 0;
+  standIn.options.recycledAccountNumber = null;
 });
 
 const deposit = (token: string, body: unknown) => call(gw.url, 'POST', '/v1/deposits', { token, body });
@@ -89,7 +89,7 @@ test('while more openings than the pool holds wait on a slow rail, a database re
 
 test('concurrent openings of one reference, and of the business reserved account, reach the rail once and record one row', async () => {
   const { key, workspace } = await createWorkspaceWithKey(gw.env.db, { name: 'Race Co' });
-  standIn.setDelay(300);
+  standIn.options.delayMs = 300;
   const oneOff = await Promise.all(Array.from({ length: 6 }, () => deposit(key, { channel: 'collection_va', amount: 10, reference: 'same-order' })));
   expect(oneOff.map((r) => r.status)).toEqual(Array(6).fill(201));
   expect(new Set(oneOff.map((r) => r.body.data.account.account_number)).size).toBe(1);
@@ -107,7 +107,7 @@ test('concurrent openings of one reference, and of the business reserved account
 });
 
 test('a transfer into a number the provider handed to two open collections credits nobody: held for an operator, logged, counted and listed', async () => {
-  standIn.setRecycledAccountNumber('9900000777');
+  standIn.options.recycledAccountNumber = '9900000777';
   const a = await createWorkspaceWithKey(gw.env.db, { name: 'First Holder' });
   const b = await createWorkspaceWithKey(gw.env.db, { name: 'Second Holder' });
   for (const ws of [a, b]) {

@@ -6,7 +6,7 @@
 // and only the rail's answer (or a grace window of "not found") settles it.
 import { findWallet } from '@cowrie/ledger';
 import { createWorkspaceWithKey, listenGateway, waitFor } from '@cowrie/testing';
-import { startPaystackStandIn, type PaystackStandIn } from '@cowrie/rails/test/paystack-stand-in';
+import { startPaystackStandIn, type PaystackStandIn } from '@cowrie/paystack/test/paystack-stand-in';
 import { closeGatewayDeps, createGatewayDeps, type GatewayDeps } from '../src/deps';
 import { createApp } from '../src/app';
 import { call } from './start-test-gateway';

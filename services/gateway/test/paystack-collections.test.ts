@@ -3,7 +3,7 @@
 // collection.successful event missing; the Paystack adapter untested end to end.
 import { createWorkspaceWithKey } from '@cowrie/testing';
 import { findWallet, renderBalance } from '@cowrie/ledger';
-import { paystackChargeSuccess, startPaystackStandIn } from '../../../packages/collection-rails/test/paystack-stand-in';
+import { paystackChargeSuccess, startPaystackStandIn } from '@cowrie/paystack/test/paystack-stand-in';
 import { call, startTestGateway } from './start-test-gateway';
 
 const SECRET = 'sk_test_gateway_standin_0123456789';
@@ -11,14 +11,16 @@ let standIn: Awaited<ReturnType<typeof startPaystackStandIn>>;
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
 
 beforeAll(async () => {
-  standIn = await startPaystackStandIn(SECRET);
+  standIn = await startPaystackStandIn({ secret: SECRET });
   gw = await startTestGateway({ COLLECTION_RAIL: 'paystack', PAYSTACK_SECRET_KEY: SECRET, PAYSTACK_BASE_URL: standIn.url, COLLECTION_RAIL_TIMEOUT_MS: '500' });
 });
 afterAll(async () => {
   await gw.close();
   await standIn.close();
 });
-beforeEach(() => standIn.setMode('ok'));
+beforeEach(() => {
+  standIn.options.mode = 'ok';
+});
 
 const notify = (rawBody: string, signature?: string) =>
   call(gw.url, 'POST', '/rails/paystack/notifications', { rawBody, headers: signature === undefined ? {} : { 'x-paystack-signature': signature } });
@@ -185,7 +187,7 @@ test('events Cowrie does not use are acknowledged and ignored', async () => {
 test('Paystack failing while opening is 503 provider_error and writes nothing', async () => {
   const ws = await createWorkspaceWithKey(gw.env.db, { name: 'Outage Co' });
   for (const mode of ['error_500', 'slow'] as const) {
-    standIn.setMode(mode);
+    standIn.options.mode = mode;
     for (const body of [{ channel: 'collection_va', amount: 10 }, { channel: 'reserved_va' }]) {
       const res = await call(gw.url, 'POST', '/v1/deposits', { token: ws.key, body });
       expect(res.status).toBe(503);

@@ -1,6 +1,16 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import { AppError, accountNumberField, amountField, bankCodeField, currencyCodeField, enqueueAndWait, idField, optionalTextField } from '@cowrie/core';
+import {
+  AppError,
+  accountNumberField,
+  amountField,
+  bankCodeField,
+  currencyCodeField,
+  enqueueAndWait,
+  idField,
+  optionalTextField,
+  withRailErrors,
+} from '@cowrie/core';
 import {
   TRANSACTION_STATUSES,
   createBeneficiary,
@@ -14,7 +24,6 @@ import {
   payoutAnswerFromOutcome,
   readPayoutAnswer,
   resolveBankAccount,
-  withRailErrors,
   renderBeneficiary,
   type CreatedPayout,
   type PayoutAnswer,

@@ -60,7 +60,7 @@ export function registerRailNotificationRoutes(app: Express, deps: GatewayDeps) 
     rails.post('/sandbox/notifications', async (req, res) => {
       const body = verifiedJson(req, COLLECTION_SANDBOX_SECRET, SANDBOX_SIGNATURE_HEADER, 'Sandbox');
       const parsed = parseSandboxNotification(body);
-      if (!parsed.ok) throw new AppError('invalid_request', `Unreadable notification: ${parsed.reason}`);
+      if (parsed.kind === 'invalid') throw new AppError('invalid_request', `Unreadable notification: ${parsed.reason}`);
       sendData(req, res, 200, await receive(req, parsed.transfer));
     });
 

@@ -1,11 +1,26 @@
+import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
- * A local stand-in of Paystack's documented API (https://paystack.com/docs/api):
- * GET /bank, GET /bank/resolve, POST /transferrecipient, POST /transfer,
- * GET /transfer/verify/:reference, with Bearer-secret auth and Paystack's
- * `{status, message, data}` bodies. Destination accounts select behaviours:
+ * A local stand-in of Paystack's documented API (https://paystack.com/docs/api),
+ * real HTTP on 127.0.0.1 (port 0), with Bearer-secret auth and Paystack's
+ * `{status, message, data}` bodies. What both rails use:
+ *
+ * - transfers (payout rail): GET /bank, GET /bank/resolve, POST
+ *   /transferrecipient, POST /transfer, GET /transfer/verify/:reference;
+ * - virtual accounts (collection rail): POST /customer, POST
+ *   /dedicated_account, and Pay with Transfer (POST /charge with
+ *   `bank_transfer`); `paystackChargeSuccess` writes the signed
+ *   `charge.success` notification Paystack sends when one is paid.
+ *
+ * Every answer (after the key check): `options.mode` `error_500` answers 500,
+ * `refuse` answers 400 ("Dedicated NUBAN not available"), `slow` never
+ * answers; `options.delayMs` answers that much later; `holdAnswers()` holds
+ * every answer until released. `options.recycledAccountNumber` gives every
+ * account opened from then on that number (a provider reusing numbers).
+ *
+ * POST /transfer: destination accounts select behaviours:
  *
  * | account    | POST /transfer                                           |
  * |------------|----------------------------------------------------------|
@@ -43,12 +58,20 @@ export interface PaystackStandIn {
   requests: Array<{ method: string; path: string; query: Record<string, string>; body: any; raw: string; authorization?: string }>;
   transfers: Map<string, Record<string, any>>;
   options: {
+    /** How every request is answered: as the API would (`ok`), 500, a 400 refusal, or never (`slow`). */
+    mode: 'ok' | 'error_500' | 'refuse' | 'slow';
+    /** Every answer comes this much later (0: at once). */
+    delayMs: number;
+    /** Every account opened from now on gets this number (null: a new number each). */
+    recycledAccountNumber: string | null;
     verifyDown: boolean;
     hangMs: number;
     acceptThenFail: boolean;
     hideFromVerify: boolean;
     behaviour?: (transfer: { reference: string; reason: string }) => TStandInSend | undefined;
   };
+  /** Every request is recorded at once but answered only when the returned function is called. */
+  holdAnswers(): () => void;
   complete(reference: string): void;
   count(method: string, path: string): number;
   close(): Promise<void>;
@@ -120,7 +143,22 @@ export async function startPaystackStandIn({ secret = 'sk_test_standin' }: { sec
   const requests: PaystackStandIn['requests'] = [];
   const transfers = new Map<string, Record<string, any>>();
   const recipients = new Map<string, Record<string, any>>();
-  const options: PaystackStandIn['options'] = { verifyDown: false, hangMs: 1500, acceptThenFail: false, hideFromVerify: false };
+  const options: PaystackStandIn['options'] = {
+    mode: 'ok',
+    delayMs: 0,
+    recycledAccountNumber: null,
+    verifyDown: false,
+    hangMs: 1500,
+    acceptThenFail: false,
+    hideFromVerify: false,
+  };
+  // While set, every answer waits for it (a provider slow for as long as a test needs).
+  let held: Promise<void> | null = null;
+  const customers = new Map<string, { email: string; first_name: string; last_name: string; id: number }>();
+  let accountSeq = 0;
+  let customerSeq = 0;
+  const nextAccountNumber = (prefix: string) =>
+    options.recycledAccountNumber ?? `${prefix}${String(++accountSeq).padStart(9 - prefix.length + 1, '0')}`.slice(0, 10);
   const visibleAt = new Map<string, number>();
   const timers = new Set<NodeJS.Timeout>();
   const later = (ms: number, fn: () => void) => {
@@ -152,6 +190,11 @@ export async function startPaystackStandIn({ secret = 'sk_test_standin' }: { sec
         authorization: req.headers.authorization,
       });
       if (req.headers.authorization !== `Bearer ${secret}`) return send(res, 401, { status: false, message: 'Invalid key' });
+      if (options.mode === 'slow') return; // never answers: the client's timeout must fire
+      if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
+      if (held) await held;
+      if (options.mode === 'error_500') return send(res, 500, { status: false, message: 'An error occurred' });
+      if (options.mode === 'refuse') return send(res, 400, { status: false, message: 'Dedicated NUBAN not available for this integration' });
 
       if (req.method === 'GET' && url.pathname === '/bank') {
         // Two pages, cursor style (use_cursor=true, perPage=2).
@@ -237,6 +280,65 @@ export async function startPaystackStandIn({ secret = 'sk_test_standin' }: { sec
         if (!transfer || hidden) return send(res, 404, { status: false, message: 'Transfer not found' });
         return send(res, 200, { status: true, message: 'Transfer retrieved', data: transfer });
       }
+      if (req.method === 'POST' && url.pathname === '/customer') {
+        if (!body?.email) return send(res, 400, { status: false, message: 'Invalid Email Address Passed' });
+        const id = ++customerSeq;
+        const code = `CUS_standin${id}`;
+        customers.set(code, { email: body.email, first_name: body.first_name, last_name: body.last_name, id });
+        return send(res, 200, {
+          status: true,
+          message: 'Customer created',
+          data: { email: body.email, integration: 100032, domain: 'test', customer_code: code, id, identified: false, identifications: null },
+        });
+      }
+      if (req.method === 'POST' && url.pathname === '/dedicated_account') {
+        const customer = customers.get(body?.customer);
+        if (!customer) return send(res, 400, { status: false, message: 'Customer not found' });
+        const bank = body.preferred_bank === 'wema-bank' ? { name: 'Wema Bank', id: 20, slug: 'wema-bank' } : { name: 'Test Bank', id: 24, slug: 'test-bank' };
+        return send(res, 200, {
+          status: true,
+          message: 'NUBAN successfully created',
+          data: {
+            bank,
+            account_name: `KAROKART / ${customer.first_name} ${customer.last_name}`.toUpperCase(),
+            account_number: nextAccountNumber('99'),
+            assigned: true,
+            currency: 'NGN',
+            metadata: null,
+            active: true,
+            id: 200 + customer.id,
+            created_at: new Date().toISOString(),
+            updated_at: new Date().toISOString(),
+            assignment: {
+              integration: 100043,
+              assignee_id: customer.id,
+              assignee_type: 'Customer',
+              expired: false,
+              account_type: 'PAY-WITH-TRANSFER-RECURRING',
+            },
+            customer: { id: customer.id, first_name: customer.first_name, last_name: customer.last_name, email: customer.email, customer_code: body.customer },
+          },
+        });
+      }
+      if (req.method === 'POST' && url.pathname === '/charge') {
+        if (!body?.email || !/^\d+$/.test(String(body.amount ?? '')) || !body.bank_transfer) {
+          return send(res, 400, { status: false, message: 'Invalid charge request' });
+        }
+        return send(res, 200, {
+          status: true,
+          message: 'Charge attempted',
+          data: {
+            status: 'pending_bank_transfer',
+            display_text: 'Please make a transfer to the account specified',
+            reference: body.reference ?? `standin_${accountSeq + 1}`,
+            amount: Number(body.amount),
+            account_name: 'PAYSTACK CHECKOUT',
+            account_number: nextAccountNumber('12'),
+            bank: { slug: 'test-bank', name: 'Test Bank', id: 24 },
+            account_expires_at: body.bank_transfer.account_expires_at,
+          },
+        });
+      }
       send(res, 404, { status: false, message: 'Not found' });
     })().catch(() => res.destroy());
   });
@@ -248,6 +350,14 @@ export async function startPaystackStandIn({ secret = 'sk_test_standin' }: { sec
     requests,
     transfers,
     options,
+    holdAnswers() {
+      let release!: () => void;
+      held = new Promise<void>((resolve) => (release = resolve));
+      return () => {
+        held = null;
+        release();
+      };
+    },
     complete(reference) {
       const t = transfers.get(reference);
       if (t) t.status = 'success';
@@ -261,4 +371,45 @@ export async function startPaystackStandIn({ secret = 'sk_test_standin' }: { sec
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** A `charge.success` notification for a bank transfer, as Paystack sends it, with its signature header (hex HMAC-SHA512 of the raw body, keyed with the secret key). */
+export function paystackChargeSuccess(
+  secretKey: string,
+  opts: { reference: string; amountKobo: number; accountNumber: string; currency?: string; channel?: 'dedicated_nuban' | 'bank_transfer' },
+) {
+  const payload = {
+    event: 'charge.success',
+    data: {
+      id: 302961,
+      domain: 'live',
+      status: 'success',
+      reference: opts.reference,
+      amount: opts.amountKobo,
+      message: null,
+      gateway_response: 'Approved',
+      paid_at: new Date().toISOString(),
+      channel: opts.channel ?? 'dedicated_nuban',
+      currency: opts.currency ?? 'NGN',
+      customer: { id: 7454289, first_name: 'Rhoda', last_name: 'Church', email: 'rhoda@example.com', customer_code: 'CUS_kpb3qj71u1m0rw8' },
+      authorization: {
+        authorization_code: 'AUTH_0ozsafcpdf',
+        channel: opts.channel ?? 'dedicated_nuban',
+        card_type: 'transfer',
+        bank: 'First City Monument Bank',
+        country_code: 'NG',
+        brand: 'Managed Account',
+        reusable: false,
+        sender_bank: 'First City Monument Bank',
+        sender_bank_account_number: 'XXXXXX0011',
+        sender_country: 'NG',
+        sender_name: 'RANDALL AKANBI HORTON',
+        narration: 'NIP: RHODA CHURCH -1123344343/44343231232',
+        receiver_bank_account_number: opts.accountNumber,
+        receiver_bank: 'Wema Bank',
+      },
+    },
+  };
+  const rawBody = JSON.stringify(payload);
+  return { rawBody, signature: createHmac('sha512', secretKey).update(rawBody).digest('hex'), payload };
 }
