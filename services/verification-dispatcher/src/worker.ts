@@ -1,7 +1,7 @@
 import type { Worker } from 'bullmq';
 import { createServiceLogger, type Logger, type TConfig } from '@cowrie/core';
 import { startServiceWorker, type RunningWorker } from '@cowrie/service-kit';
-import { createDeliveryProviders, type DeliveryProvider, type DeliveryProviders, verificationsQueue } from '@cowrie/verification';
+import { createDeliveryProviders, type DeliveryProvider, type DeliveryProviders, type TDeliveryOutcome, verificationsQueue } from '@cowrie/verification';
 import { instrumentCalls, railObserver, type CowrieMetrics } from '@cowrie/metrics';
 import { handlers } from './handlers';
 
@@ -43,7 +43,8 @@ export async function startVerificationWorker(
     logger,
     metrics,
     outcomeMetrics: (metrics, job, result) => {
-      const outcome = (result as { outcome?: unknown } | null)?.outcome;
+      // The job's result is its TDeliveryOutcome (handlers.ts); typed here so a renamed tag does not compile.
+      const outcome = (result as TDeliveryOutcome | null)?.kind;
       if (job.name === 'verification.deliver' && typeof outcome === 'string') metrics.verificationOutcomes.inc({ stage: 'delivery', outcome });
     },
     def: verificationsQueue,
