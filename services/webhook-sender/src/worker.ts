@@ -22,8 +22,8 @@ export interface StartWebhookWorkerOptions {
 
 /**
  * Starts the webhook-sender: connects, waits for Postgres and Redis, then
- * consumes the webhooks queue (`webhooksQueue`: deliveries and relay wake-ups) and polls
- * the outbox.
+ * consumes the webhooks queue (`webhooksQueue`: deliveries and relay wake-ups)
+ * and polls the outbox (startRelayLoop, unless `relay` is false).
  */
 export async function startWebhookWorker(
   config: TConfig,
