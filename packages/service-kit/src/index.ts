@@ -1,4 +1,5 @@
 export * from './queue-worker';
+export * from './service-worker';
 export * from './run-service';
 export * from './dependencies';
 export * from './metrics-port';

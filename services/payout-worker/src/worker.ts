@@ -1,19 +1,15 @@
 import type { Queue, Worker } from 'bullmq';
-import { createServiceLogger, createRedis, openQueue, type Logger, type TConfig, type TRedis } from '@cowrie/core';
+import { createServiceLogger, type Logger, type TConfig } from '@cowrie/core';
 import { payoutsQueue } from '@cowrie/payouts';
-import { createDb, createSqlPool, type PrismaClient } from '@cowrie/db';
 import { createModeRails, mapModeRails } from '@cowrie/rails';
-import { instrumentCalls, instrumentWorker, railObserver, type CowrieMetrics } from '@cowrie/metrics';
-import { closeWorker, startQueueWorker, waitForDependencies } from '@cowrie/service-kit';
-import { handlers, type HandlerContext } from './handlers';
+import { instrumentCalls, railObserver, type CowrieMetrics } from '@cowrie/metrics';
+import { startServiceWorker, type RunningWorker } from '@cowrie/service-kit';
+import { handlers } from './handlers';
 import { startPayoutReconciler } from './reconciler-loop';
 
-export interface RunningPayoutWorker {
+export interface RunningPayoutWorker extends RunningWorker {
   worker: Worker;
   queue: Queue;
-  db: PrismaClient;
-  redis: TRedis;
-  stop: () => Promise<void>;
 }
 
 /**
@@ -39,50 +35,31 @@ export async function startPayoutWorker(
   options: StartPayoutWorkerOptions = {},
 ): Promise<RunningPayoutWorker> {
   const { metrics } = options;
-  const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
-  const sql = createSqlPool({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, logger });
-  const redis = createRedis(config, { name: 'payout-worker', logger });
-  const connection = createRedis(config, { forBullmq: true, name: 'payout-worker-queue', logger });
-  const queueConnection = createRedis(config, { forBullmq: true, name: 'payout-worker-producer', logger });
-  const queue = openQueue(payoutsQueue, { connection: queueConnection, prefix: config.QUEUE_PREFIX });
-  const rails = metrics
-    ? mapModeRails(createModeRails(config, { redis, sql }), (rail) => instrumentCalls(rail, railObserver(metrics, `payout:${rail.id}`)))
-    : createModeRails(config, { redis, sql });
-  const abort = new AbortController();
-  const worker = await startQueueWorker<typeof payoutsQueue.jobs, HandlerContext>({
+  const { worker, queue, db, redis, stop } = await startServiceWorker({
+    name: 'payout-worker',
+    config,
+    logger,
+    metrics,
     def: payoutsQueue,
     handlers,
-    makeCtx: (job, log) => ({ config, db, sql, redis, rails, queue, log, job, signal: abort.signal }),
-    connection,
-    prefix: config.QUEUE_PREFIX,
     concurrency: config.PAYOUT_WORKER_CONCURRENCY,
-    logger,
-    ready: async () => {
-      await waitForDependencies(db, redis, logger);
-      await queue.removeJobScheduler(LEGACY_RECONCILE_SCHEDULER_ID).catch(() => undefined);
-    },
     // A job whose worker died is handed to another once its lock lapses.
     workerOptions: { lockDuration: config.PAYOUT_JOB_LOCK_MS, stalledInterval: config.PAYOUT_JOB_LOCK_MS },
-  });
-  if (metrics) {
-    instrumentWorker(metrics, worker);
-    metrics.watchQueues([queue]);
-  }
-  const reconciler = startPayoutReconciler({ sql, queue, rails, config, logger });
-  return {
-    worker,
-    queue,
-    db,
-    redis,
-    stop: async () => {
-      await reconciler.stop();
-      const abandon = setTimeout(() => abort.abort(new Error('payout worker stopping')), config.SHUTDOWN_GRACE_MS);
-      await closeWorker(worker, config.SHUTDOWN_GRACE_MS + 2000);
-      clearTimeout(abandon);
-      await queue.close().catch(() => undefined);
-      connection.disconnect();
-      queueConnection.disconnect();
-      await Promise.allSettled([db.$disconnect(), sql.end(), redis.quit()]);
+    queue: 'on_own_connection',
+    // Rail calls still running past the grace period are abandoned; the payout stays `processing`.
+    pastGrace: { kind: 'abort', reason: 'payout worker stopping', unwindMs: 2000 },
+    wire: ({ db, sql, redis, queue, graceOver }) => {
+      const rails = metrics
+        ? mapModeRails(createModeRails(config, { redis, sql }), (rail) => instrumentCalls(rail, railObserver(metrics, `payout:${rail.id}`)))
+        : createModeRails(config, { redis, sql });
+      return {
+        makeCtx: (job, log) => ({ config, db, sql, redis, rails, queue, log, job, signal: graceOver }),
+        ready: async () => {
+          await queue.removeJobScheduler(LEGACY_RECONCILE_SCHEDULER_ID).catch(() => undefined);
+        },
+        startLoops: () => [startPayoutReconciler({ sql, queue, rails, config, logger })],
+      };
     },
-  };
+  });
+  return { worker, queue, db, redis, stop };
 }

@@ -1,17 +1,13 @@
 import type { Worker } from 'bullmq';
-import { createServiceLogger, createRedis, type Logger, type TConfig, type TRedis } from '@cowrie/core';
-import { createDb, createSqlPool, type PrismaClient } from '@cowrie/db';
-import { closeWorker, startQueueWorker, waitForDependencies } from '@cowrie/service-kit';
-import { createDeliveryProviders, type DeliveryProvider, type DeliveryProviders, verificationsQueue } from '@cowrie/verification';
-import { instrumentCalls, instrumentWorker, railObserver, type CowrieMetrics } from '@cowrie/metrics';
-import { handlers, type HandlerContext } from './handlers';
+import { createServiceLogger, type Logger, type TConfig } from '@cowrie/core';
+import { startServiceWorker, type RunningWorker } from '@cowrie/service-kit';
+import { createDeliveryProviders, type DeliveryProvider, type DeliveryProviders, type TDeliveryOutcome, verificationsQueue } from '@cowrie/verification';
+import { instrumentCalls, railObserver, type CowrieMetrics } from '@cowrie/metrics';
+import { handlers } from './handlers';
 
-export interface RunningVerificationWorker {
+export interface RunningVerificationWorker extends RunningWorker {
   worker: Worker;
-  db: PrismaClient;
-  redis: TRedis;
   providers: DeliveryProviders;
-  stop: () => Promise<void>;
 }
 
 /** What a caller may add to the dispatcher. */
@@ -41,42 +37,27 @@ export async function startVerificationWorker(
   options: StartVerificationWorkerOptions = {},
 ): Promise<RunningVerificationWorker> {
   const { metrics } = options;
-  const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
-  const sql = createSqlPool({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, logger });
-  const redis = createRedis(config, { name: 'verification-dispatcher', logger });
-  const connection = createRedis(config, { forBullmq: true, name: 'verification-dispatcher-queue', logger });
-  // Built once per process: the SMTP transport and HTTP client are reused across jobs.
-  const raw = createDeliveryProviders(config, redis);
-  const providers = metrics ? instrumentProviders(raw, metrics) : raw;
-  const worker = await startQueueWorker<typeof verificationsQueue.jobs, HandlerContext>({
+  const { worker, db, redis, stop, wiring } = await startServiceWorker({
+    name: 'verification-dispatcher',
+    config,
+    logger,
+    metrics,
+    outcomeMetrics: (metrics, job, result) => {
+      // The job's result is its TDeliveryOutcome (handlers.ts); typed here so a renamed tag does not compile.
+      const outcome = (result as TDeliveryOutcome | null)?.kind;
+      if (job.name === 'verification.deliver' && typeof outcome === 'string') metrics.verificationOutcomes.inc({ stage: 'delivery', outcome });
+    },
     def: verificationsQueue,
     handlers,
-    makeCtx: (job, log) => ({ config, sql, redis, providers, log, job }),
-    connection,
-    prefix: config.QUEUE_PREFIX,
     concurrency: config.VERIFICATION_WORKER_CONCURRENCY,
     workerOptions: { lockDuration: config.VERIFY_JOB_LOCK_MS, stalledInterval: config.VERIFY_JOB_LOCK_MS },
-    logger,
-    ready: () => waitForDependencies(db, redis, logger),
-  });
-  if (metrics) {
-    instrumentWorker(metrics, worker, {
-      onCompleted: (job, result) => {
-        const outcome = (result as { outcome?: unknown } | null)?.outcome;
-        if (job.name === 'verification.deliver' && typeof outcome === 'string') metrics.verificationOutcomes.inc({ stage: 'delivery', outcome });
-      },
-    });
-  }
-  return {
-    worker,
-    db,
-    redis,
-    providers,
-    stop: async () => {
-      await closeWorker(worker, config.SHUTDOWN_GRACE_MS);
-      await providers.close();
-      connection.disconnect();
-      await Promise.allSettled([db.$disconnect(), sql.end(), redis.quit()]);
+    queue: 'none',
+    wire: ({ sql, redis }) => {
+      // Built once per process: the SMTP transport and HTTP client are reused across jobs.
+      const raw = createDeliveryProviders(config, redis);
+      const providers = metrics ? instrumentProviders(raw, metrics) : raw;
+      return { providers, makeCtx: (job, log) => ({ config, sql, redis, providers, log, job }), close: () => providers.close() };
     },
-  };
+  });
+  return { worker, db, redis, providers: wiring.providers, stop };
 }

@@ -1,7 +1,9 @@
 // Risk: an endpoint that passed the creation check (or predates a stricter
 // WEBHOOK_ALLOWED_CIDRS, or whose DNS now answers inward) is still delivered to
 // a loopback or private address. The check at delivery time is on the
-// resolved IP, not the host name.
+// resolved IP, not the host name. And a sender whose allow-list is malformed
+// stops before it opens any connection, rather than running on a guess.
+import net from 'node:net';
 import { createWorkspace } from '@cowrie/accounts';
 import { createTestEnv, startHttpReceiver, waitFor, type HttpReceiver, type TestEnv } from '@cowrie/testing';
 import { systemResolver, type Resolver } from '@cowrie/webhooks';
@@ -52,4 +54,29 @@ test('deliveries to loopback are refused at delivery time, whatever the URL spel
     );
   }
   expect(receiver.requests).toHaveLength(0);
+});
+
+test('a malformed WEBHOOK_ALLOWED_CIDRS stops start-up before any connection opens', async () => {
+  // Postgres and Redis would both be this listener: it counts whoever connects.
+  let connections = 0;
+  const listener = net.createServer((socket) => {
+    connections += 1;
+    socket.destroy();
+  });
+  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  const { port } = listener.address() as net.AddressInfo;
+  try {
+    const config = {
+      ...env.config,
+      WEBHOOK_ALLOWED_CIDRS: ['10.0.0.0/33'],
+      DATABASE_URL: `postgresql://postgres@127.0.0.1:${port}/cowrie`,
+      REDIS_URL: `redis://127.0.0.1:${port}`,
+      REDIS_CLUSTER_NODES: [],
+    };
+    await expect(startWebhookWorker(config, env.logger)).rejects.toThrow('not a CIDR: "10.0.0.0/33"');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(connections).toBe(0);
+  } finally {
+    await new Promise((r) => listener.close(r));
+  }
 });
