@@ -23,6 +23,22 @@ export default tseslint.config(
     },
   },
   {
+    // A plain-pg statement is written with defineStatement (@cowrie/db
+    // statement.ts): named inputs, typed rows, and a registry the schema test
+    // prepares every statement from. A raw `.query(…)` would escape all three.
+    files: ['packages/*/src/**/*.ts', 'services/*/src/**/*.ts'],
+    ignores: ['packages/db/src/**', 'packages/testing/src/**', '**/*.test.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.type='MemberExpression'][callee.property.name='query']",
+          message: 'Define the statement with defineStatement (@cowrie/db) and call its run(); see CONTRIBUTING.md, Hot SQL.',
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.cjs'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },

@@ -1,6 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { constantTimeEqual, sha256Hex, type TMode } from '@cowrie/core';
-import { batchPerTurn, type DbOrTx, type SqlQueryable } from '@cowrie/db';
+import {
+  batchPerTurn,
+  columnList,
+  defineStatement,
+  modelColumns,
+  sqlColumn,
+  sqlList,
+  sqlParam,
+  type ApiKey,
+  type DbOrTx,
+  type SqlQueryable,
+  type Workspace,
+} from '@cowrie/db';
 import { parseScopes, type TScope } from './scopes';
 import { workspaceForMode } from './workspaces';
 
@@ -82,9 +94,24 @@ export const findApiKeyRowWithPrisma =
         return { ...key, workspaceCreatedAt: workspace.createdAt };
       });
 
-interface TApiKeyRowWithLookup extends TApiKeyRow {
-  lookupId: string;
-}
+const KEY_COLUMNS = modelColumns<ApiKey>()('ApiKey', {
+  id: sqlColumn.int,
+  workspaceId: sqlColumn.int,
+  secretHash: sqlColumn.text,
+  scopes: sqlColumn.textList,
+  mode: sqlColumn.text,
+  revokedAt: sqlColumn.timestamp.orNull,
+  lookupId: sqlColumn.text,
+});
+const KEY_WORKSPACE_COLUMNS = { workspaceCreatedAt: modelColumns<Workspace>()('Workspace', { createdAt: sqlColumn.timestamp }).createdAt };
+
+const FIND_API_KEYS = defineStatement({
+  name: 'cowrie-find-api-keys',
+  params: { lookupIds: sqlList(sqlParam.text) },
+  text: (p) => `SELECT ${columnList(KEY_COLUMNS, 'k')}, ${columnList(KEY_WORKSPACE_COLUMNS, 'w')}
+        FROM "ApiKey" k JOIN "Workspace" w ON w."id" = k."workspaceId" WHERE k."lookupId" = ANY(${p.lookupIds}::text[])`,
+  result: { ...KEY_COLUMNS, ...KEY_WORKSPACE_COLUMNS },
+});
 
 /**
  * The same lookup on a plain pg pool, as one prepared statement per turn of
@@ -95,12 +122,7 @@ interface TApiKeyRowWithLookup extends TApiKeyRow {
  */
 export const findApiKeyRowWithSql = (pool: SqlQueryable): FindApiKeyRow => {
   const loader = batchPerTurn<string, TApiKeyRow | null>(async (lookupIds) => {
-    const { rows } = await pool.query<TApiKeyRowWithLookup>({
-      name: 'cowrie-find-api-keys',
-      text: `SELECT k."id", k."workspaceId", w."createdAt" AS "workspaceCreatedAt", k."secretHash", k."scopes", k."mode", k."revokedAt", k."lookupId"
-        FROM "ApiKey" k JOIN "Workspace" w ON w."id" = k."workspaceId" WHERE k."lookupId" = ANY($1::text[])`,
-      values: [[...new Set(lookupIds)]],
-    });
+    const { rows } = await FIND_API_KEYS.run(pool, { lookupIds: [...new Set(lookupIds)] });
     const byLookupId = new Map(rows.map(({ lookupId, ...row }) => [lookupId, row]));
     return lookupIds.map((lookupId) => byLookupId.get(lookupId) ?? null);
   });

@@ -9,7 +9,8 @@ import type { Logger } from '@cowrie/core';
  * the API key lookup, payout open and finish, verification start, delivery
  * and check, webhook delivery bookkeeping and the outbox claim. Prisma
  * still owns the schema, the migrations and every other query; these
- * statements name the same tables and columns.
+ * statements name the same tables and columns. Each is a `defineStatement`
+ * (statement.ts), in the package whose rule it serves.
  */
 export type SqlPool = Pool;
 export type SqlClient = PoolClient;

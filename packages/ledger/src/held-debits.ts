@@ -1,16 +1,23 @@
 import { AppError, Decimal, formatAmount } from '@cowrie/core';
 import {
   batchPerTurnFor,
+  columnList,
+  defineStatement,
   isSqlStatementRefused,
   isSqlUniqueViolation,
-  utcTimestamp,
+  orNullColumns,
+  sqlColumn,
+  sqlColumns,
+  sqlParam,
+  type InputOf,
   type LedgerTransaction,
   type Prisma,
   type SqlPool,
   type SqlQueryable,
+  type StatementRow,
 } from '@cowrie/db';
 import { newReference } from './references';
-import { ledgerTransactionFromSql } from './transaction-rows';
+import { ledgerTransactionColumns } from './transaction-rows';
 
 /**
  * Debits and their holds: the ledger's rules for money going out. A debit's
@@ -69,18 +76,65 @@ export interface TRequestKey {
 
 const requestKeyConflict = () => new AppError('idempotency_conflict', 'This Idempotency-Key was reused with a different request body (or method or path)');
 
-/**
- * The whole open as one statement, so it commits on its own (autocommit) the
- * instant the hold is placed: the wallet's row lock, which every payout of the
- * workspace waits for, is never held across a round trip to this process.
- * The pre-flight reads ($1 workspace, $2 currency, $3 idempotency key) gate
- * the hold; the hold gates the insert of the row, which the hold's entry
- * names. A racing duplicate key fails the insert (23505), undoing the hold.
- */
 /** The columns a debit's `processing` row is inserted with, by OPEN_HELD_DEBIT and OPEN_HELD_DEBITS alike. */
-const DEBIT_ROW_COLUMNS = `"workspaceId", "walletId", "type", "direction", "category", "channel", "status", "reference",
-  "idempotencyKey", "currency", "amount", "fees", "title", "description", "provider", "counterpartyName", "counterpartyAccount",
-  "counterpartyBank", "counterpartyEmail", "bankCode", "beneficiaryId", "metadata", "requestKey", "requestHash", "createdAt", "updatedAt"`;
+const DEBIT_ROW_COLUMNS = (
+  [
+    'workspaceId',
+    'walletId',
+    'type',
+    'direction',
+    'category',
+    'channel',
+    'status',
+    'reference',
+    'idempotencyKey',
+    'currency',
+    'amount',
+    'fees',
+    'title',
+    'description',
+    'provider',
+    'counterpartyName',
+    'counterpartyAccount',
+    'counterpartyBank',
+    'counterpartyEmail',
+    'bankCode',
+    'beneficiaryId',
+    'metadata',
+    'requestKey',
+    'requestHash',
+    'createdAt',
+    'updatedAt',
+  ] as const satisfies ReadonlyArray<keyof LedgerTransaction>
+)
+  .map((column) => `"${column}"`)
+  .join(', ');
+
+/** What opening one debit writes, by OPEN_HELD_DEBIT and (one row of the batch each) OPEN_HELD_DEBITS. */
+const DEBIT_FIELDS = {
+  workspaceId: sqlParam.int,
+  currency: sqlParam.text,
+  idempotencyKey: sqlParam.text,
+  /** amount + fees: what the hold takes. */
+  total: sqlParam.decimal,
+  category: sqlParam.text,
+  channel: sqlParam.text,
+  reference: sqlParam.text,
+  amount: sqlParam.decimal,
+  fees: sqlParam.decimal,
+  title: sqlParam.text,
+  description: sqlParam.text,
+  provider: sqlParam.text,
+  counterpartyName: sqlParam.text.orNull,
+  counterpartyAccount: sqlParam.text,
+  counterpartyBank: sqlParam.text.orNull,
+  bankCode: sqlParam.text.orNull,
+  beneficiaryId: sqlParam.int.orNull,
+  metadata: sqlParam.json,
+  requestKey: sqlParam.text.orNull,
+  requestHash: sqlParam.text.orNull,
+};
+type DebitFields = InputOf<typeof DEBIT_FIELDS>;
 
 /**
  * The id of an earlier debit of the workspace that this one repeats: the same
@@ -92,35 +146,64 @@ const earlierDebitId = (workspaceId: string, ledgerKey: string, headerKey: strin
   WHERE "workspaceId" = ${workspaceId} AND (("type" = 'debit' AND "idempotencyKey" = ${ledgerKey}) OR ("requestKey" IS NOT NULL AND "requestKey" = ${headerKey}))
   ORDER BY "id" LIMIT 1`;
 
-const OPEN_HELD_DEBIT = `
+/**
+ * The whole open as one statement, so it commits on its own (autocommit) the
+ * instant the hold is placed: the wallet's row lock, which every payout of the
+ * workspace waits for, is never held across a round trip to this process.
+ * The pre-flight reads (workspace, currency, idempotency key) gate the hold;
+ * the hold gates the insert of the row, which the hold's entry names. A
+ * racing duplicate key fails the insert (23505), undoing the hold. The row's
+ * columns are all null when it was not created (the left join).
+ */
+const OPEN_HELD_DEBIT = defineStatement({
+  name: 'cowrie-open-held-debit',
+  params: { ...DEBIT_FIELDS, now: sqlParam.timestamp },
+  text: (p) => `
   WITH wallet AS (
-    SELECT "id", "balance" - "held" AS "available" FROM "Wallet" WHERE "workspaceId" = $1 AND "currency" = $2
-  ), duplicate AS (${earlierDebitId('$1', '$3', '$20')}
+    SELECT "id", "balance" - "held" AS "available" FROM "Wallet" WHERE "workspaceId" = ${p.workspaceId} AND "currency" = ${p.currency}
+  ), duplicate AS (${earlierDebitId(p.workspaceId, p.idempotencyKey, p.requestKey)}
   ), held AS (
-    UPDATE "Wallet" w SET "held" = w."held" + $4::numeric, "updatedAt" = $5
+    UPDATE "Wallet" w SET "held" = w."held" + ${p.total}::numeric, "updatedAt" = ${p.now}
     FROM wallet
-    WHERE w."id" = wallet."id" AND wallet."available" >= $4::numeric AND NOT EXISTS (SELECT 1 FROM duplicate)
-      AND w."balance" - w."held" >= $4::numeric
+    WHERE w."id" = wallet."id" AND wallet."available" >= ${p.total}::numeric AND NOT EXISTS (SELECT 1 FROM duplicate)
+      AND w."balance" - w."held" >= ${p.total}::numeric
     RETURNING w."id"
   ), created AS (
     INSERT INTO "LedgerTransaction" (${DEBIT_ROW_COLUMNS})
-    SELECT $1, held."id", 'debit', 'out', $6, $7, 'processing', $8, $3, $2, $9, $10, $11, $12, $13, $14, $15, $16, NULL, $17, $18, $19, $20, $21, $5, $5
+    SELECT ${p.workspaceId}, held."id", 'debit', 'out', ${p.category}, ${p.channel}, 'processing', ${p.reference}, ${p.idempotencyKey}, ${p.currency},
+      ${p.amount}, ${p.fees}, ${p.title}, ${p.description}, ${p.provider}, ${p.counterpartyName}, ${p.counterpartyAccount}, ${p.counterpartyBank}, NULL,
+      ${p.bankCode}, ${p.beneficiaryId}, ${p.metadata}, ${p.requestKey}, ${p.requestHash}, ${p.now}, ${p.now}
     FROM held
-    RETURNING *
+    RETURNING ${columnList(ledgerTransactionColumns)}
   ), entry AS (
     INSERT INTO "LedgerEntry" ("walletId", "transactionId", "kind", "balanceDelta", "heldDelta", "createdAt")
-    SELECT "walletId", "id", 'hold', 0, $4::numeric, $5 FROM created
+    SELECT "walletId", "id", 'hold', 0, ${p.total}::numeric, ${p.now} FROM created
   )
   SELECT (SELECT "id" FROM wallet) AS "preflightWalletId", (SELECT "available" FROM wallet) AS "preflightAvailable",
-    (SELECT "id" FROM duplicate) AS "duplicateId", created.*
-  FROM (SELECT 1) AS one LEFT JOIN created ON true`;
+    (SELECT "id" FROM duplicate) AS "duplicateId", ${columnList(ledgerTransactionColumns, 'created')}
+  FROM (SELECT 1) AS one LEFT JOIN created ON true`,
+  result: {
+    preflightWalletId: sqlColumn.int.orNull,
+    preflightAvailable: sqlColumn.numericText.orNull,
+    duplicateId: sqlColumn.int.orNull,
+    ...orNullColumns(ledgerTransactionColumns),
+  },
+});
 
-type TOpenDebitRow = Record<string, unknown> & {
-  preflightWalletId: number | null;
-  preflightAvailable: string | null;
-  duplicateId: number | null;
-  id: number | null;
-};
+const EARLIER_DEBIT = defineStatement({
+  name: 'cowrie-earlier-debit',
+  params: { workspaceId: sqlParam.int, ledgerKey: sqlParam.text, headerKey: sqlParam.text.orNull },
+  text: (p) =>
+    `SELECT ${columnList(ledgerTransactionColumns)} FROM "LedgerTransaction" WHERE "id" = (${earlierDebitId(p.workspaceId, p.ledgerKey, p.headerKey)})`,
+  result: ledgerTransactionColumns,
+});
+
+const WALLET_AVAILABLE = defineStatement({
+  name: 'cowrie-wallet-available',
+  params: { walletId: sqlParam.int },
+  text: (p) => `SELECT "balance" - "held" AS "available" FROM "Wallet" WHERE "id" = ${p.walletId}`,
+  result: { available: sqlColumn.numericText },
+});
 
 /**
  * The earlier debit a repeated request is answered with (earlierDebitId), or
@@ -128,42 +211,37 @@ type TOpenDebitRow = Record<string, unknown> & {
  */
 async function findEarlierDebit(sql: SqlQueryable, request: OpenRequest): Promise<TOpenedDebit | null> {
   const { draft } = request;
-  const { rows } = await sql.query<Record<string, unknown>>({
-    name: 'cowrie-earlier-debit',
-    text: `SELECT * FROM "LedgerTransaction" WHERE "id" = (${earlierDebitId('$1', '$2', '$3')})`,
-    values: [draft.workspaceId, request.idempotencyKey, draft.request?.key ?? null],
-  });
-  if (!rows[0]) return null;
-  const transaction = ledgerTransactionFromSql(rows[0]);
+  const { rows } = await EARLIER_DEBIT.run(sql, { workspaceId: draft.workspaceId, ledgerKey: request.idempotencyKey, headerKey: draft.request?.key ?? null });
+  const transaction = rows[0];
+  if (!transaction) return null;
   if (draft.request && transaction.requestKey === draft.request.key && transaction.requestHash !== draft.request.requestHash) throw requestKeyConflict();
   return { transaction, created: false };
 }
 
-/** The columns of a debit's row and the values of OPEN_HELD_DEBIT, in its parameter order. */
-function openValues(draft: TDebitDraft, reference: string, idempotencyKey: string, total: Decimal, now: Date) {
-  return [
-    draft.workspaceId,
-    draft.currency,
+/** What a debit's row is opened with (DEBIT_FIELDS). */
+function debitFields({ draft, reference, idempotencyKey, total }: OpenRequest): DebitFields {
+  return {
+    workspaceId: draft.workspaceId,
+    currency: draft.currency,
     idempotencyKey,
-    total.toFixed(6),
-    utcTimestamp(now),
-    draft.category,
-    draft.channel,
+    total,
+    category: draft.category,
+    channel: draft.channel,
     reference,
-    draft.amount.toFixed(6),
-    draft.fees.toFixed(6),
-    draft.title,
-    draft.description,
-    draft.provider,
-    draft.counterpartyName,
-    draft.counterpartyAccount,
-    draft.counterpartyBank,
-    draft.bankCode,
-    draft.beneficiaryId,
-    JSON.stringify({ provider: draft.provider, raw: {}, ...draft.metadata }),
-    draft.request?.key ?? null,
-    draft.request?.requestHash ?? null,
-  ] as const;
+    amount: draft.amount,
+    fees: draft.fees,
+    title: draft.title,
+    description: draft.description,
+    provider: draft.provider,
+    counterpartyName: draft.counterpartyName,
+    counterpartyAccount: draft.counterpartyAccount,
+    counterpartyBank: draft.counterpartyBank,
+    bankCode: draft.bankCode,
+    beneficiaryId: draft.beneficiaryId,
+    metadata: { provider: draft.provider, raw: {}, ...draft.metadata },
+    requestKey: draft.request?.key ?? null,
+    requestHash: draft.request?.requestHash ?? null,
+  };
 }
 
 /**
@@ -177,12 +255,12 @@ function openValues(draft: TDebitDraft, reference: string, idempotencyKey: strin
  * before the balance is looked at: the request was done, not asked again.
  */
 async function openOneHeldDebit(sql: SqlPool, request: OpenRequest): Promise<TOpenedDebit> {
-  const { draft, reference, idempotencyKey, total } = request;
-  const values = openValues(draft, reference, idempotencyKey, total, new Date());
+  const { draft, total } = request;
+  const input = { ...debitFields(request), now: new Date() };
   for (let attempt = 1; ; attempt++) {
-    let opened: TOpenDebitRow;
+    let opened: StatementRow<typeof OPEN_HELD_DEBIT>;
     try {
-      opened = (await sql.query<TOpenDebitRow>({ name: 'cowrie-open-held-debit', text: OPEN_HELD_DEBIT, values: [...values] })).rows[0]!;
+      opened = (await OPEN_HELD_DEBIT.run(sql, input)).rows[0]!;
     } catch (err) {
       if (isSqlUniqueViolation(err)) {
         const earlier = await findEarlierDebit(sql, request);
@@ -195,7 +273,8 @@ async function openOneHeldDebit(sql: SqlPool, request: OpenRequest): Promise<TOp
     }
     if (opened.id !== null) {
       const { preflightWalletId: _w, preflightAvailable: _a, duplicateId: _d, ...row } = opened;
-      return { transaction: ledgerTransactionFromSql(row), created: true };
+      // The row was created: none of its columns is the left join's null.
+      return { transaction: row as LedgerTransaction, created: true };
     }
     const earlier = opened.duplicateId === null ? null : await findEarlierDebit(sql, request);
     if (earlier && draft.request && earlier.transaction.requestKey === draft.request.key) return earlier;
@@ -204,11 +283,7 @@ async function openOneHeldDebit(sql: SqlPool, request: OpenRequest): Promise<TOp
     if (earlier) return earlier;
     // Concurrent holds took the money while this statement waited for the
     // wallet's lock. Answer with what is left, or try again if some came back.
-    const { rows } = await sql.query<{ available: string }>({
-      name: 'cowrie-wallet-available',
-      text: 'SELECT "balance" - "held" AS "available" FROM "Wallet" WHERE "id" = $1',
-      values: [opened.preflightWalletId],
-    });
+    const { rows } = await WALLET_AVAILABLE.run(sql, { walletId: opened.preflightWalletId });
     const now = new Decimal(rows[0]!.available);
     if (now.lessThan(total) || attempt === 3) throw exceedsBalance(Decimal.min(now, available), draft.currency);
   }
@@ -227,13 +302,12 @@ async function openOneHeldDebit(sql: SqlPool, request: OpenRequest): Promise<TOp
  * path too, as it does on any other error. The rule of the one-debit path holds: never more held than the
  * balance, checked again by the update's guard under the lock.
  */
-const OPEN_HELD_DEBITS = `
+const OPEN_HELD_DEBITS = defineStatement({
+  name: 'cowrie-open-held-debits',
+  params: { debits: sqlColumns(DEBIT_FIELDS), now: sqlParam.timestamp },
+  text: (p) => `
   WITH input AS (
-    SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::numeric[], $5::text[], $6::text[], $7::text[], $8::numeric[], $9::numeric[],
-      $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::int[], $18::jsonb[], $20::text[], $21::text[]) WITH ORDINALITY
-      AS i("workspaceId", "currency", "idempotencyKey", "total", "category", "channel", "reference", "amount", "fees",
-        "title", "description", "provider", "counterpartyName", "counterpartyAccount", "counterpartyBank", "bankCode", "beneficiaryId", "metadata",
-        "requestKey", "requestHash", "position")
+    SELECT * FROM ${p.debits.unnest} WITH ORDINALITY AS i(${p.debits.columns}, "position")
   ), locked AS MATERIALIZED (
     SELECT w."id", w."workspaceId", w."currency", w."balance" - w."held" AS "available" FROM "Wallet" w
     WHERE (w."workspaceId", w."currency") IN (SELECT "workspaceId", "currency" FROM input)
@@ -248,7 +322,7 @@ const OPEN_HELD_DEBITS = `
   ), accepted AS MATERIALIZED (
     SELECT * FROM eligible WHERE "runningTotal" <= "available"
   ), held AS (
-    UPDATE "Wallet" w SET "held" = w."held" + a."total", "updatedAt" = $19
+    UPDATE "Wallet" w SET "held" = w."held" + a."total", "updatedAt" = ${p.now}
     FROM (SELECT "walletId", sum("total") AS "total" FROM accepted GROUP BY "walletId") a
     WHERE w."id" = a."walletId" AND w."balance" - w."held" >= a."total"
     RETURNING w."id"
@@ -256,15 +330,17 @@ const OPEN_HELD_DEBITS = `
     INSERT INTO "LedgerTransaction" (${DEBIT_ROW_COLUMNS})
     SELECT a."workspaceId", a."walletId", 'debit', 'out', a."category", a."channel", 'processing', a."reference", a."idempotencyKey", a."currency",
       a."amount", a."fees", a."title", a."description", a."provider", a."counterpartyName", a."counterpartyAccount", a."counterpartyBank", NULL,
-      a."bankCode", a."beneficiaryId", a."metadata", a."requestKey", a."requestHash", $19, $19
+      a."bankCode", a."beneficiaryId", a."metadata", a."requestKey", a."requestHash", ${p.now}, ${p.now}
     FROM accepted a JOIN held h ON h."id" = a."walletId"
     ORDER BY a."position"
-    RETURNING *
+    RETURNING ${columnList(ledgerTransactionColumns)}
   ), entry AS (
     INSERT INTO "LedgerEntry" ("walletId", "transactionId", "kind", "balanceDelta", "heldDelta", "createdAt")
-    SELECT "walletId", "id", 'hold', 0, "amount" + "fees", $19 FROM created
+    SELECT "walletId", "id", 'hold', 0, "amount" + "fees", ${p.now} FROM created
   )
-  SELECT * FROM created`;
+  SELECT ${columnList(ledgerTransactionColumns)} FROM created`,
+  result: ledgerTransactionColumns,
+});
 
 interface OpenRequest {
   draft: TDebitDraft;
@@ -286,38 +362,9 @@ async function openBatch(sql: SqlQueryable, requests: readonly OpenRequest[]): P
     if (headerKey) keys.add(headerKey);
     return true;
   });
-  const now = new Date();
-  const columns = batch.map((r) => openValues(r.draft, r.reference, r.idempotencyKey, r.total, now));
-  const column = (i: number) => columns.map((c) => c[i]);
-  let rows: Array<Record<string, unknown>>;
+  let rows: LedgerTransaction[];
   try {
-    ({ rows } = await sql.query<Record<string, unknown>>({
-      name: 'cowrie-open-held-debits',
-      text: OPEN_HELD_DEBITS,
-      values: [
-        column(0),
-        column(1),
-        column(2),
-        column(3),
-        column(5),
-        column(6),
-        column(7),
-        column(8),
-        column(9),
-        column(10),
-        column(11),
-        column(12),
-        column(13),
-        column(14),
-        column(15),
-        column(16),
-        column(17),
-        column(18),
-        utcTimestamp(now),
-        column(19),
-        column(20),
-      ],
-    }));
+    ({ rows } = await OPEN_HELD_DEBITS.run(sql, { debits: batch.map(debitFields), now: new Date() }));
   } catch (err) {
     // Refused (a racing duplicate key, 23505, or a value one payout brought):
     // nothing was written, so each takes the one-debit path and a fault stays
@@ -325,7 +372,7 @@ async function openBatch(sql: SqlQueryable, requests: readonly OpenRequest[]): P
     if (!isSqlStatementRefused(err)) throw err;
     return requests.map(() => null);
   }
-  const created = new Map(rows.map((row) => [row.reference as string, ledgerTransactionFromSql(row)]));
+  const created = new Map(rows.map((row) => [row.reference, row]));
   return requests.map((r) => {
     const transaction = created.get(r.reference);
     return transaction ? { transaction, created: true } : null;
@@ -373,10 +420,24 @@ export interface TDebitClose {
  * commit that ends the statement: a hot wallet is locked once per batch, never
  * across a round trip.
  */
-const CLOSE_HELD_DEBITS = `
+const CLOSE_HELD_DEBITS = defineStatement({
+  name: 'cowrie-close-held-debits',
+  params: {
+    closes: sqlColumns({
+      id: sqlParam.int,
+      status: sqlParam.text,
+      metadata: sqlParam.json,
+      providerReference: sqlParam.text.orNull,
+      accountName: sqlParam.text.orNull,
+      event: sqlParam.text,
+      payload: sqlParam.json,
+      at: sqlParam.timestamp,
+    }),
+    now: sqlParam.timestamp,
+  },
+  text: (p) => `
   WITH input AS (
-    SELECT * FROM unnest($1::int[], $2::text[], $3::jsonb[], $4::text[], $5::text[], $6::text[], $7::jsonb[], $9::timestamp(3)[])
-      AS i("id", "status", "metadata", "providerReference", "accountName", "event", "payload", "at")
+    SELECT * FROM ${p.closes.unnest} AS i(${p.closes.columns})
   ), finished AS (
     UPDATE "LedgerTransaction" t SET "status" = i."status", "metadata" = i."metadata", "providerReference" = COALESCE(i."providerReference", t."providerReference"),
       "counterpartyName" = COALESCE(t."counterpartyName", i."accountName"), "updatedAt" = i."at"
@@ -385,43 +446,43 @@ const CLOSE_HELD_DEBITS = `
     RETURNING t."id", t."workspaceId"
   ), event AS (
     INSERT INTO "OutboxEvent" ("workspaceId", "event", "payload", "createdAt")
-    SELECT f."workspaceId", i."event", i."payload", $8 FROM finished f JOIN input i ON i."id" = f."id"
+    SELECT f."workspaceId", i."event", i."payload", ${p.now} FROM finished f JOIN input i ON i."id" = f."id"
   ), closing AS (
     INSERT INTO "LedgerEntry" ("walletId", "transactionId", "kind", "balanceDelta", "heldDelta", "createdAt")
     SELECT h."walletId", h."transactionId", CASE WHEN i."status" = 'completed' THEN 'settle' ELSE 'release' END,
-      CASE WHEN i."status" = 'completed' THEN -h."heldDelta" ELSE 0 END, -h."heldDelta", $8
+      CASE WHEN i."status" = 'completed' THEN -h."heldDelta" ELSE 0 END, -h."heldDelta", ${p.now}
     FROM finished f JOIN input i ON i."id" = f."id" JOIN "LedgerEntry" h ON h."transactionId" = f."id" AND h."kind" = 'hold'
     RETURNING "walletId", "balanceDelta", "heldDelta"
   ), locked AS (
     -- In id order, so two batches touching the same wallets cannot deadlock.
     SELECT "id" FROM "Wallet" WHERE "id" IN (SELECT "walletId" FROM closing) ORDER BY "id" FOR UPDATE
   ), wallet AS (
-    UPDATE "Wallet" w SET "balance" = w."balance" + d."balanceDelta", "held" = w."held" + d."heldDelta", "updatedAt" = $8
+    UPDATE "Wallet" w SET "balance" = w."balance" + d."balanceDelta", "held" = w."held" + d."heldDelta", "updatedAt" = ${p.now}
     FROM (SELECT "walletId", sum("balanceDelta") AS "balanceDelta", sum("heldDelta") AS "heldDelta" FROM closing GROUP BY "walletId") d
     JOIN locked l ON l."id" = d."walletId"
     WHERE w."id" = d."walletId"
   )
-  SELECT "id" FROM finished`;
+  SELECT "id" FROM finished`,
+  result: { id: ledgerTransactionColumns.id },
+});
 
 async function closeTogether(sql: SqlQueryable, closes: readonly TDebitClose[]): Promise<boolean[]> {
   // One debit at most once per statement: a second close of the same row in
   // the batch loses, as it would a moment later.
   const seen = new Set<number>();
   const batch = closes.filter((c) => !seen.has(c.transactionId) && seen.add(c.transactionId));
-  const { rows } = await sql.query<{ id: number }>({
-    name: 'cowrie-close-held-debits',
-    text: CLOSE_HELD_DEBITS,
-    values: [
-      batch.map((c) => c.transactionId),
-      batch.map((c) => c.status),
-      batch.map((c) => JSON.stringify(c.metadata)),
-      batch.map((c) => c.providerReference || null),
-      batch.map((c) => c.accountName || null),
-      batch.map((c) => c.event.name),
-      batch.map((c) => JSON.stringify(c.event.payload)),
-      utcTimestamp(new Date()),
-      batch.map((c) => utcTimestamp(c.at)),
-    ],
+  const { rows } = await CLOSE_HELD_DEBITS.run(sql, {
+    closes: batch.map((c) => ({
+      id: c.transactionId,
+      status: c.status,
+      metadata: c.metadata,
+      providerReference: c.providerReference || null,
+      accountName: c.accountName || null,
+      event: c.event.name,
+      payload: c.event.payload,
+      at: c.at,
+    })),
+    now: new Date(),
   });
   const won = new Set(rows.map((r) => r.id));
   return closes.map((c) => batch.includes(c) && won.has(c.transactionId));

@@ -1,7 +1,39 @@
-import { Prisma, type LedgerTransaction } from '@cowrie/db';
+import { modelColumns, sqlColumn, type LedgerTransaction } from '@cowrie/db';
 
-/** A `LedgerTransaction` row read with plain pg, in the shape Prisma gives it (NUMERIC as Decimal). */
-export function ledgerTransactionFromSql(row: Record<string, unknown>): LedgerTransaction {
-  const r = row as unknown as LedgerTransaction;
-  return { ...r, amount: new Prisma.Decimal(String(row.amount)), fees: new Prisma.Decimal(String(row.fees)) };
-}
+/**
+ * Every column of `LedgerTransaction`, for plain-pg statements that read whole
+ * rows (`columnList(ledgerTransactionColumns)` in their select list or
+ * RETURNING): read in the shape Prisma gives them (NUMERIC as Decimal). A row
+ * read with them is a `LedgerTransaction` only while this lists every field:
+ * a new column of the model fails to compile until it is read here too.
+ */
+export const ledgerTransactionColumns = modelColumns<LedgerTransaction>()('LedgerTransaction', {
+  id: sqlColumn.int,
+  workspaceId: sqlColumn.int,
+  walletId: sqlColumn.int,
+  type: sqlColumn.text,
+  direction: sqlColumn.text,
+  category: sqlColumn.text,
+  channel: sqlColumn.text,
+  status: sqlColumn.text,
+  reference: sqlColumn.text,
+  idempotencyKey: sqlColumn.text,
+  currency: sqlColumn.text,
+  amount: sqlColumn.decimal,
+  fees: sqlColumn.decimal,
+  title: sqlColumn.text,
+  description: sqlColumn.text,
+  provider: sqlColumn.text,
+  providerReference: sqlColumn.text.orNull,
+  counterpartyName: sqlColumn.text.orNull,
+  counterpartyAccount: sqlColumn.text.orNull,
+  counterpartyBank: sqlColumn.text.orNull,
+  counterpartyEmail: sqlColumn.text.orNull,
+  bankCode: sqlColumn.text.orNull,
+  beneficiaryId: sqlColumn.int.orNull,
+  metadata: sqlColumn.json,
+  requestKey: sqlColumn.text.orNull,
+  requestHash: sqlColumn.text.orNull,
+  createdAt: sqlColumn.timestamp,
+  updatedAt: sqlColumn.timestamp,
+});

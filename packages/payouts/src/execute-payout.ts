@@ -1,6 +1,6 @@
 import { Decimal, type Logger, type TMode } from '@cowrie/core';
-import { utcTimestamp, type LedgerTransaction, type SqlPool } from '@cowrie/db';
-import { ledgerTransactionFromSql } from '@cowrie/ledger';
+import { columnList, defineStatement, sqlColumn, sqlParam, type LedgerTransaction, type SqlPool } from '@cowrie/db';
+import { ledgerTransactionColumns } from '@cowrie/ledger';
 import { RailError, type ModeRails, type PayoutRail, type TTransferResult } from '@cowrie/rails';
 import {
   DEFAULT_OUTCOME_SCHEDULE,
@@ -43,34 +43,40 @@ interface TTakenUp {
  * sent: a worker killed during the rail call leaves it on record, and the
  * next attempt asks the rail first.
  */
-async function takeUp(sql: SqlPool, transactionId: number): Promise<TTakenUp | null | { skipped: string }> {
-  const { rows } = await sql.query<
-    Record<string, unknown> & { dispatchAttempts: number | null; awaiting: string | null; unknownSince: Date | null; workspaceMode: TMode }
-  >({
-    name: 'cowrie-payout-take-up',
-    text: `
+const TAKE_UP = defineStatement({
+  name: 'cowrie-payout-take-up',
+  params: { transactionId: sqlParam.int, now: sqlParam.timestamp },
+  text: (p) => `
       WITH prior AS (
-        SELECT "outcome", "unknownSince" FROM "PayoutDispatch" WHERE "transactionId" = $1
+        SELECT "outcome", "unknownSince" FROM "PayoutDispatch" WHERE "transactionId" = ${p.transactionId}
       ), attempt AS (
         INSERT INTO "PayoutDispatch" ("transactionId", "attempts", "lastSentAt", "createdAt", "updatedAt")
-        SELECT "id", 1, $2, $2, $2 FROM "LedgerTransaction"
-        WHERE "id" = $1 AND "type" = 'debit' AND "status" = 'processing' AND NOT EXISTS (SELECT 1 FROM prior WHERE "outcome" IN ('unknown', 'pending'))
-        ON CONFLICT ("transactionId") DO UPDATE SET "attempts" = "PayoutDispatch"."attempts" + 1, "lastSentAt" = $2, "updatedAt" = $2
+        SELECT "id", 1, ${p.now}, ${p.now}, ${p.now} FROM "LedgerTransaction"
+        WHERE "id" = ${p.transactionId} AND "type" = 'debit' AND "status" = 'processing' AND NOT EXISTS (SELECT 1 FROM prior WHERE "outcome" IN ('unknown', 'pending'))
+        ON CONFLICT ("transactionId") DO UPDATE SET "attempts" = "PayoutDispatch"."attempts" + 1, "lastSentAt" = ${p.now}, "updatedAt" = ${p.now}
         RETURNING "attempts"
       )
-      SELECT t.*, (SELECT "attempts" FROM attempt) AS "dispatchAttempts",
+      SELECT ${columnList(ledgerTransactionColumns, 't')}, (SELECT "attempts" FROM attempt) AS "dispatchAttempts",
         (SELECT "outcome" FROM prior WHERE "outcome" IN ('unknown', 'pending')) AS "awaiting", (SELECT "unknownSince" FROM prior) AS "unknownSince",
         (SELECT w."mode" FROM "Workspace" w WHERE w."id" = t."workspaceId") AS "workspaceMode"
-      FROM "LedgerTransaction" t WHERE t."id" = $1`,
-    values: [transactionId, utcTimestamp(new Date())],
-  });
+      FROM "LedgerTransaction" t WHERE t."id" = ${p.transactionId}`,
+  result: {
+    ...ledgerTransactionColumns,
+    dispatchAttempts: sqlColumn.int.orNull,
+    awaiting: sqlColumn.text.orNull.as<TTakenUp['awaiting']>(),
+    unknownSince: sqlColumn.timestamp.orNull,
+    workspaceMode: sqlColumn.text.as<TMode>(),
+  },
+});
+
+async function takeUp(sql: SqlPool, transactionId: number): Promise<TTakenUp | null | { skipped: string }> {
+  const { rows } = await TAKE_UP.run(sql, { transactionId, now: new Date() });
   const found = rows[0];
   if (!found) return null;
-  const { dispatchAttempts, awaiting, unknownSince, workspaceMode, ...columns } = found;
-  const row = ledgerTransactionFromSql(columns);
+  const { dispatchAttempts, awaiting, unknownSince, workspaceMode, ...row } = found;
   if (row.type !== 'debit') return null;
   if (row.status !== 'processing') return { skipped: row.status };
-  return { row, mode: workspaceMode, earlierAttempts: (dispatchAttempts ?? 1) - 1, awaiting: awaiting as TTakenUp['awaiting'], unknownSince };
+  return { row, mode: workspaceMode, earlierAttempts: (dispatchAttempts ?? 1) - 1, awaiting, unknownSince };
 }
 
 /**

@@ -1,5 +1,6 @@
-import type { SqlQueryable } from '@cowrie/db';
-import { ledgerTransactionFromSql } from '@cowrie/ledger';
+import { columnList, defineStatement, sqlParam, type SqlQueryable } from '@cowrie/db';
+import { ledgerTransactionColumns } from '@cowrie/ledger';
+import { payoutDispatchColumns } from './payout-dispatch-columns';
 import { renderTransaction, type TRenderedTransaction } from './render';
 import { OUTCOME_UNKNOWN_MESSAGE, type TPayoutOutcome } from './settle-payout';
 
@@ -26,23 +27,30 @@ const unknownDetails = (transaction: TRenderedTransaction): TOutcomeUnknownDetai
   message: OUTCOME_UNKNOWN_MESSAGE,
 });
 
+const PAYOUT_ANSWER_COLUMNS = {
+  dispatchOutcome: payoutDispatchColumns.outcome,
+  dispatchErrorStatus: payoutDispatchColumns.errorStatus,
+  dispatchErrorMessage: payoutDispatchColumns.errorMessage,
+};
+
+const PAYOUT_ANSWER = defineStatement({
+  name: 'cowrie-payout-answer',
+  params: { transactionId: sqlParam.int },
+  text: (p) => `SELECT ${columnList(ledgerTransactionColumns, 't')}, ${columnList(PAYOUT_ANSWER_COLUMNS, 'd')}
+           FROM "LedgerTransaction" t LEFT JOIN "PayoutDispatch" d ON d."transactionId" = t."id" WHERE t."id" = ${p.transactionId}`,
+  result: { ...ledgerTransactionColumns, ...PAYOUT_ANSWER_COLUMNS },
+});
+
 /**
  * What the API answers for a payout, read from Postgres (the source of truth,
  * whatever the queue said): the row, and the provider error when the rail threw.
  */
 export async function readPayoutAnswer(sql: SqlQueryable, transactionId: number): Promise<PayoutAnswer> {
-  const { rows } = await sql.query<
-    Record<string, unknown> & { dispatchOutcome: string | null; dispatchErrorStatus: number | null; dispatchErrorMessage: string | null }
-  >({
-    name: 'cowrie-payout-answer',
-    text: `SELECT t.*, d."outcome" AS "dispatchOutcome", d."errorStatus" AS "dispatchErrorStatus", d."errorMessage" AS "dispatchErrorMessage"
-           FROM "LedgerTransaction" t LEFT JOIN "PayoutDispatch" d ON d."transactionId" = t."id" WHERE t."id" = $1`,
-    values: [transactionId],
-  });
+  const { rows } = await PAYOUT_ANSWER.run(sql, { transactionId });
   const found = rows[0];
   if (!found) throw new Error(`payout ${transactionId} does not exist`);
   const { dispatchOutcome, dispatchErrorStatus, dispatchErrorMessage, ...row } = found;
-  const transaction = renderTransaction(ledgerTransactionFromSql(row));
+  const transaction = renderTransaction(row);
   if (row.status === 'failed' && dispatchOutcome === 'provider_error') {
     return { transaction, providerError: { status: dispatchErrorStatus ?? 502, message: dispatchErrorMessage ?? 'The payout rail failed' } };
   }

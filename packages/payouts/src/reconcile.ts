@@ -1,8 +1,9 @@
 import type { Logger, TMode } from '@cowrie/core';
-import { holdConnection, utcTimestamp, type SqlPool, type SqlQueryable } from '@cowrie/db';
-import { ledgerTransactionFromSql } from '@cowrie/ledger';
+import { columnList, defineStatement, holdConnection, sqlColumn, sqlList, sqlParam, type SqlPool, type SqlQueryable } from '@cowrie/db';
+import { ledgerTransactionColumns } from '@cowrie/ledger';
 import type { ModeRails } from '@cowrie/rails';
 import { checkPayoutOutcome } from './execute-payout';
+import { payoutDispatchColumns } from './payout-dispatch-columns';
 import type { TOutcomeSchedule, TPayoutOutcome } from './settle-payout';
 
 /** A payout as the reconciler hands it on: what its job id is made of. */
@@ -24,6 +25,18 @@ export interface ReconcileOptions {
   limit?: number;
 }
 
+const STALE_PAYOUT_COLUMNS = { id: ledgerTransactionColumns.id, reference: ledgerTransactionColumns.reference };
+
+const STALE_PAYOUTS = defineStatement({
+  name: 'cowrie-stale-payouts',
+  params: { untouchedSince: sqlParam.timestamp, limit: sqlParam.int },
+  text: (p) => `SELECT ${columnList(STALE_PAYOUT_COLUMNS, 't')} FROM "LedgerTransaction" t LEFT JOIN "PayoutDispatch" d ON d."transactionId" = t."id"
+           WHERE t."status" = 'processing' AND t."type" = 'debit' AND t."updatedAt" < ${p.untouchedSince}
+             AND (d."outcome" IS NULL OR d."outcome" NOT IN ('unknown', 'pending'))
+           ORDER BY t."id" LIMIT ${p.limit}`,
+  result: STALE_PAYOUT_COLUMNS,
+});
+
 /**
  * Finds `processing` payouts left without a live job (a crash between commit
  * and enqueue, a job lost with Redis's data) and queues them again. The worker
@@ -32,14 +45,7 @@ export interface ReconcileOptions {
  * re-queued: checkDuePayouts asks about them on their schedule.
  */
 export async function reconcilePayouts({ sql, olderThanMs, hasLiveJob, requeue, now = new Date(), limit = 500 }: ReconcileOptions) {
-  const { rows: stale } = await sql.query<TStalePayout>({
-    name: 'cowrie-stale-payouts',
-    text: `SELECT t."id", t."reference" FROM "LedgerTransaction" t LEFT JOIN "PayoutDispatch" d ON d."transactionId" = t."id"
-           WHERE t."status" = 'processing' AND t."type" = 'debit' AND t."updatedAt" < $1
-             AND (d."outcome" IS NULL OR d."outcome" NOT IN ('unknown', 'pending'))
-           ORDER BY t."id" LIMIT $2`,
-    values: [utcTimestamp(new Date(now.getTime() - olderThanMs)), limit],
-  });
+  const { rows: stale } = await STALE_PAYOUTS.run(sql, { untouchedSince: new Date(now.getTime() - olderThanMs), limit });
   const requeued: number[] = [];
   for (const payout of stale) {
     if (await hasLiveJob(payout)) continue;
@@ -51,6 +57,20 @@ export async function reconcilePayouts({ sql, olderThanMs, hasLiveJob, requeue, 
 
 /** The advisory lock the re-queue pass takes: one replica runs it at a time. */
 const REQUEUE_PASS_LOCK = 'cowrie:payout-requeue-pass';
+
+const TRY_ADVISORY_LOCK = defineStatement({
+  name: 'cowrie-try-advisory-lock',
+  params: { lock: sqlParam.text },
+  text: (p) => `SELECT pg_try_advisory_lock(hashtext(${p.lock})) AS "locked"`,
+  result: { locked: sqlColumn.boolean },
+});
+
+const ADVISORY_UNLOCK = defineStatement({
+  name: 'cowrie-advisory-unlock',
+  params: { lock: sqlParam.text },
+  text: (p) => `SELECT pg_advisory_unlock(hashtext(${p.lock})) AS "unlocked"`,
+  result: { unlocked: sqlColumn.boolean },
+});
 
 /**
  * reconcilePayouts, run by at most one replica at a time: a pass that finds
@@ -65,12 +85,12 @@ export async function reconcilePayoutsExclusively(pool: SqlPool, options: Omit<R
   const { client } = held;
   let broken = false;
   try {
-    const { rows } = await client.query<{ locked: boolean }>({ text: 'SELECT pg_try_advisory_lock(hashtext($1)) AS "locked"', values: [REQUEUE_PASS_LOCK] });
+    const { rows } = await TRY_ADVISORY_LOCK.run(client, { lock: REQUEUE_PASS_LOCK });
     if (!rows[0]?.locked) return null;
     try {
       return await reconcilePayouts({ ...options, sql: pool });
     } finally {
-      await client.query({ text: 'SELECT pg_advisory_unlock(hashtext($1))', values: [REQUEUE_PASS_LOCK] }).catch(() => {
+      await ADVISORY_UNLOCK.run(client, { lock: REQUEUE_PASS_LOCK }).catch(() => {
         // The connection is gone, and its lock with it; never hand it back to the pool.
         broken = true;
       });
@@ -94,6 +114,34 @@ export interface CheckDuePayoutsOptions {
   leaseMs?: number;
 }
 
+const DUE_CHECK_COLUMNS = {
+  transactionId: payoutDispatchColumns.transactionId,
+  outcome: payoutDispatchColumns.outcome.as<'unknown' | 'pending'>(),
+  unknownSince: payoutDispatchColumns.unknownSince,
+};
+
+/** Claims the due checks: their next check moves a lease ahead. */
+const CLAIM_DUE_CHECKS = defineStatement({
+  name: 'cowrie-claim-due-payout-checks',
+  params: { now: sqlParam.timestamp, leaseUntil: sqlParam.timestamp, limit: sqlParam.int },
+  text: (p) => `UPDATE "PayoutDispatch" d SET "nextCheckAt" = ${p.leaseUntil} WHERE d."transactionId" IN (
+             SELECT p."transactionId" FROM "PayoutDispatch" p JOIN "LedgerTransaction" t ON t."id" = p."transactionId"
+             WHERE p."outcome" IN ('unknown', 'pending') AND p."nextCheckAt" <= ${p.now} AND t."status" = 'processing'
+             ORDER BY p."nextCheckAt" LIMIT ${p.limit} FOR UPDATE OF p SKIP LOCKED)
+           RETURNING ${columnList(DUE_CHECK_COLUMNS, 'd')}`,
+  result: DUE_CHECK_COLUMNS,
+});
+
+const DUE_PAYOUTS = defineStatement({
+  name: 'cowrie-due-payouts',
+  params: { ids: sqlList(sqlParam.int) },
+  text: (
+    p,
+  ) => `SELECT ${columnList(ledgerTransactionColumns, 't')}, w."mode" AS "workspaceMode" FROM "LedgerTransaction" t JOIN "Workspace" w ON w."id" = t."workspaceId"
+           WHERE t."id" = ANY(${p.ids}::int[]) AND t."status" = 'processing'`,
+  result: { ...ledgerTransactionColumns, workspaceMode: sqlColumn.text.as<TMode>() },
+});
+
 /**
  * Asks the rail about every payout awaiting its answer whose next check is
  * due (`unknown` outcomes and `pending` transfers), by reference, never
@@ -101,22 +149,10 @@ export interface CheckDuePayoutsOptions {
  * ahead, SKIP LOCKED), so replicas never ask about the same payout at once.
  */
 export async function checkDuePayouts({ sql, rails, schedule, log, now = new Date(), limit = 200, concurrency = 8, leaseMs = 60_000 }: CheckDuePayoutsOptions) {
-  const { rows: claimed } = await sql.query<{ transactionId: number; outcome: 'unknown' | 'pending'; unknownSince: Date | null }>({
-    name: 'cowrie-claim-due-payout-checks',
-    text: `UPDATE "PayoutDispatch" d SET "nextCheckAt" = $2 WHERE d."transactionId" IN (
-             SELECT p."transactionId" FROM "PayoutDispatch" p JOIN "LedgerTransaction" t ON t."id" = p."transactionId"
-             WHERE p."outcome" IN ('unknown', 'pending') AND p."nextCheckAt" <= $1 AND t."status" = 'processing'
-             ORDER BY p."nextCheckAt" LIMIT $3 FOR UPDATE OF p SKIP LOCKED)
-           RETURNING d."transactionId", d."outcome", d."unknownSince"`,
-    values: [utcTimestamp(now), utcTimestamp(new Date(now.getTime() + leaseMs)), limit],
-  });
+  const { rows: claimed } = await CLAIM_DUE_CHECKS.run(sql, { now, leaseUntil: new Date(now.getTime() + leaseMs), limit });
   if (!claimed.length) return { checked: 0, outcomes: [] as TPayoutOutcome['kind'][] };
-  const { rows } = await sql.query<Record<string, unknown> & { workspaceMode: TMode }>({
-    text: `SELECT t.*, w."mode" AS "workspaceMode" FROM "LedgerTransaction" t JOIN "Workspace" w ON w."id" = t."workspaceId"
-           WHERE t."id" = ANY($1::int[]) AND t."status" = 'processing'`,
-    values: [claimed.map((c) => c.transactionId)],
-  });
-  const byId = new Map(rows.map(({ workspaceMode, ...r }) => [Number(r.id), { row: ledgerTransactionFromSql(r), mode: workspaceMode }]));
+  const { rows } = await DUE_PAYOUTS.run(sql, { ids: claimed.map((c) => c.transactionId) });
+  const byId = new Map(rows.map(({ workspaceMode, ...row }) => [row.id, { row, mode: workspaceMode }]));
   const outcomes: TPayoutOutcome['kind'][] = [];
   for (let i = 0; i < claimed.length; i += concurrency) {
     const results = await Promise.all(

@@ -1,6 +1,7 @@
-import { inSqlTransaction, utcTimestamp, type LedgerTransaction, type Prisma, type SqlPool, type SqlQueryable } from '@cowrie/db';
+import { defineStatement, inSqlTransaction, sqlParam, type LedgerTransaction, type Prisma, type SqlPool, type SqlQueryable } from '@cowrie/db';
 import { closeHeldDebit } from '@cowrie/ledger';
 import type { TTransferResult } from '@cowrie/rails';
+import { payoutDispatchColumns } from './payout-dispatch-columns';
 import { asObject, renderTransaction, type TRenderedTransaction } from './render';
 
 /**
@@ -77,6 +78,44 @@ async function finish(sql: SqlQueryable, row: LedgerTransaction, f: Finish): Pro
   return won ? rendered : null;
 }
 
+/** What the rail said of a payout it has not settled, on its still `processing` row. */
+const KEEP_RAIL_ANSWER = defineStatement({
+  name: 'cowrie-payout-keep-rail-answer',
+  params: { transactionId: sqlParam.int, metadata: sqlParam.json, providerReference: sqlParam.text.orNull, now: sqlParam.timestamp },
+  text: (
+    p,
+  ) => `UPDATE "LedgerTransaction" SET "metadata" = ${p.metadata}, "providerReference" = COALESCE(${p.providerReference}, "providerReference"), "updatedAt" = ${p.now}
+               WHERE "id" = ${p.transactionId} AND "status" = 'processing'`,
+});
+
+/** The awaited outcome and the next check; `unknownSince` is kept from the first unknown. */
+const AWAIT_OUTCOME = defineStatement({
+  name: 'cowrie-payout-await-outcome',
+  params: {
+    transactionId: sqlParam.int,
+    outcome: sqlParam.text,
+    errorStatus: sqlParam.int.orNull,
+    errorMessage: sqlParam.text.orNull,
+    now: sqlParam.timestamp,
+    nextCheckAt: sqlParam.timestamp,
+  },
+  text: (
+    p,
+  ) => `INSERT INTO "PayoutDispatch" ("transactionId", "outcome", "errorStatus", "errorMessage", "unknownSince", "nextCheckAt", "checks", "createdAt", "updatedAt")
+             VALUES (${p.transactionId}, ${p.outcome}, ${p.errorStatus}, ${p.errorMessage}, CASE WHEN ${p.outcome} = 'unknown' THEN ${p.now}::timestamp END, ${p.nextCheckAt}, 1, ${p.now}, ${p.now})
+             ON CONFLICT ("transactionId") DO UPDATE SET "outcome" = ${p.outcome},
+               "errorStatus" = COALESCE(${p.errorStatus}, "PayoutDispatch"."errorStatus"), "errorMessage" = COALESCE(${p.errorMessage}, "PayoutDispatch"."errorMessage"),
+               "unknownSince" = CASE WHEN ${p.outcome} = 'unknown' THEN COALESCE("PayoutDispatch"."unknownSince", ${p.now}::timestamp) END,
+               "nextCheckAt" = ${p.nextCheckAt}, "checks" = "PayoutDispatch"."checks" + 1, "updatedAt" = ${p.now}`,
+});
+
+const CHECKS_SO_FAR = defineStatement({
+  name: 'cowrie-payout-checks',
+  params: { transactionId: sqlParam.int },
+  text: (p) => `SELECT "checks" FROM "PayoutDispatch" WHERE "transactionId" = ${p.transactionId}`,
+  result: { checks: payoutDispatchColumns.checks },
+});
+
 /**
  * Records that the rail has not settled a payout yet, and when to ask it
  * again: `pending` (the rail has it and will finish it) or `unknown` (it may
@@ -93,30 +132,34 @@ async function awaitOutcome(
   await inSqlTransaction(sql, async (client) => {
     if (wait.raw) {
       const metadata = { ...asObject(row.metadata), provider: row.provider, raw: wait.raw };
-      await client.query({
-        text: `UPDATE "LedgerTransaction" SET "metadata" = $2, "providerReference" = COALESCE($3, "providerReference"), "updatedAt" = $4
-               WHERE "id" = $1 AND "status" = 'processing'`,
-        values: [row.id, JSON.stringify(metadata), wait.providerReference || null, utcTimestamp(now)],
-      });
+      await KEEP_RAIL_ANSWER.run(client, { transactionId: row.id, metadata, providerReference: wait.providerReference || null, now });
     }
     // Seconds first, then minutes: the delay grows with the checks already made.
     const nextCheckAt = new Date(now.getTime() + nextCheckDelayMs(schedule, await checksSoFar(client, row.id)));
-    await client.query({
-      text: `INSERT INTO "PayoutDispatch" ("transactionId", "outcome", "errorStatus", "errorMessage", "unknownSince", "nextCheckAt", "checks", "createdAt", "updatedAt")
-             VALUES ($1, $2, $3, $4, CASE WHEN $2 = 'unknown' THEN $5::timestamp END, $6, 1, $5, $5)
-             ON CONFLICT ("transactionId") DO UPDATE SET "outcome" = $2,
-               "errorStatus" = COALESCE($3, "PayoutDispatch"."errorStatus"), "errorMessage" = COALESCE($4, "PayoutDispatch"."errorMessage"),
-               "unknownSince" = CASE WHEN $2 = 'unknown' THEN COALESCE("PayoutDispatch"."unknownSince", $5::timestamp) END,
-               "nextCheckAt" = $6, "checks" = "PayoutDispatch"."checks" + 1, "updatedAt" = $5`,
-      values: [row.id, wait.outcome, wait.error?.status ?? null, wait.error?.message ?? null, utcTimestamp(now), utcTimestamp(nextCheckAt)],
+    await AWAIT_OUTCOME.run(client, {
+      transactionId: row.id,
+      outcome: wait.outcome,
+      errorStatus: wait.error?.status ?? null,
+      errorMessage: wait.error?.message ?? null,
+      now,
+      nextCheckAt,
     });
   });
 }
 
 async function checksSoFar(sql: SqlQueryable, transactionId: number): Promise<number> {
-  const { rows } = await sql.query<{ checks: number }>({ text: 'SELECT "checks" FROM "PayoutDispatch" WHERE "transactionId" = $1', values: [transactionId] });
+  const { rows } = await CHECKS_SO_FAR.run(sql, { transactionId });
   return rows[0]?.checks ?? 0;
 }
+
+/** The rail's error the API answers a failed payout with (readPayoutAnswer), kept before the row fails. */
+const KEEP_PROVIDER_ERROR = defineStatement({
+  name: 'cowrie-payout-provider-error',
+  params: { transactionId: sqlParam.int, errorStatus: sqlParam.int, errorMessage: sqlParam.text, now: sqlParam.timestamp },
+  text: (p) => `INSERT INTO "PayoutDispatch" ("transactionId", "outcome", "errorStatus", "errorMessage", "createdAt", "updatedAt")
+           VALUES (${p.transactionId}, 'provider_error', ${p.errorStatus}, ${p.errorMessage}, ${p.now}, ${p.now})
+           ON CONFLICT ("transactionId") DO UPDATE SET "outcome" = 'provider_error', "errorStatus" = ${p.errorStatus}, "errorMessage" = ${p.errorMessage}, "updatedAt" = ${p.now}`,
+});
 
 /**
  * The rail may have the transfer and cannot say: the row stays `processing`,
@@ -168,12 +211,7 @@ export async function failWithProviderError(
   error: { status: number; message: string; raw?: Record<string, unknown> },
 ): Promise<TPayoutOutcome> {
   // The error the API answers with is on record before the row fails: a replay reads it (readPayoutAnswer).
-  await sql.query({
-    name: 'cowrie-payout-provider-error',
-    text: `INSERT INTO "PayoutDispatch" ("transactionId", "outcome", "errorStatus", "errorMessage", "createdAt", "updatedAt") VALUES ($1, 'provider_error', $2, $3, $4, $4)
-           ON CONFLICT ("transactionId") DO UPDATE SET "outcome" = 'provider_error', "errorStatus" = $2, "errorMessage" = $3, "updatedAt" = $4`,
-    values: [row.id, error.status, error.message, utcTimestamp(new Date())],
-  });
+  await KEEP_PROVIDER_ERROR.run(sql, { transactionId: row.id, errorStatus: error.status, errorMessage: error.message, now: new Date() });
   const won = await finish(sql, row, { status: 'failed', raw: error.raw ?? { error: error.message } });
   if (!won) return { kind: 'skipped', status: null };
   return { kind: 'provider_error', status: error.status, message: error.message, transaction: won };

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { SqlQueryable } from '@cowrie/db';
+import { defineStatement, modelColumns, sqlColumn, sqlParam, type SandboxTransfer, type SqlQueryable } from '@cowrie/db';
 import { SANDBOX_BANKS } from './nigerian-banks';
 import { RailError, RailInputError, type PayoutRail, type TTransferRequest, type TTransferResult } from './types';
 
@@ -27,12 +27,35 @@ const FIRST_NAMES = [
 ];
 const LAST_NAMES = ['Adeyemi', 'Bello', 'Chukwu', 'Danjuma', 'Eze', 'Fashola', 'Garba', 'Ibrahim', 'Nwosu', 'Okafor', 'Oyelaran', 'Suleiman'];
 
+const sandboxTransferColumns = modelColumns<SandboxTransfer>()('SandboxTransfer', { calls: sqlColumn.int, result: sqlColumn.json });
+/** The rail's answer, as it was recorded (a TTransferResult). */
+const TRANSFER_RESULT = { result: sandboxTransferColumns.result.as<TTransferResult>() };
+
 // Records a transfer once per reference (the rail's idempotency: the first
 // answer is every call's answer) and counts every call that reached it.
-const RECORD_TRANSFER = `
-  INSERT INTO "SandboxTransfer" ("reference", "calls", "result", "createdAt", "updatedAt") VALUES ($1, 1, $2, now(), now())
+const RECORD_TRANSFER = defineStatement({
+  name: 'cowrie-sandbox-transfer',
+  params: { reference: sqlParam.text, result: sqlParam.json },
+  text: (p) => `
+  INSERT INTO "SandboxTransfer" ("reference", "calls", "result", "createdAt", "updatedAt") VALUES (${p.reference}, 1, ${p.result}, now(), now())
   ON CONFLICT ("reference") DO UPDATE SET "calls" = "SandboxTransfer"."calls" + 1, "updatedAt" = now()
-  RETURNING "result"`;
+  RETURNING "result"`,
+  result: TRANSFER_RESULT,
+});
+
+const FIND_TRANSFER = defineStatement({
+  name: 'cowrie-sandbox-verify',
+  params: { reference: sqlParam.text },
+  text: (p) => `SELECT "result" FROM "SandboxTransfer" WHERE "reference" = ${p.reference}`,
+  result: TRANSFER_RESULT,
+});
+
+const TRANSFER_CALLS = defineStatement({
+  name: 'cowrie-sandbox-transfer-calls',
+  params: { reference: sqlParam.text },
+  text: (p) => `SELECT "calls" FROM "SandboxTransfer" WHERE "reference" = ${p.reference}`,
+  result: { calls: sandboxTransferColumns.calls },
+});
 
 /** The stable account name the sandbox resolves a 10-digit number to. */
 export function sandboxAccountName(accountNumber: string): string {
@@ -121,21 +144,13 @@ export function createSandboxRail({ sql, delayMs = 0 }: SandboxRailOptions): Pay
           raw: { rail: 'sandbox', reference: req.reference, error: 'rail_error' },
         });
       }
-      const { rows } = await sql.query<{ result: TTransferResult }>({
-        name: 'cowrie-sandbox-transfer',
-        text: RECORD_TRANSFER,
-        values: [req.reference, JSON.stringify(decide(req))],
-      });
+      const { rows } = await RECORD_TRANSFER.run(sql, { reference: req.reference, result: decide(req) });
       if (delayMs > 0) await abortable(delayMs, req.signal);
       return rows[0]!.result;
     },
     async verifyTransfer(reference, options = {}) {
       if (delayMs > 0) await abortable(delayMs, options.signal);
-      const { rows } = await sql.query<{ result: TTransferResult }>({
-        name: 'cowrie-sandbox-verify',
-        text: 'SELECT "result" FROM "SandboxTransfer" WHERE "reference" = $1',
-        values: [reference],
-      });
+      const { rows } = await FIND_TRANSFER.run(sql, { reference });
       return rows[0]?.result ?? null;
     },
   };
@@ -143,6 +158,6 @@ export function createSandboxRail({ sql, delayMs = 0 }: SandboxRailOptions): Pay
 
 /** How many transfer calls for `reference` reached the sandbox (tests prove nothing is sent twice). */
 export async function sandboxTransferCalls(sql: SqlQueryable, reference: string): Promise<number> {
-  const { rows } = await sql.query<{ calls: number }>({ text: 'SELECT "calls" FROM "SandboxTransfer" WHERE "reference" = $1', values: [reference] });
+  const { rows } = await TRANSFER_CALLS.run(sql, { reference });
   return rows[0]?.calls ?? 0;
 }

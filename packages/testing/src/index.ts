@@ -6,3 +6,4 @@ export * from './http-receiver';
 export * from './redis-server';
 export * from './service-process';
 export * from './seeded-random';
+export * from './statements';

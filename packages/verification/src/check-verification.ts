@@ -1,7 +1,18 @@
 import type { TRedis } from '@cowrie/core';
-import { batchPerTurnFor, utcTimestamp, type SqlQueryable, type VerificationModel } from '@cowrie/db';
+import {
+  batchPerTurnFor,
+  columnList,
+  defineStatement,
+  pickColumns,
+  sqlJsonRows,
+  sqlList,
+  sqlParam,
+  type SqlQueryable,
+  type VerificationModel,
+} from '@cowrie/db';
 import { codeMatches } from './code';
 import { isReference } from './schemas';
+import { verificationColumns } from './verification-columns';
 import { eventData } from './views';
 import { deleteVoiceCode } from './voice-copy';
 
@@ -27,7 +38,9 @@ export interface CheckVerificationInput {
   now?: Date;
 }
 
-type TCheckedRow = Pick<VerificationModel, 'attempts' | 'status' | 'maxAttempts'>;
+/** What a state change returns of its row. */
+const CHANGED_COLUMNS = pickColumns(verificationColumns, ['attempts', 'status', 'maxAttempts']);
+type TCheckedRow = Pick<VerificationModel, keyof typeof CHANGED_COLUMNS>;
 
 /** The columns a check judges and its events name (not the metadata, delivery or audit columns). */
 const CHECKED_COLUMNS = [
@@ -44,44 +57,45 @@ const CHECKED_COLUMNS = [
   'expiresAt',
   'verifiedAt',
 ] as const;
+const checkedColumns = pickColumns(verificationColumns, CHECKED_COLUMNS);
 type TCheckableRow = Pick<VerificationModel, (typeof CHECKED_COLUMNS)[number]>;
 
 /**
  * One state change of a pending row as one statement, committed on its own:
- * the conditional UPDATE (`$1` id, `$2` now) decides, and the event row
- * (`$3` workspace, `$4` name, `$5` payload, whose `attempts` is taken from the
- * updated row) is written only when it changed the row to one of `emitOn`.
+ * the conditional UPDATE (by id, at `now`) decides, and the event row (its
+ * payload's `attempts` taken from the updated row) is written only when it
+ * changed the row to one of `emitOn`.
  */
-function transitionSql(set: string, condition: string, emitOn: string[]) {
-  return `
+function transitionStatement(name: string, set: string, emitOn: string[]) {
+  return defineStatement({
+    name,
+    params: { id: sqlParam.int, now: sqlParam.timestamp, workspaceId: sqlParam.int, event: sqlParam.text, payload: sqlParam.json },
+    text: (p) => `
     WITH next AS (
-      UPDATE "Verification" SET ${set}, "updatedAt" = $2
-      WHERE "id" = $1 AND "status" = 'pending' ${condition}
-      RETURNING "attempts", "status", "maxAttempts"
+      UPDATE "Verification" SET ${set}, "updatedAt" = ${p.now}
+      WHERE "id" = ${p.id} AND "status" = 'pending'
+      RETURNING ${columnList(CHANGED_COLUMNS)}
     ), event AS (
       INSERT INTO "OutboxEvent" ("workspaceId", "event", "payload", "createdAt")
-      SELECT $3, $4, jsonb_set($5::jsonb, '{attempts}', to_jsonb(next."attempts")), $2 FROM next
+      SELECT ${p.workspaceId}, ${p.event}, jsonb_set(${p.payload}::jsonb, '{attempts}', to_jsonb(next."attempts")), ${p.now} FROM next
       WHERE next."status" IN (${emitOn.map((s) => `'${s}'`).join(', ')})
     )
-    SELECT * FROM next`;
+    SELECT ${columnList(CHANGED_COLUMNS)} FROM next`,
+    result: CHANGED_COLUMNS,
+  });
 }
 
-const EXPIRE = transitionSql(`"status" = 'expired'`, '', ['expired']);
-const FAIL_EXHAUSTED = transitionSql(`"status" = 'failed'`, '', ['failed']);
+const EXPIRE = transitionStatement('cowrie-verification-expire', `"status" = 'expired'`, ['expired']);
+const FAIL_EXHAUSTED = transitionStatement('cowrie-verification-fail-exhausted', `"status" = 'failed'`, ['failed']);
 
 async function transition(
   sql: SqlQueryable,
-  name: string,
-  text: string,
+  statement: typeof EXPIRE,
   row: TCheckableRow,
   now: Date,
   event: { name: string; payload: ReturnType<typeof eventData> },
 ): Promise<TCheckedRow | null> {
-  const { rows } = await sql.query<TCheckedRow>({
-    name,
-    text,
-    values: [row.id, utcTimestamp(now), row.workspaceId, event.name, JSON.stringify(event.payload)],
-  });
+  const { rows } = await statement.run(sql, { id: row.id, now, workspaceId: row.workspaceId, event: event.name, payload: event.payload });
   return rows[0] ?? null;
 }
 
@@ -100,7 +114,7 @@ interface CodeTransition {
 }
 
 /**
- * Accept and count-wrong as one statement (`$1` rows as JSON; a check alone
+ * Accept and count-wrong as one statement (the changes as one JSON array; a check alone
  * is a batch of one): the rows are locked in id order first, so two batches
  * touching the same rows queue instead of deadlocking; then, per row with its
  * own time and payload, the conditional UPDATE (still pending, attempts left,
@@ -108,9 +122,21 @@ interface CodeTransition {
  * became verified or failed is written with it. Every row is reached through
  * the primary key, however large the table.
  */
-const CODE_TRANSITIONS = `
+const CODE_TRANSITIONS = defineStatement({
+  name: 'cowrie-verification-code-transitions',
+  params: {
+    changes: sqlJsonRows({
+      id: sqlParam.int,
+      accept: sqlParam.boolean,
+      now: sqlParam.timestamp,
+      workspaceId: sqlParam.int,
+      event: sqlParam.text,
+      payload: sqlParam.json,
+    }),
+  },
+  text: (p) => `
   WITH input AS (
-    SELECT * FROM jsonb_to_recordset($1::jsonb) AS i("id" int, "accept" boolean, "now" timestamp(3), "workspaceId" int, "event" text, "payload" jsonb)
+    SELECT * FROM jsonb_to_recordset(${p.changes}::jsonb) AS i("id" int, "accept" boolean, "now" timestamp(3), "workspaceId" int, "event" text, "payload" jsonb)
   ), locked AS MATERIALIZED (
     SELECT "id" FROM "Verification" WHERE "id" = ANY(ARRAY(SELECT "id" FROM input)) ORDER BY "id" FOR UPDATE
   ), next AS (
@@ -128,7 +154,16 @@ const CODE_TRANSITIONS = `
     SELECT "workspaceId", "event", jsonb_set("payload", '{attempts}', to_jsonb("attempts")), "now" FROM next
     WHERE "status" IN ('verified', 'failed')
   )
-  SELECT "id", "attempts", "status", "maxAttempts" FROM next`;
+  SELECT "id", "attempts", "status", "maxAttempts" FROM next`,
+  result: { id: verificationColumns.id, ...CHANGED_COLUMNS },
+});
+
+const FIND_ROWS = defineStatement({
+  name: 'cowrie-find-verifications',
+  params: { references: sqlList(sqlParam.uuid) },
+  text: (p) => `SELECT ${columnList(checkedColumns)} FROM "Verification" WHERE "reference" = ANY(${p.references}::uuid[])`,
+  result: checkedColumns,
+});
 
 // The checks that arrive together share their round trips: one read for all
 // their rows, one statement for all their state changes. Each statement is
@@ -138,11 +173,7 @@ const rowFinder = batchPerTurnFor(findRows);
 const rowChanger = batchPerTurnFor(changeRows, { oneByOneWhenRefused: true });
 
 async function findRows(sql: SqlQueryable, lookups: readonly RowLookup[]): Promise<Array<TCheckableRow | null>> {
-  const { rows } = await sql.query<TCheckableRow>({
-    name: 'cowrie-find-verifications',
-    text: `SELECT ${CHECKED_COLUMNS.map((c) => `"${c}"`).join(', ')} FROM "Verification" WHERE "reference" = ANY($1::uuid[])`,
-    values: [[...new Set(lookups.map((l) => l.reference))]],
-  });
+  const { rows } = await FIND_ROWS.run(sql, { references: [...new Set(lookups.map((l) => l.reference))] });
   const byReference = new Map(rows.map((row) => [row.reference, row]));
   return lookups.map(({ workspaceId, reference }) => {
     const row = byReference.get(reference);
@@ -152,21 +183,15 @@ async function findRows(sql: SqlQueryable, lookups: readonly RowLookup[]): Promi
 
 /** CODE_TRANSITIONS for changes of distinct rows: each one's new state, or null when the row was no longer live. */
 async function changeDistinctRows(sql: SqlQueryable, changes: readonly CodeTransition[]): Promise<Array<TCheckedRow | null>> {
-  const { rows } = await sql.query<TCheckedRow & { id: number }>({
-    name: 'cowrie-verification-code-transitions',
-    text: CODE_TRANSITIONS,
-    values: [
-      JSON.stringify(
-        changes.map((c) => ({
-          id: c.row.id,
-          accept: c.accept,
-          now: utcTimestamp(c.now),
-          workspaceId: c.row.workspaceId,
-          event: c.event.name,
-          payload: c.event.payload,
-        })),
-      ),
-    ],
+  const { rows } = await CODE_TRANSITIONS.run(sql, {
+    changes: changes.map((c) => ({
+      id: c.row.id,
+      accept: c.accept,
+      now: c.now,
+      workspaceId: c.row.workspaceId,
+      event: c.event.name,
+      payload: c.event.payload,
+    })),
   });
   const byId = new Map(rows.map(({ id, ...next }) => [id, next]));
   return changes.map((c) => byId.get(c.row.id) ?? null);
@@ -266,7 +291,7 @@ async function countWrongCode(sql: SqlQueryable, row: TCheckableRow, now: Date):
 /** pending past its TTL → expired, on the first check after it (GET never changes state). */
 async function expire(sql: SqlQueryable, row: TCheckableRow, now: Date): Promise<boolean> {
   const payload = eventData({ ...row, status: 'expired' });
-  return (await transition(sql, 'cowrie-verification-expire', EXPIRE, row, now, { name: 'verification.expired', payload })) !== null;
+  return (await transition(sql, EXPIRE, row, now, { name: 'verification.expired', payload })) !== null;
 }
 
 /**
@@ -276,7 +301,7 @@ async function expire(sql: SqlQueryable, row: TCheckableRow, now: Date): Promise
  */
 async function failExhausted(sql: SqlQueryable, row: TCheckableRow, now: Date): Promise<boolean> {
   const payload = eventData({ ...row, status: 'failed' }, 'too_many_attempts');
-  return (await transition(sql, 'cowrie-verification-fail-exhausted', FAIL_EXHAUSTED, row, now, { name: 'verification.failed', payload })) !== null;
+  return (await transition(sql, FAIL_EXHAUSTED, row, now, { name: 'verification.failed', payload })) !== null;
 }
 
 async function dropVoiceCopy(deps: CheckVerificationDeps, row: TCheckableRow) {

@@ -1,10 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import { encryptSecret, type TConfig, type TMode } from '@cowrie/core';
-import { batchPerTurnFor, utcTimestamp, type DbOrTx, type SqlQueryable, type VerificationModel } from '@cowrie/db';
+import {
+  batchPerTurnFor,
+  columnList,
+  defineStatement,
+  sqlColumn,
+  sqlJsonRows,
+  sqlList,
+  sqlParam,
+  type DbOrTx,
+  type InputOf,
+  type SqlQueryable,
+  type VerificationModel,
+} from '@cowrie/db';
 import type { TVerificationChannel } from './channels';
 import { generateCode, hashCode, newCodeSalt } from './code';
 import { providerIdFor } from './providers';
 import { isReference } from './schemas';
+import { verificationColumns } from './verification-columns';
 
 export interface CreateVerificationInput {
   workspaceId: number;
@@ -28,30 +41,36 @@ export interface CreatedVerification {
 
 type CreateConfig = Pick<TConfig, 'ENCRYPTION_KEY' | 'VERIFY_CODE_TTL_SECONDS' | 'VERIFY_MAX_ATTEMPTS' | 'VERIFY_SMS_PROVIDER' | 'VERIFY_EMAIL_PROVIDER'>;
 
-/** One new row's values, in the columns of INSERT_VERIFICATION(S). */
-interface NewVerificationRow {
-  reference: string;
-  workspaceId: number;
-  channel: string;
-  destination: string;
-  codeHash: string;
-  codeSalt: string;
-  maxAttempts: number;
-  provider: string;
-  metadata: string | null;
-  expiresAt: string;
-  createdAt: string;
-}
+/** One new row's values (INSERT_VERIFICATIONS). */
+const NEW_ROW_FIELDS = {
+  reference: sqlParam.uuid,
+  workspaceId: sqlParam.int,
+  channel: sqlParam.text,
+  destination: sqlParam.text,
+  codeHash: sqlParam.text,
+  codeSalt: sqlParam.text,
+  maxAttempts: sqlParam.int,
+  provider: sqlParam.text,
+  metadata: sqlParam.json.orNull,
+  expiresAt: sqlParam.timestamp,
+  createdAt: sqlParam.timestamp,
+};
+type NewVerificationRow = InputOf<typeof NEW_ROW_FIELDS>;
 
 const COLUMNS =
   '"reference", "workspaceId", "channel", "destination", "status", "codeHash", "codeSalt", "maxAttempts", "provider", "metadata", "expiresAt", "createdAt", "updatedAt"';
 
-/** Many new rows as one statement (`$1`: the rows as a JSON array). */
-const INSERT_VERIFICATIONS = `INSERT INTO "Verification" (${COLUMNS})
-  SELECT "reference"::uuid, "workspaceId", "channel", "destination", 'pending', "codeHash", "codeSalt", "maxAttempts", "provider", "metadata"::jsonb, "expiresAt", "createdAt", "createdAt"
-  FROM jsonb_to_recordset($1::jsonb) AS r("reference" text, "workspaceId" int, "channel" text, "destination" text, "codeHash" text, "codeSalt" text,
-    "maxAttempts" int, "provider" text, "metadata" text, "expiresAt" timestamp(3), "createdAt" timestamp(3))
-  RETURNING *`;
+/** Many new rows as one statement (the rows as one JSON array). */
+const INSERT_VERIFICATIONS = defineStatement({
+  name: 'cowrie-create-verifications',
+  params: { rows: sqlJsonRows(NEW_ROW_FIELDS) },
+  text: (p) => `INSERT INTO "Verification" (${COLUMNS})
+  SELECT "reference"::uuid, "workspaceId", "channel", "destination", 'pending', "codeHash", "codeSalt", "maxAttempts", "provider", "metadata", "expiresAt", "createdAt", "createdAt"
+  FROM jsonb_to_recordset(${p.rows}::jsonb) AS r("reference" text, "workspaceId" int, "channel" text, "destination" text, "codeHash" text, "codeSalt" text,
+    "maxAttempts" int, "provider" text, "metadata" jsonb, "expiresAt" timestamp(3), "createdAt" timestamp(3))
+  RETURNING ${columnList(verificationColumns)}`,
+  result: verificationColumns,
+});
 
 /**
  * The starts that arrive together are inserted as one statement (a start
@@ -61,7 +80,7 @@ const INSERT_VERIFICATIONS = `INSERT INTO "Verification" (${COLUMNS})
  * fails them all rather than risk a second row.
  */
 async function insertMany(sql: SqlQueryable, news: readonly NewVerificationRow[]): Promise<Array<VerificationModel | Error>> {
-  const { rows } = await sql.query<VerificationModel>({ name: 'cowrie-create-verifications', text: INSERT_VERIFICATIONS, values: [JSON.stringify(news)] });
+  const { rows } = await INSERT_VERIFICATIONS.run(sql, { rows: news });
   const byReference = new Map(rows.map((row) => [row.reference, row]));
   return news.map((r) => byReference.get(r.reference) ?? new Error(`verification ${r.reference} was not returned by its insert`));
 }
@@ -86,12 +105,19 @@ export async function createVerification(sql: SqlQueryable, config: CreateConfig
     codeSalt: salt,
     maxAttempts: config.VERIFY_MAX_ATTEMPTS,
     provider: providerIdFor(config, input.channel, input.mode),
-    metadata: input.metadata === undefined ? null : JSON.stringify(input.metadata),
-    expiresAt: utcTimestamp(new Date(now.getTime() + config.VERIFY_CODE_TTL_SECONDS * 1000)),
-    createdAt: utcTimestamp(now),
+    metadata: input.metadata ?? null,
+    expiresAt: new Date(now.getTime() + config.VERIFY_CODE_TTL_SECONDS * 1000),
+    createdAt: now,
   });
   return { verification, sealedCode: encryptSecret(code, config.ENCRYPTION_KEY) };
 }
+
+const MARK_DELIVERY_FAILED = defineStatement({
+  name: 'cowrie-verification-delivery-failed',
+  params: { id: sqlParam.int, reason: sqlParam.text, now: sqlParam.timestamp },
+  text: (p) =>
+    `UPDATE "Verification" SET "status" = 'failed', "deliveryError" = ${p.reason}, "updatedAt" = ${p.now} WHERE "id" = ${p.id} AND "status" = 'pending' AND "deliveredAt" IS NULL`,
+});
 
 /**
  * Marks a verification whose code could not be delivered `failed` (the row is
@@ -99,20 +125,20 @@ export async function createVerification(sql: SqlQueryable, config: CreateConfig
  * late or repeated failure never overwrites a delivered or checked one.
  */
 export async function markDeliveryFailed(sql: SqlQueryable, verificationId: number, reason: string, now = new Date()): Promise<boolean> {
-  const { rowCount } = await sql.query({
-    name: 'cowrie-verification-delivery-failed',
-    text: `UPDATE "Verification" SET "status" = 'failed', "deliveryError" = $2, "updatedAt" = $3 WHERE "id" = $1 AND "status" = 'pending' AND "deliveredAt" IS NULL`,
-    values: [verificationId, reason.slice(0, 300), utcTimestamp(now)],
-  });
+  const { rowCount } = await MARK_DELIVERY_FAILED.run(sql, { id: verificationId, reason: reason.slice(0, 300), now });
   return rowCount === 1;
 }
 
+const VERIFICATIONS_BY_ID = defineStatement({
+  name: 'cowrie-verifications-by-id',
+  params: { ids: sqlList(sqlParam.int) },
+  text: (p) =>
+    `SELECT ${columnList(verificationColumns, 'v')}, w."mode" AS "workspaceMode" FROM "Verification" v JOIN "Workspace" w ON w."id" = v."workspaceId" WHERE v."id" = ANY(${p.ids}::int[])`,
+  result: { ...verificationColumns, workspaceMode: sqlColumn.text.as<TMode>() },
+});
+
 const verificationFinder = batchPerTurnFor(async (sql: SqlQueryable, ids: readonly number[]) => {
-  const { rows } = await sql.query<VerificationWithMode>({
-    name: 'cowrie-verifications-by-id',
-    text: 'SELECT v.*, w."mode" AS "workspaceMode" FROM "Verification" v JOIN "Workspace" w ON w."id" = v."workspaceId" WHERE v."id" = ANY($1::int[])',
-    values: [[...new Set(ids)]],
-  });
+  const { rows } = await VERIFICATIONS_BY_ID.run(sql, { ids: [...new Set(ids)] });
   const byId = new Map(rows.map((row) => [row.id, row]));
   return ids.map((id) => byId.get(id) ?? null);
 });

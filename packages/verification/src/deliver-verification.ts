@@ -1,8 +1,9 @@
 import { decryptSecret, type Logger, type TConfig, type TRedis } from '@cowrie/core';
-import { batchPerTurnFor, utcTimestamp, type SqlQueryable } from '@cowrie/db';
+import { batchPerTurnFor, columnList, defineStatement, sqlJsonRows, sqlList, sqlParam, type InputOf, type SqlQueryable } from '@cowrie/db';
 import type { TVerificationChannel } from './channels';
 import { findVerificationById, markDeliveryFailed } from './create-verification';
 import { DeliveryError, type DeliveryProviders } from './providers';
+import { verificationColumns } from './verification-columns';
 import { deleteVoiceCode, storeVoiceCode } from './voice-copy';
 
 export interface DeliverVerificationDeps {
@@ -26,45 +27,47 @@ export type TDeliveryOutcome =
    */
   | { kind: 'skipped'; status: string };
 
-interface Delivered {
-  id: number;
-  at: string;
-  provider: string;
-  providerReference: string | null;
-}
+const DELIVERED_FIELDS = { id: sqlParam.int, at: sqlParam.timestamp, provider: sqlParam.text, providerReference: sqlParam.text.orNull };
+type Delivered = InputOf<typeof DELIVERED_FIELDS>;
 
-/** Many deliveries as one statement (`$1` as JSON), their rows locked in id order like every batched change of this table. */
-const MARK_MANY_DELIVERED = `
+/** Many deliveries as one statement (as one JSON array), their rows locked in id order like every batched change of this table. */
+const MARK_MANY_DELIVERED = defineStatement({
+  name: 'cowrie-verifications-delivered',
+  params: { deliveries: sqlJsonRows(DELIVERED_FIELDS) },
+  text: (p) => `
   WITH input AS (
-    SELECT * FROM jsonb_to_recordset($1::jsonb) AS i("id" int, "at" timestamp(3), "provider" text, "providerReference" text)
+    SELECT * FROM jsonb_to_recordset(${p.deliveries}::jsonb) AS i("id" int, "at" timestamp(3), "provider" text, "providerReference" text)
   ), locked AS MATERIALIZED (
     SELECT "id" FROM "Verification" WHERE "id" = ANY(ARRAY(SELECT "id" FROM input)) ORDER BY "id" FOR UPDATE
   )
   UPDATE "Verification" v SET "deliveredAt" = i."at", "provider" = i."provider", "providerReference" = i."providerReference", "updatedAt" = i."at"
   FROM locked l JOIN input i ON i."id" = l."id"
-  WHERE v."id" = l."id" AND v."deliveredAt" IS NULL`;
+  WHERE v."id" = l."id" AND v."deliveredAt" IS NULL`,
+});
 
 /**
  * Claims rows for sending, in id order like every batched change of this
  * table: a row is claimed once, and only while pending and undelivered.
  */
-const CLAIM_MANY = `
+const CLAIMED_COLUMNS = { id: verificationColumns.id };
+const CLAIM_MANY = defineStatement({
+  name: 'cowrie-verifications-claim-send',
+  params: { ids: sqlList(sqlParam.int), now: sqlParam.timestamp },
+  text: (p) => `
   WITH locked AS MATERIALIZED (
-    SELECT "id" FROM "Verification" WHERE "id" = ANY($1::int[]) ORDER BY "id" FOR UPDATE
+    SELECT "id" FROM "Verification" WHERE "id" = ANY(${p.ids}::int[]) ORDER BY "id" FOR UPDATE
   )
-  UPDATE "Verification" v SET "sendStartedAt" = $2
+  UPDATE "Verification" v SET "sendStartedAt" = ${p.now}
   FROM locked l
   WHERE v."id" = l."id" AND v."sendStartedAt" IS NULL AND v."deliveredAt" IS NULL AND v."status" = 'pending'
-  RETURNING v."id"`;
+  RETURNING ${columnList(CLAIMED_COLUMNS, 'v')}`,
+  result: CLAIMED_COLUMNS,
+});
 
 /** The claims of one turn share one statement; each caller learns whether its row was claimed. */
 const sendClaimer = batchPerTurnFor(
   async (sql: SqlQueryable, ids: readonly number[]) => {
-    const { rows } = await sql.query<{ id: number }>({
-      name: 'cowrie-verifications-claim-send',
-      text: CLAIM_MANY,
-      values: [[...new Set(ids)], utcTimestamp(new Date())],
-    });
+    const { rows } = await CLAIM_MANY.run(sql, { ids: [...new Set(ids)], now: new Date() });
     const claimed = new Set(rows.map((r) => r.id));
     return ids.map((id) => claimed.has(id));
   },
@@ -78,7 +81,7 @@ const sendClaimer = batchPerTurnFor(
  */
 const deliveredMarker = batchPerTurnFor(
   async (sql: SqlQueryable, all: readonly Delivered[]) => {
-    await sql.query({ name: 'cowrie-verifications-delivered', text: MARK_MANY_DELIVERED, values: [JSON.stringify(all)] });
+    await MARK_MANY_DELIVERED.run(sql, { deliveries: all });
     return all.map(() => true as const);
   },
   { oneByOneWhenRefused: true },
@@ -128,7 +131,7 @@ export async function deliverVerification(deps: DeliverVerificationDeps, job: { 
     });
     await deliveredMarker(deps.sql).load({
       id: row.id,
-      at: utcTimestamp(deps.now?.() ?? new Date()),
+      at: deps.now?.() ?? new Date(),
       provider: provider.id,
       providerReference: receipt.providerReference ?? null,
     });

@@ -1,4 +1,5 @@
-import { batchPerTurn, isSqlStatementRefused, utcTimestamp, type SqlQueryable } from '@cowrie/db';
+import { batchPerTurn, columnList, defineStatement, isSqlStatementRefused, sqlColumn, sqlColumns, sqlList, sqlParam, type SqlQueryable } from '@cowrie/db';
+import { webhookDeliveryColumns } from './webhook-columns';
 
 /** A delivery row with what sending it needs from its endpoint. */
 export interface DeliveryToSend {
@@ -37,40 +38,55 @@ export interface DeliveryStore {
   discard(id: bigint): Promise<void>;
 }
 
-const FIND_DELIVERIES = `
-  SELECT d."id", d."deliveryId", d."endpointId", d."outboxEventId", d."event", d."payload", d."completedAt",
+const FIND_DELIVERIES = defineStatement({
+  name: 'cowrie-webhook-deliveries',
+  params: { deliveryIds: sqlList(sqlParam.uuid) },
+  text: (p) => `
+  SELECT ${columnList(webhookDeliveryColumns, 'd')},
     json_build_object('url', e."url", 'active', e."active", 'secretEncrypted', e."secretEncrypted") AS "endpoint"
   FROM "WebhookDelivery" d JOIN "WebhookEndpoint" e ON e."id" = d."endpointId"
-  WHERE d."deliveryId" = ANY($1::uuid[])`;
+  WHERE d."deliveryId" = ANY(${p.deliveryIds}::uuid[])`,
+  result: { ...webhookDeliveryColumns, endpoint: sqlColumn.json.as<DeliveryToSend['endpoint']>() },
+});
 
-const COMPLETE_DELIVERIES = `
+const COMPLETED_COLUMNS = { id: webhookDeliveryColumns.id };
+const COMPLETE_DELIVERIES = defineStatement({
+  name: 'cowrie-webhook-outcomes',
+  params: {
+    outcomes: sqlColumns({
+      id: sqlParam.bigint,
+      ok: sqlParam.int,
+      statusCode: sqlParam.int.orNull,
+      attempts: sqlParam.int,
+      error: sqlParam.text.orNull,
+      completedAt: sqlParam.timestamp,
+    }),
+  },
+  text: (p) => `
   UPDATE "WebhookDelivery" d SET "ok" = u."ok", "statusCode" = u."statusCode", "attempts" = u."attempts", "error" = u."error", "completedAt" = u."completedAt"
-  FROM unnest($1::bigint[], $2::int[], $3::int[], $4::int[], $5::text[], $6::timestamp[]) AS u("id", "ok", "statusCode", "attempts", "error", "completedAt")
+  FROM ${p.outcomes.unnest} AS u(${p.outcomes.columns})
   WHERE d."id" = u."id" AND d."completedAt" IS NULL
-  RETURNING d."id"`;
+  RETURNING ${columnList(COMPLETED_COLUMNS, 'd')}`,
+  result: COMPLETED_COLUMNS,
+});
+
+const DISCARD_DELIVERY = defineStatement({
+  name: 'cowrie-webhook-discard',
+  params: { id: sqlParam.bigint },
+  text: (p) => `DELETE FROM "WebhookDelivery" WHERE "id" = ${p.id} AND "completedAt" IS NULL`,
+});
 
 export function createDeliveryStore(sql: SqlQueryable): DeliveryStore {
   const finder = batchPerTurn<string, DeliveryToSend | null>(
     async (deliveryIds) => {
-      const { rows } = await sql.query<DeliveryToSend>({ name: 'cowrie-webhook-deliveries', text: FIND_DELIVERIES, values: [deliveryIds] });
+      const { rows } = await FIND_DELIVERIES.run(sql, { deliveryIds });
       const byId = new Map(rows.map((r) => [r.deliveryId, r]));
       return deliveryIds.map((id) => byId.get(id.toLowerCase()) ?? null);
     },
     { maxBatchSize: 200 },
   );
   const completeTogether = async (outcomes: readonly DeliveryOutcomeRecord[]) => {
-    const { rows } = await sql.query<{ id: bigint }>({
-      name: 'cowrie-webhook-outcomes',
-      text: COMPLETE_DELIVERIES,
-      values: [
-        outcomes.map((o) => String(o.id)),
-        outcomes.map((o) => (o.ok ? 1 : 0)),
-        outcomes.map((o) => o.statusCode),
-        outcomes.map((o) => o.attempts),
-        outcomes.map((o) => o.error),
-        outcomes.map((o) => utcTimestamp(o.completedAt)),
-      ],
-    });
+    const { rows } = await COMPLETE_DELIVERIES.run(sql, { outcomes: outcomes.map((o) => ({ ...o, ok: o.ok ? 1 : 0 })) });
     const stored = new Set(rows.map((r) => String(r.id)));
     return outcomes.map((o) => stored.has(String(o.id)));
   };
@@ -87,7 +103,7 @@ export function createDeliveryStore(sql: SqlQueryable): DeliveryStore {
     find: (deliveryId) => finder.load(deliveryId),
     complete: (outcome) => completer.load(outcome),
     async discard(id) {
-      await sql.query({ text: 'DELETE FROM "WebhookDelivery" WHERE "id" = $1 AND "completedAt" IS NULL', values: [String(id)] });
+      await DISCARD_DELIVERY.run(sql, { id });
     },
   };
 }

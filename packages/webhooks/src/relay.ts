@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import { jobIdFor, type Logger, type TMode } from '@cowrie/core';
 import { webhooksQueue } from './queue';
-import { inSqlTransaction, utcTimestamp, type PrismaClient, type SqlPool } from '@cowrie/db';
+import { columnList, defineStatement, inSqlTransaction, sqlColumn, sqlColumns, sqlList, sqlParam, type PrismaClient, type SqlPool } from '@cowrie/db';
 import { buildWebhookBody } from './deliveries';
 import { endpointWantsEvent } from './events';
+import { outboxEventColumns, webhookDeliveryColumns, webhookEndpointColumns } from './webhook-columns';
 
 /** BullMQ job id of a delivery: derived from the delivery (so from the event and endpoint), never random. */
 export const deliveryJobId = (deliveryId: string) => jobIdFor('webhook', deliveryId);
@@ -16,20 +17,55 @@ export interface ClaimOutboxResult {
   deliveryIds: string[];
 }
 
-interface OutboxRow {
-  id: bigint;
-  workspaceId: number;
-  event: string;
-  payload: unknown;
-  createdAt: Date;
-  mode: TMode;
-}
+const CLAIM_OUTBOX = defineStatement({
+  name: 'cowrie-outbox-claim',
+  params: { limit: sqlParam.int },
+  text: (p) => `SELECT ${columnList(outboxEventColumns, 'o')}, w."mode" FROM "OutboxEvent" o JOIN "Workspace" w ON w."id" = o."workspaceId"
+             WHERE o."relayedAt" IS NULL ORDER BY o."id" LIMIT ${p.limit} FOR UPDATE OF o SKIP LOCKED`,
+  result: { ...outboxEventColumns, mode: sqlColumn.text.as<TMode>() },
+});
 
-interface EndpointRow {
-  id: number;
-  workspaceId: number;
-  events: string[];
-}
+// KEY SHARE holds off a concurrent delete of these endpoints until the claim commits.
+const OUTBOX_ENDPOINTS = defineStatement({
+  name: 'cowrie-outbox-endpoints',
+  params: { workspaceIds: sqlList(sqlParam.int) },
+  text: (p) =>
+    `SELECT ${columnList(webhookEndpointColumns)} FROM "WebhookEndpoint" WHERE "workspaceId" = ANY(${p.workspaceIds}::int[]) AND "active" = true FOR KEY SHARE`,
+  result: webhookEndpointColumns,
+});
+
+const CREATED_DELIVERY_COLUMNS = { deliveryId: webhookDeliveryColumns.deliveryId };
+const CREATE_DELIVERIES = defineStatement({
+  name: 'cowrie-outbox-deliveries',
+  params: {
+    deliveries: sqlColumns({
+      deliveryId: sqlParam.uuid,
+      workspaceId: sqlParam.int,
+      endpointId: sqlParam.int,
+      outboxEventId: sqlParam.bigint,
+      event: sqlParam.text,
+      payload: sqlParam.json,
+    }),
+    now: sqlParam.timestamp,
+  },
+  text: (p) => `INSERT INTO "WebhookDelivery" (${p.deliveries.columns}, "createdAt")
+               SELECT ${p.deliveries.columns}, ${p.now} FROM ${p.deliveries.unnest} AS t(${p.deliveries.columns})
+               ON CONFLICT DO NOTHING RETURNING ${columnList(CREATED_DELIVERY_COLUMNS)}`,
+  result: CREATED_DELIVERY_COLUMNS,
+});
+
+const MARK_RELAYED = defineStatement({
+  name: 'cowrie-outbox-relayed',
+  params: { ids: sqlList(sqlParam.bigint), now: sqlParam.timestamp },
+  text: (p) => `UPDATE "OutboxEvent" SET "relayedAt" = ${p.now} WHERE "id" = ANY(${p.ids}::bigint[])`,
+});
+
+/** Whether any event waits to be relayed. */
+const OUTBOX_WAITING = defineStatement({
+  name: 'cowrie-outbox-waiting',
+  text: () => 'SELECT 1 AS "waiting" FROM "OutboxEvent" WHERE "relayedAt" IS NULL LIMIT 1',
+  result: { waiting: sqlColumn.int },
+});
 
 /**
  * Step 1 of the relay, one transaction on plain pg (it runs many times a
@@ -41,57 +77,31 @@ interface EndpointRow {
  */
 export async function claimOutboxEvents(sql: SqlPool, opts: { batchSize: number; now?: Date }): Promise<ClaimOutboxResult> {
   return inSqlTransaction(sql, async (tx) => {
-    const { rows: events } = await tx.query<OutboxRow>({
-      name: 'cowrie-outbox-claim',
-      text: `SELECT o."id", o."workspaceId", o."event", o."payload", o."createdAt", w."mode" FROM "OutboxEvent" o JOIN "Workspace" w ON w."id" = o."workspaceId"
-             WHERE o."relayedAt" IS NULL ORDER BY o."id" LIMIT $1 FOR UPDATE OF o SKIP LOCKED`,
-      values: [opts.batchSize],
-    });
+    const { rows: events } = await CLAIM_OUTBOX.run(tx, { limit: opts.batchSize });
     if (events.length === 0) return { events: 0, deliveryIds: [] };
-    const workspaceIds = [...new Set(events.map((e) => e.workspaceId))];
-    // KEY SHARE holds off a concurrent delete of these endpoints until we commit.
-    const { rows: endpoints } = await tx.query<EndpointRow>({
-      name: 'cowrie-outbox-endpoints',
-      text: `SELECT "id", "workspaceId", "events" FROM "WebhookEndpoint" WHERE "workspaceId" = ANY($1::int[]) AND "active" = true FOR KEY SHARE`,
-      values: [workspaceIds],
-    });
-    const now = utcTimestamp(opts.now ?? new Date());
-    const rows = {
-      deliveryId: [] as string[],
-      workspaceId: [] as number[],
-      endpointId: [] as number[],
-      outboxEventId: [] as string[],
-      event: [] as string[],
-      payload: [] as string[],
-    };
+    const { rows: endpoints } = await OUTBOX_ENDPOINTS.run(tx, { workspaceIds: [...new Set(events.map((e) => e.workspaceId))] });
+    const now = opts.now ?? new Date();
+    const deliveries = [];
     for (const event of events) {
       for (const endpoint of endpoints) {
         if (endpoint.workspaceId !== event.workspaceId || !endpointWantsEvent(endpoint.events, event.event)) continue;
         const deliveryId = randomUUID();
-        rows.deliveryId.push(deliveryId);
-        rows.workspaceId.push(event.workspaceId);
-        rows.endpointId.push(endpoint.id);
-        rows.outboxEventId.push(String(event.id));
-        rows.event.push(event.event);
-        rows.payload.push(JSON.stringify(buildWebhookBody(deliveryId, event.event, event.createdAt, event.payload, event.mode)));
+        deliveries.push({
+          deliveryId,
+          workspaceId: event.workspaceId,
+          endpointId: endpoint.id,
+          outboxEventId: event.id,
+          event: event.event,
+          payload: buildWebhookBody(deliveryId, event.event, event.createdAt, event.payload, event.mode),
+        });
       }
     }
     let deliveryIds: string[] = [];
-    if (rows.deliveryId.length) {
-      const created = await tx.query<{ deliveryId: string }>({
-        name: 'cowrie-outbox-deliveries',
-        text: `INSERT INTO "WebhookDelivery" ("deliveryId", "workspaceId", "endpointId", "outboxEventId", "event", "payload", "createdAt")
-               SELECT d, w, e, o, ev, p, $7 FROM unnest($1::uuid[], $2::int[], $3::int[], $4::bigint[], $5::text[], $6::jsonb[]) AS t(d, w, e, o, ev, p)
-               ON CONFLICT DO NOTHING RETURNING "deliveryId"`,
-        values: [rows.deliveryId, rows.workspaceId, rows.endpointId, rows.outboxEventId, rows.event, rows.payload, now],
-      });
+    if (deliveries.length) {
+      const created = await CREATE_DELIVERIES.run(tx, { deliveries, now });
       deliveryIds = created.rows.map((c) => c.deliveryId);
     }
-    await tx.query({
-      name: 'cowrie-outbox-relayed',
-      text: 'UPDATE "OutboxEvent" SET "relayedAt" = $2 WHERE "id" = ANY($1::bigint[])',
-      values: [events.map((e) => String(e.id)), now],
-    });
+    await MARK_RELAYED.run(tx, { ids: events.map((e) => e.id), now });
     return { events: events.length, deliveryIds };
   });
 }
@@ -141,7 +151,7 @@ export async function relayOutbox(opts: RelayOutboxOptions): Promise<{ events: n
   let events = 0;
   let deliveries = 0;
   // Most polls find nothing: a plain indexed read is cheaper than a transaction.
-  const waiting = await opts.sql.query({ name: 'cowrie-outbox-waiting', text: 'SELECT 1 FROM "OutboxEvent" WHERE "relayedAt" IS NULL LIMIT 1' });
+  const waiting = await OUTBOX_WAITING.run(opts.sql, {});
   if (waiting.rows.length === 0) return { events, deliveries };
   for (let batch = 0; batch < (opts.maxBatches ?? 50); batch++) {
     const claimed = await claimOutboxEvents(opts.sql, { batchSize: opts.batchSize });
