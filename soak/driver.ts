@@ -48,12 +48,12 @@ export interface AnswerLog {
 }
 
 /** Statuses the interface allows: any 2xx and 4xx; a 5xx only as provider_error (502, 503, 504). */
-type TBody = {
+type Body = {
   error?: { code?: string };
   data?: { reference?: string; id?: number; account?: { account_number?: string }; ok?: boolean; delivery_id?: number };
 } | null;
 
-function allowed(status: number, body: TBody): boolean {
+function allowed(status: number, body: Body): boolean {
   if (status < 500) return true;
   return [502, 503, 504].includes(status) && body?.error?.code === 'provider_error';
 }
@@ -123,9 +123,9 @@ export function startDriver(opts: {
           signal: AbortSignal.timeout(15_000),
         });
         const text = await res.text();
-        let parsed: TBody = null;
+        let parsed: Body = null;
         try {
-          parsed = text ? (JSON.parse(text) as TBody) : null;
+          parsed = text ? (JSON.parse(text) as Body) : null;
         } catch {
           parsed = { error: { code: `not JSON: ${text.slice(0, 100)}` } };
         }

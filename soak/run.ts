@@ -13,7 +13,7 @@ import { createUserFor, createWorkspaceWithKey, seededRandom, waitFor, fundWalle
 import { readSandboxMessages, sandboxOutbox } from '@cowrie/verification';
 import { checkSoak } from './checks';
 import { startDriver, type Business } from './driver';
-import { createWorld, RECONCILE_EVERY_MS, type TRedisMode, type World } from './world';
+import { createWorld, RECONCILE_EVERY_MS, type RedisMode, type World } from './world';
 
 const { values } = parseArgs({
   options: {
@@ -30,7 +30,7 @@ const { values } = parseArgs({
 const seed = Number(values.seed);
 const minutes = Number(values.minutes);
 const replicaCount = Number(values.replicas);
-const redisMode = values.redis as TRedisMode;
+const redisMode = values.redis as RedisMode;
 if (!Number.isInteger(seed) || !(minutes > 0) || !(replicaCount >= 1) || !['single', 'cluster'].includes(redisMode)) {
   console.error('usage: npm run soak -- --seed <integer> --minutes <number> [--redis single|cluster] [--replicas <n>] [--lanes <n>]');
   process.exit(2);

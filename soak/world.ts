@@ -13,10 +13,10 @@ import { startTermiiStandIn, type TermiiStandIn } from '@cowrie/verification/tes
 import { dropDatabase, freshDatabase } from '../bench/lib';
 
 const SERVICES = ['gateway', 'payout-worker', 'verification-dispatcher', 'webhook-sender'] as const;
-export type TService = (typeof SERVICES)[number];
+export type Service = (typeof SERVICES)[number];
 
 export interface ServiceReplica {
-  service: TService;
+  service: Service;
   index: number;
   /** The gateway's base URL; undefined for workers. */
   url?: string;
@@ -35,7 +35,7 @@ const IOREDIS_NOISE = /^\[ioredis\] Unhandled error event|^\s+at |^\s+(errno|cod
 /** How often the reconciler runs in the soak; the quiet period at the end is twice it. */
 export const RECONCILE_EVERY_MS = 1000;
 
-export type TRedisMode = 'single' | 'cluster';
+export type RedisMode = 'single' | 'cluster';
 
 export interface World {
   databaseUrl: string;
@@ -61,7 +61,7 @@ export interface World {
   close(opts: { keepDatabase: boolean }): Promise<void>;
 }
 
-export async function createWorld(opts: { seed: number; replicas: number; redis: TRedisMode }): Promise<World> {
+export async function createWorld(opts: { seed: number; replicas: number; redis: RedisMode }): Promise<World> {
   const databaseName = `cowrie_soak_${opts.seed}_${randomBytes(3).toString('hex')}`;
   const databaseUrl = await freshDatabase(databaseName);
   // Its own Redis with AOF (one server, or three masters joined as a Cluster), so it can be killed and restarted with its data.

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { constantTimeEqual, sha256Hex, type TMode } from '@cowrie/core';
+import { constantTimeEqual, sha256Hex, type Mode } from '@cowrie/core';
 import {
   batchPerTurn,
   columnList,
@@ -13,7 +13,7 @@ import {
   type SqlQueryable,
   type Workspace,
 } from '@cowrie/db';
-import { parseScopes, type TScope } from './scopes';
+import { parseScopes, type Scope } from './scopes';
 import { workspaceForMode } from './workspaces';
 
 /** `ck_<mode>_<16 hex lookup id>_<43 base64url secret>` */
@@ -23,7 +23,7 @@ export interface CreateApiKeyInput {
   /** The business's (live) workspace; a test key is kept on its test side. */
   workspaceId: number;
   scopes: string | readonly string[];
-  mode?: TMode;
+  mode?: Mode;
 }
 
 /** Creates a key; the plaintext is returned this once and only its hash is stored. */
@@ -45,15 +45,15 @@ export async function revokeApiKey(db: DbOrTx, id: number) {
   return { id, revoked: true as const };
 }
 
-export interface TAuthenticatedKey {
+export interface AuthenticatedKey {
   keyId: number;
   /** The key's random public id (the part of the key after the mode). */
   lookupId: string;
   workspaceId: number;
   /** The workspace's id that never repeats, even on another database (workspaceUid). */
   workspaceUid: string;
-  scopes: TScope[];
-  mode: TMode;
+  scopes: Scope[];
+  mode: Mode;
 }
 
 /**
@@ -67,7 +67,7 @@ export const workspaceUid = (workspaceId: number, createdAt: Date) => `${workspa
 export const looksLikeApiKey = (token: string) => token.startsWith('ck_');
 
 /** The columns authentication reads of one key row. */
-export interface TApiKeyRow {
+export interface ApiKeyRow {
   id: number;
   workspaceId: number;
   workspaceCreatedAt: Date;
@@ -78,7 +78,7 @@ export interface TApiKeyRow {
 }
 
 /** How a key row is looked up by its lookup id: Prisma by default, or a faster path. */
-export type FindApiKeyRow = (lookupId: string) => Promise<TApiKeyRow | null>;
+export type FindApiKeyRow = (lookupId: string) => Promise<ApiKeyRow | null>;
 
 export const findApiKeyRowWithPrisma =
   (db: DbOrTx): FindApiKeyRow =>
@@ -121,7 +121,7 @@ const FIND_API_KEYS = defineStatement({
  * before a request is always seen by it.
  */
 export const findApiKeyRowWithSql = (pool: SqlQueryable): FindApiKeyRow => {
-  const loader = batchPerTurn<string, TApiKeyRow | null>(async (lookupIds) => {
+  const loader = batchPerTurn<string, ApiKeyRow | null>(async (lookupIds) => {
     const { rows } = await FIND_API_KEYS.run(pool, { lookupIds: [...new Set(lookupIds)] });
     const byLookupId = new Map(rows.map(({ lookupId, ...row }) => [lookupId, row]));
     return lookupIds.map((lookupId) => byLookupId.get(lookupId) ?? null);
@@ -134,7 +134,7 @@ export const findApiKeyRowWithSql = (pool: SqlQueryable): FindApiKeyRow => {
  * unknown or revoked key; never says which, so callers answer one 401.
  * `find` defaults to a Prisma lookup on `db`.
  */
-export async function authenticateApiKey(db: DbOrTx, token: string, find: FindApiKeyRow = findApiKeyRowWithPrisma(db)): Promise<TAuthenticatedKey | null> {
+export async function authenticateApiKey(db: DbOrTx, token: string, find: FindApiKeyRow = findApiKeyRowWithPrisma(db)): Promise<AuthenticatedKey | null> {
   const match = KEY_PATTERN.exec(token);
   if (!match) return null;
   const [, , lookupId, secret] = match;
@@ -146,7 +146,7 @@ export async function authenticateApiKey(db: DbOrTx, token: string, find: FindAp
     lookupId: lookupId!,
     workspaceId: row.workspaceId,
     workspaceUid: workspaceUid(row.workspaceId, row.workspaceCreatedAt),
-    scopes: row.scopes as TScope[],
-    mode: row.mode as TMode,
+    scopes: row.scopes as Scope[],
+    mode: row.mode as Mode,
   };
 }

@@ -3,7 +3,7 @@ import { SignJWT, jwtVerify } from 'jose';
 const ISSUER = 'cowrie';
 const AUDIENCE = 'cowrie-dashboard';
 
-export interface TSession {
+export interface Session {
   userId: number;
   workspaceId: number;
   /** The user's session version when the token was issued: a later sign-out or disable raises it and ends this session. */
@@ -13,7 +13,7 @@ export interface TSession {
 const keyOf = (secret: string) => new TextEncoder().encode(secret);
 
 /** A dashboard session: an HS256 JWT naming the user and the workspace. */
-export async function issueSessionToken(session: TSession, secret: string, ttlSeconds: number): Promise<string> {
+export async function issueSessionToken(session: Session, secret: string, ttlSeconds: number): Promise<string> {
   return new SignJWT({ wsp: session.workspaceId, ver: session.version })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(String(session.userId))
@@ -25,7 +25,7 @@ export async function issueSessionToken(session: TSession, secret: string, ttlSe
 }
 
 /** Returns the session a token carries, or null when it is invalid or expired. */
-export async function verifySessionToken(token: string, secret: string): Promise<TSession | null> {
+export async function verifySessionToken(token: string, secret: string): Promise<Session | null> {
   try {
     const { payload } = await jwtVerify(token, keyOf(secret), { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] });
     const userId = Number(payload.sub);

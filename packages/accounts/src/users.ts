@@ -1,6 +1,6 @@
-import { emailField, type TMode } from '@cowrie/core';
+import { emailField, type Mode } from '@cowrie/core';
 import type { DbOrTx } from '@cowrie/db';
-import type { TSession } from './sessions';
+import type { Session } from './sessions';
 import { workspaceForMode } from './workspaces';
 import { hashPassword, needsRehash, passwordProblem, verifyPassword } from './passwords';
 
@@ -54,7 +54,7 @@ export async function checkDashboardCredentials(db: DbOrTx, email: string, passw
  * the token was issued. Read from Postgres on every dashboard request, so an
  * ended session is refused from the next request on, on every replica.
  */
-export async function currentSessionWorkspace(db: DbOrTx, session: TSession, mode: TMode): Promise<number | null> {
+export async function currentSessionWorkspace(db: DbOrTx, session: Session, mode: Mode): Promise<number | null> {
   const user = await db.dashboardUser.findUnique({
     where: { id: session.userId },
     select: { workspaceId: true, sessionVersion: true, disabledAt: true, workspace: { select: { testWorkspace: { select: { id: true } } } } },

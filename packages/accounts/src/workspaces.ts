@@ -1,5 +1,5 @@
 import { hostname, userInfo } from 'node:os';
-import type { TMode } from '@cowrie/core';
+import type { Mode } from '@cowrie/core';
 import { WALLET_CATALOG } from '@cowrie/catalog';
 import type { DbOrTx, PrismaClient } from '@cowrie/db';
 
@@ -34,7 +34,7 @@ export async function createWorkspace(db: PrismaClient, { name }: { name: string
  * workspace is `workspaceId`. Throws when `workspaceId` is not a live
  * workspace: operators and sessions name a business by its live id.
  */
-export async function workspaceForMode(db: DbOrTx, workspaceId: number, mode: TMode): Promise<number> {
+export async function workspaceForMode(db: DbOrTx, workspaceId: number, mode: Mode): Promise<number> {
   const live = await db.workspace.findUnique({
     where: { id: workspaceId },
     select: { id: true, mode: true, liveWorkspaceId: true, testWorkspace: { select: { id: true } } },

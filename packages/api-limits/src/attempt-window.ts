@@ -1,4 +1,4 @@
-import type { TRedis } from '@cowrie/core';
+import type { RedisClient } from '@cowrie/core';
 import { runScript } from './run-script';
 
 // INCR, with the TTL set by the first attempt, as one step; returns the count
@@ -30,12 +30,12 @@ export interface AttemptTaken {
  * under a burst. Attempts whose outcome does not count (a right password) are
  * given back with giveBackAttempt.
  */
-export async function takeAttempt(redis: TRedis, opts: { key: string; limit: number; windowSeconds: number }): Promise<AttemptTaken> {
+export async function takeAttempt(redis: RedisClient, opts: { key: string; limit: number; windowSeconds: number }): Promise<AttemptTaken> {
   const [count, ttlMs] = (await runScript(redis, TAKE_SCRIPT, 1, [opts.key, String(opts.windowSeconds * 1000)])) as [number, number];
   return { count, limit: opts.limit, allowed: count <= opts.limit, retryAfterSeconds: Math.max(1, Math.ceil(ttlMs / 1000)) };
 }
 
 /** Gives back an attempt taken with takeAttempt, if its window still runs. */
-export async function giveBackAttempt(redis: TRedis, key: string): Promise<void> {
+export async function giveBackAttempt(redis: RedisClient, key: string): Promise<void> {
   await runScript(redis, GIVE_BACK_SCRIPT, 1, [key]);
 }

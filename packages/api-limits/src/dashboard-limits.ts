@@ -1,4 +1,4 @@
-import { sha256Hex, type TRedis } from '@cowrie/core';
+import { sha256Hex, type RedisClient } from '@cowrie/core';
 import { hitFixedWindow, type FixedWindowHit } from './fixed-window';
 
 /** Dashboard budgets count in fixed 60-second windows, like the /v1 request budget. */
@@ -9,7 +9,10 @@ export const DASHBOARD_WINDOW_SECONDS = 60;
  * (DASHBOARD_RATE_LIMIT). A session is its token: the counter is keyed by the
  * token's hash, never the token, and never a row id alone.
  */
-export function hitDashboardBudget(redis: TRedis, opts: { keyPrefix: string; sessionToken: string; limit: number; now?: number }): Promise<FixedWindowHit> {
+export function hitDashboardBudget(
+  redis: RedisClient,
+  opts: { keyPrefix: string; sessionToken: string; limit: number; now?: number },
+): Promise<FixedWindowHit> {
   return hitFixedWindow(redis, {
     key: `${opts.keyPrefix}rl:session:${sha256Hex(opts.sessionToken).slice(0, 32)}`,
     limit: opts.limit,
@@ -24,7 +27,7 @@ export function hitDashboardBudget(redis: TRedis, opts: { keyPrefix: string; ses
  * the endpoint's id and creation time, which a new database cannot repeat.
  */
 export function hitWebhookTestBudget(
-  redis: TRedis,
+  redis: RedisClient,
   opts: { keyPrefix: string; endpoint: { id: number; createdAt: Date }; limit: number; now?: number },
 ): Promise<FixedWindowHit> {
   return hitFixedWindow(redis, {

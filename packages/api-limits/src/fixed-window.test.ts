@@ -1,11 +1,11 @@
 // Risk: a counter pushed past its limit by racing callers; a hit refused by
 // one counter still counted in another; a window that never expires.
 import { randomBytes } from 'node:crypto';
-import { createRedis, type TRedis } from '@cowrie/core';
+import { createRedis, type RedisClient } from '@cowrie/core';
 import { giveBackAttempt, takeAttempt } from './attempt-window';
 import { hitFixedWindow, hitFixedWindowsTogether } from './fixed-window';
 
-let redis: TRedis;
+let redis: RedisClient;
 const prefix = `cowrie-test-fixed-window-${randomBytes(4).toString('hex')}:`;
 const WINDOW = 86_400;
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);

@@ -1,4 +1,4 @@
-import type { TRedis } from '@cowrie/core';
+import type { RedisClient } from '@cowrie/core';
 import { runScript } from './run-script';
 
 // INCR and EXPIRE in one step, so a crash between them cannot leave a counter
@@ -56,7 +56,7 @@ export interface HitFixedWindowOptions {
  * floor(now / window) * window (docs/design.md) and its counter lives in Redis, so
  * every replica shares it.
  */
-export async function hitFixedWindow(redis: TRedis, opts: HitFixedWindowOptions): Promise<FixedWindowHit> {
+export async function hitFixedWindow(redis: RedisClient, opts: HitFixedWindowOptions): Promise<FixedWindowHit> {
   const { windowStart, resetAt, retryAfterSeconds } = windowAt(opts.windowSeconds, opts.now);
   const count = Number(await runScript(redis, HIT_SCRIPT, 1, [`${opts.key}:${windowStart}`, String(opts.windowSeconds + 5)]));
   return {
@@ -79,7 +79,7 @@ export type FixedWindowsHit<K extends string> = { kind: 'allowed' } | { kind: 'r
  * Cluster the keys must share a hash slot (give them one `{hash tag}`).
  */
 export async function hitFixedWindowsTogether<K extends string>(
-  redis: TRedis,
+  redis: RedisClient,
   opts: { counters: ReadonlyArray<{ name: K; key: string; limit: number }>; windowSeconds: number; now?: number },
 ): Promise<FixedWindowsHit<K>> {
   const { windowStart, retryAfterSeconds } = windowAt(opts.windowSeconds, opts.now);

@@ -30,7 +30,7 @@ export function idempotencyRequestHash(method: string, path: string, body: unkno
   return sha256Hex(`${method.toUpperCase()}:${path}:${stableStringify(body ?? {})}`);
 }
 
-export type TClaimOutcome = { kind: 'claimed' } | { kind: 'replay'; status: number; body: unknown } | { kind: 'conflict' } | { kind: 'in_flight' };
+export type ClaimOutcome = { kind: 'claimed' } | { kind: 'replay'; status: number; body: unknown } | { kind: 'conflict' } | { kind: 'in_flight' };
 
 interface KeyRef {
   workspaceId: number;
@@ -42,7 +42,7 @@ interface KeyRef {
  * `claimed` (the unique constraint decides); the others see the stored
  * response, a conflict, or a request still in flight.
  */
-export async function claimIdempotencyKey(db: DbOrTx, ref: KeyRef & { requestHash: string; now?: Date }): Promise<TClaimOutcome> {
+export async function claimIdempotencyKey(db: DbOrTx, ref: KeyRef & { requestHash: string; now?: Date }): Promise<ClaimOutcome> {
   const now = ref.now ?? new Date();
   const where = { workspaceId_key: { workspaceId: ref.workspaceId, key: ref.key } };
   // An expired record is deleted and the request runs fresh.
@@ -98,7 +98,7 @@ export async function releaseIdempotencyKey(db: DbOrTx, ref: KeyRef): Promise<vo
  * Waits for an in-flight request with the same key to finish, then claims or
  * replays; gives up with `in_flight` after `waitMs`.
  */
-export async function claimOrWaitIdempotencyKey(db: DbOrTx, ref: KeyRef & { requestHash: string; waitMs: number; pollMs?: number }): Promise<TClaimOutcome> {
+export async function claimOrWaitIdempotencyKey(db: DbOrTx, ref: KeyRef & { requestHash: string; waitMs: number; pollMs?: number }): Promise<ClaimOutcome> {
   const deadline = Date.now() + ref.waitMs;
   for (;;) {
     const outcome = await claimIdempotencyKey(db, ref);

@@ -1,4 +1,4 @@
-import type { TRedis } from '@cowrie/core';
+import type { RedisClient } from '@cowrie/core';
 import { hitFixedWindow, type FixedWindowHit } from './fixed-window';
 
 /** The interface's request budget window: fixed 60 seconds per API key. */
@@ -9,7 +9,10 @@ export const PUBLIC_API_WINDOW_SECONDS = 60;
  * key's random lookup id, not its row id, which a new database would give to
  * another key while Redis still holds this one's count.
  */
-export function hitPublicApiBudget(redis: TRedis, opts: { keyPrefix: string; apiKeyLookupId: string; limit: number; now?: number }): Promise<FixedWindowHit> {
+export function hitPublicApiBudget(
+  redis: RedisClient,
+  opts: { keyPrefix: string; apiKeyLookupId: string; limit: number; now?: number },
+): Promise<FixedWindowHit> {
   return hitFixedWindow(redis, {
     key: `${opts.keyPrefix}rl:key:${opts.apiKeyLookupId}`,
     limit: opts.limit,

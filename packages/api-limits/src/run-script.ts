@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { TRedis } from '@cowrie/core';
+import type { RedisClient } from '@cowrie/core';
 
 const shaOf = new Map<string, string>();
 
@@ -14,7 +14,7 @@ const shaOf = new Map<string, string>();
  * crashing the process (ioredis#1931). EVALSHA and EVAL are built-in
  * commands, safe in any pipeline.
  */
-export async function runScript(redis: TRedis, lua: string, numberOfKeys: number, keysAndArgs: Array<string | number>): Promise<unknown> {
+export async function runScript(redis: RedisClient, lua: string, numberOfKeys: number, keysAndArgs: Array<string | number>): Promise<unknown> {
   let sha = shaOf.get(lua);
   if (!sha) shaOf.set(lua, (sha = createHash('sha1').update(lua).digest('hex')));
   try {

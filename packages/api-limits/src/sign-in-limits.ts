@@ -1,4 +1,4 @@
-import type { TRedis } from '@cowrie/core';
+import type { RedisClient } from '@cowrie/core';
 import { giveBackAttempt, takeAttempt } from './attempt-window';
 
 /** Failed sign-ins per email per window before that email is refused (429) for the rest of it. */
@@ -37,7 +37,7 @@ export type SignInAttempt =
  * lock every real user out during an attack), it slows every attempt
  * instead, more with each failure past it.
  */
-export async function takeSignInAttempt(redis: TRedis, opts: SignInLimits): Promise<SignInAttempt> {
+export async function takeSignInAttempt(redis: RedisClient, opts: SignInLimits): Promise<SignInAttempt> {
   const refusing = [
     { key: `${opts.keyPrefix}login:${opts.email.toLowerCase()}`, limit: SIGN_IN_EMAIL_FAILURES },
     { key: `${opts.keyPrefix}login-ip:${opts.clientAddress}`, limit: opts.addressLimit },

@@ -1,11 +1,11 @@
-import type { TChannel } from './channels';
+import type { Channel } from './channels';
 
-export type TCapabilityStatus = 'live' | 'coming_soon';
+export type CapabilityStatus = 'live' | 'coming_soon';
 
-export interface TCapability {
+export interface Capability {
   id: string;
   label: string;
-  status: TCapabilityStatus;
+  status: CapabilityStatus;
   endpoints: string[];
 }
 
@@ -13,9 +13,9 @@ export interface TCapability {
  * The machine-readable capability map (interface: Versioning 4–6). Deposit
  * channel availability follows the channel catalog, so one override changes both.
  */
-export function capabilityMap(channels: readonly TChannel[]) {
+export function capabilityMap(channels: readonly Channel[]) {
   const channel = (id: string) => channels.find((c) => c.id === id)?.status ?? 'coming_soon';
-  const areas: TCapability[] = [
+  const areas: Capability[] = [
     {
       id: 'contact_verification',
       label: 'Contact verification',

@@ -2,18 +2,18 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 
 export const CHANNEL_IDS = ['card', 'collection_va', 'reserved_va', 'open_banking'] as const;
-export type TChannelId = (typeof CHANNEL_IDS)[number];
-export type TChannelStatus = 'live' | 'coming_soon';
+export type ChannelId = (typeof CHANNEL_IDS)[number];
+export type ChannelStatus = 'live' | 'coming_soon';
 
-export interface TChannel {
-  id: TChannelId;
+export interface Channel {
+  id: ChannelId;
   label: string;
-  status: TChannelStatus;
+  status: ChannelStatus;
   currencies: string[];
 }
 
 /** Shipped defaults (interface: Channel catalog entry). */
-export const DEFAULT_CHANNELS: readonly TChannel[] = [
+export const DEFAULT_CHANNELS: readonly Channel[] = [
   { id: 'card', label: 'Card', status: 'coming_soon', currencies: ['NGN'] },
   { id: 'collection_va', label: 'Bank transfer to a one-off account', status: 'live', currencies: ['NGN'] },
   { id: 'reserved_va', label: 'Bank transfer to a reserved account', status: 'live', currencies: ['NGN'] },
@@ -33,14 +33,14 @@ const ZChannelOverride = z.partialRecord(
     })
     .strict(),
 );
-export type TChannelOverride = z.infer<typeof ZChannelOverride>;
+export type ChannelOverride = z.infer<typeof ZChannelOverride>;
 
 /**
  * The deployment's catalog: defaults with the operator's override applied, from
  * CHANNELS_OVERRIDE (JSON text) or CHANNELS_FILE (a JSON file). Throws on a bad
  * override so a typo stops start-up instead of silently changing availability.
  */
-export function loadChannelCatalog(source: { CHANNELS_OVERRIDE?: string; CHANNELS_FILE?: string }): TChannel[] {
+export function loadChannelCatalog(source: { CHANNELS_OVERRIDE?: string; CHANNELS_FILE?: string }): Channel[] {
   let raw: unknown = {};
   if (source.CHANNELS_FILE) raw = JSON.parse(readFileSync(source.CHANNELS_FILE, 'utf8'));
   if (source.CHANNELS_OVERRIDE) raw = { ...(raw as object), ...JSON.parse(source.CHANNELS_OVERRIDE) };

@@ -1,8 +1,8 @@
 import type { PrismaClient } from '@cowrie/db';
-import type { TConfig, TMode } from '@cowrie/core';
+import type { Config, Mode } from '@cowrie/core';
 
 export interface CliContext {
-  config: TConfig;
+  config: Config;
   /** Opened on first use, closed when the command ends. */
   db: () => PrismaClient;
 }
@@ -36,7 +36,7 @@ export class UsageError extends Error {
 }
 
 /** `--mode live|test`, live when absent. */
-export function modeArg(args: Record<string, string>): TMode {
+export function modeArg(args: Record<string, string>): Mode {
   const mode = args.mode ?? 'live';
   if (mode !== 'live' && mode !== 'test') throw new UsageError('--mode must be live or test');
   return mode;

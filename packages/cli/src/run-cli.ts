@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { loadConfig, type TConfig } from '@cowrie/core';
+import { loadConfig, type Config } from '@cowrie/core';
 import { createDb, type PrismaClient } from '@cowrie/db';
 import { CliFinding, UsageError, type CliCommand } from './command';
 import { COMMANDS } from './commands';
@@ -44,7 +44,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     const args = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, String(v)])) as Record<string, string>;
     const missing = command.required.filter((o) => args[o] === undefined || args[o] === '');
     if (missing.length) throw new UsageError(`missing ${missing.map((m) => `--${m}`).join(', ')}\nusage: ${command.usage}`);
-    const config: TConfig = loadConfig(env);
+    const config: Config = loadConfig(env);
     const result = await command.run(args, {
       config,
       db: () => (db ??= createDb({ databaseUrl: config.DATABASE_URL, poolSize: 2 })),

@@ -2,7 +2,7 @@
 // way a ledger can go wrong, the CLI must exit 1 when it does, and the database
 // itself must refuse an impossible wallet or entry (CHECK constraints).
 import { Prisma } from '@cowrie/db';
-import { auditLedger, findWallet, type TLedgerRule } from '@cowrie/ledger';
+import { auditLedger, findWallet, type LedgerRule } from '@cowrie/ledger';
 import { createTestEnv, createWorkspaceWithKey, type TestEnv, fundWallet } from '@cowrie/testing';
 import { runCli } from '../src';
 
@@ -22,8 +22,8 @@ async function fundedWorkspace(amount = '100') {
 }
 
 /** Runs `corrupt` and the audit in one transaction that is rolled back: the database is left whole. */
-async function auditAfter(corrupt: (tx: Prisma.TransactionClient) => Promise<unknown>, workspaceId?: number): Promise<TLedgerRule[]> {
-  let rules: TLedgerRule[] = [];
+async function auditAfter(corrupt: (tx: Prisma.TransactionClient) => Promise<unknown>, workspaceId?: number): Promise<LedgerRule[]> {
+  let rules: LedgerRule[] = [];
   await env.db
     .$transaction(async (tx) => {
       await corrupt(tx);
@@ -73,7 +73,7 @@ test('a whole ledger passes: payouts processing, completed and failed beside cre
   expect(JSON.parse(out.stdout)).toMatchObject({ ok: true, workspaceId: null, violations: [] });
 });
 
-test.each<[string, (tx: Prisma.TransactionClient, at: { workspaceId: number; walletId: number }) => Promise<unknown>, TLedgerRule[]]>([
+test.each<[string, (tx: Prisma.TransactionClient, at: { workspaceId: number; walletId: number }) => Promise<unknown>, LedgerRule[]]>([
   [
     'a balance changed without an entry',
     (tx, at) => tx.$executeRaw`UPDATE "Wallet" SET "balance" = "balance" + 1 WHERE "id" = ${at.walletId}`,

@@ -1,4 +1,4 @@
-import type { TConfig, TMode } from '@cowrie/core';
+import type { Config, Mode } from '@cowrie/core';
 import { createPaystackRail } from './paystack';
 import { createSandboxRail } from './sandbox';
 import type { CollectionRail } from './types';
@@ -15,10 +15,10 @@ export * from './paystack';
  */
 export function createCollectionRail(
   config: Pick<
-    TConfig,
+    Config,
     'COLLECTION_RAIL' | 'COLLECTION_RAIL_TIMEOUT_MS' | 'COLLECTION_SANDBOX_FAIL' | 'PAYSTACK_SECRET_KEY' | 'PAYSTACK_BASE_URL' | 'PAYSTACK_PREFERRED_BANK'
   >,
-  mode: TMode = 'live',
+  mode: Mode = 'live',
 ): CollectionRail {
   if (mode === 'live' && config.COLLECTION_RAIL === 'paystack') {
     if (!config.PAYSTACK_SECRET_KEY) throw new Error('COLLECTION_RAIL=paystack needs PAYSTACK_SECRET_KEY');

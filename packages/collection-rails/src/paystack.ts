@@ -164,14 +164,14 @@ const ZChargeSuccess = z.object({
   }),
 });
 
-export type TPaystackNotification = { kind: 'transfer'; transfer: InboundTransfer } | { kind: 'ignored'; event: string } | { kind: 'invalid'; reason: string };
+export type PaystackNotification = { kind: 'transfer'; transfer: InboundTransfer } | { kind: 'ignored'; event: string } | { kind: 'invalid'; reason: string };
 
 /**
  * Reads a (signature-verified) Paystack notification. Only a successful charge
  * paid by bank transfer into one of our accounts is a transfer; other events are
  * acknowledged and ignored.
  */
-export function parsePaystackNotification(body: unknown): TPaystackNotification {
+export function parsePaystackNotification(body: unknown): PaystackNotification {
   const event = typeof body === 'object' && body && typeof (body as { event?: unknown }).event === 'string' ? (body as { event: string }).event : null;
   if (!event) return { kind: 'invalid', reason: 'event is missing' };
   if (event !== 'charge.success') return { kind: 'ignored', event };

@@ -77,9 +77,9 @@ const ZDecimalText = z
   .pipe(z.string().regex(/^\d+(\.\d{1,6})?$/, 'expected a non-negative decimal'));
 const ZFeeRule = z.object({ flat: ZDecimalText.default('0'), percent: ZDecimalText.default('0'), cap: ZDecimalText.optional() }).strict();
 /** A payout fee rule: `flat + amount * percent / 100`, at most `cap` when set. Decimal strings. */
-export type TFeeRule = z.output<typeof ZFeeRule>;
+export type FeeRule = z.output<typeof ZFeeRule>;
 
-function parseFeeSchedule(text: string, ctx: z.RefinementCtx): Record<string, TFeeRule> {
+function parseFeeSchedule(text: string, ctx: z.RefinementCtx): Record<string, FeeRule> {
   let json: unknown;
   try {
     json = JSON.parse(text || '{}');
@@ -336,14 +336,14 @@ export const ZConfig = z
       ctx.addIssue({ code: 'custom', path: ['PAYSTACK_SECRET_KEY'], message: 'is required when COLLECTION_RAIL is paystack' });
   });
 
-export type TConfig = z.output<typeof ZConfig>;
+export type Config = z.output<typeof ZConfig>;
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
 /** Parses the environment once; throws a ConfigError naming every bad variable. */
-export function loadConfig(env: Record<string, string | undefined> = process.env): TConfig {
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = ZConfig.safeParse(cleaned);
   if (!parsed.success) {

@@ -1,20 +1,20 @@
-import type { TErrorCode } from './errors';
+import type { ErrorCode } from './errors';
 
-export interface TSuccessEnvelope<T> {
+export interface SuccessEnvelope<T> {
   data: T;
   meta: { request_id: string };
 }
 
-export interface TErrorEnvelope {
-  error: { code: TErrorCode | string; message: string; details?: Record<string, unknown> };
+export interface ErrorEnvelope {
+  error: { code: ErrorCode | string; message: string; details?: Record<string, unknown> };
   request_id: string;
 }
 
-export const successEnvelope = <T>(data: T, requestId: string): TSuccessEnvelope<T> => ({
+export const successEnvelope = <T>(data: T, requestId: string): SuccessEnvelope<T> => ({
   data,
   meta: { request_id: requestId },
 });
 
-export function errorEnvelope(code: TErrorCode | string, message: string, requestId: string, details?: Record<string, unknown>): TErrorEnvelope {
+export function errorEnvelope(code: ErrorCode | string, message: string, requestId: string, details?: Record<string, unknown>): ErrorEnvelope {
   return { error: details === undefined ? { code, message } : { code, message, details }, request_id: requestId };
 }

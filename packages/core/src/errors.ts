@@ -11,7 +11,7 @@ export const ERROR_STATUS = {
   provider_error: 502,
 } as const;
 
-export type TErrorCode = keyof typeof ERROR_STATUS;
+export type ErrorCode = keyof typeof ERROR_STATUS;
 
 export interface AppErrorOptions {
   details?: Record<string, unknown>;
@@ -25,12 +25,12 @@ export interface AppErrorOptions {
 /** The one error type that becomes an API error response. */
 export class AppError extends Error {
   override name = 'AppError';
-  readonly code: TErrorCode;
+  readonly code: ErrorCode;
   readonly status: number;
   readonly details?: Record<string, unknown>;
   readonly headers?: Record<string, string>;
 
-  constructor(code: TErrorCode, message: string, options: AppErrorOptions = {}) {
+  constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
     super(message, { cause: options.cause });
     this.code = code;
     this.status = options.status ?? ERROR_STATUS[code];

@@ -3,15 +3,15 @@ import { redactSecrets, redactSecretText } from './log-redaction';
 
 export type { Logger };
 
-type TSerializedError = Record<string, unknown> & { code?: unknown; cause?: unknown };
+type SerializedError = Record<string, unknown> & { code?: unknown; cause?: unknown };
 
 /** Moves an error's `code` (and its causes') to `errorCode`, out of reach of the one-time-code redaction. */
-function keepErrorCodes(serialized: TSerializedError, depth = 0): TSerializedError {
+function keepErrorCodes(serialized: SerializedError, depth = 0): SerializedError {
   if (!serialized || typeof serialized !== 'object' || depth > 5) return serialized;
   const { code, cause, ...rest } = serialized;
-  const out: TSerializedError = { ...rest };
+  const out: SerializedError = { ...rest };
   if (code !== undefined) out.errorCode = code;
-  if (cause !== undefined) out.cause = keepErrorCodes(cause as TSerializedError, depth + 1);
+  if (cause !== undefined) out.cause = keepErrorCodes(cause as SerializedError, depth + 1);
   return out;
 }
 
@@ -21,7 +21,7 @@ function keepErrorCodes(serialized: TSerializedError, depth = 0): TSerializedErr
  * request's `code` is a one-time code.
  */
 const LOG_SERIALIZERS = {
-  err: (err: unknown) => redactSecrets(keepErrorCodes(pino.stdSerializers.errWithCause(err as Error) as unknown as TSerializedError)),
+  err: (err: unknown) => redactSecrets(keepErrorCodes(pino.stdSerializers.errWithCause(err as Error) as unknown as SerializedError)),
 };
 
 /**

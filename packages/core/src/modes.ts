@@ -1,16 +1,16 @@
-import type { TConfig } from './config';
+import type { Config } from './config';
 
 /**
  * A workspace's data is live or test. Test mode always runs on the offline
  * sandbox rails and code providers, whatever the live configuration says:
  * a test key can never move real money or send a real message.
  */
-export type TMode = 'live' | 'test';
+export type Mode = 'live' | 'test';
 
-export type RailChoices = Pick<TConfig, 'PAYOUT_RAIL' | 'COLLECTION_RAIL' | 'VERIFY_SMS_PROVIDER' | 'VERIFY_EMAIL_PROVIDER'>;
+export type RailChoices = Pick<Config, 'PAYOUT_RAIL' | 'COLLECTION_RAIL' | 'VERIFY_SMS_PROVIDER' | 'VERIFY_EMAIL_PROVIDER'>;
 
 /** The rail or provider each kind of work uses in `mode` (what /readyz and the startup log report). */
-export function railsInMode(config: RailChoices, mode: TMode) {
+export function railsInMode(config: RailChoices, mode: Mode) {
   if (mode === 'test') return { payouts: 'sandbox', collections: 'sandbox', sms: 'sandbox', email: 'sandbox' } as const;
   return { payouts: config.PAYOUT_RAIL, collections: config.COLLECTION_RAIL, sms: config.VERIFY_SMS_PROVIDER, email: config.VERIFY_EMAIL_PROVIDER };
 }

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import type { ConnectionOptions } from 'node:tls';
 import { Redis, Cluster, type RedisOptions } from 'ioredis';
-import type { TConfig } from './config';
+import type { Config } from './config';
 import type { Logger } from './logger';
 
-export type TRedis = Redis | Cluster;
+export type RedisClient = Redis | Cluster;
 
-type RedisConfig = Pick<TConfig, 'REDIS_URL' | 'REDIS_CLUSTER_NODES' | 'REDIS_SENTINELS' | 'REDIS_SENTINEL_NAME'> &
-  Partial<Pick<TConfig, 'REDIS_USERNAME' | 'REDIS_PASSWORD' | 'REDIS_SENTINEL_PASSWORD' | 'REDIS_TLS' | 'REDIS_TLS_CA_FILE'>>;
+type RedisConfig = Pick<Config, 'REDIS_URL' | 'REDIS_CLUSTER_NODES' | 'REDIS_SENTINELS' | 'REDIS_SENTINEL_NAME'> &
+  Partial<Pick<Config, 'REDIS_USERNAME' | 'REDIS_PASSWORD' | 'REDIS_SENTINEL_PASSWORD' | 'REDIS_TLS' | 'REDIS_TLS_CA_FILE'>>;
 
 function hostPort(entry: string): { host: string; port: number } {
   const [host = '127.0.0.1', port = '6379'] = entry.split(':');
@@ -31,7 +31,7 @@ function tlsOptions(config: RedisConfig): ConnectionOptions | undefined {
  * logged as one structured warning per connection per 10 s while ioredis
  * reconnects, instead of ioredis's own unstructured console line per attempt.
  */
-export function createRedis(config: RedisConfig, options: { forBullmq?: boolean; name?: string; logger?: Pick<Logger, 'warn'> } = {}): TRedis {
+export function createRedis(config: RedisConfig, options: { forBullmq?: boolean; name?: string; logger?: Pick<Logger, 'warn'> } = {}): RedisClient {
   const client = connect(config, options);
   const { logger } = options;
   if (logger) {
@@ -45,7 +45,7 @@ export function createRedis(config: RedisConfig, options: { forBullmq?: boolean;
   return client;
 }
 
-function connect(config: RedisConfig, options: { forBullmq?: boolean; name?: string }): TRedis {
+function connect(config: RedisConfig, options: { forBullmq?: boolean; name?: string }): RedisClient {
   const tls = tlsOptions(config);
   const common: RedisOptions = {
     connectionName: options.name,

@@ -1,5 +1,5 @@
 import { AppError } from '@cowrie/core';
-import type { TChannel, TChannelId } from '@cowrie/catalog';
+import type { Channel, ChannelId } from '@cowrie/catalog';
 
 /** The interface's exact messages. */
 export const CARD_DEPOSITS_UNAVAILABLE = 'Card deposits are not available yet. No card provider is configured.';
@@ -12,7 +12,7 @@ const invalid = (field: string, message: string) => new AppError('invalid_reques
  * it, checked to be live and to support the currency: 400 otherwise. Never
  * decides availability itself.
  */
-export function requireLiveChannel(channels: readonly TChannel[], id: TChannelId, currency: string): TChannel {
+export function requireLiveChannel(channels: readonly Channel[], id: ChannelId, currency: string): Channel {
   const channel = channels.find((c) => c.id === id);
   if (!channel || channel.status !== 'live') {
     if (id === 'open_banking') throw invalid('channel', OPEN_BANKING_UNAVAILABLE);

@@ -1,5 +1,5 @@
 import { AppError } from '@cowrie/core';
-import type { TChannel } from '@cowrie/catalog';
+import type { Channel } from '@cowrie/catalog';
 import { CARD_DEPOSITS_UNAVAILABLE, OPEN_BANKING_UNAVAILABLE, requireLiveChannel } from './channel-rules';
 import type { DepositsContext } from './context';
 import { openCollection } from './open-collection';
@@ -10,13 +10,13 @@ import type { DepositRequest } from './validation';
 export interface CreateDepositOptions {
   workspaceId: number;
   /** The deployment's channel catalog (defaults + operator override). */
-  channels: readonly TChannel[];
+  channels: readonly Channel[];
   /** OPEN_BANKING_REDIRECT_URL; open banking needs it and a live channel. */
   openBankingRedirectUrl?: string;
 }
 
 /** A deposit result (interface: Deposit result). It carries no database id. */
-export type TDepositResult =
+export type DepositResult =
   | { channel: 'collection_va' | 'reserved_va'; status: 'pending' | 'active'; account: ReturnType<typeof renderDepositAccount> }
   | { channel: 'open_banking'; status: 'pending'; redirect_url: string };
 
@@ -25,7 +25,7 @@ export type TDepositResult =
  * always the account holder; customer-specific collections are the
  * collections surface.
  */
-export async function createDeposit(ctx: DepositsContext, options: CreateDepositOptions, body: DepositRequest): Promise<TDepositResult> {
+export async function createDeposit(ctx: DepositsContext, options: CreateDepositOptions, body: DepositRequest): Promise<DepositResult> {
   // Always refused, whatever else the request says.
   if (body.channel === 'card') throw new AppError('invalid_request', CARD_DEPOSITS_UNAVAILABLE, { details: { field: 'channel' } });
   const currency = body.currency;

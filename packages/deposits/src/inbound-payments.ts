@@ -1,4 +1,4 @@
-import { formatAmount, type TMode } from '@cowrie/core';
+import { formatAmount, type Mode } from '@cowrie/core';
 import type { PrismaClient } from '@cowrie/db';
 
 export interface ListInboundPaymentsQuery {
@@ -37,7 +37,7 @@ export async function listInboundPayments(db: PrismaClient, query: ListInboundPa
  * what `cowrie sandbox transfer-in` checks in production, where it may only
  * ever credit test data.
  */
-export async function modesHoldingAccount(db: PrismaClient, provider: string, accountNumber: string): Promise<TMode[]> {
+export async function modesHoldingAccount(db: PrismaClient, provider: string, accountNumber: string): Promise<Mode[]> {
   const where = { provider, accountNumber };
   const [reserved, collections] = await Promise.all([
     db.reservedAccount.findMany({ where, select: { workspaceId: true } }),
@@ -46,5 +46,5 @@ export async function modesHoldingAccount(db: PrismaClient, provider: string, ac
   const ids = [...new Set([...reserved, ...collections].map((r) => r.workspaceId))];
   if (!ids.length) return [];
   const workspaces = await db.workspace.findMany({ where: { id: { in: ids } }, select: { mode: true } });
-  return [...new Set(workspaces.map((w) => w.mode as TMode))];
+  return [...new Set(workspaces.map((w) => w.mode as Mode))];
 }

@@ -5,7 +5,7 @@ import type { InboundTransfer } from '@cowrie/collection-rails';
 import { collectionSuccessfulPayload } from './render';
 
 /** Why a reported transfer was recorded but not credited. */
-export type TUnmatchedReason =
+export type UnmatchedReason =
   | 'unknown_account'
   | 'amount_mismatch'
   | 'currency_mismatch'
@@ -21,7 +21,7 @@ export interface InboundOutcome {
   /** The notification was seen before: nothing changed this time. */
   duplicate: boolean;
   status: 'credited' | 'unmatched';
-  reason: TUnmatchedReason | null;
+  reason: UnmatchedReason | null;
   inbound_payment_id: number;
   provider: string;
   provider_reference: string;
@@ -86,7 +86,7 @@ function outcomeOf(
     matched: row.status === 'credited',
     duplicate: extra.duplicate,
     status: row.status === 'credited' ? 'credited' : 'unmatched',
-    reason: (row.reason as TUnmatchedReason | null) ?? null,
+    reason: (row.reason as UnmatchedReason | null) ?? null,
     inbound_payment_id: row.id,
     provider: row.provider,
     provider_reference: row.providerReference,
@@ -148,7 +148,7 @@ export async function receiveInboundTransfer(
     }
 
     const unmatched = async (
-      reason: TUnmatchedReason,
+      reason: UnmatchedReason,
       link: Partial<Pick<InboundPayment, 'workspaceId' | 'collectionId' | 'reservedAccountId'>>,
       channel: InboundOutcome['channel'],
     ) => {

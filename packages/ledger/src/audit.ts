@@ -22,7 +22,7 @@ export async function auditWallet(db: DbOrTx, walletId: number) {
 }
 
 /** The rules `auditLedger` checks; each violation names one. */
-export type TLedgerRule =
+export type LedgerRule =
   /** A wallet's balance is not the sum of its entries' balance deltas. */
   | 'wallet_balance_equals_entries'
   /** A wallet's held amount is not the sum of its entries' held deltas. */
@@ -42,8 +42,8 @@ export type TLedgerRule =
   /** Per currency: balances ≠ completed credits − completed payouts (amount + fees). */
   | 'money_conserved';
 
-export interface TLedgerViolation {
-  rule: TLedgerRule;
+export interface LedgerViolation {
+  rule: LedgerRule;
   /** What is wrong, in a sentence an operator can act on. */
   message: string;
   walletId?: number;
@@ -54,11 +54,11 @@ export interface TLedgerViolation {
   actual?: string;
 }
 
-export interface TLedgerAudit {
+export interface LedgerAudit {
   ok: boolean;
   workspaceId: number | null;
   checked: { wallets: number; transactions: number; entries: number };
-  violations: TLedgerViolation[];
+  violations: LedgerViolation[];
 }
 
 const text = (value: unknown) => new Decimal(String(value ?? '0')).toFixed(6);
@@ -80,11 +80,11 @@ const text = (value: unknown) => new Decimal(String(value ?? '0')).toFixed(6);
  * snapshot, so on a busy ledger a payout that moves between two reads can show
  * up; run it again before acting on one.
  */
-export async function auditLedger(db: DbOrTx, options: { workspaceId?: number } = {}): Promise<TLedgerAudit> {
+export async function auditLedger(db: DbOrTx, options: { workspaceId?: number } = {}): Promise<LedgerAudit> {
   const workspaceId = options.workspaceId ?? null;
   const onWallet = workspaceId === null ? Prisma.sql`TRUE` : Prisma.sql`w."workspaceId" = ${workspaceId}`;
   const onTransaction = workspaceId === null ? Prisma.sql`TRUE` : Prisma.sql`t."workspaceId" = ${workspaceId}`;
-  const violations: TLedgerViolation[] = [];
+  const violations: LedgerViolation[] = [];
 
   const wallets = await db.$queryRaw<
     Array<{ id: number; currency: string; balance: unknown; held: unknown; entriesBalance: unknown; entriesHeld: unknown; openHolds: unknown }>

@@ -29,7 +29,7 @@ import { ledgerTransactionColumns } from './transaction-rows';
  */
 
 /** A debit to open: its row's columns (the hold is amount + fees). */
-export interface TDebitDraft {
+export interface DebitDraft {
   workspaceId: number;
   currency: string;
   provider: string;
@@ -48,10 +48,10 @@ export interface TDebitDraft {
   beneficiaryId: number | null;
   metadata: Record<string, Prisma.InputJsonValue>;
   /** The request's Idempotency-Key and request hash, recorded on the row (unique per workspace). */
-  request?: TRequestKey;
+  request?: RequestKey;
 }
 
-export interface TOpenedDebit {
+export interface OpenedDebit {
   transaction: LedgerTransaction;
   /** False when a key matched an existing debit, which is returned instead. */
   created: boolean;
@@ -69,7 +69,7 @@ const exceedsBalance = (available: Decimal, currency: string) =>
  * retry with the same request finds the first, and one with another body is a
  * conflict.
  */
-export interface TRequestKey {
+export interface RequestKey {
   key: string;
   requestHash: string;
 }
@@ -209,7 +209,7 @@ const WALLET_AVAILABLE = defineStatement({
  * The earlier debit a repeated request is answered with (earlierDebitId), or
  * null. The same header key with another request's hash is a conflict.
  */
-async function findEarlierDebit(sql: SqlQueryable, request: OpenRequest): Promise<TOpenedDebit | null> {
+async function findEarlierDebit(sql: SqlQueryable, request: OpenRequest): Promise<OpenedDebit | null> {
   const { draft } = request;
   const { rows } = await EARLIER_DEBIT.run(sql, { workspaceId: draft.workspaceId, ledgerKey: request.idempotencyKey, headerKey: draft.request?.key ?? null });
   const transaction = rows[0];
@@ -254,7 +254,7 @@ function debitFields({ draft, reference, idempotencyKey, total }: OpenRequest): 
  * from here. A repeated Idempotency-Key header is answered with its payout
  * before the balance is looked at: the request was done, not asked again.
  */
-async function openOneHeldDebit(sql: SqlPool, request: OpenRequest): Promise<TOpenedDebit> {
+async function openOneHeldDebit(sql: SqlPool, request: OpenRequest): Promise<OpenedDebit> {
   const { draft, total } = request;
   const input = { ...debitFields(request), now: new Date() };
   for (let attempt = 1; ; attempt++) {
@@ -343,14 +343,14 @@ const OPEN_HELD_DEBITS = defineStatement({
 });
 
 interface OpenRequest {
-  draft: TDebitDraft;
+  draft: DebitDraft;
   reference: string;
   idempotencyKey: string;
   total: Decimal;
 }
 
 /** OPEN_HELD_DEBITS for one batch: the created row of each payout it opened, null for the ones it left out. */
-async function openBatch(sql: SqlQueryable, requests: readonly OpenRequest[]): Promise<Array<TOpenedDebit | null>> {
+async function openBatch(sql: SqlQueryable, requests: readonly OpenRequest[]): Promise<Array<OpenedDebit | null>> {
   // A key (ledger or header) at most once per statement (the index would
   // refuse the second): the later ones take the one-debit path and find the first.
   const keys = new Set<string>();
@@ -388,14 +388,14 @@ const openBatcher = batchPerTurnFor(openBatch, { oneAtATime: true });
  * with the other opens of this process (OPEN_HELD_DEBITS), and through the
  * one-debit path for whatever the batch left out.
  */
-export async function openHeldDebit(sql: SqlPool, draft: TDebitDraft): Promise<TOpenedDebit> {
+export async function openHeldDebit(sql: SqlPool, draft: DebitDraft): Promise<OpenedDebit> {
   const reference = newReference('snd');
   const request = { draft, reference, idempotencyKey: draft.idempotencyKey ?? reference, total: draft.amount.plus(draft.fees) };
   return (await openBatcher(sql).load(request)) ?? openOneHeldDebit(sql, request);
 }
 
 /** How a `processing` debit ends: its status, what the row keeps of the rail's answer, and the event that says so. */
-export interface TDebitClose {
+export interface DebitClose {
   transactionId: number;
   status: 'completed' | 'failed';
   /** The row's new metadata (the rail's answer under `raw`). */
@@ -466,7 +466,7 @@ const CLOSE_HELD_DEBITS = defineStatement({
   result: { id: ledgerTransactionColumns.id },
 });
 
-async function closeTogether(sql: SqlQueryable, closes: readonly TDebitClose[]): Promise<boolean[]> {
+async function closeTogether(sql: SqlQueryable, closes: readonly DebitClose[]): Promise<boolean[]> {
   // One debit at most once per statement: a second close of the same row in
   // the batch loses, as it would a moment later.
   const seen = new Set<number>();
@@ -502,6 +502,6 @@ const closeBatcher = batchPerTurnFor(closeTogether, { oneAtATime: true, oneByOne
  * resolves once that statement has committed. Only the first caller wins:
  * false for a row that was final already.
  */
-export function closeHeldDebit(sql: SqlQueryable, close: TDebitClose): Promise<boolean> {
+export function closeHeldDebit(sql: SqlQueryable, close: DebitClose): Promise<boolean> {
   return closeBatcher(sql).load(close);
 }

@@ -1,6 +1,6 @@
-import { AppError, type Decimal, type TFeeRule } from '@cowrie/core';
+import { AppError, type Decimal, type FeeRule } from '@cowrie/core';
 import type { PrismaClient, SqlPool } from '@cowrie/db';
-import { openHeldDebit, type TOpenedDebit, type TRequestKey } from '@cowrie/ledger';
+import { openHeldDebit, type OpenedDebit, type RequestKey } from '@cowrie/ledger';
 import { isRailError, type Rails } from '@cowrie/rails';
 import { checkPayoutCurrency } from './currency';
 import { payoutFee } from './fees';
@@ -15,20 +15,20 @@ export interface PayoutDeps {
   sql: SqlPool;
   rails: Rails;
   /** PAYOUT_FEE_SCHEDULE */
-  feeSchedule: Record<string, TFeeRule>;
+  feeSchedule: Record<string, FeeRule>;
 }
 
 /** A payout as opened: its row, and false in `created` when a key matched an existing payout, which is returned instead. */
-export type CreatedPayout = TOpenedDebit;
+export type CreatedPayout = OpenedDebit;
 
-/** The `Idempotency-Key` header a payout was asked for with, and the hash of that request (see TRequestKey). */
-export type TPayoutRequestKey = TRequestKey;
+/** The `Idempotency-Key` header a payout was asked for with, and the hash of that request (see RequestKey). */
+export type PayoutRequestKey = RequestKey;
 
 /** What every payout's draft takes from its request: the rail of the currency and the fee schedule's fee. */
 function payoutBasics(
   deps: PayoutDeps,
   currency: string,
-  input: { workspaceId: number; amount: Decimal; idempotencyKey?: string; request?: TPayoutRequestKey },
+  input: { workspaceId: number; amount: Decimal; idempotencyKey?: string; request?: PayoutRequestKey },
 ) {
   return {
     workspaceId: input.workspaceId,
@@ -66,7 +66,7 @@ export interface TransferInput {
   narration?: string;
   idempotencyKey?: string;
   /** The request's Idempotency-Key header, when it had one. */
-  request?: TPayoutRequestKey;
+  request?: PayoutRequestKey;
 }
 
 /** POST /v1/transfers: the checks in the interface's order, then a `processing` row and its hold. */
@@ -97,7 +97,7 @@ export interface WithdrawalInput {
   narration?: string;
   idempotencyKey?: string;
   /** The request's Idempotency-Key header, when it had one. */
-  request?: TPayoutRequestKey;
+  request?: PayoutRequestKey;
 }
 
 /**

@@ -1,15 +1,15 @@
-import { Decimal, type Logger, type TMode } from '@cowrie/core';
+import { Decimal, type Logger, type Mode } from '@cowrie/core';
 import { columnList, defineStatement, sqlColumn, sqlParam, type LedgerTransaction, type SqlPool } from '@cowrie/db';
 import { ledgerTransactionColumns } from '@cowrie/ledger';
-import { RailError, type ModeRails, type PayoutRail, type TTransferResult } from '@cowrie/rails';
+import { RailError, type ModeRails, type PayoutRail, type TransferResult } from '@cowrie/rails';
 import {
   DEFAULT_OUTCOME_SCHEDULE,
   applyRailResult,
   awaitUnknownOutcome,
   failUnconfirmed,
   failWithProviderError,
-  type TOutcomeSchedule,
-  type TPayoutOutcome,
+  type OutcomeSchedule,
+  type PayoutOutcome,
 } from './settle-payout';
 
 export interface ExecutePayoutOptions {
@@ -22,14 +22,14 @@ export interface ExecutePayoutOptions {
   /** Aborted when the worker shuts down: the rail call is abandoned and nothing more is written. */
   signal?: AbortSignal;
   /** When an unsettled outcome is asked about again, and how long an unknown one may last. */
-  schedule?: TOutcomeSchedule;
+  schedule?: OutcomeSchedule;
 }
 
 /** A payout as the worker takes it up: the row, and what earlier attempts left on record. */
-interface TTakenUp {
+interface TakenUp {
   row: LedgerTransaction;
   /** The mode of the payout's workspace. */
-  mode: TMode;
+  mode: Mode;
   /** Attempts before this one that may have reached the rail. */
   earlierAttempts: number;
   /** `unknown` or `pending`: the rail was asked and has not settled it; it is asked, never sent to again. */
@@ -63,13 +63,13 @@ const TAKE_UP = defineStatement({
   result: {
     ...ledgerTransactionColumns,
     dispatchAttempts: sqlColumn.int.orNull,
-    awaiting: sqlColumn.text.orNull.as<TTakenUp['awaiting']>(),
+    awaiting: sqlColumn.text.orNull.as<TakenUp['awaiting']>(),
     unknownSince: sqlColumn.timestamp.orNull,
-    workspaceMode: sqlColumn.text.as<TMode>(),
+    workspaceMode: sqlColumn.text.as<Mode>(),
   },
 });
 
-async function takeUp(sql: SqlPool, transactionId: number): Promise<TTakenUp | null | { skipped: string }> {
+async function takeUp(sql: SqlPool, transactionId: number): Promise<TakenUp | null | { skipped: string }> {
   const { rows } = await TAKE_UP.run(sql, { transactionId, now: new Date() });
   const found = rows[0];
   if (!found) return null;
@@ -83,7 +83,7 @@ async function takeUp(sql: SqlPool, transactionId: number): Promise<TTakenUp | n
  * What the rail knows of a payout's reference (null: nothing), or undefined
  * when it could not be asked (logged). A shutdown's abort is thrown on.
  */
-async function askRail(rail: PayoutRail, row: LedgerTransaction, log: Logger, signal?: AbortSignal): Promise<TTransferResult | null | undefined> {
+async function askRail(rail: PayoutRail, row: LedgerTransaction, log: Logger, signal?: AbortSignal): Promise<TransferResult | null | undefined> {
   try {
     return await rail.verifyTransfer(row.reference, { signal });
   } catch (err) {
@@ -115,7 +115,7 @@ export async function executePayout({
   log,
   signal,
   schedule = DEFAULT_OUTCOME_SCHEDULE,
-}: ExecutePayoutOptions): Promise<TPayoutOutcome> {
+}: ExecutePayoutOptions): Promise<PayoutOutcome> {
   const taken = await takeUp(sql, transactionId);
   if (!taken) return { kind: 'skipped', status: null };
   if ('skipped' in taken) return { kind: 'skipped', status: taken.skipped };
@@ -135,7 +135,7 @@ export async function executePayout({
     // not know the reference, and a send with the same one cannot pay twice.
   }
 
-  let result: TTransferResult;
+  let result: TransferResult;
   try {
     result = await rail.transfer({
       reference: row.reference,
@@ -173,7 +173,7 @@ export interface CheckPayoutOutcomeOptions {
   row: LedgerTransaction;
   awaiting: 'unknown' | 'pending';
   unknownSince: Date | null;
-  schedule: TOutcomeSchedule;
+  schedule: OutcomeSchedule;
   log: Logger;
   signal?: AbortSignal;
   now?: Date;
@@ -196,7 +196,7 @@ export async function checkPayoutOutcome({
   log,
   signal,
   now = new Date(),
-}: CheckPayoutOutcomeOptions): Promise<TPayoutOutcome> {
+}: CheckPayoutOutcomeOptions): Promise<PayoutOutcome> {
   const known = await askRail(rail, row, log, signal);
   if (known === undefined) return awaitUnknownOutcome(sql, row, schedule);
   if (known) {

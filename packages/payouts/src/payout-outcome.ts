@@ -1,27 +1,27 @@
 import { columnList, defineStatement, sqlParam, type SqlQueryable } from '@cowrie/db';
 import { ledgerTransactionColumns } from '@cowrie/ledger';
 import { payoutDispatchColumns } from './payout-dispatch-columns';
-import { renderTransaction, type TRenderedTransaction } from './render';
-import { OUTCOME_UNKNOWN_MESSAGE, type TPayoutOutcome } from './settle-payout';
+import { renderTransaction, type RenderedTransaction } from './render';
+import { OUTCOME_UNKNOWN_MESSAGE, type PayoutOutcome } from './settle-payout';
 
 export interface PayoutAnswer {
-  transaction: TRenderedTransaction;
+  transaction: RenderedTransaction;
   /**
    * Set when the rail threw: the API answers this provider error with the
    * failed row kept, or, when the outcome is unknown, with the `processing`
    * row and `details` saying it is being confirmed.
    */
-  providerError?: { status: number; message: string; details?: TOutcomeUnknownDetails };
+  providerError?: { status: number; message: string; details?: OutcomeUnknownDetails };
 }
 
 /** What `error.details` says of a payout whose outcome the rail has not confirmed yet. */
-export interface TOutcomeUnknownDetails {
+export interface OutcomeUnknownDetails {
   outcome: 'unknown';
   reference: string;
   message: string;
 }
 
-const unknownDetails = (transaction: TRenderedTransaction): TOutcomeUnknownDetails => ({
+const unknownDetails = (transaction: RenderedTransaction): OutcomeUnknownDetails => ({
   outcome: 'unknown',
   reference: transaction.reference,
   message: OUTCOME_UNKNOWN_MESSAGE,
@@ -72,7 +72,7 @@ export async function readPayoutAnswer(sql: SqlQueryable, transactionId: number)
  * committed); null when it did not (skipped, pending, or no outcome), and the
  * answer must be read from Postgres.
  */
-export function payoutAnswerFromOutcome(outcome: TPayoutOutcome | null | undefined): PayoutAnswer | null {
+export function payoutAnswerFromOutcome(outcome: PayoutOutcome | null | undefined): PayoutAnswer | null {
   if (!outcome || !('transaction' in outcome)) return null;
   if (outcome.kind === 'provider_error') return { transaction: outcome.transaction, providerError: { status: outcome.status, message: outcome.message } };
   if (outcome.kind === 'unknown')

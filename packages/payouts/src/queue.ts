@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { defineQueue, jobOf, recordJobId } from '@cowrie/core';
-import type { TPayoutOutcome } from './settle-payout';
+import type { PayoutOutcome } from './settle-payout';
 
 export const payoutsQueue = defineQueue(
   'payouts',
   {
     // Sends one processing ledger transaction to its rail and settles it.
-    'payout.execute': jobOf<TPayoutOutcome>()(z.object({ transactionId: z.number().int().positive() })),
+    'payout.execute': jobOf<PayoutOutcome>()(z.object({ transactionId: z.number().int().positive() })),
   },
   // A rail call that failed ambiguously is retried after re-querying the rail; a
   // few attempts with backoff ride out a restart without hammering the provider.

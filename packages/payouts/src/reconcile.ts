@@ -1,13 +1,13 @@
-import type { Logger, TMode } from '@cowrie/core';
+import type { Logger, Mode } from '@cowrie/core';
 import { columnList, defineStatement, holdConnection, sqlColumn, sqlList, sqlParam, type SqlPool, type SqlQueryable } from '@cowrie/db';
 import { ledgerTransactionColumns } from '@cowrie/ledger';
 import type { ModeRails } from '@cowrie/rails';
 import { checkPayoutOutcome } from './execute-payout';
 import { payoutDispatchColumns } from './payout-dispatch-columns';
-import type { TOutcomeSchedule, TPayoutOutcome } from './settle-payout';
+import type { OutcomeSchedule, PayoutOutcome } from './settle-payout';
 
 /** A payout as the reconciler hands it on: what its job id is made of. */
-export interface TStalePayout {
+export interface StalePayout {
   id: number;
   reference: string;
 }
@@ -17,9 +17,9 @@ export interface ReconcileOptions {
   /** A processing payout untouched for this long is a candidate (PAYOUT_RECONCILE_AFTER_MS). */
   olderThanMs: number;
   /** Whether a queued, delayed or running job exists for the payout. */
-  hasLiveJob: (payout: TStalePayout) => Promise<boolean>;
+  hasLiveJob: (payout: StalePayout) => Promise<boolean>;
   /** Queues the payout again. */
-  requeue: (payout: TStalePayout) => Promise<void>;
+  requeue: (payout: StalePayout) => Promise<void>;
   now?: Date;
   /** Rows per pass. */
   limit?: number;
@@ -103,7 +103,7 @@ export async function reconcilePayoutsExclusively(pool: SqlPool, options: Omit<R
 export interface CheckDuePayoutsOptions {
   sql: SqlPool;
   rails: ModeRails;
-  schedule: TOutcomeSchedule;
+  schedule: OutcomeSchedule;
   log: Logger;
   now?: Date;
   /** Payouts per pass. */
@@ -139,7 +139,7 @@ const DUE_PAYOUTS = defineStatement({
     p,
   ) => `SELECT ${columnList(ledgerTransactionColumns, 't')}, w."mode" AS "workspaceMode" FROM "LedgerTransaction" t JOIN "Workspace" w ON w."id" = t."workspaceId"
            WHERE t."id" = ANY(${p.ids}::int[]) AND t."status" = 'processing'`,
-  result: { ...ledgerTransactionColumns, workspaceMode: sqlColumn.text.as<TMode>() },
+  result: { ...ledgerTransactionColumns, workspaceMode: sqlColumn.text.as<Mode>() },
 });
 
 /**
@@ -150,10 +150,10 @@ const DUE_PAYOUTS = defineStatement({
  */
 export async function checkDuePayouts({ sql, rails, schedule, log, now = new Date(), limit = 200, concurrency = 8, leaseMs = 60_000 }: CheckDuePayoutsOptions) {
   const { rows: claimed } = await CLAIM_DUE_CHECKS.run(sql, { now, leaseUntil: new Date(now.getTime() + leaseMs), limit });
-  if (!claimed.length) return { checked: 0, outcomes: [] as TPayoutOutcome['kind'][] };
+  if (!claimed.length) return { checked: 0, outcomes: [] as PayoutOutcome['kind'][] };
   const { rows } = await DUE_PAYOUTS.run(sql, { ids: claimed.map((c) => c.transactionId) });
   const byId = new Map(rows.map(({ workspaceMode, ...row }) => [row.id, { row, mode: workspaceMode }]));
-  const outcomes: TPayoutOutcome['kind'][] = [];
+  const outcomes: PayoutOutcome['kind'][] = [];
   for (let i = 0; i < claimed.length; i += concurrency) {
     const results = await Promise.all(
       claimed.slice(i, i + concurrency).map(async (due) => {

@@ -38,7 +38,7 @@ export function renderTransaction(row: LedgerTransaction) {
   };
 }
 
-export type TRenderedTransaction = ReturnType<typeof renderTransaction>;
+export type RenderedTransaction = ReturnType<typeof renderTransaction>;
 
 /** A beneficiary record (docs/design.md: Records the interface leaves open), snake_case. */
 export function renderBeneficiary(row: Beneficiary) {

@@ -1,8 +1,8 @@
 import { defineStatement, inSqlTransaction, sqlParam, type LedgerTransaction, type Prisma, type SqlPool, type SqlQueryable } from '@cowrie/db';
 import { closeHeldDebit } from '@cowrie/ledger';
-import type { TTransferResult } from '@cowrie/rails';
+import type { TransferResult } from '@cowrie/rails';
 import { payoutDispatchColumns } from './payout-dispatch-columns';
-import { asObject, renderTransaction, type TRenderedTransaction } from './render';
+import { asObject, renderTransaction, type RenderedTransaction } from './render';
 
 /**
  * What the worker made of a payout; `skipped` when the row was not
@@ -11,11 +11,11 @@ import { asObject, renderTransaction, type TRenderedTransaction } from './render
  * `unknown`: the rail may have the transfer and cannot say yet; the row stays
  * `processing` with its hold, and the API answers the rail's provider error.
  */
-export type TPayoutOutcome =
-  | { kind: 'completed'; transaction: TRenderedTransaction }
-  | { kind: 'failed'; reason: string; transaction: TRenderedTransaction }
-  | { kind: 'provider_error'; status: number; message: string; transaction: TRenderedTransaction }
-  | { kind: 'unknown'; status: number; message: string; transaction: TRenderedTransaction }
+export type PayoutOutcome =
+  | { kind: 'completed'; transaction: RenderedTransaction }
+  | { kind: 'failed'; reason: string; transaction: RenderedTransaction }
+  | { kind: 'provider_error'; status: number; message: string; transaction: RenderedTransaction }
+  | { kind: 'unknown'; status: number; message: string; transaction: RenderedTransaction }
   | { kind: 'pending' }
   | { kind: 'skipped'; status: string | null };
 
@@ -25,17 +25,17 @@ export type TPayoutOutcome =
  * twice as long each time up to `maxCheckMs`; an unknown outcome the rail kept
  * not knowing for `graceMs` is failed (PAYOUT_UNKNOWN_* settings).
  */
-export interface TOutcomeSchedule {
+export interface OutcomeSchedule {
   firstCheckMs: number;
   maxCheckMs: number;
   graceMs: number;
 }
 
 /** The defaults of PAYOUT_UNKNOWN_FIRST_CHECK_MS, PAYOUT_UNKNOWN_MAX_CHECK_MS, PAYOUT_UNKNOWN_GRACE_MS. */
-export const DEFAULT_OUTCOME_SCHEDULE: TOutcomeSchedule = { firstCheckMs: 5_000, maxCheckMs: 300_000, graceMs: 30 * 60_000 };
+export const DEFAULT_OUTCOME_SCHEDULE: OutcomeSchedule = { firstCheckMs: 5_000, maxCheckMs: 300_000, graceMs: 30 * 60_000 };
 
 /** The delay before the check after `checks` checks were made: seconds first, then minutes. */
-export function nextCheckDelayMs(schedule: TOutcomeSchedule, checks: number): number {
+export function nextCheckDelayMs(schedule: OutcomeSchedule, checks: number): number {
   return Math.min(schedule.maxCheckMs, schedule.firstCheckMs * 2 ** Math.min(checks, 30));
 }
 
@@ -55,7 +55,7 @@ interface Finish {
  * batched with the other closes of this turn); resolves once it committed.
  * Only the first caller wins: null for a row that was final already.
  */
-async function finish(sql: SqlQueryable, row: LedgerTransaction, f: Finish): Promise<TRenderedTransaction | null> {
+async function finish(sql: SqlQueryable, row: LedgerTransaction, f: Finish): Promise<RenderedTransaction | null> {
   const metadata = { ...asObject(row.metadata), provider: row.provider, raw: f.raw };
   const at = new Date();
   const rendered = renderTransaction({
@@ -125,7 +125,7 @@ const CHECKS_SO_FAR = defineStatement({
 async function awaitOutcome(
   sql: SqlPool,
   row: LedgerTransaction,
-  schedule: TOutcomeSchedule,
+  schedule: OutcomeSchedule,
   wait: { outcome: 'pending' | 'unknown'; raw?: Record<string, unknown>; providerReference?: string | null; error?: { status: number; message: string } },
 ) {
   const now = new Date();
@@ -169,9 +169,9 @@ const KEEP_PROVIDER_ERROR = defineStatement({
 export async function awaitUnknownOutcome(
   sql: SqlPool,
   row: LedgerTransaction,
-  schedule: TOutcomeSchedule,
+  schedule: OutcomeSchedule,
   error?: { status: number; message: string },
-): Promise<TPayoutOutcome> {
+): Promise<PayoutOutcome> {
   await awaitOutcome(sql, row, schedule, { outcome: 'unknown', error });
   return { kind: 'unknown', status: error?.status ?? 504, message: error?.message ?? OUTCOME_UNKNOWN_MESSAGE, transaction: renderTransaction(row) };
 }
@@ -180,7 +180,7 @@ export async function awaitUnknownOutcome(
  * The rail kept not knowing the reference for the whole grace window: nothing
  * was sent, so the payout fails and its hold is released (transfer.failed).
  */
-export async function failUnconfirmed(sql: SqlPool, row: LedgerTransaction, since: Date): Promise<TPayoutOutcome> {
+export async function failUnconfirmed(sql: SqlPool, row: LedgerTransaction, since: Date): Promise<PayoutOutcome> {
   const reason = `The rail never received this transfer (it did not know its reference from ${since.toISOString()} on)`;
   const won = await finish(sql, row, { status: 'failed', raw: { error: reason } });
   if (!won) return { kind: 'skipped', status: null };
@@ -191,9 +191,9 @@ export async function failUnconfirmed(sql: SqlPool, row: LedgerTransaction, sinc
 export async function applyRailResult(
   sql: SqlPool,
   row: LedgerTransaction,
-  result: TTransferResult,
-  schedule: TOutcomeSchedule = DEFAULT_OUTCOME_SCHEDULE,
-): Promise<TPayoutOutcome> {
+  result: TransferResult,
+  schedule: OutcomeSchedule = DEFAULT_OUTCOME_SCHEDULE,
+): Promise<PayoutOutcome> {
   if (result.status === 'pending') {
     await awaitOutcome(sql, row, schedule, { outcome: 'pending', raw: result.raw, providerReference: result.providerReference });
     return { kind: 'pending' };
@@ -209,7 +209,7 @@ export async function failWithProviderError(
   sql: SqlPool,
   row: LedgerTransaction,
   error: { status: number; message: string; raw?: Record<string, unknown> },
-): Promise<TPayoutOutcome> {
+): Promise<PayoutOutcome> {
   // The error the API answers with is on record before the row fails: a replay reads it (readPayoutAnswer).
   await KEEP_PROVIDER_ERROR.run(sql, { transactionId: row.id, errorStatus: error.status, errorMessage: error.message, now: new Date() });
   const won = await finish(sql, row, { status: 'failed', raw: error.raw ?? { error: error.message } });

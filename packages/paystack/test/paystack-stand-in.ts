@@ -35,7 +35,7 @@ import type { AddressInfo } from 'node:net';
  * `acceptThenFail` records every transfer (a success) and answers 500 all the
  * same; `hideFromVerify` makes verify answer "not found" for every reference
  * (a transfer Paystack has not surfaced yet). `behaviour(transfer)`, when set,
- * decides per transfer instead of the account (see TStandInSend), and
+ * decides per transfer instead of the account (see StandInSend), and
  * `visibleAfterMs` hides a recorded transfer from verify for that long.
  */
 
@@ -43,7 +43,7 @@ import type { AddressInfo } from 'node:net';
  * What the stand-in does with one transfer: record it or not, then answer it,
  * fail with a 5xx, or hang past the client's timeout.
  */
-export interface TStandInSend {
+export interface StandInSend {
   record: boolean;
   answer: 'ok' | '5xx' | 'hang';
   /** A recorded transfer stays invisible to verify this long. */
@@ -68,7 +68,7 @@ export interface PaystackStandIn {
     hangMs: number;
     acceptThenFail: boolean;
     hideFromVerify: boolean;
-    behaviour?: (transfer: { reference: string; reason: string }) => TStandInSend | undefined;
+    behaviour?: (transfer: { reference: string; reason: string }) => StandInSend | undefined;
   };
   /** Every request is recorded at once but answered only when the returned function is called. */
   holdAnswers(): () => void;

@@ -1,13 +1,13 @@
-import { AppError, type TConfig, type TMode, type TRedis } from '@cowrie/core';
+import { AppError, type Config, type Mode, type RedisClient } from '@cowrie/core';
 import type { SqlQueryable } from '@cowrie/db';
 import { currencyStatus } from '@cowrie/catalog';
 import { cachedBanks } from './bank-cache';
 import { createPaystackRail } from './paystack-rail';
 import { createSandboxRail } from './sandbox-rail';
-import type { PayoutRail, TBank } from './types';
+import type { PayoutRail, Bank } from './types';
 
 export type RailsConfig = Pick<
-  TConfig,
+  Config,
   | 'PAYOUT_RAIL'
   | 'PAYOUT_SANDBOX_DELAY_MS'
   | 'PAYOUT_PAYSTACK_SECRET_KEY'
@@ -23,14 +23,14 @@ export interface Rails {
   /** The rail a ledger row names as its `provider`. */
   byId(id: string): PayoutRail;
   /** A rail's bank list, cached in Redis for PAYOUT_BANKS_CACHE_TTL_SECONDS (and in the process for at most 10 s of it). */
-  banks(rail: PayoutRail): Promise<TBank[]>;
+  banks(rail: PayoutRail): Promise<Bank[]>;
 }
 
 const LOCAL_BANKS_TTL_MS = 10_000;
 
 /** What the rails keep state in: Redis for the bank list cache, Postgres for the sandbox's bank. */
 export interface RailsStores {
-  redis: TRedis;
+  redis: RedisClient;
   sql: SqlQueryable;
 }
 
@@ -39,7 +39,7 @@ export interface RailsStores {
  * config. Test mode holds the sandbox rail only: every payout of a test
  * workspace goes to the sandbox, and a row naming another rail is refused.
  */
-export function createRails(config: RailsConfig, { redis, sql }: RailsStores, mode: TMode = 'live'): Rails {
+export function createRails(config: RailsConfig, { redis, sql }: RailsStores, mode: Mode = 'live'): Rails {
   const cache = { redis, keyPrefix: config.REDIS_KEY_PREFIX, ttlSeconds: config.PAYOUT_BANKS_CACHE_TTL_SECONDS };
   const sandbox = createSandboxRail({ sql, delayMs: config.PAYOUT_SANDBOX_DELAY_MS });
   const paystack: PayoutRail = createPaystackRail({
@@ -53,7 +53,7 @@ export function createRails(config: RailsConfig, { redis, sql }: RailsStores, mo
   // In front of Redis, each process keeps the list briefly: a transfer names
   // its bank from it on every request.
   const localTtlMs = Math.min(LOCAL_BANKS_TTL_MS, config.PAYOUT_BANKS_CACHE_TTL_SECONDS * 1000);
-  const local = new Map<string, { banks: Promise<TBank[]>; until: number }>();
+  const local = new Map<string, { banks: Promise<Bank[]>; until: number }>();
   const banks = (rail: PayoutRail) => {
     const hit = local.get(rail.id);
     if (hit && hit.until > Date.now()) return hit.banks;
@@ -79,7 +79,7 @@ export function createRails(config: RailsConfig, { redis, sql }: RailsStores, mo
 }
 
 /** The rails of each mode. */
-export type ModeRails = Record<TMode, Rails>;
+export type ModeRails = Record<Mode, Rails>;
 
 export function createModeRails(config: RailsConfig, stores: RailsStores): ModeRails {
   return { live: createRails(config, stores, 'live'), test: createRails(config, stores, 'test') };

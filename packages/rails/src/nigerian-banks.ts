@@ -1,7 +1,7 @@
-import type { TBank } from './types';
+import type { Bank } from './types';
 
 /** The sandbox's bank list: real Nigerian bank codes (CBN/NIBSS), so clients can build against it. */
-export const SANDBOX_BANKS: readonly TBank[] = [
+export const SANDBOX_BANKS: readonly Bank[] = [
   { bankCode: '044', bankName: 'Access Bank' },
   { bankCode: '023', bankName: 'Citibank Nigeria' },
   { bankCode: '050', bankName: 'Ecobank Nigeria' },

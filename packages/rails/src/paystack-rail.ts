@@ -1,6 +1,6 @@
 import { LosslessNumber } from 'lossless-json';
 import { asObject, createPaystackClient, isSuccess, toKobo, type PaystackBody, type PaystackRequest, type PaystackResponse } from '@cowrie/paystack';
-import { RailError, RailInputError, type PayoutRail, type TBank, type TTransferRequest, type TTransferResult, type TTransferStatus } from './types';
+import { RailError, RailInputError, type PayoutRail, type Bank, type TransferRequest, type TransferResult, type TransferStatus } from './types';
 
 export interface PaystackRailOptions {
   /** sk_live_… / sk_test_…; without it every call answers 503 (not configured). */
@@ -10,13 +10,13 @@ export interface PaystackRailOptions {
   /** Per-request timeout in ms. */
   timeoutMs: number;
   /** The bank list to name banks from (the cached one); defaults to asking Paystack. */
-  banks?: () => Promise<TBank[]>;
+  banks?: () => Promise<Bank[]>;
 }
 
 // Paystack's transfer states, mapped onto the ledger's. `otp` waits for a
 // finalisation Cowrie never sends (disable OTP on the integration), so it
 // stays pending and surfaces in the reconciler's logs.
-const PAYSTACK_STATUS: Record<string, TTransferStatus> = {
+const PAYSTACK_STATUS: Record<string, TransferStatus> = {
   success: 'completed',
   failed: 'failed',
   reversed: 'failed',
@@ -43,7 +43,7 @@ export function createPaystackRail(options: PaystackRailOptions): PayoutRail {
     return client.request(request);
   }
 
-  function toResult(body: PaystackBody): TTransferResult {
+  function toResult(body: PaystackBody): TransferResult {
     const data = asObject(body.data);
     const paystackStatus = String(data.status ?? '');
     const status = PAYSTACK_STATUS[paystackStatus] ?? 'pending';
@@ -60,7 +60,7 @@ export function createPaystackRail(options: PaystackRailOptions): PayoutRail {
     };
   }
 
-  const failed = (reason: string, raw: Record<string, unknown> = {}): TTransferResult => ({
+  const failed = (reason: string, raw: Record<string, unknown> = {}): TransferResult => ({
     status: 'failed',
     providerReference: null,
     reason,
@@ -79,8 +79,8 @@ export function createPaystackRail(options: PaystackRailOptions): PayoutRail {
     return { accountName: data.account_name, accountNumber: String(data.account_number ?? accountNumber), bankCode, bankName: bank.bankName };
   }
 
-  async function listBanks(): Promise<TBank[]> {
-    const banks = new Map<string, TBank>();
+  async function listBanks(): Promise<Bank[]> {
+    const banks = new Map<string, Bank>();
     let cursor: string | null | undefined;
     // Cursor pagination; a bound keeps a misbehaving upstream from looping us forever.
     for (let page = 0; page < 20; page += 1) {
@@ -103,7 +103,7 @@ export function createPaystackRail(options: PaystackRailOptions): PayoutRail {
     return [...banks.values()];
   }
 
-  async function verifyTransfer(reference: string, opts: { signal?: AbortSignal } = {}): Promise<TTransferResult | null> {
+  async function verifyTransfer(reference: string, opts: { signal?: AbortSignal } = {}): Promise<TransferResult | null> {
     const r = await call({ method: 'GET', path: `transfer/verify/${encodeURIComponent(reference)}`, signal: opts.signal });
     if (r.statusCode === 404 || (!isSuccess(r) && /not found/i.test(r.body.message ?? ''))) return null;
     if (!isSuccess(r))
@@ -119,7 +119,7 @@ export function createPaystackRail(options: PaystackRailOptions): PayoutRail {
     listBanks,
     resolveAccount,
     verifyTransfer,
-    async transfer(req: TTransferRequest) {
+    async transfer(req: TransferRequest) {
       if (!client) throw notConfigured();
       // Paystack counts in kobo; an amount finer than that cannot be sent exactly: a refusal before sending is a failed transfer.
       let kobo: string;

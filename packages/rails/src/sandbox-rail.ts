@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { defineStatement, modelColumns, sqlColumn, sqlParam, type SandboxTransfer, type SqlQueryable } from '@cowrie/db';
 import { SANDBOX_BANKS } from './nigerian-banks';
-import { RailError, RailInputError, type PayoutRail, type TTransferRequest, type TTransferResult } from './types';
+import { RailError, RailInputError, type PayoutRail, type TransferRequest, type TransferResult } from './types';
 
 /** Sandbox magic accounts (docs/design.md: Sandbox rails). */
 export const SANDBOX_FAIL_ACCOUNT = '0000000001';
@@ -28,8 +28,8 @@ const FIRST_NAMES = [
 const LAST_NAMES = ['Adeyemi', 'Bello', 'Chukwu', 'Danjuma', 'Eze', 'Fashola', 'Garba', 'Ibrahim', 'Nwosu', 'Okafor', 'Oyelaran', 'Suleiman'];
 
 const sandboxTransferColumns = modelColumns<SandboxTransfer>()('SandboxTransfer', { calls: sqlColumn.int, result: sqlColumn.json });
-/** The rail's answer, as it was recorded (a TTransferResult). */
-const TRANSFER_RESULT = { result: sandboxTransferColumns.result.as<TTransferResult>() };
+/** The rail's answer, as it was recorded (a TransferResult). */
+const TRANSFER_RESULT = { result: sandboxTransferColumns.result.as<TransferResult>() };
 
 // Records a transfer once per reference (the rail's idempotency: the first
 // answer is every call's answer) and counts every call that reached it.
@@ -96,7 +96,7 @@ export interface SandboxRailOptions {
 export function createSandboxRail({ sql, delayMs = 0 }: SandboxRailOptions): PayoutRail {
   const bankName = (code: string | null) => SANDBOX_BANKS.find((b) => b.bankCode === code)?.bankName;
 
-  function decide(req: TTransferRequest): TTransferResult {
+  function decide(req: TransferRequest): TransferResult {
     const base = {
       rail: 'sandbox',
       reference: req.reference,
@@ -106,7 +106,7 @@ export function createSandboxRail({ sql, delayMs = 0 }: SandboxRailOptions): Pay
       currency: req.currency,
     };
     const providerReference = `SBX_${createHash('sha256').update(req.reference).digest('hex').slice(0, 20)}`;
-    const fail = (reason: string): TTransferResult => ({
+    const fail = (reason: string): TransferResult => ({
       status: 'failed',
       providerReference,
       reason,

@@ -1,20 +1,20 @@
 import type { Decimal } from '@cowrie/core';
 
 /** A bank a rail can pay into (interface: Bank record). */
-export interface TBank {
+export interface Bank {
   bankCode: string;
   bankName: string;
 }
 
 /** An account name as the rail resolved it (interface: Resolved account). */
-export interface TResolvedAccount {
+export interface ResolvedAccount {
   accountName: string;
   accountNumber: string;
   bankCode: string;
   bankName: string;
 }
 
-export interface TTransferRequest {
+export interface TransferRequest {
   /** Cowrie's `snd_` reference: the rail's reference and idempotency key for this payout. */
   reference: string;
   amount: Decimal;
@@ -29,10 +29,10 @@ export interface TTransferRequest {
 }
 
 /** completed: money left; failed: the rail refused it (nothing left); pending: accepted, outcome later. */
-export type TTransferStatus = 'completed' | 'failed' | 'pending';
+export type TransferStatus = 'completed' | 'failed' | 'pending';
 
-export interface TTransferResult {
-  status: TTransferStatus;
+export interface TransferResult {
+  status: TransferStatus;
   /** The rail's own reference for the transfer, when it returned one. */
   providerReference: string | null;
   /** The account name the rail paid (resolved when the request had none). */
@@ -51,10 +51,10 @@ export interface TTransferResult {
 export interface PayoutRail {
   /** Recorded as the ledger row's `provider`. */
   readonly id: string;
-  listBanks(): Promise<TBank[]>;
-  resolveAccount(input: { accountNumber: string; bankCode: string }): Promise<TResolvedAccount>;
-  transfer(request: TTransferRequest): Promise<TTransferResult>;
-  verifyTransfer(reference: string, options?: { signal?: AbortSignal }): Promise<TTransferResult | null>;
+  listBanks(): Promise<Bank[]>;
+  resolveAccount(input: { accountNumber: string; bankCode: string }): Promise<ResolvedAccount>;
+  transfer(request: TransferRequest): Promise<TransferResult>;
+  verifyTransfer(reference: string, options?: { signal?: AbortSignal }): Promise<TransferResult | null>;
 }
 
 /** Failures: RailError (the rail failed or could not be reached) and RailInputError (it refused the caller's input), shared by every rail. */

@@ -2,14 +2,14 @@
 // failure, or mapping timeouts and outages to the wrong status. Runs against a
 // local HTTP stand-in of Paystack's documented API.
 import { randomBytes } from 'node:crypto';
-import { Decimal, createRedis, loadConfig, type TRedis } from '@cowrie/core';
+import { Decimal, createRedis, loadConfig, type RedisClient } from '@cowrie/core';
 import { RailError, RailInputError, createPaystackRail, createRails, type PayoutRail } from '../src';
 import { createTestEnv, type TestEnv } from '@cowrie/testing';
 import { startPaystackStandIn, type PaystackStandIn } from '@cowrie/paystack/test/paystack-stand-in';
 
 let standIn: PaystackStandIn;
 let rail: PayoutRail;
-let redis: TRedis;
+let redis: RedisClient;
 let env: TestEnv;
 const keyPrefix = `cowrie-t-rails-${randomBytes(4).toString('hex')}:`;
 

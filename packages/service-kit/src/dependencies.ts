@@ -1,8 +1,8 @@
-import type { Logger, TRedis } from '@cowrie/core';
+import type { Logger, RedisClient } from '@cowrie/core';
 import type { PrismaClient } from '@cowrie/db';
 
 /** Waits until Postgres and Redis both answer, retrying with a capped backoff. */
-export async function waitForDependencies(db: PrismaClient, redis: TRedis, logger: Logger, timeoutMs = 60_000): Promise<void> {
+export async function waitForDependencies(db: PrismaClient, redis: RedisClient, logger: Logger, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let delay = 200;
   for (;;) {

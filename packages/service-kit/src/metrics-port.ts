@@ -1,16 +1,16 @@
-import { createServiceLogger, loadConfig, type Logger, type TConfig, type TRedis } from '@cowrie/core';
+import { createServiceLogger, loadConfig, type Logger, type Config, type RedisClient } from '@cowrie/core';
 import type { PrismaClient } from '@cowrie/db';
 import { createMetrics, startMetricsServer, type CowrieMetrics, type MetricsServer } from '@cowrie/metrics';
 import { runService } from './run-service';
 
 export interface MetricsPortOptions {
-  config: Pick<TConfig, 'METRICS_HOST' | 'METRICS_TOKEN'>;
+  config: Pick<Config, 'METRICS_HOST' | 'METRICS_TOKEN'>;
   /** The worker's *_METRICS_PORT; undefined means no port. */
   port: number | undefined;
   metrics: CowrieMetrics;
   /** What /readyz checks. */
   db: PrismaClient;
-  redis: TRedis;
+  redis: RedisClient;
   logger: Logger;
 }
 
@@ -47,7 +47,7 @@ export async function stopWithMetricsPort(port: MetricsServer | undefined, stop:
 /** What a worker's start function gives back: its connections (for /readyz) and how to stop it. */
 export interface RunningWorker {
   db: PrismaClient;
-  redis: TRedis;
+  redis: RedisClient;
   stop: () => Promise<void>;
 }
 
@@ -58,8 +58,8 @@ export interface RunningWorker {
  */
 export function runWorkerService(
   name: string,
-  start: (config: TConfig, logger: Logger, options: { metrics: CowrieMetrics }) => Promise<RunningWorker>,
-  metricsPort: (config: TConfig) => number | undefined,
+  start: (config: Config, logger: Logger, options: { metrics: CowrieMetrics }) => Promise<RunningWorker>,
+  metricsPort: (config: Config) => number | undefined,
 ) {
   runService(name, async () => {
     const config = loadConfig();

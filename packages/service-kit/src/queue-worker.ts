@@ -1,12 +1,12 @@
 import { Worker, type Job, type WorkerOptions } from 'bullmq';
-import { dispatchJob, type HandlerMap, type JobSpec, type Logger, type QueueDefinition, type TRedis } from '@cowrie/core';
+import { dispatchJob, type HandlerMap, type JobSpec, type Logger, type QueueDefinition, type RedisClient } from '@cowrie/core';
 
 export interface StartQueueWorkerOptions<J extends Record<string, JobSpec>, Ctx> {
   def: QueueDefinition<J>;
   handlers: HandlerMap<J, Ctx>;
   /** Passed to every handler with the job's logger merged in by makeCtx. */
   makeCtx: (job: Job, log: Logger) => Ctx;
-  connection: TRedis;
+  connection: RedisClient;
   prefix: string;
   concurrency: number;
   logger: Logger;

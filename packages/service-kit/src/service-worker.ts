@@ -1,5 +1,5 @@
 import type { Job, Queue, Worker } from 'bullmq';
-import { createRedis, openQueue, type HandlerMap, type JobSpec, type Logger, type QueueDefinition, type TConfig, type TRedis } from '@cowrie/core';
+import { createRedis, openQueue, type HandlerMap, type JobSpec, type Logger, type QueueDefinition, type Config, type RedisClient } from '@cowrie/core';
 import { createDb, createSqlPool, type PrismaClient, type SqlPool } from '@cowrie/db';
 import { instrumentWorker, type CowrieMetrics } from '@cowrie/metrics';
 import { waitForDependencies } from './dependencies';
@@ -30,7 +30,7 @@ export interface ServiceWorkerResources<Q extends ServiceQueue> {
   /** Plain pg (see @cowrie/db `sql.ts`). */
   sql: SqlPool;
   /** For the service's own keys; BullMQ has connections of its own. */
-  redis: TRedis;
+  redis: RedisClient;
   queue: QueueOf<Q>;
   /** Aborted when the worker stops past its grace period (PastGrace `abort`); never otherwise. */
   graceOver: AbortSignal;
@@ -51,7 +51,7 @@ export interface ServiceWorkerWiring<Ctx> {
 export interface ServiceWorkerSpec<J extends Record<string, JobSpec>, Ctx, Q extends ServiceQueue, W extends ServiceWorkerWiring<Ctx>> {
   /** The service; its Redis connections are named after it (`<name>`, `<name>-queue`, `<name>-producer`). */
   name: string;
-  config: TConfig;
+  config: Config;
   logger: Logger;
   /** The queue's catalog and a handler for each of its jobs. */
   def: QueueDefinition<J>;

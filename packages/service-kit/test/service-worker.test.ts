@@ -6,7 +6,7 @@
 // startServiceWorker.
 import type { Queue } from 'bullmq';
 import { z } from 'zod';
-import { createRedis, defineQueue, enqueue, openQueue, type TRedis } from '@cowrie/core';
+import { createRedis, defineQueue, enqueue, openQueue, type RedisClient } from '@cowrie/core';
 import type { SqlPool } from '@cowrie/db';
 import { createTestEnv, waitFor, type TestEnv } from '@cowrie/testing';
 import { startServiceWorker, type PastGrace, type PollingLoop, type ServiceWorkerResources, type ServiceQueue } from '../src';
@@ -18,7 +18,7 @@ const holdQueue = defineQueue('service-worker-probe', {
 
 let env: TestEnv;
 let producer: Queue;
-let producerConnection: TRedis;
+let producerConnection: RedisClient;
 const events: string[] = [];
 const at: Record<string, number> = {};
 const note = (event: string) => {

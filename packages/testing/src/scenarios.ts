@@ -1,17 +1,17 @@
-import { createApiKey, createDashboardUser, createWorkspace, type TScope } from '@cowrie/accounts';
-import { Decimal, type TMode } from '@cowrie/core';
+import { createApiKey, createDashboardUser, createWorkspace, type Scope } from '@cowrie/accounts';
+import { Decimal, type Mode } from '@cowrie/core';
 import type { PrismaClient } from '@cowrie/db';
 import { creditWallet } from '@cowrie/ledger';
 import { rememberSecret } from './secrets-scan';
 
-export const ALL_SCOPES: TScope[] = ['read', 'payouts:write', 'verification:write', 'collections:write'];
+export const ALL_SCOPES: Scope[] = ['read', 'payouts:write', 'verification:write', 'collections:write'];
 
 /**
  * What an operator does with the CLI: a workspace (with its wallets, live and
  * test) and a key, live unless `mode` says test. `workspaceId` is the id of
  * the side the key acts on (the test side's for a test key).
  */
-export async function createWorkspaceWithKey(db: PrismaClient, opts: { name?: string; scopes?: TScope[]; mode?: TMode } = {}) {
+export async function createWorkspaceWithKey(db: PrismaClient, opts: { name?: string; scopes?: Scope[]; mode?: Mode } = {}) {
   const workspace = await createWorkspace(db, { name: opts.name ?? 'Test workspace' });
   const mode = opts.mode ?? 'live';
   const key = await createApiKey(db, { workspaceId: workspace.id, scopes: opts.scopes ?? ALL_SCOPES, mode });
@@ -20,7 +20,7 @@ export async function createWorkspaceWithKey(db: PrismaClient, opts: { name?: st
 }
 
 /** Another key of the same business, in `mode`, with every scope unless told. */
-export async function createKeyFor(db: PrismaClient, workspaceId: number, mode: TMode, scopes: TScope[] = ALL_SCOPES) {
+export async function createKeyFor(db: PrismaClient, workspaceId: number, mode: Mode, scopes: Scope[] = ALL_SCOPES) {
   const { key } = await createApiKey(db, { workspaceId, scopes, mode });
   rememberSecret(key);
   return key;

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { decryptSecret, SECRET_CONFIG_KEYS, type TConfig, type TRedis } from '@cowrie/core';
+import { decryptSecret, SECRET_CONFIG_KEYS, type Config, type RedisClient } from '@cowrie/core';
 import type { PrismaClient } from '@cowrie/db';
 
 const run = promisify(execFile);
@@ -38,9 +38,9 @@ export interface SecretLeak {
 }
 
 interface ScanTarget {
-  config: TConfig;
+  config: Config;
   db: PrismaClient;
-  redis: TRedis;
+  redis: RedisClient;
   /** Redis key patterns of this env (its key prefix and queue prefix). */
   redisPatterns: string[];
   logLines: string[];
@@ -57,7 +57,7 @@ export async function scanForSecrets(target: ScanTarget): Promise<SecretLeak[]> 
   const known = new Map<string, string>();
   for (const value of remembered) known.set(value, 'a password or key the test used');
   for (const name of SECRET_CONFIG_KEYS) {
-    const value = target.config[name as keyof TConfig];
+    const value = target.config[name as keyof Config];
     if (typeof value === 'string' && value.length >= 8) known.set(value, name);
   }
   for (const secret of await webhookSecrets(target.db, target.config.ENCRYPTION_KEY)) known.set(secret, 'a webhook secret');
@@ -106,7 +106,7 @@ async function dumpDatabase(databaseUrl: string): Promise<string> {
   return stdout;
 }
 
-async function dumpRedis(redis: TRedis, patterns: string[]): Promise<Array<{ where: string; text: string }>> {
+async function dumpRedis(redis: RedisClient, patterns: string[]): Promise<Array<{ where: string; text: string }>> {
   if (!('scanStream' in redis)) return [];
   const keys: string[] = [];
   for (const match of patterns) {

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import type { TConfig } from '@cowrie/core';
+import type { Config } from '@cowrie/core';
 
 const ROOT = path.join(__dirname, '../../..');
 
@@ -17,7 +17,7 @@ export interface ServiceProcess {
  * process, on a test env's database, Redis and prefixes, for tests that stop
  * or kill it as an orchestrator would.
  */
-export function spawnServiceProcess(config: TConfig, service: string, extra: Record<string, string> = {}): ServiceProcess {
+export function spawnServiceProcess(config: Config, service: string, extra: Record<string, string> = {}): ServiceProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', `services/${service}/src/main.ts`], {
     cwd: ROOT,
     env: {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { Client } from 'pg';
-import { createLogger, createRedis, loadConfig, type Logger, type TConfig, type TRedis } from '@cowrie/core';
+import { createLogger, createRedis, loadConfig, type Logger, type Config, type RedisClient } from '@cowrie/core';
 import { createDb, createSqlPool, type PrismaClient, type SqlPool } from '@cowrie/db';
 import { auditLedger } from '@cowrie/ledger';
 import { scanForSecrets } from './secrets-scan';
@@ -9,11 +9,11 @@ import { scanForSecrets } from './secrets-scan';
 export interface TestEnv {
   /** Short random id of this env; names its database, queue prefix and Redis keys. */
   id: string;
-  config: TConfig;
+  config: Config;
   db: PrismaClient;
   /** Plain pg on the same database, for the hot-path statements (@cowrie/db `sql.ts`). */
   sql: SqlPool;
-  redis: TRedis;
+  redis: RedisClient;
   logger: Logger;
   /** Every log line written through `logger`, as raw JSON text. */
   logLines: string[];
@@ -115,7 +115,7 @@ export async function createTestEnv(env: Record<string, string> = {}): Promise<T
   };
 }
 
-async function deleteKeys(redis: TRedis, pattern: string) {
+async function deleteKeys(redis: RedisClient, pattern: string) {
   if (!('scanStream' in redis)) return;
   const stream = redis.scanStream({ match: pattern, count: 500 });
   for await (const keys of stream as AsyncIterable<string[]>) {

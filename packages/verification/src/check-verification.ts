@@ -1,4 +1,4 @@
-import type { TRedis } from '@cowrie/core';
+import type { RedisClient } from '@cowrie/core';
 import {
   batchPerTurnFor,
   columnList,
@@ -17,7 +17,7 @@ import { eventData } from './views';
 import { deleteVoiceCode } from './voice-copy';
 
 /** `data` of POST /v1/verifications/:reference/check (interface: its table). */
-export type TCheckOutcome =
+export type CheckOutcome =
   | { status: 'verified' }
   | { status: 'failed'; reason: 'invalid_code'; attempts_remaining: number }
   | { status: 'failed'; reason: 'expired' | 'not_found' | 'failed' | 'too_many_attempts' };
@@ -26,7 +26,7 @@ export interface CheckVerificationDeps {
   /** Plain pg (@cowrie/db `sql.ts`): a check is a read and one conditional statement. */
   sql: SqlQueryable;
   /** With keyPrefix: where a voice code's sealed copy is dropped once the row is terminal. */
-  redis?: TRedis;
+  redis?: RedisClient;
   keyPrefix?: string;
 }
 
@@ -40,7 +40,7 @@ export interface CheckVerificationInput {
 
 /** What a state change returns of its row. */
 const CHANGED_COLUMNS = pickColumns(verificationColumns, ['attempts', 'status', 'maxAttempts']);
-type TCheckedRow = Pick<VerificationModel, keyof typeof CHANGED_COLUMNS>;
+type CheckedRow = Pick<VerificationModel, keyof typeof CHANGED_COLUMNS>;
 
 /** The columns a check judges and its events name (not the metadata, delivery or audit columns). */
 const CHECKED_COLUMNS = [
@@ -58,7 +58,7 @@ const CHECKED_COLUMNS = [
   'verifiedAt',
 ] as const;
 const checkedColumns = pickColumns(verificationColumns, CHECKED_COLUMNS);
-type TCheckableRow = Pick<VerificationModel, (typeof CHECKED_COLUMNS)[number]>;
+type CheckableRow = Pick<VerificationModel, (typeof CHECKED_COLUMNS)[number]>;
 
 /**
  * One state change of a pending row as one statement, committed on its own:
@@ -91,10 +91,10 @@ const FAIL_EXHAUSTED = transitionStatement('cowrie-verification-fail-exhausted',
 async function transition(
   sql: SqlQueryable,
   statement: typeof EXPIRE,
-  row: TCheckableRow,
+  row: CheckableRow,
   now: Date,
   event: { name: string; payload: ReturnType<typeof eventData> },
-): Promise<TCheckedRow | null> {
+): Promise<CheckedRow | null> {
   const { rows } = await statement.run(sql, { id: row.id, now, workspaceId: row.workspaceId, event: event.name, payload: event.payload });
   return rows[0] ?? null;
 }
@@ -107,7 +107,7 @@ interface RowLookup {
 
 /** A checked code's state change: accept (`accept`) or count a wrong guess, with the event it may bring. */
 interface CodeTransition {
-  row: TCheckableRow;
+  row: CheckableRow;
   accept: boolean;
   now: Date;
   event: { name: string; payload: ReturnType<typeof eventData> };
@@ -172,7 +172,7 @@ const FIND_ROWS = defineStatement({
 const rowFinder = batchPerTurnFor(findRows);
 const rowChanger = batchPerTurnFor(changeRows, { oneByOneWhenRefused: true });
 
-async function findRows(sql: SqlQueryable, lookups: readonly RowLookup[]): Promise<Array<TCheckableRow | null>> {
+async function findRows(sql: SqlQueryable, lookups: readonly RowLookup[]): Promise<Array<CheckableRow | null>> {
   const { rows } = await FIND_ROWS.run(sql, { references: [...new Set(lookups.map((l) => l.reference))] });
   const byReference = new Map(rows.map((row) => [row.reference, row]));
   return lookups.map(({ workspaceId, reference }) => {
@@ -182,7 +182,7 @@ async function findRows(sql: SqlQueryable, lookups: readonly RowLookup[]): Promi
 }
 
 /** CODE_TRANSITIONS for changes of distinct rows: each one's new state, or null when the row was no longer live. */
-async function changeDistinctRows(sql: SqlQueryable, changes: readonly CodeTransition[]): Promise<Array<TCheckedRow | null>> {
+async function changeDistinctRows(sql: SqlQueryable, changes: readonly CodeTransition[]): Promise<Array<CheckedRow | null>> {
   const { rows } = await CODE_TRANSITIONS.run(sql, {
     changes: changes.map((c) => ({
       id: c.row.id,
@@ -205,11 +205,11 @@ async function changeDistinctRows(sql: SqlQueryable, changes: readonly CodeTrans
  * later change that fails is that check's error alone, never the batch's,
  * or the committed changes would be counted again.
  */
-async function changeRows(sql: SqlQueryable, changes: readonly CodeTransition[]): Promise<Array<TCheckedRow | null | Error>> {
+async function changeRows(sql: SqlQueryable, changes: readonly CodeTransition[]): Promise<Array<CheckedRow | null | Error>> {
   const seen = new Set<number>();
   const first = changes.filter((c) => !seen.has(c.row.id) && seen.add(c.row.id));
   const outcomes = await changeDistinctRows(sql, first);
-  const results = new Map<CodeTransition, TCheckedRow | null | Error>(first.map((c, i) => [c, outcomes[i]!]));
+  const results = new Map<CodeTransition, CheckedRow | null | Error>(first.map((c, i) => [c, outcomes[i]!]));
   for (const c of changes.filter((c) => !results.has(c))) {
     results.set(
       c,
@@ -222,7 +222,7 @@ async function changeRows(sql: SqlQueryable, changes: readonly CodeTransition[])
   return changes.map((c) => results.get(c)!);
 }
 
-async function findRow(sql: SqlQueryable, workspaceId: number, reference: string): Promise<TCheckableRow | null> {
+async function findRow(sql: SqlQueryable, workspaceId: number, reference: string): Promise<CheckableRow | null> {
   if (!isReference(reference)) return null;
   return rowFinder(sql).load({ workspaceId, reference: reference.toLowerCase() });
 }
@@ -236,7 +236,7 @@ async function findRow(sql: SqlQueryable, workspaceId: number, reference: string
  * correct code is never accepted once attempts ran out or the code expired.
  * Each change writes its event in the same statement (transitionSql).
  */
-export async function checkVerification(deps: CheckVerificationDeps, input: CheckVerificationInput): Promise<TCheckOutcome> {
+export async function checkVerification(deps: CheckVerificationDeps, input: CheckVerificationInput): Promise<CheckOutcome> {
   const now = input.now ?? new Date();
   // A change we lost to a concurrent check is re-read and judged again; the
   // second read always sees a state this loop settles, the bound is a guard.
@@ -254,7 +254,7 @@ export async function checkVerification(deps: CheckVerificationDeps, input: Chec
   return { status: 'failed', reason: 'failed' };
 }
 
-async function judge(deps: CheckVerificationDeps, row: TCheckableRow, code: string, now: Date): Promise<TCheckOutcome | null> {
+async function judge(deps: CheckVerificationDeps, row: CheckableRow, code: string, now: Date): Promise<CheckOutcome | null> {
   switch (row.status) {
     case 'verified':
       // Safe to retry: any code answers verified again.
@@ -274,14 +274,14 @@ async function judge(deps: CheckVerificationDeps, row: TCheckableRow, code: stri
 }
 
 /** pending → verified, counting the check; event verification.verified. */
-async function acceptCode(sql: SqlQueryable, row: TCheckableRow, now: Date): Promise<TCheckOutcome | null> {
+async function acceptCode(sql: SqlQueryable, row: CheckableRow, now: Date): Promise<CheckOutcome | null> {
   const payload = eventData({ ...row, status: 'verified', verifiedAt: now });
   const next = await rowChanger(sql).load({ row, accept: true, now, event: { name: 'verification.verified', payload } });
   return next ? { status: 'verified' } : null;
 }
 
 /** A wrong code: one more attempt; the last allowed one moves the row to failed (event verification.failed). */
-async function countWrongCode(sql: SqlQueryable, row: TCheckableRow, now: Date): Promise<TCheckOutcome | null> {
+async function countWrongCode(sql: SqlQueryable, row: CheckableRow, now: Date): Promise<CheckOutcome | null> {
   const payload = eventData({ ...row, status: 'failed', verifiedAt: null }, 'invalid_code');
   const next = await rowChanger(sql).load({ row, accept: false, now, event: { name: 'verification.failed', payload } });
   if (!next) return null;
@@ -289,7 +289,7 @@ async function countWrongCode(sql: SqlQueryable, row: TCheckableRow, now: Date):
 }
 
 /** pending past its TTL → expired, on the first check after it (GET never changes state). */
-async function expire(sql: SqlQueryable, row: TCheckableRow, now: Date): Promise<boolean> {
+async function expire(sql: SqlQueryable, row: CheckableRow, now: Date): Promise<boolean> {
   const payload = eventData({ ...row, status: 'expired' });
   return (await transition(sql, EXPIRE, row, now, { name: 'verification.expired', payload })) !== null;
 }
@@ -299,12 +299,12 @@ async function expire(sql: SqlQueryable, row: TCheckableRow, now: Date): Promise
  * row still pending (not reachable through checkVerification, whose UPDATE
  * sets both at once; a row edited by hand or by an older version could be).
  */
-async function failExhausted(sql: SqlQueryable, row: TCheckableRow, now: Date): Promise<boolean> {
+async function failExhausted(sql: SqlQueryable, row: CheckableRow, now: Date): Promise<boolean> {
   const payload = eventData({ ...row, status: 'failed' }, 'too_many_attempts');
   return (await transition(sql, FAIL_EXHAUSTED, row, now, { name: 'verification.failed', payload })) !== null;
 }
 
-async function dropVoiceCopy(deps: CheckVerificationDeps, row: TCheckableRow) {
+async function dropVoiceCopy(deps: CheckVerificationDeps, row: CheckableRow) {
   if (row.channel !== 'voice' || !deps.redis || deps.keyPrefix === undefined) return;
   await deleteVoiceCode(deps.redis, { REDIS_KEY_PREFIX: deps.keyPrefix }, row.reference).catch(() => undefined);
 }

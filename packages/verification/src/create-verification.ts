@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { encryptSecret, type TConfig, type TMode } from '@cowrie/core';
+import { encryptSecret, type Config, type Mode } from '@cowrie/core';
 import {
   batchPerTurnFor,
   columnList,
@@ -13,7 +13,7 @@ import {
   type SqlQueryable,
   type VerificationModel,
 } from '@cowrie/db';
-import type { TVerificationChannel } from './channels';
+import type { VerificationChannel } from './channels';
 import { generateCode, hashCode, newCodeSalt } from './code';
 import { providerIdFor } from './providers';
 import { isReference } from './schemas';
@@ -22,8 +22,8 @@ import { verificationColumns } from './verification-columns';
 export interface CreateVerificationInput {
   workspaceId: number;
   /** The workspace's mode: test mode always delivers through the sandbox. */
-  mode: TMode;
-  channel: TVerificationChannel;
+  mode: Mode;
+  channel: VerificationChannel;
   /** Already normalised (see ZStartVerificationRequest). */
   destination: string;
   /** Operator-supplied code; a 4-digit code is generated when absent. */
@@ -39,7 +39,7 @@ export interface CreatedVerification {
   sealedCode: string;
 }
 
-type CreateConfig = Pick<TConfig, 'ENCRYPTION_KEY' | 'VERIFY_CODE_TTL_SECONDS' | 'VERIFY_MAX_ATTEMPTS' | 'VERIFY_SMS_PROVIDER' | 'VERIFY_EMAIL_PROVIDER'>;
+type CreateConfig = Pick<Config, 'ENCRYPTION_KEY' | 'VERIFY_CODE_TTL_SECONDS' | 'VERIFY_MAX_ATTEMPTS' | 'VERIFY_SMS_PROVIDER' | 'VERIFY_EMAIL_PROVIDER'>;
 
 /** One new row's values (INSERT_VERIFICATIONS). */
 const NEW_ROW_FIELDS = {
@@ -134,7 +134,7 @@ const VERIFICATIONS_BY_ID = defineStatement({
   params: { ids: sqlList(sqlParam.int) },
   text: (p) =>
     `SELECT ${columnList(verificationColumns, 'v')}, w."mode" AS "workspaceMode" FROM "Verification" v JOIN "Workspace" w ON w."id" = v."workspaceId" WHERE v."id" = ANY(${p.ids}::int[])`,
-  result: { ...verificationColumns, workspaceMode: sqlColumn.text.as<TMode>() },
+  result: { ...verificationColumns, workspaceMode: sqlColumn.text.as<Mode>() },
 });
 
 const verificationFinder = batchPerTurnFor(async (sql: SqlQueryable, ids: readonly number[]) => {
@@ -144,7 +144,7 @@ const verificationFinder = batchPerTurnFor(async (sql: SqlQueryable, ids: readon
 });
 
 /** A verification with the mode of its workspace. */
-export type VerificationWithMode = VerificationModel & { workspaceMode: TMode };
+export type VerificationWithMode = VerificationModel & { workspaceMode: Mode };
 
 /** A verification by its row id (the dispatcher's job names it so); the reads of one turn share one statement. */
 export function findVerificationById(sql: SqlQueryable, id: number): Promise<VerificationWithMode | null> {

@@ -1,6 +1,6 @@
-import { decryptSecret, type Logger, type TConfig, type TRedis } from '@cowrie/core';
+import { decryptSecret, type Logger, type Config, type RedisClient } from '@cowrie/core';
 import { batchPerTurnFor, columnList, defineStatement, sqlJsonRows, sqlList, sqlParam, type InputOf, type SqlQueryable } from '@cowrie/db';
-import type { TVerificationChannel } from './channels';
+import type { VerificationChannel } from './channels';
 import { findVerificationById, markDeliveryFailed } from './create-verification';
 import { DeliveryError, type DeliveryProviders } from './providers';
 import { verificationColumns } from './verification-columns';
@@ -9,14 +9,14 @@ import { deleteVoiceCode, storeVoiceCode } from './voice-copy';
 export interface DeliverVerificationDeps {
   /** Plain pg (@cowrie/db `sql.ts`): a delivery is one read and one write. */
   sql: SqlQueryable;
-  redis: TRedis;
-  config: Pick<TConfig, 'ENCRYPTION_KEY' | 'REDIS_KEY_PREFIX'>;
+  redis: RedisClient;
+  config: Pick<Config, 'ENCRYPTION_KEY' | 'REDIS_KEY_PREFIX'>;
   providers: DeliveryProviders;
   log: Logger;
   now?: () => Date;
 }
 
-export type TDeliveryOutcome =
+export type DeliveryOutcome =
   | { kind: 'sent'; provider: string }
   | { kind: 'failed'; reason: string }
   /**
@@ -95,7 +95,7 @@ const deliveredMarker = batchPerTurnFor(
  * code is delivered at most once per start. A provider refusal marks the row `failed` with a reason
  * that holds no secret; the gateway turns it into `Could not deliver the code: …`.
  */
-export async function deliverVerification(deps: DeliverVerificationDeps, job: { verificationId: number; sealedCode: string }): Promise<TDeliveryOutcome> {
+export async function deliverVerification(deps: DeliverVerificationDeps, job: { verificationId: number; sealedCode: string }): Promise<DeliveryOutcome> {
   const now = deps.now?.() ?? new Date();
   const row = await findVerificationById(deps.sql, job.verificationId);
   if (!row) return { kind: 'skipped', status: 'missing' };
@@ -113,7 +113,7 @@ export async function deliverVerification(deps: DeliverVerificationDeps, job: { 
     return { kind: 'failed', reason };
   }
 
-  const channel = row.channel as TVerificationChannel;
+  const channel = row.channel as VerificationChannel;
   const provider = deps.providers.forChannel(channel, row.workspaceMode);
   if (channel === 'voice') await storeVoiceCode(deps.redis, deps.config, row.reference, code, remainingSeconds);
   // The claim comes last, right before the provider: nothing between it and the send can fail and leave a claimed row unsent.

@@ -1,8 +1,8 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { emailField } from '@cowrie/core';
-import { isPhoneChannel, type TVerificationChannel } from './channels';
+import { isPhoneChannel, type VerificationChannel } from './channels';
 
-export type TDestinationResult = { kind: 'valid'; destination: string } | { kind: 'invalid'; message: string };
+export type DestinationResult = { kind: 'valid'; destination: string } | { kind: 'invalid'; message: string };
 
 /**
  * A phone destination as E.164, limited to Nigeria: `+234` followed by 10
@@ -11,7 +11,7 @@ export type TDestinationResult = { kind: 'valid'; destination: string } | { kind
  * normalised. libphonenumber-js parses; the rule of the interface decides, so
  * the sandbox's `+2340000000000` passes although no operator owns it.
  */
-export function normalisePhone(raw: string): TDestinationResult {
+export function normalisePhone(raw: string): DestinationResult {
   const trimmed = raw.trim();
   if (!/^[+\d\s().-]+$/.test(trimmed)) return { kind: 'invalid', message: 'must be an E.164 phone number such as +2348012345678' };
   const parsed = parsePhoneNumberFromString(trimmed, { defaultCountry: 'NG', extract: false });
@@ -26,7 +26,7 @@ export function normalisePhone(raw: string): TDestinationResult {
 }
 
 /** An email destination, trimmed and lowercased (rule 2). */
-export function normaliseEmail(raw: string): TDestinationResult {
+export function normaliseEmail(raw: string): DestinationResult {
   const email = raw.trim().toLowerCase();
   if (!emailField.safeParse(email).success) {
     return { kind: 'invalid', message: 'must be a valid email address' };
@@ -34,7 +34,7 @@ export function normaliseEmail(raw: string): TDestinationResult {
   return { kind: 'valid', destination: email };
 }
 
-export function normaliseDestination(channel: TVerificationChannel, raw: string): TDestinationResult {
+export function normaliseDestination(channel: VerificationChannel, raw: string): DestinationResult {
   return isPhoneChannel(channel) ? normalisePhone(raw) : normaliseEmail(raw);
 }
 

@@ -1,11 +1,11 @@
-import { sha256Hex, type TConfig, type TRedis } from '@cowrie/core';
+import { sha256Hex, type Config, type RedisClient } from '@cowrie/core';
 import { hitFixedWindowsTogether } from '@cowrie/api-limits';
 
-export type TLimitReason = 'destination' | 'business';
+export type LimitReason = 'destination' | 'business';
 
-export type TLimitOutcome = { kind: 'allowed' } | { kind: 'refused'; reason: TLimitReason; retryAfterSeconds: number };
+export type LimitOutcome = { kind: 'allowed' } | { kind: 'refused'; reason: LimitReason; retryAfterSeconds: number };
 
-type LimitConfig = Pick<TConfig, 'REDIS_KEY_PREFIX' | 'VERIFY_RATE_DEST_LIMIT' | 'VERIFY_RATE_BIZ_LIMIT' | 'VERIFY_RATE_WINDOW_SECONDS'>;
+type LimitConfig = Pick<Config, 'REDIS_KEY_PREFIX' | 'VERIFY_RATE_DEST_LIMIT' | 'VERIFY_RATE_BIZ_LIMIT' | 'VERIFY_RATE_WINDOW_SECONDS'>;
 
 // Both counters of a workspace share one hash tag, so they can be counted in
 // one script on Redis Cluster. The workspace is named by its workspaceUid (the
@@ -25,11 +25,11 @@ const businessKey = (c: LimitConfig, workspaceUid: string) => `${c.REDIS_KEY_PRE
  * cannot use up another's budget for a shared customer.
  */
 export async function hitVerificationLimits(
-  redis: TRedis,
+  redis: RedisClient,
   config: LimitConfig,
   input: { workspaceUid: string; destination: string; now?: number },
-): Promise<TLimitOutcome> {
-  const hit = await hitFixedWindowsTogether<TLimitReason>(redis, {
+): Promise<LimitOutcome> {
+  const hit = await hitFixedWindowsTogether<LimitReason>(redis, {
     counters: [
       { name: 'destination', key: destinationKey(config, input.workspaceUid, input.destination), limit: config.VERIFY_RATE_DEST_LIMIT },
       { name: 'business', key: businessKey(config, input.workspaceUid), limit: config.VERIFY_RATE_BIZ_LIMIT },

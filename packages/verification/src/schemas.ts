@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { VERIFICATION_CHANNELS, type TVerificationChannel } from './channels';
+import { VERIFICATION_CHANNELS, type VerificationChannel } from './channels';
 import { SUPPLIED_CODE_PATTERN } from './code';
 import { normaliseDestination } from './destination';
 import { metadataProblem } from './metadata';
@@ -38,13 +38,13 @@ export const ZStartVerificationRequest = z
       return z.NEVER;
     }
     return {
-      channel: body.channel as TVerificationChannel,
+      channel: body.channel as VerificationChannel,
       destination: normalised.destination,
       code: body.code,
       metadata: (body.metadata ?? undefined) as Record<string, unknown> | undefined,
     };
   });
-export type TStartVerificationRequest = z.output<typeof ZStartVerificationRequest>;
+export type StartVerificationRequest = z.output<typeof ZStartVerificationRequest>;
 
 /** Body of POST /v1/verifications/:reference/check: a missing code is a 400, a wrong one is not. */
 export const ZCheckVerificationRequest = z.object({

@@ -2,7 +2,7 @@ import type { VerificationModel } from '@cowrie/db';
 import { maskDestination } from './destination';
 
 /** Response of POST /v1/verifications (the one camelCase key is the interface's). */
-export interface TStartedVerification {
+export interface StartedVerification {
   reference: string;
   channel: string;
   destination: string;
@@ -11,7 +11,7 @@ export interface TStartedVerification {
 }
 
 /** The verification record of GET /v1/verifications/:reference. Metadata, code, hash and salt are never part of it. */
-export interface TVerificationRecord {
+export interface VerificationRecord {
   reference: string;
   channel: string;
   destination: string;
@@ -24,7 +24,7 @@ export interface TVerificationRecord {
   created_at: string;
 }
 
-export function toStartedVerification(row: VerificationModel): TStartedVerification {
+export function toStartedVerification(row: VerificationModel): StartedVerification {
   return {
     reference: row.reference,
     channel: row.channel,
@@ -34,7 +34,7 @@ export function toStartedVerification(row: VerificationModel): TStartedVerificat
   };
 }
 
-export function toVerificationRecord(row: VerificationModel): TVerificationRecord {
+export function toVerificationRecord(row: VerificationModel): VerificationRecord {
   return {
     reference: row.reference,
     channel: row.channel,

@@ -17,14 +17,14 @@ export interface TermiiRequest {
  * never left (a refusal); a hang or a 5xx may still have sent it, as a real
  * provider that fails after accepting.
  */
-export type TTermiiReply = { status?: number; body?: unknown; delayMs?: number; delivered?: boolean } | 'hang';
+export type TermiiReply = { status?: number; body?: unknown; delayMs?: number; delivered?: boolean } | 'hang';
 
 export interface TermiiStandIn {
   url: string;
   requests: TermiiRequest[];
   /** Messages that reached a phone: sms and voice sends the plan did not refuse. */
   delivered: TermiiRequest[];
-  reply: (req: TermiiRequest) => TTermiiReply;
+  reply: (req: TermiiRequest) => TermiiReply;
   close(): Promise<void>;
 }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { TMode } from '@cowrie/core';
+import type { Mode } from '@cowrie/core';
 import type { DbOrTx, Prisma } from '@cowrie/db';
 import { getWebhookEndpoint } from './endpoints';
 import { PING_EVENT } from './events';
@@ -16,7 +16,7 @@ export interface WebhookBody {
   livemode: boolean;
 }
 
-export function buildWebhookBody(deliveryId: string, event: string, createdAt: Date, data: unknown, mode: TMode): WebhookBody {
+export function buildWebhookBody(deliveryId: string, event: string, createdAt: Date, data: unknown, mode: Mode): WebhookBody {
   return { id: deliveryId, event, created_at: createdAt.toISOString(), data, livemode: mode === 'live' };
 }
 
@@ -108,7 +108,7 @@ export async function listWebhookDeliveries(db: DbOrTx, opts: { workspaceId: num
  * Creates a pending `ping` delivery to one of the workspace's endpoints (404 for
  * anyone else's); the caller queues `webhook.deliver` for it.
  */
-export async function createPingDelivery(db: DbOrTx, opts: { workspaceId: number; mode: TMode; endpointId: number; now?: Date }) {
+export async function createPingDelivery(db: DbOrTx, opts: { workspaceId: number; mode: Mode; endpointId: number; now?: Date }) {
   const endpoint = await getWebhookEndpoint(db, opts.workspaceId, opts.endpointId);
   const deliveryId = randomUUID();
   const body = buildWebhookBody(

@@ -42,7 +42,7 @@ export const ZCreateWebhookEndpoint = z.object({
   events: ZEvents,
   active: z.boolean().optional(),
 });
-export type TCreateWebhookEndpoint = z.output<typeof ZCreateWebhookEndpoint>;
+export type CreateWebhookEndpoint = z.output<typeof ZCreateWebhookEndpoint>;
 
 /** Only url, events and active can change; anything else in the body is ignored. */
 export const ZUpdateWebhookEndpoint = z.object({
@@ -50,7 +50,7 @@ export const ZUpdateWebhookEndpoint = z.object({
   events: ZEvents,
   active: z.boolean().optional(),
 });
-export type TUpdateWebhookEndpoint = z.output<typeof ZUpdateWebhookEndpoint>;
+export type UpdateWebhookEndpoint = z.output<typeof ZUpdateWebhookEndpoint>;
 
 function normaliseEvents(events: string[] | null | undefined): string[] {
   const unique = [...new Set(events ?? [])];
@@ -120,7 +120,7 @@ export async function assertWebhookUrlAllowed(url: string, opts: UrlCheckOptions
 
 export interface CreateWebhookEndpointOptions extends UrlCheckOptions {
   workspaceId: number;
-  input: TCreateWebhookEndpoint;
+  input: CreateWebhookEndpoint;
   /** ENCRYPTION_KEY: the secret is stored sealed with it. */
   encryptionKey: string;
   /** WEBHOOK_ENDPOINTS_MAX: endpoints a workspace may have at once. */
@@ -184,7 +184,7 @@ export async function getWebhookEndpoint(db: DbOrTx, workspaceId: number, id: nu
 export interface UpdateWebhookEndpointOptions extends UrlCheckOptions {
   workspaceId: number;
   id: number;
-  input: TUpdateWebhookEndpoint;
+  input: UpdateWebhookEndpoint;
 }
 
 export async function updateWebhookEndpoint(db: DbOrTx, opts: UpdateWebhookEndpointOptions): Promise<WebhookEndpointView> {

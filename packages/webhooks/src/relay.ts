@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
-import { jobIdFor, type Logger, type TMode } from '@cowrie/core';
+import { jobIdFor, type Logger, type Mode } from '@cowrie/core';
 import { webhooksQueue } from './queue';
 import { columnList, defineStatement, inSqlTransaction, sqlColumn, sqlColumns, sqlList, sqlParam, type PrismaClient, type SqlPool } from '@cowrie/db';
 import { buildWebhookBody } from './deliveries';
@@ -22,7 +22,7 @@ const CLAIM_OUTBOX = defineStatement({
   params: { limit: sqlParam.int },
   text: (p) => `SELECT ${columnList(outboxEventColumns, 'o')}, w."mode" FROM "OutboxEvent" o JOIN "Workspace" w ON w."id" = o."workspaceId"
              WHERE o."relayedAt" IS NULL ORDER BY o."id" LIMIT ${p.limit} FOR UPDATE OF o SKIP LOCKED`,
-  result: { ...outboxEventColumns, mode: sqlColumn.text.as<TMode>() },
+  result: { ...outboxEventColumns, mode: sqlColumn.text.as<Mode>() },
 });
 
 // KEY SHARE holds off a concurrent delete of these endpoints until the claim commits.

@@ -1,10 +1,10 @@
 import { QueueEvents } from 'bullmq';
-import { createServiceLogger, createRedis, openQueue, type JobChannel, type Logger, type TConfig, type TRedis } from '@cowrie/core';
+import { createServiceLogger, createRedis, openQueue, type JobChannel, type Logger, type Config, type RedisClient } from '@cowrie/core';
 import { payoutsQueue } from '@cowrie/payouts';
 import { verificationsQueue } from '@cowrie/verification';
 import { webhooksQueue } from '@cowrie/webhooks';
 import { createDb, createSqlPool, type PrismaClient, type SqlPool } from '@cowrie/db';
-import { loadChannelCatalog, type TChannel } from '@cowrie/catalog';
+import { loadChannelCatalog, type Channel } from '@cowrie/catalog';
 import { createMetrics, type CowrieMetrics } from '@cowrie/metrics';
 
 /** Each queue the gateway adds jobs to, with the events of its jobs' outcomes. */
@@ -16,17 +16,17 @@ export interface GatewayQueues {
 
 /** Everything the gateway's routes use, built once in main (or by a test). */
 export interface GatewayDeps {
-  config: TConfig;
+  config: Config;
   logger: Logger;
   db: PrismaClient;
   /** Cowrie's own keys (rate limits, caches). */
-  redis: TRedis;
+  redis: RedisClient;
   queues: GatewayQueues;
-  channels: TChannel[];
+  channels: Channel[];
   /** Plain pg for the hot paths (API key lookup, payout open and answer, verification start and check). */
   sql: SqlPool;
   /** Connections to quit on close. */
-  connections: TRedis[];
+  connections: RedisClient[];
   /** The gateway's Prometheus families (GET /metrics). */
   metrics: CowrieMetrics;
 }
@@ -36,11 +36,11 @@ export interface GatewayDepsOptions {
   processMetrics?: boolean;
 }
 
-export function createGatewayDeps(config: TConfig, logger = createServiceLogger(config, 'gateway'), options: GatewayDepsOptions = {}): GatewayDeps {
+export function createGatewayDeps(config: Config, logger = createServiceLogger(config, 'gateway'), options: GatewayDepsOptions = {}): GatewayDeps {
   const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
   const redis = createRedis(config, { name: 'gateway', logger });
   const queueConn = { connection: createRedis(config, { forBullmq: true, name: 'gateway-queues', logger }), prefix: config.QUEUE_PREFIX };
-  const connections: TRedis[] = [redis, queueConn.connection];
+  const connections: RedisClient[] = [redis, queueConn.connection];
   const channel = (def: Parameters<typeof openQueue>[0]): JobChannel => ({ queue: openQueue(def, queueConn), events: events(def.name) });
   const events = (name: string) => {
     const connection = createRedis(config, { forBullmq: true, name: `gateway-events-${name}`, logger });

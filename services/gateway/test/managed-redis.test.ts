@@ -7,13 +7,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { createRedis, loadConfig, type TRedis } from '@cowrie/core';
+import { createRedis, loadConfig, type RedisClient } from '@cowrie/core';
 import { freePort, waitFor } from '@cowrie/testing';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'cowrie-redis-tls-'));
 const file = (name: string) => path.join(dir, name);
 const children: ChildProcess[] = [];
-const clients: TRedis[] = [];
+const clients: RedisClient[] = [];
 
 const tlsArgs = () => [
   '--tls-cert-file',
@@ -27,7 +27,7 @@ const tlsArgs = () => [
 ];
 
 /** A redis-server (or Sentinel, with a config file) speaking only TLS on `port`, up when it answers PING. */
-async function startTlsServer(args: string[], port: number, password: string): Promise<TRedis> {
+async function startTlsServer(args: string[], port: number, password: string): Promise<RedisClient> {
   children.push(spawn('redis-server', args, { stdio: 'ignore' }));
   const probe = createRedis(
     loadConfig({ NODE_ENV: 'test', REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_PASSWORD: password, REDIS_TLS_CA_FILE: file('cert.pem') }),
@@ -41,7 +41,7 @@ async function startTlsServer(args: string[], port: number, password: string): P
 
 const base = { NODE_ENV: 'test', REDIS_TLS: 'true', REDIS_TLS_CA_FILE: file('cert.pem'), REDIS_PASSWORD: 'node-password-1' };
 /** The first error a client reports (an auth refusal, a failed handshake), or a timeout. */
-function firstError(client: TRedis): Promise<string> {
+function firstError(client: RedisClient): Promise<string> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve('no error within 3 s'), 3000);
     const report = (err: Error) => {

@@ -7,7 +7,7 @@
 // status is the stand-in's truth (recorded → completed, never recorded →
 // failed, only after the grace window).
 import { auditLedger } from '@cowrie/ledger';
-import { startPaystackStandIn, type PaystackStandIn, type TStandInSend } from '@cowrie/paystack/test/paystack-stand-in';
+import { startPaystackStandIn, type PaystackStandIn, type StandInSend } from '@cowrie/paystack/test/paystack-stand-in';
 import { createWorkspaceWithKey, seededRandom, waitFor } from '@cowrie/testing';
 import { call } from './start-test-gateway';
 import { fund, startPayoutStack } from './payout-stack';
@@ -39,7 +39,7 @@ afterAll(async () => {
   await standIn.close();
 });
 
-const BEHAVIOURS: TStandInSend[] = [
+const BEHAVIOURS: StandInSend[] = [
   { record: true, answer: 'ok' },
   { record: true, answer: '5xx' },
   { record: true, answer: 'hang' },

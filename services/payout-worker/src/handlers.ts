@@ -1,15 +1,15 @@
 import type { Job, Queue } from 'bullmq';
-import { enqueue, type HandlerMap, type Logger, type TConfig, type TRedis } from '@cowrie/core';
+import { enqueue, type HandlerMap, type Logger, type Config, type RedisClient } from '@cowrie/core';
 import type { PrismaClient, SqlPool } from '@cowrie/db';
-import { executePayout, type TOutcomeSchedule, type TStalePayout, payoutJobId, payoutsQueue } from '@cowrie/payouts';
+import { executePayout, type OutcomeSchedule, type StalePayout, payoutJobId, payoutsQueue } from '@cowrie/payouts';
 import type { ModeRails } from '@cowrie/rails';
 
 export interface HandlerContext {
-  config: TConfig;
+  config: Config;
   db: PrismaClient;
   /** Plain pg: the payout's settle (see @cowrie/db `sql.ts`). */
   sql: SqlPool;
-  redis: TRedis;
+  redis: RedisClient;
   rails: ModeRails;
   /** The payouts queue, for the reconciler's re-queues. */
   queue: Queue;
@@ -22,7 +22,7 @@ export interface HandlerContext {
 // States in which a payout's job will still run (or is running) without help.
 const LIVE_STATES = new Set(['active', 'waiting', 'delayed', 'prioritized', 'waiting-children']);
 
-export async function hasLivePayoutJob(queue: Queue, payout: TStalePayout): Promise<boolean> {
+export async function hasLivePayoutJob(queue: Queue, payout: StalePayout): Promise<boolean> {
   const job = await queue.getJob(payoutJobId(payout));
   return job ? LIVE_STATES.has(await job.getState()) : false;
 }
@@ -31,7 +31,7 @@ export async function hasLivePayoutJob(queue: Queue, payout: TStalePayout): Prom
  * Queues `payout.execute` again unless a live job exists. A finished job kept
  * under the same id is removed first, since BullMQ ignores a re-add of a kept id.
  */
-export async function requeuePayout(queue: Queue, payout: TStalePayout): Promise<boolean> {
+export async function requeuePayout(queue: Queue, payout: StalePayout): Promise<boolean> {
   const jobId = payoutJobId(payout);
   const old = await queue.getJob(jobId);
   if (old) {
@@ -43,7 +43,7 @@ export async function requeuePayout(queue: Queue, payout: TStalePayout): Promise
 }
 
 /** PAYOUT_UNKNOWN_*: when an unsettled payout is asked about again, and how long an unknown one may last. */
-export const outcomeScheduleOf = (config: TConfig): TOutcomeSchedule => ({
+export const outcomeScheduleOf = (config: Config): OutcomeSchedule => ({
   firstCheckMs: config.PAYOUT_UNKNOWN_FIRST_CHECK_MS,
   maxCheckMs: config.PAYOUT_UNKNOWN_MAX_CHECK_MS,
   graceMs: config.PAYOUT_UNKNOWN_GRACE_MS,

@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import type { Logger, TConfig } from '@cowrie/core';
+import type { Logger, Config } from '@cowrie/core';
 import type { SqlPool } from '@cowrie/db';
 import { checkDuePayouts, reconcilePayoutsExclusively } from '@cowrie/payouts';
 import type { ModeRails } from '@cowrie/rails';
@@ -16,7 +16,7 @@ import { hasLivePayoutJob, outcomeScheduleOf, requeuePayout } from './handlers';
  * at a time (an advisory lock) and the outcome checks are shared out (each
  * claimed with SKIP LOCKED).
  */
-export function startPayoutReconciler(opts: { sql: SqlPool; queue: Queue; rails: ModeRails; config: TConfig; logger: Logger }): PollingLoop {
+export function startPayoutReconciler(opts: { sql: SqlPool; queue: Queue; rails: ModeRails; config: Config; logger: Logger }): PollingLoop {
   const { config, logger } = opts;
   const schedule = outcomeScheduleOf(config);
   let lastRequeue = 0;

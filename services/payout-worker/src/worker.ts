@@ -1,5 +1,5 @@
 import type { Queue, Worker } from 'bullmq';
-import { createServiceLogger, type Logger, type TConfig } from '@cowrie/core';
+import { createServiceLogger, type Logger, type Config } from '@cowrie/core';
 import { payoutsQueue } from '@cowrie/payouts';
 import { createModeRails, mapModeRails } from '@cowrie/rails';
 import { instrumentCalls, railObserver, type CowrieMetrics } from '@cowrie/metrics';
@@ -30,7 +30,7 @@ export interface StartPayoutWorkerOptions {
  * abandons their rail calls, leaving the rows `processing` for a retry.
  */
 export async function startPayoutWorker(
-  config: TConfig,
+  config: Config,
   logger: Logger = createServiceLogger(config, 'payout-worker'),
   options: StartPayoutWorkerOptions = {},
 ): Promise<RunningPayoutWorker> {

@@ -1,13 +1,13 @@
 import type { Job } from 'bullmq';
-import type { HandlerMap, Logger, TConfig, TRedis } from '@cowrie/core';
+import type { HandlerMap, Logger, Config, RedisClient } from '@cowrie/core';
 import type { SqlPool } from '@cowrie/db';
 import { deliverVerification, type DeliveryProviders, type verificationsQueue } from '@cowrie/verification';
 
 export interface HandlerContext {
-  config: TConfig;
+  config: Config;
   /** Plain pg: each delivery's read and write (see @cowrie/db `sql.ts`). */
   sql: SqlPool;
-  redis: TRedis;
+  redis: RedisClient;
   providers: DeliveryProviders;
   log: Logger;
   job: Job;

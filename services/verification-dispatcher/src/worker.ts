@@ -1,7 +1,7 @@
 import type { Worker } from 'bullmq';
-import { createServiceLogger, type Logger, type TConfig } from '@cowrie/core';
+import { createServiceLogger, type Logger, type Config } from '@cowrie/core';
 import { startServiceWorker, type RunningWorker } from '@cowrie/service-kit';
-import { createDeliveryProviders, type DeliveryProvider, type DeliveryProviders, type TDeliveryOutcome, verificationsQueue } from '@cowrie/verification';
+import { createDeliveryProviders, type DeliveryProvider, type DeliveryProviders, type DeliveryOutcome, verificationsQueue } from '@cowrie/verification';
 import { instrumentCalls, railObserver, type CowrieMetrics } from '@cowrie/metrics';
 import { handlers } from './handlers';
 
@@ -32,7 +32,7 @@ function instrumentProviders(providers: DeliveryProviders, metrics: CowrieMetric
 
 /** Starts the verification-dispatcher: connects, waits for Postgres and Redis, then consumes the `verifications` queue (`verificationsQueue`). */
 export async function startVerificationWorker(
-  config: TConfig,
+  config: Config,
   logger: Logger = createServiceLogger(config, 'verification-dispatcher'),
   options: StartVerificationWorkerOptions = {},
 ): Promise<RunningVerificationWorker> {
@@ -43,8 +43,8 @@ export async function startVerificationWorker(
     logger,
     metrics,
     outcomeMetrics: (metrics, job, result) => {
-      // The job's result is its TDeliveryOutcome (handlers.ts); typed here so a renamed tag does not compile.
-      const outcome = (result as TDeliveryOutcome | null)?.kind;
+      // The job's result is its DeliveryOutcome (handlers.ts); typed here so a renamed tag does not compile.
+      const outcome = (result as DeliveryOutcome | null)?.kind;
       if (job.name === 'verification.deliver' && typeof outcome === 'string') metrics.verificationOutcomes.inc({ stage: 'delivery', outcome });
     },
     def: verificationsQueue,

@@ -1,13 +1,13 @@
 import type { Job, Queue } from 'bullmq';
-import type { HandlerMap, Logger, TConfig, TRedis } from '@cowrie/core';
+import type { HandlerMap, Logger, Config, RedisClient } from '@cowrie/core';
 import type { SqlPool } from '@cowrie/db';
 import { deliverWebhook, relayOutbox, type DeliveryStore, type WebhookHttpClient, type webhooksQueue } from '@cowrie/webhooks';
 
 export interface HandlerContext {
-  config: TConfig;
+  config: Config;
   /** Plain pg: each delivery's read and outcome (see @cowrie/db `sql.ts`). */
   sql: SqlPool;
-  redis: TRedis;
+  redis: RedisClient;
   log: Logger;
   job: Job;
   /** The webhooks queue, where the relay puts delivery jobs. */

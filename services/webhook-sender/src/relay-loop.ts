@@ -1,12 +1,12 @@
 import type { Queue } from 'bullmq';
-import type { Logger, TConfig } from '@cowrie/core';
+import type { Logger, Config } from '@cowrie/core';
 import type { PrismaClient, SqlPool } from '@cowrie/db';
 import { relayOutbox, sweepPendingDeliveries } from '@cowrie/webhooks';
 import { startPollingLoop, type PollingLoop } from '@cowrie/service-kit';
 
 // The sweep only matters after a crash, so it runs far less often than the
 // relay: twice per WEBHOOK_SWEEP_AFTER_MS, at most every 5 s.
-const sweepEveryMs = (config: TConfig) => Math.min(5000, Math.max(50, Math.floor(config.WEBHOOK_SWEEP_AFTER_MS / 2)));
+const sweepEveryMs = (config: Config) => Math.min(5000, Math.max(50, Math.floor(config.WEBHOOK_SWEEP_AFTER_MS / 2)));
 
 export type RelayLoop = PollingLoop;
 
@@ -15,7 +15,7 @@ export type RelayLoop = PollingLoop;
  * queueing a wake-up, and sweeps pending deliveries that lost their job.
  * Several replicas may each run one: claims use SKIP LOCKED.
  */
-export function startRelayLoop(opts: { db: PrismaClient; sql: SqlPool; queue: Queue; config: TConfig; logger: Logger }): RelayLoop {
+export function startRelayLoop(opts: { db: PrismaClient; sql: SqlPool; queue: Queue; config: Config; logger: Logger }): RelayLoop {
   let lastSweep = 0;
   return startPollingLoop({
     name: 'outbox-relay',

@@ -1,5 +1,5 @@
 import type { Queue, Worker } from 'bullmq';
-import { createServiceLogger, type Logger, type TConfig } from '@cowrie/core';
+import { createServiceLogger, type Logger, type Config } from '@cowrie/core';
 import { startServiceWorker, type RunningWorker } from '@cowrie/service-kit';
 import { createAddressPolicy, createDeliveryStore, createWebhookHttpClient, type Resolver, webhooksQueue } from '@cowrie/webhooks';
 import type { CowrieMetrics } from '@cowrie/metrics';
@@ -26,7 +26,7 @@ export interface StartWebhookWorkerOptions {
  * and polls the outbox (startRelayLoop, unless `relay` is false).
  */
 export async function startWebhookWorker(
-  config: TConfig,
+  config: Config,
   logger: Logger = createServiceLogger(config, 'webhook-sender'),
   options: StartWebhookWorkerOptions = {},
 ): Promise<RunningWebhookWorker> {

@@ -3,14 +3,14 @@
 // several relays run side by side.
 import type { Queue } from 'bullmq';
 import { createWorkspace } from '@cowrie/accounts';
-import { createRedis, openQueue, type TRedis } from '@cowrie/core';
+import { createRedis, openQueue, type RedisClient } from '@cowrie/core';
 import { createTestEnv, startHttpReceiver, waitFor, type HttpReceiver, type TestEnv } from '@cowrie/testing';
 import { claimOutboxEvents, deliveryJobId, enqueueDeliveries, relayOutbox, requestOutboxRelay, sweepPendingDeliveries, webhooksQueue } from '@cowrie/webhooks';
 import { startWebhookWorker, type RunningWebhookWorker } from '../src/worker';
 import { addEndpoint, emit } from './helpers';
 
 let env: TestEnv;
-let connection: TRedis;
+let connection: RedisClient;
 let queue: Queue;
 let receiver: HttpReceiver;
 let workspaceId: number;

@@ -1,5 +1,5 @@
-import type { TConfig, TMode, TRedis } from '@cowrie/core';
-import type { TVerificationChannel } from '../channels';
+import type { Config, Mode, RedisClient } from '@cowrie/core';
+import type { VerificationChannel } from '../channels';
 import { createSandboxProvider, sandboxOutbox } from './sandbox';
 import { createSmtpProvider } from './smtp';
 import { createTermiiProvider } from './termii';
@@ -11,7 +11,7 @@ export * from './smtp';
 export * from './termii';
 
 type ProviderConfig = Pick<
-  TConfig,
+  Config,
   | 'REDIS_KEY_PREFIX'
   | 'ENCRYPTION_KEY'
   | 'VERIFY_SMS_PROVIDER'
@@ -27,14 +27,14 @@ type ProviderConfig = Pick<
 >;
 
 /** The provider id each channel uses in `mode` under this configuration (stored on the row): always the sandbox in test mode. */
-export function providerIdFor(config: Pick<TConfig, 'VERIFY_SMS_PROVIDER' | 'VERIFY_EMAIL_PROVIDER'>, channel: TVerificationChannel, mode: TMode): string {
+export function providerIdFor(config: Pick<Config, 'VERIFY_SMS_PROVIDER' | 'VERIFY_EMAIL_PROVIDER'>, channel: VerificationChannel, mode: Mode): string {
   if (mode === 'test') return 'sandbox';
   return channel === 'email' ? config.VERIFY_EMAIL_PROVIDER : config.VERIFY_SMS_PROVIDER;
 }
 
 export interface DeliveryProviders {
   /** The provider of `channel` in `mode`: in test mode always the sandbox. */
-  forChannel(channel: TVerificationChannel, mode: TMode): DeliveryProvider;
+  forChannel(channel: VerificationChannel, mode: Mode): DeliveryProvider;
   close(): Promise<void>;
 }
 
@@ -43,8 +43,8 @@ export interface DeliveryProviders {
  * sms/voice and SMTP for email when configured. Test mode uses the sandbox,
  * whose messages say which mode they came from.
  */
-export function createDeliveryProviders(config: ProviderConfig, redis: TRedis): DeliveryProviders {
-  const sandboxOf = (mode: TMode) =>
+export function createDeliveryProviders(config: ProviderConfig, redis: RedisClient): DeliveryProviders {
+  const sandboxOf = (mode: Mode) =>
     createSandboxProvider({ outbox: sandboxOutbox(redis, config), retentionSeconds: config.VERIFY_SANDBOX_RETENTION_SECONDS, mode });
   const sandbox = sandboxOf('live');
   const testSandbox = sandboxOf('test');

@@ -1,5 +1,5 @@
-import { decryptSecret, encryptSecret, type TConfig, type TMode, type TRedis } from '@cowrie/core';
-import { codeText, DeliveryError, type DeliveryProvider, type TCodeMessage, type TDeliveryReceipt } from './types';
+import { decryptSecret, encryptSecret, type Config, type Mode, type RedisClient } from '@cowrie/core';
+import { codeText, DeliveryError, type DeliveryProvider, type CodeMessage, type DeliveryReceipt } from './types';
 import { randomUUID } from 'node:crypto';
 
 /** Destinations the sandbox refuses, so clients can rehearse a delivery failure (docs/design.md, Sandbox rails). */
@@ -7,7 +7,7 @@ export const SANDBOX_UNDELIVERABLE = new Set(['+2340000000000', 'bounce@example.
 /** How many messages the sandbox keeps per destination. */
 export const SANDBOX_MESSAGES_KEPT = 20;
 
-export interface TSandboxMessage {
+export interface SandboxMessage {
   id: string;
   channel: string;
   destination: string;
@@ -16,7 +16,7 @@ export interface TSandboxMessage {
   text: string;
   sent_at: string;
   /** The mode of the verification's workspace. */
-  mode: TMode;
+  mode: Mode;
 }
 
 /**
@@ -25,12 +25,12 @@ export interface TSandboxMessage {
  * which must not sit in Redis, its dumps or its replicas in plain text).
  */
 export interface SandboxOutbox {
-  redis: TRedis;
+  redis: RedisClient;
   keyPrefix: string;
   encryptionKey: string;
 }
 
-export const sandboxOutbox = (redis: TRedis, config: Pick<TConfig, 'REDIS_KEY_PREFIX' | 'ENCRYPTION_KEY'>): SandboxOutbox => ({
+export const sandboxOutbox = (redis: RedisClient, config: Pick<Config, 'REDIS_KEY_PREFIX' | 'ENCRYPTION_KEY'>): SandboxOutbox => ({
   redis,
   keyPrefix: config.REDIS_KEY_PREFIX,
   encryptionKey: config.ENCRYPTION_KEY,
@@ -43,14 +43,14 @@ const sandboxKey = (outbox: SandboxOutbox, destination: string) => `${outbox.key
  * the last messages of each destination in Redis (for tests and local
  * development) for `retentionSeconds`.
  */
-export function createSandboxProvider(opts: { outbox: SandboxOutbox; retentionSeconds: number; mode?: TMode; now?: () => Date }): DeliveryProvider {
+export function createSandboxProvider(opts: { outbox: SandboxOutbox; retentionSeconds: number; mode?: Mode; now?: () => Date }): DeliveryProvider {
   return {
     id: 'sandbox',
-    async send(message: TCodeMessage): Promise<TDeliveryReceipt> {
+    async send(message: CodeMessage): Promise<DeliveryReceipt> {
       if (SANDBOX_UNDELIVERABLE.has(message.destination)) {
         throw new DeliveryError(`the sandbox ${message.channel === 'email' ? 'mailbox bounced the message' : 'number is unreachable'}`);
       }
-      const entry: TSandboxMessage = {
+      const entry: SandboxMessage = {
         id: randomUUID(),
         channel: message.channel,
         destination: message.destination,
@@ -73,21 +73,21 @@ export function createSandboxProvider(opts: { outbox: SandboxOutbox; retentionSe
 }
 
 /** The sandbox's messages to a normalised destination, newest first; of one mode only when `mode` is given. */
-export async function readSandboxMessages(outbox: SandboxOutbox, destination: string, mode?: TMode): Promise<TSandboxMessage[]> {
+export async function readSandboxMessages(outbox: SandboxOutbox, destination: string, mode?: Mode): Promise<SandboxMessage[]> {
   const raw = await outbox.redis.lrange(sandboxKey(outbox, destination), 0, -1);
   // Messages kept before they were sealed are plain JSON; those kept before
   // modes existed were live; one sealed under another ENCRYPTION_KEY (rotated)
   // cannot be read and is left out.
-  const open = (entry: string): TSandboxMessage | null => {
+  const open = (entry: string): SandboxMessage | null => {
     try {
-      return JSON.parse(entry.startsWith('{') ? entry : decryptSecret(entry, outbox.encryptionKey)) as TSandboxMessage;
+      return JSON.parse(entry.startsWith('{') ? entry : decryptSecret(entry, outbox.encryptionKey)) as SandboxMessage;
     } catch {
       return null;
     }
   };
   const messages = raw
     .map(open)
-    .filter((m): m is TSandboxMessage => m !== null)
+    .filter((m): m is SandboxMessage => m !== null)
     .map((m) => ({ ...m, mode: m.mode ?? 'live' }));
   return mode ? messages.filter((m) => m.mode === mode) : messages;
 }

@@ -1,5 +1,5 @@
 import nodemailer from 'nodemailer';
-import { codeText, DeliveryError, type DeliveryProvider, type TCodeMessage, type TDeliveryReceipt } from './types';
+import { codeText, DeliveryError, type DeliveryProvider, type CodeMessage, type DeliveryReceipt } from './types';
 
 export interface SmtpProviderOptions {
   /** smtp(s)://user:pass@host:port */
@@ -20,7 +20,7 @@ export function createSmtpProvider(opts: SmtpProviderOptions): DeliveryProvider 
   });
   return {
     id: 'smtp',
-    async send(message: TCodeMessage): Promise<TDeliveryReceipt> {
+    async send(message: CodeMessage): Promise<DeliveryReceipt> {
       if (message.channel !== 'email') throw new DeliveryError(`the smtp provider cannot deliver ${message.channel} codes`);
       try {
         const info = await transport.sendMail({

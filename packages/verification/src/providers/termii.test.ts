@@ -1,12 +1,12 @@
 // Risk: the Termii adapter drifting from the documented API (paths, fields,
 // number format), or reporting a refused or hung request as delivered.
-import { startTermiiStandIn, type TermiiStandIn, type TTermiiReply } from '../../test/termii-stand-in';
+import { startTermiiStandIn, type TermiiStandIn, type TermiiReply } from '../../test/termii-stand-in';
 import { createTermiiProvider } from './termii';
 import { DeliveryError } from './types';
 
 let termii: TermiiStandIn;
 let baseUrl: string;
-let reply: () => TTermiiReply = () => ({});
+let reply: () => TermiiReply = () => ({});
 const seen = () => termii.requests;
 
 beforeAll(async () => {

@@ -1,10 +1,10 @@
 // got 16 is ESM-only: its types resolve only in ESM resolution mode, and
 // Node (>= 20.19) and Jest's transform both load it through require. It is
 // loaded when a Termii provider is built, so deployments without one never do.
-type TGotModule = typeof import('got', { with: { 'resolution-mode': 'import' } });
+type GotModule = typeof import('got', { with: { 'resolution-mode': 'import' } });
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const loadGot = () => require('got') as TGotModule;
-import { codeText, DeliveryError, type DeliveryProvider, type TCodeMessage, type TDeliveryReceipt } from './types';
+const loadGot = () => require('got') as GotModule;
+import { codeText, DeliveryError, type DeliveryProvider, type CodeMessage, type DeliveryReceipt } from './types';
 
 export interface TermiiProviderOptions {
   apiKey: string;
@@ -57,7 +57,7 @@ export function createTermiiProvider(opts: TermiiProviderOptions): DeliveryProvi
 
   return {
     id: 'termii',
-    async send(message: TCodeMessage): Promise<TDeliveryReceipt> {
+    async send(message: CodeMessage): Promise<DeliveryReceipt> {
       const number = message.destination.replace(/^\+/, '');
       if (message.channel === 'sms') {
         const res = await post('api/sms/send', {

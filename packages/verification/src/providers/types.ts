@@ -1,8 +1,8 @@
-import type { TVerificationChannel } from '../channels';
+import type { VerificationChannel } from '../channels';
 
 /** One code to deliver. `destination` is normalised (E.164 or lowercased email). */
-export interface TCodeMessage {
-  channel: TVerificationChannel;
+export interface CodeMessage {
+  channel: VerificationChannel;
   destination: string;
   code: string;
   /** The verification's public reference. */
@@ -11,7 +11,7 @@ export interface TCodeMessage {
   validForMinutes: number;
 }
 
-export interface TDeliveryReceipt {
+export interface DeliveryReceipt {
   /** The provider's id for the message, when it returns one. */
   providerReference?: string;
 }
@@ -24,7 +24,7 @@ export interface TDeliveryReceipt {
 export interface DeliveryProvider {
   /** Stored on the verification as `provider`. */
   readonly id: string;
-  send(message: TCodeMessage): Promise<TDeliveryReceipt>;
+  send(message: CodeMessage): Promise<DeliveryReceipt>;
   close?(): Promise<void> | void;
 }
 
@@ -37,6 +37,6 @@ export class DeliveryError extends Error {
 }
 
 /** The text every provider sends. */
-export function codeText(message: TCodeMessage): string {
+export function codeText(message: CodeMessage): string {
   return `Your verification code is ${message.code}. It expires in ${message.validForMinutes} minute${message.validForMinutes === 1 ? '' : 's'}. Do not share it with anyone.`;
 }

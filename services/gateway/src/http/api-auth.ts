@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from 'express';
-import { AppError, type TMode } from '@cowrie/core';
-import { authenticateApiKey, findApiKeyRowWithSql, currentSessionWorkspace, looksLikeApiKey, verifySessionToken, type TScope } from '@cowrie/accounts';
+import { AppError, type Mode } from '@cowrie/core';
+import { authenticateApiKey, findApiKeyRowWithSql, currentSessionWorkspace, looksLikeApiKey, verifySessionToken, type Scope } from '@cowrie/accounts';
 import { hitDashboardBudget, hitPublicApiBudget, rateLimitHeaders, type FixedWindowHit } from '@cowrie/api-limits';
 import type { GatewayDeps } from '../deps';
 import { bindRequestLog } from './request-context';
@@ -26,7 +26,7 @@ export function requireApiKey(deps: Pick<GatewayDeps, 'db' | 'sql'>): RequestHan
 }
 
 /** 403 insufficient_scope when the request's key lacks `scope`. */
-export function assertScope(req: Request, scope: TScope): void {
+export function assertScope(req: Request, scope: Scope): void {
   if (!req.apiKey?.scopes.includes(scope)) {
     throw new AppError('insufficient_scope', `This API key lacks the ${scope} scope`, { details: { required_scope: scope } });
   }
@@ -62,7 +62,7 @@ export function refuseOverBudget(hit: FixedWindowHit): void {
 /** The request header with which a dashboard request chooses the data it manages: `live` (the default) or `test`. */
 const MODE_HEADER = 'cowrie-mode';
 
-function dashboardMode(header: string | string[] | undefined): TMode {
+function dashboardMode(header: string | string[] | undefined): Mode {
   if (header === undefined || header === 'live') return 'live';
   if (header === 'test') return 'test';
   throw new AppError('invalid_request', 'Cowrie-Mode must be live or test', { details: { field: 'Cowrie-Mode' } });

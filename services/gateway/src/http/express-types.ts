@@ -1,5 +1,5 @@
-import type { Logger, TMode } from '@cowrie/core';
-import type { TAuthenticatedKey, TSession } from '@cowrie/accounts';
+import type { Logger, Mode } from '@cowrie/core';
+import type { AuthenticatedKey, Session } from '@cowrie/accounts';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -9,12 +9,12 @@ declare global {
       id: string;
       log: Logger;
       /** The API key of a /v1 request. */
-      apiKey?: TAuthenticatedKey;
+      apiKey?: AuthenticatedKey;
       /**
        * The dashboard session of a session-authenticated request: `workspaceId`
        * is the workspace of the mode the request chose (Cowrie-Mode header).
        */
-      session?: TSession & { mode: TMode };
+      session?: Session & { mode: Mode };
       /** The request's Idempotency-Key and request hash, when it carried one (POST /v1). */
       idempotency?: { key: string; requestHash: string };
     }

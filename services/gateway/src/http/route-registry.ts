@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
 import type { z } from 'zod';
-import type { TScope } from '@cowrie/accounts';
+import type { Scope } from '@cowrie/accounts';
 import { assertScope } from './api-auth';
 import { parseBody, parseParams, parseQuery } from './validate';
 
@@ -9,7 +9,7 @@ export type HttpMethod = 'get' | 'post' | 'put' | 'delete';
 /** Who may call a route; the registry applies the guard and the document says it. */
 export type RouteAuth =
   /** /v1: the API key is checked by the router; `scope` null means any valid key. */
-  | { kind: 'api_key'; scope: TScope | null }
+  | { kind: 'api_key'; scope: Scope | null }
   /** Dashboard routes: a session JWT. */
   | { kind: 'session' }
   | { kind: 'none' };

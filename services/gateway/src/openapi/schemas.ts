@@ -7,7 +7,7 @@ type Describes<S, T> = [S] extends [T] ? SameKeys<S, T> : false;
 /**
  * A response schema checked at compile time against the type the code
  * renders, so the document cannot drift from the renderer:
- * `responseOf<TVerificationRecord>()(ZVerificationRecord)`.
+ * `responseOf<VerificationRecord>()(ZVerificationRecord)`.
  */
 export const responseOf =
   <T>() =>

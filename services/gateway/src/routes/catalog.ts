@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '@cowrie/core';
-import { CHANNEL_IDS, capabilityMap, type TChannel } from '@cowrie/catalog';
+import { CHANNEL_IDS, capabilityMap, type Channel } from '@cowrie/catalog';
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
 import { sendData } from '../http/respond';
@@ -8,7 +8,7 @@ import { responseOf } from '../openapi/schemas';
 
 const ZStatus = z.enum(['live', 'coming_soon']);
 
-const ZChannel = responseOf<TChannel>()(z.object({ id: z.enum(CHANNEL_IDS), label: z.string(), status: ZStatus, currencies: z.array(z.string()) }));
+const ZChannel = responseOf<Channel>()(z.object({ id: z.enum(CHANNEL_IDS), label: z.string(), status: ZStatus, currencies: z.array(z.string()) }));
 
 const ZCapabilities = responseOf<ReturnType<typeof capabilityMap>>()(
   z.object({

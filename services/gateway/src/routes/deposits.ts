@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { z } from 'zod';
 import { createCollectionRail } from '@cowrie/collection-rails';
-import { currencyCodeField, type TMode } from '@cowrie/core';
+import { currencyCodeField, type Mode } from '@cowrie/core';
 import {
   createCustomerReservedAccount,
   createDeposit,
@@ -16,7 +16,7 @@ import {
   ZDepositRequest,
   ZReservedAccountRequest,
   type DepositsContext,
-  type TDepositResult,
+  type DepositResult,
 } from '@cowrie/deposits';
 import { instrumentCalls, railObserver } from '@cowrie/metrics';
 import type { GatewayDeps } from '../deps';
@@ -38,7 +38,7 @@ const ZDepositAccount = z.object({
   expires_at: ZTimestamp.optional().meta({ description: 'One-off accounts only' }),
 });
 
-const ZDepositResult = responseOf<TDepositResult>()(
+const ZDepositResult = responseOf<DepositResult>()(
   z.union([
     z.object({ channel: z.enum(['collection_va', 'reserved_va']), status: z.enum(['pending', 'active']), account: ZDepositAccount }),
     z.object({ channel: z.literal('open_banking'), status: z.literal('pending'), redirect_url: z.string() }),
@@ -86,7 +86,7 @@ const collectionErrors = {
 /** POST /v1/deposits, the collections surface and the reserved-accounts surface. */
 export function registerDepositRoutes(v1: RouteMount, deps: GatewayDeps) {
   // A request acts on its key's mode: a test key opens accounts on the sandbox rail only.
-  const railOf = (mode: TMode) => {
+  const railOf = (mode: Mode) => {
     const raw = createCollectionRail(deps.config, mode);
     return instrumentCalls(raw, railObserver(deps.metrics, `collection:${raw.name}`), ['openOneOffAccount', 'openReservedAccount']);
   };

@@ -13,7 +13,7 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
 }
 
 /** One dependency's state as /readyz shows it: never a raw error text (those go to the log). */
-interface TCheck {
+interface Check {
   ok: boolean;
   error?: string;
   /** Ready, but something an operator should look at. */
@@ -34,7 +34,7 @@ const isReplyError = (err: unknown) => (err as Error | undefined)?.name === 'Rep
  * failed and why goes to the log; the answer names only the dependency.
  */
 export async function readiness(deps: Pick<GatewayDeps, 'db' | 'redis' | 'logger'>) {
-  const checks: Record<string, TCheck> = {};
+  const checks: Record<string, Check> = {};
   const failed = (name: string, err: unknown, error: string) => {
     deps.logger.warn({ err, dependency: name }, 'readiness check failed');
     checks[name] = { ok: false, error };

@@ -28,12 +28,12 @@ import {
   type CreatedPayout,
   type PayoutAnswer,
   type PayoutDeps,
-  type TRenderedTransaction,
+  type RenderedTransaction,
   payoutJobId,
   payoutsQueue,
 } from '@cowrie/payouts';
 import { renderBalance } from '@cowrie/ledger';
-import { createModeRails, mapModeRails, type TBank, type TResolvedAccount } from '@cowrie/rails';
+import { createModeRails, mapModeRails, type Bank, type ResolvedAccount } from '@cowrie/rails';
 import { instrumentCalls, railObserver } from '@cowrie/metrics';
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
@@ -71,7 +71,7 @@ const ZTransactionsQuery = z.object({
   currency: currencyCodeField.optional(),
 });
 
-const ZTransaction = responseOf<TRenderedTransaction>()(
+const ZTransaction = responseOf<RenderedTransaction>()(
   z.object({
     id: z.number().int(),
     type: z.string().meta({ description: 'debit for payouts' }),
@@ -99,8 +99,8 @@ const ZTransaction = responseOf<TRenderedTransaction>()(
     updatedAt: ZTimestamp,
   }),
 );
-const ZBank = responseOf<TBank>()(z.object({ bankCode: z.string(), bankName: z.string() }));
-const ZResolvedAccount = responseOf<TResolvedAccount>()(
+const ZBank = responseOf<Bank>()(z.object({ bankCode: z.string(), bankName: z.string() }));
+const ZResolvedAccount = responseOf<ResolvedAccount>()(
   z.object({ accountName: z.string(), accountNumber: z.string(), bankCode: z.string(), bankName: z.string() }),
 );
 const ZBeneficiary = responseOf<ReturnType<typeof renderBeneficiary>>()(

@@ -13,9 +13,9 @@ import {
   markDeliveryFailed,
   toStartedVerification,
   toVerificationRecord,
-  type TCheckOutcome,
-  type TStartedVerification,
-  type TVerificationRecord,
+  type CheckOutcome,
+  type StartedVerification,
+  type VerificationRecord,
   verificationJobId,
   verificationsQueue,
 } from '@cowrie/verification';
@@ -28,7 +28,7 @@ const ZChannel = z.enum(VERIFICATION_CHANNELS);
 const ZVerificationStatus = z.enum(['pending', 'verified', 'failed', 'expired']);
 const ZReference = z.string().meta({ description: 'The verification reference (a UUID)' });
 
-const ZStartedVerification = responseOf<TStartedVerification>()(
+const ZStartedVerification = responseOf<StartedVerification>()(
   z.object({
     reference: z.string().meta({ format: 'uuid' }),
     channel: ZChannel.meta({ description: 'sms, voice or email' }),
@@ -38,7 +38,7 @@ const ZStartedVerification = responseOf<TStartedVerification>()(
   }),
 );
 
-const ZCheckOutcome = responseOf<TCheckOutcome>()(
+const ZCheckOutcome = responseOf<CheckOutcome>()(
   z.union([
     z.object({ status: z.literal('verified') }),
     z.object({ status: z.literal('failed'), reason: z.literal('invalid_code'), attempts_remaining: z.number().int().min(0) }),
@@ -46,7 +46,7 @@ const ZCheckOutcome = responseOf<TCheckOutcome>()(
   ]),
 );
 
-const ZVerificationRecord = responseOf<TVerificationRecord>()(
+const ZVerificationRecord = responseOf<VerificationRecord>()(
   z.object({
     reference: z.string().meta({ format: 'uuid' }),
     channel: ZChannel,
