@@ -10,7 +10,10 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const packageDir = path.relative(root, process.cwd());
 const jest = spawnSync(
   path.join(root, 'node_modules/.bin/jest'),
-  ['--json', `--outputFile=${path.join(process.cwd(), '.test-results.json')}`, ...process.argv.slice(2), '--', `${root}/${packageDir}/`],
+  // --forceExit: a file may leave an idle handle behind (a worker that handed its
+  // job back keeps BullMQ's close pending, as it would until its process exits);
+  // with one worker Jest runs in band and would wait for it forever.
+  ['--json', `--outputFile=${path.join(process.cwd(), '.test-results.json')}`, '--forceExit', ...process.argv.slice(2), '--', `${root}/${packageDir}/`],
   { cwd: root, stdio: 'inherit' },
 );
 process.exit(jest.status ?? 1);

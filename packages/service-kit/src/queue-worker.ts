@@ -16,6 +16,22 @@ export interface StartQueueWorkerOptions<J extends Record<string, JobSpec>, Ctx>
   workerOptions?: Omit<WorkerOptions, 'connection' | 'prefix' | 'concurrency' | 'autorun'>;
 }
 
+/** Workers that handed their running jobs back (closeWorker past its grace period). */
+const handedBack = new WeakSet<Worker>();
+
+/**
+ * A handler that ends after its worker handed its job back must not report:
+ * its connections are gone, and BullMQ, while closing, retries recording the
+ * outcome on a lost connection with no pause at all, a loop that starves the
+ * event loop and with it the rest of the shutdown. The job is another
+ * worker's now (handlers are safe to run twice); this one waits for the exit.
+ */
+async function stayIfHandedBack(worker: Worker, log: Logger): Promise<void> {
+  if (!handedBack.has(worker)) return;
+  log.warn('job ended after it was handed back; its outcome is left to the worker that takes it up');
+  await new Promise<never>(() => undefined);
+}
+
 /**
  * A BullMQ worker for one queue. It starts paused (autorun off) and consumes
  * only once its dependencies answer; each payload is parsed against the
@@ -31,9 +47,11 @@ export async function startQueueWorker<J extends Record<string, JobSpec>, Ctx>(o
       try {
         const result = await dispatchJob(opts.def, opts.handlers, job.name, job.data, opts.makeCtx(job, jobLog));
         jobLog.debug({ ms: Date.now() - started }, 'job done');
+        await stayIfHandedBack(worker, jobLog);
         return result;
       } catch (err) {
         jobLog.warn({ err: { message: (err as Error).message }, ms: Date.now() - started }, 'job failed');
+        await stayIfHandedBack(worker, jobLog);
         throw err;
       }
     },
@@ -61,6 +79,7 @@ export async function closeWorker(worker: Worker, graceMs: number): Promise<'clo
   const outcome = await Promise.race([graceful, timedOut]);
   clearTimeout(timer);
   if (outcome === 'handed_back') {
+    handedBack.add(worker);
     graceful.catch(() => undefined);
     await Promise.race([worker.disconnect().catch(() => undefined), new Promise((r) => setTimeout(r, 1000).unref())]);
   }
