@@ -30,7 +30,8 @@ const POLL_MS = 50;
  * account. A claim whose opener died is taken over once stale, with the same
  * rail reference, so the rail sees one request. A rail failure deletes the
  * claim and writes nothing (the caller's 503). The unique indexes of the
- * recorded rows stay the last guard.
+ * recorded rows stay the last guard: an account number the rail already gave
+ * another account is refused the same way.
  */
 export async function openAccountOnce<T>(ctx: DepositsContext, input: OpenAccountOnceInput<T>): Promise<{ value: T; created: boolean }> {
   const railTimeoutMs = ctx.railTimeoutMs ?? 10_000;
@@ -88,8 +89,16 @@ export async function openAccountOnce<T>(ctx: DepositsContext, input: OpenAccoun
       await ctx.db.accountOpening.deleteMany({ where: { workspaceId: input.workspaceId, scope: input.scope, railReference } }).catch(() => undefined);
       if (!isUniqueViolation(err)) throw err;
       const winner = await input.find();
-      if (!winner) throw err;
-      return { value: winner, created: false };
+      if (winner) return { value: winner, created: false };
+      // No opener of this scope won: the rail handed out an account number
+      // another account already holds (a reserved account's number is unique).
+      // Recording it would send that account's money here; nothing is written,
+      // and the caller may try again for a fresh number.
+      ctx.logger?.error(
+        { workspaceId: input.workspaceId, scope: input.scope, railReference, accountNumber: opened.accountNumber, err: { message: (err as Error).message } },
+        'the collection rail returned an account number another account holds',
+      );
+      throw new AppError('provider_error', 'The collection rail returned an account number that is already in use; try again shortly', { status: 503 });
     }
   }
 }

@@ -152,6 +152,35 @@ test('a transfer into a number the provider handed to two open collections credi
   );
 });
 
+test('a reserved account number the provider already handed to another account is a 503 provider_error, logged, nothing recorded; a retry on a fresh number opens it', async () => {
+  standIn.options.recycledAccountNumber = '9900000888';
+  const holder = await createWorkspaceWithKey(gw.env.db, { name: 'Reserved Holder' });
+  const latecomer = await createWorkspaceWithKey(gw.env.db, { name: 'Reserved Latecomer' });
+  const first = await deposit(holder.key, { channel: 'reserved_va' });
+  expect(first.status).toBe(201);
+  expect(first.body.data.account.account_number).toBe('9900000888');
+
+  const second = await deposit(latecomer.key, { channel: 'reserved_va' });
+  expect(second.status).toBe(503);
+  expect(second.body.error).toMatchObject({ code: 'provider_error' });
+  expect(await gw.env.db.reservedAccount.count({ where: { workspaceId: latecomer.workspace.id } })).toBe(0);
+  expect(await gw.env.db.accountOpening.count({ where: { workspaceId: latecomer.workspace.id } })).toBe(0);
+  expect(await gw.env.db.outboxEvent.count({ where: { workspaceId: latecomer.workspace.id, event: 'reserved_account.created' } })).toBe(0);
+  // The holder keeps its account.
+  expect(await gw.env.db.reservedAccount.findMany({ where: { accountNumber: '9900000888' }, select: { workspaceId: true } })).toEqual([
+    { workspaceId: holder.workspace.id },
+  ]);
+  const logged = gw.env.logLines
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .find((l) => l.msg === 'the collection rail returned an account number another account holds' && l.workspaceId === latecomer.workspace.id);
+  expect(logged).toMatchObject({ level: 50, accountNumber: '9900000888' });
+
+  standIn.options.recycledAccountNumber = null;
+  const retried = await deposit(latecomer.key, { channel: 'reserved_va' });
+  expect(retried.status).toBe(201);
+  expect(retried.body.data.account.account_number).not.toBe('9900000888');
+});
+
 test('one notification delivered ten times at once credits once: one ledger credit, one collection.successful, the ledger audit clean', async () => {
   const { key, workspace } = await createWorkspaceWithKey(gw.env.db, { name: 'Retry Storm Co' });
   const opened = await deposit(key, { channel: 'collection_va', amount: 1200, reference: 'storm-order' });
