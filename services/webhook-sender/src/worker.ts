@@ -1,7 +1,7 @@
 import type { Queue, Worker } from 'bullmq';
 import { createServiceLogger, type Logger, type Config } from '@cowrie/core';
 import { startServiceWorker, type RunningWorker } from '@cowrie/service-kit';
-import { createAddressPolicy, createDeliveryStore, createWebhookHttpClient, type Resolver, webhooksQueue } from '@cowrie/webhooks';
+import { createAddressPolicy, createDeliveryStore, createWebhookHttpClient, type DeliveredJobResult, type Resolver, webhooksQueue } from '@cowrie/webhooks';
 import type { CowrieMetrics } from '@cowrie/metrics';
 import { handlers } from './handlers';
 import { startRelayLoop } from './relay-loop';
@@ -39,10 +39,11 @@ export async function startWebhookWorker(
     logger,
     metrics: options.metrics,
     outcomeMetrics: (metrics, job, result) => {
-      const outcome = result as { kind?: unknown; attempts?: unknown } | null;
+      // The job's result is the catalog's DeliveredJobResult (handlers.ts); typed here so a renamed field does not compile.
+      const outcome = result as DeliveredJobResult | null;
       if (job.name !== 'webhook.deliver' || typeof outcome?.kind !== 'string') return;
       metrics.webhookDeliveries.inc({ outcome: outcome.kind });
-      if (typeof outcome.attempts === 'number' && outcome.kind !== 'skipped') metrics.webhookAttempts.observe({ outcome: outcome.kind }, outcome.attempts);
+      if (outcome.kind !== 'skipped') metrics.webhookAttempts.observe({ outcome: outcome.kind }, outcome.attempts);
     },
     def: webhooksQueue,
     handlers,
