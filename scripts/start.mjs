@@ -1,10 +1,12 @@
-// `npm start`: installs if needed, creates and migrates the database, then runs
-// the gateway and the three workers as separate processes until Ctrl-C.
+// `npm start`: installs if needed, builds what changed, creates and migrates the
+// database, then runs the compiled gateway and three workers as separate
+// processes until Ctrl-C.
 import { spawn, spawnSync } from 'node:child_process';
 import readline from 'node:readline';
-import { ensureInstall, root } from './lib/ensure-install.mjs';
+import { ensureBuild, ensureInstall, root } from './lib/ensure-install.mjs';
 
 ensureInstall();
+ensureBuild();
 
 const env = { ...process.env };
 env.DATABASE_URL ||= 'postgresql://postgres@127.0.0.1:5432/cowrie';
@@ -33,7 +35,7 @@ function prefix(name, i) {
 }
 
 SERVICES.forEach((name, i) => {
-  const child = spawn(process.execPath, ['--import', 'tsx', `services/${name}/src/main.ts`], {
+  const child = spawn(process.execPath, [`services/${name}/dist/main.js`], {
     cwd: root,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,5 +1,6 @@
 // Used by `npm start` and `npm test` on a fresh clone: installs dependencies
-// when they are missing and generates the Prisma client when it is missing.
+// when they are missing and generates the Prisma client when it is missing;
+// `npm start` then builds what changed.
 // Only Node built-ins here: this runs before anything is installed.
 import { existsSync, statSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
@@ -14,6 +15,14 @@ function run(cmd, args) {
     console.error(`cowrie: "${cmd} ${args.join(' ')}" failed (exit ${result.status})`);
     process.exit(result.status ?? 1);
   }
+}
+
+/**
+ * `npm run build` (turbo): compiles the services and the CLI into their dist/
+ * when a source changed since the last build; a cache hit takes about a second.
+ */
+export function ensureBuild() {
+  run(process.execPath, [path.join(root, 'node_modules/turbo/bin/turbo'), 'run', 'build', '--output-logs=errors-only', '--log-prefix=none']);
 }
 
 export function ensureInstall() {

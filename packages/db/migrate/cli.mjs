@@ -3,14 +3,16 @@
 import { applyMigrations, createMigration } from './migrate.mjs';
 
 const url = process.env.DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/cowrie';
+// The schema engine leaves a 10 s timer behind after its work; exit once the answer is written.
+const done = (line) => process.stdout.write(`${line}\n`, () => process.exit(0));
 const [command, name] = process.argv.slice(2);
 try {
   if (command === 'apply') {
     const applied = await applyMigrations(url);
-    console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
+    done(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
   } else if (command === 'new') {
     const dir = await createMigration(name, url);
-    console.log(dir ? `wrote ${dir}` : 'schema.prisma matches the last migration; nothing to write');
+    done(dir ? `wrote ${dir}` : 'schema.prisma matches the last migration; nothing to write');
   } else {
     console.error('usage: cli.mjs apply | new NAME');
     process.exit(2);

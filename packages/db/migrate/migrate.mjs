@@ -67,13 +67,19 @@ async function loadMigrations() {
 
 async function withEngine(url, fn) {
   const datamodel = await readFile(schemaPath, 'utf8');
-  const adapter = bindMigrationAwareSqlAdapterFactory(new PrismaPg({ connectionString: url }));
+  // Our pool, ended when the engine is done: an idle pool would keep the process alive for its 10 s idle timeout.
+  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  const adapter = bindMigrationAwareSqlAdapterFactory(new PrismaPg(pool));
   const logs = [];
-  const engine = await SchemaEngine.new({ datamodels: [[schemaPath, datamodel]] }, (line) => logs.push(line), adapter);
   try {
-    return await fn(engine);
+    const engine = await SchemaEngine.new({ datamodels: [[schemaPath, datamodel]] }, (line) => logs.push(line), adapter);
+    try {
+      return await fn(engine);
+    } finally {
+      engine.free();
+    }
   } finally {
-    engine.free();
+    await pool.end();
   }
 }
 

@@ -60,6 +60,8 @@ export const asObject = (value: unknown): Record<string, unknown> =>
 /** A 2xx whose envelope does not say `status: false`. */
 export const isSuccess = (response: PaystackResponse) => response.statusCode >= 200 && response.statusCode < 300 && response.body.status !== false;
 
+const ABSOLUTE_URL = /^[a-z][a-z\d+.-]*:\/\//i;
+
 /** Paystack's documented API over `got`: the base URL, the Bearer secret, a timeout, JSON in and out. */
 export function createPaystackClient(options: PaystackClientOptions): PaystackClient {
   const client: Got = got.extend({
@@ -69,12 +71,13 @@ export function createPaystackClient(options: PaystackClientOptions): PaystackCl
     retry: { limit: 0 },
     throwHttpErrors: false,
     responseType: 'text',
-    allowAbsoluteUrls: false,
   });
   const provider = 'paystack';
 
   return {
     async request({ method, path, sends = false, json, searchParams, signal }) {
+      // got sends an absolute URL as given, prefixUrl or not: only a path under the base URL may carry the secret key.
+      if (ABSOLUTE_URL.test(path)) throw new Error('a Paystack request path must be relative to the base URL');
       let res;
       try {
         const body = json === undefined ? undefined : stringify(json);

@@ -34,6 +34,17 @@ test('sends the Bearer secret and JSON, with kobo as their exact digits, and rea
   expect(sent.raw).toContain('"kobo":100000000000000001');
 });
 
+test('an absolute URL as the path is refused before anything is sent: the secret key goes to the base URL only', async () => {
+  const receiver = await startPaystackStandIn({ secret: SECRET });
+  try {
+    const before = receiver.requests.length;
+    await expect(client().request({ method: 'GET', path: `${receiver.url}/bank` })).rejects.toThrow(/must be relative/);
+    expect(receiver.requests.length).toBe(before);
+  } finally {
+    await receiver.close();
+  }
+});
+
 test('a 4xx is answered to the caller, not thrown', async () => {
   const res = await client().request({ method: 'GET', path: 'bank/resolve', searchParams: { account_number: '9999999999', bank_code: '058' } });
   expect(res.statusCode).toBe(422);

@@ -13,11 +13,18 @@ import { notFoundHandler } from '../http/error-handler';
 import type { RouteMount } from '../http/route-registry';
 import { buildOpenApiDocument, type OpenApiDocument } from '../openapi/document';
 
-/** The Scalar renderer's self-contained browser bundle, from its npm package (no CDN). */
+/**
+ * The Scalar renderer's self-contained browser bundle (no CDN): copied beside
+ * the compiled gateway by its build (dist/api-reference.js), or read from the
+ * npm package when running from sources.
+ */
 function scalarBundlePath(): string {
-  const candidates = (require.resolve.paths('@scalar/api-reference') ?? []).map((dir) => path.join(dir, '@scalar/api-reference/dist/browser/standalone.js'));
+  const candidates = [
+    path.join(__dirname, 'api-reference.js'),
+    ...(require.resolve.paths('@scalar/api-reference') ?? []).map((dir) => path.join(dir, '@scalar/api-reference/dist/browser/standalone.js')),
+  ];
   const found = candidates.find((file) => fs.existsSync(file));
-  if (!found) throw new Error('@scalar/api-reference is not installed (its dist/browser/standalone.js serves /docs)');
+  if (!found) throw new Error('the API reference renderer is missing: build the gateway (npm run build) or install @scalar/api-reference');
   return found;
 }
 

@@ -1,0 +1,77 @@
+// `npm run build` (per package, through turbo): compiles a runnable (a service's
+// main, or the operator CLI) into one CommonJS file, dist/main.js, with esbuild.
+// Cowrie's own packages (@cowrie/*) are compiled into the bundle; every npm
+// dependency stays external and is loaded from node_modules at run time, so the
+// production image needs the npm dependencies and dist/, not the sources.
+//
+//   node ../../scripts/build/bundle.mjs [--asset <npm file>=<name in dist>]...
+//
+// An asset is a file of an npm package the runnable serves (the gateway's API
+// reference renderer), copied into dist/ so production needs no copy of that
+// package. dist/meta.json lists the npm packages the bundle loads.
+import { build } from 'esbuild';
+import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+
+const { values } = parseArgs({ options: { asset: { type: 'string', multiple: true, default: [] } } });
+const packageDir = process.cwd();
+const { name } = JSON.parse(readFileSync(path.join(packageDir, 'package.json'), 'utf8'));
+const outdir = path.join(packageDir, 'dist');
+rmSync(outdir, { recursive: true, force: true });
+
+/** Bare specifiers other than @cowrie/* stay require()s; a path or @cowrie/* is compiled in. */
+const npmPackagesExternal = {
+  name: 'npm-packages-external',
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.path.startsWith('@cowrie/') || args.path.startsWith('node:')) return undefined;
+      return { path: args.path, external: true };
+    });
+  },
+};
+
+const result = await build({
+  entryPoints: { main: path.join(packageDir, 'src/main.ts') },
+  outdir,
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  // Names survive (error classes, loggers); a readable bundle over a small one: it is not downloaded.
+  keepNames: true,
+  // import() of an npm package becomes require(): Prisma's client imports its 4.5 MB query
+  // compiler with import(), and Node's ESM loader then reads and scans it again (~100 ms a start).
+  supported: { 'dynamic-import': false },
+  sourcemap: 'linked',
+  metafile: true,
+  logLevel: 'warning',
+  plugins: [npmPackagesExternal],
+});
+
+const externals = new Set();
+for (const output of Object.values(result.metafile.outputs)) {
+  for (const imported of output.imports) {
+    if (!imported.external || imported.path.startsWith('node:')) continue;
+    const parts = imported.path.split('/');
+    externals.add(imported.path.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]);
+  }
+}
+writeFileSync(path.join(outdir, 'meta.json'), `${JSON.stringify({ name, npmPackages: [...externals].sort() }, null, 2)}\n`);
+
+/** A file inside an installed npm package, found as Node finds the package (its exports may not list the file). */
+function npmFile(spec) {
+  const parts = spec.split('/');
+  const pkg = parts.slice(0, spec.startsWith('@') ? 2 : 1).join('/');
+  const file = parts.slice(pkg.split('/').length).join('/');
+  const dirs = createRequire(path.join(packageDir, 'package.json')).resolve.paths(pkg) ?? [];
+  const found = dirs.map((dir) => path.join(dir, pkg, file)).find((candidate) => existsSync(candidate));
+  if (!found) throw new Error(`${spec} is not installed`);
+  return found;
+}
+
+for (const asset of values.asset) {
+  const [from, to] = asset.split('=');
+  copyFileSync(npmFile(from), path.join(outdir, to));
+}
