@@ -96,13 +96,26 @@ export async function clearRedisPrefixes(env: BenchRedisEnv): Promise<void> {
 export const BENCH_ENCRYPTION_KEY = randomBytes(32).toString('hex');
 const BENCH_SESSION_SECRET = randomBytes(32).toString('hex');
 
-/** Starts a service (`services/<name>/src/main.ts`) or any TS entry as a child process. */
+/** Every process startProcess started and stop has not stopped yet, by its label. */
+const running = new Map<ChildProcess, string>();
+/** Peak RSS (MB) of each label's processes that stopped since the last takePeakRss. */
+let peaks: Record<string, number> = {};
+
+/** `services/gateway/dist/main.js` → gateway; `bench/baseline-server.ts` → baseline-server. */
+const labelOf = (entry: string) => (entry.startsWith('services/') ? entry.split('/')[1]! : path.basename(entry).replace(/\.[jt]s$/, ''));
+
+/**
+ * Starts a process to measure: a compiled service (`services/<name>/dist/main.js`,
+ * as production runs it; `npm run bench` builds first), or a TypeScript entry
+ * (through tsx). Its peak RSS is recorded when `stop` stops it.
+ */
 export function startProcess(entry: string, env: Record<string, string>): ChildProcess {
   // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of every measured process there.
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   // BENCH_NODE_ARGS="--trace-gc ..." passes Node/V8 flags to every measured process.
   const extra = process.env.BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...profile, ...extra, '--import', 'tsx', entry], {
+  const loader = entry.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const child = spawn(process.execPath, [...profile, ...extra, ...loader, entry], {
     cwd: root,
     // Production settings on the sandbox rails and providers, as a staging deployment runs (nothing leaves the machine).
     env: {
@@ -117,7 +130,15 @@ export function startProcess(entry: string, env: Record<string, string>): ChildP
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
+  running.set(child, labelOf(entry));
   return child;
+}
+
+/** The peak RSS (MB) of every process stopped since the last call, the largest per label; then forgets them. */
+export function takePeakRss(): Record<string, number> {
+  const taken = peaks;
+  peaks = {};
+  return taken;
 }
 
 export async function waitForHttp(url: string, timeoutMs = 30_000): Promise<void> {
@@ -134,12 +155,17 @@ export async function waitForHttp(url: string, timeoutMs = 30_000): Promise<void
   }
 }
 
-/** Peak resident set size of a process (VmHWM), in MB. */
-export function peakRssMb(pid: number): number {
+/** Resident set size of a process in MB: VmHWM (the peak so far) or VmRSS (now). */
+function rssMb(pid: number, field: 'VmHWM' | 'VmRSS'): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  const kb = Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
   return Math.round((kb / 1024) * 10) / 10;
 }
+
+/** Peak resident set size of a process (VmHWM), in MB. */
+export const peakRssMb = (pid: number) => rssMb(pid, 'VmHWM');
+/** Resident set size of a process now (VmRSS), in MB. */
+export const currentRssMb = (pid: number) => rssMb(pid, 'VmRSS');
 
 export interface LoadOptions {
   url: string;
@@ -238,12 +264,15 @@ export function percentile(values: readonly number[], p: number): number {
 export const round1 = (n: number) => Math.round(n * 10) / 10;
 export const ratioOf = (measured: number, baseline: number) => (baseline > 0 ? Math.round((measured / baseline) * 100) / 100 : 0);
 
-export function writeResult(result: ScenarioResult) {
+export function writeResult(result: { scenario: string; [field: string]: unknown }) {
   mkdirSync(path.join(root, 'bench/results'), { recursive: true });
   writeFileSync(path.join(root, 'bench/results', `${result.scenario}.json`), `${JSON.stringify(result, null, 2)}\n`);
 }
 
 export function stop(child: ChildProcess): Promise<void> {
+  const label = running.get(child);
+  running.delete(child);
+  if (label && child.exitCode === null && child.pid) peaks[label] = Math.max(peaks[label] ?? 0, peakRssMb(child.pid));
   return new Promise((resolve) => {
     if (child.exitCode !== null) return resolve();
     child.once('exit', () => resolve());

@@ -1,15 +1,18 @@
 // `npm run bench` runs every scenario; `npm run bench -- <scenario>` runs one.
 // Each starts the processes it measures on a fresh database, prints its
-// figures, and writes them to bench/results/<scenario>.json.
-import { writeResult, type ScenarioResult } from './lib';
+// figures, and writes them to bench/results/<scenario>.json, with the peak RSS
+// of every process it measured.
+import { takePeakRss, writeResult, type ScenarioResult } from './lib';
 import { channels } from './scenarios/channels';
+import { footprint, type FootprintResult } from './scenarios/footprint';
 import { scaleOut } from './scenarios/scale-out';
 import { transfers } from './scenarios/transfers';
 import { verificationCheck } from './scenarios/verification-check';
 import { verificationStart } from './scenarios/verification-start';
 import { webhookFanout } from './scenarios/webhook-fanout';
 
-const SCENARIOS: Record<string, () => Promise<ScenarioResult>> = {
+const SCENARIOS: Record<string, () => Promise<ScenarioResult | FootprintResult>> = {
+  footprint,
   channels,
   transfers,
   verification_start: verificationStart,
@@ -17,6 +20,8 @@ const SCENARIOS: Record<string, () => Promise<ScenarioResult>> = {
   webhook_fanout: webhookFanout,
   scale_out: scaleOut,
 };
+
+const isFootprint = (result: ScenarioResult | FootprintResult): result is FootprintResult => result.scenario === 'footprint';
 
 async function main() {
   const wanted = process.argv.slice(2);
@@ -29,11 +34,28 @@ async function main() {
   for (const name of names) {
     console.log(`\n▶ ${name}`);
     const result = await SCENARIOS[name]!();
-    writeResult(result);
+    const peak_rss_mb_by_process = takePeakRss();
+    writeResult({ ...result, peak_rss_mb_by_process });
+    if (isFootprint(result)) {
+      const { cli_wall_ms: cli, idle_rss_mb: idle, production_tree_mb: tree } = result;
+      console.log(`footprint: cowrie workspace create ${cli.npx_compiled} ms (npx), ${cli.node_compiled} ms (node), ${cli.tsx_sources} ms (tsx, sources)`);
+      console.log(
+        `footprint: idle RSS ${Object.entries(idle)
+          .map(([process, rss]) => `${process} ${rss} MB`)
+          .join(', ')}`,
+      );
+      console.log(`footprint: production tree ${tree.total} MB (node_modules ${tree.node_modules} MB, build output ${tree.build_output} MB)`);
+      continue;
+    }
     const unit = typeof result.unit === 'string' ? result.unit : 'req/s';
     console.log(
       `${name}: ${result.rps} ${unit}, p50 ${result.p50_ms} ms, p99 ${result.p99_ms} ms, ` +
         `${result.baseline} ${result.baseline_rps} ${unit}, ratio ${result.ratio}, peak RSS ${result.peak_rss_mb} MB`,
+    );
+    console.log(
+      `${name}: peak RSS by process ${Object.entries(peak_rss_mb_by_process)
+        .map(([process, rss]) => `${process} ${rss} MB`)
+        .join(', ')}`,
     );
   }
   process.exit(0);

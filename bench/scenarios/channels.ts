@@ -14,7 +14,7 @@ export async function channels(): Promise<ScenarioResult> {
   await db.$disconnect();
 
   const [gatewayPort, barePort] = [await freePort(), await freePort()];
-  const gateway = startProcess('services/gateway/src/main.ts', {
+  const gateway = startProcess('services/gateway/dist/main.js', {
     DATABASE_URL: databaseUrl,
     PORT: String(gatewayPort),
     PUBLIC_API_RATE_LIMIT: '1000000000',

@@ -20,7 +20,7 @@ export async function scaleOut(): Promise<ScenarioResult> {
 
   const ports = [await freePort(), await freePort()];
   const gateways = ports.map((port) =>
-    startProcess('services/gateway/src/main.ts', {
+    startProcess('services/gateway/dist/main.js', {
       DATABASE_URL: databaseUrl,
       PORT: String(port),
       PUBLIC_API_RATE_LIMIT: '1000000000',

@@ -118,8 +118,8 @@ export async function transfers(): Promise<ScenarioResult> {
   const port = await freePort();
   // Pool sizes and PAYOUT_WORKER_CONCURRENCY come from the caller's environment (startProcess passes it on).
   const shared = { DATABASE_URL: databaseUrl, ...redisEnv, PAYOUT_FEE_SCHEDULE: '{}' };
-  const gateway = startProcess('services/gateway/src/main.ts', { ...shared, PORT: String(port), PUBLIC_API_RATE_LIMIT: '1000000000' });
-  const worker = startProcess('services/payout-worker/src/main.ts', shared);
+  const gateway = startProcess('services/gateway/dist/main.js', { ...shared, PORT: String(port), PUBLIC_API_RATE_LIMIT: '1000000000' });
+  const worker = startProcess('services/payout-worker/dist/main.js', shared);
   try {
     const base = `http://127.0.0.1:${port}`;
     await waitForHttp(`${base}/healthz`);

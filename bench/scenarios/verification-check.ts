@@ -54,7 +54,7 @@ export async function verificationCheck(): Promise<ScenarioResult> {
 
   const [gatewayPort, barePort] = [await freePort(), await freePort()];
   const redisEnv = benchRedisEnv();
-  const gateway = startProcess('services/gateway/src/main.ts', { ...verificationEnv(databaseUrl, redisEnv), PORT: String(gatewayPort) });
+  const gateway = startProcess('services/gateway/dist/main.js', { ...verificationEnv(databaseUrl, redisEnv), PORT: String(gatewayPort) });
   const bare = startProcess('bench/baseline-server.ts', { PORT: String(barePort) });
   try {
     await waitForHttp(`http://127.0.0.1:${gatewayPort}/healthz`);

@@ -68,8 +68,8 @@ export async function verificationStart(): Promise<ScenarioResult> {
   const [gatewayPort, barePort] = [await freePort(), await freePort()];
   const redisEnv = benchRedisEnv();
   const env = verificationEnv(databaseUrl, redisEnv);
-  const gateway = startProcess('services/gateway/src/main.ts', { ...env, PORT: String(gatewayPort) });
-  const dispatcher = startProcess('services/verification-dispatcher/src/main.ts', env);
+  const gateway = startProcess('services/gateway/dist/main.js', { ...env, PORT: String(gatewayPort) });
+  const dispatcher = startProcess('services/verification-dispatcher/dist/main.js', env);
   const bare = startProcess('bench/baseline-server.ts', { PORT: String(barePort) });
   try {
     await waitForHttp(`http://127.0.0.1:${gatewayPort}/healthz`);

@@ -176,7 +176,7 @@ export async function webhookFanout(): Promise<ScenarioResult> {
         policy,
       });
     }
-    sender = startProcess('services/webhook-sender/src/main.ts', {
+    sender = startProcess('services/webhook-sender/dist/main.js', {
       ...redisEnv,
       DATABASE_URL: databaseUrl,
       WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',

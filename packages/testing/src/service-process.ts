@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '@cowrie/core';
 
@@ -13,12 +14,15 @@ export interface ServiceProcess {
 }
 
 /**
- * One of the services' mains (`services/<service>/src/main.ts`) as its own
- * process, on a test env's database, Redis and prefixes, for tests that stop
- * or kill it as an orchestrator would.
+ * One of the services, compiled (`services/<service>/dist/main.js`, as
+ * production runs it; `npm test` builds first), as its own process, on a test
+ * env's database, Redis and prefixes, for tests that stop or kill it as an
+ * orchestrator would.
  */
 export function spawnServiceProcess(config: Config, service: string, extra: Record<string, string> = {}): ServiceProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', `services/${service}/src/main.ts`], {
+  const compiled = path.join(ROOT, 'services', service, 'dist/main.js');
+  if (!existsSync(compiled)) throw new Error(`services/${service}/dist/main.js is missing: run npm run build first`);
+  const child = spawn(process.execPath, [compiled], {
     cwd: ROOT,
     env: {
       ...process.env,
