@@ -42,6 +42,8 @@ module.exports = {
     '^.+\\.m?js$': ['@swc/jest', { jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
   },
   transformIgnorePatterns: [`/node_modules/(?!(${ESM_PACKAGES.join('|')})/)`],
+  // The SDK's package entry points are its build (dist/); inside the workspace it is read from its sources.
+  moduleNameMapper: { '^@cowrie/sdk$': '<rootDir>/packages/sdk/src/index.ts' },
   globalSetup: '<rootDir>/scripts/jest/global-setup.js',
   testTimeout: 30_000,
   maxWorkers: process.env.JEST_MAX_WORKERS ?? 2,

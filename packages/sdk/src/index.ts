@@ -1,13 +1,16 @@
 export * from './client';
 export type { components, operations, paths } from './generated/openapi';
-// The webhook signature verifier, for receivers of Cowrie's events. Imported
-// from its module rather than the package index so the SDK does not load the
-// database client the rest of @cowrie/webhooks uses.
+// The webhook signature format has one implementation: the module the webhook
+// sender signs with. The SDK's build (scripts/build.ts) bundles it into dist/,
+// so the published package depends on nothing of the server's. Imported from
+// its module rather than the package index, which loads the database client.
 export {
   verifyWebhookSignature,
   parseWebhookSignatureHeader,
   computeWebhookSignature,
+  webhookSignatureHeader,
   SIGNATURE_HEADER,
   DEFAULT_SIGNATURE_TOLERANCE_SECONDS,
   type VerifyWebhookSignatureOptions,
+  type ParsedSignatureHeader,
 } from '@cowrie/webhooks/src/signature';

@@ -1,3 +1,7 @@
+// The one implementation of X-Cowrie-Signature: the sender signs with it
+// (deliver.ts) and @cowrie/sdk bundles this very file as its receivers'
+// verifier (packages/sdk/scripts/build.ts). It imports nothing but Node's own
+// modules; the SDK's build fails if it ever does.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /** The header carrying `t=<unix seconds>,v1=<hex HMAC-SHA256>`. */

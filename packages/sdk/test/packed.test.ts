@@ -1,0 +1,250 @@
+// Risk: a published SDK that does not stand alone or does not work: a tarball
+// that needs the server's packages or a build it does not hold, an entry point
+// (import or require, code or types) that does not load outside the workspace,
+// a verifier that disagrees with what the webhook sender really signs.
+//
+// Packs the SDK as `npm publish` would (prepack builds dist/), installs the
+// tarball offline into an empty folder outside the repository, and runs from
+// there: the plain-Node examples against a live gateway, payout worker and
+// webhook sender; the TypeScript compiler over a consumer of its types; the
+// packed verifier over what the sender delivered.
+import { execFile } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { closeGatewayDeps, createApp, createGatewayDeps, type GatewayDeps } from '@cowrie/gateway';
+import { startPayoutWorker, type RunningPayoutWorker } from '@cowrie/payout-worker';
+import {
+  createTestEnv,
+  createWorkspaceWithKey,
+  fundWallet,
+  listenGateway,
+  startHttpReceiver,
+  waitFor,
+  type HttpReceiver,
+  type RunningGateway,
+  type TestEnv,
+} from '@cowrie/testing';
+import { startWebhookWorker, type RunningWebhookWorker } from '@cowrie/webhook-sender';
+import { createAddressPolicy, createWebhookEndpoint } from '@cowrie/webhooks';
+
+const SDK_DIR = path.join(__dirname, '..');
+const REPO = path.join(SDK_DIR, '../..');
+const EXAMPLES = ['pay-and-receive.mjs', 'pay-and-receive.cjs'];
+
+let env: TestEnv;
+let gateway: RunningGateway<GatewayDeps>;
+let payouts: RunningPayoutWorker;
+let webhooks: RunningWebhookWorker;
+let receiver: HttpReceiver;
+/** A temporary folder outside the repository: the tarball, and `consumer/` with it installed. */
+let work: string;
+let consumer: string;
+let packed: { filename: string; size: number; files: Array<{ path: string }> };
+let consumerTypecheck: Promise<Run>;
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command to its end; never throws, so a failure shows its output. */
+function run(command: string, args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(command, args, { cwd: opts.cwd, env: opts.env ?? process.env, timeout: opts.timeoutMs ?? 30_000 }, (err, stdout, stderr) =>
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+// npm, as a user would run it: without the settings of an npm script this test may be running under.
+const npmEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
+
+async function packAndInstall() {
+  work = mkdtempSync(path.join(tmpdir(), 'cowrie-sdk-'));
+  const pack = await run('npm', ['pack', '--json', '--pack-destination', work], { cwd: SDK_DIR, env: npmEnv });
+  if (pack.code !== 0) throw new Error(`npm pack failed:\n${pack.stderr}`);
+  [packed] = JSON.parse(pack.stdout);
+  consumer = path.join(work, 'consumer');
+  mkdirSync(consumer);
+  // No dependencies, so no registry: --offline.
+  const install = await run('npm', ['install', '--no-audit', '--no-fund', '--offline', path.join(work, packed.filename)], { cwd: consumer, env: npmEnv });
+  if (install.code !== 0) throw new Error(`npm install of the tarball failed:\n${install.stderr}`);
+  // The examples the package ships, copied next to the consumer's package.json as a user would.
+  for (const example of EXAMPLES) copyFileSync(path.join(installed(), 'examples', example), path.join(consumer, example));
+  consumerTypecheck = typecheckConsumer();
+}
+
+async function startStack() {
+  env = await createTestEnv({ PUBLIC_API_RATE_LIMIT: '1000' });
+  gateway = await listenGateway<GatewayDeps>(env, { createDeps: createGatewayDeps, createApp: (deps) => createApp(deps), closeDeps: closeGatewayDeps });
+  payouts = await startPayoutWorker(env.config, env.logger);
+  webhooks = await startWebhookWorker(env.config, env.logger);
+  receiver = await startHttpReceiver();
+}
+
+beforeAll(() => Promise.all([packAndInstall(), startStack()]), 60_000);
+afterAll(async () => {
+  await webhooks?.stop();
+  await payouts?.stop();
+  await gateway?.close();
+  await receiver?.close();
+  await env?.cleanup();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+/**
+ * The TypeScript compiler over a consumer of the installed package, an ESM and
+ * a CommonJS module. Started as soon as the package is installed; it runs while
+ * the examples do.
+ */
+function typecheckConsumer(): Promise<Run> {
+  writeFileSync(
+    path.join(consumer, 'consumer.mts'),
+    `import { CowrieApiError, CowrieClient, verifyWebhookSignature, type components } from '@cowrie/sdk';
+const cowrie = new CowrieClient({ baseUrl: 'http://127.0.0.1:3000', apiKey: 'key' });
+export const transfer: Promise<{ id: number; status: 'processing' | 'completed' | 'failed' | 'reversed' }> = cowrie.transfers.create({ currency: 'NGN', amount: 1500, account_number: '0123456789', bank_code: '058' });
+// @ts-expect-error: the API has no such field
+export const misspelt = cowrie.transfers.create({ currency: 'NGN', amount: 1500, acount_number: '0123456789', bank_code: '058' });
+export const verified: boolean = verifyWebhookSignature({ rawBody: new Uint8Array(), header: undefined, secret: 's' });
+// @ts-expect-error: the secret is required
+verifyWebhookSignature({ rawBody: '{}', header: 't=1,v1=00' });
+export const isApiError = (err: unknown): err is CowrieApiError => err instanceof CowrieApiError && err.requestId !== '';
+export type Schemas = keyof components['schemas'];
+`,
+  );
+  writeFileSync(
+    path.join(consumer, 'consumer.cts'),
+    `import sdk = require('@cowrie/sdk');
+const cowrie = new sdk.CowrieClient({ baseUrl: 'http://127.0.0.1:3000', apiKey: 'key' });
+export const balances: Promise<Array<{ currency: string; available: string }>> = cowrie.balances.list();
+export const header: 'X-Cowrie-Signature' = sdk.SIGNATURE_HEADER;
+// @ts-expect-error: a string header, not a number
+sdk.verifyWebhookSignature({ rawBody: '{}', header: 42, secret: 's' });
+`,
+  );
+  // skipLibCheck keeps this fast, and would let a declaration that names a package the
+  // consumer does not have pass as an `any`; each @ts-expect-error line fails on one.
+  return run(
+    process.execPath,
+    [
+      path.join(REPO, 'node_modules/typescript/bin/tsc'),
+      ...['--noEmit', '--strict', '--skipLibCheck', '--target', 'es2022', '--module', 'node16', '--moduleResolution', 'node16'],
+      ...['--types', 'node', '--typeRoots', path.join(REPO, 'node_modules/@types'), 'consumer.mts', 'consumer.cts'],
+    ],
+    { cwd: consumer },
+  );
+}
+
+/** The installed package's folder inside the consumer. */
+const installed = () => path.join(consumer, 'node_modules/@cowrie/sdk');
+
+/** A funded workspace with an API key and a webhook endpoint at `url`. */
+async function payingWorkspace(name: string, url: string) {
+  const { workspace, key } = await createWorkspaceWithKey(env.db, { name });
+  await fundWallet(env.db, workspace.id, '100000');
+  const endpoint = await createWebhookEndpoint(env.db, {
+    workspaceId: workspace.id,
+    input: { url },
+    encryptionKey: env.config.ENCRYPTION_KEY,
+    maxEndpoints: env.config.WEBHOOK_ENDPOINTS_MAX,
+    policy: createAddressPolicy(env.config.WEBHOOK_ALLOWED_CIDRS),
+  });
+  return { workspaceId: workspace.id, apiKey: key, endpoint };
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+test('the tarball holds the bundles, their declarations, the plain-Node examples, the README and package.json, and needs no other package', () => {
+  expect(packed.files.map((f) => f.path).sort()).toEqual([
+    'README.md',
+    'dist/index.cjs',
+    'dist/index.d.cts',
+    'dist/index.d.mts',
+    'dist/index.mjs',
+    'examples/pay-and-receive.cjs',
+    'examples/pay-and-receive.mjs',
+    'package.json',
+  ]);
+  const manifest = JSON.parse(readFileSync(path.join(installed(), 'package.json'), 'utf8'));
+  expect(manifest).toMatchObject({ name: '@cowrie/sdk', engines: { node: '>=20.19' }, publishConfig: { access: 'public' } });
+  expect(manifest.private).toBeUndefined();
+  for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies', 'bundleDependencies']) expect(manifest[field]).toBeUndefined();
+  // No file names another package of this repository. The manifest's devDependencies (the
+  // workspace's test tooling) are the exception npm makes for every package: never installed.
+  const otherPackage = /@cowrie\/(?!sdk\b)[\w-]+/;
+  const { devDependencies: _devDependencies, ...rest } = manifest;
+  expect(JSON.stringify(rest)).not.toMatch(otherPackage);
+  const files = (dir: string): string[] =>
+    readdirSync(dir).flatMap((f) => (statSync(path.join(dir, f)).isDirectory() ? files(path.join(dir, f)) : [path.relative(installed(), path.join(dir, f))]));
+  const naming = files(installed())
+    .filter((file) => file !== 'package.json')
+    .map((file) => [file, readFileSync(path.join(installed(), file), 'utf8').match(otherPackage)?.[0]])
+    .filter(([, name]) => name);
+  expect(naming).toEqual([]);
+});
+
+test.each(EXAMPLES)('examples/%s, run by Node from the installed tarball, pays and verifies the webhook the sender signed for it', async (example) => {
+  const port = await freePort();
+  const { workspaceId, apiKey, endpoint } = await payingWorkspace(`SDK ${example}`, `http://127.0.0.1:${port}/webhooks/cowrie`);
+  // The customer's process: Node and the example's settings, nothing of the server's.
+  const result = await run(process.execPath, [example], {
+    cwd: consumer,
+    env: { PATH: process.env.PATH, COWRIE_URL: gateway.url, COWRIE_API_KEY: apiKey, COWRIE_WEBHOOK_SECRET: endpoint.secret, PORT: String(port) },
+    timeoutMs: 25_000,
+  });
+  expect(result.stderr).toBe('');
+  expect(result.code).toBe(0);
+  const out = JSON.parse(result.stdout);
+  const [transaction] = await env.db.ledgerTransaction.findMany({ where: { workspaceId, counterpartyAccount: '0123456789' } });
+  expect(out).toEqual({
+    available: '100000.000000',
+    transfer: { id: transaction!.id, status: 'completed' },
+    event: { id: expect.any(String), event: 'transfer.completed' },
+  });
+  // The example answered 200, which it does only for a signature it verified.
+  const delivery = await waitFor(() => env.db.webhookDelivery.findFirst({ where: { deliveryId: out.event.id, completedAt: { not: null } } }));
+  expect(delivery).toMatchObject({ endpointId: endpoint.id, event: 'transfer.completed', statusCode: 200, ok: 1, attempts: 1 });
+});
+
+test('the packed verifier accepts what the webhook sender signed and refuses a tampered body, a wrong secret or a stale time', async () => {
+  const { apiKey, endpoint } = await payingWorkspace('SDK verifier', `${receiver.url}/hooks`);
+  const manifest = JSON.parse(readFileSync(path.join(installed(), 'package.json'), 'utf8'));
+  // The package's require() entry, as Node resolves it for a consumer.
+  const sdk = (await import(path.join(installed(), manifest.exports['.'].require.default))) as typeof import('../src');
+  const transfer = await new sdk.CowrieClient({ baseUrl: gateway.url, apiKey }).transfers.create({
+    currency: 'NGN',
+    amount: 700,
+    account_number: '0222222222',
+    bank_code: '058',
+  });
+  const delivered = await waitFor(() => receiver.requests.find((r) => JSON.parse(r.rawBody.toString('utf8')).data?.id === transfer.id));
+  const header = delivered.headers[sdk.SIGNATURE_HEADER.toLowerCase()] as string;
+  const secret = endpoint.secret;
+  const rawBody = delivered.rawBody;
+  const sentAt = Number(/^t=(\d+),/.exec(header)![1]) * 1000;
+
+  expect(sdk.verifyWebhookSignature({ rawBody, header, secret })).toBe(true);
+  expect(sdk.verifyWebhookSignature({ rawBody: rawBody.toString('utf8'), header, secret })).toBe(true);
+  const tampered = Buffer.from(rawBody.toString('utf8').replace('"700.000000"', '"7000.000000"'));
+  expect(tampered.equals(rawBody)).toBe(false);
+  expect(sdk.verifyWebhookSignature({ rawBody: tampered, header, secret })).toBe(false);
+  expect(sdk.verifyWebhookSignature({ rawBody: Buffer.concat([rawBody, Buffer.from('\n')]), header, secret })).toBe(false);
+  expect(sdk.verifyWebhookSignature({ rawBody, header, secret: 'f'.repeat(64) })).toBe(false);
+  expect(sdk.verifyWebhookSignature({ rawBody, header, secret, now: sentAt + 301_000 })).toBe(false);
+  expect(sdk.verifyWebhookSignature({ rawBody, header, secret, now: sentAt + 299_000 })).toBe(true);
+});
+
+test('its declarations type a consumer on their own, under import and require', async () => {
+  const tsc = await consumerTypecheck;
+  expect(tsc.stdout + tsc.stderr).toBe('');
+  expect(tsc.code).toBe(0);
+});
