@@ -6,7 +6,7 @@ export interface SuccessEnvelope<T> {
 }
 
 export interface ErrorEnvelope {
-  error: { code: ErrorCode | string; message: string; details?: Record<string, unknown> };
+  error: { code: ErrorCode; message: string; details?: Record<string, unknown> };
   request_id: string;
 }
 
@@ -15,6 +15,6 @@ export const successEnvelope = <T>(data: T, requestId: string): SuccessEnvelope<
   meta: { request_id: requestId },
 });
 
-export function errorEnvelope(code: ErrorCode | string, message: string, requestId: string, details?: Record<string, unknown>): ErrorEnvelope {
+export function errorEnvelope(code: ErrorCode, message: string, requestId: string, details?: Record<string, unknown>): ErrorEnvelope {
   return { error: details === undefined ? { code, message } : { code, message, details }, request_id: requestId };
 }

@@ -9,6 +9,8 @@ export const ERROR_STATUS = {
   internal_error: 500,
   coming_soon: 501,
   provider_error: 502,
+  /** GET /readyz only: a dependency is not answering, or the gateway is stopping. */
+  not_ready: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

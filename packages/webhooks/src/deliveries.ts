@@ -83,13 +83,14 @@ export const DELIVERY_LOG_DEFAULT_LIMIT = 50;
 export const DELIVERY_LOG_MAX_LIMIT = 200;
 
 export const ZListWebhookDeliveriesQuery = z.object({
-  endpoint_id: z.coerce.number().int().positive().max(2_147_483_647).optional(),
+  endpoint_id: z.coerce.number().int().positive().max(2_147_483_647).optional().meta({ description: 'Only the deliveries to this endpoint' }),
   // Out-of-range values are clamped rather than refused.
   limit: z.coerce
     .number()
     .int()
     .optional()
-    .transform((n) => Math.min(DELIVERY_LOG_MAX_LIMIT, Math.max(1, n ?? DELIVERY_LOG_DEFAULT_LIMIT))),
+    .transform((n) => Math.min(DELIVERY_LOG_MAX_LIMIT, Math.max(1, n ?? DELIVERY_LOG_DEFAULT_LIMIT)))
+    .meta({ description: `Rows to return, default ${DELIVERY_LOG_DEFAULT_LIMIT}, clamped to 1 to ${DELIVERY_LOG_MAX_LIMIT}` }),
 });
 
 /** Finished deliveries of the workspace's endpoints, newest first. Pending ones have no outcome yet. */
@@ -104,6 +105,11 @@ export async function listWebhookDeliveries(db: DbOrTx, opts: { workspaceId: num
 
 // ─── The dashboard's test action ──────────────────────────────────────────────
 
+/** `data` of the ping event the dashboard's test action sends. */
+export function pingEventData(endpointId: number) {
+  return { message: 'This is a test event from Cowrie.', endpoint_id: endpointId };
+}
+
 /**
  * Creates a pending `ping` delivery to one of the workspace's endpoints (404 for
  * anyone else's); the caller queues `webhook.deliver` for it.
@@ -111,16 +117,7 @@ export async function listWebhookDeliveries(db: DbOrTx, opts: { workspaceId: num
 export async function createPingDelivery(db: DbOrTx, opts: { workspaceId: number; mode: Mode; endpointId: number; now?: Date }) {
   const endpoint = await getWebhookEndpoint(db, opts.workspaceId, opts.endpointId);
   const deliveryId = randomUUID();
-  const body = buildWebhookBody(
-    deliveryId,
-    PING_EVENT,
-    opts.now ?? new Date(),
-    {
-      message: 'This is a test event from Cowrie.',
-      endpoint_id: endpoint.id,
-    },
-    opts.mode,
-  );
+  const body = buildWebhookBody(deliveryId, PING_EVENT, opts.now ?? new Date(), pingEventData(endpoint.id), opts.mode);
   const row = await db.webhookDelivery.create({
     data: { deliveryId, workspaceId: opts.workspaceId, endpointId: endpoint.id, event: PING_EVENT, payload: body as unknown as Prisma.InputJsonValue },
     select: { id: true, deliveryId: true },

@@ -1,6 +1,7 @@
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Express } from 'express';
 
 type Json = Record<string, any>;
@@ -26,12 +27,15 @@ const templateRegex = (template: string) => new RegExp(`^${template.replace(/\{[
 /**
  * Checks real responses against the OpenAPI document: the status must be one
  * the operation documents, and the body must validate against its schema.
- * Remembers which (operation, status) pairs were seen.
+ * Remembers which (operation, status) pairs were seen. Checks the webhook
+ * requests Cowrie sends against the document's `webhooks` the same way.
  */
 export class OpenApiContract {
   readonly ajv = addFormats(new Ajv2020({ strict: true, allowUnionTypes: true, allErrors: true }));
   private readonly validators = new Map<string, ValidateFunction>();
   readonly seen = new Set<string>();
+  /** The webhook events checked by checkWebhook. */
+  readonly seenWebhooks = new Set<string>();
   private readonly templates: { template: string; regex: RegExp }[];
 
   constructor(readonly doc: Json) {
@@ -47,9 +51,22 @@ export class OpenApiContract {
     return found.template;
   }
 
-  /** Compiles every schema in the document (request and response), proving it is valid JSON Schema 2020-12. */
+  /** The document's `node` with every `$ref` replaced by what it points to. */
+  resolve(node: unknown): any {
+    return resolveRefs(node, this.doc);
+  }
+
+  /** Compiles every schema in the document (requests, responses, webhooks and components), proving it is valid JSON Schema 2020-12. */
   compileAll(): number {
     let count = 0;
+    for (const schema of Object.values<Json>(this.doc.components.schemas)) {
+      this.ajv.compile(resolveRefs(schema, this.doc) as Json);
+      count++;
+    }
+    for (const event of Object.keys(this.doc.webhooks)) {
+      this.webhookValidator(event);
+      count += 1 + this.webhookHeaders(event).length;
+    }
     for (const [path, ops] of Object.entries<Json>(this.doc.paths)) {
       for (const [method, op] of Object.entries<Json>(ops)) {
         const body = op.requestBody?.content?.['application/json']?.schema;
@@ -92,6 +109,55 @@ export class OpenApiContract {
       );
     }
     this.seen.add(`${method.toUpperCase()} ${template} ${status}`);
+  }
+
+  private webhookHeaders(event: string): { name: string; required: boolean; validate: ValidateFunction }[] {
+    const parameters: Json[] = this.resolve(this.doc.webhooks[event]?.post?.parameters ?? []);
+    return parameters
+      .filter((p) => p.in === 'header')
+      .map((p) => ({ name: String(p.name), required: p.required === true, validate: this.ajv.compile(p.schema) }));
+  }
+
+  private webhookValidator(event: string): ValidateFunction {
+    const key = `webhook ${event}`;
+    let v = this.validators.get(key);
+    if (!v) {
+      const schema = this.doc.webhooks[event]?.post?.requestBody?.content?.['application/json']?.schema;
+      if (!schema) throw new Error(`the ${event} event is not in the document's webhooks`);
+      v = this.ajv.compile(resolveRefs(schema, this.doc) as Json);
+      this.validators.set(key, v);
+    }
+    return v;
+  }
+
+  /**
+   * Throws unless a request Cowrie sent to a webhook endpoint is a documented
+   * webhook: its X-Cowrie-Event names one, its body matches that event's
+   * schema, and its headers are the documented ones (each Cowrie header sent
+   * is documented, each required one is sent, and each value matches).
+   */
+  checkWebhook(request: { headers: IncomingHttpHeaders; rawBody: Buffer }): void {
+    const event = String(request.headers['x-cowrie-event']);
+    const body: unknown = JSON.parse(request.rawBody.toString('utf8'));
+    const validate = this.webhookValidator(event);
+    if (!validate(body)) {
+      throw new Error(
+        `the ${event} webhook does not match the document: ${this.ajv.errorsText(validate.errors)}\n${JSON.stringify(body, null, 2).slice(0, 2000)}`,
+      );
+    }
+    const headers = this.webhookHeaders(event);
+    const documented = new Set(headers.map((h) => h.name.toLowerCase()));
+    const undocumented = Object.keys(request.headers).filter((name) => name.startsWith('x-cowrie-') && !documented.has(name));
+    if (undocumented.length) throw new Error(`the ${event} webhook sends headers the document does not name: ${undocumented.join(', ')}`);
+    for (const header of headers) {
+      const value = request.headers[header.name.toLowerCase()];
+      if (value === undefined) {
+        if (header.required) throw new Error(`the ${event} webhook was sent without its ${header.name} header`);
+      } else if (!header.validate(value)) {
+        throw new Error(`the ${event} webhook's ${header.name} header does not match the document: ${this.ajv.errorsText(header.validate.errors)}`);
+      }
+    }
+    this.seenWebhooks.add(event);
   }
 
   /** Every documented success (2xx) response as `METHOD template status`. */

@@ -1,7 +1,10 @@
 // Risk: the published API document drifts from the gateway: a route missing
-// from it, a status or field it does not describe, or a schema a client
-// generator cannot read. Every response below is checked against the document
-// the running gateway serves.
+// from it, a status or field it does not describe, a webhook event it does not
+// list or whose body or headers differ, or a schema a client generator cannot
+// read. Every response below, and every webhook request the workers send, is
+// checked against the document the running gateway serves.
+import { Decimal, ERROR_STATUS } from '@cowrie/core';
+import { receiveInboundTransfer } from '@cowrie/deposits';
 import { createUserFor, createWorkspaceWithKey, startHttpReceiver, type HttpReceiver } from '@cowrie/testing';
 import { startVerificationWorker, type RunningVerificationWorker } from '@cowrie/verification-dispatcher';
 import { startWebhookWorker, type RunningWebhookWorker } from '@cowrie/webhook-sender';
@@ -46,6 +49,9 @@ beforeAll(async () => {
   contract = new OpenApiContract(doc.body);
   const login = await api('POST', '/auth/login', { body: { email: user.email, password: user.password } });
   session = login.body.data.token;
+  // Receives every event of this workspace from here on; the last test checks them against the document.
+  const events = await api('POST', '/webhook-endpoints', { token: session, body: { url: `${receiver.url}/events`, events: ['*'] } });
+  expect(events.status).toBe(201);
 });
 afterAll(async () => {
   await sender?.stop();
@@ -82,7 +88,9 @@ test('each operation says how it is authenticated, and /v1 operations their scop
   expect(op('/webhook-endpoints', 'post').security).toEqual([{ session: [] }]);
   expect(op('/v1/openapi.json', 'get').security).toEqual([]);
   // The request schema is the one that validates: the verification channel enum and the code pattern.
-  const start = op('/v1/verifications', 'post').requestBody.content['application/json'].schema;
+  const startBody = op('/v1/verifications', 'post').requestBody.content['application/json'].schema;
+  expect(startBody).toEqual({ $ref: '#/components/schemas/StartVerificationRequest' });
+  const start = contract.resolve(startBody);
   expect(start.properties.channel.enum).toEqual(['sms', 'voice', 'email']);
   expect(start.required).toEqual(['channel', 'destination']);
   expect(op('/v1/deposits', 'post').parameters).toContainEqual({ $ref: '#/components/parameters/IdempotencyKey' });
@@ -192,4 +200,66 @@ test('the request budget 429 is documented too', async () => {
 test('every documented success response was seen from the running gateway above', () => {
   const missing = contract.documentedSuccesses().filter((s) => !contract.seen.has(s) && s !== 'GET /v1/openapi.json 200');
   expect(missing).toEqual([]);
+});
+
+test('schemas are named components that operations refer to, and error codes are the closed set of ERROR_STATUS', () => {
+  const schemaOf = (path: string, method: string, status: string) => contract.doc.paths[path][method].responses[status].content['application/json'].schema;
+  const transfer = contract.doc.paths['/v1/transfers'].post;
+  expect(transfer.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CreateTransferRequest' });
+  expect(schemaOf('/v1/transfers', 'post', '201').properties).toEqual({
+    data: { $ref: '#/components/schemas/Transaction' },
+    meta: { $ref: '#/components/schemas/ResponseMeta' },
+  });
+  expect(schemaOf('/v1/transactions', 'get', '200').properties).toEqual({
+    data: { type: 'array', items: { $ref: '#/components/schemas/Transaction' } },
+    meta: { $ref: '#/components/schemas/PageMeta' },
+  });
+  expect(schemaOf('/v1/transfers', 'post', '400')).toEqual({ $ref: '#/components/schemas/ErrorResponse' });
+  const schemas = contract.doc.components.schemas;
+  expect(schemas.ErrorResponse.properties.error.properties.code).toEqual({ $ref: '#/components/schemas/ErrorCode' });
+  expect(schemas.ErrorCode.enum).toEqual(Object.keys(ERROR_STATUS));
+  // Every named schema is used somewhere, and every reference resolves.
+  const refs = new Set(
+    JSON.stringify(contract.doc)
+      .match(/#\/components\/schemas\/[A-Za-z]+/g)!
+      .map((r) => r.split('/').pop()),
+  );
+  expect([...refs].sort()).toEqual(Object.keys(schemas).sort());
+});
+
+test('every event the workers sent above is a documented webhook, with its body and headers, and every documented one was sent', async () => {
+  // The events the calls above did not cause: a paid and an expired collection, a failed and an expired verification.
+  const paid = await api('POST', '/v1/collections', { token: apiKey, body: { customer_name: 'Ada Obi', customer_email: 'ada@example.com', amount: 700 } });
+  const inbound = await receiveInboundTransfer(
+    { db: gw.env.db },
+    {
+      provider: gw.env.config.COLLECTION_RAIL,
+      providerReference: 'docs-transfer-1',
+      accountNumber: paid.body.data.account.account_number,
+      amount: new Decimal('700'),
+      currency: 'NGN',
+      raw: {},
+    },
+  );
+  expect(inbound).toMatchObject({ matched: true, status: 'credited' });
+  const unpaid = await api('POST', '/v1/collections', { token: apiKey, body: { customer_name: 'Ada Obi', customer_email: 'ada@example.com', amount: 800 } });
+  await gw.env.db.collection.update({ where: { id: unpaid.body.data.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+  expect((await api('GET', `/v1/collections/${unpaid.body.data.id}`, { token: apiKey })).body.data.status).toBe('expired');
+  // A wrong code on the last attempt allowed; a check after the code expired. A code is digits, so 'wrong' never matches.
+  const lastTry = await api('POST', '/v1/verifications', { token: apiKey, body: { channel: 'email', destination: 'last-try@example.com' } });
+  const { maxAttempts } = await gw.env.db.verification.findUniqueOrThrow({ where: { reference: lastTry.body.data.reference } });
+  await gw.env.db.verification.update({ where: { reference: lastTry.body.data.reference }, data: { attempts: maxAttempts - 1 } });
+  const last = await api('POST', `/v1/verifications/${lastTry.body.data.reference}/check`, { token: apiKey, body: { code: 'wrong' } });
+  expect(last.body.data).toMatchObject({ status: 'failed', reason: 'invalid_code' });
+  const late = await api('POST', '/v1/verifications', { token: apiKey, body: { channel: 'email', destination: 'late@example.com' } });
+  await gw.env.db.verification.update({ where: { reference: late.body.data.reference }, data: { expiresAt: new Date(Date.now() - 1000) } });
+  expect((await api('POST', `/v1/verifications/${late.body.data.reference}/check`, { token: apiKey, body: { code: 'wrong' } })).body.data.reason).toBe(
+    'expired',
+  );
+
+  const documented = Object.keys(contract.doc.webhooks).sort();
+  const received = () => new Set(receiver.requests.map((r) => String(r.headers['x-cowrie-event'])));
+  for (let waited = 0; documented.some((e) => !received().has(e)) && waited < 20_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
+  for (const request of receiver.requests) contract.checkWebhook(request);
+  expect([...contract.seenWebhooks].sort()).toEqual(documented);
 });

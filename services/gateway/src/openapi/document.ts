@@ -1,14 +1,119 @@
+import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
-import { ERROR_STATUS } from '@cowrie/core';
+import { SIGNATURE_HEADER, WEBHOOK_RETRY_DELAYS_MS } from '@cowrie/webhooks';
 import type { RegisteredRoute, RouteRegistry } from '../http/route-registry';
+import { SCHEMA_NAMES, ZErrorResponse, ZResponseMeta } from './schemas';
+import { WEBHOOK_EVENTS, type WebhookEventSpec } from './webhooks';
 
 type JsonSchema = Record<string, unknown>;
+type Io = 'input' | 'output';
 
-/** JSON Schema 2020-12 (OpenAPI 3.1's dialect) of a zod schema, as the request reads it or the response writes it. */
-function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  const out = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonSchema;
-  delete out.$schema;
-  return out;
+const SCHEMA_REF = '#/components/schemas/';
+// The id a schema without a name gets while it is converted; never written to the document.
+const UNNAMED = '~unnamed-';
+
+/**
+ * The zod schemas of the document as JSON Schema 2020-12 (OpenAPI 3.1's
+ * dialect): as a request reads them (io: input) or a response writes them
+ * (io: output). A named schema (SCHEMA_NAMES) is a `$ref` to its entry in
+ * components.schemas; any other is written inline.
+ */
+class DocumentSchemas {
+  private readonly converted: Record<Io, { roots: Map<z.ZodType, JsonSchema>; named: Map<string, JsonSchema> }>;
+  private readonly used: Record<Io, Set<string>> = { input: new Set(), output: new Set() };
+
+  /** Every schema `of` will be asked for, by io: zod converts them together, so they can refer to the named ones. */
+  constructor(roots: Record<Io, readonly z.ZodType[]>) {
+    this.converted = { input: convert('input', roots.input), output: convert('output', roots.output) };
+  }
+
+  /** The JSON Schema of `schema` as it is read (input) or written (output). */
+  of(schema: z.ZodType, io: Io): JsonSchema {
+    const json = this.converted[io].roots.get(schema);
+    if (!json) throw new Error(`a schema of the document was not among the ${io} schemas converted`);
+    this.collectRefs(json, io);
+    return json;
+  }
+
+  /**
+   * components.schemas: the named schemas the document refers to, by name. A
+   * schema used in requests and in responses must read the same both ways:
+   * one with a default, a coercion or a transform does not, nor does an
+   * object (a request may carry fields it ignores, a response has no others),
+   * so each side needs a name of its own.
+   */
+  components(): Record<string, JsonSchema> {
+    const names = [...new Set([...this.used.input, ...this.used.output])].sort();
+    return Object.fromEntries(
+      names.map((name) => {
+        const input = this.used.input.has(name) ? this.converted.input.named.get(name) : undefined;
+        const output = this.used.output.has(name) ? this.converted.output.named.get(name) : undefined;
+        if (input && output && !isDeepStrictEqual(input, output)) {
+          throw new Error(`schema ${name} reads differently in requests than in responses: give the request's and the response's schema a name each`);
+        }
+        return [name, (output ?? input)!];
+      }),
+    );
+  }
+
+  private collectRefs(node: unknown, io: Io): void {
+    if (Array.isArray(node)) {
+      for (const item of node) this.collectRefs(item, io);
+      return;
+    }
+    if (!node || typeof node !== 'object') return;
+    const ref = (node as JsonSchema).$ref;
+    if (typeof ref === 'string' && ref.startsWith(SCHEMA_REF)) {
+      const name = ref.slice(SCHEMA_REF.length);
+      if (!this.used[io].has(name)) {
+        this.used[io].add(name);
+        this.collectRefs(this.converted[io].named.get(name), io);
+      }
+    }
+    for (const value of Object.values(node)) this.collectRefs(value, io);
+  }
+}
+
+/** Converts every named schema and `roots` in one pass of zod's registry conversion, whose references between registered schemas are `$ref`s. */
+function convert(io: Io, roots: readonly z.ZodType[]) {
+  const registry = z.registry<{ id: string }>();
+  for (const [name, schema] of SCHEMA_NAMES) registry.add(schema, { id: name });
+  let unnamed = 0;
+  for (const root of roots) if (!registry.has(root)) registry.add(root, { id: `${UNNAMED}${unnamed++}` });
+  const { schemas } = z.toJSONSchema(registry, { target: 'draft-2020-12', io, unrepresentable: 'any', uri: (id) => `${SCHEMA_REF}${id}` });
+  // Shared definitions appear only for recursive schemas, which the API has none of.
+  if ('__shared' in schemas) throw new Error('a schema of the document is recursive; name it (SCHEMA_NAMES) so it can refer to itself');
+  const emitted = (id: string): JsonSchema => {
+    const { $schema: _schema, $id: _id, ...json } = schemas[id] as JsonSchema;
+    return inlineUnnamed(json) as JsonSchema;
+  };
+  // A schema without a name that appears inside another is written out in place.
+  const inlineUnnamed = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(inlineUnnamed);
+    if (!node || typeof node !== 'object') return node;
+    const ref = (node as JsonSchema).$ref;
+    if (typeof ref === 'string' && ref.startsWith(`${SCHEMA_REF}${UNNAMED}`)) {
+      const { $ref: _ref, ...siblings } = node as JsonSchema;
+      return { ...emitted(ref.slice(SCHEMA_REF.length)), ...siblings };
+    }
+    return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, inlineUnnamed(value)]));
+  };
+  const named = new Map([...SCHEMA_NAMES.keys()].map((name) => [name, emitted(name)] as const));
+  const rootJson = new Map(
+    roots.map((root) => {
+      const id = registry.get(root)!.id;
+      return [root, id.startsWith(UNNAMED) ? emitted(id) : { $ref: `${SCHEMA_REF}${id}` }] as const;
+    }),
+  );
+  return { roots: rootJson, named };
+}
+
+/** The schemas a route's requests are read with and its responses written with. */
+function routeSchemas(route: RegisteredRoute): Record<Io, z.ZodType[]> {
+  const { body, query, params } = route.request ?? {};
+  const input = [body, query, params].filter((s): s is z.ZodType => s !== undefined);
+  const output = Object.values(route.responses).flatMap((r) => [r.data, r.meta].filter((s): s is z.ZodType => s !== undefined));
+  return { input, output };
 }
 
 const toOpenApiPath = (fullPath: string) => fullPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
@@ -27,23 +132,39 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   504: 'provider_error: rail timeout',
 };
 
+/** What each section of the reference holds; every tag a route or event uses needs one. */
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  Operations: 'Liveness, readiness and this document. No authentication.',
+  Catalog: 'What this deployment offers: deposit channels, capabilities, and the routes that are not available yet.',
+  Verification: 'One-time codes by SMS, voice or email, to prove a customer controls a phone number or an email address.',
+  Deposits: "Accounts that collect money in: the business's own (POST /v1/deposits), one-off collections and reserved accounts for customers.",
+  Payouts: 'Money out of a wallet to a bank account or a saved beneficiary.',
+  'Bank lookup': 'The banks a payout can reach, and the name of an account number.',
+  'Balances and ledger': 'Wallet balances, ledger transactions and the accounts paid.',
+  Dashboard: 'Dashboard users sign in for a session token; the webhook routes take it.',
+  'Webhooks (dashboard)': 'Webhook endpoints and the delivery log, with a dashboard session.',
+  'Webhook events': `What Cowrie posts to a subscribed endpoint: a JSON body signed with the endpoint secret in ${SIGNATURE_HEADER}. Any 2xx answer acknowledges it; anything else, or no answer within WEBHOOK_TIMEOUT_MS, fails the attempt. A delivery is attempted ${WEBHOOK_RETRY_DELAYS_MS.length} times at most, waiting ${WEBHOOK_RETRY_DELAYS_MS.join(', ')} ms before each.`,
+};
+const WEBHOOK_TAG = 'Webhook events';
+
 const RATE_LIMIT_HEADERS = {
   'X-RateLimit-Limit': { $ref: '#/components/headers/X-RateLimit-Limit' },
   'X-RateLimit-Remaining': { $ref: '#/components/headers/X-RateLimit-Remaining' },
   'X-RateLimit-Reset': { $ref: '#/components/headers/X-RateLimit-Reset' },
 };
 
-function parametersOf(route: RegisteredRoute): JsonSchema[] {
+function parametersOf(route: RegisteredRoute, schemas: DocumentSchemas): JsonSchema[] {
   const parameters: JsonSchema[] = [];
   const names = pathParamNames(route.fullPath);
-  const params = route.request?.params ? jsonSchemaOf(route.request.params, 'input') : undefined;
+  const params = route.request?.params ? schemas.of(route.request.params, 'input') : undefined;
   const paramProps = (params?.properties ?? {}) as Record<string, JsonSchema>;
   for (const name of names) {
     if (!paramProps[name]) throw new Error(`${route.method.toUpperCase()} ${route.fullPath}: path parameter ${name} has no schema in request.params`);
-    parameters.push({ name, in: 'path', required: true, schema: paramProps[name] });
+    const { description, ...schema } = paramProps[name];
+    parameters.push({ name, in: 'path', required: true, schema, ...(description ? { description } : {}) });
   }
   if (route.request?.query) {
-    const query = jsonSchemaOf(route.request.query, 'input');
+    const query = schemas.of(route.request.query, 'input');
     const required = new Set((query.required ?? []) as string[]);
     for (const [name, schema] of Object.entries((query.properties ?? {}) as Record<string, JsonSchema>)) {
       const { description, ...rest } = schema;
@@ -55,7 +176,7 @@ function parametersOf(route: RegisteredRoute): JsonSchema[] {
   return parameters;
 }
 
-function responsesOf(route: RegisteredRoute): Record<string, JsonSchema> {
+function responsesOf(route: RegisteredRoute, schemas: DocumentSchemas): Record<string, JsonSchema> {
   const responses: Record<string, JsonSchema> = {};
   const v1 = route.auth.kind === 'api_key';
   // API keys and dashboard sessions both have a request budget, and its headers.
@@ -71,7 +192,7 @@ function responsesOf(route: RegisteredRoute): Record<string, JsonSchema> {
     if (response.raw) {
       responses[status] = {
         description: response.description,
-        content: { 'application/json': { schema: response.data ? jsonSchemaOf(response.data, 'output') : { type: 'object' } } },
+        content: { 'application/json': { schema: response.data ? schemas.of(response.data, 'output') : { type: 'object' } } },
       };
       continue;
     }
@@ -85,8 +206,8 @@ function responsesOf(route: RegisteredRoute): Record<string, JsonSchema> {
                 type: 'object',
                 required: ['data', 'meta'],
                 properties: {
-                  data: jsonSchemaOf(response.data, 'output'),
-                  meta: response.meta ? jsonSchemaOf(response.meta, 'output') : { $ref: '#/components/schemas/ResponseMeta' },
+                  data: schemas.of(response.data, 'output'),
+                  meta: schemas.of(response.meta ?? ZResponseMeta, 'output'),
                 },
                 additionalProperties: false,
               },
@@ -106,13 +227,13 @@ function responsesOf(route: RegisteredRoute): Record<string, JsonSchema> {
     responses[String(code)] = {
       description: own ?? ERROR_DESCRIPTIONS[code] ?? 'Error',
       headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } },
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      content: { 'application/json': { schema: schemas.of(ZErrorResponse, 'output') } },
     };
   }
   return responses;
 }
 
-function operationOf(route: RegisteredRoute): JsonSchema {
+function operationOf(route: RegisteredRoute, schemas: DocumentSchemas): JsonSchema {
   const auth = route.auth;
   const security = auth.kind === 'api_key' ? [{ apiKey: [] }] : auth.kind === 'session' ? [{ session: [] }] : [];
   const scopeLine =
@@ -129,14 +250,47 @@ function operationOf(route: RegisteredRoute): JsonSchema {
     description: [route.description, scopeLine].filter(Boolean).join('\n\n'),
     tags: [route.tag],
     security,
-    parameters: parametersOf(route),
-    responses: responsesOf(route),
+    parameters: parametersOf(route, schemas),
+    responses: responsesOf(route, schemas),
   };
   if (auth.kind === 'api_key') operation['x-cowrie-scope'] = auth.scope;
   if (route.request?.body) {
-    operation.requestBody = { required: true, content: { 'application/json': { schema: jsonSchemaOf(route.request.body, 'input') } } };
+    operation.requestBody = { required: true, content: { 'application/json': { schema: schemas.of(route.request.body, 'input') } } };
   }
   return operation;
+}
+
+/** `transfer.completed` → `transferCompletedWebhook`. */
+const webhookOperationId = (event: string) =>
+  `${event
+    .split(/[._]/)
+    .map((word, i) => (i === 0 ? word : word.charAt(0).toUpperCase() + word.slice(1)))
+    .join('')}Webhook`;
+
+/** The request Cowrie makes to a subscribed endpoint for one event. */
+function webhookOf(event: WebhookEventSpec, schemas: DocumentSchemas): JsonSchema {
+  const failed = `The attempt failed; a delivery gets ${WEBHOOK_RETRY_DELAYS_MS.length} attempts in all.`;
+  return {
+    post: {
+      operationId: webhookOperationId(event.name),
+      summary: event.summary,
+      description: event.description,
+      tags: [WEBHOOK_TAG],
+      // Authenticated by its signature (the X-Cowrie-Signature parameter), not by a credential of the receiver's.
+      security: [],
+      parameters: [
+        { $ref: '#/components/parameters/CowrieSignature' },
+        { $ref: '#/components/parameters/CowrieEvent' },
+        { $ref: '#/components/parameters/CowrieDelivery' },
+      ],
+      requestBody: { required: true, content: { 'application/json': { schema: schemas.of(event.body, 'output') } } },
+      responses: {
+        '2XX': { description: 'Received: any 2xx status acknowledges the delivery.' },
+        '4XX': { description: `The receiver refused it. ${failed}` },
+        default: { description: `Any other status (redirects are not followed), or no answer within WEBHOOK_TIMEOUT_MS. ${failed}` },
+      },
+    },
+  };
 }
 
 export interface OpenApiOptions {
@@ -146,15 +300,28 @@ export interface OpenApiOptions {
 /**
  * The OpenAPI 3.1 document of every route in the registry, built from the
  * same zod schemas that validate the requests (io: input) and describe the
- * responses (io: output).
+ * responses (io: output), with the webhook events Cowrie sends.
  */
 export function buildOpenApiDocument(registry: RouteRegistry, options: OpenApiOptions = {}) {
+  const roots: Record<Io, z.ZodType[]> = { input: [], output: [ZResponseMeta, ZErrorResponse, ...WEBHOOK_EVENTS.map((e) => e.body)] };
+  for (const route of registry.routes) {
+    const { input, output } = routeSchemas(route);
+    roots.input.push(...input);
+    roots.output.push(...output);
+  }
+  const schemas = new DocumentSchemas(roots);
+
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const route of registry.routes) {
     const key = toOpenApiPath(route.fullPath);
-    (paths[key] ??= {})[route.method] = operationOf(route);
+    (paths[key] ??= {})[route.method] = operationOf(route, schemas);
   }
-  const tags = [...new Set(registry.routes.map((r) => r.tag))].map((name) => ({ name }));
+  const webhooks = Object.fromEntries(WEBHOOK_EVENTS.map((event) => [event.name, webhookOf(event, schemas)]));
+  const tags = [...new Set([...registry.routes.map((r) => r.tag), WEBHOOK_TAG])].map((name) => {
+    const description = TAG_DESCRIPTIONS[name];
+    if (!description) throw new Error(`tag ${name} has no description in TAG_DESCRIPTIONS`);
+    return { name, description };
+  });
   return {
     openapi: '3.1.0',
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
@@ -163,14 +330,18 @@ export function buildOpenApiDocument(registry: RouteRegistry, options: OpenApiOp
       version: options.version ?? '1.0.0',
       description: [
         'Payouts, deposits, contact verification and outbound webhooks.',
-        'Success bodies are `{data, meta: {request_id}}`; errors are `{error: {code, message, details?}, request_id}`.',
+        'Success bodies are `{data, meta: {request_id}}`; errors are `{error: {code, message, details?}, request_id}` (ErrorResponse).',
         'Send `Idempotency-Key` on POST requests to retry them safely; clients must ignore unknown response fields and event names.',
+        `The events Cowrie posts to webhook endpoints are under \`webhooks\`, each signed in ${SIGNATURE_HEADER}.`,
       ].join('\n\n'),
+      license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: '/', description: 'This deployment' }],
     tags,
     paths,
+    webhooks,
     components: {
+      schemas: schemas.components(),
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer', description: 'API key: `Authorization: Bearer <API key>` (keys are created with `npx cowrie key create`).' },
         session: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Dashboard session token from POST /auth/login.' },
@@ -192,38 +363,34 @@ export function buildOpenApiDocument(registry: RouteRegistry, options: OpenApiOp
             'Which data of the workspace a dashboard request manages: `live` (the default) or `test` (what test API keys act on). Anything else is 400 invalid_request.',
           schema: { type: 'string', enum: ['live', 'test'], default: 'live' },
         },
+        CowrieSignature: {
+          name: SIGNATURE_HEADER,
+          in: 'header',
+          required: true,
+          description:
+            '`t=<unix seconds>,v1=<hex HMAC-SHA256>`: the HMAC-SHA256 of `<t>.` followed by the raw body bytes, keyed with the endpoint secret (the 64-hex string itself, as UTF-8). Verify it over the body exactly as received, compare in constant time, and refuse a `t` more than 5 minutes from now (the suggested window).',
+          schema: { type: 'string', pattern: '^t=\\d+,v1=[0-9a-f]{64}$' },
+        },
+        CowrieEvent: {
+          name: 'X-Cowrie-Event',
+          in: 'header',
+          required: true,
+          description: 'The event name, as the body `event`.',
+          schema: { type: 'string' },
+        },
+        CowrieDelivery: {
+          name: 'X-Cowrie-Delivery',
+          in: 'header',
+          required: true,
+          description: 'The delivery id, as the body `id`: the same on every retry of this delivery, so de-duplicate on it.',
+          schema: { type: 'string', format: 'uuid' },
+        },
       },
       headers: {
         'X-Request-Id': { description: 'UUID of this request, also in the body', schema: { type: 'string', format: 'uuid' } },
         'X-RateLimit-Limit': { description: 'Requests allowed in the window', schema: { type: 'integer' } },
         'X-RateLimit-Remaining': { description: 'Requests left after this one, never below 0', schema: { type: 'integer' } },
         'X-RateLimit-Reset': { description: 'Window end as a Unix timestamp in seconds', schema: { type: 'integer' } },
-      },
-      schemas: {
-        ResponseMeta: {
-          type: 'object',
-          required: ['request_id'],
-          properties: { request_id: { type: 'string', format: 'uuid' } },
-          additionalProperties: false,
-        },
-        Error: {
-          type: 'object',
-          required: ['error', 'request_id'],
-          properties: {
-            error: {
-              type: 'object',
-              required: ['code', 'message'],
-              properties: {
-                code: { type: 'string', description: `One of ${Object.keys(ERROR_STATUS).join(', ')}` },
-                message: { type: 'string' },
-                details: { type: 'object' },
-              },
-              additionalProperties: false,
-            },
-            request_id: { type: 'string', format: 'uuid' },
-          },
-          additionalProperties: false,
-        },
       },
     },
   };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ERROR_STATUS, type ErrorCode, type ErrorEnvelope } from '@cowrie/core';
 
 type SameKeys<A, B> = [keyof A] extends [keyof B] ? ([keyof B] extends [keyof A] ? true : false) : false;
 /** S promises no more than T holds (it may narrow a string to an enum) and names the same fields. */
@@ -14,9 +15,77 @@ export const responseOf =
   <S extends z.ZodType>(schema: S, ..._check: Describes<z.output<S>, T> extends true ? [] : ['this schema does not describe the rendered type']) =>
     schema;
 
+const namedSchemas = new Map<string, z.ZodType>();
+
+/**
+ * The API document's named schemas, by name: each is written once under
+ * `components.schemas` and referenced with `$ref` wherever a request, a
+ * response or a webhook uses it. A schema without a name is written inline.
+ */
+export const SCHEMA_NAMES: ReadonlyMap<string, z.ZodType> = namedSchemas;
+
+/**
+ * Gives `schema` its name in the API document (see SCHEMA_NAMES) and returns
+ * it unchanged. A name is given once, to one schema; name the schema itself,
+ * not a copy made by `.meta()` or `.optional()`, which refers to it.
+ */
+export function named<S extends z.ZodType>(name: string, schema: S): S {
+  const taken = namedSchemas.get(name);
+  if (taken === schema) return schema;
+  if (taken) throw new Error(`two schemas are named ${name}`);
+  for (const [other, s] of namedSchemas) if (s === schema) throw new Error(`schema ${other} cannot also be named ${name}`);
+  namedSchemas.set(name, schema);
+  return schema;
+}
+
 /** An ISO 8601 UTC timestamp as the API renders it. */
 export const ZTimestamp = z.string().meta({ format: 'date-time', description: 'ISO 8601 UTC timestamp' });
 /** An amount as the API renders it: a decimal string with 6 fractional digits. */
 export const ZAmount = z.string().meta({ pattern: '^-?\\d+\\.\\d{6}$', description: 'Decimal string, 6 fractional digits', examples: ['1500.000000'] });
 /** A database id in a path (`/collections/:id`). */
-export const ZIdParams = z.object({ id: z.coerce.number().int().positive().max(2_147_483_647) });
+export const ZIdParams = z.object({ id: z.coerce.number().int().positive().max(2_147_483_647).meta({ description: 'The id the API gave it' }) });
+
+const ZRequestId = z.string().meta({ format: 'uuid', description: 'UUID of the request, also sent as X-Request-Id' });
+
+/** `meta` of every success body. */
+export const ZResponseMeta = named('ResponseMeta', z.object({ request_id: ZRequestId }).meta({ description: '`meta` of a success body' }));
+
+/** `meta` of a page of a cursor-paginated list. */
+export const ZPageMeta = named(
+  'PageMeta',
+  z
+    .object({
+      request_id: ZRequestId,
+      next_cursor: z.string().nullable().meta({ description: 'Pass as `cursor` for the next page; null on the last page' }),
+    })
+    .meta({ description: '`meta` of a page of a cursor-paginated list' }),
+);
+
+const ERROR_CODES = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]];
+
+/** `error.code`: the closed set of codes of @cowrie/core's ERROR_STATUS. */
+const ZErrorCode = named(
+  'ErrorCode',
+  z.enum(ERROR_CODES).meta({
+    description: `What went wrong. Each code has its usual HTTP status (${Object.entries(ERROR_STATUS)
+      .map(([code, status]) => `${code} ${status}`)
+      .join(', ')}); an operation's responses say where it answers one with another status (provider_error 503 or 504, say).`,
+  }),
+);
+
+/** The body of every error answer. */
+export const ZErrorResponse = named(
+  'ErrorResponse',
+  responseOf<ErrorEnvelope>()(
+    z
+      .object({
+        error: z.object({
+          code: ZErrorCode,
+          message: z.string(),
+          details: z.record(z.string(), z.unknown()).optional().meta({ description: 'Facts about the error, e.g. `field` for invalid_request' }),
+        }),
+        request_id: ZRequestId,
+      })
+      .meta({ description: 'The body of every error answer' }),
+  ),
+);

@@ -6,16 +6,25 @@ import { takeSignInAttempt } from '@cowrie/api-limits';
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
 import { sendData, sessionOf } from '../http/respond';
+import { named } from '../openapi/schemas';
 
-const ZLoginRequest = z.object({
-  email: z.string().trim().min(1).max(254),
-  password: z.string().min(1).max(200),
-});
+const ZLoginRequest = named(
+  'LoginRequest',
+  z.object({
+    email: z.string().trim().min(1).max(254),
+    password: z.string().min(1).max(200),
+  }),
+);
 
-const ZSession = z.object({
-  token: z.string().meta({ description: 'Send as Authorization: Bearer <token> to the dashboard routes' }),
-  expires_in: z.number().int().meta({ description: 'Seconds' }),
-});
+const ZSession = named(
+  'Session',
+  z.object({
+    token: z.string().meta({ description: 'Send as Authorization: Bearer <token> to the dashboard routes' }),
+    expires_in: z.number().int().meta({ description: 'Seconds' }),
+  }),
+);
+
+const ZSignedOut = named('SignedOut', z.object({ signed_out: z.literal(true) }));
 
 export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
   app.route(
@@ -72,7 +81,7 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
       description: 'Every token issued to this user before now stops working at once, on every replica.',
       tag: 'Dashboard',
       auth: { kind: 'session' },
-      responses: { 200: { description: 'Signed out', data: z.object({ signed_out: z.literal(true) }) } },
+      responses: { 200: { description: 'Signed out', data: ZSignedOut } },
     },
     async (_input, req, res) => {
       await endUserSessions(deps.db, sessionOf(req).userId);

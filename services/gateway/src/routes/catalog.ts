@@ -4,18 +4,26 @@ import { CHANNEL_IDS, capabilityMap, type Channel } from '@cowrie/catalog';
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
 import { sendData } from '../http/respond';
-import { responseOf } from '../openapi/schemas';
+import { named, responseOf } from '../openapi/schemas';
 
-const ZStatus = z.enum(['live', 'coming_soon']);
+const ZStatus = named('Availability', z.enum(['live', 'coming_soon']));
 
-const ZChannel = responseOf<Channel>()(z.object({ id: z.enum(CHANNEL_IDS), label: z.string(), status: ZStatus, currencies: z.array(z.string()) }));
+const ZChannel = named(
+  'Channel',
+  responseOf<Channel>()(z.object({ id: z.enum(CHANNEL_IDS), label: z.string(), status: ZStatus, currencies: z.array(z.string()) })),
+);
 
-const ZCapabilities = responseOf<ReturnType<typeof capabilityMap>>()(
-  z.object({
-    api_version: z.string(),
-    areas: z.array(z.object({ id: z.string(), label: z.string(), status: ZStatus, endpoints: z.array(z.string()) })),
-    deposit_channels: z.record(z.string(), ZStatus),
-  }),
+const ZCapabilityArea = named('CapabilityArea', z.object({ id: z.string(), label: z.string(), status: ZStatus, endpoints: z.array(z.string()) }));
+
+const ZCapabilities = named(
+  'Capabilities',
+  responseOf<ReturnType<typeof capabilityMap>>()(
+    z.object({
+      api_version: z.string(),
+      areas: z.array(ZCapabilityArea),
+      deposit_channels: z.record(z.string(), ZStatus),
+    }),
+  ),
 );
 
 export function registerCatalogRoutes(v1: RouteMount, deps: GatewayDeps) {

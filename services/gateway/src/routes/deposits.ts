@@ -22,60 +22,74 @@ import { instrumentCalls, railObserver } from '@cowrie/metrics';
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
 import { apiKeyOf, sendData } from '../http/respond';
-import { ZAmount, ZIdParams, ZTimestamp, responseOf } from '../openapi/schemas';
+import { ZAmount, ZIdParams, ZTimestamp, named, responseOf } from '../openapi/schemas';
 
 const ZListQuery = z.object({
   limit: z.coerce.number().int().positive().optional().meta({ description: 'Default 50, clamped to 200' }),
   currency: currencyCodeField.optional(),
-  customer_email: z.string().max(254).optional(),
+  customer_email: z.string().max(254).optional().meta({ description: "Only this customer's accounts (case-insensitive)" }),
 });
 
-const ZDepositAccount = z.object({
-  bank: z.string(),
-  bank_code: z.string(),
-  account_number: z.string(),
-  account_name: z.string(),
-  expires_at: ZTimestamp.optional().meta({ description: 'One-off accounts only' }),
-});
-
-const ZDepositResult = responseOf<DepositResult>()(
-  z.union([
-    z.object({ channel: z.enum(['collection_va', 'reserved_va']), status: z.enum(['pending', 'active']), account: ZDepositAccount }),
-    z.object({ channel: z.literal('open_banking'), status: z.literal('pending'), redirect_url: z.string() }),
-  ]),
-);
-
-const ZCollection = responseOf<ReturnType<typeof renderCollection>>()(
+const ZDepositAccount = named(
+  'DepositAccount',
   z.object({
-    id: z.number().int(),
-    reference: z.string(),
-    status: z.string().meta({ description: 'pending, successful or expired' }),
-    currency: z.string(),
-    amount: ZAmount,
-    amount_paid: ZAmount.nullable(),
-    customer: z.object({ name: z.string(), email: z.string().nullable() }).nullable(),
-    account: ZDepositAccount,
-    expires_at: ZTimestamp,
-    paid_at: ZTimestamp.nullable(),
-    provider: z.string(),
-    provider_reference: z.string().nullable(),
-    created_at: ZTimestamp,
-    updated_at: ZTimestamp,
+    bank: z.string(),
+    bank_code: z.string(),
+    account_number: z.string(),
+    account_name: z.string(),
+    expires_at: ZTimestamp.optional().meta({ description: 'One-off accounts only' }),
   }),
 );
 
-const ZReservedAccount = responseOf<ReturnType<typeof renderReservedAccount>>()(
-  z.object({
-    id: z.number().int(),
-    reference: z.string(),
-    holder: z.string().meta({ description: 'business or customer' }),
-    status: z.string(),
-    currency: z.string(),
-    customer: z.object({ name: z.string(), email: z.string().nullable() }),
-    account: ZDepositAccount,
-    provider: z.string(),
-    created_at: ZTimestamp,
-  }),
+export const ZCustomer = named('Customer', z.object({ name: z.string(), email: z.string().nullable() }));
+
+const ZDepositResult = named(
+  'DepositSurface',
+  responseOf<DepositResult>()(
+    z.union([
+      z.object({ channel: z.enum(['collection_va', 'reserved_va']), status: z.enum(['pending', 'active']), account: ZDepositAccount }),
+      z.object({ channel: z.literal('open_banking'), status: z.literal('pending'), redirect_url: z.string() }),
+    ]),
+  ),
+);
+
+const ZCollection = named(
+  'Collection',
+  responseOf<ReturnType<typeof renderCollection>>()(
+    z.object({
+      id: z.number().int(),
+      reference: z.string(),
+      status: z.string().meta({ description: 'pending, successful or expired' }),
+      currency: z.string(),
+      amount: ZAmount,
+      amount_paid: ZAmount.nullable(),
+      customer: ZCustomer.nullable(),
+      account: ZDepositAccount,
+      expires_at: ZTimestamp,
+      paid_at: ZTimestamp.nullable(),
+      provider: z.string(),
+      provider_reference: z.string().nullable(),
+      created_at: ZTimestamp,
+      updated_at: ZTimestamp,
+    }),
+  ),
+);
+
+const ZReservedAccount = named(
+  'ReservedAccount',
+  responseOf<ReturnType<typeof renderReservedAccount>>()(
+    z.object({
+      id: z.number().int(),
+      reference: z.string(),
+      holder: z.string().meta({ description: 'business or customer' }),
+      status: z.string(),
+      currency: z.string(),
+      customer: ZCustomer,
+      account: ZDepositAccount,
+      provider: z.string(),
+      created_at: ZTimestamp,
+    }),
+  ),
 );
 
 const collectionErrors = {
@@ -108,7 +122,7 @@ export function registerDepositRoutes(v1: RouteMount, deps: GatewayDeps) {
         'collection_va opens a one-off account (status pending, with expires_at); reserved_va returns the persistent account (status active); open_banking returns a redirect_url when live; card is always refused. Read GET /v1/channels for availability.',
       tag: 'Deposits',
       auth: { kind: 'api_key', scope: 'collections:write' },
-      request: { body: ZDepositRequest },
+      request: { body: named('CreateDepositRequest', ZDepositRequest) },
       responses: { 201: { description: 'The deposit surface (no database id)', data: ZDepositResult }, ...collectionErrors },
     },
     async ({ body }, req, res) => {
@@ -129,7 +143,7 @@ export function registerDepositRoutes(v1: RouteMount, deps: GatewayDeps) {
       summary: 'Open a one-off account for a customer',
       tag: 'Deposits',
       auth: { kind: 'api_key', scope: 'collections:write' },
-      request: { body: ZCollectionRequest },
+      request: { body: named('CreateCollectionRequest', ZCollectionRequest) },
       responses: {
         201: { description: 'A new collection', data: ZCollection },
         200: { description: 'The existing collection with this reference', data: ZCollection },
@@ -177,7 +191,7 @@ export function registerDepositRoutes(v1: RouteMount, deps: GatewayDeps) {
       summary: 'Open a persistent account for a customer',
       tag: 'Deposits',
       auth: { kind: 'api_key', scope: 'collections:write' },
-      request: { body: ZReservedAccountRequest },
+      request: { body: named('CreateReservedAccountRequest', ZReservedAccountRequest) },
       responses: {
         201: { description: 'A new reserved account', data: ZReservedAccount },
         200: { description: 'The existing account with this reference', data: ZReservedAccount },

@@ -3,6 +3,7 @@ import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
 import { sendData } from '../http/respond';
 import { errorEnvelope, railsByMode } from '@cowrie/core';
+import { named } from '../openapi/schemas';
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -73,6 +74,8 @@ const ZRails = z.object({ payouts: z.string(), collections: z.string(), sms: z.s
 const ZRailsByMode = z
   .object({ live: ZRails, test: ZRails })
   .meta({ description: 'The rail or code provider each kind of work uses in each mode (test mode: always the sandbox)' });
+const ZHealth = named('Health', z.object({ status: z.literal('ok') }));
+const ZReadiness = named('Readiness', z.object({ status: z.literal('ready'), checks: ZChecks, rails: ZRailsByMode }));
 
 export interface HealthOptions {
   /** True once the process is stopping: /readyz answers 503 so load balancers stop routing to it. */
@@ -88,7 +91,7 @@ export function registerHealthRoutes(app: RouteMount, deps: GatewayDeps, options
       summary: 'Liveness: the process is up',
       tag: 'Operations',
       auth: { kind: 'none' },
-      responses: { 200: { description: 'Up', data: z.object({ status: z.literal('ok') }) } },
+      responses: { 200: { description: 'Up', data: ZHealth } },
     },
     (_input, req, res) => sendData(req, res, 200, { status: 'ok' }),
   );
@@ -101,7 +104,7 @@ export function registerHealthRoutes(app: RouteMount, deps: GatewayDeps, options
       tag: 'Operations',
       auth: { kind: 'none' },
       responses: {
-        200: { description: 'Ready', data: z.object({ status: z.literal('ready'), checks: ZChecks, rails: ZRailsByMode }) },
+        200: { description: 'Ready', data: ZReadiness },
         503: { description: 'not_ready: a dependency is not answering, or the process is stopping (details.checks)' },
       },
     },

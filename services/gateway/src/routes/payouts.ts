@@ -38,102 +38,126 @@ import { instrumentCalls, railObserver } from '@cowrie/metrics';
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
 import { apiKeyOf, sendData } from '../http/respond';
-import { ZAmount as ZRenderedAmount, ZTimestamp, responseOf } from '../openapi/schemas';
+import { ZAmount as ZRenderedAmount, ZPageMeta, ZTimestamp, named, responseOf } from '../openapi/schemas';
 
 const optionalCurrency = currencyCodeField.nullish().transform((v) => v ?? undefined);
 
-const ZTransferBody = z.object({
-  currency: currencyCodeField,
-  amount: amountField(),
-  account_number: accountNumberField,
-  bank_code: bankCodeField.nullish().transform((v) => v ?? undefined),
-  account_name: optionalTextField(200),
-  bank_name: optionalTextField(200),
-  narration: optionalTextField(255),
-  idempotency_key: optionalTextField(255),
-});
+const ZTransferBody = named(
+  'CreateTransferRequest',
+  z.object({
+    currency: currencyCodeField,
+    amount: amountField(),
+    account_number: accountNumberField,
+    bank_code: bankCodeField.nullish().transform((v) => v ?? undefined),
+    account_name: optionalTextField(200),
+    bank_name: optionalTextField(200),
+    narration: optionalTextField(255),
+    idempotency_key: optionalTextField(255),
+  }),
+);
 
-const ZWithdrawalBody = z.object({
-  currency: currencyCodeField,
-  amount: amountField(),
-  beneficiary_id: idField,
-  narration: optionalTextField(255),
-  idempotency_key: optionalTextField(255),
-});
+const ZWithdrawalBody = named(
+  'CreateWithdrawalRequest',
+  z.object({
+    currency: currencyCodeField,
+    amount: amountField(),
+    beneficiary_id: idField,
+    narration: optionalTextField(255),
+    idempotency_key: optionalTextField(255),
+  }),
+);
 
-const ZBanksQuery = z.object({ country: z.string().trim().max(64).optional() });
-const ZResolveBody = z.object({ account_number: accountNumberField, bank_code: bankCodeField, currency: optionalCurrency });
-const ZBeneficiaryBody = z.object({ name: optionalTextField(200), account_number: accountNumberField, bank_code: bankCodeField, currency: currencyCodeField });
+const ZBanksQuery = z.object({ country: z.string().trim().max(64).optional().meta({ description: 'Accepted, not used: the NGN rail lists Nigerian banks' }) });
+const ZResolveBody = named('ResolveBankAccountRequest', z.object({ account_number: accountNumberField, bank_code: bankCodeField, currency: optionalCurrency }));
+const ZBeneficiaryBody = named(
+  'CreateBeneficiaryRequest',
+  z.object({ name: optionalTextField(200), account_number: accountNumberField, bank_code: bankCodeField, currency: currencyCodeField }),
+);
+const ZTransactionStatus = named('TransactionStatus', z.enum(TRANSACTION_STATUSES));
 const ZTransactionsQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(100).optional(),
-  cursor: z.string().max(200).optional(),
-  status: z.enum(TRANSACTION_STATUSES).optional(),
+  limit: z.coerce.number().int().min(1).max(100).optional().meta({ description: 'Transactions per page, default 20' }),
+  cursor: z.string().max(200).optional().meta({ description: '`meta.next_cursor` of the previous page' }),
+  status: ZTransactionStatus.optional().meta({ description: 'Only transactions with this status' }),
   currency: currencyCodeField.optional(),
 });
 
-const ZTransaction = responseOf<RenderedTransaction>()(
-  z.object({
-    id: z.number().int(),
-    type: z.string().meta({ description: 'debit for payouts' }),
-    direction: z.string().meta({ description: 'out for payouts' }),
-    category: z.string().meta({ description: 'send (transfers) or payout (withdrawals)' }),
-    channel: z.string().meta({ description: 'transfer or payout' }),
-    status: z.enum(TRANSACTION_STATUSES),
-    reference: z.string().meta({ description: 'Service-generated, prefix snd_' }),
-    idempotencyKey: z.string(),
-    businessId: z.number().int(),
-    walletId: z.number().int(),
-    currency: z.string(),
-    amount: ZRenderedAmount,
-    fees: ZRenderedAmount,
-    title: z.string(),
-    description: z.string(),
-    provider: z.string(),
-    providerReference: z.string().nullable(),
-    counterpartyName: z.string().nullable(),
-    counterpartyAccount: z.string().nullable(),
-    counterpartyBank: z.string().nullable(),
-    counterpartyEmail: z.string().nullable(),
-    metadata: z.looseObject({ provider: z.string(), raw: z.record(z.string(), z.unknown()).meta({ description: 'The rail response object' }) }),
-    createdAt: ZTimestamp,
-    updatedAt: ZTimestamp,
-  }),
+/** A ledger transaction: the answer of a payout, a row of /v1/transactions, the data of transfer.* events. */
+export const ZTransaction = named(
+  'Transaction',
+  responseOf<RenderedTransaction>()(
+    z.object({
+      id: z.number().int(),
+      type: z.string().meta({ description: 'debit for payouts' }),
+      direction: z.string().meta({ description: 'out for payouts' }),
+      category: z.string().meta({ description: 'send (transfers) or payout (withdrawals)' }),
+      channel: z.string().meta({ description: 'transfer or payout' }),
+      status: ZTransactionStatus,
+      reference: z.string().meta({ description: 'Service-generated, prefix snd_' }),
+      idempotencyKey: z.string(),
+      businessId: z.number().int(),
+      walletId: z.number().int(),
+      currency: z.string(),
+      amount: ZRenderedAmount,
+      fees: ZRenderedAmount,
+      title: z.string(),
+      description: z.string(),
+      provider: z.string(),
+      providerReference: z.string().nullable(),
+      counterpartyName: z.string().nullable(),
+      counterpartyAccount: z.string().nullable(),
+      counterpartyBank: z.string().nullable(),
+      counterpartyEmail: z.string().nullable(),
+      metadata: z.looseObject({ provider: z.string(), raw: z.record(z.string(), z.unknown()).meta({ description: 'The rail response object' }) }),
+      createdAt: ZTimestamp,
+      updatedAt: ZTimestamp,
+    }),
+  ),
 );
-const ZBank = responseOf<Bank>()(z.object({ bankCode: z.string(), bankName: z.string() }));
-const ZResolvedAccount = responseOf<ResolvedAccount>()(
-  z.object({ accountName: z.string(), accountNumber: z.string(), bankCode: z.string(), bankName: z.string() }),
+const ZBank = named('Bank', responseOf<Bank>()(z.object({ bankCode: z.string(), bankName: z.string() })));
+const ZResolvedAccount = named(
+  'ResolvedBankAccount',
+  responseOf<ResolvedAccount>()(z.object({ accountName: z.string(), accountNumber: z.string(), bankCode: z.string(), bankName: z.string() })),
 );
-const ZBeneficiary = responseOf<ReturnType<typeof renderBeneficiary>>()(
-  z.object({
-    id: z.number().int(),
-    name: z.string(),
-    account_number: z.string(),
-    bank_code: z.string(),
-    bank_name: z.string(),
-    currency: z.string(),
-    active: z.boolean(),
-    created_at: ZTimestamp,
-  }),
+const ZBeneficiary = named(
+  'Beneficiary',
+  responseOf<ReturnType<typeof renderBeneficiary>>()(
+    z.object({
+      id: z.number().int(),
+      name: z.string(),
+      account_number: z.string(),
+      bank_code: z.string(),
+      bank_name: z.string(),
+      currency: z.string(),
+      active: z.boolean(),
+      created_at: ZTimestamp,
+    }),
+  ),
 );
-const ZBalance = responseOf<ReturnType<typeof renderBalance>>()(
-  z.object({
-    currency: z.string(),
-    available: ZRenderedAmount,
-    pending: ZRenderedAmount,
-    ledger: ZRenderedAmount,
-    status: z.enum(['live', 'sandbox', 'coming_soon']),
-  }),
+const ZBalance = named(
+  'Balance',
+  responseOf<ReturnType<typeof renderBalance>>()(
+    z.object({
+      currency: z.string(),
+      available: ZRenderedAmount,
+      pending: ZRenderedAmount,
+      ledger: ZRenderedAmount,
+      status: z.enum(['live', 'sandbox', 'coming_soon']),
+    }),
+  ),
 );
-const ZRecipient = responseOf<Awaited<ReturnType<typeof listRecipients>>[number]>()(
-  z.object({
-    name: z.string().nullable(),
-    account_number: z.string(),
-    bank_code: z.string().nullable(),
-    bank_name: z.string().nullable(),
-    currency: z.string(),
-    payouts: z.number().int(),
-    last_sent_at: ZTimestamp,
-  }),
+const ZRecipient = named(
+  'Recipient',
+  responseOf<Awaited<ReturnType<typeof listRecipients>>[number]>()(
+    z.object({
+      name: z.string().nullable(),
+      account_number: z.string(),
+      bank_code: z.string().nullable(),
+      bank_name: z.string().nullable(),
+      currency: z.string(),
+      payouts: z.number().int(),
+      last_sent_at: ZTimestamp,
+    }),
+  ),
 );
 
 const payoutErrors = {
@@ -364,7 +388,7 @@ export function registerPayoutRoutes(v1: RouteMount, deps: GatewayDeps) {
         200: {
           description: 'A page of transactions',
           data: z.array(ZTransaction),
-          meta: z.object({ request_id: z.string().meta({ format: 'uuid' }), next_cursor: z.string().nullable() }),
+          meta: ZPageMeta,
         },
       },
     },

@@ -22,43 +22,52 @@ import {
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
 import { apiKeyOf, sendData } from '../http/respond';
-import { ZTimestamp, responseOf } from '../openapi/schemas';
+import { ZTimestamp, named, responseOf } from '../openapi/schemas';
 
-const ZChannel = z.enum(VERIFICATION_CHANNELS);
-const ZVerificationStatus = z.enum(['pending', 'verified', 'failed', 'expired']);
+export const ZVerificationChannel = named('VerificationChannel', z.enum(VERIFICATION_CHANNELS));
+const ZVerificationStatus = named('VerificationStatus', z.enum(['pending', 'verified', 'failed', 'expired']));
 const ZReference = z.string().meta({ description: 'The verification reference (a UUID)' });
 
-const ZStartedVerification = responseOf<StartedVerification>()(
-  z.object({
-    reference: z.string().meta({ format: 'uuid' }),
-    channel: ZChannel.meta({ description: 'sms, voice or email' }),
-    destination: z.string().meta({ description: 'Masked' }),
-    expiresAt: ZTimestamp,
-    status: ZVerificationStatus,
-  }),
+const ZStartedVerification = named(
+  'StartedVerification',
+  responseOf<StartedVerification>()(
+    z.object({
+      reference: z.string().meta({ format: 'uuid' }),
+      channel: ZVerificationChannel.meta({ description: 'sms, voice or email' }),
+      destination: z.string().meta({ description: 'Masked' }),
+      expiresAt: ZTimestamp,
+      status: ZVerificationStatus,
+    }),
+  ),
 );
 
-const ZCheckOutcome = responseOf<CheckOutcome>()(
-  z.union([
-    z.object({ status: z.literal('verified') }),
-    z.object({ status: z.literal('failed'), reason: z.literal('invalid_code'), attempts_remaining: z.number().int().min(0) }),
-    z.object({ status: z.literal('failed'), reason: z.enum(['expired', 'not_found', 'failed', 'too_many_attempts']) }),
-  ]),
+const ZCheckOutcome = named(
+  'VerificationCheck',
+  responseOf<CheckOutcome>()(
+    z.union([
+      z.object({ status: z.literal('verified') }),
+      z.object({ status: z.literal('failed'), reason: z.literal('invalid_code'), attempts_remaining: z.number().int().min(0) }),
+      z.object({ status: z.literal('failed'), reason: z.enum(['expired', 'not_found', 'failed', 'too_many_attempts']) }),
+    ]),
+  ),
 );
 
-const ZVerificationRecord = responseOf<VerificationRecord>()(
-  z.object({
-    reference: z.string().meta({ format: 'uuid' }),
-    channel: ZChannel,
-    destination: z.string().meta({ description: 'Masked' }),
-    status: ZVerificationStatus,
-    attempts: z.number().int(),
-    max_attempts: z.number().int(),
-    provider: z.string(),
-    expires_at: ZTimestamp.nullable(),
-    verified_at: ZTimestamp.nullable(),
-    created_at: ZTimestamp,
-  }),
+const ZVerificationRecord = named(
+  'Verification',
+  responseOf<VerificationRecord>()(
+    z.object({
+      reference: z.string().meta({ format: 'uuid' }),
+      channel: ZVerificationChannel,
+      destination: z.string().meta({ description: 'Masked' }),
+      status: ZVerificationStatus,
+      attempts: z.number().int(),
+      max_attempts: z.number().int(),
+      provider: z.string(),
+      expires_at: ZTimestamp.nullable(),
+      verified_at: ZTimestamp.nullable(),
+      created_at: ZTimestamp,
+    }),
+  ),
 );
 
 const ZReferenceParams = z.object({ reference: ZReference });
@@ -81,7 +90,7 @@ export function registerVerificationRoutes(v1: RouteMount, deps: GatewayDeps) {
         'Phone numbers are normalised to E.164 (Nigerian numbers only); emails are lowercased. A supplied `code` bypasses generation and must never come from an untrusted client.',
       tag: 'Verification',
       auth: { kind: 'api_key', scope: 'verification:write' },
-      request: { body: ZStartVerificationRequest },
+      request: { body: named('StartVerificationRequest', ZStartVerificationRequest) },
       responses: {
         201: { description: 'The code was sent', data: ZStartedVerification },
         400: { description: 'invalid_request: invalid destination or field, or `Could not deliver the code: …` (details.reference names the failed row)' },
@@ -153,7 +162,7 @@ export function registerVerificationRoutes(v1: RouteMount, deps: GatewayDeps) {
       description: 'Always 201 with `data.status`: a wrong, expired or unknown code is never an HTTP error. Safe to retry once verified.',
       tag: 'Verification',
       auth: { kind: 'api_key', scope: 'verification:write' },
-      request: { params: ZReferenceParams, body: ZCheckVerificationRequest },
+      request: { params: ZReferenceParams, body: named('CheckVerificationRequest', ZCheckVerificationRequest) },
       responses: { 201: { description: 'The outcome of the check', data: ZCheckOutcome } },
     },
     async ({ params, body }, req, res) => {

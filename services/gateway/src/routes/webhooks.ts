@@ -25,7 +25,8 @@ import type { RouteMount } from '../http/route-registry';
 import { sendData, sessionOf } from '../http/respond';
 import { refuseOverBudget } from '../http/api-auth';
 import { hitWebhookTestBudget } from '@cowrie/api-limits';
-import { ZTimestamp, responseOf } from '../openapi/schemas';
+import { ZTimestamp, named, responseOf } from '../openapi/schemas';
+import { ZWebhookEvent } from '../openapi/webhooks';
 
 const endpointFields = {
   id: z.number().int(),
@@ -35,44 +36,45 @@ const endpointFields = {
   has_secret: z.boolean(),
   created_at: ZTimestamp,
 };
-const ZWebhookEndpoint = responseOf<WebhookEndpointView>()(z.object(endpointFields));
-const ZCreatedWebhookEndpoint = responseOf<WebhookEndpointView & { secret: string }>()(
+const ZWebhookEndpoint = named('WebhookEndpoint', responseOf<WebhookEndpointView>()(z.object(endpointFields)));
+const ZCreatedWebhookEndpoint = named(
+  'CreatedWebhookEndpoint',
+  responseOf<WebhookEndpointView & { secret: string }>()(
+    z.object({
+      ...endpointFields,
+      secret: z.string().meta({ pattern: '^[0-9a-f]{64}$', description: 'HMAC key of the signatures; returned once, at creation only' }),
+    }),
+  ),
+);
+const ZDeletedWebhookEndpoint = named('DeletedWebhookEndpoint', z.object({ id: z.number().int(), deleted: z.literal(true) }));
+const ZPingResult = named(
+  'WebhookTestResult',
   z.object({
-    ...endpointFields,
-    secret: z.string().meta({ pattern: '^[0-9a-f]{64}$', description: 'HMAC key of the signatures; returned once, at creation only' }),
+    delivery_id: z.number().int().meta({ description: 'Delivery log row id, or 0 if the row could not be stored' }),
+    endpoint_id: z.number().int(),
+    ok: z.boolean(),
+    status_code: z.number().int().nullable(),
+    attempts: z.number().int(),
+    error: z.string().nullable(),
   }),
 );
-const ZDeletedWebhookEndpoint = z.object({ id: z.number().int(), deleted: z.literal(true) });
-const ZPingResult = z.object({
-  delivery_id: z.number().int().meta({ description: 'Delivery log row id, or 0 if the row could not be stored' }),
-  endpoint_id: z.number().int(),
-  ok: z.boolean(),
-  status_code: z.number().int().nullable(),
-  attempts: z.number().int(),
-  error: z.string().nullable(),
-});
-const ZDeliveryLogRow = responseOf<WebhookDeliveryLogRow>()(
-  z.object({
-    id: z.number().int(),
-    deliveryId: z.string().meta({ format: 'uuid' }),
-    endpointId: z.number().int(),
-    event: z.string(),
-    payload: z
-      .object({
-        id: z.string(),
-        event: z.string(),
-        created_at: z.string(),
-        data: z.unknown(),
-        livemode: z.boolean().meta({ description: 'false for a test-mode event' }),
-      })
-      .meta({ description: 'The full body that was sent' }),
-    statusCode: z.number().int().nullable(),
-    attempts: z.number().int(),
-    ok: z.union([z.literal(0), z.literal(1)]),
-    error: z.string().nullable(),
-    createdAt: ZTimestamp,
-    livemode: z.boolean().meta({ description: 'false for a delivery of a test-mode event (the session chose test with Cowrie-Mode)' }),
-  }),
+const ZDeliveryLogRow = named(
+  'WebhookDelivery',
+  responseOf<WebhookDeliveryLogRow>()(
+    z.object({
+      id: z.number().int(),
+      deliveryId: z.string().meta({ format: 'uuid' }),
+      endpointId: z.number().int(),
+      event: z.string(),
+      payload: ZWebhookEvent.meta({ description: 'The full body that was sent' }),
+      statusCode: z.number().int().nullable(),
+      attempts: z.number().int(),
+      ok: z.union([z.literal(0), z.literal(1)]),
+      error: z.string().nullable(),
+      createdAt: ZTimestamp,
+      livemode: z.boolean().meta({ description: 'false for a delivery of a test-mode event (the session chose test with Cowrie-Mode)' }),
+    }),
+  ),
 );
 // The id is read by parseEndpointId: anything that is not one of the workspace's endpoints is 404.
 const ZEndpointParams = z.object({ id: z.string().meta({ description: 'Webhook endpoint id' }) });
@@ -98,7 +100,7 @@ export function registerWebhookRoutes(app: RouteMount, deps: GatewayDeps) {
       description: 'The secret is returned once. Loopback, private and metadata addresses are refused.',
       tag,
       auth,
-      request: { body: ZCreateWebhookEndpoint },
+      request: { body: named('CreateWebhookEndpointRequest', ZCreateWebhookEndpoint) },
       responses: { 201: { description: 'The endpoint, with its secret', data: ZCreatedWebhookEndpoint } },
     },
     async ({ body }, req, res) => {
@@ -136,7 +138,7 @@ export function registerWebhookRoutes(app: RouteMount, deps: GatewayDeps) {
       summary: 'Update url, events or active',
       tag,
       auth,
-      request: { params: ZEndpointParams, body: ZUpdateWebhookEndpoint },
+      request: { params: ZEndpointParams, body: named('UpdateWebhookEndpointRequest', ZUpdateWebhookEndpoint) },
       responses: { 200: { description: 'The endpoint', data: ZWebhookEndpoint }, ...notFound },
     },
     async ({ params, body }, req, res) => {

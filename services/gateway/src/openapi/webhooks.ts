@@ -1,0 +1,192 @@
+import { z } from 'zod';
+import { collectionExpiredPayload, collectionSuccessfulPayload, reservedAccountCreatedPayload } from '@cowrie/deposits';
+import { eventData as verificationEventData } from '@cowrie/verification';
+import { PING_EVENT, pingEventData, type WebhookBody } from '@cowrie/webhooks';
+import { ZCustomer } from '../routes/deposits';
+import { ZTransaction } from '../routes/payouts';
+import { ZVerificationChannel } from '../routes/verifications';
+import { ZAmount, ZTimestamp, named, responseOf } from './schemas';
+
+const ZEventId = z.string().meta({
+  format: 'uuid',
+  description: 'The delivery id, also sent as X-Cowrie-Delivery: the same on every retry of this delivery, so de-duplicate on it',
+});
+const ZLivemode = z.boolean().meta({ description: "false for an event of the workspace's test mode" });
+
+/** A delivery's body as the delivery log shows it, whatever its event (GET /webhook-deliveries). */
+export const ZWebhookEvent = named(
+  'WebhookEvent',
+  responseOf<WebhookBody>()(
+    z
+      .object({
+        id: ZEventId,
+        event: z.string().meta({ description: 'The event name, also sent as X-Cowrie-Event' }),
+        created_at: z.string().meta({ description: 'When the event happened (ISO 8601 UTC)' }),
+        data: z.unknown().meta({ description: "The event's data; each event's schema is under the document's `webhooks`" }),
+        livemode: ZLivemode,
+      })
+      .meta({ description: 'The body of a delivery, whatever its event' }),
+  ),
+);
+
+const ZCollectionSuccessfulData = named(
+  'CollectionSuccessfulEventData',
+  responseOf<ReturnType<typeof collectionSuccessfulPayload>>()(
+    z.object({
+      id: z.number().int().meta({ description: 'The id of the collection, or of the reserved account, that was paid into' }),
+      reference: z.string().meta({ description: 'The reference of that collection or reserved account' }),
+      amount: ZAmount,
+      currency: z.string(),
+      account_number: z.string(),
+      provider_reference: z.string().meta({ description: "The rail's reference of the transfer" }),
+      channel: z.enum(['collection_va', 'reserved_va']),
+      paid_at: ZTimestamp,
+    }),
+  ),
+);
+
+const ZCollectionExpiredData = named(
+  'CollectionExpiredEventData',
+  responseOf<ReturnType<typeof collectionExpiredPayload>>()(
+    z.object({
+      id: z.number().int(),
+      reference: z.string(),
+      amount: ZAmount,
+      currency: z.string(),
+      account_number: z.string(),
+      expires_at: ZTimestamp,
+    }),
+  ),
+);
+
+const ZReservedAccountCreatedData = named(
+  'ReservedAccountCreatedEventData',
+  responseOf<ReturnType<typeof reservedAccountCreatedPayload>>()(
+    z.object({
+      id: z.number().int(),
+      reference: z.string(),
+      account_number: z.string(),
+      bank: z.string(),
+      customer: ZCustomer,
+      currency: z.string(),
+      holder: z.enum(['business', 'customer']),
+    }),
+  ),
+);
+
+const ZVerificationEventData = named(
+  'VerificationEventData',
+  responseOf<ReturnType<typeof verificationEventData>>()(
+    z.object({
+      reference: z.string().meta({ format: 'uuid' }),
+      channel: ZVerificationChannel,
+      destination: z.string().meta({ description: 'Masked' }),
+      status: z.enum(['verified', 'failed', 'expired']).meta({ description: "The verification's new status, as the event's name says" }),
+      attempts: z.number().int().meta({ description: 'Checks counted so far' }),
+      verified_at: ZTimestamp.nullable(),
+      reason: z
+        .enum(['invalid_code', 'too_many_attempts'])
+        .optional()
+        .meta({ description: 'verification.failed only: the last allowed check had a wrong code, or no check was left' }),
+    }),
+  ),
+);
+
+const ZPingData = named(
+  'PingEventData',
+  responseOf<ReturnType<typeof pingEventData>>()(z.object({ message: z.string(), endpoint_id: z.number().int().meta({ description: 'The endpoint tested' }) })),
+);
+
+/** One event Cowrie posts to the webhook endpoints subscribed to it. */
+export interface WebhookEventSpec {
+  /** The event name: body `event`, header X-Cowrie-Event, and what an endpoint subscribes to. */
+  name: string;
+  summary: string;
+  description: string;
+  /** The schema of the whole body, `{id, event, created_at, data, livemode}`. */
+  body: z.ZodType;
+}
+
+/** `{id, event, created_at, data, livemode}` of one event, named after it (`transfer.completed` → TransferCompletedEvent). */
+function event(name: string, summary: string, description: string, data: z.ZodType): WebhookEventSpec {
+  const schemaName = `${name
+    .split(/[._]/)
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join('')}Event`;
+  const body = named(
+    schemaName,
+    responseOf<WebhookBody>()(
+      z
+        .object({
+          id: ZEventId,
+          event: z.literal(name),
+          created_at: ZTimestamp.meta({ description: 'When the event happened' }),
+          data,
+          livemode: ZLivemode,
+        })
+        .meta({ description: `The body of a ${name} delivery` }),
+    ),
+  );
+  // The dashboard's ping goes to the endpoint tested, whatever it subscribes to.
+  const audience = name === PING_EVENT ? '' : `\n\nSent to every active endpoint whose \`events\` holds \`${name}\` or \`*\`.`;
+  return { name, summary, description: description + audience, body };
+}
+
+/**
+ * Every event Cowrie sends, with its body. The names are the ones the
+ * domain packages record in the outbox (`recordEvent`, and the outbox rows the
+ * payout settle and verification check statements insert); the data schemas are
+ * checked against the functions that build that data. openapi.test.ts
+ * checks each event's real deliveries against this list.
+ */
+export const WEBHOOK_EVENTS: readonly WebhookEventSpec[] = [
+  event(
+    'transfer.completed',
+    'A transfer or withdrawal completed',
+    'The rail confirmed the payout: its hold is settled. `data` is the ledger transaction, `status` completed.',
+    ZTransaction,
+  ),
+  event(
+    'transfer.failed',
+    'A transfer or withdrawal failed',
+    'The rail refused the payout, or never confirmed it within PAYOUT_UNKNOWN_GRACE_MS: its hold is released. `data` is the ledger transaction, `status` failed.',
+    ZTransaction,
+  ),
+  event(
+    'collection.successful',
+    'Money arrived in a one-off or reserved account',
+    'A bank transfer into a pending one-off account (for its exact amount) or an active reserved account was credited to the wallet.',
+    ZCollectionSuccessfulData,
+  ),
+  event(
+    'collection.expired',
+    'A one-off account expired unpaid',
+    'Sent once, when a pending collection is read (GET /v1/collections/{id}) after its `expires_at`.',
+    ZCollectionExpiredData,
+  ),
+  event(
+    'reserved_account.created',
+    'A reserved account was opened',
+    "A persistent account was opened, for a customer (POST /v1/reserved-accounts) or as the business's own (POST /v1/deposits, channel reserved_va).",
+    ZReservedAccountCreatedData,
+  ),
+  event('verification.verified', 'A code was checked and was right', 'The verification is verified.', ZVerificationEventData),
+  event(
+    'verification.failed',
+    'A verification failed',
+    'The last allowed check had a wrong code (`reason` invalid_code), or a check found no attempt left (`reason` too_many_attempts).',
+    ZVerificationEventData,
+  ),
+  event(
+    'verification.expired',
+    'A code expired unchecked',
+    'The first check after the code expired found it so; the verification is expired.',
+    ZVerificationEventData,
+  ),
+  event(
+    PING_EVENT,
+    'A test event',
+    'Sent by the dashboard test action (POST /webhook-endpoints/{id}/test) to that endpoint only, whatever it subscribes to.',
+    ZPingData,
+  ),
+];
