@@ -5,3 +5,4 @@ export * from './dependencies';
 export * from './metrics-port';
 export * from './polling-loop';
 export * from './unhandled-rejections';
+export * from './heap-growth';

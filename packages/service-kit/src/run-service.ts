@@ -1,4 +1,5 @@
 import type { Logger } from '@cowrie/core';
+import { boundHeapGrowth } from './heap-growth';
 import { handleUnhandledRejections } from './unhandled-rejections';
 
 export interface RunningService {
@@ -6,11 +7,12 @@ export interface RunningService {
 }
 
 /**
- * Runs a service until SIGTERM or SIGINT, then stops it within `graceMs`
+ * Runs a service (its heap growth bounded) until SIGTERM or SIGINT, then stops it within `graceMs`
  * (exit 0), or exits 1 if stopping hangs. Start-up errors exit 1 with the
  * message (a bad configuration names the variable).
  */
 export function runService(name: string, start: () => Promise<{ service: RunningService; logger: Logger; graceMs: number }>) {
+  boundHeapGrowth();
   start()
     .then(({ service, logger, graceMs }) => {
       handleUnhandledRejections(logger);

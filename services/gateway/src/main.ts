@@ -1,11 +1,12 @@
 import { loadConfig, createServiceLogger, railsByMode } from '@cowrie/core';
 import { purgeExpiredIdempotencyRecords } from '@cowrie/api-limits';
-import { handleUnhandledRejections } from '@cowrie/service-kit';
+import { boundHeapGrowth, handleUnhandledRejections } from '@cowrie/service-kit';
 import { createApp } from './app';
 import { closeGatewayDeps, createGatewayDeps } from './deps';
 import { Lifecycle } from './http/lifecycle';
 
 async function main() {
+  boundHeapGrowth();
   const config = loadConfig();
   const logger = createServiceLogger(config, 'gateway');
   handleUnhandledRejections(logger);
