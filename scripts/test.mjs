@@ -6,10 +6,12 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { ensureInstall, root } from './lib/ensure-install.mjs';
+import { ensureBuild, ensureInstall, root } from './lib/ensure-install.mjs';
 
 ensureInstall();
 const jestArgs = process.argv.slice(2);
+// Jest alone (`npm test -- ledger`) skips turbo, which builds before testing; tests that run a compiled service need dist/.
+if (jestArgs.length > 0) ensureBuild();
 const bin = (name) => path.join(root, 'node_modules/.bin', name);
 
 if (jestArgs.length === 0) {
