@@ -2,9 +2,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import express, { type Express, type RequestHandler } from 'express';
 import { Queue } from 'bullmq';
-import { createBullBoard } from '@bull-board/api';
-import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
-import { ExpressAdapter } from '@bull-board/express';
 import { errorEnvelope, constantTimeEqual } from '@cowrie/core';
 import { hasOperatorToken, renderMetrics } from '@cowrie/metrics';
 import { giveBackAttempt, takeAttempt } from '@cowrie/api-limits';
@@ -135,15 +132,13 @@ function gatewayQueues(deps: GatewayDeps): Queue[] {
   return Object.values(deps.queues).map((c) => c.queue);
 }
 
-/**
- * Bull Board at /ops/queues behind HTTP basic auth (OPS_USERNAME and
- * OPS_PASSWORD); off (404) unless both are set. Operators see jobs there,
- * and retry or clean them unless the board is read-only (OPS_BOARD_READ_ONLY).
- */
-export function registerQueueBoard(app: Express, deps: GatewayDeps) {
-  const { OPS_USERNAME: username, OPS_PASSWORD: password } = deps.config;
-  if (!username || !password) return;
-  const basePath = '/ops/queues';
+/** Bull Board's router over the gateway's queues; its modules load here, on the first signed-in request, not at start. */
+async function createQueueBoardRouter(deps: GatewayDeps, basePath: string): Promise<express.Router> {
+  const [{ createBullBoard }, { BullMQAdapter }, { ExpressAdapter }] = await Promise.all([
+    import('@bull-board/api'),
+    import('@bull-board/api/bullMQAdapter'),
+    import('@bull-board/express'),
+  ]);
   const serverAdapter = new ExpressAdapter();
   serverAdapter.setBasePath(basePath);
   createBullBoard({
@@ -152,7 +147,29 @@ export function registerQueueBoard(app: Express, deps: GatewayDeps) {
     serverAdapter,
     options: { uiConfig: { boardTitle: 'Cowrie queues' } },
   });
+  return serverAdapter.getRouter() as express.Router;
+}
+
+/**
+ * Bull Board at /ops/queues behind HTTP basic auth (OPS_USERNAME and
+ * OPS_PASSWORD); off (404) unless both are set. Operators see jobs there,
+ * and retry or clean them unless the board is read-only (OPS_BOARD_READ_ONLY).
+ * The board is built on the first request that passes the credentials check.
+ */
+export function registerQueueBoard(app: Express, deps: GatewayDeps) {
+  const { OPS_USERNAME: username, OPS_PASSWORD: password } = deps.config;
+  if (!username || !password) return;
+  const basePath = '/ops/queues';
+  let boardRouter: Promise<express.Router> | undefined;
   const board = express.Router();
-  board.use(basicAuth(deps, username, password), serverAdapter.getRouter());
+  board.use(basicAuth(deps, username, password), (req, res, next) => {
+    (boardRouter ??= createQueueBoardRouter(deps, basePath)).then(
+      (router) => router(req, res, next),
+      (err: unknown) => {
+        boardRouter = undefined;
+        next(err);
+      },
+    );
+  });
   app.use(basePath, board);
 }
