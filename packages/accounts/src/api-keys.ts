@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { constantTimeEqual, sha256Hex, type Mode } from '@cowrie/core';
+import { z } from 'zod';
+import { AppError, constantTimeEqual, sha256Hex, textField, type Mode } from '@cowrie/core';
 import {
   batchPerTurn,
   columnList,
@@ -13,7 +14,7 @@ import {
   type SqlQueryable,
   type Workspace,
 } from '@cowrie/db';
-import { parseScopes, type Scope } from './scopes';
+import { SCOPES, parseScopes, type Scope } from './scopes';
 import { workspaceForMode } from './workspaces';
 
 /** `ck_<mode>_<16 hex lookup id>_<43 base64url secret>` */
@@ -24,25 +25,134 @@ export interface CreateApiKeyInput {
   workspaceId: number;
   scopes: string | readonly string[];
   mode?: Mode;
+  /** A label for its owner (optional from the CLI). */
+  name?: string | null;
 }
 
-/** Creates a key; the plaintext is returned this once and only its hash is stored. */
-export async function createApiKey(db: DbOrTx, { workspaceId, scopes, mode = 'live' }: CreateApiKeyInput) {
-  const parsedScopes = parseScopes(scopes);
-  const keptOn = await workspaceForMode(db, workspaceId, mode);
+/** Stores a new key on the workspace row `keptOn`; the plaintext is returned this once and only its hash is stored. */
+async function insertApiKey(db: DbOrTx, opts: { keptOn: number; mode: Mode; scopes: Scope[]; name: string | null }) {
   const lookupId = randomBytes(8).toString('hex');
   const secret = randomBytes(32).toString('base64url');
   const row = await db.apiKey.create({
-    data: { workspaceId: keptOn, lookupId, secretHash: sha256Hex(secret), mode, scopes: parsedScopes },
+    data: { workspaceId: opts.keptOn, lookupId, secretHash: sha256Hex(secret), mode: opts.mode, scopes: opts.scopes, name: opts.name },
   });
-  return { id: row.id, key: `ck_${mode}_${lookupId}_${secret}`, scopes: parsedScopes, workspace_id: workspaceId, mode };
+  return { row, key: `ck_${opts.mode}_${lookupId}_${secret}` };
+}
+
+/** Creates a key (the operator CLI); the plaintext is returned this once and only its hash is stored. */
+export async function createApiKey(db: DbOrTx, { workspaceId, scopes, mode = 'live', name = null }: CreateApiKeyInput) {
+  const parsedScopes = parseScopes(scopes);
+  const keptOn = await workspaceForMode(db, workspaceId, mode);
+  const { row, key } = await insertApiKey(db, { keptOn, mode, scopes: parsedScopes, name });
+  return { id: row.id, key, scopes: parsedScopes, workspace_id: workspaceId, mode };
 }
 
 export async function revokeApiKey(db: DbOrTx, id: number) {
   const found = await db.apiKey.findUnique({ where: { id }, select: { id: true, revokedAt: true } });
   if (!found) throw new Error(`API key ${id} does not exist`);
-  if (!found.revokedAt) await db.apiKey.update({ where: { id }, data: { revokedAt: new Date() } });
+  if (!found.revokedAt || found.revokedAt > new Date()) await db.apiKey.update({ where: { id }, data: { revokedAt: new Date() } });
   return { id, revoked: true as const };
+}
+
+// ─── Self-service keys: a dashboard session manages its workspace's keys ─────
+
+/** Longest grace period of a roll: a week. */
+export const API_KEY_ROLL_MAX_GRACE_SECONDS = 7 * 24 * 3600;
+/** Default grace period of a roll: a day. */
+export const API_KEY_ROLL_DEFAULT_GRACE_SECONDS = 24 * 3600;
+
+export const ZCreateApiKeyRequest = z.object({
+  name: textField(100),
+  scopes: z.array(z.enum(SCOPES)).min(1, 'must name at least one scope').max(SCOPES.length),
+});
+export const ZRollApiKeyRequest = z.object({
+  grace_seconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(API_KEY_ROLL_MAX_GRACE_SECONDS, `must be at most ${API_KEY_ROLL_MAX_GRACE_SECONDS} (7 days)`)
+    .default(API_KEY_ROLL_DEFAULT_GRACE_SECONDS)
+    .meta({ description: 'How long the old key keeps working, in seconds (default 86400: a day; 0: it stops now)' }),
+});
+
+/** A key as its owner sees it: never the key itself, only its public prefix. */
+export interface ApiKeyView {
+  id: number;
+  name: string | null;
+  /** `ck_<mode>_<lookup id>`: how the owner tells keys apart; the secret part is never shown again. */
+  prefix: string;
+  mode: Mode;
+  scopes: Scope[];
+  /** active; expiring (a rolled key in its grace period, until expires_at); revoked */
+  status: 'active' | 'expiring' | 'revoked';
+  created_at: string;
+  last_used_at: string | null;
+  /** When an expiring key stops working; for a revoked one, when it stopped. */
+  expires_at: string | null;
+}
+
+type ApiKeyViewRow = Pick<ApiKey, 'id' | 'name' | 'lookupId' | 'mode' | 'scopes' | 'revokedAt' | 'lastUsedAt' | 'createdAt'>;
+const API_KEY_VIEW_SELECT = { id: true, name: true, lookupId: true, mode: true, scopes: true, revokedAt: true, lastUsedAt: true, createdAt: true } as const;
+
+function viewOf(row: ApiKeyViewRow, now: Date): ApiKeyView {
+  const status = !row.revokedAt ? 'active' : row.revokedAt > now ? 'expiring' : 'revoked';
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: `ck_${row.mode}_${row.lookupId}`,
+    mode: row.mode as Mode,
+    scopes: row.scopes as Scope[],
+    status,
+    created_at: row.createdAt.toISOString(),
+    last_used_at: row.lastUsedAt?.toISOString() ?? null,
+    expires_at: row.revokedAt?.toISOString() ?? null,
+  };
+}
+
+/** The keys of one workspace row (a session's mode side), newest first. */
+export async function listOwnApiKeys(db: DbOrTx, workspaceId: number, now = new Date()): Promise<ApiKeyView[]> {
+  const rows = await db.apiKey.findMany({ where: { workspaceId }, select: API_KEY_VIEW_SELECT, orderBy: { id: 'desc' } });
+  return rows.map((row) => viewOf(row, now));
+}
+
+/** A new key on the workspace row of the session's mode; the key is in the answer this once. */
+export async function createOwnApiKey(db: DbOrTx, opts: { workspaceId: number; mode: Mode; input: z.output<typeof ZCreateApiKeyRequest> }) {
+  const { row, key } = await insertApiKey(db, { keptOn: opts.workspaceId, mode: opts.mode, scopes: [...new Set(opts.input.scopes)], name: opts.input.name });
+  return { ...viewOf(row, new Date()), key };
+}
+
+/** One of the workspace's keys; not_found for anyone else's, whatever exists. */
+async function ownApiKey(db: DbOrTx, workspaceId: number, id: number) {
+  const row = await db.apiKey.findFirst({ where: { id, workspaceId }, select: API_KEY_VIEW_SELECT });
+  if (!row) throw new AppError('not_found', 'No such API key in this workspace');
+  return row;
+}
+
+/** Revokes one of the workspace's keys now (an expiring one too); its next request is 401, on every replica. */
+export async function revokeOwnApiKey(db: DbOrTx, opts: { workspaceId: number; id: number; now?: Date }): Promise<ApiKeyView> {
+  const now = opts.now ?? new Date();
+  const row = await ownApiKey(db, opts.workspaceId, opts.id);
+  if (row.revokedAt && row.revokedAt <= now) return viewOf(row, now);
+  const updated = await db.apiKey.update({ where: { id: row.id }, data: { revokedAt: now }, select: API_KEY_VIEW_SELECT });
+  return viewOf(updated, now);
+}
+
+/**
+ * Replaces one of the workspace's keys: a new key with the same name and
+ * scopes (returned this once), while the old one keeps working for the grace
+ * period and then stops. A revoked key cannot be rolled; rolling an expiring
+ * key again never lengthens its grace.
+ */
+export async function rollOwnApiKey(db: DbOrTx, opts: { workspaceId: number; id: number; graceSeconds: number; now?: Date }) {
+  const now = opts.now ?? new Date();
+  const old = await ownApiKey(db, opts.workspaceId, opts.id);
+  if (old.revokedAt && old.revokedAt <= now)
+    throw new AppError('invalid_request', 'This API key is revoked; create a new one instead', { details: { field: 'id' } });
+  const graceEnds = new Date(now.getTime() + opts.graceSeconds * 1000);
+  const stopsAt = old.revokedAt && old.revokedAt < graceEnds ? old.revokedAt : graceEnds;
+  const { row, key } = await insertApiKey(db, { keptOn: opts.workspaceId, mode: old.mode as Mode, scopes: old.scopes as Scope[], name: old.name });
+  const previous = await db.apiKey.update({ where: { id: old.id }, data: { revokedAt: stopsAt }, select: API_KEY_VIEW_SELECT });
+  return { ...viewOf(row, now), key, previous: viewOf(previous, now) };
 }
 
 export interface AuthenticatedKey {
@@ -139,7 +249,8 @@ export async function authenticateApiKey(db: DbOrTx, token: string, find: FindAp
   if (!match) return null;
   const [, , lookupId, secret] = match;
   const row = await find(lookupId!);
-  if (!row || row.revokedAt) return null;
+  // revokedAt is when the key stops: now for a revoke, later for a rolled key still in its grace period.
+  if (!row || (row.revokedAt && row.revokedAt <= new Date())) return null;
   if (!constantTimeEqual(row.secretHash, sha256Hex(secret!))) return null;
   return {
     keyId: row.id,
@@ -148,5 +259,36 @@ export async function authenticateApiKey(db: DbOrTx, token: string, find: FindAp
     workspaceUid: workspaceUid(row.workspaceId, row.workspaceCreatedAt),
     scopes: row.scopes as Scope[],
     mode: row.mode as Mode,
+  };
+}
+
+// ─── Last use, written cheaply ─────────────────────────────────────────────────
+
+/** How often one process writes a key's last use: at most once a minute per key. */
+const LAST_USED_EVERY_MS = 60_000;
+
+const TOUCH_API_KEY = defineStatement({
+  name: 'cowrie-touch-api-key',
+  params: { id: sqlParam.int },
+  // Replicas may race: the condition keeps the row from being written more than once a minute by any of them.
+  text: (p) => `UPDATE "ApiKey" SET "lastUsedAt" = now() WHERE "id" = ${p.id} AND ("lastUsedAt" IS NULL OR "lastUsedAt" < now() - interval '60 seconds')`,
+});
+
+/**
+ * Records that a key authenticated a request, as `lastUsedAt`: not a write
+ * per request (at most one a minute per key and process, and a row already
+ * written within the minute is left alone), never awaited by the request,
+ * and a failed write is only reported.
+ */
+export function apiKeyUseRecorder(pool: SqlQueryable, onError: (err: unknown) => void, now: () => number = Date.now) {
+  const lastWritten = new Map<number, number>();
+  return (keyId: number): void => {
+    const at = now();
+    if (at - (lastWritten.get(keyId) ?? -Infinity) < LAST_USED_EVERY_MS) return;
+    lastWritten.set(keyId, at);
+    TOUCH_API_KEY.run(pool, { id: keyId }).catch((err: unknown) => {
+      lastWritten.delete(keyId);
+      onError(err);
+    });
   };
 }

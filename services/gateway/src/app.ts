@@ -17,6 +17,7 @@ import { registerDepositRoutes } from './routes/deposits';
 import { registerRailNotificationRoutes } from './routes/rail-notifications';
 import { registerWebhookRoutes } from './routes/webhooks';
 import { registerPayoutRoutes } from './routes/payouts';
+import { registerApiKeyRoutes } from './routes/api-keys';
 import { registerDocsRoutes, registerMetricsRoute, registerQueueBoard } from './routes/operations';
 
 export interface CreateAppOptions {
@@ -49,7 +50,7 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   // The reference document (/v1/openapi.json needs no key, so it precedes the
   // /v1 router), then /v1, the busiest, ahead of the operator and dashboard
   // routes that every /v1 request would otherwise be matched against first.
-  const root = routes.on(app, '', { session: requireSession(deps) });
+  const root = routes.on(app, '', { session: requireSession(deps), idempotency: idempotencyLayer(deps) });
   registerDocsRoutes(app, root);
 
   const v1 = express.Router();
@@ -68,6 +69,7 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   registerHealthRoutes(root, deps, { stopping: options.lifecycle?.isStopping });
   registerAuthRoutes(root, deps);
   registerWebhookRoutes(root, deps);
+  registerApiKeyRoutes(root, deps);
 
   app.use(notFoundHandler);
   app.use(errorHandler);

@@ -144,6 +144,22 @@ test('deposits, collections and reserved accounts answer as documented', async (
   await api('POST', '/v1/deposits', { token: apiKey, headers, body: { channel: 'collection_va', amount: 11 } });
 });
 
+test('self-service API keys answer as documented', async () => {
+  const created = await api('POST', '/api-keys', { token: session, body: { name: 'Contract', scopes: ['read'] } });
+  expect(created.status).toBe(201);
+  await api('GET', '/api-keys', { token: session });
+  const rolled = await api('POST', `/api-keys/${created.body.data.id}/roll`, {
+    token: session,
+    body: { grace_seconds: 0 },
+    headers: { 'Idempotency-Key': 'contract-roll' },
+  });
+  expect(rolled.status).toBe(201);
+  expect((await api('DELETE', `/api-keys/${rolled.body.data.id}`, { token: session })).status).toBe(200);
+  expect((await api('DELETE', '/api-keys/999999', { token: session })).status).toBe(404);
+  expect((await api('POST', '/api-keys', { token: session, body: { name: '', scopes: [] } })).status).toBe(400);
+  expect((await api('GET', '/api-keys', { token: apiKey })).status).toBe(401);
+});
+
 test('webhook endpoint management and the delivery log answer as documented', async () => {
   const created = await api('POST', '/webhook-endpoints', { token: session, body: { url: `${receiver.url}/hook` } });
   const id = created.body.data.id;

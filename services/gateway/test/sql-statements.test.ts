@@ -68,6 +68,7 @@ const EXPECTED = [
   'cowrie-sandbox-transfer-calls',
   'cowrie-sandbox-verify',
   'cowrie-stale-payouts',
+  'cowrie-touch-api-key',
   'cowrie-try-advisory-lock',
   'cowrie-verification-code-transitions',
   'cowrie-verification-delivery-failed',

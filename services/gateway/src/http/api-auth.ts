@@ -1,6 +1,14 @@
 import type { Request, RequestHandler } from 'express';
 import { AppError, type Mode } from '@cowrie/core';
-import { authenticateApiKey, findApiKeyRowWithSql, currentSessionWorkspace, looksLikeApiKey, verifySessionToken, type Scope } from '@cowrie/accounts';
+import {
+  apiKeyUseRecorder,
+  authenticateApiKey,
+  findApiKeyRowWithSql,
+  currentSessionWorkspace,
+  looksLikeApiKey,
+  verifySessionToken,
+  type Scope,
+} from '@cowrie/accounts';
 import { hitDashboardBudget, hitPublicApiBudget, rateLimitHeaders, type FixedWindowHit } from '@cowrie/api-limits';
 import type { GatewayDeps } from '../deps';
 import { bindRequestLog } from './request-context';
@@ -12,14 +20,16 @@ function bearerToken(header: string | undefined): string | null {
 }
 
 /** /v1: `Authorization: Bearer <API key>`; missing, malformed, unknown or revoked → 401. */
-export function requireApiKey(deps: Pick<GatewayDeps, 'db' | 'sql'>): RequestHandler {
+export function requireApiKey(deps: Pick<GatewayDeps, 'db' | 'sql' | 'logger'>): RequestHandler {
   const findKey = findApiKeyRowWithSql(deps.sql);
+  const recordUse = apiKeyUseRecorder(deps.sql, (err) => deps.logger.warn({ err }, 'recording an API key last use failed'));
   return async (req, _res, next) => {
     const token = bearerToken(req.headers.authorization);
     if (!token) throw new AppError('unauthorized', 'Missing or malformed API key; send Authorization: Bearer <API key>');
     const key = await authenticateApiKey(deps.db, token, findKey);
     if (!key) throw new AppError('unauthorized', 'Invalid or revoked API key');
     req.apiKey = key;
+    recordUse(key.keyId);
     bindRequestLog(req, { workspaceId: key.workspaceId, apiKeyId: key.keyId });
     next();
   };

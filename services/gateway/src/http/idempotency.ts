@@ -1,5 +1,5 @@
 import type { RequestHandler, Response } from 'express';
-import { AppError } from '@cowrie/core';
+import { AppError, decryptSecret, encryptSecret } from '@cowrie/core';
 import {
   IDEMPOTENCY_KEY_MAX_LENGTH,
   claimOrWaitIdempotencyKey,
@@ -21,12 +21,16 @@ function withRequestId(body: unknown, requestId: string): unknown {
 }
 
 /**
- * The Idempotency-Key header on POST /v1 (interface: Idempotency-Key header).
+ * The Idempotency-Key header on POST /v1 (interface: Idempotency-Key header),
+ * and on the dashboard POSTs marked `idempotent` (keyed by the session's workspace).
  * Beyond the interface's point 5, a second request with a key still in flight
  * waits for the first and replays it, or gets 409 if it does not finish in time:
  * the two never both execute.
  */
 export function idempotencyLayer(deps: Pick<GatewayDeps, 'db' | 'config'>): RequestHandler {
+  // A response that carries a secret (a rolled API key) is stored sealed with ENCRYPTION_KEY, never readable at rest.
+  const seal = (body: unknown) => ({ sealed: encryptSecret(JSON.stringify(body), deps.config.ENCRYPTION_KEY) });
+  const unseal = (stored: unknown) => JSON.parse(decryptSecret((stored as { sealed: string }).sealed, deps.config.ENCRYPTION_KEY)) as unknown;
   return async (req, res, next) => {
     if (req.method !== 'POST') return next();
     const raw = req.get('Idempotency-Key');
@@ -41,7 +45,9 @@ export function idempotencyLayer(deps: Pick<GatewayDeps, 'db' | 'config'>): Requ
     // it must never be handed the stored answer of a key that had the scope.
     const route = (req.app.locals.routes as RouteRegistry | undefined)?.routeFor(req.method, req.baseUrl + req.path);
     if (route?.auth.kind === 'api_key' && route.auth.scope) assertScope(req, route.auth.scope);
-    const workspaceId = req.apiKey!.workspaceId;
+    const sealed = route?.responseHoldsSecret === true;
+    const workspaceId = req.apiKey?.workspaceId ?? req.session?.workspaceId;
+    if (workspaceId === undefined) return next();
     // The hash walks the whole body: a body the routes would refuse is refused first, the same way.
     assertInputShape(req.body);
     const requestHash = idempotencyRequestHash(req.method, req.baseUrl + req.path, req.body);
@@ -57,13 +63,13 @@ export function idempotencyLayer(deps: Pick<GatewayDeps, 'db' | 'config'>): Requ
     }
     if (outcome.kind === 'replay') {
       res.set('Idempotent-Replayed', 'true');
-      res.status(outcome.status).json(withRequestId(outcome.body, req.id));
+      res.status(outcome.status).json(withRequestId(sealed ? unseal(outcome.body) : outcome.body, req.id));
       return;
     }
     captureOutcome(
       res,
       async (status, body) => {
-        if (status >= 200 && status < 300) await completeIdempotencyKey(deps.db, { workspaceId, key, status, body });
+        if (status >= 200 && status < 300) await completeIdempotencyKey(deps.db, { workspaceId, key, status, body: sealed ? seal(body) : body });
         else await releaseIdempotencyKey(deps.db, { workspaceId, key });
       },
       req.log,

@@ -41,6 +41,13 @@ export interface RouteSpec<
   auth: RouteAuth;
   /** The schemas that validate the request: the handler receives their parsed output. */
   request?: { body?: B; query?: Q; params?: P };
+  /**
+   * A dashboard POST a retry could repeat (a key roll): it takes `Idempotency-Key`
+   * like POST /v1 does. Every POST /v1 does already (the /v1 router applies it).
+   */
+  idempotent?: true;
+  /** Its success answer carries a secret: the Idempotency-Key layer stores it sealed (ENCRYPTION_KEY). */
+  responseHoldsSecret?: true;
   /** Every status the route answers on purpose: successes with their `data`, errors by description. */
   responses: Record<number, RouteResponse>;
 }
@@ -63,6 +70,8 @@ export interface RegisteredRoute extends RouteSpec<z.ZodType | undefined, z.ZodT
 export interface MountGuards {
   /** The session check of dashboard routes (requireSession). */
   session?: RequestHandler;
+  /** The Idempotency-Key layer of routes marked `idempotent` (idempotencyLayer). */
+  idempotency?: RequestHandler;
 }
 
 function templateRegex(fullPath: string): RegExp {
@@ -131,6 +140,10 @@ export class RouteMount {
     if (spec.auth.kind === 'session') {
       if (!this.guards.session) throw new Error(`${fullPath} needs a session guard on its mount`);
       guards.push(this.guards.session);
+    }
+    if (spec.idempotent) {
+      if (!this.guards.idempotency) throw new Error(`${fullPath} is idempotent but its mount has no idempotency layer`);
+      guards.push(this.guards.idempotency);
     }
     const scope = spec.auth.kind === 'api_key' ? spec.auth.scope : null;
     const { body, query, params } = spec.request ?? {};

@@ -1,0 +1,189 @@
+// Risk: a business's keys managed by someone else (another workspace, an API
+// key), a key shown twice or written in a list or a log, a revoked key that
+// still works on the next request, a rolled key that stops at once (an
+// outage) or never stops, a retried roll that makes two keys, a last-used
+// time written on every request.
+import { createUserFor, createWorkspaceWithKey } from '@cowrie/testing';
+import { call, startTestGateway } from './start-test-gateway';
+
+let gw: Awaited<ReturnType<typeof startTestGateway>>;
+let a: { workspaceId: number; token: string; apiKey: string };
+let b: { workspaceId: number; token: string; apiKey: string };
+
+async function signIn(name: string) {
+  const { workspace, key } = await createWorkspaceWithKey(gw.env.db, { name });
+  const user = await createUserFor(gw.env.db, workspace.id);
+  const login = await call(gw.url, 'POST', '/auth/login', { body: { email: user.email, password: user.password } });
+  expect(login.status).toBe(200);
+  return { workspaceId: workspace.id, token: login.body.data.token as string, apiKey: key };
+}
+
+beforeAll(async () => {
+  gw = await startTestGateway({ DASHBOARD_RATE_LIMIT: '10000' });
+  a = await signIn('Keys A');
+  b = await signIn('Keys B');
+});
+afterAll(async () => {
+  await gw?.close();
+});
+
+const createKey = (token: string, body: unknown, headers: Record<string, string> = {}) => call(gw.url, 'POST', '/api-keys', { token, body, headers });
+const channels = (key: string) => call(gw.url, 'GET', '/v1/channels', { token: key });
+
+test('create answers the key once; it works on /v1 with its scopes; the list shows its prefix, never the key', async () => {
+  const created = await createKey(a.token, { name: 'Checkout server', scopes: ['read', 'payouts:write', 'read'] });
+  expect(created.status).toBe(201);
+  const key = created.body.data.key as string;
+  expect(key).toMatch(/^ck_live_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/);
+  expect(created.body.data).toMatchObject({
+    name: 'Checkout server',
+    mode: 'live',
+    scopes: ['read', 'payouts:write'],
+    status: 'active',
+    last_used_at: null,
+    expires_at: null,
+  });
+  expect(created.body.data.prefix).toBe(key.split('_').slice(0, 3).join('_'));
+
+  expect((await channels(key)).status).toBe(200);
+  const denied = await call(gw.url, 'POST', '/v1/verifications', { token: key, body: { channel: 'sms', destination: '+2348012345678' } });
+  expect(denied.status).toBe(403);
+
+  const list = await call(gw.url, 'GET', '/api-keys', { token: a.token });
+  expect(list.status).toBe(200);
+  const listed = list.body.data.find((k: { id: number }) => k.id === created.body.data.id);
+  expect(listed).toMatchObject({ name: 'Checkout server', prefix: created.body.data.prefix, status: 'active' });
+  expect(JSON.stringify(list.body)).not.toContain(key.split('_')[3]);
+  expect(list.body.data.every((k: Record<string, unknown>) => !('key' in k))).toBe(true);
+  // The plaintext key is never written in a log line.
+  expect(gw.env.logLines.join('')).not.toContain(key.split('_')[3]);
+});
+
+test('a test-mode session makes and lists test keys; live and test lists are apart', async () => {
+  const created = await createKey(a.token, { name: 'Sandbox', scopes: ['read'] }, { 'Cowrie-Mode': 'test' });
+  expect(created.status).toBe(201);
+  expect(created.body.data.key).toMatch(/^ck_test_/);
+  expect(created.body.data.mode).toBe('test');
+  const testList = await call(gw.url, 'GET', '/api-keys', { token: a.token, headers: { 'Cowrie-Mode': 'test' } });
+  expect(testList.body.data.map((k: { mode: string }) => k.mode)).toEqual(testList.body.data.map(() => 'test'));
+  const liveList = await call(gw.url, 'GET', '/api-keys', { token: a.token });
+  expect(liveList.body.data.some((k: { id: number }) => k.id === created.body.data.id)).toBe(false);
+});
+
+test.each([
+  [{ scopes: ['read'] }, 'name'],
+  [{ name: '', scopes: ['read'] }, 'name'],
+  [{ name: 'x'.repeat(101), scopes: ['read'] }, 'name'],
+  [{ name: 'x', scopes: [] }, 'scopes'],
+  [{ name: 'x', scopes: ['read', 'fly'] }, 'scopes'],
+  [{ name: 'x', scopes: 'read' }, 'scopes'],
+])('bad input %j is a 400 naming %s, and nothing is made', async (body, field) => {
+  const before = await gw.env.db.apiKey.count();
+  const res = await createKey(a.token, body);
+  expect(res.status).toBe(400);
+  expect(res.body.error.code).toBe('invalid_request');
+  expect(String(res.body.error.details.field)).toMatch(new RegExp(`^${field}`));
+  expect(await gw.env.db.apiKey.count()).toBe(before);
+});
+
+test('only a dashboard session manages keys: an API key, no token or a bad token is 401', async () => {
+  expect((await call(gw.url, 'GET', '/api-keys', { token: a.apiKey })).status).toBe(401);
+  expect((await call(gw.url, 'GET', '/api-keys')).status).toBe(401);
+  expect((await createKey('not-a-token', { name: 'x', scopes: ['read'] })).status).toBe(401);
+});
+
+test('a user of workspace B gets not_found for every key of workspace A, and never sees them listed', async () => {
+  const created = await createKey(a.token, { name: 'A only', scopes: ['read'] });
+  const id = created.body.data.id as number;
+  expect((await call(gw.url, 'DELETE', `/api-keys/${id}`, { token: b.token })).body.error.code).toBe('not_found');
+  expect((await call(gw.url, 'POST', `/api-keys/${id}/roll`, { token: b.token, body: {} })).body.error.code).toBe('not_found');
+  const listB = await call(gw.url, 'GET', '/api-keys', { token: b.token });
+  expect(listB.body.data.some((k: { id: number }) => k.id === id)).toBe(false);
+  // A's key still works: B's attempts changed nothing.
+  expect((await channels(created.body.data.key)).status).toBe(200);
+  for (const bad of ['0', '-1', 'abc', '99999999999', '2147483648']) {
+    expect((await call(gw.url, 'DELETE', `/api-keys/${bad}`, { token: a.token })).status).toBe(404);
+  }
+});
+
+test('revoke: the next request with the key is 401; revoking again answers the same', async () => {
+  const created = await createKey(a.token, { name: 'Leaked', scopes: ['read'] });
+  expect((await channels(created.body.data.key)).status).toBe(200);
+  const revoked = await call(gw.url, 'DELETE', `/api-keys/${created.body.data.id}`, { token: a.token });
+  expect(revoked.status).toBe(200);
+  expect(revoked.body.data).toMatchObject({ id: created.body.data.id, status: 'revoked' });
+  const next = await channels(created.body.data.key);
+  expect(next.status).toBe(401);
+  expect(next.body.error.code).toBe('unauthorized');
+  const again = await call(gw.url, 'DELETE', `/api-keys/${created.body.data.id}`, { token: a.token });
+  expect(again.body.data).toEqual(revoked.body.data);
+  // A revoked key cannot be rolled.
+  const roll = await call(gw.url, 'POST', `/api-keys/${created.body.data.id}/roll`, { token: a.token, body: { grace_seconds: 0 } });
+  expect(roll.status).toBe(400);
+});
+
+test('roll: a new key with the same name and scopes; the old one works through the grace period, then 401', async () => {
+  const created = await createKey(a.token, { name: 'Rotating', scopes: ['read', 'collections:write'] });
+  const old = created.body.data.key as string;
+  const rolled = await call(gw.url, 'POST', `/api-keys/${created.body.data.id}/roll`, { token: a.token, body: { grace_seconds: 2 } });
+  expect(rolled.status).toBe(201);
+  const fresh = rolled.body.data.key as string;
+  expect(fresh).not.toBe(old);
+  expect(rolled.body.data).toMatchObject({ name: 'Rotating', scopes: ['read', 'collections:write'], status: 'active' });
+  expect(rolled.body.data.previous).toMatchObject({ id: created.body.data.id, status: 'expiring' });
+  expect(Date.parse(rolled.body.data.previous.expires_at) - Date.now()).toBeLessThanOrEqual(2000);
+
+  expect((await channels(old)).status).toBe(200);
+  expect((await channels(fresh)).status).toBe(200);
+  await new Promise((resolve) => setTimeout(resolve, 2100));
+  expect((await channels(old)).status).toBe(401);
+  expect((await channels(fresh)).status).toBe(200);
+  const list = await call(gw.url, 'GET', '/api-keys', { token: a.token });
+  expect(list.body.data.find((k: { id: number }) => k.id === created.body.data.id).status).toBe('revoked');
+});
+
+test('roll with grace 0 stops the old key now; the default grace is a day; over a week is refused', async () => {
+  const now = await createKey(a.token, { name: 'Now', scopes: ['read'] });
+  await call(gw.url, 'POST', `/api-keys/${now.body.data.id}/roll`, { token: a.token, body: { grace_seconds: 0 } });
+  expect((await channels(now.body.data.key)).status).toBe(401);
+
+  const day = await createKey(a.token, { name: 'Day', scopes: ['read'] });
+  const rolled = await call(gw.url, 'POST', `/api-keys/${day.body.data.id}/roll`, { token: a.token, body: {} });
+  const graceMs = Date.parse(rolled.body.data.previous.expires_at) - Date.now();
+  expect(graceMs).toBeGreaterThan(24 * 3600_000 - 60_000);
+  expect(graceMs).toBeLessThanOrEqual(24 * 3600_000);
+
+  const tooLong = await call(gw.url, 'POST', `/api-keys/${day.body.data.id}/roll`, { token: a.token, body: { grace_seconds: 7 * 24 * 3600 + 1 } });
+  expect(tooLong.status).toBe(400);
+  expect(tooLong.body.error.details.field).toBe('grace_seconds');
+});
+
+test('a roll retried with its Idempotency-Key replays the same new key instead of making another', async () => {
+  const created = await createKey(a.token, { name: 'Retried', scopes: ['read'] });
+  const path = `/api-keys/${created.body.data.id}/roll`;
+  const headers = { 'Idempotency-Key': `roll-${created.body.data.id}` };
+  const first = await call(gw.url, 'POST', path, { token: a.token, body: { grace_seconds: 60 }, headers });
+  const retry = await call(gw.url, 'POST', path, { token: a.token, body: { grace_seconds: 60 }, headers });
+  expect(first.status).toBe(201);
+  expect(retry.status).toBe(201);
+  expect(retry.headers.get('idempotent-replayed')).toBe('true');
+  expect(retry.body.data.key).toBe(first.body.data.key);
+  expect(await gw.env.db.apiKey.count({ where: { name: 'Retried' } })).toBe(2);
+  const changed = await call(gw.url, 'POST', path, { token: a.token, body: { grace_seconds: 61 }, headers });
+  expect(changed.status).toBe(409);
+});
+
+test('last use is recorded, but not written on every request', async () => {
+  const created = await createKey(a.token, { name: 'Busy', scopes: ['read'] });
+  for (let i = 0; i < 5; i++) expect((await channels(created.body.data.key)).status).toBe(200);
+  const read = async () => (await gw.env.db.apiKey.findUniqueOrThrow({ where: { id: created.body.data.id } })).lastUsedAt;
+  // The write is not awaited by the request: give it a moment.
+  for (let i = 0; i < 50 && !(await read()); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+  const first = await read();
+  expect(first).toBeInstanceOf(Date);
+  for (let i = 0; i < 5; i++) await channels(created.body.data.key);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  expect((await read())?.getTime()).toBe(first!.getTime());
+  const list = await call(gw.url, 'GET', '/api-keys', { token: a.token });
+  expect(list.body.data.find((k: { id: number }) => k.id === created.body.data.id).last_used_at).toBe(first!.toISOString());
+});
