@@ -62,7 +62,10 @@ export async function deliverWebhook(opts: DeliverWebhookOptions): Promise<Deliv
     return { kind: 'skipped', deliveryId: opts.deliveryId, reason: 'endpoint_inactive' };
   }
 
-  const secret = decryptSecret(row.endpoint.secretEncrypted, opts.encryptionKey);
+  // A rolled secret's predecessor signs too until its grace period ends.
+  const { previousSecretEncrypted, previousSecretExpiresAt } = row.endpoint;
+  const signingSecrets = [decryptSecret(row.endpoint.secretEncrypted, opts.encryptionKey)];
+  const previousUntil = previousSecretExpiresAt ? Date.parse(previousSecretExpiresAt) : 0;
   const body = serialiseWebhookBody(webhookBodyFromStored(row.payload));
   let attempts = 0;
   let last: AttemptResult = { kind: 'network_error', error: 'not attempted' };
@@ -75,7 +78,13 @@ export async function deliverWebhook(opts: DeliverWebhookOptions): Promise<Deliv
       'user-agent': USER_AGENT,
       'x-cowrie-event': row.event,
       'x-cowrie-delivery': row.deliveryId,
-      'x-cowrie-signature': webhookSignatureHeader(secret, timestamp, body),
+      'x-cowrie-signature': webhookSignatureHeader(
+        previousSecretEncrypted && now().getTime() < previousUntil
+          ? [...signingSecrets, decryptSecret(previousSecretEncrypted, opts.encryptionKey)]
+          : signingSecrets,
+        timestamp,
+        body,
+      ),
     });
     if (last.kind === 'response' && last.statusCode >= 200 && last.statusCode < 300) break;
     // A refused address will be refused again; retrying only delays the outcome.

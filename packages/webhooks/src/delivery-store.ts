@@ -10,7 +10,14 @@ export interface DeliveryToSend {
   event: string;
   payload: unknown;
   completedAt: Date | null;
-  endpoint: { url: string; active: boolean; secretEncrypted: string };
+  endpoint: {
+    url: string;
+    active: boolean;
+    secretEncrypted: string;
+    /** The secret a roll replaced, still signing until previousSecretExpiresAt (ISO time with its offset, as JSON carries it). */
+    previousSecretEncrypted: string | null;
+    previousSecretExpiresAt: string | null;
+  };
 }
 
 /** A delivery's final outcome, as its log row keeps it. */
@@ -43,7 +50,8 @@ const FIND_DELIVERIES = defineStatement({
   params: { deliveryIds: sqlList(sqlParam.uuid) },
   text: (p) => `
   SELECT ${columnList(webhookDeliveryColumns, 'd')},
-    json_build_object('url', e."url", 'active', e."active", 'secretEncrypted', e."secretEncrypted") AS "endpoint"
+    json_build_object('url', e."url", 'active', e."active", 'secretEncrypted', e."secretEncrypted",
+      'previousSecretEncrypted', e."previousSecretEncrypted", 'previousSecretExpiresAt', e."previousSecretExpiresAt" AT TIME ZONE 'UTC') AS "endpoint"
   FROM "WebhookDelivery" d JOIN "WebhookEndpoint" e ON e."id" = d."endpointId"
   WHERE d."deliveryId" = ANY(${p.deliveryIds}::uuid[])`,
   result: { ...webhookDeliveryColumns, endpoint: sqlColumn.json.as<DeliveryToSend['endpoint']>() },

@@ -205,3 +205,44 @@ export async function deleteWebhookEndpoint(db: DbOrTx, opts: { workspaceId: num
   if (count === 0) throw endpointNotFound();
   return { id: opts.id, deleted: true };
 }
+
+/** Longest grace period of a secret roll: a week. */
+export const WEBHOOK_SECRET_ROLL_MAX_GRACE_SECONDS = 7 * 24 * 3600;
+
+export const ZRollWebhookSecretRequest = z.object({
+  grace_seconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(WEBHOOK_SECRET_ROLL_MAX_GRACE_SECONDS, `must be at most ${WEBHOOK_SECRET_ROLL_MAX_GRACE_SECONDS} (7 days)`)
+    .default(24 * 3600)
+    .meta({ description: 'How long the old secret keeps signing beside the new one, in seconds (default 86400: a day; 0: it stops now)' }),
+});
+
+/**
+ * Gives an endpoint a new secret (returned this once). For the grace period
+ * every delivery is signed with both (`t=…,v1=<new>,v1=<old>`), so a receiver
+ * switches secrets without missing a delivery; a grace of 0 drops the old one
+ * now. A roll during another's grace period replaces the older secret: only
+ * the last two ever sign.
+ */
+export async function rollWebhookEndpointSecret(
+  db: DbOrTx,
+  opts: { workspaceId: number; id: number; graceSeconds: number; encryptionKey: string; now?: Date },
+): Promise<WebhookEndpointView & { secret: string; previous_secret_expires_at: string | null }> {
+  const now = opts.now ?? new Date();
+  const current = await getWebhookEndpoint(db, opts.workspaceId, opts.id);
+  const secret = generateWebhookSecret();
+  const keepPrevious = opts.graceSeconds > 0;
+  const expiresAt = keepPrevious ? new Date(now.getTime() + opts.graceSeconds * 1000) : null;
+  const updated = await db.webhookEndpoint.updateManyAndReturn({
+    where: { id: opts.id, workspaceId: opts.workspaceId },
+    data: {
+      secretEncrypted: encryptSecret(secret, opts.encryptionKey),
+      previousSecretEncrypted: keepPrevious ? current.secretEncrypted : null,
+      previousSecretExpiresAt: expiresAt,
+    },
+  });
+  if (!updated[0]) throw endpointNotFound();
+  return { ...webhookEndpointView(updated[0]), secret, previous_secret_expires_at: expiresAt?.toISOString() ?? null };
+}

@@ -83,3 +83,14 @@ test('digests are compared with crypto.timingSafeEqual (constant time)', () => {
     spy.mockRestore();
   }
 });
+
+test('several secrets sign one header, the first one first: a receiver holding either verifies', () => {
+  const body = '{"id":"roll"}';
+  const header = webhookSignatureHeader(['new-secret', 'old-secret'], 1795000000, body);
+  expect(header).toMatch(/^t=1795000000,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
+  expect(header.split(',')[1]).toBe(`v1=${computeWebhookSignature('new-secret', 1795000000, body)}`);
+  const at = 1795000000 * 1000;
+  expect(verifyWebhookSignature({ rawBody: body, header, secret: 'new-secret', now: at })).toBe(true);
+  expect(verifyWebhookSignature({ rawBody: body, header, secret: 'old-secret', now: at })).toBe(true);
+  expect(verifyWebhookSignature({ rawBody: body, header, secret: 'other-secret', now: at })).toBe(false);
+});

@@ -21,9 +21,15 @@ export function computeWebhookSignature(secret: string, timestamp: number, rawBo
   return createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${timestamp}.`, 'utf8').update(toBuffer(rawBody)).digest('hex');
 }
 
-/** The X-Cowrie-Signature value for a body sent at `timestamp` (unix seconds). */
-export function webhookSignatureHeader(secret: string, timestamp: number, rawBody: string | Uint8Array): string {
-  return `t=${timestamp},v1=${computeWebhookSignature(secret, timestamp, rawBody)}`;
+/**
+ * The X-Cowrie-Signature value for a body sent at `timestamp` (unix seconds):
+ * one v1 digest per secret, the current one first. During a secret roll's
+ * grace period the endpoint's new and old secrets both sign
+ * (`t=<ts>,v1=<new>,v1=<old>`), so a receiver holding either verifies.
+ */
+export function webhookSignatureHeader(secrets: string | readonly string[], timestamp: number, rawBody: string | Uint8Array): string {
+  const list = typeof secrets === 'string' ? [secrets] : secrets;
+  return [`t=${timestamp}`, ...list.map((secret) => `v1=${computeWebhookSignature(secret, timestamp, rawBody)}`)].join(',');
 }
 
 export interface ParsedSignatureHeader {

@@ -369,8 +369,8 @@ export function buildOpenApiDocument(registry: RouteRegistry, options: OpenApiOp
           in: 'header',
           required: true,
           description:
-            '`t=<unix seconds>,v1=<hex HMAC-SHA256>`: the HMAC-SHA256 of `<t>.` followed by the raw body bytes, keyed with the endpoint secret (the 64-hex string itself, as UTF-8). Verify it over the body exactly as received, compare in constant time, and refuse a `t` more than 5 minutes from now (the suggested window).',
-          schema: { type: 'string', pattern: '^t=\\d+,v1=[0-9a-f]{64}$' },
+            "`t=<unix seconds>,v1=<hex HMAC-SHA256>`: the HMAC-SHA256 of `<t>.` followed by the raw body bytes, keyed with the endpoint secret (the 64-hex string itself, as UTF-8). Verify it over the body exactly as received, compare in constant time, and refuse a `t` more than 5 minutes from now (the suggested window). During a secret roll's grace period the header carries one `v1` per secret, the new one first (`t=<ts>,v1=<new>,v1=<old>`): accept the delivery when any `v1` matches the secret you hold.",
+          schema: { type: 'string', pattern: '^t=\\d+(,v1=[0-9a-f]{64})+$' },
         },
         CowrieEvent: {
           name: 'X-Cowrie-Event',

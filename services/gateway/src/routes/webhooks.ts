@@ -15,6 +15,8 @@ import {
   listWebhookEndpoints,
   parseEndpointId,
   readDeliveryOutcome,
+  rollWebhookEndpointSecret,
+  ZRollWebhookSecretRequest,
   updateWebhookEndpoint,
   type WebhookDeliveryLogRow,
   type WebhookEndpointView,
@@ -43,6 +45,18 @@ const ZCreatedWebhookEndpoint = named(
     z.object({
       ...endpointFields,
       secret: z.string().meta({ pattern: '^[0-9a-f]{64}$', description: 'HMAC key of the signatures; returned once, at creation only' }),
+    }),
+  ),
+);
+const ZRolledWebhookSecret = named(
+  'RolledWebhookSecret',
+  responseOf<WebhookEndpointView & { secret: string; previous_secret_expires_at: string | null }>()(
+    z.object({
+      ...endpointFields,
+      secret: z.string().meta({ pattern: '^[0-9a-f]{64}$', description: 'The new HMAC key of the signatures; returned once, here only' }),
+      previous_secret_expires_at: ZTimestamp.nullable().meta({
+        description: 'Until then every delivery is signed with both secrets (t=…,v1=<new>,v1=<old>); null when the old secret stopped at once',
+      }),
     }),
   ),
 );
@@ -161,6 +175,34 @@ export function registerWebhookRoutes(app: RouteMount, deps: GatewayDeps) {
     async ({ params }, req, res) => {
       const id = parseEndpointId(params.id);
       sendData(req, res, 200, await deleteWebhookEndpoint(deps.db, { workspaceId: sessionOf(req).workspaceId, id }));
+    },
+  );
+
+  app.route(
+    {
+      method: 'post',
+      path: '/webhook-endpoints/:id/roll-secret',
+      operationId: 'rollWebhookEndpointSecret',
+      summary: "Roll an endpoint's signing secret",
+      description:
+        'A new secret, returned once. For `grace_seconds` (default a day) every delivery is signed with the new and the old secret ' +
+        '(`t=<ts>,v1=<new>,v1=<old>`): a receiver accepts a delivery when any v1 value matches the secret it holds. ' +
+        'Send Idempotency-Key: a retry then replays the same secret instead of rolling again.',
+      tag,
+      auth,
+      idempotent: true,
+      responseHoldsSecret: true,
+      request: { params: ZEndpointParams, body: named('RollWebhookSecretRequest', ZRollWebhookSecretRequest) },
+      responses: { 201: { description: 'The endpoint with its new secret', data: ZRolledWebhookSecret }, ...notFound },
+    },
+    async ({ params, body }, req, res) => {
+      const rolled = await rollWebhookEndpointSecret(deps.db, {
+        workspaceId: sessionOf(req).workspaceId,
+        id: parseEndpointId(params.id),
+        graceSeconds: body.grace_seconds,
+        encryptionKey: deps.config.ENCRYPTION_KEY,
+      });
+      sendData(req, res, 201, rolled);
     },
   );
 
