@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { AppError, constantTimeEqual, sha256Hex, textField, type Mode } from '@cowrie/core';
+import { AppError, constantTimeEqual, rollGraceSecondsField, sha256Hex, textField, type Mode } from '@cowrie/core';
 import {
   batchPerTurn,
   columnList,
@@ -56,24 +56,11 @@ export async function revokeApiKey(db: DbOrTx, id: number) {
 
 // ─── Self-service keys: a dashboard session manages its workspace's keys ─────
 
-/** Longest grace period of a roll: a week. */
-export const API_KEY_ROLL_MAX_GRACE_SECONDS = 7 * 24 * 3600;
-/** Default grace period of a roll: a day. */
-export const API_KEY_ROLL_DEFAULT_GRACE_SECONDS = 24 * 3600;
-
 export const ZCreateApiKeyRequest = z.object({
   name: textField(100),
   scopes: z.array(z.enum(SCOPES)).min(1, 'must name at least one scope').max(SCOPES.length),
 });
-export const ZRollApiKeyRequest = z.object({
-  grace_seconds: z
-    .number()
-    .int()
-    .min(0)
-    .max(API_KEY_ROLL_MAX_GRACE_SECONDS, `must be at most ${API_KEY_ROLL_MAX_GRACE_SECONDS} (7 days)`)
-    .default(API_KEY_ROLL_DEFAULT_GRACE_SECONDS)
-    .meta({ description: 'How long the old key keeps working, in seconds (default 86400: a day; 0: it stops now)' }),
-});
+export const ZRollApiKeyRequest = z.object({ grace_seconds: rollGraceSecondsField('the old key keeps working') });
 
 /** A key as its owner sees it: never the key itself, only its public prefix. */
 export interface ApiKeyView {

@@ -3,7 +3,17 @@
 // amount read through a double). Every route that takes these fields uses
 // these schemas, so the rule is tested here once.
 import { Decimal } from './money';
-import { accountNumberField, amountField, bankCodeField, clientReferenceField, currencyCodeField, emailField, optionalTextField, textField } from './fields';
+import {
+  accountNumberField,
+  amountField,
+  bankCodeField,
+  clientReferenceField,
+  currencyCodeField,
+  emailField,
+  optionalTextField,
+  rollGraceSecondsField,
+  textField,
+} from './fields';
 
 const issueOf = (result: { success: boolean; error?: { issues: Array<{ code: string; message: string }> } }) => result.error?.issues[0];
 
@@ -77,4 +87,13 @@ describe('text, account and reference fields', () => {
     expect(issueOf(emailField.safeParse('not-an-email'))?.message).toBe('must be an email address');
     expect(emailField.safeParse(`${'a'.repeat(250)}@b.co`).success).toBe(false);
   });
+});
+
+test('a roll grace period is 0 to a week in whole seconds, a day when absent', () => {
+  const field = rollGraceSecondsField('the old key keeps working');
+  expect(field.parse(undefined)).toBe(86400);
+  expect(field.parse(0)).toBe(0);
+  expect(field.parse(604800)).toBe(604800);
+  for (const bad of [-1, 604801, 1.5, '60', null]) expect(field.safeParse(bad).success).toBe(false);
+  expect(field.safeParse(604801).error?.issues[0]?.message).toBe('must be at most 604800 (7 days)');
 });

@@ -74,3 +74,19 @@ export const clientReferenceField = z
 
 /** A positive database id (Postgres int4). */
 export const idField = z.number().int().positive().max(2_147_483_647);
+
+/** Longest grace period of a roll (an API key, a webhook secret): a week. */
+export const ROLL_GRACE_MAX_SECONDS = 7 * 24 * 3600;
+
+/**
+ * How long the replaced credential of a roll keeps working, in seconds: 0 (it
+ * stops now) to a week, a day when absent. `what` names it in the description.
+ */
+export const rollGraceSecondsField = (what: string) =>
+  z
+    .number()
+    .int()
+    .min(0)
+    .max(ROLL_GRACE_MAX_SECONDS, `must be at most ${ROLL_GRACE_MAX_SECONDS} (7 days)`)
+    .default(24 * 3600)
+    .meta({ description: `How long ${what}, in seconds (default 86400: a day; 0: it stops now; at most 604800: a week)` });

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { AppError, encryptSecret } from '@cowrie/core';
+import { AppError, encryptSecret, rollGraceSecondsField } from '@cowrie/core';
 import type { DbOrTx, PrismaClient } from '@cowrie/db';
 import { findAddressRefusal, type AddressPolicy } from './address-policy';
 import { resolveAllowedAddresses, systemResolver, type Resolver } from './guarded-lookup';
@@ -206,18 +206,7 @@ export async function deleteWebhookEndpoint(db: DbOrTx, opts: { workspaceId: num
   return { id: opts.id, deleted: true };
 }
 
-/** Longest grace period of a secret roll: a week. */
-export const WEBHOOK_SECRET_ROLL_MAX_GRACE_SECONDS = 7 * 24 * 3600;
-
-export const ZRollWebhookSecretRequest = z.object({
-  grace_seconds: z
-    .number()
-    .int()
-    .min(0)
-    .max(WEBHOOK_SECRET_ROLL_MAX_GRACE_SECONDS, `must be at most ${WEBHOOK_SECRET_ROLL_MAX_GRACE_SECONDS} (7 days)`)
-    .default(24 * 3600)
-    .meta({ description: 'How long the old secret keeps signing beside the new one, in seconds (default 86400: a day; 0: it stops now)' }),
-});
+export const ZRollWebhookSecretRequest = z.object({ grace_seconds: rollGraceSecondsField('the old secret keeps signing beside the new one') });
 
 /**
  * Gives an endpoint a new secret (returned this once). For the grace period

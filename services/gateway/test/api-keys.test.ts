@@ -3,25 +3,16 @@
 // still works on the next request, a rolled key that stops at once (an
 // outage) or never stops, a retried roll that makes two keys, a last-used
 // time written on every request.
-import { createUserFor, createWorkspaceWithKey } from '@cowrie/testing';
-import { call, startTestGateway } from './start-test-gateway';
+import { call, signInNewWorkspace, startTestGateway } from './start-test-gateway';
 
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
 let a: { workspaceId: number; token: string; apiKey: string };
 let b: { workspaceId: number; token: string; apiKey: string };
 
-async function signIn(name: string) {
-  const { workspace, key } = await createWorkspaceWithKey(gw.env.db, { name });
-  const user = await createUserFor(gw.env.db, workspace.id);
-  const login = await call(gw.url, 'POST', '/auth/login', { body: { email: user.email, password: user.password } });
-  expect(login.status).toBe(200);
-  return { workspaceId: workspace.id, token: login.body.data.token as string, apiKey: key };
-}
-
 beforeAll(async () => {
   gw = await startTestGateway({ DASHBOARD_RATE_LIMIT: '10000' });
-  a = await signIn('Keys A');
-  b = await signIn('Keys B');
+  a = await signInNewWorkspace(gw, 'Keys A');
+  b = await signInNewWorkspace(gw, 'Keys B');
 });
 afterAll(async () => {
   await gw?.close();

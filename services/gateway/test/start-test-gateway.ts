@@ -1,4 +1,4 @@
-import { createTestEnv, listenGateway, type TestEnv } from '@cowrie/testing';
+import { createTestEnv, createUserFor, createWorkspaceWithKey, listenGateway, type TestEnv } from '@cowrie/testing';
 import { closeGatewayDeps, createGatewayDeps, type GatewayDeps } from '../src/deps';
 import { createApp, type CreateAppOptions } from '../src/app';
 
@@ -39,4 +39,13 @@ export function call(
     headers: res.headers,
     body: (await res.json().catch(() => null)) as any,
   }));
+}
+
+/** A new workspace with an API key and a dashboard user, signed in: its id, session token and key. */
+export async function signInNewWorkspace(gw: { url: string; env: TestEnv }, name: string) {
+  const { workspace, key } = await createWorkspaceWithKey(gw.env.db, { name });
+  const user = await createUserFor(gw.env.db, workspace.id);
+  const login = await call(gw.url, 'POST', '/auth/login', { body: { email: user.email, password: user.password } });
+  if (login.status !== 200) throw new Error(`signing in to ${name} failed: ${JSON.stringify(login.body)}`);
+  return { workspaceId: workspace.id, token: login.body.data.token as string, apiKey: key };
 }

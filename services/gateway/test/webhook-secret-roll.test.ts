@@ -2,10 +2,10 @@
 // secret refuses everything at once), an old secret that keeps signing after
 // its grace period, a retried roll that makes a secret nobody saw, a roll of
 // another workspace's endpoint, a new secret stored readable.
-import { createUserFor, createWorkspaceWithKey, startHttpReceiver, type HttpReceiver } from '@cowrie/testing';
+import { startHttpReceiver, type HttpReceiver } from '@cowrie/testing';
 import { startWebhookWorker, type RunningWebhookWorker } from '@cowrie/webhook-sender';
 import { verifyWebhookSignature } from '@cowrie/webhooks';
-import { call, startTestGateway } from './start-test-gateway';
+import { call, signInNewWorkspace, startTestGateway } from './start-test-gateway';
 
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
 let worker: RunningWebhookWorker;
@@ -13,19 +13,12 @@ let receiver: HttpReceiver;
 let a: { token: string };
 let b: { token: string };
 
-async function signIn(name: string) {
-  const { workspace } = await createWorkspaceWithKey(gw.env.db, { name });
-  const user = await createUserFor(gw.env.db, workspace.id);
-  const login = await call(gw.url, 'POST', '/auth/login', { body: { email: user.email, password: user.password } });
-  return { token: login.body.data.token as string };
-}
-
 beforeAll(async () => {
   gw = await startTestGateway({ WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_TEST_RATE_LIMIT: '1000' });
   worker = await startWebhookWorker(gw.env.config, gw.env.logger);
   receiver = await startHttpReceiver();
-  a = await signIn('Roll A');
-  b = await signIn('Roll B');
+  a = await signInNewWorkspace(gw, 'Roll A');
+  b = await signInNewWorkspace(gw, 'Roll B');
 });
 afterAll(async () => {
   await worker?.stop();

@@ -3,10 +3,10 @@
 // addresses, a test ping that does not reflect what the receiver saw, a
 // delivery log that leaks across workspaces or ignores its limits.
 import { decryptSecret } from '@cowrie/core';
-import { createUserFor, createWorkspaceWithKey, startHttpReceiver, waitFor, type HttpReceiver } from '@cowrie/testing';
+import { startHttpReceiver, waitFor, type HttpReceiver } from '@cowrie/testing';
 import { startWebhookWorker, type RunningWebhookWorker } from '@cowrie/webhook-sender';
 import { verifyWebhookSignature } from '@cowrie/webhooks';
-import { call, startTestGateway } from './start-test-gateway';
+import { call, signInNewWorkspace, startTestGateway } from './start-test-gateway';
 
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
 let worker: RunningWebhookWorker;
@@ -15,22 +15,14 @@ let failing: HttpReceiver;
 let a: { workspaceId: number; token: string; apiKey: string };
 let b: { workspaceId: number; token: string; apiKey: string };
 
-async function signIn(name: string) {
-  const { workspace, key } = await createWorkspaceWithKey(gw.env.db, { name });
-  const user = await createUserFor(gw.env.db, workspace.id);
-  const login = await call(gw.url, 'POST', '/auth/login', { body: { email: user.email, password: user.password } });
-  expect(login.status).toBe(200);
-  return { workspaceId: workspace.id, token: login.body.data.token as string, apiKey: key };
-}
-
 beforeAll(async () => {
   // Workspace A collects more endpoints over this file than a workspace may have by default (WEBHOOK_ENDPOINTS_MAX).
   gw = await startTestGateway({ WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_ENDPOINTS_MAX: '100' });
   worker = await startWebhookWorker(gw.env.config, gw.env.logger);
   receiver = await startHttpReceiver();
   failing = await startHttpReceiver(() => ({ status: 500 }));
-  a = await signIn('Workspace A');
-  b = await signIn('Workspace B');
+  a = await signInNewWorkspace(gw, 'Workspace A');
+  b = await signInNewWorkspace(gw, 'Workspace B');
 });
 afterAll(async () => {
   await worker?.stop();
