@@ -256,9 +256,10 @@ const LAST_USED_EVERY_MS = 60_000;
 
 const TOUCH_API_KEY = defineStatement({
   name: 'cowrie-touch-api-key',
-  params: { id: sqlParam.int },
+  // Times come from the process, in UTC like every timestamp(3) column (Postgres's now() would be cast in the session's time zone).
+  params: { id: sqlParam.int, at: sqlParam.timestamp, writtenBefore: sqlParam.timestamp },
   // Replicas may race: the condition keeps the row from being written more than once a minute by any of them.
-  text: (p) => `UPDATE "ApiKey" SET "lastUsedAt" = now() WHERE "id" = ${p.id} AND ("lastUsedAt" IS NULL OR "lastUsedAt" < now() - interval '60 seconds')`,
+  text: (p) => `UPDATE "ApiKey" SET "lastUsedAt" = ${p.at} WHERE "id" = ${p.id} AND ("lastUsedAt" IS NULL OR "lastUsedAt" < ${p.writtenBefore})`,
 });
 
 /**
@@ -273,7 +274,7 @@ export function apiKeyUseRecorder(pool: SqlQueryable, onError: (err: unknown) =>
     const at = now();
     if (at - (lastWritten.get(keyId) ?? -Infinity) < LAST_USED_EVERY_MS) return;
     lastWritten.set(keyId, at);
-    TOUCH_API_KEY.run(pool, { id: keyId }).catch((err: unknown) => {
+    TOUCH_API_KEY.run(pool, { id: keyId, at: new Date(at), writtenBefore: new Date(at - LAST_USED_EVERY_MS) }).catch((err: unknown) => {
       lastWritten.delete(keyId);
       onError(err);
     });
