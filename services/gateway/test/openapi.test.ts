@@ -164,6 +164,7 @@ test('webhook endpoint management and the delivery log answer as documented', as
   const created = await api('POST', '/webhook-endpoints', { token: session, body: { url: `${receiver.url}/hook` } });
   const id = created.body.data.id;
   await api('GET', '/webhook-endpoints', { token: session });
+  await api('GET', '/webhook-event-types', { token: session });
   expect((await api('POST', `/webhook-endpoints/${id}/roll-secret`, { token: session, body: { grace_seconds: 60 } })).status).toBe(201);
   await api('PUT', `/webhook-endpoints/${id}`, { token: session, body: { events: ['verification.verified'] } });
   expect((await api('POST', `/webhook-endpoints/${id}/test`, { token: session })).body.data.ok).toBe(true);

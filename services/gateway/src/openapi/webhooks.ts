@@ -105,6 +105,8 @@ export interface WebhookEventSpec {
   description: string;
   /** The schema of the whole body, `{id, event, created_at, data, livemode}`. */
   body: z.ZodType;
+  /** The schema of its `data`. */
+  data: z.ZodType;
 }
 
 /** `{id, event, created_at, data, livemode}` of one event, named after it (`transfer.completed` → TransferCompletedEvent). */
@@ -129,7 +131,7 @@ function event(name: string, summary: string, description: string, data: z.ZodTy
   );
   // The dashboard's ping goes to the endpoint tested, whatever it subscribes to.
   const audience = name === PING_EVENT ? '' : `\n\nSent to every active endpoint whose \`events\` holds \`${name}\` or \`*\`.`;
-  return { name, summary, description: description + audience, body };
+  return { name, summary, description: description + audience, body, data };
 }
 
 /**
@@ -190,3 +192,26 @@ export const WEBHOOK_EVENTS: readonly WebhookEventSpec[] = [
     ZPingData,
   ),
 ];
+
+/** One entry of GET /webhook-event-types. */
+export interface WebhookEventType {
+  name: string;
+  summary: string;
+  description: string;
+  /** JSON Schema (2020-12) of the event's `data`, self-contained. */
+  data_schema: Record<string, unknown>;
+}
+
+let eventTypes: WebhookEventType[] | undefined;
+
+/** Every event with its `data` schema, from the same schemas as the document's `webhooks` (built once, on first use). */
+export function webhookEventTypes(): WebhookEventType[] {
+  eventTypes ??= WEBHOOK_EVENTS.map((spec) => {
+    const { $schema: dialect, ...schema } = z.toJSONSchema(spec.data, { target: 'draft-2020-12', io: 'output', unrepresentable: 'any' }) as Record<
+      string,
+      unknown
+    >;
+    return { name: spec.name, summary: spec.summary, description: spec.description, data_schema: { $schema: dialect, ...schema } };
+  });
+  return eventTypes;
+}

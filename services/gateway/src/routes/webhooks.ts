@@ -28,7 +28,7 @@ import { sendData, sessionOf } from '../http/respond';
 import { refuseOverBudget } from '../http/api-auth';
 import { hitWebhookTestBudget } from '@cowrie/api-limits';
 import { ZTimestamp, named, responseOf } from '../openapi/schemas';
-import { ZWebhookEvent } from '../openapi/webhooks';
+import { ZWebhookEvent, webhookEventTypes } from '../openapi/webhooks';
 
 const endpointFields = {
   id: z.number().int(),
@@ -59,6 +59,15 @@ const ZRolledWebhookSecret = named(
       }),
     }),
   ),
+);
+const ZWebhookEventType = named(
+  'WebhookEventType',
+  z.object({
+    name: z.string().meta({ description: "What an endpoint subscribes to, and the body's `event`" }),
+    summary: z.string(),
+    description: z.string(),
+    data_schema: z.record(z.string(), z.unknown()).meta({ description: "JSON Schema (2020-12) of the event's `data`" }),
+  }),
 );
 const ZDeletedWebhookEndpoint = named('DeletedWebhookEndpoint', z.object({ id: z.number().int(), deleted: z.literal(true) }));
 const ZPingResult = named(
@@ -203,6 +212,22 @@ export function registerWebhookRoutes(app: RouteMount, deps: GatewayDeps) {
         encryptionKey: deps.config.ENCRYPTION_KEY,
       });
       sendData(req, res, 201, rolled);
+    },
+  );
+
+  app.route(
+    {
+      method: 'get',
+      path: '/webhook-event-types',
+      operationId: 'listWebhookEventTypes',
+      summary: 'List the events an endpoint can subscribe to',
+      description: "Each event's name and a JSON Schema of its `data`: the same schemas as this document's `webhooks` section.",
+      tag,
+      auth,
+      responses: { 200: { description: 'Every event', data: z.array(ZWebhookEventType) } },
+    },
+    (_input, req, res) => {
+      sendData(req, res, 200, webhookEventTypes());
     },
   );
 

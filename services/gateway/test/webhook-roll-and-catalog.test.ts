@@ -1,7 +1,10 @@
+// Risk (the event catalog): a UI or receiver told an event list or data shape that differs from what is sent.
 // Risk: a secret roll that loses deliveries (a receiver still holding the old
 // secret refuses everything at once), an old secret that keeps signing after
 // its grace period, a retried roll that makes a secret nobody saw, a roll of
 // another workspace's endpoint, a new secret stored readable.
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
 import { startHttpReceiver, type HttpReceiver } from '@cowrie/testing';
 import { startWebhookWorker, type RunningWebhookWorker } from '@cowrie/webhook-sender';
 import { verifyWebhookSignature } from '@cowrie/webhooks';
@@ -99,4 +102,22 @@ test('a roll retried with its Idempotency-Key replays the same secret; other wor
   expect((await roll(id, { grace_seconds: 'soon' })).status).toBe(400);
   // Nothing above changed the secret: the first roll's still signs alone.
   expect((await ping(id)).verifies(first.body.data.secret)).toBe(true);
+});
+
+test('the event catalog lists every event with a JSON Schema of its data, and a real delivery matches it', async () => {
+  const { WEBHOOK_EVENTS } = await import('../src/openapi/webhooks');
+  const res = await call(gw.url, 'GET', '/webhook-event-types', { token: a.token });
+  expect(res.status).toBe(200);
+  const types = res.body.data as Array<{ name: string; summary: string; data_schema: Record<string, unknown> }>;
+  expect(types.map((t) => t.name).sort()).toEqual(WEBHOOK_EVENTS.map((e) => e.name).sort());
+  const ajv = addFormats(new Ajv2020({ strict: true, allowUnionTypes: true }));
+  const validators = new Map(types.map((t) => [t.name, ajv.compile(t.data_schema)]));
+
+  const created = await call(gw.url, 'POST', '/webhook-endpoints', { token: a.token, body: { url: `${receiver.url}/catalog` } });
+  await ping(created.body.data.id);
+  const body = JSON.parse(receiver.requests.at(-1)!.rawBody.toString('utf8'));
+  expect(body.event).toBe('ping');
+  expect(validators.get('ping')!(body.data)).toBe(true);
+  expect(validators.get('ping')!({ message: 1 })).toBe(false);
+  expect((await call(gw.url, 'GET', '/webhook-event-types')).status).toBe(401);
 });
