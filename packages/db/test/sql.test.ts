@@ -91,29 +91,45 @@ test('batchPerTurn oneAtATime: callers arriving while a batch runs gather into t
   let running = 0;
   let mostAtOnce = 0;
   const calls: number[][] = [];
+  // Each batch runs until the test lets it end (no timing: arrivals happen while it is held).
+  const held: Array<() => void> = [];
   const loader = batchPerTurn<number, number>(
     async (keys) => {
       running += 1;
       mostAtOnce = Math.max(mostAtOnce, running);
       calls.push([...keys]);
-      await new Promise((r) => setTimeout(r, 30));
+      await new Promise<void>((resolve) => held.push(resolve));
       running -= 1;
       if (keys.includes(13)) throw new Error('the whole batch failed');
       return keys.map((k) => k);
     },
     { oneAtATime: true },
   );
+  const started = async (count: number) => {
+    while (calls.length < count) await new Promise((r) => setImmediate(r));
+  };
   const first = loader.load(1);
-  await new Promise((r) => setTimeout(r, 5)); // the first batch is running now
+  await started(1); // the first batch is running now
   const later = [2, 3, 4].map((k) => loader.load(k));
-  await new Promise((r) => setTimeout(r, 5));
+  await new Promise((r) => setImmediate(r));
   const latest = loader.load(5);
+  await new Promise((r) => setImmediate(r));
+  expect(calls).toEqual([[1]]);
+  held.shift()!();
+  await started(2);
+  held.shift()!();
   expect(await Promise.all([first, ...later, latest])).toEqual([1, 2, 3, 4, 5]);
   expect(calls).toEqual([[1], [2, 3, 4, 5]]);
   expect(mostAtOnce).toBe(1);
   // A batch that throws fails its callers, and the next batch still runs.
-  await expect(loader.load(13)).rejects.toThrow('the whole batch failed');
-  await expect(loader.load(6)).resolves.toBe(6);
+  const failing = loader.load(13);
+  await started(3);
+  held.shift()!();
+  await expect(failing).rejects.toThrow('the whole batch failed');
+  const after = loader.load(6);
+  await started(4);
+  held.shift()!();
+  await expect(after).resolves.toBe(6);
 });
 
 test('batchPerTurn oneAtATime: more callers than a batch holds still run one batch at a time', async () => {
