@@ -1,5 +1,6 @@
 import { sha256Hex, type RedisClient } from '@cowrie/core';
 import { hitFixedWindow, type FixedWindowHit } from './fixed-window';
+import { runScript } from './run-script';
 
 /** Dashboard budgets count in fixed 60-second windows, like the /v1 request budget. */
 export const DASHBOARD_WINDOW_SECONDS = 60;
@@ -36,4 +37,36 @@ export function hitWebhookTestBudget(
     windowSeconds: DASHBOARD_WINDOW_SECONDS,
     now: opts.now,
   });
+}
+
+// The next free send time of an endpoint's recover schedule (ms), moved past the slots taken.
+const RESERVE_PACE_LUA = `
+local now = tonumber(ARGV[1])
+local count = tonumber(ARGV[2])
+local interval = tonumber(ARGV[3])
+local start = math.max(now, tonumber(redis.call('GET', KEYS[1]) or '0'))
+local finish = start + count * interval
+redis.call('SET', KEYS[1], finish, 'PX', finish - now + 60000)
+return start - now`;
+
+/** When a recover's dispatches go out: the first after `startDelayMs`, then one every `intervalMs`. */
+export interface RecoverPace {
+  startDelayMs: number;
+  intervalMs: number;
+}
+
+/**
+ * Reserves `count` send slots on an endpoint's recover schedule, at most
+ * `ratePerSecond` (WEBHOOK_RECOVER_RATE_PER_SECOND): a second recover of the
+ * same endpoint, from any replica, queues behind the first rather than
+ * doubling the pace. Keyed like the test budget.
+ */
+export async function reserveWebhookRecoverPace(
+  redis: RedisClient,
+  opts: { keyPrefix: string; endpoint: { id: number; createdAt: Date }; count: number; ratePerSecond: number; now?: number },
+): Promise<RecoverPace> {
+  const intervalMs = Math.max(1, Math.ceil(1000 / opts.ratePerSecond));
+  const key = `${opts.keyPrefix}webhook-recover-pace:${opts.endpoint.id}-${opts.endpoint.createdAt.getTime()}`;
+  const startDelayMs = Number(await runScript(redis, RESERVE_PACE_LUA, 1, [key, opts.now ?? Date.now(), opts.count, intervalMs]));
+  return { startDelayMs, intervalMs };
 }

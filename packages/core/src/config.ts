@@ -252,6 +252,12 @@ export const ZConfig = z
     WEBHOOK_RELAY_BATCH_SIZE: positiveInt(200),
     // a delivery still pending this long without a live job is queued again (crash between commit and enqueue)
     WEBHOOK_SWEEP_AFTER_MS: positiveInt(10_000),
+    // automatic disable: an endpoint whose every dispatch failed for this long (default 5 days)...
+    WEBHOOK_DISABLE_AFTER_SECONDS: positiveInt(432_000),
+    // ...and at least this many times is switched off, and its workspace's other endpoints told
+    WEBHOOK_DISABLE_MIN_FAILURES: positiveInt(10),
+    // a recover sends an endpoint at most this many deliveries per second (each gives way to live deliveries)
+    WEBHOOK_RECOVER_RATE_PER_SECOND: positiveInt(10),
     // concurrent jobs per worker process
     PAYOUT_WORKER_CONCURRENCY: positiveInt(16),
     VERIFICATION_WORKER_CONCURRENCY: positiveInt(16),

@@ -72,8 +72,28 @@ export const clientReferenceField = z
   .max(100, 'must be at most 100 characters')
   .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters');
 
+const INT4_MAX = 2_147_483_647;
+const INT8_MAX = 9_223_372_036_854_775_807n;
+
 /** A positive database id (Postgres int4). */
-export const idField = z.number().int().positive().max(2_147_483_647);
+export const idField = z.number().int().positive().max(INT4_MAX);
+
+/**
+ * A row id from a URL path (int4). Anything that is not one, a word or an
+ * id out of range included, is simply not found: `notFound` is thrown.
+ */
+export function parsePathId(raw: unknown, notFound: () => Error): number {
+  const id = typeof raw === 'string' && /^\d{1,10}$/.test(raw) ? Number(raw) : NaN;
+  if (!(id >= 1 && id <= INT4_MAX)) throw notFound();
+  return id;
+}
+
+/** parsePathId for an int8 id (a bigint). */
+export function parseBigPathId(raw: unknown, notFound: () => Error): bigint {
+  const id = typeof raw === 'string' && /^\d{1,19}$/.test(raw) ? BigInt(raw) : -1n;
+  if (id < 1n || id > INT8_MAX) throw notFound();
+  return id;
+}
 
 /** Longest grace period of a roll (an API key, a webhook secret): a week. */
 export const ROLL_GRACE_MAX_SECONDS = 7 * 24 * 3600;

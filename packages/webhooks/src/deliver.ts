@@ -1,6 +1,6 @@
 import { decryptSecret, type Logger } from '@cowrie/core';
 import { serialiseWebhookBody, webhookBodyFromStored } from './deliveries';
-import type { DeliveryStore } from './delivery-store';
+import type { DeliveryStore, DispatchKey } from './delivery-store';
 import type { AttemptResult, WebhookHttpClient } from './http-client';
 import { webhookSignatureHeader } from './signature';
 
@@ -23,7 +23,11 @@ export type DeliverOutcome =
       attempts: number;
       error: string | null;
     }
-  /** Nothing sent: the row is gone (endpoint deleted), already has its outcome, or its endpoint was deactivated. */
+  /**
+   * Nothing sent: the row is gone (endpoint deleted), already has its outcome,
+   * or its endpoint was switched off (the row is then failed, unsent, so a
+   * recover after the endpoint is enabled again sends it).
+   */
   | { kind: 'skipped'; deliveryId: string; reason: 'not_found' | 'already_completed' | 'endpoint_inactive' };
 
 export interface DeliverWebhookOptions {
@@ -32,7 +36,8 @@ export interface DeliverWebhookOptions {
   http: WebhookHttpClient;
   /** ENCRYPTION_KEY, to unseal the endpoint secret. */
   encryptionKey: string;
-  deliveryId: string;
+  /** The delivery and which of its dispatches. */
+  dispatch: DispatchKey;
   log?: Logger;
   /** Waits between attempts; a test may shorten it. */
   sleep?: (ms: number) => Promise<void>;
@@ -42,6 +47,8 @@ export interface DeliverWebhookOptions {
 
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const USER_AGENT = 'Cowrie-Webhooks/1.0';
+/** The error of a dispatch not sent because its endpoint was switched off after it was queued. */
+export const NOT_SENT_ENDPOINT_INACTIVE = 'Not sent: the endpoint was switched off';
 
 /**
  * Dispatches one pending delivery: the same body bytes and X-Cowrie-Delivery
@@ -52,14 +59,24 @@ const USER_AGENT = 'Cowrie-Webhooks/1.0';
 export async function deliverWebhook(opts: DeliverWebhookOptions): Promise<DeliverOutcome> {
   const sleep = opts.sleep ?? realSleep;
   const now = opts.now ?? (() => new Date());
-  const row = await opts.deliveries.find(opts.deliveryId);
-  if (!row) return { kind: 'skipped', deliveryId: opts.deliveryId, reason: 'not_found' };
-  if (row.completedAt) return { kind: 'skipped', deliveryId: opts.deliveryId, reason: 'already_completed' };
+  const { deliveryId } = opts.dispatch;
+  const row = await opts.deliveries.find(opts.dispatch);
+  if (!row) return { kind: 'skipped', deliveryId, reason: 'not_found' };
+  if (row.completedAt) return { kind: 'skipped', deliveryId, reason: 'already_completed' };
   // An endpoint switched off after the event was relayed gets nothing more; the
   // dashboard's explicit test (no outbox event) still reaches it.
   if (!row.endpoint.active && row.outboxEventId !== null) {
-    await opts.deliveries.discard(row.id);
-    return { kind: 'skipped', deliveryId: opts.deliveryId, reason: 'endpoint_inactive' };
+    await opts.deliveries.complete({
+      id: row.id,
+      ok: false,
+      statusCode: null,
+      attempts: 0,
+      error: NOT_SENT_ENDPOINT_INACTIVE,
+      completedAt: now(),
+      requestHeaders: null,
+      responseExcerpt: null,
+    });
+    return { kind: 'skipped', deliveryId, reason: 'endpoint_inactive' };
   }
 
   // A rolled secret's predecessor signs too until its grace period ends.
@@ -69,11 +86,12 @@ export async function deliverWebhook(opts: DeliverWebhookOptions): Promise<Deliv
   const body = serialiseWebhookBody(webhookBodyFromStored(row.payload));
   let attempts = 0;
   let last: AttemptResult = { kind: 'network_error', error: 'not attempted' };
+  let headers: Record<string, string> = {};
   for (const delay of WEBHOOK_RETRY_DELAYS_MS) {
     if (delay > 0) await sleep(delay);
     attempts += 1;
     const timestamp = Math.floor(now().getTime() / 1000);
-    last = await opts.http.post(row.endpoint.url, body, {
+    headers = {
       'content-type': 'application/json',
       'user-agent': USER_AGENT,
       'x-cowrie-event': row.event,
@@ -85,7 +103,8 @@ export async function deliverWebhook(opts: DeliverWebhookOptions): Promise<Deliv
         timestamp,
         body,
       ),
-    });
+    };
+    last = await opts.http.post(row.endpoint.url, body, headers);
     if (last.kind === 'response' && last.statusCode >= 200 && last.statusCode < 300) break;
     // A refused address will be refused again; retrying only delays the outcome.
     if (last.kind === 'refused') break;
@@ -94,7 +113,20 @@ export async function deliverWebhook(opts: DeliverWebhookOptions): Promise<Deliv
   const ok = last.kind === 'response' && last.statusCode >= 200 && last.statusCode < 300;
   const statusCode = last.kind === 'response' ? last.statusCode : null;
   const error = ok ? null : last.kind === 'response' ? `HTTP ${last.statusCode}` : last.error;
-  const stored = await opts.deliveries.complete({ id: row.id, ok, statusCode, attempts, error, completedAt: now() });
-  opts.log?.info({ deliveryId: row.deliveryId, endpointId: row.endpointId, event: row.event, ok, statusCode, attempts, error, stored }, 'webhook dispatched');
+  const stored = await opts.deliveries.complete({
+    id: row.id,
+    ok,
+    statusCode,
+    attempts,
+    error,
+    completedAt: now(),
+    // A refused address was never sent to.
+    requestHeaders: last.kind === 'refused' ? null : headers,
+    responseExcerpt: last.kind === 'response' ? last.bodyExcerpt : null,
+  });
+  opts.log?.info(
+    { deliveryId: row.deliveryId, dispatch: row.dispatch, endpointId: row.endpointId, event: row.event, ok, statusCode, attempts, error, stored },
+    'webhook dispatched',
+  );
   return { kind: ok ? 'delivered' : 'failed', logId: row.id, deliveryId: row.deliveryId, endpointId: row.endpointId, ok, statusCode, attempts, error };
 }

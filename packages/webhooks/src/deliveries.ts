@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { Mode } from '@cowrie/core';
-import type { DbOrTx, Prisma } from '@cowrie/db';
+import { AppError, parseBigPathId, type Mode } from '@cowrie/core';
+import type { DbOrTx, Prisma, PrismaClient } from '@cowrie/db';
+import type { DispatchKey } from './delivery-store';
 import { getWebhookEndpoint } from './endpoints';
 import { PING_EVENT } from './events';
 
@@ -36,6 +37,8 @@ export const serialiseWebhookBody = (body: WebhookBody): Buffer => Buffer.from(J
 export interface WebhookDeliveryLogRow {
   id: number;
   deliveryId: string;
+  /** 0 for the first dispatch of the delivery, then 1, 2… for each resend or recover (each its own row). */
+  dispatch: number;
   endpointId: number;
   event: string;
   payload: WebhookBody;
@@ -51,6 +54,7 @@ export interface WebhookDeliveryLogRow {
 interface DeliveryRow {
   id: bigint;
   deliveryId: string;
+  dispatch: number;
   endpointId: number;
   event: string;
   payload: unknown;
@@ -66,6 +70,7 @@ export function deliveryLogView(row: DeliveryRow): WebhookDeliveryLogRow {
   return {
     id: Number(row.id),
     deliveryId: row.deliveryId,
+    dispatch: row.dispatch,
     endpointId: row.endpointId,
     event: row.event,
     payload,
@@ -82,6 +87,16 @@ export function deliveryLogView(row: DeliveryRow): WebhookDeliveryLogRow {
 export const DELIVERY_LOG_DEFAULT_LIMIT = 50;
 export const DELIVERY_LOG_MAX_LIMIT = 200;
 
+const ZFlag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+const ZQueryTime = z.iso
+  .datetime({ offset: true })
+  .transform((v) => new Date(v))
+  .meta({ format: 'date-time' });
+const ZLogCursor = z
+  .string()
+  .regex(/^[1-9]\d{0,17}$/, 'must be the meta.next_cursor of a previous page')
+  .transform((v) => BigInt(v));
+
 export const ZListWebhookDeliveriesQuery = z.object({
   endpoint_id: z.coerce.number().int().positive().max(2_147_483_647).optional().meta({ description: 'Only the deliveries to this endpoint' }),
   // Out-of-range values are clamped rather than refused.
@@ -91,16 +106,191 @@ export const ZListWebhookDeliveriesQuery = z.object({
     .optional()
     .transform((n) => Math.min(DELIVERY_LOG_MAX_LIMIT, Math.max(1, n ?? DELIVERY_LOG_DEFAULT_LIMIT)))
     .meta({ description: `Rows to return, default ${DELIVERY_LOG_DEFAULT_LIMIT}, clamped to 1 to ${DELIVERY_LOG_MAX_LIMIT}` }),
+  event: z.string().max(100).optional().meta({ description: 'Only deliveries of this event name' }),
+  ok: ZFlag.optional().meta({ description: 'true: only successful deliveries; false: only failed ones' }),
+  from: ZQueryTime.optional().meta({ description: 'Only rows created at or after this time (ISO 8601 with its offset)' }),
+  to: ZQueryTime.optional().meta({ description: 'Only rows created before this time' }),
+  cursor: ZLogCursor.optional().meta({ description: '`meta.next_cursor` of the previous page' }),
+});
+export type ListWebhookDeliveriesQuery = z.output<typeof ZListWebhookDeliveriesQuery>;
+
+export interface WebhookDeliveryPage {
+  items: WebhookDeliveryLogRow[];
+  /** Pass as `cursor` for the next page; null on the last. */
+  nextCursor: string | null;
+}
+
+/**
+ * Finished deliveries of the workspace's endpoints, newest first, filtered,
+ * a page at a time (the cursor is the last row id shown). Pending ones have
+ * no outcome yet.
+ */
+export async function listWebhookDeliveries(
+  db: DbOrTx,
+  opts: { workspaceId: number } & Partial<Omit<ListWebhookDeliveriesQuery, 'limit'>> & { limit: number },
+): Promise<WebhookDeliveryPage> {
+  const rows = await db.webhookDelivery.findMany({
+    where: {
+      workspaceId: opts.workspaceId,
+      completedAt: { not: null },
+      ...(opts.endpoint_id ? { endpointId: opts.endpoint_id } : {}),
+      ...(opts.event !== undefined ? { event: opts.event } : {}),
+      ...(opts.ok !== undefined ? { ok: opts.ok ? 1 : 0 } : {}),
+      ...(opts.from || opts.to ? { createdAt: { ...(opts.from ? { gte: opts.from } : {}), ...(opts.to ? { lt: opts.to } : {}) } } : {}),
+      ...(opts.cursor ? { id: { lt: opts.cursor } } : {}),
+    },
+    orderBy: { id: 'desc' },
+    take: opts.limit + 1,
+  });
+  const items = rows.slice(0, opts.limit).map(deliveryLogView);
+  return { items, nextCursor: rows.length > opts.limit ? String(items[items.length - 1]!.id) : null };
+}
+
+/** One row of the log with what was sent and what came back (GET /webhook-deliveries/:id). */
+export interface WebhookDeliveryDetail extends WebhookDeliveryLogRow {
+  /** Null while the dispatch is pending. */
+  completedAt: string | null;
+  /** The headers of the last attempt, as sent (signature included); null when nothing was sent. */
+  requestHeaders: Record<string, string> | null;
+  /** The start of the last response's body (at most RESPONSE_EXCERPT_BYTES); null without a response. */
+  responseExcerpt: string | null;
+}
+
+type DetailRow = DeliveryRow & { completedAt: Date | null; requestHeaders: unknown; responseExcerpt: string | null };
+
+function deliveryDetailView(row: DetailRow): WebhookDeliveryDetail {
+  return {
+    ...deliveryLogView(row),
+    completedAt: row.completedAt?.toISOString() ?? null,
+    requestHeaders: (row.requestHeaders as Record<string, string> | null) ?? null,
+    responseExcerpt: row.responseExcerpt,
+  };
+}
+
+const deliveryNotFound = () => new AppError('not_found', 'Webhook delivery not found');
+
+/** Parses a log row id from a path; anything else is simply not found. */
+export const parseDeliveryLogId = (raw: unknown): bigint => parseBigPathId(raw, deliveryNotFound);
+
+/** One log row of the workspace's; 404 for anyone else's. */
+export async function getWebhookDelivery(db: DbOrTx, opts: { workspaceId: number; id: bigint }): Promise<WebhookDeliveryDetail> {
+  const row = await db.webhookDelivery.findFirst({ where: { id: opts.id, workspaceId: opts.workspaceId } });
+  if (!row) throw deliveryNotFound();
+  return deliveryDetailView(row);
+}
+
+const refuseUnlessActive = (endpoint: { active: boolean }) => {
+  if (!endpoint.active) {
+    throw new AppError('invalid_request', 'The endpoint is switched off; enable it (PUT active: true) before sending to it again', {
+      details: { reason: 'endpoint_inactive' },
+    });
+  }
+};
+
+/**
+ * Sends a finished delivery again (POST /webhook-deliveries/:id/resend): a
+ * new pending row, the next dispatch of the same delivery, with the same body
+ * (so the same `id` and X-Cowrie-Delivery). The caller queues its job. A
+ * delivery still being sent, or to an endpoint switched off, is refused.
+ */
+export async function resendWebhookDelivery(db: PrismaClient, opts: { workspaceId: number; id: bigint; now?: Date }): Promise<WebhookDeliveryDetail> {
+  const source = await db.webhookDelivery.findFirst({ where: { id: opts.id, workspaceId: opts.workspaceId }, include: { endpoint: true } });
+  if (!source) throw deliveryNotFound();
+  refuseUnlessActive(source.endpoint);
+  const row = await db.$transaction(async (tx) => {
+    // Dispatch numbers of one delivery are taken one at a time.
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`webhook-delivery:${source.deliveryId}`}))`;
+    const latest = await tx.webhookDelivery.findFirst({ where: { deliveryId: source.deliveryId }, orderBy: { dispatch: 'desc' } });
+    if (!latest?.completedAt) {
+      throw new AppError('invalid_request', 'This delivery is still being sent; wait for its outcome', { details: { reason: 'delivery_pending' } });
+    }
+    return tx.webhookDelivery.create({
+      data: {
+        deliveryId: source.deliveryId,
+        dispatch: latest.dispatch + 1,
+        workspaceId: source.workspaceId,
+        endpointId: source.endpointId,
+        outboxEventId: source.outboxEventId,
+        event: source.event,
+        payload: source.payload as Prisma.InputJsonValue,
+        createdAt: opts.now ?? new Date(),
+      },
+    });
+  });
+  return deliveryDetailView(row);
+}
+
+/** Deliveries one recover queues at most; `has_more` says to call again. */
+export const RECOVER_MAX_DELIVERIES = 10_000;
+
+export const ZRecoverWebhookDeliveriesRequest = z.object({
+  since: z.iso
+    .datetime({ offset: true })
+    .meta({ format: 'date-time', description: 'Recover the failed deliveries of events sent to this endpoint at or after this time (ISO 8601 with its offset)' }),
 });
 
-/** Finished deliveries of the workspace's endpoints, newest first. Pending ones have no outcome yet. */
-export async function listWebhookDeliveries(db: DbOrTx, opts: { workspaceId: number; endpointId?: number; limit: number }): Promise<WebhookDeliveryLogRow[]> {
-  const rows = await db.webhookDelivery.findMany({
-    where: { workspaceId: opts.workspaceId, completedAt: { not: null }, ...(opts.endpointId ? { endpointId: opts.endpointId } : {}) },
-    orderBy: { id: 'desc' },
-    take: opts.limit,
+export interface RecoveredDeliveries {
+  endpoint_id: number;
+  since: string;
+  /** New dispatches queued. */
+  queued: number;
+  /** More failed deliveries remain (more than RECOVER_MAX_DELIVERIES): recover again. */
+  has_more: boolean;
+  /** The dispatches to queue (not part of the answer). */
+  dispatches: DispatchKey[];
+}
+
+/**
+ * Every event delivery to the endpoint since `since` whose latest dispatch
+ * failed gets a new dispatch (a new pending row, same body and delivery id),
+ * oldest first, at most RECOVER_MAX_DELIVERIES. Test pings are not recovered.
+ * Under a lock per endpoint, so two recovers never dispatch one delivery twice.
+ * The caller queues the dispatches, paced.
+ */
+export async function recoverWebhookDeliveries(
+  db: PrismaClient,
+  opts: { workspaceId: number; endpointId: number; since: string; now?: Date },
+): Promise<RecoveredDeliveries> {
+  const endpoint = await getWebhookEndpoint(db, opts.workspaceId, opts.endpointId);
+  refuseUnlessActive(endpoint);
+  const since = new Date(opts.since);
+  const now = opts.now ?? new Date();
+  if (since.getTime() > now.getTime()) {
+    throw new AppError('invalid_request', 'since: must not be in the future', { details: { field: 'since' } });
+  }
+  const created = await db.$transaction(async (tx) => {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`webhook-recover:${endpoint.id}`}))`;
+    return tx.$queryRaw<Array<{ deliveryId: string; dispatch: number; candidates: number }>>`
+      WITH candidates AS (
+        SELECT l.* FROM (
+          SELECT DISTINCT ON (d."deliveryId") d.*, f."id" AS "firstId"
+          FROM "WebhookDelivery" f JOIN "WebhookDelivery" d ON d."deliveryId" = f."deliveryId"
+          WHERE f."endpointId" = ${endpoint.id} AND f."dispatch" = 0 AND f."outboxEventId" IS NOT NULL
+            AND f."createdAt" >= ${since.toISOString()}::timestamptz AT TIME ZONE 'UTC'
+          ORDER BY d."deliveryId", d."dispatch" DESC
+        ) l
+        WHERE l."completedAt" IS NOT NULL AND l."ok" = 0
+        ORDER BY l."firstId"
+        LIMIT ${RECOVER_MAX_DELIVERIES + 1}
+      ),
+      queued AS (
+        INSERT INTO "WebhookDelivery" ("deliveryId", "dispatch", "workspaceId", "endpointId", "outboxEventId", "event", "payload", "createdAt")
+        SELECT c."deliveryId", c."dispatch" + 1, c."workspaceId", c."endpointId", c."outboxEventId", c."event", c."payload",
+          ${now.toISOString()}::timestamptz AT TIME ZONE 'UTC'
+        FROM (SELECT * FROM candidates ORDER BY "firstId" LIMIT ${RECOVER_MAX_DELIVERIES}) c
+        ORDER BY c."firstId"
+        RETURNING "id", "deliveryId", "dispatch"
+      )
+      SELECT "deliveryId", "dispatch", (SELECT count(*) FROM candidates)::int AS "candidates" FROM queued ORDER BY "id"`;
   });
-  return rows.map(deliveryLogView);
+  const dispatches = created.map(({ deliveryId, dispatch }) => ({ deliveryId, dispatch }));
+  return {
+    endpoint_id: endpoint.id,
+    since: since.toISOString(),
+    queued: dispatches.length,
+    has_more: (created[0]?.candidates ?? 0) > RECOVER_MAX_DELIVERIES,
+    dispatches,
+  };
 }
 
 // ─── The dashboard's test action ──────────────────────────────────────────────
@@ -122,12 +312,12 @@ export async function createPingDelivery(db: DbOrTx, opts: { workspaceId: number
     data: { deliveryId, workspaceId: opts.workspaceId, endpointId: endpoint.id, event: PING_EVENT, payload: body as unknown as Prisma.InputJsonValue },
     select: { id: true, deliveryId: true },
   });
-  return { id: row.id, deliveryId: row.deliveryId, endpointId: endpoint.id };
+  return { id: row.id, deliveryId: row.deliveryId, dispatch: 0, endpointId: endpoint.id };
 }
 
 /** The outcome of a delivery as stored; `completed` false while it is still pending. */
-export async function readDeliveryOutcome(db: DbOrTx, deliveryId: string) {
-  const row = await db.webhookDelivery.findUnique({ where: { deliveryId } });
+export async function readDeliveryOutcome(db: DbOrTx, key: DispatchKey) {
+  const row = await db.webhookDelivery.findUnique({ where: { deliveryId_dispatch: { deliveryId: key.deliveryId, dispatch: key.dispatch } } });
   if (!row) return null;
   return {
     id: row.id,

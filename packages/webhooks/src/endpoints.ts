@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { AppError, encryptSecret, rollGraceSecondsField } from '@cowrie/core';
-import type { DbOrTx, PrismaClient } from '@cowrie/db';
+import { AppError, encryptSecret, parsePathId, rollGraceSecondsField } from '@cowrie/core';
+import type { DbOrTx, Prisma, PrismaClient } from '@cowrie/db';
 import { findAddressRefusal, type AddressPolicy } from './address-policy';
 import { resolveAllowedAddresses, systemResolver, type Resolver } from './guarded-lookup';
 import { ALL_EVENTS } from './events';
@@ -44,7 +44,7 @@ export const ZCreateWebhookEndpoint = z.object({
 });
 export type CreateWebhookEndpoint = z.output<typeof ZCreateWebhookEndpoint>;
 
-/** Only url, events and active can change; anything else in the body is ignored. */
+/** Only url, events and active can change; anything else in the body is ignored. `active: true` also clears an automatic disable. */
 export const ZUpdateWebhookEndpoint = z.object({
   url: ZWebhookUrl.optional(),
   events: ZEvents,
@@ -65,6 +65,9 @@ export interface WebhookEndpointView {
   active: boolean;
   has_secret: boolean;
   created_at: string;
+  /** Why the service switched the endpoint off (every dispatch failed for WEBHOOK_DISABLE_AFTER_SECONDS); null otherwise. */
+  disabled_reason: string | null;
+  disabled_at: string | null;
 }
 
 interface EndpointRow {
@@ -74,6 +77,8 @@ interface EndpointRow {
   active: boolean;
   secretEncrypted: string;
   createdAt: Date;
+  disabledReason: string | null;
+  disabledAt: Date | null;
 }
 
 export function webhookEndpointView(row: EndpointRow): WebhookEndpointView {
@@ -84,6 +89,8 @@ export function webhookEndpointView(row: EndpointRow): WebhookEndpointView {
     active: row.active,
     has_secret: row.secretEncrypted.length > 0,
     created_at: row.createdAt.toISOString(),
+    disabled_reason: row.disabledReason,
+    disabled_at: row.disabledAt?.toISOString() ?? null,
   };
 }
 
@@ -163,14 +170,8 @@ export async function listWebhookEndpoints(db: DbOrTx, workspaceId: number): Pro
   return rows.map(webhookEndpointView);
 }
 
-const INT4_MAX = 2_147_483_647;
-
 /** Parses a path id; anything that is not an endpoint id is simply not found. */
-export function parseEndpointId(raw: unknown): number {
-  const id = typeof raw === 'string' && /^\d{1,10}$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isSafeInteger(id) || id < 1 || id > INT4_MAX) throw endpointNotFound();
-  return id;
-}
+export const parseEndpointId = (raw: unknown): number => parsePathId(raw, endpointNotFound);
 
 export const endpointNotFound = () => new AppError('not_found', 'Webhook endpoint not found');
 
@@ -190,10 +191,12 @@ export interface UpdateWebhookEndpointOptions extends UrlCheckOptions {
 export async function updateWebhookEndpoint(db: DbOrTx, opts: UpdateWebhookEndpointOptions): Promise<WebhookEndpointView> {
   await getWebhookEndpoint(db, opts.workspaceId, opts.id);
   if (opts.input.url !== undefined) await assertWebhookUrlAllowed(opts.input.url, opts);
-  const data: { url?: string; events?: string[]; active?: boolean } = {};
+  const data: Prisma.WebhookEndpointUpdateManyMutationInput = {};
   if (opts.input.url !== undefined) data.url = opts.input.url;
   if (opts.input.events !== undefined) data.events = normaliseEvents(opts.input.events);
   if (opts.input.active !== undefined) data.active = opts.input.active;
+  // Enabled again: the automatic disable's reason goes, and its run of failures starts over.
+  if (opts.input.active === true) Object.assign(data, { disabledReason: null, disabledAt: null, failingSince: null, failureStreak: 0 });
   const updated = await db.webhookEndpoint.updateManyAndReturn({ where: { id: opts.id, workspaceId: opts.workspaceId }, data });
   if (!updated[0]) throw endpointNotFound();
   return webhookEndpointView(updated[0]);

@@ -38,7 +38,7 @@ const post = (url: string) => client.post(url, Buffer.from('{}'), { 'content-typ
 
 test('a host name connects to the checked address it resolved to, keeping its Host header', async () => {
   const result = await post(`http://hooks.example.test:${receiver.port}/pinned`);
-  expect(result).toEqual({ kind: 'response', statusCode: 200 });
+  expect(result).toEqual({ kind: 'response', statusCode: 200, bodyExcerpt: '' });
   expect(calls).toEqual(['hooks.example.test']);
   expect(receiver.requests).toHaveLength(1);
   expect(receiver.requests[0]!.headers.host).toBe(`hooks.example.test:${receiver.port}`);
@@ -59,7 +59,7 @@ test('refused IP literals never reach the network', async () => {
 });
 
 test('redirects are not followed: a 3xx is the answer', async () => {
-  expect(await post(`${receiver.url}/redirect`)).toEqual({ kind: 'response', statusCode: 301 });
+  expect(await post(`${receiver.url}/redirect`)).toEqual({ kind: 'response', statusCode: 301, bodyExcerpt: '' });
   expect(receiver.requests.map((r) => r.path)).toEqual(['/redirect']);
 });
 

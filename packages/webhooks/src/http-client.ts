@@ -4,7 +4,7 @@ import { createGuardedLookup, refusalOfLiteral, systemResolver, type Resolver } 
 
 /** What one POST attempt came to. */
 export type AttemptResult =
-  | { kind: 'response'; statusCode: number }
+  | { kind: 'response'; statusCode: number; /** The start of the body, as text (at most RESPONSE_EXCERPT_BYTES). */ bodyExcerpt: string }
   | { kind: 'network_error'; error: string }
   | { kind: 'timeout'; error: string }
   /** The URL resolved only to addresses the SSRF policy refuses; nothing was sent. */
@@ -21,8 +21,18 @@ export interface WebhookHttpClientOptions {
   policy: AddressPolicy;
   /** Host name resolver; the system resolver by default. */
   resolver?: Resolver;
-  /** Response body bytes read (and discarded) before the connection is dropped. Default 64 KiB. */
+  /** Response body bytes read (the first RESPONSE_EXCERPT_BYTES kept) before the connection is dropped. Default 64 KiB. */
   maxResponseBytes?: number;
+}
+
+/** Bytes of a receiver's answer kept for the delivery log. */
+export const RESPONSE_EXCERPT_BYTES = 2048;
+
+/** The start of a body as text Postgres can store (no NUL). */
+function excerptOf(chunks: Buffer[]): string {
+  return new TextDecoder('utf-8', { fatal: false })
+    .decode(Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES))
+    .replaceAll('\u0000', '');
 }
 
 const describe = (err: unknown): string => {
@@ -68,8 +78,23 @@ export function createWebhookHttpClient(opts: WebhookHttpClientOptions): Webhook
           headersTimeout: opts.timeoutMs,
           bodyTimeout: opts.timeoutMs,
         });
-        await res.body.dump({ limit, signal }).catch(() => undefined);
-        return { kind: 'response', statusCode: res.statusCode };
+        const head: Buffer[] = [];
+        let kept = 0;
+        let read = 0;
+        try {
+          for await (const chunk of res.body as AsyncIterable<Buffer>) {
+            read += chunk.length;
+            if (kept < RESPONSE_EXCERPT_BYTES) {
+              head.push(chunk);
+              kept += chunk.length;
+            }
+            // Leaving the loop destroys the body: the connection is dropped rather than read to its end.
+            if (read >= limit) break;
+          }
+        } catch {
+          // A body cut short still leaves its status as the answer.
+        }
+        return { kind: 'response', statusCode: res.statusCode, bodyExcerpt: excerptOf(head) };
       } catch (err) {
         const refusal = findAddressRefusal(err);
         if (refusal) return { kind: 'refused', error: refusal.message };

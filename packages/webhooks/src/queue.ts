@@ -7,8 +7,8 @@ export const webhooksQueue = defineQueue(
   {
     // Fans unrelayed outbox events out to matching endpoints.
     'outbox.relay': jobOf<{ events: number; deliveries: number }>()(z.object({})),
-    // Delivers one (event, endpoint) pair with the interface's 3 attempts.
-    'webhook.deliver': jobOf<DeliveredJobResult>()(z.object({ deliveryId: z.string().uuid() })),
+    // Delivers one dispatch of an (event, endpoint) pair with the interface's 3 attempts: its first (0), or a resend.
+    'webhook.deliver': jobOf<DeliveredJobResult>()(z.object({ deliveryId: z.string().uuid(), dispatch: z.number().int().min(0).default(0) })),
   },
   // Retries of a delivery follow the interface's own schedule inside the job;
   // BullMQ itself does not retry.

@@ -6,9 +6,13 @@ import { columnList, defineStatement, inSqlTransaction, sqlColumn, sqlColumns, s
 import { buildWebhookBody } from './deliveries';
 import { endpointWantsEvent } from './events';
 import { outboxEventColumns, webhookDeliveryColumns, webhookEndpointColumns } from './webhook-columns';
+import type { DispatchKey } from './delivery-store';
 
-/** BullMQ job id of a delivery: derived from the delivery (so from the event and endpoint), never random. */
-export const deliveryJobId = (deliveryId: string) => jobIdFor('webhook', deliveryId);
+/** BullMQ job id of a dispatch: derived from the delivery (so from the event and endpoint) and the dispatch number, never random. */
+export const deliveryJobId = (key: DispatchKey) => (key.dispatch === 0 ? jobIdFor('webhook', key.deliveryId) : jobIdFor('webhook', key.deliveryId, key.dispatch));
+
+/** The first dispatch of each delivery. */
+const firstDispatches = (deliveryIds: readonly string[]): DispatchKey[] => deliveryIds.map((deliveryId) => ({ deliveryId, dispatch: 0 }));
 
 export interface ClaimOutboxResult {
   /** Outbox events claimed and marked relayed. */
@@ -106,19 +110,34 @@ export async function claimOutboxEvents(sql: SqlPool, opts: { batchSize: number;
   });
 }
 
+export interface EnqueueDispatchesOptions {
+  /** Spread the jobs out: the i-th waits `startDelayMs + i * intervalMs` (a recover's per-endpoint pace). */
+  pace?: { startDelayMs: number; intervalMs: number };
+  /**
+   * BullMQ priority (1 is the highest; jobs without one come before any with
+   * one): a recover's jobs give way to live deliveries.
+   */
+  priority?: number;
+}
+
 /**
- * Step 2 of the relay: one `webhook.deliver` job per delivery. The job id comes
- * from the delivery, so queueing the same delivery again while its job exists
- * adds nothing.
+ * Step 2 of the relay (and of a resend or recover): one `webhook.deliver` job
+ * per dispatch. The job id comes from the dispatch, so queueing the same one
+ * again while its job exists adds nothing.
  */
-export async function enqueueDeliveries(queue: Queue, deliveryIds: readonly string[]): Promise<void> {
-  if (deliveryIds.length === 0) return;
+export async function enqueueDeliveries(queue: Queue, dispatches: readonly DispatchKey[], options: EnqueueDispatchesOptions = {}): Promise<void> {
+  if (dispatches.length === 0) return;
   const spec = webhooksQueue.jobs['webhook.deliver'];
+  const { pace, priority } = options;
   await queue.addBulk(
-    deliveryIds.map((deliveryId) => ({
+    dispatches.map((key, i) => ({
       name: 'webhook.deliver',
-      data: spec.schema.parse({ deliveryId }),
-      opts: { jobId: deliveryJobId(deliveryId) },
+      data: spec.schema.parse(key),
+      opts: {
+        jobId: deliveryJobId(key),
+        ...(pace ? { delay: pace.startDelayMs + i * pace.intervalMs } : {}),
+        ...(priority ? { priority } : {}),
+      },
     })),
   );
 }
@@ -155,7 +174,7 @@ export async function relayOutbox(opts: RelayOutboxOptions): Promise<{ events: n
   if (waiting.rows.length === 0) return { events, deliveries };
   for (let batch = 0; batch < (opts.maxBatches ?? 50); batch++) {
     const claimed = await claimOutboxEvents(opts.sql, { batchSize: opts.batchSize });
-    await enqueueDeliveries(opts.queue, claimed.deliveryIds);
+    await enqueueDeliveries(opts.queue, firstDispatches(claimed.deliveryIds));
     events += claimed.events;
     deliveries += claimed.deliveryIds.length;
     if (claimed.events < opts.batchSize) break;
@@ -185,17 +204,18 @@ export async function sweepPendingDeliveries(opts: SweepPendingDeliveriesOptions
   const cutoff = new Date((opts.now ?? new Date()).getTime() - opts.olderThanMs);
   const stale = await opts.db.webhookDelivery.findMany({
     where: { completedAt: null, createdAt: { lte: cutoff } },
-    select: { deliveryId: true },
+    select: { deliveryId: true, dispatch: true },
     orderBy: { createdAt: 'asc' },
     take: opts.limit ?? 500,
   });
-  const toAdd: string[] = [];
+  const toAdd: DispatchKey[] = [];
   let retried = 0;
-  for (const { deliveryId } of stale) {
-    const jobId = deliveryJobId(deliveryId);
+  for (const key of stale) {
+    const { deliveryId } = key;
+    const jobId = deliveryJobId(key);
     const state = await opts.queue.getJobState(jobId);
     if (state === 'unknown') {
-      toAdd.push(deliveryId);
+      toAdd.push(key);
     } else if (state === 'failed') {
       const job = await opts.queue.getJob(jobId);
       await job?.retry('failed');
@@ -204,7 +224,7 @@ export async function sweepPendingDeliveries(opts: SweepPendingDeliveriesOptions
     } else if (state === 'completed') {
       const job = await opts.queue.getJob(jobId);
       await job?.remove();
-      toAdd.push(deliveryId);
+      toAdd.push(key);
     }
   }
   await enqueueDeliveries(opts.queue, toAdd);

@@ -5,6 +5,7 @@ import { modelColumns, sqlColumn, type OutboxEvent, type WebhookDelivery, type W
 export const webhookDeliveryColumns = modelColumns<WebhookDelivery>()('WebhookDelivery', {
   id: sqlColumn.bigint,
   deliveryId: sqlColumn.uuid,
+  dispatch: sqlColumn.int,
   endpointId: sqlColumn.int,
   outboxEventId: sqlColumn.bigint.orNull,
   event: sqlColumn.text,

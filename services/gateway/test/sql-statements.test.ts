@@ -79,7 +79,6 @@ const EXPECTED = [
   'cowrie-verifications-delivered',
   'cowrie-wallet-available',
   'cowrie-webhook-deliveries',
-  'cowrie-webhook-discard',
   'cowrie-webhook-outcomes',
 ];
 

@@ -37,7 +37,7 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 test('create answers 201 with the record and a 64-hex secret; events default to ["*"]', async () => {
   const res = await create(a.token, { url: `${receiver.url}/a` });
   expect(res.status).toBe(201);
-  expect(Object.keys(res.body.data).sort()).toEqual(['active', 'created_at', 'events', 'has_secret', 'id', 'secret', 'url']);
+  expect(Object.keys(res.body.data).sort()).toEqual(['active', 'created_at', 'disabled_at', 'disabled_reason', 'events', 'has_secret', 'id', 'secret', 'url']);
   expect(res.body.data).toMatchObject({ url: `${receiver.url}/a`, events: ['*'], active: true, has_secret: true });
   expect(res.body.data.id).toEqual(expect.any(Number));
   expect(res.body.data.created_at).toMatch(ISO);
@@ -60,7 +60,16 @@ test('the secret is shown once: never listed, never updated, stored sealed, neve
   const list = await call(gw.url, 'GET', '/webhook-endpoints', { token: a.token });
   expect(list.status).toBe(200);
   const listed = list.body.data.find((e: { id: number }) => e.id === created.id);
-  expect(listed).toEqual({ id: created.id, url: created.url, events: ['*'], active: true, has_secret: true, created_at: created.created_at });
+  expect(listed).toEqual({
+    id: created.id,
+    url: created.url,
+    events: ['*'],
+    active: true,
+    has_secret: true,
+    created_at: created.created_at,
+    disabled_reason: null,
+    disabled_at: null,
+  });
   expect(JSON.stringify(list.body)).not.toContain(created.secret);
 
   const put = await call(gw.url, 'PUT', `/webhook-endpoints/${created.id}`, { token: a.token, body: { secret: 'f'.repeat(64), active: true } });
@@ -178,6 +187,8 @@ test('update changes url, events and active only, and answers 200 with the recor
     active: false,
     has_secret: true,
     created_at: ep.created_at,
+    disabled_reason: null,
+    disabled_at: null,
   });
   expect((await call(gw.url, 'PUT', `/webhook-endpoints/${ep.id}`, { token: a.token, body: { events: [] } })).body.data.events).toEqual(['*']);
   const partial = await call(gw.url, 'PUT', `/webhook-endpoints/${ep.id}`, { token: a.token, body: { active: true } });
@@ -222,6 +233,7 @@ test('test sends a signed ping and answers with what the receiver said', async (
     {
       id: res.body.data.delivery_id,
       deliveryId: body.id,
+      dispatch: 0,
       endpointId: ep.id,
       event: 'ping',
       payload: body,

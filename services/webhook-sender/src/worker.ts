@@ -18,6 +18,8 @@ export interface StartWebhookWorkerOptions {
   resolver?: Resolver;
   /** Job durations and failures, delivery outcomes and attempts, queue depth. */
   metrics?: CowrieMetrics;
+  /** The clock of signatures, outcomes and the automatic disable; the system clock by default (tests move it). */
+  now?: () => Date;
 }
 
 /**
@@ -50,9 +52,10 @@ export async function startWebhookWorker(
     concurrency: config.WEBHOOK_WORKER_CONCURRENCY,
     queue: 'on_worker_connection',
     wire: ({ db, sql, redis, queue }) => {
-      const deliveries = createDeliveryStore(sql);
+      const deliveries = createDeliveryStore(sql, { afterSeconds: config.WEBHOOK_DISABLE_AFTER_SECONDS, minFailures: config.WEBHOOK_DISABLE_MIN_FAILURES });
+      const now = options.now ?? (() => new Date());
       return {
-        makeCtx: (job, log) => ({ config, sql, redis, log, job, queue, http, deliveries }),
+        makeCtx: (job, log) => ({ config, sql, redis, log, job, queue, http, deliveries, now }),
         startLoops: () => (options.relay === false ? [] : [startRelayLoop({ db, sql, queue, config, logger })]),
         close: () => http.close(),
       };

@@ -3,7 +3,7 @@
 // that reach endpoints that did not subscribe or belong to another workspace.
 import { createWorkspace } from '@cowrie/accounts';
 import { createTestEnv, startHttpReceiver, waitFor, type HttpReceiver, type TestEnv } from '@cowrie/testing';
-import { verifyWebhookSignature } from '@cowrie/webhooks';
+import { NOT_SENT_ENDPOINT_INACTIVE, verifyWebhookSignature } from '@cowrie/webhooks';
 import { startWebhookWorker, type RunningWebhookWorker } from '../src/worker';
 import { addEndpoint, emit, finishedDeliveries } from './helpers';
 
@@ -197,7 +197,7 @@ test("each endpoint gets the events it subscribed to, and only its own workspace
   expect(await env.db.webhookDelivery.count({ where: { workspaceId: other } })).toBe(0);
 });
 
-test('an endpoint switched off after the event was relayed is not called', async () => {
+test('an endpoint switched off after the event was relayed is not called: its delivery is logged failed, unsent, for a later recover', async () => {
   const r = await freshReceiver();
   const endpoint = await addEndpoint(env, workspaceId, r.url, { events: ['x.late'] });
   await worker.worker.pause();
@@ -208,6 +208,7 @@ test('an endpoint switched off after the event was relayed is not called', async
   } finally {
     worker.worker.resume();
   }
-  await waitFor(async () => (await env.db.webhookDelivery.count({ where: { endpointId: endpoint.id } })) === 0);
+  const logged = await waitFor(() => env.db.webhookDelivery.findFirst({ where: { endpointId: endpoint.id, completedAt: { not: null } } }));
+  expect(logged).toMatchObject({ ok: 0, attempts: 0, statusCode: null, error: NOT_SENT_ENDPOINT_INACTIVE, requestHeaders: null });
   expect(r.requests).toHaveLength(0);
 });

@@ -59,7 +59,7 @@ test('killed between claim and enqueue: the restarted sender delivers the event 
   expect(await env.db.webhookDelivery.findMany({ where: { outboxEventId: eventId } })).toEqual([
     expect.objectContaining({ deliveryId, endpointId: endpoint.id, completedAt: null }),
   ]);
-  expect(await queue.getJobState(deliveryJobId(deliveryId))).toBe('unknown');
+  expect(await queue.getJobState(deliveryJobId({ deliveryId, dispatch: 0 }))).toBe('unknown');
 
   // A relay pass finds nothing left to claim: no second delivery row.
   expect(await relayOutbox({ sql: env.sql, queue, batchSize: 10 })).toEqual({ events: 0, deliveries: 0 });
@@ -67,7 +67,7 @@ test('killed between claim and enqueue: the restarted sender delivers the event 
   // The sender restarts with its relay loop; its sweep queues the orphaned delivery.
   const restarted = await startWebhookWorker(env.config, env.logger);
   try {
-    await waitFor(async () => (await env.db.webhookDelivery.findUniqueOrThrow({ where: { deliveryId } })).completedAt);
+    await waitFor(async () => (await env.db.webhookDelivery.findUniqueOrThrow({ where: { deliveryId_dispatch: { deliveryId, dispatch: 0 } } })).completedAt);
     await settle();
     expect(await sweepPendingDeliveries({ db: env.db, queue, olderThanMs: 0 })).toEqual({ requeued: 0 });
     await settle();
@@ -86,18 +86,18 @@ test('a delivery queued again (relay restarted after enqueue, sweep racing) is s
   let deliveryId: string;
   try {
     deliveryId = await claimOne();
-    await enqueueDeliveries(queue, [deliveryId]);
-    await enqueueDeliveries(queue, [deliveryId]);
+    await enqueueDeliveries(queue, [{ deliveryId, dispatch: 0 }]);
+    await enqueueDeliveries(queue, [{ deliveryId, dispatch: 0 }]);
     expect(await sweepPendingDeliveries({ db: env.db, queue, olderThanMs: 0 })).toEqual({ requeued: 0 });
     expect(await queue.getJobCounts('waiting', 'wait')).toMatchObject({ waiting: 1 });
   } finally {
     worker.worker.resume();
   }
-  await waitFor(async () => (await env.db.webhookDelivery.findUniqueOrThrow({ where: { deliveryId } })).completedAt);
+  await waitFor(async () => (await env.db.webhookDelivery.findUniqueOrThrow({ where: { deliveryId_dispatch: { deliveryId, dispatch: 0 } } })).completedAt);
   // Queued once more after it finished: the worker sees the outcome and sends nothing.
-  await (await queue.getJob(deliveryJobId(deliveryId)))!.remove();
-  await enqueueDeliveries(queue, [deliveryId]);
-  await waitFor(async () => (await queue.getJobState(deliveryJobId(deliveryId))) === 'completed');
+  await (await queue.getJob(deliveryJobId({ deliveryId, dispatch: 0 })))!.remove();
+  await enqueueDeliveries(queue, [{ deliveryId, dispatch: 0 }]);
+  await waitFor(async () => (await queue.getJobState(deliveryJobId({ deliveryId, dispatch: 0 }))) === 'completed');
   await settle();
   expect(received('/twice')).toHaveLength(1);
 });
@@ -109,16 +109,16 @@ test('a delivery whose job failed before recording an outcome is retried by the 
   await env.db.webhookEndpoint.update({ where: { id: endpoint.id }, data: { secretEncrypted: 'v1.broken.broken.broken' } });
   await emit(env, workspaceId, 'transfer.completed', { id: 3 });
   const deliveryId = await claimOne();
-  await enqueueDeliveries(queue, [deliveryId]);
-  await waitFor(async () => (await queue.getJobState(deliveryJobId(deliveryId))) === 'failed');
-  expect((await env.db.webhookDelivery.findUniqueOrThrow({ where: { deliveryId } })).completedAt).toBeNull();
+  await enqueueDeliveries(queue, [{ deliveryId, dispatch: 0 }]);
+  await waitFor(async () => (await queue.getJobState(deliveryJobId({ deliveryId, dispatch: 0 }))) === 'failed');
+  expect((await env.db.webhookDelivery.findUniqueOrThrow({ where: { deliveryId_dispatch: { deliveryId, dispatch: 0 } } })).completedAt).toBeNull();
   expect(received('/failed-job')).toHaveLength(0);
 
   await env.db.webhookEndpoint.update({ where: { id: endpoint.id }, data: { secretEncrypted: sealed } });
   expect(await sweepPendingDeliveries({ db: env.db, queue, olderThanMs: 0 })).toEqual({ requeued: 1 });
-  await waitFor(async () => (await env.db.webhookDelivery.findUniqueOrThrow({ where: { deliveryId } })).completedAt);
+  await waitFor(async () => (await env.db.webhookDelivery.findUniqueOrThrow({ where: { deliveryId_dispatch: { deliveryId, dispatch: 0 } } })).completedAt);
   expect(received('/failed-job')).toHaveLength(1);
-  expect(await env.db.webhookDelivery.findUniqueOrThrow({ where: { deliveryId } })).toMatchObject({ ok: 1, attempts: 1 });
+  expect(await env.db.webhookDelivery.findUniqueOrThrow({ where: { deliveryId_dispatch: { deliveryId, dispatch: 0 } } })).toMatchObject({ ok: 1, attempts: 1 });
 });
 
 test('a relay that dies inside its transaction leaves the event to the next one; locked events are skipped, not waited for', async () => {

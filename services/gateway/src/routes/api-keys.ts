@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError } from '@cowrie/core';
+import { AppError, parsePathId } from '@cowrie/core';
 import {
   SCOPES,
   ZCreateApiKeyRequest,
@@ -47,11 +47,7 @@ const ZKeyParams = z.object({ id: z.string().meta({ description: 'API key id' })
 const notFound = { 404: { description: 'not_found: no such API key in this workspace' } };
 
 /** A key id from the path; anything that is not a positive integer is simply not one of the workspace's keys. */
-function parseKeyId(raw: string): number {
-  const id = /^\d{1,10}$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isSafeInteger(id) || id < 1 || id > 2_147_483_647) throw new AppError('not_found', 'No such API key in this workspace');
-  return id;
-}
+const parseKeyId = (raw: string): number => parsePathId(raw, () => new AppError('not_found', 'No such API key in this workspace'));
 
 /**
  * Self-service API keys: a dashboard session creates, lists, revokes and

@@ -37,7 +37,7 @@ import { createModeRails, mapModeRails, type Bank, type ResolvedAccount } from '
 import { instrumentCalls, railObserver } from '@cowrie/metrics';
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
-import { apiKeyOf, sendData } from '../http/respond';
+import { apiKeyOf, sendData, sendPage } from '../http/respond';
 import { ZAmount as ZRenderedAmount, ZPageMeta, ZTimestamp, named, responseOf } from '../openapi/schemas';
 
 const optionalCurrency = currencyCodeField.nullish().transform((v) => v ?? undefined);
@@ -394,8 +394,7 @@ export function registerPayoutRoutes(v1: RouteMount, deps: GatewayDeps) {
     },
     async ({ query }, req, res) => {
       const page = await listTransactions(deps.db, { workspaceId: apiKeyOf(req).workspaceId, ...query });
-      // The envelope's meta carries the page cursor (additive to request_id).
-      res.status(200).json({ data: page.items, meta: { request_id: req.id, next_cursor: page.nextCursor } });
+      sendPage(req, res, page);
     },
   );
 

@@ -3,6 +3,15 @@ import { enqueueAndWait } from '@cowrie/core';
 import {
   ZCreateWebhookEndpoint,
   ZListWebhookDeliveriesQuery,
+  ZRecoverWebhookDeliveriesRequest,
+  enqueueDeliveries,
+  getWebhookDelivery,
+  parseDeliveryLogId,
+  recoverWebhookDeliveries,
+  resendWebhookDelivery,
+  type DispatchKey,
+  type RecoveredDeliveries,
+  type WebhookDeliveryDetail,
   ZUpdateWebhookEndpoint,
   WEBHOOK_RETRY_DELAYS_MS,
   createAddressPolicy,
@@ -24,10 +33,10 @@ import {
 } from '@cowrie/webhooks';
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
-import { sendData, sessionOf } from '../http/respond';
+import { sendData, sendPage, sessionOf } from '../http/respond';
 import { refuseOverBudget } from '../http/api-auth';
-import { hitWebhookTestBudget } from '@cowrie/api-limits';
-import { ZTimestamp, named, responseOf } from '../openapi/schemas';
+import { hitWebhookTestBudget, reserveWebhookRecoverPace } from '@cowrie/api-limits';
+import { ZPageMeta, ZTimestamp, named, responseOf } from '../openapi/schemas';
 import { ZWebhookEvent, webhookEventTypes } from '../openapi/webhooks';
 
 const endpointFields = {
@@ -37,6 +46,10 @@ const endpointFields = {
   active: z.boolean(),
   has_secret: z.boolean(),
   created_at: ZTimestamp,
+  disabled_reason: z.string().nullable().meta({
+    description: 'Why Cowrie switched the endpoint off: every delivery failed for WEBHOOK_DISABLE_AFTER_SECONDS. Null otherwise; PUT active: true clears it',
+  }),
+  disabled_at: ZTimestamp.nullable(),
 };
 const ZWebhookEndpoint = named('WebhookEndpoint', responseOf<WebhookEndpointView>()(z.object(endpointFields)));
 const ZCreatedWebhookEndpoint = named(
@@ -81,27 +94,56 @@ const ZPingResult = named(
     error: z.string().nullable(),
   }),
 );
-const ZDeliveryLogRow = named(
-  'WebhookDelivery',
-  responseOf<WebhookDeliveryLogRow>()(
+const deliveryLogFields = {
+  id: z.number().int(),
+  deliveryId: z.string().meta({ format: 'uuid', description: 'Body `id` and X-Cowrie-Delivery: the same on every dispatch of the delivery' }),
+  dispatch: z
+    .number()
+    .int()
+    .meta({ description: '0 for the first dispatch of the delivery; each resend or recover is a new row with the next number' }),
+  endpointId: z.number().int(),
+  event: z.string(),
+  payload: ZWebhookEvent.meta({ description: 'The full body that was sent' }),
+  statusCode: z.number().int().nullable(),
+  attempts: z.number().int(),
+  ok: z.union([z.literal(0), z.literal(1)]),
+  error: z.string().nullable(),
+  createdAt: ZTimestamp,
+  livemode: z.boolean().meta({ description: 'false for a delivery of a test-mode event (the session chose test with Cowrie-Mode)' }),
+};
+const ZDeliveryLogRow = named('WebhookDelivery', responseOf<WebhookDeliveryLogRow>()(z.object(deliveryLogFields)));
+const ZDeliveryDetail = named(
+  'WebhookDeliveryDetail',
+  responseOf<WebhookDeliveryDetail>()(
     z.object({
-      id: z.number().int(),
-      deliveryId: z.string().meta({ format: 'uuid' }),
-      endpointId: z.number().int(),
-      event: z.string(),
-      payload: ZWebhookEvent.meta({ description: 'The full body that was sent' }),
-      statusCode: z.number().int().nullable(),
-      attempts: z.number().int(),
-      ok: z.union([z.literal(0), z.literal(1)]),
-      error: z.string().nullable(),
-      createdAt: ZTimestamp,
-      livemode: z.boolean().meta({ description: 'false for a delivery of a test-mode event (the session chose test with Cowrie-Mode)' }),
+      ...deliveryLogFields,
+      completedAt: ZTimestamp.nullable().meta({ description: 'When the outcome was recorded; null while the dispatch is pending' }),
+      requestHeaders: z
+        .record(z.string(), z.string())
+        .nullable()
+        .meta({ description: "The headers of the last attempt as sent (the signature included; never a secret); null when nothing was sent" }),
+      responseExcerpt: z.string().nullable().meta({ description: "The start of the receiver's last answer (at most 2048 bytes); null without an answer" }),
     }),
   ),
 );
+const ZRecovered = named(
+  'RecoveredWebhookDeliveries',
+  responseOf<Omit<RecoveredDeliveries, 'dispatches'>>()(
+    z.object({
+      endpoint_id: z.number().int(),
+      since: ZTimestamp,
+      queued: z.number().int().meta({ description: 'Failed deliveries queued to be sent again, each as a new dispatch' }),
+      has_more: z.boolean().meta({ description: 'More failed deliveries remain than one recover takes (10,000): call it again once these are sent' }),
+    }),
+  ),
+);
+const ZDeliveryParams = z.object({ id: z.string().meta({ description: 'Delivery log row id' }) });
+const deliveryNotFound = { 404: { description: 'not_found: no such delivery log row in this workspace' } };
 // The id is read by parseEndpointId: anything that is not one of the workspace's endpoints is 404.
 const ZEndpointParams = z.object({ id: z.string().meta({ description: 'Webhook endpoint id' }) });
 const notFound = { 404: { description: 'not_found: no such endpoint in this workspace' } };
+// Recovered dispatches wait behind every live one (jobs without a priority come first).
+const RECOVER_PRIORITY = 10;
 
 /**
  * Webhook endpoint management and the delivery log (interface: Webhook
@@ -255,10 +297,10 @@ export function registerWebhookRoutes(app: RouteMount, deps: GatewayDeps) {
         deps.queues.webhooks,
         webhooksQueue,
         'webhook.deliver',
-        { deliveryId: ping.deliveryId },
-        { jobId: deliveryJobId(ping.deliveryId), waitMs: pingWaitMs },
+        { deliveryId: ping.deliveryId, dispatch: ping.dispatch },
+        { jobId: deliveryJobId(ping), waitMs: pingWaitMs },
       );
-      const outcome = await waitForOutcome(deps, ping.deliveryId, run, pingWaitMs);
+      const outcome = await waitForOutcome(deps, ping, run, pingWaitMs);
       const queued = await run;
       // Redis refused the job: the error handler answers for the lost dependency.
       if (queued.kind === 'not_queued') throw queued.error;
@@ -284,18 +326,86 @@ export function registerWebhookRoutes(app: RouteMount, deps: GatewayDeps) {
       path: '/webhook-deliveries',
       operationId: 'listWebhookDeliveries',
       summary: 'The delivery log, newest first',
+      description: 'Filter by endpoint, event, outcome and time; cursor paginated: pass `meta.next_cursor` as `cursor` for the next page (null on the last).',
       tag,
       auth,
       request: { query: ZListWebhookDeliveriesQuery },
-      responses: { 200: { description: "Finished deliveries of this workspace's endpoints", data: z.array(ZDeliveryLogRow) } },
+      responses: { 200: { description: "Finished deliveries of this workspace's endpoints", data: z.array(ZDeliveryLogRow), meta: ZPageMeta } },
     },
     async ({ query }, req, res) => {
-      sendData(
-        req,
-        res,
-        200,
-        await listWebhookDeliveries(deps.db, { workspaceId: sessionOf(req).workspaceId, endpointId: query.endpoint_id, limit: query.limit }),
-      );
+      sendPage(req, res, await listWebhookDeliveries(deps.db, { workspaceId: sessionOf(req).workspaceId, ...query }));
+    },
+  );
+
+  app.route(
+    {
+      method: 'get',
+      path: '/webhook-deliveries/:id',
+      operationId: 'getWebhookDelivery',
+      summary: 'One delivery: what was sent and what came back',
+      tag,
+      auth,
+      request: { params: ZDeliveryParams },
+      responses: { 200: { description: 'The delivery log row, with its request headers and response excerpt', data: ZDeliveryDetail }, ...deliveryNotFound },
+    },
+    async ({ params }, req, res) => {
+      sendData(req, res, 200, await getWebhookDelivery(deps.db, { workspaceId: sessionOf(req).workspaceId, id: parseDeliveryLogId(params.id) }));
+    },
+  );
+
+  app.route(
+    {
+      method: 'post',
+      path: '/webhook-deliveries/:id/resend',
+      operationId: 'resendWebhookDelivery',
+      summary: 'Send a delivery again',
+      description:
+        'A new dispatch of the same delivery: a new log row (its own `id`, the next `dispatch`) with the same body, so the same `id` and X-Cowrie-Delivery, ' +
+        'signed afresh. Refused while the delivery is still being sent or when its endpoint is switched off. ' +
+        'Send Idempotency-Key: a retry then answers with the same dispatch instead of sending again.',
+      tag,
+      auth,
+      idempotent: true,
+      request: { params: ZDeliveryParams },
+      responses: { 201: { description: 'The new dispatch, pending', data: ZDeliveryDetail }, ...deliveryNotFound },
+    },
+    async ({ params }, req, res) => {
+      const resent = await resendWebhookDelivery(deps.db, { workspaceId: sessionOf(req).workspaceId, id: parseDeliveryLogId(params.id) });
+      await enqueueDeliveries(deps.queues.webhooks.queue, [resent]);
+      sendData(req, res, 201, resent);
+    },
+  );
+
+  app.route(
+    {
+      method: 'post',
+      path: '/webhook-endpoints/:id/recover',
+      operationId: 'recoverWebhookDeliveries',
+      summary: 'Send again every failed delivery since a time',
+      description:
+        'Every event delivery to the endpoint since `since` whose last dispatch failed gets a new dispatch (same body and delivery id), oldest first, ' +
+        'at most WEBHOOK_RECOVER_RATE_PER_SECOND per endpoint and behind live deliveries. Test pings are not recovered. ' +
+        'Send Idempotency-Key: a retry then answers the same instead of queueing again.',
+      tag,
+      auth,
+      idempotent: true,
+      request: { params: ZEndpointParams, body: named('RecoverWebhookDeliveriesRequest', ZRecoverWebhookDeliveriesRequest) },
+      responses: { 202: { description: 'How many deliveries were queued', data: ZRecovered }, ...notFound },
+    },
+    async ({ params, body }, req, res) => {
+      const workspaceId = sessionOf(req).workspaceId;
+      const endpoint = await getWebhookEndpoint(deps.db, workspaceId, parseEndpointId(params.id));
+      const { dispatches, ...recovered } = await recoverWebhookDeliveries(deps.db, { workspaceId, endpointId: endpoint.id, since: body.since });
+      if (dispatches.length) {
+        const pace = await reserveWebhookRecoverPace(deps.redis, {
+          keyPrefix: deps.config.REDIS_KEY_PREFIX,
+          endpoint,
+          count: dispatches.length,
+          ratePerSecond: deps.config.WEBHOOK_RECOVER_RATE_PER_SECOND,
+        });
+        await enqueueDeliveries(deps.queues.webhooks.queue, dispatches, { pace, priority: RECOVER_PRIORITY });
+      }
+      sendData(req, res, 202, recovered);
     },
   );
 }
@@ -305,7 +415,7 @@ export function registerWebhookRoutes(app: RouteMount, deps: GatewayDeps) {
  * missed, so Postgres (the source of truth) is also polled, and it is what the
  * answer is read from.
  */
-async function waitForOutcome(deps: GatewayDeps, deliveryId: string, finished: Promise<unknown>, waitMs: number) {
+async function waitForOutcome(deps: GatewayDeps, dispatch: DispatchKey, finished: Promise<unknown>, waitMs: number) {
   const deadline = Date.now() + waitMs;
   let done = false;
   const signal = finished.then(
@@ -313,7 +423,7 @@ async function waitForOutcome(deps: GatewayDeps, deliveryId: string, finished: P
     () => (done = true),
   );
   for (;;) {
-    const outcome = await readDeliveryOutcome(deps.db, deliveryId);
+    const outcome = await readDeliveryOutcome(deps.db, dispatch);
     if (!outcome || outcome.completed || done || Date.now() >= deadline) return outcome;
     await Promise.race([signal, new Promise((r) => setTimeout(r, 250))]);
   }
