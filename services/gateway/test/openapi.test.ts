@@ -34,11 +34,17 @@ async function api(method: string, path: string, opts: Parameters<typeof call>[3
 }
 
 beforeAll(async () => {
-  gw = await startTestGateway({ WEBHOOK_TIMEOUT_MS: '2000', PUBLIC_API_RATE_LIMIT: '80' });
+  // An endpoint failing twice, a second apart, is switched off (the webhook_endpoint.disabled event).
+  gw = await startTestGateway({
+    WEBHOOK_TIMEOUT_MS: '2000',
+    PUBLIC_API_RATE_LIMIT: '80',
+    WEBHOOK_DISABLE_AFTER_SECONDS: '1',
+    WEBHOOK_DISABLE_MIN_FAILURES: '2',
+  });
   dispatcher = await startVerificationWorker(gw.env.config, gw.env.logger);
   sender = await startWebhookWorker(gw.env.config, gw.env.logger);
   payouts = await startPayoutWorker(gw.env.config, gw.env.logger);
-  receiver = await startHttpReceiver();
+  receiver = await startHttpReceiver((req) => (req.path === '/gone' ? { status: 410 } : { status: 200, body: 'ok' }));
   const { workspace, key } = await createWorkspaceWithKey(gw.env.db, { name: 'Docs' });
   apiKey = key;
   workspaceId = workspace.id;
@@ -167,8 +173,25 @@ test('webhook endpoint management and the delivery log answer as documented', as
   await api('GET', '/webhook-event-types', { token: session });
   expect((await api('POST', `/webhook-endpoints/${id}/roll-secret`, { token: session, body: { grace_seconds: 60 } })).status).toBe(201);
   await api('PUT', `/webhook-endpoints/${id}`, { token: session, body: { events: ['verification.verified'] } });
-  expect((await api('POST', `/webhook-endpoints/${id}/test`, { token: session })).body.data.ok).toBe(true);
+  const ping = await api('POST', `/webhook-endpoints/${id}/test`, { token: session });
+  expect(ping.body.data.ok).toBe(true);
   await api('GET', '/webhook-deliveries?limit=5', { token: session });
+  await api('GET', `/webhook-deliveries?limit=1&ok=true&event=ping&from=2026-01-01T00:00:00Z&cursor=${ping.body.data.delivery_id + 1}`, { token: session });
+  expect((await api('GET', `/webhook-deliveries/${ping.body.data.delivery_id}`, { token: session })).status).toBe(200);
+  expect((await api('GET', '/webhook-deliveries/999999', { token: session })).status).toBe(404);
+  const resent = await api('POST', `/webhook-deliveries/${ping.body.data.delivery_id}/resend`, {
+    token: session,
+    headers: { 'Idempotency-Key': 'contract-resend' },
+  });
+  expect(resent.status).toBe(201);
+  const recovered = await api('POST', `/webhook-endpoints/${id}/recover`, { token: session, body: { since: '2026-01-01T00:00:00Z' } });
+  expect(recovered.status).toBe(202);
+  // Two failed pings over a second: the endpoint is switched off, and the '*' endpoint hears of it.
+  const gone = (await api('POST', '/webhook-endpoints', { token: session, body: { url: `${receiver.url}/gone`, events: ['ping'] } })).body.data.id;
+  expect((await api('POST', `/webhook-endpoints/${gone}/test`, { token: session })).body.data.ok).toBe(false);
+  expect((await api('POST', `/webhook-endpoints/${gone}/test`, { token: session })).body.data.ok).toBe(false);
+  const listed = await api('GET', '/webhook-endpoints', { token: session });
+  expect(listed.body.data.find((e: { id: number }) => e.id === gone)).toMatchObject({ active: false, disabled_reason: expect.any(String) });
   await api('DELETE', `/webhook-endpoints/${id}`, { token: session });
   await api('DELETE', `/webhook-endpoints/${id}`, { token: session });
   await api('GET', '/webhook-endpoints', { token: apiKey });

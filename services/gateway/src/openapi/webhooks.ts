@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { collectionExpiredPayload, collectionSuccessfulPayload, reservedAccountCreatedPayload } from '@cowrie/deposits';
 import { eventData as verificationEventData } from '@cowrie/verification';
-import { PING_EVENT, pingEventData, type WebhookBody } from '@cowrie/webhooks';
+import { ENDPOINT_DISABLED_EVENT, PING_EVENT, pingEventData, type EndpointDisabledEventData, type WebhookBody } from '@cowrie/webhooks';
 import { ZCustomer } from '../routes/deposits';
 import { ZTransaction } from '../routes/payouts';
 import { ZVerificationChannel } from '../routes/verifications';
@@ -41,6 +41,20 @@ const ZCollectionSuccessfulData = named(
       provider_reference: z.string().meta({ description: "The rail's reference of the transfer" }),
       channel: z.enum(['collection_va', 'reserved_va']),
       paid_at: ZTimestamp,
+    }),
+  ),
+);
+
+const ZEndpointDisabledData = named(
+  'WebhookEndpointDisabledEventData',
+  responseOf<EndpointDisabledEventData>()(
+    z.object({
+      endpoint_id: z.number().int().meta({ description: 'The endpoint switched off' }),
+      url: z.string(),
+      reason: z.string().meta({ description: "The endpoint's `disabled_reason`" }),
+      failing_since: ZTimestamp.meta({ description: 'When its run of failed deliveries began' }),
+      failures: z.number().int().meta({ description: 'Failed deliveries since then' }),
+      disabled_at: ZTimestamp,
     }),
   ),
 );
@@ -184,6 +198,13 @@ export const WEBHOOK_EVENTS: readonly WebhookEventSpec[] = [
     'A code expired unchecked',
     'The first check after the code expired found it so; the verification is expired.',
     ZVerificationEventData,
+  ),
+  event(
+    ENDPOINT_DISABLED_EVENT,
+    'A webhook endpoint was switched off',
+    "Every delivery to one of the workspace's endpoints failed for WEBHOOK_DISABLE_AFTER_SECONDS (default 5 days), at least WEBHOOK_DISABLE_MIN_FAILURES times, " +
+      'so Cowrie switched it off. PUT /webhook-endpoints/{id} with `active: true` enables it again; POST /webhook-endpoints/{id}/recover sends what it missed.',
+    ZEndpointDisabledData,
   ),
   event(
     PING_EVENT,
