@@ -253,6 +253,8 @@ export async function authenticateApiKey(db: DbOrTx, token: string, find: FindAp
 
 /** How often one process writes a key's last use: at most once a minute per key. */
 const LAST_USED_EVERY_MS = 60_000;
+// Keys a recorder remembers before it forgets those past their minute.
+const USE_RECORDER_MAX_KEYS = 10_000;
 
 const TOUCH_API_KEY = defineStatement({
   name: 'cowrie-touch-api-key',
@@ -273,6 +275,10 @@ export function apiKeyUseRecorder(pool: SqlQueryable, onError: (err: unknown) =>
   return (keyId: number): void => {
     const at = now();
     if (at - (lastWritten.get(keyId) ?? -Infinity) < LAST_USED_EVERY_MS) return;
+    // Keys not written within the minute are only remembered to be skipped: forget them once many keys have been seen.
+    if (lastWritten.size >= USE_RECORDER_MAX_KEYS) {
+      for (const [id, writtenAt] of lastWritten) if (at - writtenAt >= LAST_USED_EVERY_MS) lastWritten.delete(id);
+    }
     lastWritten.set(keyId, at);
     TOUCH_API_KEY.run(pool, { id: keyId, at: new Date(at), writtenBefore: new Date(at - LAST_USED_EVERY_MS) }).catch((err: unknown) => {
       lastWritten.delete(keyId);
