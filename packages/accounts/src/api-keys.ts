@@ -47,6 +47,7 @@ export async function createApiKey(db: DbOrTx, { workspaceId, scopes, mode = 'li
   return { id: row.id, key, scopes: parsedScopes, workspace_id: workspaceId, mode };
 }
 
+/** Revokes a key (the operator CLI). Then announceApiKeyChange, so every gateway reads it again. */
 export async function revokeApiKey(db: DbOrTx, id: number) {
   const found = await db.apiKey.findUnique({ where: { id }, select: { id: true, revokedAt: true } });
   if (!found) throw new Error(`API key ${id} does not exist`);
@@ -115,7 +116,7 @@ async function ownApiKey(db: DbOrTx, workspaceId: number, id: number) {
   return row;
 }
 
-/** Revokes one of the workspace's keys now (an expiring one too); its next request is 401, on every replica. */
+/** Revokes one of the workspace's keys now (an expiring one too). Then announceApiKeyChange: its next request is 401, on every replica. */
 export async function revokeOwnApiKey(db: DbOrTx, opts: { workspaceId: number; id: number; now?: Date }): Promise<ApiKeyView> {
   const now = opts.now ?? new Date();
   const row = await ownApiKey(db, opts.workspaceId, opts.id);
@@ -128,7 +129,7 @@ export async function revokeOwnApiKey(db: DbOrTx, opts: { workspaceId: number; i
  * Replaces one of the workspace's keys: a new key with the same name and
  * scopes (returned this once), while the old one keeps working for the grace
  * period and then stops. A revoked key cannot be rolled; rolling an expiring
- * key again never lengthens its grace.
+ * key again never lengthens its grace. Then announceApiKeyChange.
  */
 export async function rollOwnApiKey(db: DbOrTx, opts: { workspaceId: number; id: number; graceSeconds: number; now?: Date }) {
   const now = opts.now ?? new Date();
@@ -226,27 +227,44 @@ export const findApiKeyRowWithSql = (pool: SqlQueryable): FindApiKeyRow => {
   return (lookupId) => loader.load(lookupId);
 };
 
-/**
- * Finds the live key a bearer token names. Returns null for a malformed,
- * unknown or revoked key; never says which, so callers answer one 401.
- * `find` defaults to a Prisma lookup on `db`.
- */
-export async function authenticateApiKey(db: DbOrTx, token: string, find: FindApiKeyRow = findApiKeyRowWithPrisma(db)): Promise<AuthenticatedKey | null> {
+/** A bearer token in the shape of an API key: its lookup id and secret. */
+export interface ParsedApiKey {
+  lookupId: string;
+  secret: string;
+}
+
+/** The parts of a token shaped like an API key; null for anything else. */
+export function parseApiKey(token: string): ParsedApiKey | null {
   const match = KEY_PATTERN.exec(token);
-  if (!match) return null;
-  const [, , lookupId, secret] = match;
-  const row = await find(lookupId!);
+  return match ? { lookupId: match[2]!, secret: match[3]! } : null;
+}
+
+/** The key a row makes of the token, when the row is live now and the secret is its own; null otherwise. */
+export function checkApiKeyRow(row: ApiKeyRow, token: ParsedApiKey, now = new Date()): AuthenticatedKey | null {
   // revokedAt is when the key stops: now for a revoke, later for a rolled key still in its grace period.
-  if (!row || (row.revokedAt && row.revokedAt <= new Date())) return null;
-  if (!constantTimeEqual(row.secretHash, sha256Hex(secret!))) return null;
+  if (row.revokedAt && row.revokedAt <= now) return null;
+  if (!constantTimeEqual(row.secretHash, sha256Hex(token.secret))) return null;
   return {
     keyId: row.id,
-    lookupId: lookupId!,
+    lookupId: token.lookupId,
     workspaceId: row.workspaceId,
     workspaceUid: workspaceUid(row.workspaceId, row.workspaceCreatedAt),
     scopes: row.scopes as Scope[],
     mode: row.mode as Mode,
   };
+}
+
+/**
+ * Finds the live key a bearer token names. Returns null for a malformed,
+ * unknown or revoked key; never says which, so callers answer one 401.
+ * `find` defaults to a Prisma lookup on `db`. (The gateway authenticates
+ * through cachedApiKeyAuthenticator.)
+ */
+export async function authenticateApiKey(db: DbOrTx, token: string, find: FindApiKeyRow = findApiKeyRowWithPrisma(db)): Promise<AuthenticatedKey | null> {
+  const parsed = parseApiKey(token);
+  if (!parsed) return null;
+  const row = await find(parsed.lookupId);
+  return row && checkApiKeyRow(row, parsed);
 }
 
 // ─── Last use, written cheaply ─────────────────────────────────────────────────

@@ -4,3 +4,4 @@ export * from './passwords';
 export * from './users';
 export * from './sessions';
 export * from './workspaces';
+export * from './api-key-cache';

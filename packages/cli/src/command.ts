@@ -1,10 +1,12 @@
 import type { PrismaClient } from '@cowrie/db';
-import type { Config, Mode } from '@cowrie/core';
+import type { Config, Mode, RedisClient } from '@cowrie/core';
 
 export interface CliContext {
   config: Config;
   /** Opened on first use, closed when the command ends. */
   db: () => PrismaClient;
+  /** Opened on first use, closed when the command ends. */
+  redis: () => RedisClient;
 }
 
 export interface CliCommand {

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { loadConfig, type Config } from '@cowrie/core';
+import { createRedis, loadConfig, type Config, type RedisClient } from '@cowrie/core';
 import { createDb, type PrismaClient } from '@cowrie/db';
 import { CliFinding, UsageError, type CliCommand } from './command';
 import { COMMANDS } from './commands';
@@ -32,6 +32,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
   if (!found) return { code: 2, stdout: '', stderr: `cowrie: unknown command "${argv.slice(0, 2).join(' ')}"\n${help()}` };
   const { command, rest } = found;
   let db: PrismaClient | undefined;
+  let redis: RedisClient | undefined;
   try {
     const { values, positionals } = parseArgs({
       args: rest,
@@ -48,6 +49,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     const result = await command.run(args, {
       config,
       db: () => (db ??= createDb({ databaseUrl: config.DATABASE_URL, poolSize: 2 })),
+      redis: () => (redis ??= createRedis(config, { name: 'cli' })),
     });
     if (result instanceof CliFinding) return { code: result.code, stdout: JSON.stringify(result.output), stderr: '' };
     return { code: 0, stdout: JSON.stringify(result), stderr: '' };
@@ -56,6 +58,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     const usage = err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
     return { code: usage ? 2 : 1, stdout: '', stderr: `cowrie: ${message}` };
   } finally {
+    redis?.disconnect();
     await db?.$disconnect();
   }
 }

@@ -5,7 +5,7 @@ import { useRequestContext } from './http/request-context';
 import { errorHandler, notFoundHandler } from './http/error-handler';
 import { idempotencyLayer } from './http/idempotency';
 import { jsonBody } from './http/json-body';
-import { publicApiRateLimit, requireApiKey, requireSession } from './http/api-auth';
+import { requireApiKeyWithinBudget, requireSession } from './http/api-auth';
 import { httpMetrics } from './http/http-metrics';
 import type { Lifecycle } from './http/lifecycle';
 import { RouteRegistry } from './http/route-registry';
@@ -54,7 +54,7 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   registerDocsRoutes(app, root);
 
   const v1 = express.Router();
-  v1.use(requireApiKey(deps), publicApiRateLimit(deps), idempotencyLayer(deps));
+  v1.use(requireApiKeyWithinBudget(deps), idempotencyLayer(deps));
   const api = routes.on(v1, '/v1');
   registerCatalogRoutes(api, deps);
   options.extraV1Routes?.(v1);

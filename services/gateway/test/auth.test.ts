@@ -1,6 +1,6 @@
 // Risk: a request reaching /v1 without a live key of its workspace, or with a
 // scope it lacks; an API key opening dashboard routes.
-import { createApiKey, revokeApiKey } from '@cowrie/accounts';
+import { announceApiKeyChange, apiKeyEpochKey, createApiKey, revokeApiKey } from '@cowrie/accounts';
 import { createUserFor, createWorkspaceWithKey } from '@cowrie/testing';
 import { requireSession } from '../src/http/api-auth';
 import { sendData } from '../src/http/respond';
@@ -39,11 +39,22 @@ describe('API keys on /v1', () => {
     const { workspace, key, keyId } = await createWorkspaceWithKey(gw.env.db);
     const other = await createApiKey(gw.env.db, { workspaceId: workspace.id, scopes: ['read'] });
     expect((await call(gw.url, 'GET', '/v1/channels', { token: key })).status).toBe(200);
+    // As the CLI's key revoke does: the change, then its announcement.
     await revokeApiKey(gw.env.db, keyId);
+    await announceApiKeyChange(gw.deps.redis, gw.env.config.REDIS_KEY_PREFIX);
     const res = await call(gw.url, 'GET', '/v1/channels', { token: key });
     expect(res.status).toBe(401);
     expect(res.body.error.code).toBe('unauthorized');
     expect((await call(gw.url, 'GET', '/v1/channels', { token: other.key })).status).toBe(200);
+  });
+
+  test('a Redis that lost the revocation epoch (flushed, replaced) makes every gateway read its keys again', async () => {
+    const { key, keyId } = await createWorkspaceWithKey(gw.env.db);
+    expect((await call(gw.url, 'GET', '/v1/channels', { token: key })).status).toBe(200);
+    // Revoked without an announcement, then the epoch is gone: the cached row is not trusted.
+    await revokeApiKey(gw.env.db, keyId);
+    await gw.deps.redis.del(apiKeyEpochKey(gw.env.config.REDIS_KEY_PREFIX));
+    expect((await call(gw.url, 'GET', '/v1/channels', { token: key })).status).toBe(401);
   });
 
   test('requests arriving together, with several keys, live, revoked and forged, are each answered for their own key', async () => {
@@ -51,6 +62,7 @@ describe('API keys on /v1', () => {
     const b = await createWorkspaceWithKey(gw.env.db, { name: 'B' });
     const revoked = await createApiKey(gw.env.db, { workspaceId: a.workspace.id, scopes: ['read'] });
     await revokeApiKey(gw.env.db, revoked.id);
+    await announceApiKeyChange(gw.deps.redis, gw.env.config.REDIS_KEY_PREFIX);
     const forged = b.key.slice(0, -5) + (b.key.endsWith('AAAAA') ? 'BBBBB' : 'AAAAA');
     const tokens = [a.key, b.key, revoked.key, forged, a.key, b.key, revoked.key, forged];
     const responses = await Promise.all(tokens.map((token) => call(gw.url, 'GET', '/v1/channels', { token })));

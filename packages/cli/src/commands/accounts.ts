@@ -1,4 +1,4 @@
-import { createApiKey, createDashboardUser, createWorkspace, disableDashboardUser, revokeApiKey } from '@cowrie/accounts';
+import { announceApiKeyChange, createApiKey, createDashboardUser, createWorkspace, disableDashboardUser, revokeApiKey } from '@cowrie/accounts';
 import { modeArg, positiveIntArg, type CliCommand } from '../command';
 
 export const accountCommands: CliCommand[] = [
@@ -27,7 +27,12 @@ export const accountCommands: CliCommand[] = [
     usage: 'cowrie key revoke --id KEY_ID',
     options: ['id'],
     required: ['id'],
-    run: (args, ctx) => revokeApiKey(ctx.db(), positiveIntArg(args, 'id')),
+    // Every gateway reads the key again on its next request (the revocation epoch).
+    run: async (args, ctx) => {
+      const revoked = await revokeApiKey(ctx.db(), positiveIntArg(args, 'id'));
+      await announceApiKeyChange(ctx.redis(), ctx.config.REDIS_KEY_PREFIX);
+      return revoked;
+    },
   },
   {
     name: 'user create',

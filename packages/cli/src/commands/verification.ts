@@ -1,4 +1,3 @@
-import { createRedis } from '@cowrie/core';
 import { normaliseEmail, normalisePhone, readSandboxMessages, sandboxOutbox } from '@cowrie/verification';
 import { UsageError, type CliCommand } from '../command';
 
@@ -15,17 +14,12 @@ export const verificationCommands: CliCommand[] = [
       const raw = args.destination!;
       const normalised = raw.includes('@') ? normaliseEmail(raw) : normalisePhone(raw);
       if (normalised.kind === 'invalid') throw new UsageError(`--destination ${normalised.message}`);
-      const redis = createRedis(ctx.config, { name: 'cli' });
-      try {
-        const messages = await readSandboxMessages(
-          sandboxOutbox(redis, ctx.config),
-          normalised.destination,
-          ctx.config.NODE_ENV === 'production' ? 'test' : undefined,
-        );
-        return { destination: normalised.destination, messages };
-      } finally {
-        redis.disconnect();
-      }
+      const messages = await readSandboxMessages(
+        sandboxOutbox(ctx.redis(), ctx.config),
+        normalised.destination,
+        ctx.config.NODE_ENV === 'production' ? 'test' : undefined,
+      );
+      return { destination: normalised.destination, messages };
     },
   },
 ];

@@ -2,8 +2,9 @@ import type { Request, RequestHandler } from 'express';
 import { AppError, type Mode } from '@cowrie/core';
 import {
   apiKeyUseRecorder,
-  authenticateApiKey,
+  cachedApiKeyAuthenticator,
   findApiKeyRowWithSql,
+  readApiKeyEpoch,
   currentSessionWorkspace,
   looksLikeApiKey,
   verifySessionToken,
@@ -19,18 +20,30 @@ function bearerToken(header: string | undefined): string | null {
   return match ? match[1]! : null;
 }
 
-/** /v1: `Authorization: Bearer <API key>`; missing, malformed, unknown or revoked → 401. */
-export function requireApiKey(deps: Pick<GatewayDeps, 'db' | 'sql' | 'logger'>): RequestHandler {
-  const findKey = findApiKeyRowWithSql(deps.sql);
+/**
+ * /v1: `Authorization: Bearer <API key>` (missing, malformed, unknown or
+ * revoked → 401), then the key's request budget (fixed 60 s window in Redis,
+ * shared by all replicas; every response of an authenticated request carries
+ * the X-RateLimit-* headers, the 429 included). A key this process knows is
+ * checked against the revocation epoch read in the same Redis round trip as
+ * its budget (cachedApiKeyAuthenticator): no Postgres read per request.
+ */
+export function requireApiKeyWithinBudget(deps: Pick<GatewayDeps, 'sql' | 'redis' | 'config' | 'logger'>): RequestHandler {
+  const prefix = deps.config.REDIS_KEY_PREFIX;
+  const authenticate = cachedApiKeyAuthenticator({ find: findApiKeyRowWithSql(deps.sql), readEpoch: () => readApiKeyEpoch(deps.redis, prefix) });
   const recordUse = apiKeyUseRecorder(deps.sql, (err) => deps.logger.warn({ err }, 'recording an API key last use failed'));
-  return async (req, _res, next) => {
+  const hitBudget = (apiKeyLookupId: string) => hitPublicApiBudget(deps.redis, { keyPrefix: prefix, apiKeyLookupId, limit: deps.config.PUBLIC_API_RATE_LIMIT });
+  return async (req, res, next) => {
     const token = bearerToken(req.headers.authorization);
     if (!token) throw new AppError('unauthorized', 'Missing or malformed API key; send Authorization: Bearer <API key>');
-    const key = await authenticateApiKey(deps.db, token, findKey);
-    if (!key) throw new AppError('unauthorized', 'Invalid or revoked API key');
+    const authenticated = await authenticate(token, hitBudget);
+    if (!authenticated) throw new AppError('unauthorized', 'Invalid or revoked API key');
+    const { key, alongside: hit } = authenticated;
     req.apiKey = key;
     recordUse(key.keyId);
     bindRequestLog(req, { workspaceId: key.workspaceId, apiKeyId: key.keyId });
+    res.set(rateLimitHeaders(hit));
+    refuseOverBudget(hit);
     next();
   };
 }
@@ -40,24 +53,6 @@ export function assertScope(req: Request, scope: Scope): void {
   if (!req.apiKey?.scopes.includes(scope)) {
     throw new AppError('insufficient_scope', `This API key lacks the ${scope} scope`, { details: { required_scope: scope } });
   }
-}
-
-/**
- * The per-key request budget (fixed 60 s window in Redis, shared by all
- * replicas). Every /v1 response of an authenticated request carries the
- * X-RateLimit-* headers, the 429 included.
- */
-export function publicApiRateLimit(deps: Pick<GatewayDeps, 'redis' | 'config'>): RequestHandler {
-  return async (req, res, next) => {
-    const hit = await hitPublicApiBudget(deps.redis, {
-      keyPrefix: deps.config.REDIS_KEY_PREFIX,
-      apiKeyLookupId: req.apiKey!.lookupId,
-      limit: deps.config.PUBLIC_API_RATE_LIMIT,
-    });
-    res.set(rateLimitHeaders(hit));
-    refuseOverBudget(hit);
-    next();
-  };
 }
 
 /** The interface's 429 for a spent budget: `details` = {limit, retry_after_seconds}, with Retry-After. */

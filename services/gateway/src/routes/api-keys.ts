@@ -4,6 +4,7 @@ import {
   SCOPES,
   ZCreateApiKeyRequest,
   ZRollApiKeyRequest,
+  announceApiKeyChange,
   createOwnApiKey,
   listOwnApiKeys,
   revokeOwnApiKey,
@@ -105,7 +106,9 @@ export function registerApiKeyRoutes(app: RouteMount, deps: GatewayDeps) {
       responses: { 200: { description: 'The revoked key', data: ZApiKey }, ...notFound },
     },
     async ({ params }, req, res) => {
-      sendData(req, res, 200, await revokeOwnApiKey(deps.db, { workspaceId: sessionOf(req).workspaceId, id: parseKeyId(params.id) }));
+      const revoked = await revokeOwnApiKey(deps.db, { workspaceId: sessionOf(req).workspaceId, id: parseKeyId(params.id) });
+      await announceApiKeyChange(deps.redis, deps.config.REDIS_KEY_PREFIX);
+      sendData(req, res, 200, revoked);
     },
   );
 
@@ -133,6 +136,7 @@ export function registerApiKeyRoutes(app: RouteMount, deps: GatewayDeps) {
       const workspaceId = sessionOf(req).workspaceId;
       const id = parseKeyId(params.id);
       const rolled = await deps.db.$transaction((tx) => rollOwnApiKey(tx, { workspaceId, id, graceSeconds: body.grace_seconds }));
+      await announceApiKeyChange(deps.redis, deps.config.REDIS_KEY_PREFIX);
       sendData(req, res, 201, rolled);
     },
   );
