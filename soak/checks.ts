@@ -77,9 +77,10 @@ export async function checkSoak(opts: {
   const events = await opts.db.outboxEvent.findMany({ select: { id: true, workspaceId: true, event: true, relayedAt: true } });
   const endpoints = await opts.db.webhookEndpoint.findMany({ select: { id: true, workspaceId: true, events: true, active: true } });
   const deliveries = await opts.db.webhookDelivery.findMany({
-    select: { id: true, deliveryId: true, outboxEventId: true, endpointId: true, ok: true, completedAt: true, attempts: true },
+    select: { id: true, deliveryId: true, dispatch: true, outboxEventId: true, endpointId: true, ok: true, completedAt: true, attempts: true },
   });
-  const byPair = new Map(deliveries.map((d) => [`${d.outboxEventId}:${d.endpointId}`, d]));
+  // The first dispatch of each (event, endpoint); a resend or recover adds later ones.
+  const byPair = new Map(deliveries.filter((d) => d.dispatch === 0).map((d) => [`${d.outboxEventId}:${d.endpointId}`, d]));
   for (const e of events) {
     if (!e.relayedAt) violate('event never relayed', `${e.event} #${e.id}`);
     for (const ep of endpoints.filter(
