@@ -72,6 +72,12 @@ export const clientReferenceField = z
   .max(100, 'must be at most 100 characters')
   .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters');
 
+/** A time in a query string (`from`, `to`): ISO 8601 with its offset, as a Date. */
+export const queryTimeField = z.iso
+  .datetime({ offset: true })
+  .transform((v) => new Date(v))
+  .meta({ format: 'date-time' });
+
 const INT4_MAX = 2_147_483_647;
 const INT8_MAX = 9_223_372_036_854_775_807n;
 

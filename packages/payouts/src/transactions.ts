@@ -1,18 +1,64 @@
+import { stringify } from 'csv-stringify/sync';
 import { AppError } from '@cowrie/core';
-import type { DbOrTx, Prisma } from '@cowrie/db';
+import type { DbOrTx, LedgerTransaction, Prisma } from '@cowrie/db';
 import { renderTransaction } from './render';
 
 export const TRANSACTION_STATUSES = ['processing', 'completed', 'failed', 'reversed'] as const;
+export const TRANSACTION_TYPES = ['debit', 'credit'] as const;
 
-export interface ListTransactionsInput {
+/** Which transactions a list or an export holds. */
+export interface TransactionFilters {
+  status?: (typeof TRANSACTION_STATUSES)[number];
+  currency?: string;
+  type?: (typeof TRANSACTION_TYPES)[number];
+  /** Created at or after. */
+  from?: Date;
+  /** Created before. */
+  to?: Date;
+  /** Words of a reference (Cowrie's, the client's or the rail's) or of the counterparty's name or account. */
+  search?: string;
+}
+
+export interface ListTransactionsInput extends TransactionFilters {
   workspaceId: number;
   /** Default 20, at most 100. */
   limit?: number;
   /** `next_cursor` of the previous page. */
   cursor?: string;
-  status?: (typeof TRANSACTION_STATUSES)[number];
-  currency?: string;
 }
+
+const contains = (text: string) => ({ contains: text, mode: 'insensitive' as const });
+
+/** The rows of a workspace the filters keep. */
+function filtered(workspaceId: number, filters: TransactionFilters): Prisma.LedgerTransactionWhereInput {
+  const where: Prisma.LedgerTransactionWhereInput = { workspaceId };
+  if (filters.status) where.status = filters.status;
+  if (filters.currency) where.currency = filters.currency.trim().toUpperCase();
+  if (filters.type) where.type = filters.type;
+  if (filters.from || filters.to) where.createdAt = { ...(filters.from ? { gte: filters.from } : {}), ...(filters.to ? { lt: filters.to } : {}) };
+  const search = filters.search?.trim();
+  if (search) {
+    where.AND = [
+      {
+        OR: [
+          { reference: contains(search) },
+          { idempotencyKey: contains(search) },
+          { providerReference: contains(search) },
+          { counterpartyName: contains(search) },
+          { counterpartyAccount: contains(search) },
+        ],
+      },
+    ];
+  }
+  return where;
+}
+
+/** Rows after a cursor, newest first: (createdAt, id) below the cursor's. */
+const afterCursor = (after: { createdAt: Date; id: number }): Prisma.LedgerTransactionWhereInput => ({
+  OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }],
+});
+
+const NEWEST_FIRST: Prisma.LedgerTransactionOrderByWithRelationInput[] = [{ createdAt: 'desc' }, { id: 'desc' }];
 
 // The cursor is the (createdAt, id) of the last row of a page, opaque to clients.
 const encodeCursor = (createdAt: Date, id: number) => Buffer.from(JSON.stringify([createdAt.getTime(), id])).toString('base64url');
@@ -27,23 +73,99 @@ function decodeCursor(cursor: string): { createdAt: Date; id: number } {
   throw new AppError('invalid_request', 'cursor: not a cursor returned by this endpoint', { details: { field: 'cursor' } });
 }
 
-/** GET /v1/transactions: newest first, cursor paginated, filtered by status and currency. */
+/** GET /v1/transactions: newest first, cursor paginated, filtered. */
 export async function listTransactions(db: DbOrTx, input: ListTransactionsInput) {
   const limit = Math.min(Math.max(input.limit ?? 20, 1), 100);
-  const where: Prisma.LedgerTransactionWhereInput = { workspaceId: input.workspaceId };
-  if (input.status) where.status = input.status;
-  if (input.currency) where.currency = input.currency.trim().toUpperCase();
-  if (input.cursor) {
-    const after = decodeCursor(input.cursor);
-    where.OR = [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }];
-  }
-  const rows = await db.ledgerTransaction.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: limit + 1 });
+  const where = filtered(input.workspaceId, input);
+  if (input.cursor) Object.assign(where, afterCursor(decodeCursor(input.cursor)));
+  const rows = await db.ledgerTransaction.findMany({ where, orderBy: NEWEST_FIRST, take: limit + 1 });
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {
     items: page.map(renderTransaction),
     nextCursor: rows.length > limit && last ? encodeCursor(last.createdAt, last.id) : null,
   };
+}
+
+/** The columns of a transactions export, in order. */
+const CSV_COLUMNS = [
+  'reference',
+  'created_at',
+  'type',
+  'direction',
+  'category',
+  'channel',
+  'status',
+  'currency',
+  'amount',
+  'fees',
+  'counterparty_name',
+  'counterparty_account',
+  'counterparty_bank',
+  'provider',
+  'provider_reference',
+  'idempotency_key',
+  'title',
+  'description',
+] as const;
+
+// RFC 4180: CRLF between records.
+const CSV_OPTIONS = { record_delimiter: 'windows' } as const;
+
+/** Rows read per statement while exporting. */
+const EXPORT_PAGE_SIZE = 1000;
+
+// A spreadsheet runs a cell that begins with one of these as a formula (CSV injection).
+const FORMULA_START = /^[=+\-@\t\r]/;
+const asText = (value: string | null): string => (value === null ? '' : FORMULA_START.test(value) ? `'${value}` : value);
+
+/** One transaction as an export's row: amounts exactly as the API renders them, text a spreadsheet will not run. */
+function csvRecord(row: LedgerTransaction): string[] {
+  const t = renderTransaction(row);
+  return [
+    asText(t.reference),
+    t.createdAt,
+    t.type,
+    t.direction,
+    t.category,
+    t.channel,
+    t.status,
+    t.currency,
+    t.amount,
+    t.fees,
+    asText(t.counterpartyName),
+    asText(t.counterpartyAccount),
+    asText(t.counterpartyBank),
+    asText(t.provider),
+    asText(t.providerReference),
+    asText(t.idempotencyKey),
+    asText(t.title),
+    asText(t.description),
+  ];
+}
+
+/**
+ * The filtered transactions as CSV text (RFC 4180, a header line first),
+ * newest first, a page of rows at a time: the caller writes each chunk as it
+ * comes, so an export of any size holds one page in memory.
+ */
+export async function* transactionsCsv(db: DbOrTx, input: TransactionFilters & { workspaceId: number }): AsyncGenerator<string> {
+  // The header goes with the first page, so nothing is sent before the first read succeeded.
+  let header = stringify([[...CSV_COLUMNS]], CSV_OPTIONS);
+  const where = filtered(input.workspaceId, input);
+  let after: { createdAt: Date; id: number } | null = null;
+  for (;;) {
+    const rows: LedgerTransaction[] = await db.ledgerTransaction.findMany({
+      where: after ? { AND: [where, afterCursor(after)] } : where,
+      orderBy: NEWEST_FIRST,
+      take: EXPORT_PAGE_SIZE,
+    });
+    yield header + stringify(rows.map(csvRecord), CSV_OPTIONS);
+    header = '';
+    const last = rows.at(-1);
+    if (!last || rows.length < EXPORT_PAGE_SIZE) return;
+    after = { createdAt: last.createdAt, id: last.id };
+  }
 }
 
 interface RecipientRow {

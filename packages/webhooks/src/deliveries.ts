@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { AppError, parseBigPathId, type Mode } from '@cowrie/core';
+import { AppError, parseBigPathId, queryTimeField, type Mode } from '@cowrie/core';
 import type { DbOrTx, Prisma, PrismaClient } from '@cowrie/db';
 import type { DispatchKey } from './delivery-store';
 import { getWebhookEndpoint } from './endpoints';
@@ -88,10 +88,6 @@ export const DELIVERY_LOG_DEFAULT_LIMIT = 50;
 export const DELIVERY_LOG_MAX_LIMIT = 200;
 
 const ZFlag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
-const ZQueryTime = z.iso
-  .datetime({ offset: true })
-  .transform((v) => new Date(v))
-  .meta({ format: 'date-time' });
 const ZLogCursor = z
   .string()
   .regex(/^[1-9]\d{0,17}$/, 'must be the meta.next_cursor of a previous page')
@@ -108,8 +104,8 @@ export const ZListWebhookDeliveriesQuery = z.object({
     .meta({ description: `Rows to return, default ${DELIVERY_LOG_DEFAULT_LIMIT}, clamped to 1 to ${DELIVERY_LOG_MAX_LIMIT}` }),
   event: z.string().max(100).optional().meta({ description: 'Only deliveries of this event name' }),
   ok: ZFlag.optional().meta({ description: 'true: only successful deliveries; false: only failed ones' }),
-  from: ZQueryTime.optional().meta({ description: 'Only rows created at or after this time (ISO 8601 with its offset)' }),
-  to: ZQueryTime.optional().meta({ description: 'Only rows created before this time' }),
+  from: queryTimeField.optional().meta({ description: 'Only rows created at or after this time (ISO 8601 with its offset)' }),
+  to: queryTimeField.optional().meta({ description: 'Only rows created before this time' }),
   cursor: ZLogCursor.optional().meta({ description: '`meta.next_cursor` of the previous page' }),
 });
 export type ListWebhookDeliveriesQuery = z.output<typeof ZListWebhookDeliveriesQuery>;
@@ -226,7 +222,10 @@ export const RECOVER_MAX_DELIVERIES = 10_000;
 export const ZRecoverWebhookDeliveriesRequest = z.object({
   since: z.iso
     .datetime({ offset: true })
-    .meta({ format: 'date-time', description: 'Recover the failed deliveries of events sent to this endpoint at or after this time (ISO 8601 with its offset)' }),
+    .meta({
+      format: 'date-time',
+      description: 'Recover the failed deliveries of events sent to this endpoint at or after this time (ISO 8601 with its offset)',
+    }),
 });
 
 export interface RecoveredDeliveries {

@@ -18,6 +18,7 @@ import { registerRailNotificationRoutes } from './routes/rail-notifications';
 import { registerWebhookRoutes } from './routes/webhooks';
 import { registerPayoutRoutes } from './routes/payouts';
 import { registerApiKeyRoutes } from './routes/api-keys';
+import { registerDashboardExportRoutes } from './routes/dashboard-exports';
 import { registerDocsRoutes, registerMetricsRoute, registerQueueBoard } from './routes/operations';
 
 export interface CreateAppOptions {
@@ -70,6 +71,7 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   registerAuthRoutes(root, deps);
   registerWebhookRoutes(root, deps);
   registerApiKeyRoutes(root, deps);
+  registerDashboardExportRoutes(root, deps);
 
   app.use(notFoundHandler);
   app.use(errorHandler);

@@ -164,6 +164,7 @@ test('self-service API keys answer as documented', async () => {
   expect((await api('DELETE', '/api-keys/999999', { token: session })).status).toBe(404);
   expect((await api('POST', '/api-keys', { token: session, body: { name: '', scopes: [] } })).status).toBe(400);
   expect((await api('GET', '/api-keys', { token: apiKey })).status).toBe(401);
+  expect((await api('GET', '/transactions/export?type=credit&search=a', { token: session })).status).toBe(200);
 });
 
 test('webhook endpoint management and the delivery log answer as documented', async () => {
@@ -224,7 +225,7 @@ test('payouts, bank lookup, beneficiaries and the ledger views answer as documen
   await api('POST', '/v1/withdrawals', { token: apiKey, body: { currency: 'NGN', amount: 100, beneficiary_id: beneficiary.body.data.id } });
   await api('POST', '/v1/withdrawals', { token: apiKey, body: { currency: 'NGN', amount: 100, beneficiary_id: 999999 } });
   await api('GET', '/v1/balances', { token: apiKey });
-  const page = await api('GET', '/v1/transactions?limit=2', { token: apiKey });
+  const page = await api('GET', '/v1/transactions?limit=2&type=debit&from=2026-01-01T00:00:00Z', { token: apiKey });
   await api('GET', `/v1/transactions?limit=2&cursor=${encodeURIComponent(page.body.meta.next_cursor)}`, { token: apiKey });
   await api('GET', '/v1/recipients', { token: apiKey });
 });

@@ -20,6 +20,8 @@ export interface RouteResponse {
   data?: z.ZodType;
   /** The body is not enveloped (the OpenAPI document itself). */
   raw?: boolean;
+  /** The body is a CSV file, not JSON (an export), streamed by the handler. */
+  csv?: boolean;
   /** Schema of `meta` when it carries more than request_id (a page cursor). */
   meta?: z.ZodType;
 }

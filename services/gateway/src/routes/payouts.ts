@@ -9,6 +9,7 @@ import {
   enqueueAndWait,
   idField,
   optionalTextField,
+  queryTimeField,
   withRailErrors,
 } from '@cowrie/core';
 import {
@@ -21,6 +22,7 @@ import {
   listBeneficiaries,
   listRecipients,
   listTransactions,
+  TRANSACTION_TYPES,
   payoutAnswerFromOutcome,
   readPayoutAnswer,
   resolveBankAccount,
@@ -74,11 +76,24 @@ const ZBeneficiaryBody = named(
   z.object({ name: optionalTextField(200), account_number: accountNumberField, bank_code: bankCodeField, currency: currencyCodeField }),
 );
 const ZTransactionStatus = named('TransactionStatus', z.enum(TRANSACTION_STATUSES));
-const ZTransactionsQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(100).optional().meta({ description: 'Transactions per page, default 20' }),
-  cursor: z.string().max(200).optional().meta({ description: '`meta.next_cursor` of the previous page' }),
+/** Which transactions: the filters of the list and of the dashboard's export. */
+export const ZTransactionFilters = z.object({
   status: ZTransactionStatus.optional().meta({ description: 'Only transactions with this status' }),
   currency: currencyCodeField.optional(),
+  type: z.enum(TRANSACTION_TYPES).optional().meta({ description: 'debit (payouts) or credit (money in)' }),
+  from: queryTimeField.optional().meta({ description: 'Only transactions created at or after this time (ISO 8601 with its offset)' }),
+  to: queryTimeField.optional().meta({ description: 'Only transactions created before this time' }),
+  search: z
+    .string()
+    .trim()
+    .min(1)
+    .max(100)
+    .optional()
+    .meta({ description: "Part of a reference (Cowrie's, the idempotency key or the rail's) or of the counterparty's name or account, any case" }),
+});
+const ZTransactionsQuery = ZTransactionFilters.extend({
+  limit: z.coerce.number().int().min(1).max(100).optional().meta({ description: 'Transactions per page, default 20' }),
+  cursor: z.string().max(200).optional().meta({ description: '`meta.next_cursor` of the previous page' }),
 });
 
 /** A ledger transaction: the answer of a payout, a row of /v1/transactions, the data of transfer.* events. */

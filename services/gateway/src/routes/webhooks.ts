@@ -97,10 +97,7 @@ const ZPingResult = named(
 const deliveryLogFields = {
   id: z.number().int(),
   deliveryId: z.string().meta({ format: 'uuid', description: 'Body `id` and X-Cowrie-Delivery: the same on every dispatch of the delivery' }),
-  dispatch: z
-    .number()
-    .int()
-    .meta({ description: '0 for the first dispatch of the delivery; each resend or recover is a new row with the next number' }),
+  dispatch: z.number().int().meta({ description: '0 for the first dispatch of the delivery; each resend or recover is a new row with the next number' }),
   endpointId: z.number().int(),
   event: z.string(),
   payload: ZWebhookEvent.meta({ description: 'The full body that was sent' }),
@@ -121,7 +118,7 @@ const ZDeliveryDetail = named(
       requestHeaders: z
         .record(z.string(), z.string())
         .nullable()
-        .meta({ description: "The headers of the last attempt as sent (the signature included; never a secret); null when nothing was sent" }),
+        .meta({ description: 'The headers of the last attempt as sent (the signature included; never a secret); null when nothing was sent' }),
       responseExcerpt: z.string().nullable().meta({ description: "The start of the receiver's last answer (at most 2048 bytes); null without an answer" }),
     }),
   ),
