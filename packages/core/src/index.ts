@@ -10,3 +10,4 @@ export * from './redis';
 export * from './crypto';
 export * from './queues';
 export * from './modes';
+export * from './page-cursor';

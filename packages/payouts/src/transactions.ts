@@ -1,5 +1,5 @@
 import { stringify } from 'csv-stringify/sync';
-import { AppError } from '@cowrie/core';
+import { decodePageCursor, pageOf, rowsAfter, type PagePosition } from '@cowrie/core';
 import type { DbOrTx, LedgerTransaction, Prisma } from '@cowrie/db';
 import { renderTransaction } from './render';
 
@@ -53,38 +53,15 @@ function filtered(workspaceId: number, filters: TransactionFilters): Prisma.Ledg
   return where;
 }
 
-/** Rows after a cursor, newest first: (createdAt, id) below the cursor's. */
-const afterCursor = (after: { createdAt: Date; id: number }): Prisma.LedgerTransactionWhereInput => ({
-  OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }],
-});
-
 const NEWEST_FIRST: Prisma.LedgerTransactionOrderByWithRelationInput[] = [{ createdAt: 'desc' }, { id: 'desc' }];
-
-// The cursor is the (createdAt, id) of the last row of a page, opaque to clients.
-const encodeCursor = (createdAt: Date, id: number) => Buffer.from(JSON.stringify([createdAt.getTime(), id])).toString('base64url');
-
-function decodeCursor(cursor: string): { createdAt: Date; id: number } {
-  try {
-    const [ms, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
-    if (Number.isSafeInteger(ms) && Number.isSafeInteger(id)) return { createdAt: new Date(ms as number), id: id as number };
-  } catch {
-    // fall through
-  }
-  throw new AppError('invalid_request', 'cursor: not a cursor returned by this endpoint', { details: { field: 'cursor' } });
-}
 
 /** GET /v1/transactions: newest first, cursor paginated, filtered. */
 export async function listTransactions(db: DbOrTx, input: ListTransactionsInput) {
   const limit = Math.min(Math.max(input.limit ?? 20, 1), 100);
   const where = filtered(input.workspaceId, input);
-  if (input.cursor) Object.assign(where, afterCursor(decodeCursor(input.cursor)));
+  if (input.cursor) Object.assign(where, rowsAfter(decodePageCursor(input.cursor)));
   const rows = await db.ledgerTransaction.findMany({ where, orderBy: NEWEST_FIRST, take: limit + 1 });
-  const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
-  return {
-    items: page.map(renderTransaction),
-    nextCursor: rows.length > limit && last ? encodeCursor(last.createdAt, last.id) : null,
-  };
+  return pageOf(rows, limit, renderTransaction);
 }
 
 /** The columns of a transactions export, in order. */
@@ -153,10 +130,10 @@ export async function* transactionsCsv(db: DbOrTx, input: TransactionFilters & {
   // The header goes with the first page, so nothing is sent before the first read succeeded.
   let header = stringify([[...CSV_COLUMNS]], CSV_OPTIONS);
   const where = filtered(input.workspaceId, input);
-  let after: { createdAt: Date; id: number } | null = null;
+  let after: PagePosition | null = null;
   for (;;) {
     const rows: LedgerTransaction[] = await db.ledgerTransaction.findMany({
-      where: after ? { AND: [where, afterCursor(after)] } : where,
+      where: after ? { AND: [where, rowsAfter(after)] } : where,
       orderBy: NEWEST_FIRST,
       take: EXPORT_PAGE_SIZE,
     });

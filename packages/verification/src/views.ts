@@ -1,4 +1,6 @@
-import type { VerificationModel } from '@cowrie/db';
+import { decodePageCursor, pageOf, rowsAfter } from '@cowrie/core';
+import type { DbOrTx, VerificationModel } from '@cowrie/db';
+import type { VerificationChannel, VerificationStatus } from './channels';
 import { maskDestination } from './destination';
 
 /** Response of POST /v1/verifications (the one camelCase key is the interface's). */
@@ -63,4 +65,30 @@ export function eventData(
     verified_at: row.verifiedAt ? row.verifiedAt.toISOString() : null,
     ...(reason ? { reason } : {}),
   };
+}
+
+export interface ListVerificationsInput {
+  workspaceId: number;
+  status?: VerificationStatus;
+  channel?: VerificationChannel;
+  /** Default 20, at most 100. */
+  limit?: number;
+  /** `next_cursor` of the previous page. */
+  cursor?: string;
+}
+
+/** A workspace's verifications, newest first, a page at a time: each as GET /v1/verifications/:reference shows it (masked, never a code). */
+export async function listVerifications(db: DbOrTx, input: ListVerificationsInput) {
+  const limit = Math.min(Math.max(input.limit ?? 20, 1), 100);
+  const rows = await db.verification.findMany({
+    where: {
+      workspaceId: input.workspaceId,
+      ...(input.status ? { status: input.status } : {}),
+      ...(input.channel ? { channel: input.channel } : {}),
+      ...(input.cursor ? rowsAfter(decodePageCursor(input.cursor)) : {}),
+    },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    take: limit + 1,
+  });
+  return pageOf(rows, limit, toVerificationRecord);
 }

@@ -19,6 +19,7 @@ import { registerWebhookRoutes } from './routes/webhooks';
 import { registerPayoutRoutes } from './routes/payouts';
 import { registerApiKeyRoutes } from './routes/api-keys';
 import { registerDashboardExportRoutes } from './routes/dashboard-exports';
+import { registerDashboardVerificationRoutes } from './routes/dashboard-verifications';
 import { registerDocsRoutes, registerMetricsRoute, registerQueueBoard } from './routes/operations';
 
 export interface CreateAppOptions {
@@ -72,6 +73,7 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   registerWebhookRoutes(root, deps);
   registerApiKeyRoutes(root, deps);
   registerDashboardExportRoutes(root, deps);
+  registerDashboardVerificationRoutes(root, deps);
 
   app.use(notFoundHandler);
   app.use(errorHandler);

@@ -165,6 +165,10 @@ test('self-service API keys answer as documented', async () => {
   expect((await api('POST', '/api-keys', { token: session, body: { name: '', scopes: [] } })).status).toBe(400);
   expect((await api('GET', '/api-keys', { token: apiKey })).status).toBe(401);
   expect((await api('GET', '/transactions/export?type=credit&search=a', { token: session })).status).toBe(200);
+  const started = await api('POST', '/v1/verifications', { token: apiKey, body: { channel: 'email', destination: 'contract@example.com' } });
+  expect((await api('GET', '/verifications?limit=1&channel=email', { token: session })).body.data).toHaveLength(1);
+  expect((await api('GET', `/verifications/${started.body.data.reference}`, { token: session })).status).toBe(200);
+  expect((await api('GET', '/verifications/00000000-0000-4000-8000-000000000000', { token: session })).status).toBe(404);
 });
 
 test('webhook endpoint management and the delivery log answer as documented', async () => {

@@ -25,7 +25,7 @@ import { apiKeyOf, sendData } from '../http/respond';
 import { ZTimestamp, named, responseOf } from '../openapi/schemas';
 
 export const ZVerificationChannel = named('VerificationChannel', z.enum(VERIFICATION_CHANNELS));
-const ZVerificationStatus = named('VerificationStatus', z.enum(['pending', 'verified', 'failed', 'expired']));
+export const ZVerificationStatus = named('VerificationStatus', z.enum(['pending', 'verified', 'failed', 'expired']));
 const ZReference = z.string().meta({ description: 'The verification reference (a UUID)' });
 
 const ZStartedVerification = named(
@@ -52,7 +52,7 @@ const ZCheckOutcome = named(
   ),
 );
 
-const ZVerificationRecord = named(
+export const ZVerificationRecord = named(
   'Verification',
   responseOf<VerificationRecord>()(
     z.object({

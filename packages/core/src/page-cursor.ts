@@ -1,0 +1,37 @@
+import { AppError } from './errors';
+
+/** Where a page of a newest-first list ended: the (createdAt, id) of its last row. */
+export interface PagePosition {
+  createdAt: Date;
+  id: number;
+}
+
+/** The `next_cursor` of a page whose last row is `position`: opaque to clients. */
+export const encodePageCursor = (position: PagePosition): string =>
+  Buffer.from(JSON.stringify([position.createdAt.getTime(), position.id])).toString('base64url');
+
+/** The position a `cursor` from encodePageCursor names; 400 for anything else. */
+export function decodePageCursor(cursor: string): PagePosition {
+  try {
+    const [ms, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
+    if (Number.isSafeInteger(ms) && Number.isSafeInteger(id)) return { createdAt: new Date(ms as number), id: id as number };
+  } catch {
+    // fall through
+  }
+  throw new AppError('invalid_request', 'cursor: not a cursor returned by this endpoint', { details: { field: 'cursor' } });
+}
+
+/**
+ * The rows after a position of a list ordered by (createdAt desc, id desc): a
+ * Prisma `where` for any model with those two columns.
+ */
+export const rowsAfter = (after: PagePosition) => ({
+  OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }],
+});
+
+/** A page of `limit` rows out of `limit + 1` read, with the cursor of the next page (null on the last). */
+export function pageOf<Row extends PagePosition, Item>(rows: Row[], limit: number, render: (row: Row) => Item): { items: Item[]; nextCursor: string | null } {
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return { items: page.map(render), nextCursor: rows.length > limit && last ? encodePageCursor(last) : null };
+}
