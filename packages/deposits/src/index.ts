@@ -9,3 +9,4 @@ export * from './collections';
 export * from './create-deposit';
 export * from './receive-inbound-transfer';
 export * from './inbound-payments';
+export * from './deposit-lists';

@@ -20,6 +20,7 @@ import { registerPayoutRoutes } from './routes/payouts';
 import { registerApiKeyRoutes } from './routes/api-keys';
 import { registerDashboardExportRoutes } from './routes/dashboard-exports';
 import { registerDashboardVerificationRoutes } from './routes/dashboard-verifications';
+import { registerDashboardDepositRoutes } from './routes/dashboard-deposits';
 import { registerDocsRoutes, registerMetricsRoute, registerQueueBoard } from './routes/operations';
 
 export interface CreateAppOptions {
@@ -74,6 +75,7 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   registerApiKeyRoutes(root, deps);
   registerDashboardExportRoutes(root, deps);
   registerDashboardVerificationRoutes(root, deps);
+  registerDashboardDepositRoutes(root, deps);
 
   app.use(notFoundHandler);
   app.use(errorHandler);

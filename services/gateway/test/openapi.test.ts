@@ -169,6 +169,10 @@ test('self-service API keys answer as documented', async () => {
   expect((await api('GET', '/verifications?limit=1&channel=email', { token: session })).body.data).toHaveLength(1);
   expect((await api('GET', `/verifications/${started.body.data.reference}`, { token: session })).status).toBe(200);
   expect((await api('GET', '/verifications/00000000-0000-4000-8000-000000000000', { token: session })).status).toBe(404);
+  await api('POST', '/v1/collections', { token: apiKey, body: { customer_name: 'Ada Obi', customer_email: 'ada@example.com', amount: 500 } });
+  expect((await api('GET', '/collections?status=pending&limit=5', { token: session })).body.data.length).toBeGreaterThan(0);
+  await api('GET', '/reserved-accounts', { token: session });
+  await api('GET', '/deposit-payments?limit=5', { token: session });
 });
 
 test('webhook endpoint management and the delivery log answer as documented', async () => {

@@ -24,7 +24,7 @@ import type { RouteMount } from '../http/route-registry';
 import { apiKeyOf, sendData } from '../http/respond';
 import { ZAmount, ZIdParams, ZTimestamp, named, responseOf } from '../openapi/schemas';
 
-const ZListQuery = z.object({
+export const ZListQuery = z.object({
   limit: z.coerce.number().int().positive().optional().meta({ description: 'Default 50, clamped to 200' }),
   currency: currencyCodeField.optional(),
   customer_email: z.string().max(254).optional().meta({ description: "Only this customer's accounts (case-insensitive)" }),
@@ -53,7 +53,7 @@ const ZDepositResult = named(
   ),
 );
 
-const ZCollection = named(
+export const ZCollection = named(
   'Collection',
   responseOf<ReturnType<typeof renderCollection>>()(
     z.object({
@@ -75,7 +75,7 @@ const ZCollection = named(
   ),
 );
 
-const ZReservedAccount = named(
+export const ZReservedAccount = named(
   'ReservedAccount',
   responseOf<ReturnType<typeof renderReservedAccount>>()(
     z.object({
@@ -98,6 +98,16 @@ const collectionErrors = {
 };
 
 /** POST /v1/deposits, the collections surface and the reserved-accounts surface. */
+/** GET /reserved-accounts (/v1 and the dashboard's): newest first, the limit clamped rather than refused, like the delivery log's. */
+export async function reservedAccountsOf(deps: Pick<GatewayDeps, 'db'>, workspaceId: number, query: z.output<typeof ZListQuery>) {
+  const rows = await listReservedAccounts({ db: deps.db }, workspaceId, {
+    limit: Math.min(query.limit ?? 50, 200),
+    currency: query.currency?.toUpperCase(),
+    customerEmail: query.customer_email,
+  });
+  return rows.map(renderReservedAccount);
+}
+
 export function registerDepositRoutes(v1: RouteMount, deps: GatewayDeps) {
   // A request acts on its key's mode: a test key opens accounts on the sandbox rail only.
   const railOf = (mode: Mode) => {
@@ -222,14 +232,7 @@ export function registerDepositRoutes(v1: RouteMount, deps: GatewayDeps) {
       responses: { 200: { description: 'Reserved accounts, newest first', data: z.array(ZReservedAccount) } },
     },
     async ({ query }, req, res) => {
-      // Clamped rather than refused, like the delivery log's limit.
-      const limit = Math.min(query.limit ?? 50, 200);
-      const rows = await listReservedAccounts({ db: deps.db }, apiKeyOf(req).workspaceId, {
-        limit,
-        currency: query.currency?.toUpperCase(),
-        customerEmail: query.customer_email,
-      });
-      sendData(req, res, 200, rows.map(renderReservedAccount));
+      sendData(req, res, 200, await reservedAccountsOf(deps, apiKeyOf(req).workspaceId, query));
     },
   );
 
