@@ -6,6 +6,11 @@ export function sendData(req: Request, res: Response, status: number, data: unkn
   res.status(status).json(successEnvelope(data, req.id));
 }
 
+/** Sends a page: `{data: items, meta: {request_id, next_cursor}}` (null on the last page). */
+export function sendPage(req: Request, res: Response, page: { items: unknown[]; nextCursor: string | null }): void {
+  res.status(200).json({ data: page.items, meta: { request_id: req.id, next_cursor: page.nextCursor } });
+}
+
 /** The key of the signed-in API caller; routes behind requireApiKey always have one. */
 export function apiKeyOf(req: Request) {
   if (!req.apiKey) throw new AppError('unauthorized', 'Missing API key');

@@ -143,6 +143,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   'Balances and ledger': 'Wallet balances, ledger transactions and the accounts paid.',
   Dashboard: 'Dashboard users sign in for a session token; the webhook routes take it.',
   'Webhooks (dashboard)': 'Webhook endpoints and the delivery log, with a dashboard session.',
+  'Balances and ledger (dashboard)': "The signed-in workspace's balances and ledger, with a dashboard session: the reads of /v1/balances and /v1/transactions.",
   'API keys (dashboard)': "The workspace's own API keys, with a dashboard session: create (shown once), list, revoke, roll with a grace period.",
   'Webhook events': `What Cowrie posts to a subscribed endpoint: a JSON body signed with the endpoint secret in ${SIGNATURE_HEADER}. Any 2xx answer acknowledges it; anything else, or no answer within WEBHOOK_TIMEOUT_MS, fails the attempt. A delivery is attempted ${WEBHOOK_RETRY_DELAYS_MS.length} times at most, waiting ${WEBHOOK_RETRY_DELAYS_MS.join(', ')} ms before each.`,
 };

@@ -37,7 +37,7 @@ import { createModeRails, mapModeRails, type Bank, type ResolvedAccount } from '
 import { instrumentCalls, railObserver } from '@cowrie/metrics';
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
-import { apiKeyOf, sendData } from '../http/respond';
+import { apiKeyOf, sendData, sendPage } from '../http/respond';
 import { ZAmount as ZRenderedAmount, ZPageMeta, ZTimestamp, named, responseOf } from '../openapi/schemas';
 
 const optionalCurrency = currencyCodeField.nullish().transform((v) => v ?? undefined);
@@ -74,7 +74,7 @@ const ZBeneficiaryBody = named(
   z.object({ name: optionalTextField(200), account_number: accountNumberField, bank_code: bankCodeField, currency: currencyCodeField }),
 );
 const ZTransactionStatus = named('TransactionStatus', z.enum(TRANSACTION_STATUSES));
-const ZTransactionsQuery = z.object({
+export const ZTransactionsQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).optional().meta({ description: 'Transactions per page, default 20' }),
   cursor: z.string().max(200).optional().meta({ description: '`meta.next_cursor` of the previous page' }),
   status: ZTransactionStatus.optional().meta({ description: 'Only transactions with this status' }),
@@ -133,7 +133,7 @@ const ZBeneficiary = named(
     }),
   ),
 );
-const ZBalance = named(
+export const ZBalance = named(
   'Balance',
   responseOf<ReturnType<typeof renderBalance>>()(
     z.object({
@@ -393,9 +393,7 @@ export function registerPayoutRoutes(v1: RouteMount, deps: GatewayDeps) {
       },
     },
     async ({ query }, req, res) => {
-      const page = await listTransactions(deps.db, { workspaceId: apiKeyOf(req).workspaceId, ...query });
-      // The envelope's meta carries the page cursor (additive to request_id).
-      res.status(200).json({ data: page.items, meta: { request_id: req.id, next_cursor: page.nextCursor } });
+      sendPage(req, res, await listTransactions(deps.db, { workspaceId: apiKeyOf(req).workspaceId, ...query }));
     },
   );
 

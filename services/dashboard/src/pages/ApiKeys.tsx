@@ -1,0 +1,194 @@
+import { useState, type FormEvent } from 'react';
+import { newIdempotencyKey, type Schemas } from '../api';
+import { useApiMutation, useApiQuery } from '../queries';
+import { useSession } from '../session';
+import { Button, ConfirmButton, Empty, ErrorNote, Loading, PageHeader, SecretOnce, Time } from '../ui';
+
+type ApiKey = Schemas['ApiKey'];
+type Scope = ApiKey['scopes'][number];
+
+const SCOPES: { scope: Scope; label: string }[] = [
+  { scope: 'read', label: 'read: balances, transactions, verifications, deposits' },
+  { scope: 'payouts:write', label: 'payouts:write: send transfers and withdrawals' },
+  { scope: 'verification:write', label: 'verification:write: start and check verifications' },
+  { scope: 'collections:write', label: 'collections:write: create collections and reserved accounts' },
+];
+
+/** How long a rolled key keeps working, in seconds. */
+const GRACE_CHOICES = [
+  { seconds: 0, label: 'Stop the old key now' },
+  { seconds: 3600, label: 'Old key works 1 more hour' },
+  { seconds: 86400, label: 'Old key works 24 more hours' },
+];
+
+function CreateKey({ onCreated }: { onCreated: (key: Schemas['CreatedApiKey']) => void }) {
+  const [name, setName] = useState('');
+  const [scopes, setScopes] = useState<Scope[]>(['read']);
+  // One key per attempt: a retry of the same submission is not a second key.
+  const [idempotencyKey, setIdempotencyKey] = useState(newIdempotencyKey);
+  const create = useApiMutation<Schemas['CreatedApiKey']>(() => ({ method: 'POST', path: '/api-keys', body: { name, scopes }, idempotencyKey }), ['/api-keys']);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate(undefined, {
+      onSuccess: (key) => {
+        setName('');
+        setIdempotencyKey(newIdempotencyKey());
+        onCreated(key);
+      },
+    });
+  };
+  return (
+    <form className="card form" onSubmit={submit} aria-labelledby="create-key-title">
+      <h2 id="create-key-title">Create a key</h2>
+      <label htmlFor="key-name">Name</label>
+      <input id="key-name" required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} placeholder="e.g. Checkout server" />
+      <fieldset>
+        <legend>Scopes</legend>
+        {SCOPES.map(({ scope, label }) => (
+          <label key={scope} className="check">
+            <input
+              type="checkbox"
+              checked={scopes.includes(scope)}
+              onChange={(e) => setScopes((s) => (e.target.checked ? [...s, scope] : s.filter((x) => x !== scope)))}
+            />
+            {label}
+          </label>
+        ))}
+      </fieldset>
+      <ErrorNote error={create.error} prefix="The key was not created" />
+      <Button type="submit" variant="primary" busy={create.isPending} busyLabel="Creating…">
+        Create key
+      </Button>
+    </form>
+  );
+}
+
+function KeyRow({ apiKey, onRolled }: { apiKey: ApiKey; onRolled: (key: Schemas['RolledApiKey']) => void }) {
+  const [grace, setGrace] = useState(3600);
+  const revoke = useApiMutation<ApiKey>(() => ({ method: 'DELETE', path: `/api-keys/${apiKey.id}` }), ['/api-keys']);
+  const roll = useApiMutation<Schemas['RolledApiKey'], string>(
+    (idempotencyKey) => ({ method: 'POST', path: `/api-keys/${apiKey.id}/roll`, body: { grace_seconds: grace }, idempotencyKey }),
+    ['/api-keys'],
+  );
+  const label = apiKey.name ?? apiKey.prefix;
+  return (
+    <tr>
+      <th scope="row">
+        {apiKey.name ?? <span className="muted">(no name)</span>}
+        <div className="mono small muted">{apiKey.prefix}…</div>
+      </th>
+      <td>{apiKey.scopes.join(', ')}</td>
+      <td>
+        <span className={`badge badge-${apiKey.status}`}>{apiKey.status}</span>
+        {apiKey.expires_at && (
+          <div className="small muted">
+            {apiKey.status === 'revoked' ? 'since' : 'until'} <Time value={apiKey.expires_at} />
+          </div>
+        )}
+      </td>
+      <td>
+        <Time value={apiKey.created_at} />
+      </td>
+      <td>
+        <Time value={apiKey.last_used_at} />
+      </td>
+      <td className="actions">
+        {apiKey.status === 'active' && (
+          <>
+            <span className="inline-field">
+              <label htmlFor={`grace-${apiKey.id}`} className="visually-hidden">
+                Grace period for rolling {label}
+              </label>
+              <select id={`grace-${apiKey.id}`} value={grace} onChange={(e) => setGrace(Number(e.target.value))}>
+                {GRACE_CHOICES.map((c) => (
+                  <option key={c.seconds} value={c.seconds}>
+                    {c.label}
+                  </option>
+                ))}
+              </select>
+              <Button
+                aria-label={`Roll ${label}`}
+                busy={roll.isPending}
+                busyLabel="Rolling…"
+                onClick={() => roll.mutate(newIdempotencyKey(), { onSuccess: onRolled })}
+              >
+                Roll
+              </Button>
+            </span>
+            <ConfirmButton
+              label={`Revoke`}
+              confirmLabel={`Revoke ${label} now`}
+              busy={revoke.isPending}
+              busyLabel="Revoking…"
+              onConfirm={() => revoke.mutate()}
+            />
+          </>
+        )}
+        <ErrorNote error={revoke.error ?? roll.error} />
+      </td>
+    </tr>
+  );
+}
+
+export function ApiKeys() {
+  const { mode } = useSession();
+  const keys = useApiQuery<ApiKey[]>('/api-keys');
+  const [shown, setShown] = useState<{ title: string; key: string; note?: string } | null>(null);
+  return (
+    <>
+      <PageHeader title="API keys">
+        <p className="lead">
+          Keys call the /v1 API from your servers. New keys here are {mode} keys (ck_{mode}_…).
+        </p>
+      </PageHeader>
+      {shown && (
+        <SecretOnce label={shown.title} value={shown.key} onDone={() => setShown(null)}>
+          {shown.note && <p className="hint">{shown.note}</p>}
+        </SecretOnce>
+      )}
+      <CreateKey onCreated={(key) => setShown({ title: `New API key “${key.name ?? key.prefix}”`, key: key.key })} />
+      <section aria-labelledby="keys-title">
+        <h2 id="keys-title">Keys</h2>
+        {keys.isPending ? (
+          <Loading label="Loading keys…" />
+        ) : keys.isError ? (
+          <ErrorNote error={keys.error} prefix="Keys could not be loaded" />
+        ) : keys.data.length === 0 ? (
+          <Empty>No {mode} keys yet. Create one above.</Empty>
+        ) : (
+          <div className="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Key</th>
+                  <th scope="col">Scopes</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">Actions</th>
+                </tr>
+              </thead>
+              <tbody>
+                {keys.data.map((k) => (
+                  <KeyRow
+                    key={k.id}
+                    apiKey={k}
+                    onRolled={(rolled) =>
+                      setShown({
+                        title: `New API key for “${rolled.name ?? rolled.prefix}”`,
+                        key: rolled.key,
+                        note: rolled.previous.expires_at
+                          ? `The old key (${rolled.previous.prefix}…) keeps working until ${new Date(rolled.previous.expires_at).toLocaleString()}.`
+                          : `The old key (${rolled.previous.prefix}…) no longer works.`,
+                      })
+                    }
+                  />
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,105 @@
+import type { Schemas } from '../api';
+import { useApiQuery } from '../queries';
+import { Empty, ErrorNote, Loading, PageHeader, Time } from '../ui';
+
+/** Amounts are the API's decimal strings, shown as they are (never through a float). */
+function Amount({ value, currency }: { value: string; currency?: string }) {
+  return (
+    <span className="amount">
+      {value}
+      {currency ? ` ${currency}` : ''}
+    </span>
+  );
+}
+
+function Balances() {
+  const balances = useApiQuery<Schemas['Balance'][]>('/balances');
+  if (balances.isPending) return <Loading label="Loading balances…" />;
+  if (balances.isError) return <ErrorNote error={balances.error} prefix="Balances could not be loaded" />;
+  if (balances.data.length === 0) return <Empty>This workspace has no wallets yet.</Empty>;
+  return (
+    <ul className="balances" aria-label="Balances per currency">
+      {balances.data.map((b) => (
+        <li key={b.currency} className="card balance">
+          <h3>
+            {b.currency} {b.status !== 'live' && <span className="badge">{b.status.replace('_', ' ')}</span>}
+          </h3>
+          <dl>
+            <dt>Available</dt>
+            <dd>
+              <Amount value={b.available} />
+            </dd>
+            <dt>Pending</dt>
+            <dd>
+              <Amount value={b.pending} />
+            </dd>
+            <dt>Ledger</dt>
+            <dd>
+              <Amount value={b.ledger} />
+            </dd>
+          </dl>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function RecentActivity() {
+  const transactions = useApiQuery<Schemas['Transaction'][]>('/transactions?limit=10');
+  if (transactions.isPending) return <Loading label="Loading recent activity…" />;
+  if (transactions.isError) return <ErrorNote error={transactions.error} prefix="Recent activity could not be loaded" />;
+  if (transactions.data.length === 0) return <Empty>No transactions yet. Payouts and deposits show up here.</Empty>;
+  return (
+    <div className="table-wrap">
+      <table>
+        <caption className="visually-hidden">The ten most recent transactions</caption>
+        <thead>
+          <tr>
+            <th scope="col">When</th>
+            <th scope="col">What</th>
+            <th scope="col">Status</th>
+            <th scope="col" className="num">
+              Amount
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {transactions.data.map((t) => (
+            <tr key={t.id}>
+              <td>
+                <Time value={t.createdAt} />
+              </td>
+              <td>
+                {t.title || t.category}
+                <div className="muted mono small">{t.reference}</div>
+              </td>
+              <td>
+                <span className={`badge badge-${t.status}`}>{t.status}</span>
+              </td>
+              <td className="num">
+                <span className="muted small">{t.direction} </span>
+                <Amount value={t.amount} currency={t.currency} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export function Home() {
+  return (
+    <>
+      <PageHeader title="Home" />
+      <section aria-labelledby="balances-title">
+        <h2 id="balances-title">Balances</h2>
+        <Balances />
+      </section>
+      <section aria-labelledby="activity-title">
+        <h2 id="activity-title">Recent activity</h2>
+        <RecentActivity />
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,76 @@
+import { useState, type FormEvent } from 'react';
+import type { Schemas } from '../api';
+import { useApiMutation, useApiQuery } from '../queries';
+import { Button, Empty, ErrorNote, Loading, PageHeader, SecretOnce } from '../ui';
+import { DeliveryLog } from './webhooks/DeliveryLog';
+import { EndpointCard, type ShownSecret } from './webhooks/EndpointCard';
+import { EventPicker } from './webhooks/EventPicker';
+
+function CreateEndpoint({ onCreated }: { onCreated: (endpoint: Schemas['CreatedWebhookEndpoint']) => void }) {
+  const [url, setUrl] = useState('');
+  const [events, setEvents] = useState(['*']);
+  const create = useApiMutation<Schemas['CreatedWebhookEndpoint']>(
+    () => ({ method: 'POST', path: '/webhook-endpoints', body: { url, events } }),
+    ['/webhook-endpoints'],
+  );
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate(undefined, {
+      onSuccess: (endpoint) => {
+        setUrl('');
+        onCreated(endpoint);
+      },
+    });
+  };
+  return (
+    <form className="card form" onSubmit={submit} aria-labelledby="create-endpoint-title">
+      <h2 id="create-endpoint-title">Add an endpoint</h2>
+      <label htmlFor="endpoint-url">URL</label>
+      <input id="endpoint-url" type="url" required value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://example.com/cowrie/webhooks" />
+      <EventPicker value={events} onChange={setEvents} />
+      <ErrorNote error={create.error} prefix="The endpoint was not added" />
+      <Button type="submit" variant="primary" busy={create.isPending} busyLabel="Adding…">
+        Add endpoint
+      </Button>
+    </form>
+  );
+}
+
+export function Webhooks() {
+  const endpoints = useApiQuery<Schemas['WebhookEndpoint'][]>('/webhook-endpoints');
+  const [shown, setShown] = useState<ShownSecret | null>(null);
+  return (
+    <>
+      <PageHeader title="Webhooks">
+        <p className="lead">Cowrie posts signed events to these URLs. Verify each request with the endpoint&apos;s signing secret.</p>
+      </PageHeader>
+      {shown && (
+        <SecretOnce label={shown.title} value={shown.secret} onDone={() => setShown(null)}>
+          <p className="hint">{shown.note}</p>
+        </SecretOnce>
+      )}
+      <CreateEndpoint
+        onCreated={(endpoint) =>
+          setShown({ title: `Signing secret for ${endpoint.url}`, secret: endpoint.secret, note: 'Every delivery to this endpoint is signed with it.' })
+        }
+      />
+      <section aria-labelledby="endpoints-title">
+        <h2 id="endpoints-title">Endpoints</h2>
+        {endpoints.isPending ? (
+          <Loading label="Loading endpoints…" />
+        ) : endpoints.isError ? (
+          <ErrorNote error={endpoints.error} prefix="Endpoints could not be loaded" />
+        ) : endpoints.data.length === 0 ? (
+          <Empty>No endpoints yet. Add one above to receive events.</Empty>
+        ) : (
+          <ul className="endpoints">
+            {endpoints.data.map((e) => (
+              <EndpointCard key={e.id} endpoint={e} onSecret={setShown} />
+            ))}
+          </ul>
+        )}
+      </section>
+      <DeliveryLog endpoints={endpoints.data ?? []} />
+    </>
+  );
+}

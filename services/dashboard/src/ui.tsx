@@ -1,0 +1,167 @@
+import { useEffect, useId, useRef, useState, type ButtonHTMLAttributes, type ReactNode, type Ref } from 'react';
+
+interface ButtonProps extends ButtonHTMLAttributes<HTMLButtonElement> {
+  ref?: Ref<HTMLButtonElement>;
+  /** A network action is running: the button is disabled and says so. */
+  busy?: boolean;
+  busyLabel?: string;
+  variant?: 'primary' | 'secondary' | 'danger';
+}
+
+export function Button({ busy = false, busyLabel, variant = 'secondary', children, disabled, className, type = 'button', ...rest }: ButtonProps) {
+  return (
+    <button {...rest} type={type} className={`button button-${variant} ${className ?? ''}`} disabled={disabled || busy} aria-busy={busy || undefined}>
+      {busy ? (
+        <>
+          <span className="spinner" aria-hidden="true" />
+          {busyLabel ?? 'Working…'}
+        </>
+      ) : (
+        children
+      )}
+    </button>
+  );
+}
+
+/** An error of the API, with its message. */
+export function ErrorNote({ error, prefix }: { error: unknown; prefix?: string }) {
+  if (!error) return null;
+  const message = error instanceof Error ? error.message : String(error);
+  return (
+    <p className="note note-error" role="alert">
+      {prefix ? `${prefix}: ` : ''}
+      {message}
+    </p>
+  );
+}
+
+export function Loading({ label }: { label: string }) {
+  return (
+    <p className="note note-loading" role="status">
+      <span className="spinner" aria-hidden="true" />
+      {label}
+    </p>
+  );
+}
+
+export function Empty({ children }: { children: ReactNode }) {
+  return <p className="note note-empty">{children}</p>;
+}
+
+/** Copies `value` to the clipboard, or selects it for a manual copy where the browser refuses. */
+export function CopyButton({ value, label = 'Copy', fallbackSelect }: { value: string; label?: string; fallbackSelect?: () => void }) {
+  const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
+  useEffect(() => {
+    if (state === 'idle') return;
+    const timer = setTimeout(() => setState('idle'), 2500);
+    return () => clearTimeout(timer);
+  }, [state]);
+  return (
+    <>
+      <Button
+        onClick={async () => {
+          try {
+            await navigator.clipboard.writeText(value);
+            setState('copied');
+          } catch {
+            fallbackSelect?.();
+            setState('failed');
+          }
+        }}
+      >
+        {state === 'copied' ? 'Copied' : label}
+      </Button>
+      <span className="visually-hidden" role="status">
+        {state === 'copied' ? 'Copied to the clipboard' : state === 'failed' ? 'Copy it by hand: the text is selected' : ''}
+      </span>
+    </>
+  );
+}
+
+/** A secret the API returns once: shown with a copy button until the user says it is stored. */
+export function SecretOnce({ label, value, children, onDone }: { label: string; value: string; children?: ReactNode; onDone: () => void }) {
+  const id = useId();
+  const input = useRef<HTMLInputElement>(null);
+  useEffect(() => input.current?.focus(), []);
+  return (
+    <div className="secret" role="region" aria-label={label}>
+      <label htmlFor={id}>{label}</label>
+      <p className="hint">Store it now: it is shown this once and cannot be read again.</p>
+      <div className="secret-row">
+        <input id={id} ref={input} className="mono" readOnly value={value} onFocus={(e) => e.currentTarget.select()} data-secret />
+        <CopyButton value={value} fallbackSelect={() => input.current?.select()} />
+      </div>
+      {children}
+      <Button onClick={onDone}>I have stored it</Button>
+    </div>
+  );
+}
+
+/** A destructive action asks once more, inline (no browser dialog). */
+export function ConfirmButton({
+  label,
+  confirmLabel,
+  busy,
+  busyLabel,
+  onConfirm,
+}: {
+  label: string;
+  confirmLabel: string;
+  busy?: boolean;
+  busyLabel?: string;
+  onConfirm: () => void;
+}) {
+  const [asking, setAsking] = useState(false);
+  const confirm = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (asking) confirm.current?.focus();
+  }, [asking]);
+  if (!asking && !busy)
+    return (
+      <Button variant="danger" onClick={() => setAsking(true)}>
+        {label}
+      </Button>
+    );
+  return (
+    <span className="confirm">
+      <Button
+        ref={confirm}
+        variant="danger"
+        busy={busy}
+        busyLabel={busyLabel}
+        onClick={() => {
+          setAsking(false);
+          onConfirm();
+        }}
+      >
+        {confirmLabel}
+      </Button>
+      {!busy && <Button onClick={() => setAsking(false)}>Cancel</Button>}
+    </span>
+  );
+}
+
+/** A timestamp of the API, in the reader's locale, with the exact value on hover. */
+export function Time({ value }: { value: string | null | undefined }) {
+  if (!value) return <span className="muted">—</span>;
+  const date = new Date(value);
+  return (
+    <time dateTime={value} title={value}>
+      {Number.isNaN(date.getTime()) ? value : date.toLocaleString()}
+    </time>
+  );
+}
+
+export function PageHeader({ title, children }: { title: string; children?: ReactNode }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  // A new page: its heading takes the focus, so keyboard and screen reader users start there.
+  useEffect(() => heading.current?.focus(), []);
+  return (
+    <div className="page-header">
+      <h1 ref={heading} tabIndex={-1}>
+        {title}
+      </h1>
+      {children}
+    </div>
+  );
+}
