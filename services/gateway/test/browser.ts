@@ -23,13 +23,30 @@ export const VIEWPORTS = { laptop: { width: 1280, height: 800 }, phone: { width:
 /** Where the browser tests keep their screenshots (git-ignored): test-artifacts/dashboard/. */
 const ARTIFACTS = path.resolve(__dirname, '../../../test-artifacts/dashboard');
 
-/** A full-page screenshot of the page at laptop and at phone width: <name>-laptop.png, <name>-phone.png. */
+/** Elements wider than the viewport that make the whole page scroll sideways (a scrolling table inside its frame is fine). */
+function overflowingElements(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const doc = (globalThis as any).document;
+    const width = doc.documentElement.clientWidth;
+    if (doc.documentElement.scrollWidth <= width) return [];
+    return [...doc.querySelectorAll('body *')]
+      .filter((el: any) => el.getBoundingClientRect().right > width + 1 && !el.closest('.table-wrap'))
+      .map((el: any) => `${el.tagName.toLowerCase()}.${el.className} (${Math.round(el.getBoundingClientRect().right)}px > ${width}px)`);
+  });
+}
+
+/**
+ * A full-page screenshot of the page at laptop and at phone width (<name>-laptop.png,
+ * <name>-phone.png); at either width nothing may push the page wider than the screen.
+ */
 export async function screenshotBothWidths(page: Page, name: string): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
   const before = page.viewportSize() ?? VIEWPORTS.laptop;
   for (const [width, size] of Object.entries(VIEWPORTS)) {
     await page.setViewportSize(size);
     await page.screenshot({ path: path.join(ARTIFACTS, `${name}-${width}.png`), fullPage: true });
+    const overflowing = await overflowingElements(page);
+    if (overflowing.length > 0) throw new Error(`${name} at ${width} width scrolls sideways: ${overflowing.slice(0, 5).join(', ')}`);
   }
   await page.setViewportSize(before);
 }

@@ -16,9 +16,9 @@ const SCOPES: { scope: Scope; label: string }[] = [
 
 /** How long a rolled key keeps working, in seconds. */
 const GRACE_CHOICES = [
-  { seconds: 0, label: 'Stop the old key now' },
-  { seconds: 3600, label: 'Old key works 1 more hour' },
-  { seconds: 86400, label: 'Old key works 24 more hours' },
+  { seconds: 0, label: 'old key stops now' },
+  { seconds: 3600, label: 'old key works 1 h more' },
+  { seconds: 86400, label: 'old key works 24 h more' },
 ];
 
 function CreateKey({ onCreated }: { onCreated: (key: Schemas['CreatedApiKey']) => void }) {
@@ -73,57 +73,63 @@ function KeyRow({ apiKey, onRolled }: { apiKey: ApiKey; onRolled: (key: Schemas[
   const label = apiKey.name ?? apiKey.prefix;
   return (
     <tr>
-      <th scope="row">
-        {apiKey.name ?? <span className="muted">(no name)</span>}
-        <div className="mono small muted">{apiKey.prefix}…</div>
+      <th scope="row" data-label="Key">
+        <div>
+          {apiKey.name ?? <span className="muted">(no name)</span>}
+          <div className="mono small muted url">{apiKey.prefix}…</div>
+        </div>
       </th>
-      <td>{apiKey.scopes.join(', ')}</td>
-      <td>
-        <span className={`badge badge-${apiKey.status}`}>{apiKey.status}</span>
-        {apiKey.expires_at && (
-          <div className="small muted">
-            {apiKey.status === 'revoked' ? 'since' : 'until'} <Time value={apiKey.expires_at} />
-          </div>
-        )}
+      <td data-label="Scopes">{apiKey.scopes.join(', ')}</td>
+      <td data-label="Status">
+        <div>
+          <span className={`badge badge-${apiKey.status}`}>{apiKey.status}</span>
+          {apiKey.expires_at && (
+            <div className="small muted">
+              {apiKey.status === 'revoked' ? 'since' : 'until'} <Time value={apiKey.expires_at} />
+            </div>
+          )}
+        </div>
       </td>
-      <td>
+      <td data-label="Created">
         <Time value={apiKey.created_at} />
       </td>
-      <td>
+      <td data-label="Last used">
         <Time value={apiKey.last_used_at} />
       </td>
-      <td className="actions">
-        {apiKey.status === 'active' && (
-          <>
-            <span className="inline-field">
-              <label htmlFor={`grace-${apiKey.id}`} className="visually-hidden">
-                Grace period for rolling {label}
-              </label>
-              <select id={`grace-${apiKey.id}`} value={grace} onChange={(e) => setGrace(Number(e.target.value))}>
-                {GRACE_CHOICES.map((c) => (
-                  <option key={c.seconds} value={c.seconds}>
-                    {c.label}
-                  </option>
-                ))}
-              </select>
-              <Button
-                aria-label={`Roll ${label}`}
-                busy={roll.isPending}
-                busyLabel="Rolling…"
-                onClick={() => roll.mutate(newIdempotencyKey(), { onSuccess: onRolled })}
-              >
-                Roll
-              </Button>
-            </span>
-            <ConfirmButton
-              label={`Revoke`}
-              confirmLabel={`Revoke ${label} now`}
-              busy={revoke.isPending}
-              busyLabel="Revoking…"
-              onConfirm={() => revoke.mutate()}
-            />
-          </>
-        )}
+      <td data-label="Actions">
+        <div className="actions">
+          {apiKey.status === 'active' && (
+            <>
+              <span className="inline-field">
+                <label htmlFor={`grace-${apiKey.id}`} className="visually-hidden">
+                  Grace period for rolling {label}
+                </label>
+                <select id={`grace-${apiKey.id}`} value={grace} onChange={(e) => setGrace(Number(e.target.value))}>
+                  {GRACE_CHOICES.map((c) => (
+                    <option key={c.seconds} value={c.seconds}>
+                      {c.label}
+                    </option>
+                  ))}
+                </select>
+                <Button
+                  aria-label={`Roll ${label}`}
+                  busy={roll.isPending}
+                  busyLabel="Rolling…"
+                  onClick={() => roll.mutate(newIdempotencyKey(), { onSuccess: onRolled })}
+                >
+                  Roll
+                </Button>
+              </span>
+              <ConfirmButton
+                label={`Revoke`}
+                confirmLabel={`Revoke ${label} now`}
+                busy={revoke.isPending}
+                busyLabel="Revoking…"
+                onConfirm={() => revoke.mutate()}
+              />
+            </>
+          )}
+        </div>
         <ErrorNote error={revoke.error ?? roll.error} />
       </td>
     </tr>
@@ -157,7 +163,7 @@ export function ApiKeys() {
           <Empty>No {mode} keys yet. Create one above.</Empty>
         ) : (
           <div className="table-wrap">
-            <table>
+            <table className="stack">
               <thead>
                 <tr>
                   <th scope="col">Key</th>

@@ -51,7 +51,7 @@ function RecentActivity() {
   if (transactions.data.length === 0) return <Empty>No transactions yet. Payouts and deposits show up here.</Empty>;
   return (
     <div className="table-wrap">
-      <table>
+      <table className="stack">
         <caption className="visually-hidden">The ten most recent transactions</caption>
         <thead>
           <tr>
@@ -66,19 +66,23 @@ function RecentActivity() {
         <tbody>
           {transactions.data.map((t) => (
             <tr key={t.id}>
-              <td>
+              <td data-label="When">
                 <Time value={t.createdAt} />
               </td>
-              <td>
-                {t.title || t.category}
-                <div className="muted mono small">{t.reference}</div>
+              <td data-label="What">
+                <div>
+                  {t.title || t.category}
+                  <div className="muted mono small url">{t.reference}</div>
+                </div>
               </td>
-              <td>
+              <td data-label="Status">
                 <span className={`badge badge-${t.status}`}>{t.status}</span>
               </td>
-              <td className="num">
-                <span className="muted small">{t.direction} </span>
-                <Amount value={t.amount} currency={t.currency} />
+              <td className="num" data-label="Amount">
+                <span>
+                  <span className="muted small">{t.direction} </span>
+                  <Amount value={t.amount} currency={t.currency} />
+                </span>
               </td>
             </tr>
           ))}

@@ -50,7 +50,7 @@ export function DeliveryLog({ endpoints }: { endpoints: Schemas['WebhookEndpoint
         <Empty>No deliveries yet. Send a test ping to an endpoint to see one here.</Empty>
       ) : (
         <div className="table-wrap">
-          <table className="deliveries">
+          <table className="stack deliveries">
             <thead>
               <tr>
                 <th scope="col">When</th>
@@ -63,24 +63,30 @@ export function DeliveryLog({ endpoints }: { endpoints: Schemas['WebhookEndpoint
             <tbody>
               {deliveries.data.map((d) => (
                 <tr key={d.id}>
-                  <td>
+                  <td data-label="When">
                     <Time value={d.createdAt} />
                   </td>
-                  <td className="mono">{d.event}</td>
-                  <td className="mono small url">{urlOf.get(d.endpointId) ?? `#${d.endpointId}`}</td>
-                  <td>
-                    <span className={d.ok ? 'badge badge-active' : 'badge badge-failed'}>{d.ok ? 'delivered' : 'failed'}</span>
-                    <div className="small">
-                      {d.statusCode === null ? 'no answer' : `HTTP ${d.statusCode}`} · {d.attempts} attempt{d.attempts === 1 ? '' : 's'}
-                    </div>
-                    {d.error && <div className="small error-text">{d.error}</div>}
+                  <td className="mono" data-label="Event">
+                    {d.event}
                   </td>
-                  <td>
+                  <td className="mono small url" data-label="Endpoint">
+                    {urlOf.get(d.endpointId) ?? `#${d.endpointId}`}
+                  </td>
+                  <td data-label="Result">
+                    <div>
+                      <span className={d.ok ? 'badge badge-active' : 'badge badge-failed'}>{d.ok ? 'delivered' : 'failed'}</span>
+                      <div className="small">
+                        {d.statusCode === null ? 'no answer' : `HTTP ${d.statusCode}`} · {d.attempts} attempt{d.attempts === 1 ? '' : 's'}
+                      </div>
+                      {d.error && <div className="small error-text">{d.error}</div>}
+                    </div>
+                  </td>
+                  <td data-label="Payload">
                     <details>
                       <summary>
                         Show <span className="visually-hidden">payload of delivery {d.deliveryId}</span>
                       </summary>
-                      <p className="small mono">Delivery id {d.deliveryId}</p>
+                      <p className="small mono url">Delivery id {d.deliveryId}</p>
                       <pre className="payload">{JSON.stringify(d.payload, null, 2)}</pre>
                     </details>
                   </td>

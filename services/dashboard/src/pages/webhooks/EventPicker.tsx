@@ -33,7 +33,9 @@ export function EventPicker({ value, onChange }: { value: string[]; onChange: (e
                 checked={!all && value.includes(t.name)}
                 onChange={(e) => onChange(e.target.checked ? [...value, t.name] : value.filter((n) => n !== t.name))}
               />
-              <span className="mono">{t.name}</span> <span className="muted small">{t.summary}</span>
+              <span>
+                <span className="mono event-name">{t.name}</span> <span className="muted small">{t.summary}</span>
+              </span>
             </label>
           ))}
         </div>
