@@ -7,7 +7,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
  * or the browser CHROMIUM_PATH names. playwright-core drives it; it downloads
  * no browser of its own.
  */
-export function chromiumPath(): string {
+function chromiumPath(): string {
   const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter((p): p is string => !!p);
   const found = candidates.find((p) => existsSync(p));
   if (!found) throw new Error(`no Chromium at ${candidates.join(' or ')}: apt-get install -y chromium, or set CHROMIUM_PATH`);

@@ -115,6 +115,34 @@ test('webhooks: add an endpoint, copy its secret, send a test ping to a local re
   await row.getByText('Show').click();
   await expectText(row, `"endpoint_id": `);
   await screenshotBothWidths(page, 'webhooks');
+
+  // Roll the secret with a grace period: the new one is shown once, and a ping now carries both signatures.
+  await endpoint.getByLabel('Grace period for the old secret').selectOption({ label: 'Sign with both for 1 hour' });
+  await endpoint.getByRole('button', { name: 'Roll secret' }).click();
+  const rolled = page.getByRole('region', { name: `New signing secret for ${url}` });
+  await expectText(rolled, 'every delivery carries two signatures');
+  const newSecret = await rolled.getByRole('textbox').inputValue();
+  expect(newSecret).toMatch(/^[0-9a-f]{64}$/);
+  expect(newSecret).not.toBe(secret);
+  await rolled.getByRole('button', { name: 'I have stored it' }).click();
+  await endpoint.getByRole('button', { name: 'Send test ping' }).click();
+  await expectText(endpoint.getByRole('status'), 'Test ping delivered');
+  const second = receiver.requests.filter((r) => r.path === '/cowrie')[1]!;
+  expect(String(second.headers['x-cowrie-signature']).match(/v1=/g)).toHaveLength(2);
+  for (const key of [newSecret, secret])
+    expect(verifyWebhookSignature({ rawBody: second.rawBody, header: second.headers['x-cowrie-signature'], secret: key })).toBe(true);
+
+  // Edit: only verification events, inactive.
+  await endpoint.getByRole('button', { name: 'Edit' }).click();
+  const form = page.getByRole('form', { name: `Edit endpoint ${url}` });
+  await form.getByLabel('Only these events:').check();
+  await form.getByRole('checkbox', { name: /verification\.verified/ }).check();
+  await form.getByLabel('Active (deliveries are sent)').uncheck();
+  await form.getByRole('button', { name: 'Save' }).click();
+  await expectText(endpoint, 'inactive');
+  await expectText(endpoint, 'Events: verification.verified');
+  const saved = (await call(gw.url, 'GET', '/webhook-endpoints', { token: (await sessionToken())! })).body.data[0];
+  expect(saved).toMatchObject({ url, events: ['verification.verified'], active: false });
 });
 
 test('API keys: create a key shown once, use it against /v1, revoke it in the page and the next request is 401', async () => {

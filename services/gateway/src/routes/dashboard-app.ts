@@ -5,7 +5,7 @@ import type { Logger } from '@cowrie/core';
 import { notFoundHandler } from '../http/error-handler';
 
 /** Where the dashboard is served; its client routes live under it too. */
-export const DASHBOARD_PATH = '/dashboard';
+const DASHBOARD_PATH = '/dashboard';
 
 /**
  * Everything the dashboard loads comes from this service: no inline script or

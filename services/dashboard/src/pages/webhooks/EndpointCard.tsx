@@ -1,5 +1,5 @@
 import { useId, useState, type FormEvent } from 'react';
-import type { Schemas } from '../../api';
+import { newIdempotencyKey, type Schemas } from '../../api';
 import { useApiMutation } from '../../queries';
 import { Button, ConfirmButton, ErrorNote, Time } from '../../ui';
 import { EventPicker } from './EventPicker';
@@ -70,8 +70,9 @@ export function EndpointCard({ endpoint, onSecret }: { endpoint: Endpoint; onSec
     () => ({ method: 'POST', path: `/webhook-endpoints/${endpoint.id}/test` }),
     ['/webhook-deliveries'],
   );
-  const roll = useApiMutation<Schemas['RolledWebhookSecret']>(
-    () => ({ method: 'POST', path: `/webhook-endpoints/${endpoint.id}/roll-secret`, body: { grace_seconds: grace } }),
+  // Idempotent: a retried roll answers the first roll's secret instead of making another.
+  const roll = useApiMutation<Schemas['RolledWebhookSecret'], string>(
+    (idempotencyKey) => ({ method: 'POST', path: `/webhook-endpoints/${endpoint.id}/roll-secret`, body: { grace_seconds: grace }, idempotencyKey }),
     ['/webhook-endpoints'],
   );
   const remove = useApiMutation<Schemas['DeletedWebhookEndpoint']>(
@@ -112,7 +113,7 @@ export function EndpointCard({ endpoint, onSecret }: { endpoint: Endpoint; onSec
               busy={roll.isPending}
               busyLabel="Rolling…"
               onClick={() =>
-                roll.mutate(undefined, {
+                roll.mutate(newIdempotencyKey(), {
                   onSuccess: (rolled) =>
                     onSecret({
                       title: `New signing secret for ${rolled.url}`,
