@@ -1,6 +1,8 @@
 // Risk: the dashboard's session reads of balances and the ledger showing one
 // workspace another's money, or live data in test mode; and the dashboard's
 // page served without its Content-Security-Policy, or client routes that 404.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { call, signInNewWorkspace } from './start-test-gateway';
 import { fund, startPayoutStack } from './payout-stack';
 import { DASHBOARD_CSP } from '../src/routes/dashboard-app';
@@ -82,4 +84,9 @@ test('/dashboard serves the built app under a strict Content-Security-Policy; cl
   const missing = await call(stack.url, 'GET', '/dashboard/assets/nothing-here.js');
   expect(missing.status).toBe(404);
   expect(missing.body.error.code).toBe('not_found');
+});
+
+test("the gateway's build holds the built dashboard (dist/dashboard/), which the compiled gateway and the production image serve", () => {
+  const built = (dir: string) => readFileSync(path.join(__dirname, dir, 'index.html'), 'utf8');
+  expect(built('../dist/dashboard')).toBe(built('../../dashboard/dist'));
 });

@@ -62,7 +62,8 @@ export function registerDashboardApp(app: Express, logger: Logger) {
   }
   const index = path.join(dir, 'index.html');
   router.use('/assets', express.static(path.join(dir, 'assets'), { immutable: true, maxAge: '365d', index: false }), notFoundHandler);
-  router.use(express.static(dir, { index: false, maxAge: 0 }));
+  // No redirect of /dashboard to /dashboard/: both are the app's home.
+  router.use(express.static(dir, { index: false, maxAge: 0, redirect: false }));
   router.get('/{*clientRoute}', (_req, res) => {
     res.set('Cache-Control', 'no-cache').sendFile(index);
   });
