@@ -35,7 +35,7 @@ export function ErrorNote({ error, prefix }: { error: unknown; prefix?: string }
   );
 }
 
-export function Loading({ label }: { label: string }) {
+function Loading({ label }: { label: string }) {
   return (
     <p className="note note-loading" role="status">
       <span className="spinner" aria-hidden="true" />
@@ -44,7 +44,7 @@ export function Loading({ label }: { label: string }) {
   );
 }
 
-export function Empty({ children }: { children: ReactNode }) {
+function Empty({ children }: { children: ReactNode }) {
   return <p className="note note-empty">{children}</p>;
 }
 
@@ -163,5 +163,77 @@ export function PageHeader({ title, children }: { title: string; children?: Reac
       </h1>
       {children}
     </div>
+  );
+}
+
+/** A read's three states before its data: loading, failed (with the API's message), empty. */
+export function QueryResult<T>({
+  query,
+  loading,
+  failed,
+  empty,
+  children,
+}: {
+  query: { isPending: boolean; isError: boolean; error: unknown; data: T | undefined };
+  loading: string;
+  failed: string;
+  /** Shown instead of children for an empty list. */
+  empty?: ReactNode;
+  children: (data: T) => ReactNode;
+}) {
+  if (query.isPending) return <Loading label={loading} />;
+  if (query.isError || query.data === undefined) return <ErrorNote error={query.error} prefix={failed} />;
+  if (empty !== undefined && Array.isArray(query.data) && query.data.length === 0) return <Empty>{empty}</Empty>;
+  return <>{children(query.data)}</>;
+}
+
+/** A table in a frame that scrolls sideways on its own; at phone width each row is a card (label each cell with data-label). */
+export function Table({ columns, caption, className, children }: { columns: string[]; caption?: string; className?: string; children: ReactNode }) {
+  return (
+    <div className="table-wrap">
+      <table className={`stack ${className ?? ''}`}>
+        {caption && <caption className="visually-hidden">{caption}</caption>}
+        <thead>
+          <tr>
+            {columns.map((column) => (
+              <th key={column} scope="col" className={column === 'Amount' ? 'num' : undefined}>
+                {column}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}
+
+/** How long the old key or secret keeps working after a roll. */
+export function GraceSelect({
+  id,
+  label,
+  choices,
+  value,
+  onChange,
+}: {
+  id: string;
+  label: string;
+  choices: { seconds: number; label: string }[];
+  value: number;
+  onChange: (seconds: number) => void;
+}) {
+  return (
+    <>
+      <label htmlFor={id} className="visually-hidden">
+        {label}
+      </label>
+      <select id={id} value={value} onChange={(e) => onChange(Number(e.target.value))}>
+        {choices.map((c) => (
+          <option key={c.seconds} value={c.seconds}>
+            {c.label}
+          </option>
+        ))}
+      </select>
+    </>
   );
 }

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { newIdempotencyKey, type Schemas } from '../api';
 import { useApiMutation, useApiQuery } from '../queries';
 import { useSession } from '../session';
-import { Button, ConfirmButton, Empty, ErrorNote, Loading, PageHeader, SecretOnce, Time } from '../ui';
+import { Button, ConfirmButton, ErrorNote, GraceSelect, PageHeader, QueryResult, SecretOnce, Table, Time } from '../ui';
 
 type ApiKey = Schemas['ApiKey'];
 type Scope = ApiKey['scopes'][number];
@@ -101,16 +101,7 @@ function KeyRow({ apiKey, onRolled }: { apiKey: ApiKey; onRolled: (key: Schemas[
           {apiKey.status === 'active' && (
             <>
               <span className="inline-field">
-                <label htmlFor={`grace-${apiKey.id}`} className="visually-hidden">
-                  Grace period for rolling {label}
-                </label>
-                <select id={`grace-${apiKey.id}`} value={grace} onChange={(e) => setGrace(Number(e.target.value))}>
-                  {GRACE_CHOICES.map((c) => (
-                    <option key={c.seconds} value={c.seconds}>
-                      {c.label}
-                    </option>
-                  ))}
-                </select>
+                <GraceSelect id={`grace-${apiKey.id}`} label={`Grace period for rolling ${label}`} choices={GRACE_CHOICES} value={grace} onChange={setGrace} />
                 <Button
                   aria-label={`Roll ${label}`}
                   busy={roll.isPending}
@@ -155,45 +146,27 @@ export function ApiKeys() {
       <CreateKey onCreated={(key) => setShown({ title: `New API key “${key.name ?? key.prefix}”`, key: key.key })} />
       <section aria-labelledby="keys-title">
         <h2 id="keys-title">Keys</h2>
-        {keys.isPending ? (
-          <Loading label="Loading keys…" />
-        ) : keys.isError ? (
-          <ErrorNote error={keys.error} prefix="Keys could not be loaded" />
-        ) : keys.data.length === 0 ? (
-          <Empty>No {mode} keys yet. Create one above.</Empty>
-        ) : (
-          <div className="table-wrap">
-            <table className="stack">
-              <thead>
-                <tr>
-                  <th scope="col">Key</th>
-                  <th scope="col">Scopes</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">Actions</th>
-                </tr>
-              </thead>
-              <tbody>
-                {keys.data.map((k) => (
-                  <KeyRow
-                    key={k.id}
-                    apiKey={k}
-                    onRolled={(rolled) =>
-                      setShown({
-                        title: `New API key for “${rolled.name ?? rolled.prefix}”`,
-                        key: rolled.key,
-                        note: rolled.previous.expires_at
-                          ? `The old key (${rolled.previous.prefix}…) keeps working until ${new Date(rolled.previous.expires_at).toLocaleString()}.`
-                          : `The old key (${rolled.previous.prefix}…) no longer works.`,
-                      })
-                    }
-                  />
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <QueryResult query={keys} loading="Loading keys…" failed="Keys could not be loaded" empty={`No ${mode} keys yet. Create one above.`}>
+          {(data) => (
+            <Table columns={['Key', 'Scopes', 'Status', 'Created', 'Last used', 'Actions']}>
+              {data.map((k) => (
+                <KeyRow
+                  key={k.id}
+                  apiKey={k}
+                  onRolled={(rolled) =>
+                    setShown({
+                      title: `New API key for “${rolled.name ?? rolled.prefix}”`,
+                      key: rolled.key,
+                      note: rolled.previous.expires_at
+                        ? `The old key (${rolled.previous.prefix}…) keeps working until ${new Date(rolled.previous.expires_at).toLocaleString()}.`
+                        : `The old key (${rolled.previous.prefix}…) no longer works.`,
+                    })
+                  }
+                />
+              ))}
+            </Table>
+          )}
+        </QueryResult>
       </section>
     </>
   );

@@ -1,6 +1,6 @@
 import type { Schemas } from '../api';
 import { useApiQuery } from '../queries';
-import { Empty, ErrorNote, Loading, PageHeader, Time } from '../ui';
+import { PageHeader, QueryResult, Table, Time } from '../ui';
 
 /** Amounts are the API's decimal strings, shown as they are (never through a float). */
 function Amount({ value, currency }: { value: string; currency?: string }) {
@@ -14,57 +14,49 @@ function Amount({ value, currency }: { value: string; currency?: string }) {
 
 function Balances() {
   const balances = useApiQuery<Schemas['Balance'][]>('/balances');
-  if (balances.isPending) return <Loading label="Loading balances…" />;
-  if (balances.isError) return <ErrorNote error={balances.error} prefix="Balances could not be loaded" />;
-  if (balances.data.length === 0) return <Empty>This workspace has no wallets yet.</Empty>;
   return (
-    <ul className="balances" aria-label="Balances per currency">
-      {balances.data.map((b) => (
-        <li key={b.currency} className="card balance">
-          <h3>
-            {b.currency} {b.status !== 'live' && <span className="badge">{b.status.replace('_', ' ')}</span>}
-          </h3>
-          <dl>
-            <dt>Available</dt>
-            <dd>
-              <Amount value={b.available} />
-            </dd>
-            <dt>Pending</dt>
-            <dd>
-              <Amount value={b.pending} />
-            </dd>
-            <dt>Ledger</dt>
-            <dd>
-              <Amount value={b.ledger} />
-            </dd>
-          </dl>
-        </li>
-      ))}
-    </ul>
+    <QueryResult query={balances} loading="Loading balances…" failed="Balances could not be loaded" empty="This workspace has no wallets yet.">
+      {(data) => (
+        <ul className="balances" aria-label="Balances per currency">
+          {data.map((b) => (
+            <li key={b.currency} className="card balance">
+              <h3>
+                {b.currency} {b.status !== 'live' && <span className="badge">{b.status.replace('_', ' ')}</span>}
+              </h3>
+              <dl>
+                <dt>Available</dt>
+                <dd>
+                  <Amount value={b.available} />
+                </dd>
+                <dt>Pending</dt>
+                <dd>
+                  <Amount value={b.pending} />
+                </dd>
+                <dt>Ledger</dt>
+                <dd>
+                  <Amount value={b.ledger} />
+                </dd>
+              </dl>
+            </li>
+          ))}
+        </ul>
+      )}
+    </QueryResult>
   );
 }
 
 function RecentActivity() {
   const transactions = useApiQuery<Schemas['Transaction'][]>('/transactions?limit=10');
-  if (transactions.isPending) return <Loading label="Loading recent activity…" />;
-  if (transactions.isError) return <ErrorNote error={transactions.error} prefix="Recent activity could not be loaded" />;
-  if (transactions.data.length === 0) return <Empty>No transactions yet. Payouts and deposits show up here.</Empty>;
   return (
-    <div className="table-wrap">
-      <table className="stack">
-        <caption className="visually-hidden">The ten most recent transactions</caption>
-        <thead>
-          <tr>
-            <th scope="col">When</th>
-            <th scope="col">What</th>
-            <th scope="col">Status</th>
-            <th scope="col" className="num">
-              Amount
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {transactions.data.map((t) => (
+    <QueryResult
+      query={transactions}
+      loading="Loading recent activity…"
+      failed="Recent activity could not be loaded"
+      empty="No transactions yet. Payouts and deposits show up here."
+    >
+      {(data) => (
+        <Table columns={['When', 'What', 'Status', 'Amount']} caption="The ten most recent transactions">
+          {data.map((t) => (
             <tr key={t.id}>
               <td data-label="When">
                 <Time value={t.createdAt} />
@@ -86,9 +78,9 @@ function RecentActivity() {
               </td>
             </tr>
           ))}
-        </tbody>
-      </table>
-    </div>
+        </Table>
+      )}
+    </QueryResult>
   );
 }
 

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import type { Schemas } from '../api';
 import { useApiMutation, useApiQuery } from '../queries';
-import { Button, Empty, ErrorNote, Loading, PageHeader, SecretOnce } from '../ui';
+import { Button, ErrorNote, PageHeader, QueryResult, SecretOnce } from '../ui';
 import { DeliveryLog } from './webhooks/DeliveryLog';
 import { EndpointCard, type ShownSecret } from './webhooks/EndpointCard';
 import { EventPicker } from './webhooks/EventPicker';
@@ -56,19 +56,20 @@ export function Webhooks() {
       />
       <section aria-labelledby="endpoints-title">
         <h2 id="endpoints-title">Endpoints</h2>
-        {endpoints.isPending ? (
-          <Loading label="Loading endpoints…" />
-        ) : endpoints.isError ? (
-          <ErrorNote error={endpoints.error} prefix="Endpoints could not be loaded" />
-        ) : endpoints.data.length === 0 ? (
-          <Empty>No endpoints yet. Add one above to receive events.</Empty>
-        ) : (
-          <ul className="endpoints">
-            {endpoints.data.map((e) => (
-              <EndpointCard key={e.id} endpoint={e} onSecret={setShown} />
-            ))}
-          </ul>
-        )}
+        <QueryResult
+          query={endpoints}
+          loading="Loading endpoints…"
+          failed="Endpoints could not be loaded"
+          empty="No endpoints yet. Add one above to receive events."
+        >
+          {(data) => (
+            <ul className="endpoints">
+              {data.map((e) => (
+                <EndpointCard key={e.id} endpoint={e} onSecret={setShown} />
+              ))}
+            </ul>
+          )}
+        </QueryResult>
       </section>
       <DeliveryLog endpoints={endpoints.data ?? []} />
     </>

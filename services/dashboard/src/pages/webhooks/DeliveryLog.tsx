@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import type { Schemas } from '../../api';
 import { useApiQuery } from '../../queries';
-import { Button, Empty, ErrorNote, Loading, Time } from '../../ui';
+import { Button, QueryResult, Table, Time } from '../../ui';
 
 const LIMITS = [20, 50, 100];
 
@@ -42,60 +42,48 @@ export function DeliveryLog({ endpoints }: { endpoints: Schemas['WebhookEndpoint
           </Button>
         </div>
       </div>
-      {deliveries.isPending ? (
-        <Loading label="Loading deliveries…" />
-      ) : deliveries.isError ? (
-        <ErrorNote error={deliveries.error} prefix="The delivery log could not be loaded" />
-      ) : deliveries.data.length === 0 ? (
-        <Empty>No deliveries yet. Send a test ping to an endpoint to see one here.</Empty>
-      ) : (
-        <div className="table-wrap">
-          <table className="stack deliveries">
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Event</th>
-                <th scope="col">Endpoint</th>
-                <th scope="col">Result</th>
-                <th scope="col">Payload</th>
-              </tr>
-            </thead>
-            <tbody>
-              {deliveries.data.map((d) => (
-                <tr key={d.id}>
-                  <td data-label="When">
-                    <Time value={d.createdAt} />
-                  </td>
-                  <td className="mono" data-label="Event">
-                    {d.event}
-                  </td>
-                  <td className="mono small url" data-label="Endpoint">
-                    {urlOf.get(d.endpointId) ?? `#${d.endpointId}`}
-                  </td>
-                  <td data-label="Result">
-                    <div>
-                      <span className={d.ok ? 'badge badge-active' : 'badge badge-failed'}>{d.ok ? 'delivered' : 'failed'}</span>
-                      <div className="small">
-                        {d.statusCode === null ? 'no answer' : `HTTP ${d.statusCode}`} · {d.attempts} attempt{d.attempts === 1 ? '' : 's'}
-                      </div>
-                      {d.error && <div className="small error-text">{d.error}</div>}
+      <QueryResult
+        query={deliveries}
+        loading="Loading deliveries…"
+        failed="The delivery log could not be loaded"
+        empty="No deliveries yet. Send a test ping to an endpoint to see one here."
+      >
+        {(data) => (
+          <Table columns={['When', 'Event', 'Endpoint', 'Result', 'Payload']} className="deliveries">
+            {data.map((d) => (
+              <tr key={d.id}>
+                <td data-label="When">
+                  <Time value={d.createdAt} />
+                </td>
+                <td className="mono" data-label="Event">
+                  {d.event}
+                </td>
+                <td className="mono small url" data-label="Endpoint">
+                  {urlOf.get(d.endpointId) ?? `#${d.endpointId}`}
+                </td>
+                <td data-label="Result">
+                  <div>
+                    <span className={d.ok ? 'badge badge-active' : 'badge badge-failed'}>{d.ok ? 'delivered' : 'failed'}</span>
+                    <div className="small">
+                      {d.statusCode === null ? 'no answer' : `HTTP ${d.statusCode}`} · {d.attempts} attempt{d.attempts === 1 ? '' : 's'}
                     </div>
-                  </td>
-                  <td data-label="Payload">
-                    <details>
-                      <summary>
-                        Show <span className="visually-hidden">payload of delivery {d.deliveryId}</span>
-                      </summary>
-                      <p className="small mono url">Delivery id {d.deliveryId}</p>
-                      <pre className="payload">{JSON.stringify(d.payload, null, 2)}</pre>
-                    </details>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+                    {d.error && <div className="small error-text">{d.error}</div>}
+                  </div>
+                </td>
+                <td data-label="Payload">
+                  <details>
+                    <summary>
+                      Show <span className="visually-hidden">payload of delivery {d.deliveryId}</span>
+                    </summary>
+                    <p className="small mono url">Delivery id {d.deliveryId}</p>
+                    <pre className="payload">{JSON.stringify(d.payload, null, 2)}</pre>
+                  </details>
+                </td>
+              </tr>
+            ))}
+          </Table>
+        )}
+      </QueryResult>
     </section>
   );
 }

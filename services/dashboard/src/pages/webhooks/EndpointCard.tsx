@@ -1,7 +1,7 @@
 import { useId, useState, type FormEvent } from 'react';
 import { newIdempotencyKey, type Schemas } from '../../api';
 import { useApiMutation } from '../../queries';
-import { Button, ConfirmButton, ErrorNote, Time } from '../../ui';
+import { Button, ConfirmButton, ErrorNote, GraceSelect, Time } from '../../ui';
 import { EventPicker } from './EventPicker';
 
 type Endpoint = Schemas['WebhookEndpoint'];
@@ -99,16 +99,7 @@ export function EndpointCard({ endpoint, onSecret }: { endpoint: Endpoint; onSec
           </Button>
           <Button onClick={() => setEditing(true)}>Edit</Button>
           <span className="inline-field">
-            <label htmlFor={`${id}-grace`} className="visually-hidden">
-              Grace period for the old secret
-            </label>
-            <select id={`${id}-grace`} value={grace} onChange={(e) => setGrace(Number(e.target.value))}>
-              {GRACE_CHOICES.map((c) => (
-                <option key={c.seconds} value={c.seconds}>
-                  {c.label}
-                </option>
-              ))}
-            </select>
+            <GraceSelect id={`${id}-grace`} label="Grace period for the old secret" choices={GRACE_CHOICES} value={grace} onChange={setGrace} />
             <Button
               busy={roll.isPending}
               busyLabel="Rolling…"

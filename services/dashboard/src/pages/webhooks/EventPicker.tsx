@@ -1,7 +1,7 @@
 import { useId } from 'react';
 import type { Schemas } from '../../api';
 import { useApiQuery } from '../../queries';
-import { ErrorNote, Loading } from '../../ui';
+import { QueryResult } from '../../ui';
 
 /** `['*']` is every event, now and future ones; otherwise the chosen names. */
 export function EventPicker({ value, onChange }: { value: string[]; onChange: (events: string[]) => void }) {
@@ -19,27 +19,25 @@ export function EventPicker({ value, onChange }: { value: string[]; onChange: (e
         <input type="radio" name={`${id}-scope`} checked={!all} onChange={() => onChange([])} />
         Only these events:
       </label>
-      {types.isPending ? (
-        <Loading label="Loading event types…" />
-      ) : types.isError ? (
-        <ErrorNote error={types.error} prefix="Event types could not be loaded" />
-      ) : (
-        <div className="event-list" aria-label="Event types">
-          {types.data.map((t) => (
-            <label key={t.name} className="check" title={t.description}>
-              <input
-                type="checkbox"
-                disabled={all}
-                checked={!all && value.includes(t.name)}
-                onChange={(e) => onChange(e.target.checked ? [...value, t.name] : value.filter((n) => n !== t.name))}
-              />
-              <span>
-                <span className="mono event-name">{t.name}</span> <span className="muted small">{t.summary}</span>
-              </span>
-            </label>
-          ))}
-        </div>
-      )}
+      <QueryResult query={types} loading="Loading event types…" failed="Event types could not be loaded">
+        {(data) => (
+          <div className="event-list" aria-label="Event types">
+            {data.map((t) => (
+              <label key={t.name} className="check" title={t.description}>
+                <input
+                  type="checkbox"
+                  disabled={all}
+                  checked={!all && value.includes(t.name)}
+                  onChange={(e) => onChange(e.target.checked ? [...value, t.name] : value.filter((n) => n !== t.name))}
+                />
+                <span>
+                  <span className="mono event-name">{t.name}</span> <span className="muted small">{t.summary}</span>
+                </span>
+              </label>
+            ))}
+          </div>
+        )}
+      </QueryResult>
     </fieldset>
   );
 }
