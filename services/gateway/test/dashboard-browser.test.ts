@@ -86,7 +86,10 @@ test('webhooks: add an endpoint, copy its secret, send a test ping to a local re
   await screenshotBothWidths(page, 'webhooks-empty');
 
   const url = `${receiver.url}/cowrie`;
-  await page.getByLabel('URL').fill(url);
+  await page.getByRole('button', { name: 'Add an endpoint' }).click();
+  // The form opens with its URL field focused.
+  await page.keyboard.type(url);
+  await screenshotBothWidths(page, 'webhooks-add');
   await page.getByRole('button', { name: 'Add endpoint' }).click();
   const shown = page.getByRole('region', { name: `Signing secret for ${url}` });
   await shown.getByRole('button', { name: 'Copy' }).click();

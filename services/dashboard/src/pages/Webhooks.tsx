@@ -6,7 +6,7 @@ import { DeliveryLog } from './webhooks/DeliveryLog';
 import { EndpointCard, type ShownSecret } from './webhooks/EndpointCard';
 import { EventPicker } from './webhooks/EventPicker';
 
-function CreateEndpoint({ onCreated }: { onCreated: (endpoint: Schemas['CreatedWebhookEndpoint']) => void }) {
+function CreateEndpoint({ onCreated, onCancel }: { onCreated: (endpoint: Schemas['CreatedWebhookEndpoint']) => void; onCancel: () => void }) {
   const [url, setUrl] = useState('');
   const [events, setEvents] = useState(['*']);
   const create = useApiMutation<Schemas['CreatedWebhookEndpoint']>(
@@ -24,14 +24,25 @@ function CreateEndpoint({ onCreated }: { onCreated: (endpoint: Schemas['CreatedW
   };
   return (
     <form className="card form" onSubmit={submit} aria-labelledby="create-endpoint-title">
-      <h2 id="create-endpoint-title">Add an endpoint</h2>
+      <h3 id="create-endpoint-title">Add an endpoint</h3>
       <label htmlFor="endpoint-url">URL</label>
-      <input id="endpoint-url" type="url" required value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://example.com/cowrie/webhooks" />
+      <input
+        id="endpoint-url"
+        type="url"
+        required
+        autoFocus
+        value={url}
+        onChange={(e) => setUrl(e.target.value)}
+        placeholder="https://example.com/cowrie/webhooks"
+      />
       <EventPicker value={events} onChange={setEvents} />
       <ErrorNote error={create.error} prefix="The endpoint was not added" />
-      <Button type="submit" variant="primary" busy={create.isPending} busyLabel="Adding…">
-        Add endpoint
-      </Button>
+      <div className="button-row">
+        <Button type="submit" variant="primary" busy={create.isPending} busyLabel="Adding…">
+          Add endpoint
+        </Button>
+        <Button onClick={onCancel}>Cancel</Button>
+      </div>
     </form>
   );
 }
@@ -39,6 +50,7 @@ function CreateEndpoint({ onCreated }: { onCreated: (endpoint: Schemas['CreatedW
 export function Webhooks() {
   const endpoints = useApiQuery<Schemas['WebhookEndpoint'][]>('/webhook-endpoints');
   const [shown, setShown] = useState<ShownSecret | null>(null);
+  const [adding, setAdding] = useState(false);
   return (
     <>
       <PageHeader title="Webhooks">
@@ -49,19 +61,25 @@ export function Webhooks() {
           <p className="hint">{shown.note}</p>
         </SecretOnce>
       )}
-      <CreateEndpoint
-        onCreated={(endpoint) =>
-          setShown({ title: `Signing secret for ${endpoint.url}`, secret: endpoint.secret, note: 'Every delivery to this endpoint is signed with it.' })
-        }
-      />
       <section aria-labelledby="endpoints-title">
-        <h2 id="endpoints-title">Endpoints</h2>
-        <QueryResult
-          query={endpoints}
-          loading="Loading endpoints…"
-          failed="Endpoints could not be loaded"
-          empty="No endpoints yet. Add one above to receive events."
-        >
+        <div className="section-head">
+          <h2 id="endpoints-title">Endpoints</h2>
+          {!adding && (
+            <Button variant="primary" onClick={() => setAdding(true)}>
+              Add an endpoint
+            </Button>
+          )}
+        </div>
+        {adding && (
+          <CreateEndpoint
+            onCancel={() => setAdding(false)}
+            onCreated={(endpoint) => {
+              setAdding(false);
+              setShown({ title: `Signing secret for ${endpoint.url}`, secret: endpoint.secret, note: 'Every delivery to this endpoint is signed with it.' });
+            }}
+          />
+        )}
+        <QueryResult query={endpoints} loading="Loading endpoints…" failed="Endpoints could not be loaded" empty="No endpoints yet. Add one to receive events.">
           {(data) => (
             <ul className="endpoints">
               {data.map((e) => (

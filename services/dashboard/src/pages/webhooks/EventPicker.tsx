@@ -19,25 +19,27 @@ export function EventPicker({ value, onChange }: { value: string[]; onChange: (e
         <input type="radio" name={`${id}-scope`} checked={!all} onChange={() => onChange([])} />
         Only these events:
       </label>
-      <QueryResult query={types} loading="Loading event types…" failed="Event types could not be loaded">
-        {(data) => (
-          <div className="event-list" aria-label="Event types">
-            {data.map((t) => (
-              <label key={t.name} className="check" title={t.description}>
-                <input
-                  type="checkbox"
-                  disabled={all}
-                  checked={!all && value.includes(t.name)}
-                  onChange={(e) => onChange(e.target.checked ? [...value, t.name] : value.filter((n) => n !== t.name))}
-                />
-                <span>
-                  <span className="mono event-name">{t.name}</span> <span className="muted small">{t.summary}</span>
-                </span>
-              </label>
-            ))}
-          </div>
-        )}
-      </QueryResult>
+      {!all && (
+        <QueryResult query={types} loading="Loading event types…" failed="Event types could not be loaded">
+          {(data) => (
+            <div className="event-list" aria-label="Event types">
+              {data.map((t) => (
+                <label key={t.name} className="check" title={t.description}>
+                  <input
+                    type="checkbox"
+                    disabled={all}
+                    checked={!all && value.includes(t.name)}
+                    onChange={(e) => onChange(e.target.checked ? [...value, t.name] : value.filter((n) => n !== t.name))}
+                  />
+                  <span>
+                    <span className="mono event-name">{t.name}</span> <span className="muted small">{t.summary}</span>
+                  </span>
+                </label>
+              ))}
+            </div>
+          )}
+        </QueryResult>
+      )}
     </fieldset>
   );
 }
