@@ -20,6 +20,8 @@ let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 let user: { email: string; password: string };
+/** Each flow's limit: a passing run takes a few seconds; a loaded CI machine gets room. */
+const FLOW_TIMEOUT_MS = 60_000;
 /** Every request the pages made that the CSP blocked, or that failed in the page. */
 const pageProblems: string[] = [];
 
@@ -32,7 +34,8 @@ beforeAll(async () => {
   context = await browser.newContext({ viewport: VIEWPORTS.laptop, baseURL: gw.url });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: gw.url });
   page = await context.newPage();
-  page.setDefaultTimeout(10_000);
+  // Generous for a loaded CI machine; a passing run takes well under a second per step.
+  page.setDefaultTimeout(20_000);
   page.on('console', (msg) => {
     // The API's 4xx answers the tests provoke (a wrong password, an ended session) are logged by the browser too.
     if (msg.type() === 'error' && !/status of 4\d\d/.test(msg.text())) pageProblems.push(msg.text());
@@ -58,166 +61,190 @@ async function signIn() {
   await page.getByRole('heading', { level: 1, name: 'Home' }).waitFor();
 }
 
-test('sign in: a wrong password shows the API message; the right one opens Home with the balances as the API gives them', async () => {
-  await page.goto('/dashboard');
-  await screenshotBothWidths(page, 'signin');
-  await page.getByLabel('Email').fill(user.email);
-  await page.getByLabel('Password').fill('not the password');
-  await page.keyboard.press('Enter');
-  await expectText(page.getByRole('alert'), 'Email or password is incorrect');
+test(
+  'sign in: a wrong password shows the API message; the right one opens Home with the balances as the API gives them',
+  async () => {
+    await page.goto('/dashboard');
+    await screenshotBothWidths(page, 'signin');
+    await page.getByLabel('Email').fill(user.email);
+    await page.getByLabel('Password').fill('not the password');
+    await page.keyboard.press('Enter');
+    await expectText(page.getByRole('alert'), 'Email or password is incorrect');
 
-  await page.getByLabel('Password').fill(user.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Home' }).waitFor();
-  const ngn = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'NGN' }) });
-  await expectText(ngn, '1234.500000');
-  // The funding is the recent activity, its amount as the API gives it.
-  await expectText(page.getByRole('row').filter({ hasText: 'Test funding' }), '1234.500000 NGN');
-  // The token is kept for this tab only.
-  expect(await page.evaluate(() => (globalThis as any).localStorage.length)).toBe(0);
-  expect(await sessionToken()).toMatch(/^ey/);
-  await screenshotBothWidths(page, 'home');
-});
+    await page.getByLabel('Password').fill(user.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Home' }).waitFor();
+    const ngn = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'NGN' }) });
+    await expectText(ngn, '1234.500000');
+    // The funding is the recent activity, its amount as the API gives it.
+    await expectText(page.getByRole('row').filter({ hasText: 'Test funding' }), '1234.500000 NGN');
+    // The token is kept for this tab only.
+    expect(await page.evaluate(() => (globalThis as any).localStorage.length)).toBe(0);
+    expect(await sessionToken()).toMatch(/^ey/);
+    await screenshotBothWidths(page, 'home');
+  },
+  FLOW_TIMEOUT_MS,
+);
 
-test('webhooks: add an endpoint, copy its secret, send a test ping to a local receiver and see it in the delivery log', async () => {
-  await page.getByRole('link', { name: 'Webhooks' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
-  await page.getByText('No endpoints yet').waitFor();
-  await screenshotBothWidths(page, 'webhooks-empty');
+test(
+  'webhooks: add an endpoint, copy its secret, send a test ping to a local receiver and see it in the delivery log',
+  async () => {
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
+    await page.getByText('No endpoints yet').waitFor();
+    await screenshotBothWidths(page, 'webhooks-empty');
 
-  const url = `${receiver.url}/cowrie`;
-  await page.getByRole('button', { name: 'Add an endpoint' }).click();
-  // The form opens with its URL field focused.
-  await page.keyboard.type(url);
-  await screenshotBothWidths(page, 'webhooks-add');
-  await page.getByRole('button', { name: 'Add endpoint' }).click();
-  const shown = page.getByRole('region', { name: `Signing secret for ${url}` });
-  await shown.getByRole('button', { name: 'Copy' }).click();
-  await shown.getByRole('button', { name: 'Copied' }).waitFor();
-  const secret = await clipboard();
-  expect(secret).toMatch(/^[0-9a-f]{64}$/);
-  expect(await shown.getByRole('textbox').inputValue()).toBe(secret);
-  await screenshotBothWidths(page, 'webhooks-secret');
-  await shown.getByRole('button', { name: 'I have stored it' }).click();
-  // Gone once stored: the page keeps no copy to show again.
-  await shown.waitFor({ state: 'detached' });
-  expect(await page.locator('[data-secret]').count()).toBe(0);
+    const url = `${receiver.url}/cowrie`;
+    await page.getByRole('button', { name: 'Add an endpoint' }).click();
+    // The form opens with its URL field focused.
+    await page.keyboard.type(url);
+    await screenshotBothWidths(page, 'webhooks-add');
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const shown = page.getByRole('region', { name: `Signing secret for ${url}` });
+    await shown.getByRole('button', { name: 'Copy' }).click();
+    await shown.getByRole('button', { name: 'Copied' }).waitFor();
+    const secret = await clipboard();
+    expect(secret).toMatch(/^[0-9a-f]{64}$/);
+    expect(await shown.getByRole('textbox').inputValue()).toBe(secret);
+    await screenshotBothWidths(page, 'webhooks-secret');
+    await shown.getByRole('button', { name: 'I have stored it' }).click();
+    // Gone once stored: the page keeps no copy to show again.
+    await shown.waitFor({ state: 'detached' });
+    expect(await page.locator('[data-secret]').count()).toBe(0);
 
-  const endpoint = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: url }) });
-  await endpoint.getByRole('button', { name: 'Send test ping' }).click();
-  await expectText(endpoint.getByRole('status'), 'Test ping delivered: HTTP 200 after 1 attempt');
-  // The receiver got the ping, signed with the secret the page copied.
-  const ping = receiver.requests.find((r) => r.path === '/cowrie')!;
-  expect(JSON.parse(ping.rawBody.toString()).event).toBe('ping');
-  expect(verifyWebhookSignature({ rawBody: ping.rawBody, header: ping.headers['x-cowrie-signature'], secret })).toBe(true);
+    const endpoint = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: url }) });
+    await endpoint.getByRole('button', { name: 'Send test ping' }).click();
+    await expectText(endpoint.getByRole('status'), 'Test ping delivered: HTTP 200 after 1 attempt');
+    // The receiver got the ping, signed with the secret the page copied.
+    const ping = receiver.requests.find((r) => r.path === '/cowrie')!;
+    expect(JSON.parse(ping.rawBody.toString()).event).toBe('ping');
+    expect(verifyWebhookSignature({ rawBody: ping.rawBody, header: ping.headers['x-cowrie-signature'], secret })).toBe(true);
 
-  const log = page.getByRole('table').filter({ has: page.getByRole('columnheader', { name: 'Payload' }) });
-  const row = log.getByRole('row').filter({ hasText: 'ping' });
-  await expectText(row, 'delivered');
-  await expectText(row, 'HTTP 200');
-  await row.getByText('Show').click();
-  await expectText(row, `"endpoint_id": `);
-  await screenshotBothWidths(page, 'webhooks');
+    const log = page.getByRole('table').filter({ has: page.getByRole('columnheader', { name: 'Payload' }) });
+    const row = log.getByRole('row').filter({ hasText: 'ping' });
+    await expectText(row, 'delivered');
+    await expectText(row, 'HTTP 200');
+    await row.getByText('Show').click();
+    await expectText(row, `"endpoint_id": `);
+    await screenshotBothWidths(page, 'webhooks');
 
-  // Roll the secret with a grace period: the new one is shown once, and a ping now carries both signatures.
-  await endpoint.getByLabel('Grace period for the old secret').selectOption({ label: 'Sign with both for 1 hour' });
-  await endpoint.getByRole('button', { name: 'Roll secret' }).click();
-  const rolled = page.getByRole('region', { name: `New signing secret for ${url}` });
-  await expectText(rolled, 'every delivery carries two signatures');
-  const newSecret = await rolled.getByRole('textbox').inputValue();
-  expect(newSecret).toMatch(/^[0-9a-f]{64}$/);
-  expect(newSecret).not.toBe(secret);
-  await rolled.getByRole('button', { name: 'I have stored it' }).click();
-  await endpoint.getByRole('button', { name: 'Send test ping' }).click();
-  // The first ping's result is on the page until this one's replaces it: wait for the receiver instead.
-  const second = await waitFor(() => receiver.requests.filter((r) => r.path === '/cowrie')[1]);
-  await expectText(endpoint.getByRole('status'), 'Test ping delivered');
-  expect(String(second.headers['x-cowrie-signature']).match(/v1=/g)).toHaveLength(2);
-  for (const key of [newSecret, secret])
-    expect(verifyWebhookSignature({ rawBody: second.rawBody, header: second.headers['x-cowrie-signature'], secret: key })).toBe(true);
+    // Roll the secret with a grace period: the new one is shown once, and a ping now carries both signatures.
+    await endpoint.getByLabel('Grace period for the old secret').selectOption({ label: 'Sign with both for 1 hour' });
+    await endpoint.getByRole('button', { name: 'Roll secret' }).click();
+    const rolled = page.getByRole('region', { name: `New signing secret for ${url}` });
+    await expectText(rolled, 'every delivery carries two signatures');
+    const newSecret = await rolled.getByRole('textbox').inputValue();
+    expect(newSecret).toMatch(/^[0-9a-f]{64}$/);
+    expect(newSecret).not.toBe(secret);
+    await rolled.getByRole('button', { name: 'I have stored it' }).click();
+    await endpoint.getByRole('button', { name: 'Send test ping' }).click();
+    // The first ping's result is on the page until this one's replaces it: wait for the receiver instead.
+    const second = await waitFor(() => receiver.requests.filter((r) => r.path === '/cowrie')[1]);
+    await expectText(endpoint.getByRole('status'), 'Test ping delivered');
+    expect(String(second.headers['x-cowrie-signature']).match(/v1=/g)).toHaveLength(2);
+    for (const key of [newSecret, secret])
+      expect(verifyWebhookSignature({ rawBody: second.rawBody, header: second.headers['x-cowrie-signature'], secret: key })).toBe(true);
 
-  // Edit: only verification events, inactive.
-  await endpoint.getByRole('button', { name: 'Edit' }).click();
-  const form = page.getByRole('form', { name: `Edit endpoint ${url}` });
-  await form.getByLabel('Only these events:').check();
-  await form.getByRole('checkbox', { name: /verification\.verified/ }).check();
-  await form.getByLabel('Active (deliveries are sent)').uncheck();
-  await form.getByRole('button', { name: 'Save' }).click();
-  await expectText(endpoint, 'inactive');
-  await expectText(endpoint, 'Events: verification.verified');
-  const saved = (await call(gw.url, 'GET', '/webhook-endpoints', { token: (await sessionToken())! })).body.data[0];
-  expect(saved).toMatchObject({ url, events: ['verification.verified'], active: false });
-});
+    // Edit: only verification events, inactive.
+    await endpoint.getByRole('button', { name: 'Edit' }).click();
+    const form = page.getByRole('form', { name: `Edit endpoint ${url}` });
+    await form.getByLabel('Only these events:').check();
+    await form.getByRole('checkbox', { name: /verification\.verified/ }).check();
+    await form.getByLabel('Active (deliveries are sent)').uncheck();
+    await form.getByRole('button', { name: 'Save' }).click();
+    await expectText(endpoint, 'inactive');
+    await expectText(endpoint, 'Events: verification.verified');
+    const saved = (await call(gw.url, 'GET', '/webhook-endpoints', { token: (await sessionToken())! })).body.data[0];
+    expect(saved).toMatchObject({ url, events: ['verification.verified'], active: false });
+  },
+  FLOW_TIMEOUT_MS,
+);
 
-test('API keys: create a key shown once, use it against /v1, revoke it in the page and the next request is 401', async () => {
-  await page.getByRole('link', { name: 'API keys' }).click();
-  await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
-  await page.getByLabel('Name').fill('Checkout server');
-  await page.getByRole('button', { name: 'Create key' }).click();
-  const shown = page.getByRole('region', { name: 'New API key “Checkout server”' });
-  await shown.getByRole('button', { name: 'Copy' }).click();
-  await shown.getByRole('button', { name: 'Copied' }).waitFor();
-  const key = await clipboard();
-  expect(key).toMatch(/^ck_live_/);
-  await screenshotBothWidths(page, 'api-keys-created');
-  await shown.getByRole('button', { name: 'I have stored it' }).click();
+test(
+  'API keys: create a key shown once, use it against /v1, revoke it in the page and the next request is 401',
+  async () => {
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+    await page.getByLabel('Name').fill('Checkout server');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const shown = page.getByRole('region', { name: 'New API key “Checkout server”' });
+    await shown.getByRole('button', { name: 'Copy' }).click();
+    await shown.getByRole('button', { name: 'Copied' }).waitFor();
+    const key = await clipboard();
+    expect(key).toMatch(/^ck_live_/);
+    await screenshotBothWidths(page, 'api-keys-created');
+    await shown.getByRole('button', { name: 'I have stored it' }).click();
 
-  const balances = await call(gw.url, 'GET', '/v1/balances', { token: key });
-  expect(balances.status).toBe(200);
-  expect(balances.body.data.find((b: { currency: string }) => b.currency === 'NGN').available).toBe('1234.500000');
+    const balances = await call(gw.url, 'GET', '/v1/balances', { token: key });
+    expect(balances.status).toBe(200);
+    expect(balances.body.data.find((b: { currency: string }) => b.currency === 'NGN').available).toBe('1234.500000');
 
-  const row = page.getByRole('row').filter({ hasText: 'Checkout server' });
-  await expectText(row, 'active');
-  await screenshotBothWidths(page, 'api-keys');
-  await row.getByRole('button', { name: 'Revoke' }).click();
-  await row.getByRole('button', { name: 'Revoke Checkout server now' }).click();
-  await expectText(row, 'revoked');
-  expect((await call(gw.url, 'GET', '/v1/balances', { token: key })).status).toBe(401);
-});
+    const row = page.getByRole('row').filter({ hasText: 'Checkout server' });
+    await expectText(row, 'active');
+    await screenshotBothWidths(page, 'api-keys');
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    await row.getByRole('button', { name: 'Revoke Checkout server now' }).click();
+    await expectText(row, 'revoked');
+    expect((await call(gw.url, 'GET', '/v1/balances', { token: key })).status).toBe(401);
+  },
+  FLOW_TIMEOUT_MS,
+);
 
-test('the live/test switch shows the test side: no test keys yet, a test banner', async () => {
-  await page.getByRole('switch', { name: 'Test data' }).check();
-  await page.getByText('Test mode: you are looking at test data').waitFor();
-  await page.getByText('No test keys yet').waitFor();
-  await screenshotBothWidths(page, 'api-keys-test-mode');
-  await page.getByRole('switch', { name: 'Test data' }).uncheck();
-  await page.getByRole('row').filter({ hasText: 'Checkout server' }).waitFor();
-});
+test(
+  'the live/test switch shows the test side: no test keys yet, a test banner',
+  async () => {
+    await page.getByRole('switch', { name: 'Test data' }).check();
+    await page.getByText('Test mode: you are looking at test data').waitFor();
+    await page.getByText('No test keys yet').waitFor();
+    await screenshotBothWidths(page, 'api-keys-test-mode');
+    await page.getByRole('switch', { name: 'Test data' }).uncheck();
+    await page.getByRole('row').filter({ hasText: 'Checkout server' }).waitFor();
+  },
+  FLOW_TIMEOUT_MS,
+);
 
-test('a session ended elsewhere returns to sign-in with the reason; sign out ends the session on the server', async () => {
-  const token = (await sessionToken())!;
-  expect((await call(gw.url, 'POST', '/auth/logout', { token })).status).toBe(200);
-  // The next request the page makes (here, those of a fresh load of the webhooks page) gets 401.
-  await page.goto('/dashboard/webhooks');
-  await expectText(page.getByRole('status').filter({ hasText: 'You were signed out' }), 'This session has ended; sign in again');
+test(
+  'a session ended elsewhere returns to sign-in with the reason; sign out ends the session on the server',
+  async () => {
+    const token = (await sessionToken())!;
+    expect((await call(gw.url, 'POST', '/auth/logout', { token })).status).toBe(200);
+    // The next request the page makes (here, those of a fresh load of the webhooks page) gets 401.
+    await page.goto('/dashboard/webhooks');
+    await expectText(page.getByRole('status').filter({ hasText: 'You were signed out' }), 'This session has ended; sign in again');
 
-  await page.getByLabel('Email').fill(user.email);
-  await page.getByLabel('Password').fill(user.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  // Signing in lands on the page the address names.
-  await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
-  const second = (await sessionToken())!;
-  await page.getByRole('button', { name: 'Sign out' }).click();
-  await page.getByRole('heading', { name: 'Sign in to your dashboard' }).waitFor();
-  expect(await sessionToken()).toBeNull();
-  expect((await call(gw.url, 'GET', '/webhook-endpoints', { token: second })).status).toBe(401);
-});
+    await page.getByLabel('Email').fill(user.email);
+    await page.getByLabel('Password').fill(user.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    // Signing in lands on the page the address names.
+    await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
+    const second = (await sessionToken())!;
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in to your dashboard' }).waitFor();
+    expect(await sessionToken()).toBeNull();
+    expect((await call(gw.url, 'GET', '/webhook-endpoints', { token: second })).status).toBe(401);
+  },
+  FLOW_TIMEOUT_MS,
+);
 
-test('keyboard only: the skip link, the navigation and a visible focus ring', async () => {
-  await signIn();
-  // A new page focuses its heading; from the top of the document:
-  await page.evaluate(() => (globalThis as any).document.activeElement.blur());
-  await page.keyboard.press('Tab');
-  const focused = page.locator(':focus');
-  await expectText(focused, 'Skip to content');
-  await page.keyboard.press('Tab');
-  await expectText(focused, 'Home');
-  await expect(focused.evaluate((el) => (globalThis as any).getComputedStyle(el).outlineStyle)).resolves.toBe('solid');
-  await page.keyboard.press('Tab');
-  await expectText(focused, 'API keys');
-  await page.keyboard.press('Enter');
-  await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
-});
+test(
+  'keyboard only: the skip link, the navigation and a visible focus ring',
+  async () => {
+    await signIn();
+    // A new page focuses its heading; from the top of the document:
+    await page.evaluate(() => (globalThis as any).document.activeElement.blur());
+    await page.keyboard.press('Tab');
+    const focused = page.locator(':focus');
+    await expectText(focused, 'Skip to content');
+    await page.keyboard.press('Tab');
+    await expectText(focused, 'Home');
+    await expect(focused.evaluate((el) => (globalThis as any).getComputedStyle(el).outlineStyle)).resolves.toBe('solid');
+    await page.keyboard.press('Tab');
+    await expectText(focused, 'API keys');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+  },
+  FLOW_TIMEOUT_MS,
+);
 
 test('the pages loaded nothing the Content-Security-Policy refused and threw no error', () => {
   expect(pageProblems).toEqual([]);
@@ -225,5 +252,5 @@ test('the pages loaded nothing the Content-Security-Policy refused and threw no 
 
 /** Waits (playwright's own wait) until the locator's text contains `text`. */
 async function expectText(locator: ReturnType<Page['locator']>, text: string) {
-  await locator.filter({ hasText: text }).first().waitFor({ timeout: 10_000 });
+  await locator.filter({ hasText: text }).first().waitFor();
 }
