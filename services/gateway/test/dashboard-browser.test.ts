@@ -161,7 +161,40 @@ test(
 );
 
 test(
-  'API keys: create a key shown once, use it against /v1, revoke it in the page and the next request is 401',
+  'webhooks: a failing receiver: the ping shows the failure, the log marks it failed and filters by endpoint; delete an endpoint',
+  async () => {
+    const failing = `${receiver.url}/failing`;
+    receiver.reply = (req) => (req.path === '/failing' ? { status: 500, body: 'receiver down' } : { status: 200, body: 'ok' });
+    await page.getByRole('button', { name: 'Add an endpoint' }).click();
+    await page.getByLabel('URL').fill(failing);
+    await page.getByRole('button', { name: 'Add endpoint', exact: true }).click();
+    await page
+      .getByRole('region', { name: `Signing secret for ${failing}` })
+      .getByRole('button', { name: 'I have stored it' })
+      .click();
+    const endpoint = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: failing }) });
+    await endpoint.getByRole('button', { name: 'Send test ping' }).click();
+    await expectText(endpoint.getByRole('status'), 'Test ping failed: HTTP 500 after 3 attempts');
+
+    await page.getByLabel('Endpoint', { exact: true }).selectOption({ label: failing });
+    const log = page.getByRole('table').filter({ has: page.getByRole('columnheader', { name: 'Payload' }) });
+    await expectText(log.getByRole('row').filter({ hasText: 'ping' }), 'failed');
+    // Only this endpoint's delivery: the other endpoint's two pings are filtered out.
+    await expect(log.getByRole('row').filter({ hasText: 'delivered' }).count()).resolves.toBe(0);
+    await expect(log.getByRole('row').filter({ hasText: 'ping' }).count()).resolves.toBe(1);
+    await screenshotBothWidths(page, 'webhooks-failed');
+
+    await endpoint.getByRole('button', { name: 'Delete' }).click();
+    await endpoint.getByRole('button', { name: 'Delete this endpoint' }).click();
+    await endpoint.waitFor({ state: 'detached' });
+    const left = (await call(gw.url, 'GET', '/webhook-endpoints', { token: (await sessionToken())! })).body.data;
+    expect(left.map((e: { url: string }) => e.url)).toEqual([`${receiver.url}/cowrie`]);
+  },
+  FLOW_TIMEOUT_MS,
+);
+
+test(
+  'API keys: create a key shown once, use it against /v1, roll it, revoke it in the page and the next request is 401',
   async () => {
     await page.getByRole('link', { name: 'API keys' }).click();
     await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
@@ -179,13 +212,28 @@ test(
     expect(balances.status).toBe(200);
     expect(balances.body.data.find((b: { currency: string }) => b.currency === 'NGN').available).toBe('1234.500000');
 
-    const row = page.getByRole('row').filter({ hasText: 'Checkout server' });
-    await expectText(row, 'active');
+    const rows = page.getByRole('row').filter({ hasText: 'Checkout server' });
+    await expectText(rows, 'active');
     await screenshotBothWidths(page, 'api-keys');
-    await row.getByRole('button', { name: 'Revoke' }).click();
-    await row.getByRole('button', { name: 'Revoke Checkout server now' }).click();
-    await expectText(row, 'revoked');
+
+    // Roll with no grace: the new key is shown once and works, the old one stops at once.
+    await rows.getByLabel('Grace period for rolling Checkout server').selectOption({ label: 'old key stops now' });
+    await rows.getByRole('button', { name: 'Roll Checkout server' }).click();
+    const rolled = page.getByRole('region', { name: 'New API key for “Checkout server”' });
+    await expectText(rolled, 'no longer works');
+    const newKey = await rolled.getByRole('textbox').inputValue();
+    expect(newKey).toMatch(/^ck_live_/);
+    await rolled.getByRole('button', { name: 'I have stored it' }).click();
     expect((await call(gw.url, 'GET', '/v1/balances', { token: key })).status).toBe(401);
+    expect((await call(gw.url, 'GET', '/v1/balances', { token: newKey })).status).toBe(200);
+
+    // Revoke the new one in the page: its next request is 401.
+    const current = rows.filter({ hasText: 'active' });
+    await current.getByRole('button', { name: 'Revoke' }).click();
+    await current.getByRole('button', { name: 'Revoke Checkout server now' }).click();
+    await rows.filter({ hasText: 'active' }).waitFor({ state: 'detached' });
+    await expect(rows.filter({ hasText: 'revoked' }).count()).resolves.toBe(2);
+    expect((await call(gw.url, 'GET', '/v1/balances', { token: newKey })).status).toBe(401);
   },
   FLOW_TIMEOUT_MS,
 );
@@ -198,7 +246,7 @@ test(
     await page.getByText('No test keys yet').waitFor();
     await screenshotBothWidths(page, 'api-keys-test-mode');
     await page.getByRole('switch', { name: 'Test data' }).uncheck();
-    await page.getByRole('row').filter({ hasText: 'Checkout server' }).waitFor();
+    await page.getByRole('row').filter({ hasText: 'Checkout server' }).first().waitFor();
   },
   FLOW_TIMEOUT_MS,
 );

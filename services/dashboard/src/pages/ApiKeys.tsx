@@ -157,9 +157,10 @@ export function ApiKeys() {
                     setShown({
                       title: `New API key for “${rolled.name ?? rolled.prefix}”`,
                       key: rolled.key,
-                      note: rolled.previous.expires_at
-                        ? `The old key (${rolled.previous.prefix}…) keeps working until ${new Date(rolled.previous.expires_at).toLocaleString()}.`
-                        : `The old key (${rolled.previous.prefix}…) no longer works.`,
+                      note:
+                        rolled.previous.status === 'expiring' && rolled.previous.expires_at
+                          ? `The old key (${rolled.previous.prefix}…) keeps working until ${new Date(rolled.previous.expires_at).toLocaleString()}.`
+                          : `The old key (${rolled.previous.prefix}…) no longer works.`,
                     })
                   }
                 />

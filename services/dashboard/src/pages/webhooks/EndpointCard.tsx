@@ -20,7 +20,7 @@ function TestResult({ result }: { result: Schemas['WebhookTestResult'] }) {
       {result.ok ? 'Test ping delivered' : 'Test ping failed'}
       {result.status_code !== null && `: HTTP ${result.status_code}`}
       {` after ${result.attempts} attempt${result.attempts === 1 ? '' : 's'}`}
-      {result.error && ` (${result.error})`}
+      {result.error && result.error !== `HTTP ${result.status_code}` && ` (${result.error})`}
     </p>
   );
 }
