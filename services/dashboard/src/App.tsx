@@ -3,6 +3,7 @@ import { Layout } from './Layout';
 import { ApiKeys } from './pages/ApiKeys';
 import { Home } from './pages/Home';
 import { SignIn } from './pages/SignIn';
+import { Transactions } from './pages/Transactions';
 import { Webhooks } from './pages/Webhooks';
 import { useSession } from './session';
 import { PageHeader } from './ui';
@@ -14,6 +15,7 @@ export function App() {
     <Layout>
       <Switch>
         <Route path="/" component={Home} />
+        <Route path="/transactions" component={Transactions} />
         <Route path="/api-keys" component={ApiKeys} />
         <Route path="/webhooks" component={Webhooks} />
         <Route path="/signin">

@@ -32,6 +32,7 @@ export function Layout({ children }: { children: ReactNode }) {
         <span className="brand">Cowrie</span>
         <nav aria-label="Dashboard">
           <NavLink href="/">Home</NavLink>
+          <NavLink href="/transactions">Transactions</NavLink>
           <NavLink href="/api-keys">API keys</NavLink>
           <NavLink href="/webhooks">Webhooks</NavLink>
         </nav>

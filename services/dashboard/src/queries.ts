@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { RequestOptions } from './api';
 import { useSession } from './session';
 
@@ -6,6 +6,20 @@ import { useSession } from './session';
 export function useApiQuery<T>(path: string) {
   const { call, mode } = useSession();
   return useQuery({ queryKey: [mode, path], queryFn: async () => (await call<T>('GET', path)).data });
+}
+
+/** A page of a cursor-paged read: its rows and the cursor of the next (older) page, null on the last. */
+export function useApiPage<T>(path: string) {
+  const { call, mode } = useSession();
+  return useQuery({
+    // Its own key: the same path read by useApiQuery caches the rows alone.
+    queryKey: [mode, path, 'page'],
+    queryFn: async () => {
+      const page = await call<T[]>('GET', path);
+      return { items: page.data, nextCursor: page.meta.next_cursor ?? null };
+    },
+    placeholderData: keepPreviousData,
+  });
 }
 
 /**

@@ -181,8 +181,8 @@ export function QueryResult<T>({
   empty?: ReactNode;
   children: (data: T) => ReactNode;
 }) {
-  if (query.isPending) return <Loading label={loading} />;
-  if (query.isError || query.data === undefined) return <ErrorNote error={query.error} prefix={failed} />;
+  if (query.isError) return <ErrorNote error={query.error} prefix={failed} />;
+  if (query.isPending || query.data === undefined) return <Loading label={loading} />;
   if (empty !== undefined && Array.isArray(query.data) && query.data.length === 0) return <Empty>{empty}</Empty>;
   return <>{children(query.data)}</>;
 }
@@ -235,5 +235,15 @@ export function GraceSelect({
         ))}
       </select>
     </>
+  );
+}
+
+/** Amounts are the API's decimal strings, shown as they are (never through a float). */
+export function Amount({ value, currency }: { value: string; currency?: string }) {
+  return (
+    <span className="amount">
+      {value}
+      {currency ? ` ${currency}` : ''}
+    </span>
   );
 }

@@ -8,6 +8,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { verifyWebhookSignature } from '@cowrie/webhooks';
 import { startWebhookWorker, type RunningWebhookWorker } from '@cowrie/webhook-sender';
+import { startPayoutWorker, type RunningPayoutWorker } from '@cowrie/payout-worker';
 import { createUserFor, createWorkspaceWithKey, startHttpReceiver, waitFor, type HttpReceiver } from '@cowrie/testing';
 import { call, startTestGateway } from './start-test-gateway';
 import { fund } from './payout-stack';
@@ -15,6 +16,8 @@ import { VIEWPORTS, launchChromium, screenshotBothWidths } from './browser';
 
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
 let worker: RunningWebhookWorker;
+let payouts: RunningPayoutWorker;
+let apiKey: string;
 let receiver: HttpReceiver;
 let browser: Browser;
 let context: BrowserContext;
@@ -28,7 +31,9 @@ const pageProblems: string[] = [];
 beforeAll(async () => {
   [gw, browser, receiver] = await Promise.all([startTestGateway({ WEBHOOK_TIMEOUT_MS: '2000' }), launchChromium(), startHttpReceiver()]);
   worker = await startWebhookWorker(gw.env.config, gw.env.logger);
-  const { workspace } = await createWorkspaceWithKey(gw.env.db, { name: 'Browser Ltd' });
+  payouts = await startPayoutWorker(gw.env.config, gw.env.logger);
+  const { workspace, key } = await createWorkspaceWithKey(gw.env.db, { name: 'Browser Ltd' });
+  apiKey = key;
   await fund(gw.env.db, workspace.id, 'NGN', '1234.5');
   user = await createUserFor(gw.env.db, workspace.id);
   context = await browser.newContext({ viewport: VIEWPORTS.laptop, baseURL: gw.url });
@@ -45,6 +50,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await worker?.stop();
+  await payouts?.stop();
   await receiver?.close();
   await gw?.close();
 });
@@ -180,8 +186,8 @@ test(
     const log = page.getByRole('table').filter({ has: page.getByRole('columnheader', { name: 'Payload' }) });
     await expectText(log.getByRole('row').filter({ hasText: 'ping' }), 'failed');
     // Only this endpoint's delivery: the other endpoint's two pings are filtered out.
-    await expect(log.getByRole('row').filter({ hasText: 'delivered' }).count()).resolves.toBe(0);
-    await expect(log.getByRole('row').filter({ hasText: 'ping' }).count()).resolves.toBe(1);
+    await expectCount(log.getByRole('row').filter({ hasText: 'delivered' }), 0);
+    await expectCount(log.getByRole('row').filter({ hasText: 'ping' }), 1);
     await screenshotBothWidths(page, 'webhooks-failed');
 
     await endpoint.getByRole('button', { name: 'Delete' }).click();
@@ -232,7 +238,7 @@ test(
     await current.getByRole('button', { name: 'Revoke' }).click();
     await current.getByRole('button', { name: 'Revoke Checkout server now' }).click();
     await rows.filter({ hasText: 'active' }).waitFor({ state: 'detached' });
-    await expect(rows.filter({ hasText: 'revoked' }).count()).resolves.toBe(2);
+    await expectCount(rows.filter({ hasText: 'revoked' }), 2);
     expect((await call(gw.url, 'GET', '/v1/balances', { token: newKey })).status).toBe(401);
   },
   FLOW_TIMEOUT_MS,
@@ -247,6 +253,50 @@ test(
     await screenshotBothWidths(page, 'api-keys-test-mode');
     await page.getByRole('switch', { name: 'Test data' }).uncheck();
     await page.getByRole('row').filter({ hasText: 'Checkout server' }).first().waitFor();
+  },
+  FLOW_TIMEOUT_MS,
+);
+
+test(
+  'transactions: newest first, a page at a time with the cursor, filtered by status, every field of one',
+  async () => {
+    // Ten transfers and a failed one (the sandbox rail fails account 0000000001): with the funding, 12 transactions.
+    const transfer = (amount: number, account = '0123456789') =>
+      call(gw.url, 'POST', '/v1/transfers', {
+        token: apiKey,
+        body: { currency: 'NGN', amount, account_number: account, bank_code: '058', account_name: 'Ada Obi' },
+      });
+    for (let amount = 1; amount <= 10; amount++) expect((await transfer(amount)).body.data.status).toBe('completed');
+    expect((await transfer(7, '0000000001')).body.data.status).toBe('failed');
+
+    await page.getByRole('link', { name: 'Transactions' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Transactions' }).waitFor();
+    await page.getByLabel('Rows').selectOption('10');
+    const table = page.getByRole('table', { name: 'Transactions' });
+    const rows = table.locator('tbody tr');
+    await expectText(rows.first(), 'failed');
+    await expectCount(rows, 10);
+    // Amounts exactly as the API gives them.
+    await expectText(rows.nth(1), '10.000000 NGN');
+    await screenshotBothWidths(page, 'transactions');
+
+    await page.getByRole('button', { name: 'Older' }).click();
+    await page.getByText('Page 2').waitFor();
+    await expectText(rows.last(), 'Test funding');
+    await expectCount(rows, 2);
+    await expect(page.getByRole('button', { name: 'Older' }).isDisabled()).resolves.toBe(true);
+    await page.getByRole('button', { name: 'Newer' }).click();
+    await page.getByText('Page 1').waitFor();
+
+    await page.getByLabel('Status').selectOption('failed');
+    await expectCount(rows.filter({ hasText: 'completed' }), 0);
+    await expectText(rows.first(), '0000000001');
+    await expectCount(rows, 1);
+    await rows.first().locator('summary').click();
+    const detail = rows.first().locator('dl');
+    await expectText(detail, "Rail's reference");
+    await expectText(detail, '7.000000 NGN');
+    await screenshotBothWidths(page, 'transactions-detail');
   },
   FLOW_TIMEOUT_MS,
 );
@@ -287,6 +337,8 @@ test(
     await expectText(focused, 'Home');
     await expect(focused.evaluate((el) => (globalThis as any).getComputedStyle(el).outlineStyle)).resolves.toBe('solid');
     await page.keyboard.press('Tab');
+    await expectText(focused, 'Transactions');
+    await page.keyboard.press('Tab');
     await expectText(focused, 'API keys');
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
@@ -297,6 +349,13 @@ test(
 test('the pages loaded nothing the Content-Security-Policy refused and threw no error', () => {
   expect(pageProblems).toEqual([]);
 });
+
+/** Waits until the locator matches `count` elements (a page being replaced shows the previous one's meanwhile). */
+async function expectCount(locator: ReturnType<Page['locator']>, count: number) {
+  await waitFor(async () => (await locator.count()) === count, 20_000).catch(async () => {
+    throw new Error(`expected ${count} of ${locator}, found ${await locator.count()}`);
+  });
+}
 
 /** Waits (playwright's own wait) until the locator's text contains `text`. */
 async function expectText(locator: ReturnType<Page['locator']>, text: string) {

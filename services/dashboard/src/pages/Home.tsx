@@ -1,16 +1,6 @@
 import type { Schemas } from '../api';
 import { useApiQuery } from '../queries';
-import { PageHeader, QueryResult, Table, Time } from '../ui';
-
-/** Amounts are the API's decimal strings, shown as they are (never through a float). */
-function Amount({ value, currency }: { value: string; currency?: string }) {
-  return (
-    <span className="amount">
-      {value}
-      {currency ? ` ${currency}` : ''}
-    </span>
-  );
-}
+import { Amount, PageHeader, QueryResult, Table, Time } from '../ui';
 
 function Balances() {
   const balances = useApiQuery<Schemas['Balance'][]>('/balances');
