@@ -6,7 +6,7 @@ export function sendData(req: Request, res: Response, status: number, data: unkn
   res.status(status).json(successEnvelope(data, req.id));
 }
 
-/** Sends a page: `{data: items, meta: {request_id, next_cursor}}` (null on the last page). */
+/** Sends a page of a cursor-paginated list: `{data, meta: {request_id, next_cursor}}` (the cursor is additive to the envelope's meta). */
 export function sendPage(req: Request, res: Response, page: { items: unknown[]; nextCursor: string | null }): void {
   res.status(200).json({ data: page.items, meta: { request_id: req.id, next_cursor: page.nextCursor } });
 }

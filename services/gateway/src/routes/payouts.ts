@@ -393,7 +393,8 @@ export function registerPayoutRoutes(v1: RouteMount, deps: GatewayDeps) {
       },
     },
     async ({ query }, req, res) => {
-      sendPage(req, res, await listTransactions(deps.db, { workspaceId: apiKeyOf(req).workspaceId, ...query }));
+      const page = await listTransactions(deps.db, { workspaceId: apiKeyOf(req).workspaceId, ...query });
+      sendPage(req, res, page);
     },
   );
 
