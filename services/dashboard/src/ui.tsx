@@ -154,8 +154,13 @@ export function Time({ value }: { value: string | null | undefined }) {
 
 export function PageHeader({ title, children }: { title: string; children?: ReactNode }) {
   const heading = useRef<HTMLHeadingElement>(null);
-  // A new page: its heading takes the focus, so keyboard and screen reader users start there.
-  useEffect(() => heading.current?.focus(), []);
+  // A page opened from a link or a button: its heading takes the focus, so keyboard and screen
+  // reader users start there. On a fresh load (nothing focused) the focus stays at the top,
+  // where the first Tab reaches the skip link.
+  useEffect(() => {
+    const from = document.activeElement;
+    if (from && from !== document.body) heading.current?.focus();
+  }, []);
   return (
     <div className="page-header">
       <h1 ref={heading} tabIndex={-1}>

@@ -328,8 +328,9 @@ test(
   'keyboard only: the skip link, the navigation and a visible focus ring',
   async () => {
     await signIn();
-    // A new page focuses its heading; from the top of the document:
-    await page.evaluate(() => (globalThis as any).document.activeElement.blur());
+    // A fresh load leaves the focus at the top of the document.
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Home' }).waitFor();
     await page.keyboard.press('Tab');
     const focused = page.locator(':focus');
     await expectText(focused, 'Skip to content');
@@ -342,6 +343,9 @@ test(
     await expectText(focused, 'API keys');
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+    // Opened from the navigation: the new page's heading has the focus.
+    await expectText(focused, 'API keys');
+    await expect(focused.evaluate((el) => el.tagName)).resolves.toBe('H1');
   },
   FLOW_TIMEOUT_MS,
 );

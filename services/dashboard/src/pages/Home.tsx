@@ -1,3 +1,4 @@
+import { Link } from 'wouter';
 import type { Schemas } from '../api';
 import { useApiQuery } from '../queries';
 import { Amount, PageHeader, QueryResult, Table, Time } from '../ui';
@@ -83,7 +84,10 @@ export function Home() {
         <Balances />
       </section>
       <section aria-labelledby="activity-title">
-        <h2 id="activity-title">Recent activity</h2>
+        <div className="section-head">
+          <h2 id="activity-title">Recent activity</h2>
+          <Link href="/transactions">All transactions</Link>
+        </div>
         <RecentActivity />
       </section>
     </>
