@@ -1,7 +1,8 @@
 import { Link } from 'wouter';
 import type { Schemas } from '../api';
 import { useApiQuery } from '../queries';
-import { Amount, PageHeader, QueryResult, Table, Time } from '../ui';
+import { Amount, PageHeader, QueryResult, Table } from '../ui';
+import { TransactionRow } from './Transactions';
 
 function Balances() {
   const balances = useApiQuery<Schemas['Balance'][]>('/balances');
@@ -48,26 +49,7 @@ function RecentActivity() {
       {(data) => (
         <Table columns={['When', 'What', 'Status', 'Amount']} caption="The ten most recent transactions">
           {data.map((t) => (
-            <tr key={t.id}>
-              <td data-label="When">
-                <Time value={t.createdAt} />
-              </td>
-              <td data-label="What">
-                <div>
-                  {t.title || t.category}
-                  <div className="muted mono small url">{t.reference}</div>
-                </div>
-              </td>
-              <td data-label="Status">
-                <span className={`badge badge-${t.status}`}>{t.status}</span>
-              </td>
-              <td className="num" data-label="Amount">
-                <span>
-                  <span className="muted small">{t.direction} </span>
-                  <Amount value={t.amount} currency={t.currency} />
-                </span>
-              </td>
-            </tr>
+            <TransactionRow key={t.id} t={t} />
           ))}
         </Table>
       )}

@@ -42,6 +42,52 @@ function TransactionDetail({ t }: { t: Transaction }) {
 }
 
 /**
+ * One transaction as a table row: when, what, status and the amount as the API
+ * gives it; `full` adds the counterparty and every field behind a disclosure.
+ */
+export function TransactionRow({ t, full = false }: { t: Transaction; full?: boolean }) {
+  return (
+    <tr>
+      <td data-label="When">
+        <Time value={t.createdAt} />
+      </td>
+      <td data-label="What">
+        <div>
+          {full ? (
+            <details>
+              <summary>
+                {t.title || t.category} <span className="visually-hidden">: every field</span>
+              </summary>
+              <TransactionDetail t={t} />
+            </details>
+          ) : (
+            t.title || t.category
+          )}
+          <div className="muted mono small url">{t.reference}</div>
+        </div>
+      </td>
+      {full && (
+        <td data-label="Counterparty">
+          <div>
+            {t.counterpartyName ?? <span className="muted">—</span>}
+            {t.counterpartyAccount && <div className="muted small mono">{t.counterpartyAccount}</div>}
+          </div>
+        </td>
+      )}
+      <td data-label="Status">
+        <span className={`badge badge-${t.status}`}>{t.status}</span>
+      </td>
+      <td className="num" data-label="Amount">
+        <span>
+          <span className="muted small">{t.direction} </span>
+          <Amount value={t.amount} currency={t.currency} />
+        </span>
+      </td>
+    </tr>
+  );
+}
+
+/**
  * The ledger, newest first, filtered by status and currency, a page at a time
  * (the API's cursor; the cursors of the pages before are kept to go back).
  * (Next: type, date range and search filters, and the CSV export.)
@@ -101,37 +147,7 @@ export function Transactions() {
         {(items) => (
           <Table columns={['When', 'What', 'Counterparty', 'Status', 'Amount']} caption="Transactions" className={page.isPlaceholderData ? 'stale' : undefined}>
             {items.map((t) => (
-              <tr key={t.id}>
-                <td data-label="When">
-                  <Time value={t.createdAt} />
-                </td>
-                <td data-label="What">
-                  <div>
-                    <details>
-                      <summary>
-                        {t.title || t.category} <span className="visually-hidden">: every field</span>
-                      </summary>
-                      <TransactionDetail t={t} />
-                    </details>
-                    <div className="muted mono small url">{t.reference}</div>
-                  </div>
-                </td>
-                <td data-label="Counterparty">
-                  <div>
-                    {t.counterpartyName ?? <span className="muted">—</span>}
-                    {t.counterpartyAccount && <div className="muted small mono">{t.counterpartyAccount}</div>}
-                  </div>
-                </td>
-                <td data-label="Status">
-                  <span className={`badge badge-${t.status}`}>{t.status}</span>
-                </td>
-                <td className="num" data-label="Amount">
-                  <span>
-                    <span className="muted small">{t.direction} </span>
-                    <Amount value={t.amount} currency={t.currency} />
-                  </span>
-                </td>
-              </tr>
+              <TransactionRow key={t.id} t={t} full />
             ))}
           </Table>
         )}
