@@ -3,6 +3,7 @@
 // page served without its Content-Security-Policy, or client routes that 404.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { freePort, spawnServiceProcess, waitFor } from '@cowrie/testing';
 import { call, signInNewWorkspace } from './start-test-gateway';
 import { fund, startPayoutStack } from './payout-stack';
 import { DASHBOARD_CSP } from '../src/routes/dashboard-app';
@@ -86,7 +87,26 @@ test('/dashboard serves the built app under a strict Content-Security-Policy; cl
   expect(missing.body.error.code).toBe('not_found');
 });
 
-test("the gateway's build holds the built dashboard (dist/dashboard/), which the compiled gateway and the production image serve", () => {
-  const built = (dir: string) => readFileSync(path.join(__dirname, dir, 'index.html'), 'utf8');
-  expect(built('../dist/dashboard')).toBe(built('../../dashboard/dist'));
+test('the compiled gateway, as production runs it, serves the dashboard its build copied beside it (dist/dashboard/)', async () => {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const gateway = spawnServiceProcess(stack.env.config, 'gateway', { PORT: String(port), HOST: '127.0.0.1' });
+  try {
+    await waitFor(async () => (await fetch(`${base}/healthz`).catch(() => null))?.ok, 30_000, 100);
+    const page = await fetch(`${base}/dashboard/transactions`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toBe(DASHBOARD_CSP);
+    const html = await page.text();
+    // The very files of the dashboard's build, which the gateway's build copied beside it: the
+    // production tree and the image hold that copy (no node_modules/@cowrie/dashboard there).
+    const built = (dir: string) => readFileSync(path.join(__dirname, dir, 'index.html'), 'utf8');
+    expect(built('../dist/dashboard')).toBe(built('../../dashboard/dist'));
+    expect(html).toBe(built('../dist/dashboard'));
+    const script = /src="(\/dashboard\/assets\/[^"]+\.js)"/.exec(html)![1]!;
+    expect((await fetch(`${base}${script}`)).status).toBe(200);
+    expect(gateway.output()).not.toMatch(/dashboard is not built/);
+  } finally {
+    gateway.child.kill('SIGTERM');
+    await gateway.exited;
+  }
 });
