@@ -6,7 +6,8 @@ ARG NODE_IMAGE=node:24-bookworm-slim
 
 # 1. Build: everything installed, the services and the CLI compiled, then the
 #    production tree laid out in /app (scripts/build/production-tree.mjs):
-#    dist/ of each service and the CLI, migrations, production npm packages.
+#    dist/ of each service and the CLI (the gateway's holds the built dashboard,
+#    served at /dashboard), migrations, production npm packages.
 FROM ${NODE_IMAGE} AS build
 WORKDIR /src
 COPY . .

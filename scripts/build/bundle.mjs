@@ -6,11 +6,11 @@
 //
 //   node ../../scripts/build/bundle.mjs [--asset <npm file>=<name in dist>]...
 //
-// An asset is a file of an npm package the runnable serves (the gateway's API
-// reference renderer), copied into dist/ so production needs no copy of that
-// package. dist/meta.json lists the npm packages the bundle loads.
+// An asset is a file or folder of an npm package the runnable serves (the
+// gateway's API reference renderer, the built dashboard), copied into dist/ so
+// production needs no copy of that package. dist/meta.json lists the npm packages the bundle loads.
 import { build } from 'esbuild';
-import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -60,7 +60,7 @@ for (const output of Object.values(result.metafile.outputs)) {
 }
 writeFileSync(path.join(outdir, 'meta.json'), `${JSON.stringify({ name, npmPackages: [...externals].sort() }, null, 2)}\n`);
 
-/** A file inside an installed npm package, found as Node finds the package (its exports may not list the file). */
+/** A file or folder inside an installed npm package, found as Node finds the package (its exports may not list the file). */
 function npmFile(spec) {
   const parts = spec.split('/');
   const pkg = parts.slice(0, spec.startsWith('@') ? 2 : 1).join('/');
@@ -73,5 +73,5 @@ function npmFile(spec) {
 
 for (const asset of values.asset) {
   const [from, to] = asset.split('=');
-  copyFileSync(npmFile(from), path.join(outdir, to));
+  cpSync(npmFile(from), path.join(outdir, to), { recursive: true, dereference: true });
 }

@@ -18,6 +18,8 @@ import { registerRailNotificationRoutes } from './routes/rail-notifications';
 import { registerWebhookRoutes } from './routes/webhooks';
 import { registerPayoutRoutes } from './routes/payouts';
 import { registerApiKeyRoutes } from './routes/api-keys';
+import { registerDashboardApp } from './routes/dashboard-app';
+import { registerDashboardLedgerRoutes } from './routes/dashboard-ledger';
 import { registerDashboardExportRoutes } from './routes/dashboard-exports';
 import { registerDashboardVerificationRoutes } from './routes/dashboard-verifications';
 import { registerDashboardDepositRoutes } from './routes/dashboard-deposits';
@@ -73,9 +75,11 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   registerAuthRoutes(root, deps);
   registerWebhookRoutes(root, deps);
   registerApiKeyRoutes(root, deps);
+  registerDashboardLedgerRoutes(root, deps);
   registerDashboardExportRoutes(root, deps);
   registerDashboardVerificationRoutes(root, deps);
   registerDashboardDepositRoutes(root, deps);
+  registerDashboardApp(app, deps.logger);
 
   app.use(notFoundHandler);
   app.use(errorHandler);

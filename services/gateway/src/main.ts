@@ -14,7 +14,8 @@ async function main() {
   const lifecycle = new Lifecycle();
   const app = createApp(deps, { lifecycle });
   const server = app.listen(config.PORT, config.HOST, () => {
-    logger.info({ url: `http://${config.HOST}:${config.PORT}`, rails: railsByMode(config) }, 'gateway listening');
+    const url = `http://${config.HOST}:${config.PORT}`;
+    logger.info({ url, dashboard: `${url}/dashboard`, rails: railsByMode(config) }, 'gateway listening');
   });
   server.keepAliveTimeout = 65_000;
 

@@ -77,8 +77,8 @@ test('the document is OpenAPI 3.1, served without a key, and every schema in it 
 
 test('every route the gateway registers under /v1 (and the dashboard routes) is in the document, and nothing else', () => {
   const app = createApp(gw.deps);
-  // Provider callbacks, the reference page, metrics and the queue board are not part of the client API.
-  const outside = /^(GET|POST|PUT|DELETE|PATCH) \/(rails|docs|metrics|ops)(\/|$)/;
+  // Provider callbacks, the reference page, metrics, the queue board and the dashboard's pages are not part of the client API.
+  const outside = /^(GET|POST|PUT|DELETE|PATCH) \/(rails|docs|metrics|ops|dashboard)(\/|$)/;
   const served = expressRoutes(app).filter((r) => !outside.test(r));
   const documented = Object.entries<Record<string, unknown>>(contract.doc.paths)
     .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path.replace(/\{([^}]+)\}/g, ':$1')}`))
@@ -173,6 +173,14 @@ test('self-service API keys answer as documented', async () => {
   expect((await api('GET', '/collections?status=pending&limit=5', { token: session })).body.data.length).toBeGreaterThan(0);
   await api('GET', '/reserved-accounts', { token: session });
   await api('GET', '/deposit-payments?limit=5', { token: session });
+});
+
+test("the session's balances and ledger answer as documented", async () => {
+  await api('GET', '/balances', { token: session });
+  await api('GET', '/transactions?limit=2', { token: session });
+  await api('GET', '/transactions', { token: session, headers: { 'Cowrie-Mode': 'test' } });
+  expect((await api('GET', '/transactions?limit=0', { token: session })).status).toBe(400);
+  expect((await api('GET', '/balances', { token: apiKey })).status).toBe(401);
 });
 
 test('webhook endpoint management and the delivery log answer as documented', async () => {

@@ -91,7 +91,7 @@ export const ZTransactionFilters = z.object({
     .optional()
     .meta({ description: "Part of a reference (Cowrie's, the idempotency key or the rail's) or of the counterparty's name or account, any case" }),
 });
-const ZTransactionsQuery = ZTransactionFilters.extend({
+export const ZTransactionsQuery = ZTransactionFilters.extend({
   limit: z.coerce.number().int().min(1).max(100).optional().meta({ description: 'Transactions per page, default 20' }),
   cursor: z.string().max(200).optional().meta({ description: '`meta.next_cursor` of the previous page' }),
 });
@@ -148,7 +148,7 @@ const ZBeneficiary = named(
     }),
   ),
 );
-const ZBalance = named(
+export const ZBalance = named(
   'Balance',
   responseOf<ReturnType<typeof renderBalance>>()(
     z.object({

@@ -1,0 +1,31 @@
+import { Redirect, Route, Switch } from 'wouter';
+import { Layout } from './Layout';
+import { ApiKeys } from './pages/ApiKeys';
+import { Home } from './pages/Home';
+import { SignIn } from './pages/SignIn';
+import { Transactions } from './pages/Transactions';
+import { Webhooks } from './pages/Webhooks';
+import { useSession } from './session';
+import { PageHeader } from './ui';
+
+export function App() {
+  const { token } = useSession();
+  if (!token) return <SignIn />;
+  return (
+    <Layout>
+      <Switch>
+        <Route path="/" component={Home} />
+        <Route path="/transactions" component={Transactions} />
+        <Route path="/api-keys" component={ApiKeys} />
+        <Route path="/webhooks" component={Webhooks} />
+        <Route path="/signin">
+          <Redirect to="/" />
+        </Route>
+        <Route>
+          <PageHeader title="Page not found" />
+          <p>There is no such dashboard page.</p>
+        </Route>
+      </Switch>
+    </Layout>
+  );
+}

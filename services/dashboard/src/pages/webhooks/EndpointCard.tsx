@@ -1,0 +1,131 @@
+import { useId, useState, type FormEvent } from 'react';
+import { newIdempotencyKey, type Schemas } from '../../api';
+import { useApiMutation } from '../../queries';
+import { Button, ConfirmButton, ErrorNote, GraceSelect, Time } from '../../ui';
+import { EventPicker } from './EventPicker';
+
+type Endpoint = Schemas['WebhookEndpoint'];
+export type ShownSecret = { title: string; secret: string; note: string };
+
+/** How long a rolled secret still signs deliveries, in seconds. */
+const GRACE_CHOICES = [
+  { seconds: 0, label: 'Stop signing with the old secret now' },
+  { seconds: 3600, label: 'Sign with both for 1 hour' },
+  { seconds: 86400, label: 'Sign with both for 24 hours' },
+];
+
+function TestResult({ result }: { result: Schemas['WebhookTestResult'] }) {
+  return (
+    <p className={result.ok ? 'note note-ok' : 'note note-error'} role="status">
+      {result.ok ? 'Test ping delivered' : 'Test ping failed'}
+      {result.status_code !== null && `: HTTP ${result.status_code}`}
+      {` after ${result.attempts} attempt${result.attempts === 1 ? '' : 's'}`}
+      {result.error && result.error !== `HTTP ${result.status_code}` && ` (${result.error})`}
+    </p>
+  );
+}
+
+function EditEndpoint({ endpoint, onDone }: { endpoint: Endpoint; onDone: () => void }) {
+  const id = useId();
+  const [url, setUrl] = useState(endpoint.url);
+  const [events, setEvents] = useState(endpoint.events);
+  const [active, setActive] = useState(endpoint.active);
+  const save = useApiMutation<Endpoint>(
+    () => ({ method: 'PUT', path: `/webhook-endpoints/${endpoint.id}`, body: { url, events, active } }),
+    ['/webhook-endpoints'],
+  );
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    save.mutate(undefined, { onSuccess: onDone });
+  };
+  return (
+    <form className="form" onSubmit={submit} aria-label={`Edit endpoint ${endpoint.url}`}>
+      <label htmlFor={`${id}-url`}>URL</label>
+      <input id={`${id}-url`} type="url" required value={url} onChange={(e) => setUrl(e.target.value)} />
+      <EventPicker value={events} onChange={setEvents} />
+      <label className="check">
+        <input type="checkbox" checked={active} onChange={(e) => setActive(e.target.checked)} />
+        Active (deliveries are sent)
+      </label>
+      <ErrorNote error={save.error} prefix="Not saved" />
+      <div className="button-row">
+        <Button type="submit" variant="primary" busy={save.isPending} busyLabel="Saving…">
+          Save
+        </Button>
+        <Button onClick={onDone}>Cancel</Button>
+      </div>
+    </form>
+  );
+}
+
+/**
+ * One endpoint and its actions. (Next: the automatic-disable reason with a
+ * re-enable button, and recover-since, slot in beside these actions.)
+ */
+export function EndpointCard({ endpoint, onSecret }: { endpoint: Endpoint; onSecret: (shown: ShownSecret) => void }) {
+  const [editing, setEditing] = useState(false);
+  const [grace, setGrace] = useState(86400);
+  const id = useId();
+  const ping = useApiMutation<Schemas['WebhookTestResult']>(
+    () => ({ method: 'POST', path: `/webhook-endpoints/${endpoint.id}/test` }),
+    ['/webhook-deliveries'],
+  );
+  // Idempotent: a retried roll answers the first roll's secret instead of making another.
+  const roll = useApiMutation<Schemas['RolledWebhookSecret'], string>(
+    (idempotencyKey) => ({ method: 'POST', path: `/webhook-endpoints/${endpoint.id}/roll-secret`, body: { grace_seconds: grace }, idempotencyKey }),
+    ['/webhook-endpoints'],
+  );
+  const remove = useApiMutation<Schemas['DeletedWebhookEndpoint']>(
+    () => ({ method: 'DELETE', path: `/webhook-endpoints/${endpoint.id}` }),
+    ['/webhook-endpoints', '/webhook-deliveries'],
+  );
+  return (
+    <li className="card endpoint">
+      <div className="endpoint-head">
+        <h3 className="mono url">{endpoint.url}</h3>
+        <span className={endpoint.active ? 'badge badge-active' : 'badge badge-revoked'}>{endpoint.active ? 'active' : 'inactive'}</span>
+      </div>
+      <p className="small">
+        Events: <span className="mono">{endpoint.events.includes('*') ? 'every event' : endpoint.events.join(', ')}</span>
+        <br />
+        Created <Time value={endpoint.created_at} />
+      </p>
+      {editing ? (
+        <EditEndpoint endpoint={endpoint} onDone={() => setEditing(false)} />
+      ) : (
+        <div className="button-row">
+          <Button variant="primary" busy={ping.isPending} busyLabel="Sending ping…" onClick={() => ping.mutate()}>
+            Send test ping
+          </Button>
+          <Button onClick={() => setEditing(true)}>Edit</Button>
+          <span className="inline-field">
+            <GraceSelect id={`${id}-grace`} label="Grace period for the old secret" choices={GRACE_CHOICES} value={grace} onChange={setGrace} />
+            <Button
+              busy={roll.isPending}
+              busyLabel="Rolling…"
+              onClick={() =>
+                roll.mutate(newIdempotencyKey(), {
+                  onSuccess: (rolled) =>
+                    onSecret({
+                      title: `New signing secret for ${rolled.url}`,
+                      secret: rolled.secret,
+                      note: rolled.previous_secret_expires_at
+                        ? `Until ${new Date(rolled.previous_secret_expires_at).toLocaleString()} every delivery carries two signatures (the new and the old secret); verify either.`
+                        : 'The old secret no longer signs deliveries.',
+                    }),
+                })
+              }
+            >
+              Roll secret
+            </Button>
+          </span>
+          <ConfirmButton label="Delete" confirmLabel="Delete this endpoint" busy={remove.isPending} busyLabel="Deleting…" onConfirm={() => remove.mutate()} />
+        </div>
+      )}
+      {ping.data && !ping.isPending && <TestResult result={ping.data} />}
+      <ErrorNote error={ping.error} prefix="Test ping not sent" />
+      <ErrorNote error={roll.error} prefix="Secret not rolled" />
+      <ErrorNote error={remove.error} prefix="Not deleted" />
+    </li>
+  );
+}

@@ -1,0 +1,254 @@
+import { useEffect, useId, useRef, useState, type ButtonHTMLAttributes, type ReactNode, type Ref } from 'react';
+
+interface ButtonProps extends ButtonHTMLAttributes<HTMLButtonElement> {
+  ref?: Ref<HTMLButtonElement>;
+  /** A network action is running: the button is disabled and says so. */
+  busy?: boolean;
+  busyLabel?: string;
+  variant?: 'primary' | 'secondary' | 'danger';
+}
+
+export function Button({ busy = false, busyLabel, variant = 'secondary', children, disabled, className, type = 'button', ...rest }: ButtonProps) {
+  return (
+    <button {...rest} type={type} className={`button button-${variant} ${className ?? ''}`} disabled={disabled || busy} aria-busy={busy || undefined}>
+      {busy ? (
+        <>
+          <span className="spinner" aria-hidden="true" />
+          {busyLabel ?? 'Working…'}
+        </>
+      ) : (
+        children
+      )}
+    </button>
+  );
+}
+
+/** An error of the API, with its message. */
+export function ErrorNote({ error, prefix }: { error: unknown; prefix?: string }) {
+  if (!error) return null;
+  const message = error instanceof Error ? error.message : String(error);
+  return (
+    <p className="note note-error" role="alert">
+      {prefix ? `${prefix}: ` : ''}
+      {message}
+    </p>
+  );
+}
+
+function Loading({ label }: { label: string }) {
+  return (
+    <p className="note note-loading" role="status">
+      <span className="spinner" aria-hidden="true" />
+      {label}
+    </p>
+  );
+}
+
+function Empty({ children }: { children: ReactNode }) {
+  return <p className="note note-empty">{children}</p>;
+}
+
+/** Copies `value` to the clipboard, or selects it for a manual copy where the browser refuses. */
+function CopyButton({ value, label = 'Copy', fallbackSelect }: { value: string; label?: string; fallbackSelect?: () => void }) {
+  const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
+  useEffect(() => {
+    if (state === 'idle') return;
+    const timer = setTimeout(() => setState('idle'), 2500);
+    return () => clearTimeout(timer);
+  }, [state]);
+  return (
+    <>
+      <Button
+        onClick={async () => {
+          try {
+            await navigator.clipboard.writeText(value);
+            setState('copied');
+          } catch {
+            fallbackSelect?.();
+            setState('failed');
+          }
+        }}
+      >
+        {state === 'copied' ? 'Copied' : label}
+      </Button>
+      <span className="visually-hidden" role="status">
+        {state === 'copied' ? 'Copied to the clipboard' : state === 'failed' ? 'Copy it by hand: the text is selected' : ''}
+      </span>
+    </>
+  );
+}
+
+/** A secret the API returns once: shown with a copy button until the user says it is stored. */
+export function SecretOnce({ label, value, children, onDone }: { label: string; value: string; children?: ReactNode; onDone: () => void }) {
+  const id = useId();
+  const input = useRef<HTMLInputElement>(null);
+  useEffect(() => input.current?.focus(), []);
+  return (
+    <div className="secret" role="region" aria-label={label}>
+      <label htmlFor={id}>{label}</label>
+      <p className="hint">Store it now: it is shown this once and cannot be read again.</p>
+      <div className="secret-row">
+        <input id={id} ref={input} className="mono" readOnly value={value} onFocus={(e) => e.currentTarget.select()} data-secret />
+        <CopyButton value={value} fallbackSelect={() => input.current?.select()} />
+      </div>
+      {children}
+      <Button onClick={onDone}>I have stored it</Button>
+    </div>
+  );
+}
+
+/** A destructive action asks once more, inline (no browser dialog). */
+export function ConfirmButton({
+  label,
+  confirmLabel,
+  busy,
+  busyLabel,
+  onConfirm,
+}: {
+  label: string;
+  confirmLabel: string;
+  busy?: boolean;
+  busyLabel?: string;
+  onConfirm: () => void;
+}) {
+  const [asking, setAsking] = useState(false);
+  const confirm = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (asking) confirm.current?.focus();
+  }, [asking]);
+  if (!asking && !busy)
+    return (
+      <Button variant="danger" onClick={() => setAsking(true)}>
+        {label}
+      </Button>
+    );
+  return (
+    <span className="confirm">
+      <Button
+        ref={confirm}
+        variant="danger"
+        busy={busy}
+        busyLabel={busyLabel}
+        onClick={() => {
+          setAsking(false);
+          onConfirm();
+        }}
+      >
+        {confirmLabel}
+      </Button>
+      {!busy && <Button onClick={() => setAsking(false)}>Cancel</Button>}
+    </span>
+  );
+}
+
+/** A timestamp of the API, in the reader's locale, with the exact value on hover. */
+export function Time({ value }: { value: string | null | undefined }) {
+  if (!value) return <span className="muted">—</span>;
+  const date = new Date(value);
+  return (
+    <time dateTime={value} title={value}>
+      {Number.isNaN(date.getTime()) ? value : date.toLocaleString()}
+    </time>
+  );
+}
+
+export function PageHeader({ title, children }: { title: string; children?: ReactNode }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  // A page opened from a link or a button: its heading takes the focus, so keyboard and screen
+  // reader users start there. On a fresh load (nothing focused) the focus stays at the top,
+  // where the first Tab reaches the skip link.
+  useEffect(() => {
+    const from = document.activeElement;
+    if (from && from !== document.body) heading.current?.focus();
+  }, []);
+  return (
+    <div className="page-header">
+      <h1 ref={heading} tabIndex={-1}>
+        {title}
+      </h1>
+      {children}
+    </div>
+  );
+}
+
+/** A read's three states before its data: loading, failed (with the API's message), empty. */
+export function QueryResult<T>({
+  query,
+  loading,
+  failed,
+  empty,
+  children,
+}: {
+  query: { isPending: boolean; isError: boolean; error: unknown; data: T | undefined };
+  loading: string;
+  failed: string;
+  /** Shown instead of children for an empty list. */
+  empty?: ReactNode;
+  children: (data: T) => ReactNode;
+}) {
+  if (query.isError) return <ErrorNote error={query.error} prefix={failed} />;
+  if (query.isPending || query.data === undefined) return <Loading label={loading} />;
+  if (empty !== undefined && Array.isArray(query.data) && query.data.length === 0) return <Empty>{empty}</Empty>;
+  return <>{children(query.data)}</>;
+}
+
+/** A table in a frame that scrolls sideways on its own; at phone width each row is a card (label each cell with data-label). */
+export function Table({ columns, caption, className, children }: { columns: string[]; caption?: string; className?: string; children: ReactNode }) {
+  return (
+    <div className="table-wrap">
+      <table className={`stack ${className ?? ''}`}>
+        {caption && <caption className="visually-hidden">{caption}</caption>}
+        <thead>
+          <tr>
+            {columns.map((column) => (
+              <th key={column} scope="col" className={column === 'Amount' ? 'num' : undefined}>
+                {column}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}
+
+/** How long the old key or secret keeps working after a roll. */
+export function GraceSelect({
+  id,
+  label,
+  choices,
+  value,
+  onChange,
+}: {
+  id: string;
+  label: string;
+  choices: { seconds: number; label: string }[];
+  value: number;
+  onChange: (seconds: number) => void;
+}) {
+  return (
+    <>
+      <label htmlFor={id} className="visually-hidden">
+        {label}
+      </label>
+      <select id={id} value={value} onChange={(e) => onChange(Number(e.target.value))}>
+        {choices.map((c) => (
+          <option key={c.seconds} value={c.seconds}>
+            {c.label}
+          </option>
+        ))}
+      </select>
+    </>
+  );
+}
+
+/** Amounts are the API's decimal strings, shown as they are (never through a float). */
+export function Amount({ value, currency }: { value: string; currency?: string }) {
+  return (
+    <span className="amount">
+      {value}
+      {currency ? ` ${currency}` : ''}
+    </span>
+  );
+}

@@ -1,0 +1,52 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+/**
+ * Debian's chromium package (`apt-get install chromium`; .ci/run installs it),
+ * or the browser CHROMIUM_PATH names. playwright-core drives it; it downloads
+ * no browser of its own.
+ */
+function chromiumPath(): string {
+  const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter((p): p is string => !!p);
+  const found = candidates.find((p) => existsSync(p));
+  if (!found) throw new Error(`no Chromium at ${candidates.join(' or ')}: apt-get install -y chromium, or set CHROMIUM_PATH`);
+  return found;
+}
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: chromiumPath(), headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+}
+
+export const VIEWPORTS = { laptop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
+
+/** Where the browser tests keep their screenshots (git-ignored): test-artifacts/dashboard/. */
+const ARTIFACTS = path.resolve(__dirname, '../../../test-artifacts/dashboard');
+
+/** Elements wider than the viewport that make the whole page scroll sideways (a scrolling table inside its frame is fine). */
+function overflowingElements(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const doc = (globalThis as any).document;
+    const width = doc.documentElement.clientWidth;
+    if (doc.documentElement.scrollWidth <= width) return [];
+    return [...doc.querySelectorAll('body *')]
+      .filter((el: any) => el.getBoundingClientRect().right > width + 1 && !el.closest('.table-wrap'))
+      .map((el: any) => `${el.tagName.toLowerCase()}.${el.className} (${Math.round(el.getBoundingClientRect().right)}px > ${width}px)`);
+  });
+}
+
+/**
+ * A full-page screenshot of the page at laptop and at phone width (<name>-laptop.png,
+ * <name>-phone.png); at either width nothing may push the page wider than the screen.
+ */
+export async function screenshotBothWidths(page: Page, name: string): Promise<void> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const before = page.viewportSize() ?? VIEWPORTS.laptop;
+  for (const [width, size] of Object.entries(VIEWPORTS)) {
+    await page.setViewportSize(size);
+    await page.screenshot({ path: path.join(ARTIFACTS, `${name}-${width}.png`), fullPage: true });
+    const overflowing = await overflowingElements(page);
+    if (overflowing.length > 0) throw new Error(`${name} at ${width} width scrolls sideways: ${overflowing.slice(0, 5).join(', ')}`);
+  }
+  await page.setViewportSize(before);
+}
