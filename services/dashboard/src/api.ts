@@ -32,23 +32,47 @@ export interface Page<T> {
  * shows. Answers the success envelope; throws an ApiError carrying the API's
  * message otherwise.
  */
-export async function apiRequest<T>(session: { token: string | null; mode: Mode }, method: string, path: string, options: RequestOptions = {}) {
-  const headers: Record<string, string> = { accept: 'application/json', 'cowrie-mode': session.mode };
+export async function apiRequest<T>(session: Session, method: string, path: string, options: RequestOptions = {}) {
+  const res = await send(session, method, path, 'application/json', options);
+  const body = (await res.json().catch(() => null)) as (Page<T> & { error?: { code: string; message: string } }) | null;
+  if (!res.ok || !body) throw errorOf(res, body);
+  return body;
+}
+
+/**
+ * A file the service answers (a CSV export), read with the session's token as
+ * a Blob, with the name its Content-Disposition gives. The page saves it
+ * through an object URL: a plain link could not carry the token.
+ */
+export async function apiDownload(session: Session, path: string): Promise<{ blob: Blob; filename: string }> {
+  const res = await send(session, 'GET', path, 'text/csv, application/json', {});
+  if (!res.ok) throw errorOf(res, await res.json().catch(() => null));
+  const filename = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? 'export.csv';
+  try {
+    return { blob: await res.blob(), filename };
+  } catch {
+    // The service cuts the connection when an export fails half way: never save half a file.
+    throw new ApiError(0, 'network_error', 'The download was cut off before its end; try again.');
+  }
+}
+
+type Session = { token: string | null; mode: Mode };
+
+async function send(session: Session, method: string, path: string, accept: string, options: RequestOptions) {
+  const headers: Record<string, string> = { accept, 'cowrie-mode': session.mode };
   if (session.token) headers.authorization = `Bearer ${session.token}`;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
-  let res: Response;
   try {
-    res = await fetch(path, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+    return await fetch(path, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
   } catch {
     throw new ApiError(0, 'network_error', 'The service did not answer; check your connection and try again.');
   }
-  const body = (await res.json().catch(() => null)) as (Page<T> & { error?: { code: string; message: string } }) | null;
-  if (!res.ok || !body) {
-    const error = body?.error;
-    throw new ApiError(res.status, error?.code ?? 'http_error', error?.message ?? `The service answered ${res.status} ${res.statusText}`);
-  }
-  return body;
+}
+
+function errorOf(res: Response, body: { error?: { code: string; message: string } } | null): ApiError {
+  const error = body?.error;
+  return new ApiError(res.status, error?.code ?? 'http_error', error?.message ?? `The service answered ${res.status} ${res.statusText}`);
 }
 
 /** A fresh Idempotency-Key (crypto.randomUUID needs a secure context; getRandomValues does not). */

@@ -1,6 +1,6 @@
 import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import { ApiError, apiRequest, type Mode, type RequestOptions } from './api';
+import { ApiError, apiDownload, apiRequest, type Mode, type RequestOptions } from './api';
 
 // The session token lives in sessionStorage: it survives a reload of this tab,
 // not the tab itself, and no other tab or later visit reads it.
@@ -21,6 +21,8 @@ interface SessionApi extends SessionState {
   setMode(mode: Mode): void;
   /** A call with this session; a 401 ends it and returns to sign-in. */
   call<T>(method: string, path: string, options?: RequestOptions): Promise<{ data: T; meta: { request_id: string; next_cursor?: string | null } }>;
+  /** A file (a CSV export) with this session; a 401 ends it as `call` does. */
+  download(path: string): Promise<{ blob: Blob; filename: string }>;
 }
 
 const SessionContext = createContext<SessionApi | null>(null);
@@ -59,8 +61,16 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     [queryClient],
   );
 
-  const value = useMemo<SessionApi>(
-    () => ({
+  const value = useMemo<SessionApi>(() => {
+    const endOn401 = async <R,>(request: () => Promise<R>): Promise<R> => {
+      try {
+        return await request();
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 401 && state.token) forget(err.message);
+        throw err;
+      }
+    };
+    return {
       ...state,
       signIn(token) {
         store(TOKEN_KEY, token);
@@ -72,16 +82,13 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         setState((s) => ({ ...s, mode }));
       },
       async call<T>(method: string, path: string, options?: RequestOptions) {
-        try {
-          return await apiRequest<T>(state, method, path, options);
-        } catch (err) {
-          if (err instanceof ApiError && err.status === 401 && state.token) forget(err.message);
-          throw err;
-        }
+        return endOn401(() => apiRequest<T>(state, method, path, options));
       },
-    }),
-    [state, forget],
-  );
+      async download(path: string) {
+        return endOn401(() => apiDownload(state, path));
+      },
+    };
+  }, [state, forget]);
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
 }
 

@@ -252,3 +252,25 @@ export function Amount({ value, currency }: { value: string; currency?: string }
     </span>
   );
 }
+
+/** Newer/Older buttons of a cursor-paged list (the cursors of the pages before are kept by the page). */
+export function Pager({ page, onNewer, onOlder, loadingOlder }: { page: number; onNewer?: () => void; onOlder?: () => void; loadingOlder: boolean }) {
+  return (
+    <nav className="pager" aria-label="Pages">
+      <Button disabled={!onNewer} onClick={onNewer}>
+        Newer
+      </Button>
+      <span className="muted small">Page {page}</span>
+      <Button disabled={!onOlder} busy={loadingOlder} busyLabel="Loading…" onClick={onOlder}>
+        Older
+      </Button>
+    </nav>
+  );
+}
+
+/** A datetime-local or date input's value (the reader's local time) as ISO 8601 in UTC; '' when empty or invalid. */
+export function fromLocalInput(value: string): string {
+  if (!value) return '';
+  const date = new Date(value.length === 10 ? `${value}T00:00` : value);
+  return Number.isNaN(date.getTime()) ? '' : date.toISOString();
+}

@@ -126,12 +126,14 @@ test(
     expect(JSON.parse(ping.rawBody.toString()).event).toBe('ping');
     expect(verifyWebhookSignature({ rawBody: ping.rawBody, header: ping.headers['x-cowrie-signature'], secret })).toBe(true);
 
-    const log = page.getByRole('table').filter({ has: page.getByRole('columnheader', { name: 'Payload' }) });
+    const log = page.getByRole('table', { name: 'Webhook deliveries' });
     const row = log.getByRole('row').filter({ hasText: 'ping' });
     await expectText(row, 'delivered');
     await expectText(row, 'HTTP 200');
-    await row.getByText('Show').click();
-    await expectText(row, `"endpoint_id": `);
+    await row.getByRole('button', { name: /^Details/ }).click();
+    const detail = page.getByRole('region', { name: /^Delivery #/ });
+    await expectText(detail, `"endpoint_id": `);
+    await expectText(detail, ping.headers['x-cowrie-delivery'] as string);
     await screenshotBothWidths(page, 'webhooks');
 
     // Roll the secret with a grace period: the new one is shown once, and a ping now carries both signatures.
@@ -183,7 +185,7 @@ test(
     await expectText(endpoint.getByRole('status'), 'Test ping failed: HTTP 500 after 3 attempts');
 
     await page.getByLabel('Endpoint', { exact: true }).selectOption({ label: failing });
-    const log = page.getByRole('table').filter({ has: page.getByRole('columnheader', { name: 'Payload' }) });
+    const log = page.getByRole('table', { name: 'Webhook deliveries' });
     await expectText(log.getByRole('row').filter({ hasText: 'ping' }), 'failed');
     // Only this endpoint's delivery: the other endpoint's two pings are filtered out.
     await expectCount(log.getByRole('row').filter({ hasText: 'delivered' }), 0);

@@ -1,7 +1,9 @@
 import { useState } from 'react';
+import { useMutation } from '@tanstack/react-query';
 import type { Schemas } from '../api';
 import { useApiPage, useApiQuery } from '../queries';
-import { Amount, Button, ErrorNote, PageHeader, QueryResult, Table, Time } from '../ui';
+import { useSession } from '../session';
+import { Amount, Button, ErrorNote, PageHeader, Pager, QueryResult, Table, Time, fromLocalInput } from '../ui';
 
 type Transaction = Schemas['Transaction'];
 type Status = Schemas['TransactionStatus'];
@@ -87,62 +89,160 @@ export function TransactionRow({ t, full = false }: { t: Transaction; full?: boo
   );
 }
 
+/** Saves a file the service answered (through an object URL, which the page drops once the download started). */
+function saveBlob(blob: Blob, filename: string) {
+  const url = URL.createObjectURL(blob);
+  const anchor = document.createElement('a');
+  anchor.href = url;
+  anchor.download = filename;
+  document.body.append(anchor);
+  anchor.click();
+  anchor.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** The day after a date input's value (`to` is exclusive: "until 3 May" keeps all of 3 May). */
+function dayAfter(value: string): string {
+  if (!value) return '';
+  const date = new Date(`${value}T00:00`);
+  date.setDate(date.getDate() + 1);
+  return Number.isNaN(date.getTime()) ? '' : date.toISOString();
+}
+
 /**
- * The ledger, newest first, filtered by status and currency, a page at a time
- * (the API's cursor; the cursors of the pages before are kept to go back).
- * (Next: type, date range and search filters, and the CSV export.)
+ * The ledger, newest first, filtered by status, type, currency, dates and a
+ * search, a page at a time (the API's cursor; the cursors of the pages before
+ * are kept to go back), and the filtered set as a CSV download.
  */
 export function Transactions() {
+  const { download } = useSession();
   const [status, setStatus] = useState<Status | ''>('');
+  const [type, setType] = useState<'' | 'debit' | 'credit'>('');
   const [currency, setCurrency] = useState('');
+  const [from, setFrom] = useState('');
+  const [until, setUntil] = useState('');
+  const [searchText, setSearchText] = useState('');
+  const [search, setSearch] = useState('');
   const [limit, setLimit] = useState(25);
   const [cursors, setCursors] = useState<string[]>([]);
   const cursor = cursors.at(-1);
-  const query = new URLSearchParams({ limit: String(limit), ...(status && { status }), ...(currency && { currency }), ...(cursor && { cursor }) });
+  const fromIso = fromLocalInput(from);
+  const toIso = dayAfter(until);
+  const filters = new URLSearchParams({
+    ...(status && { status }),
+    ...(type && { type }),
+    ...(currency && { currency }),
+    ...(fromIso && { from: fromIso }),
+    ...(toIso && { to: toIso }),
+    ...(search && { search }),
+  });
+  const query = new URLSearchParams({ limit: String(limit), ...Object.fromEntries(filters), ...(cursor && { cursor }) });
   const page = useApiPage<Transaction>(`/transactions?${query}`);
   const balances = useApiQuery<Schemas['Balance'][]>('/balances');
+  const exportCsv = useMutation({
+    mutationFn: async (path: string) => {
+      const { blob, filename } = await download(path);
+      saveBlob(blob, filename);
+      return filename;
+    },
+  });
   const filter = (apply: () => void) => {
     apply();
     setCursors([]);
   };
+  const filtered = status || type || currency || from || until || search;
   return (
     <>
       <PageHeader title="Transactions">
         <p className="lead">Every ledger transaction of this workspace, newest first.</p>
       </PageHeader>
-      <div className="filters card" role="group" aria-label="Filters">
-        <label htmlFor="tx-status">Status</label>
-        <select id="tx-status" value={status} onChange={(e) => filter(() => setStatus(e.target.value as Status | ''))}>
-          <option value="">Any</option>
-          {STATUSES.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
-        </select>
-        <label htmlFor="tx-currency">Currency</label>
-        <select id="tx-currency" value={currency} onChange={(e) => filter(() => setCurrency(e.target.value))}>
-          <option value="">Any</option>
-          {(balances.data ?? []).map((b) => (
-            <option key={b.currency} value={b.currency}>
-              {b.currency}
-            </option>
-          ))}
-        </select>
-        <label htmlFor="tx-limit">Rows</label>
-        <select id="tx-limit" value={limit} onChange={(e) => filter(() => setLimit(Number(e.target.value)))}>
-          {PAGE_SIZES.map((n) => (
-            <option key={n} value={n}>
-              {n}
-            </option>
-          ))}
-        </select>
+      <form
+        className="filters card"
+        role="group"
+        aria-label="Filters"
+        onSubmit={(e) => {
+          e.preventDefault();
+          filter(() => setSearch(searchText.trim()));
+        }}
+      >
+        <span className="field">
+          <label htmlFor="tx-status">Status</label>
+          <select id="tx-status" value={status} onChange={(e) => filter(() => setStatus(e.target.value as Status | ''))}>
+            <option value="">Any</option>
+            {STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </span>
+        <span className="field">
+          <label htmlFor="tx-type">Type</label>
+          <select id="tx-type" value={type} onChange={(e) => filter(() => setType(e.target.value as '' | 'debit' | 'credit'))}>
+            <option value="">Any</option>
+            <option value="debit">debit (money out)</option>
+            <option value="credit">credit (money in)</option>
+          </select>
+        </span>
+        <span className="field">
+          <label htmlFor="tx-currency">Currency</label>
+          <select id="tx-currency" value={currency} onChange={(e) => filter(() => setCurrency(e.target.value))}>
+            <option value="">Any</option>
+            {(balances.data ?? []).map((b) => (
+              <option key={b.currency} value={b.currency}>
+                {b.currency}
+              </option>
+            ))}
+          </select>
+        </span>
+        <span className="field">
+          <label htmlFor="tx-from">From</label>
+          <input id="tx-from" type="date" value={from} onChange={(e) => filter(() => setFrom(e.target.value))} />
+        </span>
+        <span className="field">
+          <label htmlFor="tx-until">Until</label>
+          <input id="tx-until" type="date" value={until} onChange={(e) => filter(() => setUntil(e.target.value))} />
+        </span>
+        <span className="field">
+          <label htmlFor="tx-search">Search</label>
+          <input
+            id="tx-search"
+            type="search"
+            maxLength={100}
+            value={searchText}
+            onChange={(e) => setSearchText(e.target.value)}
+            placeholder="Reference, name or account"
+          />
+        </span>
+        <Button type="submit">Search</Button>
+        <span className="field">
+          <label htmlFor="tx-limit">Rows</label>
+          <select id="tx-limit" value={limit} onChange={(e) => filter(() => setLimit(Number(e.target.value)))}>
+            {PAGE_SIZES.map((n) => (
+              <option key={n} value={n}>
+                {n}
+              </option>
+            ))}
+          </select>
+        </span>
+      </form>
+      <div className="button-row">
+        <Button busy={exportCsv.isPending} busyLabel="Preparing the CSV…" onClick={() => exportCsv.mutate(`/transactions/export?${filters}`)}>
+          Download CSV
+        </Button>
+        <span className="muted small">{filtered ? 'Every transaction these filters keep, not only this page.' : 'Every transaction, not only this page.'}</span>
       </div>
+      {exportCsv.data && !exportCsv.isPending && (
+        <p className="note note-ok" role="status">
+          Downloaded {exportCsv.data}
+        </p>
+      )}
+      <ErrorNote error={exportCsv.error} prefix="The CSV was not downloaded" />
       <QueryResult
         query={{ isPending: page.isPending, isError: page.isError, error: page.error, data: page.data?.items }}
         loading="Loading transactions…"
         failed="Transactions could not be loaded"
-        empty={status || currency ? 'No transactions match these filters.' : 'No transactions yet.'}
+        empty={filtered ? 'No transactions match these filters.' : 'No transactions yet.'}
       >
         {(items) => (
           <Table columns={['When', 'What', 'Counterparty', 'Status', 'Amount']} caption="Transactions" className={page.isPlaceholderData ? 'stale' : undefined}>
@@ -152,23 +252,12 @@ export function Transactions() {
           </Table>
         )}
       </QueryResult>
-      <nav className="pager" aria-label="Pages">
-        <Button disabled={cursors.length === 0 || page.isFetching} onClick={() => setCursors((c) => c.slice(0, -1))}>
-          Newer
-        </Button>
-        <span className="muted small">Page {cursors.length + 1}</span>
-        <Button
-          disabled={!page.data?.nextCursor}
-          busy={page.isFetching && page.isPlaceholderData}
-          busyLabel="Loading…"
-          onClick={() => {
-            const next = page.data?.nextCursor;
-            if (next) setCursors((c) => [...c, next]);
-          }}
-        >
-          Older
-        </Button>
-      </nav>
+      <Pager
+        page={cursors.length + 1}
+        onNewer={cursors.length === 0 || page.isFetching ? undefined : () => setCursors((c) => c.slice(0, -1))}
+        onOlder={page.data?.nextCursor ? () => setCursors((c) => [...c, page.data!.nextCursor!]) : undefined}
+        loadingOlder={page.isFetching && page.isPlaceholderData}
+      />
       <ErrorNote error={balances.error} prefix="Currencies could not be loaded" />
     </>
   );

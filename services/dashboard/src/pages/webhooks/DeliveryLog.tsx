@@ -1,27 +1,149 @@
-import { useState } from 'react';
-import type { Schemas } from '../../api';
-import { useApiQuery } from '../../queries';
-import { Button, QueryResult, Table, Time } from '../../ui';
+import { useEffect, useRef, useState } from 'react';
+import { newIdempotencyKey, type Schemas } from '../../api';
+import { useApiMutation, useApiPage, useApiQuery } from '../../queries';
+import { Button, ErrorNote, QueryResult, Table, Time, Pager, fromLocalInput } from '../../ui';
+
+type Delivery = Schemas['WebhookDelivery'];
+type Detail = Schemas['WebhookDeliveryDetail'];
 
 const LIMITS = [20, 50, 100];
 
+function Outcome({ d }: { d: Pick<Delivery, 'ok' | 'statusCode' | 'attempts' | 'error'> & { completedAt?: string | null } }) {
+  if (d.completedAt === null) return <span className="badge badge-processing">pending</span>;
+  return (
+    <div>
+      <span className={d.ok ? 'badge badge-active' : 'badge badge-failed'}>{d.ok ? 'delivered' : 'failed'}</span>
+      <div className="small">
+        {d.statusCode === null ? 'no answer' : `HTTP ${d.statusCode}`} · {d.attempts} attempt{d.attempts === 1 ? '' : 's'}
+      </div>
+      {d.error && <div className="small error-text">{d.error}</div>}
+    </div>
+  );
+}
+
 /**
- * The delivery log, newest first, filtered by endpoint. (Next: cursor paging,
- * the event/ok/date filters, a detail view and resend slot in here.)
+ * One delivery as the API stored it: what was sent (payload, headers), what
+ * came back, and a Resend button (a new dispatch with the same delivery id).
  */
+function DeliveryDetail({ id, urlOf, onClose }: { id: number; urlOf: Map<number, string>; onClose: () => void }) {
+  const detail = useApiQuery<Detail>(`/webhook-deliveries/${id}`);
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), [id]);
+  // Idempotent: a retried click answers the same new dispatch instead of sending twice.
+  const resend = useApiMutation<Detail, string>(
+    (idempotencyKey) => ({ method: 'POST', path: `/webhook-deliveries/${id}/resend`, idempotencyKey }),
+    ['/webhook-deliveries'],
+  );
+  return (
+    <section className="card delivery-detail" aria-labelledby={`delivery-${id}-title`}>
+      <div className="section-head">
+        <h3 id={`delivery-${id}-title`} ref={heading} tabIndex={-1}>
+          Delivery #{id}
+        </h3>
+        <Button onClick={onClose}>Close</Button>
+      </div>
+      <QueryResult query={detail} loading="Loading the delivery…" failed="The delivery could not be loaded">
+        {(d) => (
+          <>
+            <dl className="detail">
+              {(
+                [
+                  ['Delivery id (X-Cowrie-Delivery)', d.deliveryId],
+                  ['Dispatch', d.dispatch === 0 ? '0 (first send)' : `${d.dispatch} (resend)`],
+                  ['Event', d.event],
+                  ['Endpoint', urlOf.get(d.endpointId) ?? `#${d.endpointId}`],
+                  ['Created', d.createdAt],
+                  ['Completed', d.completedAt ?? 'pending'],
+                  ['Status', d.statusCode === null ? 'no answer' : `HTTP ${d.statusCode}`],
+                  ['Attempts', String(d.attempts)],
+                  ['Last error', d.error ?? '—'],
+                  ['Mode', d.livemode ? 'live' : 'test'],
+                ] as const
+              ).map(([label, value]) => (
+                <div key={label}>
+                  <dt>{label}</dt>
+                  <dd className="mono small url">{value}</dd>
+                </div>
+              ))}
+            </dl>
+            <h4>Request headers sent</h4>
+            {d.requestHeaders ? (
+              <dl className="headers mono small">
+                {Object.entries(d.requestHeaders).map(([name, value]) => (
+                  <div key={name}>
+                    <dt>{name}</dt>
+                    <dd className="url">{value}</dd>
+                  </div>
+                ))}
+              </dl>
+            ) : (
+              <p className="muted small">Nothing was sent yet.</p>
+            )}
+            <h4>Response excerpt</h4>
+            {d.responseExcerpt ? <pre className="payload">{d.responseExcerpt}</pre> : <p className="muted small">No answer body.</p>}
+            <h4>Payload</h4>
+            <pre className="payload">{JSON.stringify(d.payload, null, 2)}</pre>
+            <div className="button-row">
+              <Button variant="primary" busy={resend.isPending} busyLabel="Resending…" onClick={() => resend.mutate(newIdempotencyKey())}>
+                Resend
+              </Button>
+            </div>
+            {resend.data && !resend.isPending && (
+              <p className="note note-ok" role="status">
+                Resent as delivery #{resend.data.id} (dispatch {resend.data.dispatch}, same delivery id {resend.data.deliveryId}); it shows in the log once
+                sent.
+              </p>
+            )}
+            <ErrorNote error={resend.error} prefix="Not resent" />
+          </>
+        )}
+      </QueryResult>
+    </section>
+  );
+}
+
+/** The delivery log, newest first: filters (endpoint, event, outcome, time), cursor paging, each delivery's detail. */
 export function DeliveryLog({ endpoints }: { endpoints: Schemas['WebhookEndpoint'][] }) {
   const [endpointId, setEndpointId] = useState('');
+  const [event, setEvent] = useState('');
+  const [ok, setOk] = useState<'' | 'true' | 'false'>('');
+  const [from, setFrom] = useState('');
+  const [to, setTo] = useState('');
   const [limit, setLimit] = useState(20);
-  const query = new URLSearchParams({ limit: String(limit), ...(endpointId ? { endpoint_id: endpointId } : {}) });
-  const deliveries = useApiQuery<Schemas['WebhookDelivery'][]>(`/webhook-deliveries?${query}`);
+  const [cursors, setCursors] = useState<string[]>([]);
+  const [open, setOpen] = useState<number | null>(null);
+  const types = useApiQuery<Schemas['WebhookEventType'][]>('/webhook-event-types');
+  const cursor = cursors.at(-1);
+  const fromIso = fromLocalInput(from);
+  const toIso = fromLocalInput(to);
+  const query = new URLSearchParams({
+    limit: String(limit),
+    ...(endpointId && { endpoint_id: endpointId }),
+    ...(event && { event }),
+    ...(ok && { ok }),
+    ...(fromIso && { from: fromIso }),
+    ...(toIso && { to: toIso }),
+    ...(cursor && { cursor }),
+  });
+  const page = useApiPage<Delivery>(`/webhook-deliveries?${query}`);
   const urlOf = new Map(endpoints.map((e) => [e.id, e.url]));
+  const filter = (apply: () => void) => {
+    apply();
+    setCursors([]);
+  };
+  const filtered = endpointId || event || ok || from || to;
   return (
     <section aria-labelledby="log-title">
       <div className="section-head">
         <h2 id="log-title">Delivery log</h2>
-        <div className="filters">
+        <Button onClick={() => page.refetch()} busy={page.isFetching} busyLabel="Refreshing…">
+          Refresh
+        </Button>
+      </div>
+      <div className="filters card" role="group" aria-label="Delivery filters">
+        <span className="field">
           <label htmlFor="log-endpoint">Endpoint</label>
-          <select id="log-endpoint" value={endpointId} onChange={(e) => setEndpointId(e.target.value)}>
+          <select id="log-endpoint" value={endpointId} onChange={(e) => filter(() => setEndpointId(e.target.value))}>
             <option value="">All endpoints</option>
             {endpoints.map((e) => (
               <option key={e.id} value={String(e.id)}>
@@ -29,29 +151,61 @@ export function DeliveryLog({ endpoints }: { endpoints: Schemas['WebhookEndpoint
               </option>
             ))}
           </select>
+        </span>
+        <span className="field">
+          <label htmlFor="log-event">Event</label>
+          <select id="log-event" value={event} onChange={(e) => filter(() => setEvent(e.target.value))}>
+            <option value="">Any event</option>
+            <option value="ping">ping</option>
+            {(types.data ?? []).map((t) => (
+              <option key={t.name} value={t.name}>
+                {t.name}
+              </option>
+            ))}
+          </select>
+        </span>
+        <span className="field">
+          <label htmlFor="log-outcome">Outcome</label>
+          <select id="log-outcome" value={ok} onChange={(e) => filter(() => setOk(e.target.value as '' | 'true' | 'false'))}>
+            <option value="">Any</option>
+            <option value="true">Delivered</option>
+            <option value="false">Failed</option>
+          </select>
+        </span>
+        <span className="field">
+          <label htmlFor="log-from">From</label>
+          <input id="log-from" type="datetime-local" value={from} onChange={(e) => filter(() => setFrom(e.target.value))} />
+        </span>
+        <span className="field">
+          <label htmlFor="log-to">Before</label>
+          <input id="log-to" type="datetime-local" value={to} onChange={(e) => filter(() => setTo(e.target.value))} />
+        </span>
+        <span className="field">
           <label htmlFor="log-limit">Rows</label>
-          <select id="log-limit" value={limit} onChange={(e) => setLimit(Number(e.target.value))}>
+          <select id="log-limit" value={limit} onChange={(e) => filter(() => setLimit(Number(e.target.value)))}>
             {LIMITS.map((n) => (
               <option key={n} value={n}>
                 {n}
               </option>
             ))}
           </select>
-          <Button onClick={() => deliveries.refetch()} busy={deliveries.isFetching} busyLabel="Refreshing…">
-            Refresh
-          </Button>
-        </div>
+        </span>
       </div>
+      <ErrorNote error={types.error} prefix="Event names could not be loaded" />
       <QueryResult
-        query={deliveries}
+        query={{ isPending: page.isPending, isError: page.isError, error: page.error, data: page.data?.items }}
         loading="Loading deliveries…"
         failed="The delivery log could not be loaded"
-        empty="No deliveries yet. Send a test ping to an endpoint to see one here."
+        empty={filtered ? 'No deliveries match these filters.' : 'No deliveries yet. Send a test ping to an endpoint to see one here.'}
       >
         {(data) => (
-          <Table columns={['When', 'Event', 'Endpoint', 'Result', 'Payload']} className="deliveries">
+          <Table
+            columns={['When', 'Event', 'Endpoint', 'Result', 'Delivery']}
+            caption="Webhook deliveries"
+            className={page.isPlaceholderData ? 'stale' : undefined}
+          >
             {data.map((d) => (
-              <tr key={d.id}>
+              <tr key={d.id} className={d.id === open ? 'selected' : undefined}>
                 <td data-label="When">
                   <Time value={d.createdAt} />
                 </td>
@@ -62,28 +216,29 @@ export function DeliveryLog({ endpoints }: { endpoints: Schemas['WebhookEndpoint
                   {urlOf.get(d.endpointId) ?? `#${d.endpointId}`}
                 </td>
                 <td data-label="Result">
-                  <div>
-                    <span className={d.ok ? 'badge badge-active' : 'badge badge-failed'}>{d.ok ? 'delivered' : 'failed'}</span>
-                    <div className="small">
-                      {d.statusCode === null ? 'no answer' : `HTTP ${d.statusCode}`} · {d.attempts} attempt{d.attempts === 1 ? '' : 's'}
-                    </div>
-                    {d.error && <div className="small error-text">{d.error}</div>}
-                  </div>
+                  <Outcome d={d} />
                 </td>
-                <td data-label="Payload">
-                  <details>
-                    <summary>
-                      Show <span className="visually-hidden">payload of delivery {d.deliveryId}</span>
-                    </summary>
-                    <p className="small mono url">Delivery id {d.deliveryId}</p>
-                    <pre className="payload">{JSON.stringify(d.payload, null, 2)}</pre>
-                  </details>
+                <td data-label="Delivery">
+                  <div>
+                    <div className="small mono url">{d.deliveryId}</div>
+                    <div className="small muted">dispatch {d.dispatch}</div>
+                    <Button onClick={() => setOpen(d.id)} aria-expanded={d.id === open}>
+                      Details <span className="visually-hidden">of delivery #{d.id}</span>
+                    </Button>
+                  </div>
                 </td>
               </tr>
             ))}
           </Table>
         )}
       </QueryResult>
+      <Pager
+        page={cursors.length + 1}
+        onNewer={cursors.length === 0 || page.isFetching ? undefined : () => setCursors((c) => c.slice(0, -1))}
+        onOlder={page.data?.nextCursor ? () => setCursors((c) => [...c, page.data!.nextCursor!]) : undefined}
+        loadingOlder={page.isFetching && page.isPlaceholderData}
+      />
+      {open !== null && <DeliveryDetail key={open} id={open} urlOf={urlOf} onClose={() => setOpen(null)} />}
     </section>
   );
 }

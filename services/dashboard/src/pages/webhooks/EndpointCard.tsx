@@ -1,7 +1,7 @@
 import { useId, useState, type FormEvent } from 'react';
 import { newIdempotencyKey, type Schemas } from '../../api';
 import { useApiMutation } from '../../queries';
-import { Button, ConfirmButton, ErrorNote, GraceSelect, Time } from '../../ui';
+import { Button, ConfirmButton, ErrorNote, GraceSelect, Time, fromLocalInput } from '../../ui';
 import { EventPicker } from './EventPicker';
 
 type Endpoint = Schemas['WebhookEndpoint'];
@@ -59,11 +59,70 @@ function EditEndpoint({ endpoint, onDone }: { endpoint: Endpoint; onDone: () => 
 }
 
 /**
- * One endpoint and its actions. (Next: the automatic-disable reason with a
- * re-enable button, and recover-since, slot in beside these actions.)
+ * Sends again every failed delivery to the endpoint since a time (the API's
+ * recover): says how many were queued.
  */
+function RecoverSince({ endpoint, onDone }: { endpoint: Endpoint; onDone: () => void }) {
+  const id = useId();
+  const [since, setSince] = useState('');
+  // One key per submitted time: a retried submit answers the first recover instead of queueing again.
+  const [key, setKey] = useState({ since: '', value: '' });
+  const recover = useApiMutation<Schemas['RecoveredWebhookDeliveries'], { since: string; idempotencyKey: string }>(
+    ({ since: at, idempotencyKey }) => ({ method: 'POST', path: `/webhook-endpoints/${endpoint.id}/recover`, body: { since: at }, idempotencyKey }),
+    ['/webhook-deliveries'],
+  );
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const at = fromLocalInput(since);
+    if (!at) return;
+    const idempotencyKey = key.since === at ? key.value : newIdempotencyKey();
+    setKey({ since: at, value: idempotencyKey });
+    recover.mutate({ since: at, idempotencyKey });
+  };
+  return (
+    <form className="form" onSubmit={submit} aria-label={`Recover failed deliveries to ${endpoint.url}`}>
+      <label htmlFor={`${id}-since`}>Send again every failed delivery since</label>
+      <input id={`${id}-since`} type="datetime-local" required autoFocus value={since} onChange={(e) => setSince(e.target.value)} />
+      <p className="hint">Each failed delivery of an event (test pings excepted) is sent again with its delivery id, oldest first, behind live deliveries.</p>
+      <div className="button-row">
+        <Button type="submit" variant="primary" busy={recover.isPending} busyLabel="Queueing…">
+          Recover
+        </Button>
+        <Button onClick={onDone}>Close</Button>
+      </div>
+      {recover.data && !recover.isPending && (
+        <p className="note note-ok" role="status">
+          {recover.data.queued === 0
+            ? 'No failed deliveries since then: nothing to send again.'
+            : `Queued ${recover.data.queued} failed deliver${recover.data.queued === 1 ? 'y' : 'ies'} to send again.`}
+          {recover.data.has_more && ' More remain: recover again once these are sent.'}
+        </p>
+      )}
+      <ErrorNote error={recover.error} prefix="Nothing recovered" />
+    </form>
+  );
+}
+
+/** Why Cowrie switched the endpoint off, and a button to turn it back on (PUT active: true clears the reason). */
+function DisabledNotice({ endpoint }: { endpoint: Endpoint }) {
+  const enable = useApiMutation<Endpoint>(() => ({ method: 'PUT', path: `/webhook-endpoints/${endpoint.id}`, body: { active: true } }), ['/webhook-endpoints']);
+  return (
+    <div className="note note-warning">
+      <p>
+        <strong>Switched off automatically</strong> <Time value={endpoint.disabled_at} />: {endpoint.disabled_reason}
+      </p>
+      <Button variant="primary" busy={enable.isPending} busyLabel="Turning on…" onClick={() => enable.mutate()}>
+        Turn back on
+      </Button>
+      <ErrorNote error={enable.error} prefix="Still off" />
+    </div>
+  );
+}
+
+/** One endpoint and its actions. */
 export function EndpointCard({ endpoint, onSecret }: { endpoint: Endpoint; onSecret: (shown: ShownSecret) => void }) {
   const [editing, setEditing] = useState(false);
+  const [recovering, setRecovering] = useState(false);
   const [grace, setGrace] = useState(86400);
   const id = useId();
   const ping = useApiMutation<Schemas['WebhookTestResult']>(
@@ -90,6 +149,7 @@ export function EndpointCard({ endpoint, onSecret }: { endpoint: Endpoint; onSec
         <br />
         Created <Time value={endpoint.created_at} />
       </p>
+      {endpoint.disabled_reason && <DisabledNotice endpoint={endpoint} />}
       {editing ? (
         <EditEndpoint endpoint={endpoint} onDone={() => setEditing(false)} />
       ) : (
@@ -98,6 +158,9 @@ export function EndpointCard({ endpoint, onSecret }: { endpoint: Endpoint; onSec
             Send test ping
           </Button>
           <Button onClick={() => setEditing(true)}>Edit</Button>
+          <Button onClick={() => setRecovering(true)} aria-expanded={recovering}>
+            Recover since…
+          </Button>
           <span className="inline-field">
             <GraceSelect id={`${id}-grace`} label="Grace period for the old secret" choices={GRACE_CHOICES} value={grace} onChange={setGrace} />
             <Button
@@ -122,6 +185,7 @@ export function EndpointCard({ endpoint, onSecret }: { endpoint: Endpoint; onSec
           <ConfirmButton label="Delete" confirmLabel="Delete this endpoint" busy={remove.isPending} busyLabel="Deleting…" onConfirm={() => remove.mutate()} />
         </div>
       )}
+      {recovering && !editing && <RecoverSince endpoint={endpoint} onDone={() => setRecovering(false)} />}
       {ping.data && !ping.isPending && <TestResult result={ping.data} />}
       <ErrorNote error={ping.error} prefix="Test ping not sent" />
       <ErrorNote error={roll.error} prefix="Secret not rolled" />

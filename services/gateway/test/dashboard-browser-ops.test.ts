@@ -1,0 +1,220 @@
+// Risk: the dashboard's operations pages that render but do not work: a
+// failed webhook that cannot be resent from the page (or is resent under a new
+// delivery id, so the receiver cannot deduplicate it), an endpoint Cowrie
+// switched off that cannot be turned back on, a CSV download that is not the
+// filtered set the page shows. Headless Chromium (Debian's package, driven by
+// playwright-core) against a gateway, a webhook worker and a payout worker on
+// a fresh database; screenshots go to test-artifacts/dashboard/.
+import { readFile } from 'node:fs/promises';
+import type { Browser, Page } from 'playwright-core';
+import { startWebhookWorker, type RunningWebhookWorker } from '@cowrie/webhook-sender';
+import { startPayoutWorker, type RunningPayoutWorker } from '@cowrie/payout-worker';
+import { createUserFor, createWorkspaceWithKey, startHttpReceiver, waitFor, type HttpReceiver } from '@cowrie/testing';
+import { call, startTestGateway } from './start-test-gateway';
+import { fund } from './payout-stack';
+import { VIEWPORTS, launchChromium, screenshotBothWidths } from './browser';
+
+let gw: Awaited<ReturnType<typeof startTestGateway>>;
+let worker: RunningWebhookWorker;
+let payouts: RunningPayoutWorker;
+let apiKey: string;
+let receiver: HttpReceiver;
+let browser: Browser;
+let page: Page;
+/** Each flow's limit: a passing run takes a few seconds; a loaded CI machine gets room. */
+const FLOW_TIMEOUT_MS = 60_000;
+const pageProblems: string[] = [];
+
+beforeAll(async () => {
+  [gw, browser, receiver] = await Promise.all([startTestGateway({ WEBHOOK_TIMEOUT_MS: '2000' }), launchChromium(), startHttpReceiver()]);
+  worker = await startWebhookWorker(gw.env.config, gw.env.logger);
+  payouts = await startPayoutWorker(gw.env.config, gw.env.logger);
+  const { workspace, key } = await createWorkspaceWithKey(gw.env.db, { name: 'Operations Ltd' });
+  apiKey = key;
+  await fund(gw.env.db, workspace.id, 'NGN', '5000');
+  const user = await createUserFor(gw.env.db, workspace.id);
+  const context = await browser.newContext({ viewport: VIEWPORTS.laptop, baseURL: gw.url, acceptDownloads: true });
+  page = await context.newPage();
+  page.setDefaultTimeout(20_000);
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' && !/status of 4\d\d/.test(msg.text())) pageProblems.push(msg.text());
+  });
+  page.on('pageerror', (err) => pageProblems.push(err.message));
+  await page.goto('/dashboard');
+  await page.getByLabel('Email').fill(user.email);
+  await page.getByLabel('Password').fill(user.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Home' }).waitFor();
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+  await worker?.stop();
+  await payouts?.stop();
+  await receiver?.close();
+  await gw?.close();
+});
+
+const sessionToken = async () => (await page.evaluate(() => (globalThis as any).sessionStorage.getItem('cowrie.dashboard.session') as string))!;
+
+test(
+  'webhooks: a failed delivery is resent from its detail once the receiver is back, and arrives with the same delivery id; both dispatches are in the log',
+  async () => {
+    const url = `${receiver.url}/flaky`;
+    let down = true;
+    receiver.reply = () => (down ? { status: 503, body: 'down for maintenance' } : { status: 200, body: 'ok' });
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('button', { name: 'Add an endpoint' }).click();
+    await page.keyboard.type(url);
+    await page.getByRole('button', { name: 'Add endpoint', exact: true }).click();
+    await page
+      .getByRole('region', { name: `Signing secret for ${url}` })
+      .getByRole('button', { name: 'I have stored it' })
+      .click();
+    const endpoint = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: url }) });
+    await endpoint.getByRole('button', { name: 'Send test ping' }).click();
+    await expectText(endpoint.getByRole('status'), 'Test ping failed: HTTP 503');
+    const first = receiver.requests.find((r) => r.path === '/flaky')!;
+    const deliveryId = String(first.headers['x-cowrie-delivery']);
+
+    // The failed delivery in the log, filtered to failures; its detail shows what was sent and what came back.
+    const log = page.getByRole('table', { name: 'Webhook deliveries' });
+    await page.getByLabel('Outcome').selectOption({ label: 'Failed' });
+    const failedRow = log.getByRole('row').filter({ hasText: deliveryId });
+    await expectText(failedRow, 'failed');
+    await expectText(failedRow, 'dispatch 0');
+    await failedRow.getByRole('button', { name: /^Details/ }).click();
+    const detail = page.getByRole('region', { name: /^Delivery #/ });
+    await expectText(detail, 'down for maintenance');
+    await expectText(detail, 'x-cowrie-signature');
+    await expectText(detail, deliveryId);
+    // Opened from the button: the detail's heading has the focus.
+    await expect(page.locator(':focus').evaluate((el) => el.tagName)).resolves.toBe('H3');
+    await screenshotBothWidths(page, 'webhooks-delivery-detail');
+
+    down = false;
+    const before = receiver.requests.filter((r) => r.path === '/flaky').length;
+    await detail.getByRole('button', { name: 'Resend' }).click();
+    await expectText(detail.getByRole('status'), `dispatch 1, same delivery id ${deliveryId}`);
+    const resent = await waitFor(() => receiver.requests.filter((r) => r.path === '/flaky')[before]);
+    expect(resent.headers['x-cowrie-delivery']).toBe(deliveryId);
+    expect(JSON.parse(resent.rawBody.toString()).id).toBe(deliveryId);
+
+    // Both dispatches of the delivery in the log: the failed first send and the delivered resend.
+    await page.getByLabel('Outcome').selectOption({ label: 'Any' });
+    const rows = log.getByRole('row').filter({ hasText: deliveryId });
+    await waitFor(async () => {
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      return (await rows.count()) === 2;
+    }, 20_000);
+    await expectText(rows.filter({ hasText: 'dispatch 1' }), 'delivered');
+    await expectText(rows.filter({ hasText: 'dispatch 0' }), 'failed');
+    const api = (await call(gw.url, 'GET', '/webhook-deliveries', { token: await sessionToken() })).body.data;
+    expect(api.filter((d: { deliveryId: string }) => d.deliveryId === deliveryId).map((d: { dispatch: number; ok: number }) => [d.dispatch, d.ok])).toEqual([
+      [1, 1],
+      [0, 0],
+    ]);
+    await screenshotBothWidths(page, 'webhooks-resent');
+  },
+  FLOW_TIMEOUT_MS,
+);
+
+test(
+  'webhooks: recover since a time says how many failed deliveries were queued; an endpoint Cowrie switched off shows why and turns back on',
+  async () => {
+    const url = `${receiver.url}/flaky`;
+    const endpoint = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: url }) });
+    await endpoint.getByRole('button', { name: 'Recover since…' }).click();
+    const form = page.getByRole('form', { name: `Recover failed deliveries to ${url}` });
+    await form.getByLabel('Send again every failed delivery since').fill('2020-01-01T00:00');
+    await form.getByRole('button', { name: 'Recover' }).click();
+    // Only a test ping failed, and pings are not recovered: the API queued none, and the page says so.
+    await expectText(form.getByRole('status'), 'No failed deliveries since then');
+    await screenshotBothWidths(page, 'webhooks-recover');
+    await form.getByRole('button', { name: 'Close' }).click();
+
+    // The worker's automatic disable, as it leaves the row (its own tests cover when it decides to).
+    const id = Number(
+      (await call(gw.url, 'GET', '/webhook-endpoints', { token: await sessionToken() })).body.data.find((e: { url: string }) => e.url === url).id,
+    );
+    const reason = 'Every delivery failed for 3 days (last: HTTP 503)';
+    await gw.env.db.webhookEndpoint.update({ where: { id }, data: { active: false, disabledReason: reason, disabledAt: new Date() } });
+    await page.reload();
+    await expectText(endpoint, 'Switched off automatically');
+    await expectText(endpoint, reason);
+    await expectText(endpoint, 'inactive');
+    await screenshotBothWidths(page, 'webhooks-disabled');
+    await endpoint.getByRole('button', { name: 'Turn back on' }).click();
+    await endpoint.getByText('Switched off automatically').waitFor({ state: 'detached' });
+    await expectText(endpoint, 'active');
+    const after = (await call(gw.url, 'GET', '/webhook-endpoints', { token: await sessionToken() })).body.data.find((e: { id: number }) => e.id === id);
+    expect(after).toMatchObject({ active: true, disabled_reason: null, disabled_at: null });
+  },
+  FLOW_TIMEOUT_MS,
+);
+
+test(
+  'transactions: filter by type, date and a counterparty search; the downloaded CSV is the filtered set the API lists',
+  async () => {
+    const transfer = (amount: string, name: string, account: string) =>
+      call(gw.url, 'POST', '/v1/transfers', {
+        token: apiKey,
+        body: { currency: 'NGN', amount, account_number: account, bank_code: '058', account_name: name },
+      });
+    for (const [amount, name, account] of [
+      ['10.5', 'Ada Obi', '0123456789'],
+      ['20.25', 'Chidi Eze', '0123456788'],
+      ['30', 'Ada Obi', '0123456789'],
+      ['40', 'Ngozi Ada', '0123456787'],
+    ])
+      await transfer(amount, name, account);
+
+    await page.getByRole('link', { name: 'Transactions' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Transactions' }).waitFor();
+    const rows = page.getByRole('table', { name: 'Transactions' }).locator('tbody tr');
+    await page.getByLabel('Type').selectOption('debit');
+    await expectCount(rows.filter({ hasText: 'Test funding' }), 0);
+    const today = new Date();
+    const day = `${today.getFullYear()}-${String(today.getMonth() + 1).padStart(2, '0')}-${String(today.getDate()).padStart(2, '0')}`;
+    await page.getByLabel('From').fill(day);
+    await page.getByLabel('Until').fill(day);
+    await page.getByLabel('Search').fill('ada obi');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expectCount(rows, 2);
+    await expectText(rows.first(), '30.000000 NGN');
+    await expectText(rows.last(), '10.500000 NGN');
+    await screenshotBothWidths(page, 'transactions-filtered');
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
+    expect(download.suggestedFilename()).toMatch(/^transactions-\d{4}-\d{2}-\d{2}\.csv$/);
+    await expectText(page.getByRole('status'), 'Downloaded transactions-');
+    const csv = (await readFile((await download.path())!, 'utf8')).trim().split(/\r?\n/);
+    const listed = (
+      await call(gw.url, 'GET', `/transactions?type=debit&search=ada%20obi&from=${encodeURIComponent(new Date(`${day}T00:00`).toISOString())}`, {
+        token: await sessionToken(),
+      })
+    ).body.data;
+    expect(csv[0]!.split(',').slice(0, 3)).toEqual(['reference', 'created_at', 'type']);
+    expect(csv).toHaveLength(1 + listed.length);
+    expect(listed).toHaveLength(2);
+    csv.slice(1).forEach((line, i) => {
+      const cells = line.split(',');
+      expect(cells[0]).toBe(listed[i].reference);
+      expect(cells[8]).toBe(listed[i].amount);
+    });
+  },
+  FLOW_TIMEOUT_MS,
+);
+
+test('the pages loaded nothing the Content-Security-Policy refused and threw no error', () => {
+  expect(pageProblems).toEqual([]);
+});
+
+async function expectCount(locator: ReturnType<Page['locator']>, count: number) {
+  await waitFor(async () => (await locator.count()) === count, 20_000).catch(async () => {
+    throw new Error(`expected ${count} of ${locator}, found ${await locator.count()}`);
+  });
+}
+
+async function expectText(locator: ReturnType<Page['locator']>, text: string) {
+  await locator.filter({ hasText: text }).first().waitFor();
+}
