@@ -46,3 +46,14 @@ export async function listBeneficiaries(db: DbOrTx, workspaceId: number, limit =
   const rows = await db.beneficiary.findMany({ where: { workspaceId }, orderBy: { id: 'desc' }, take: limit });
   return rows.map(renderBeneficiary);
 }
+
+/**
+ * Removes a beneficiary of the workspace: it stays on record (the payouts sent
+ * to it name it) but is no longer active, so no withdrawal can use it.
+ * Another workspace's beneficiary, or one already removed, is not found.
+ */
+export async function removeBeneficiary(db: DbOrTx, workspaceId: number, id: number) {
+  const { count } = await db.beneficiary.updateMany({ where: { id, workspaceId, active: true }, data: { active: false } });
+  if (count === 0) throw new AppError('not_found', 'Beneficiary not found');
+  return { id, deleted: true as const };
+}

@@ -2,6 +2,7 @@ import { Redirect, Route, Switch } from 'wouter';
 import { Layout } from './Layout';
 import { ApiKeys } from './pages/ApiKeys';
 import { Home } from './pages/Home';
+import { Payouts } from './pages/Payouts';
 import { SignIn } from './pages/SignIn';
 import { Transactions } from './pages/Transactions';
 import { Webhooks } from './pages/Webhooks';
@@ -16,6 +17,7 @@ export function App() {
       <Switch>
         <Route path="/" component={Home} />
         <Route path="/transactions" component={Transactions} />
+        <Route path="/payouts" component={Payouts} />
         <Route path="/api-keys" component={ApiKeys} />
         <Route path="/webhooks" component={Webhooks} />
         <Route path="/signin">

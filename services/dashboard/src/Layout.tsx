@@ -33,6 +33,7 @@ export function Layout({ children }: { children: ReactNode }) {
         <nav aria-label="Dashboard">
           <NavLink href="/">Home</NavLink>
           <NavLink href="/transactions">Transactions</NavLink>
+          <NavLink href="/payouts">Payouts</NavLink>
           <NavLink href="/api-keys">API keys</NavLink>
           <NavLink href="/webhooks">Webhooks</NavLink>
         </nav>

@@ -16,7 +16,8 @@ import { registerVerificationRoutes } from './routes/verifications';
 import { registerDepositRoutes } from './routes/deposits';
 import { registerRailNotificationRoutes } from './routes/rail-notifications';
 import { registerWebhookRoutes } from './routes/webhooks';
-import { registerPayoutRoutes } from './routes/payouts';
+import { createPayoutHandlers, registerPayoutRoutes } from './routes/payouts';
+import { registerDashboardPayoutRoutes } from './routes/dashboard-payouts';
 import { registerApiKeyRoutes } from './routes/api-keys';
 import { registerDashboardApp } from './routes/dashboard-app';
 import { registerDashboardLedgerRoutes } from './routes/dashboard-ledger';
@@ -65,7 +66,9 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   options.extraV1Routes?.(v1);
   registerVerificationRoutes(api, deps);
   registerDepositRoutes(api, deps);
-  registerPayoutRoutes(api, deps);
+  // One handler per payout action, for /v1 (API key) and the dashboard (session) alike.
+  const payoutHandlers = createPayoutHandlers(deps);
+  registerPayoutRoutes(api, deps, payoutHandlers);
   v1.use(notFoundHandler);
   app.use('/v1', v1);
 
@@ -79,6 +82,7 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   registerDashboardExportRoutes(root, deps);
   registerDashboardVerificationRoutes(root, deps);
   registerDashboardDepositRoutes(root, deps);
+  registerDashboardPayoutRoutes(root, deps, payoutHandlers);
   registerDashboardApp(app, deps.logger);
 
   app.use(notFoundHandler);

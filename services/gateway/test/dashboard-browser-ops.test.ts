@@ -160,13 +160,13 @@ test(
         token: apiKey,
         body: { currency: 'NGN', amount, account_number: account, bank_code: '058', account_name: name },
       });
-    for (const [amount, name, account] of [
+    const sent: [string, string, string][] = [
       ['10.5', 'Ada Obi', '0123456789'],
       ['20.25', 'Chidi Eze', '0123456788'],
       ['30', 'Ada Obi', '0123456789'],
       ['40', 'Ngozi Ada', '0123456787'],
-    ])
-      await transfer(amount, name, account);
+    ];
+    for (const [amount, name, account] of sent) await transfer(amount, name, account);
 
     await page.getByRole('link', { name: 'Transactions' }).click();
     await page.getByRole('heading', { level: 1, name: 'Transactions' }).waitFor();

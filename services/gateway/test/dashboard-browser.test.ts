@@ -342,6 +342,8 @@ test(
     await page.keyboard.press('Tab');
     await expectText(focused, 'Transactions');
     await page.keyboard.press('Tab');
+    await expectText(focused, 'Payouts');
+    await page.keyboard.press('Tab');
     await expectText(focused, 'API keys');
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();

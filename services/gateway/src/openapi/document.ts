@@ -144,6 +144,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Dashboard: 'Dashboard users sign in for a session token; the webhook routes take it.',
   'Webhooks (dashboard)': 'Webhook endpoints and the delivery log, with a dashboard session.',
   'Balances and ledger (dashboard)': "The signed-in workspace's balances and ledger, with a dashboard session: the reads of /v1/balances and /v1/transactions.",
+  'Payouts (dashboard)':
+    "Transfers, withdrawals, bank lookup and beneficiaries with a dashboard session: the handlers of /v1's payout routes, acting for the signed-in workspace; a payout must carry an Idempotency-Key.",
   'Deposits (dashboard)': "The signed-in workspace's collections, reserved accounts and the transfers into them, with a dashboard session.",
   'Verification (dashboard)': "The signed-in workspace's verifications, with a dashboard session: destinations masked, never a code.",
   'API keys (dashboard)': "The workspace's own API keys, with a dashboard session: create (shown once), list, revoke, roll with a grace period.",

@@ -11,6 +11,7 @@ import {
   optionalTextField,
   queryTimeField,
   withRailErrors,
+  type Mode,
 } from '@cowrie/core';
 import {
   TRANSACTION_STATUSES,
@@ -194,26 +195,23 @@ const railErrors = {
   504: { description: 'provider_error: rail timeout' },
 };
 
+/** Whom a payout request acts for: the workspace and mode of its API key (/v1) or of its session (the dashboard). */
+export type PayoutActor = (req: Request) => { workspaceId: number; mode: Mode };
+
 /**
- * Payouts, bank lookup, beneficiaries and the ledger views. A payout's row and
- * hold are committed first; the job is queued after the commit and the
- * gateway waits up to PAYOUT_SYNC_WAIT_MS for the worker. It answers with the
- * worker's outcome, which carries the committed row, and reads the row from
- * Postgres when there is none (a timeout, a failed job).
+ * Payouts, bank lookup and beneficiaries: one handler per action, shared by
+ * the /v1 routes (API key) and the dashboard's (session), so both answer by
+ * the same rules. A payout's row and hold are committed first; the job is
+ * queued after the commit and the gateway waits up to PAYOUT_SYNC_WAIT_MS for
+ * the worker. It answers with the worker's outcome, which carries the
+ * committed row, and reads the row from Postgres when there is none (a
+ * timeout, a failed job).
  */
-export function registerPayoutRoutes(v1: RouteMount, deps: GatewayDeps) {
+export function createPayoutHandlers(deps: GatewayDeps) {
   // Every rail call is timed (cowrie_rail_call_*), by the service, not the rail.
   const modeRails = mapModeRails(createModeRails(deps.config, { redis: deps.redis, sql: deps.sql }), (rail) =>
     instrumentCalls(rail, railObserver(deps.metrics, `payout:${rail.id}`)),
   );
-  // A request acts on its key's mode: a test key reaches the sandbox rail only.
-  const depsFor = (req: Request): PayoutDeps => ({
-    db: deps.db,
-    sql: deps.sql,
-    rails: modeRails[apiKeyOf(req).mode],
-    feeSchedule: deps.config.PAYOUT_FEE_SCHEDULE,
-  });
-  const railsFor = (req: Request) => modeRails[apiKeyOf(req).mode];
 
   async function runAndAnswer(req: Request, res: Response, payout: CreatedPayout) {
     const id = payout.transaction.id;
@@ -238,141 +236,133 @@ export function registerPayoutRoutes(v1: RouteMount, deps: GatewayDeps) {
     sendData(req, res, 201, answer.transaction);
   }
 
+  /** The handlers acting for `actorOf`'s workspace, on its mode's rails (a test key or test session reaches the sandbox rail only). */
+  return (actorOf: PayoutActor) => {
+    const depsFor = (req: Request): PayoutDeps => ({
+      db: deps.db,
+      sql: deps.sql,
+      rails: modeRails[actorOf(req).mode],
+      feeSchedule: deps.config.PAYOUT_FEE_SCHEDULE,
+    });
+    const railsFor = (req: Request) => modeRails[actorOf(req).mode];
+    return {
+      async transfer({ body }: { body: z.output<typeof ZTransferBody> }, req: Request, res: Response) {
+        const payout = await createTransfer(depsFor(req), {
+          workspaceId: actorOf(req).workspaceId,
+          currency: body.currency,
+          amount: body.amount,
+          accountNumber: body.account_number,
+          bankCode: body.bank_code,
+          accountName: body.account_name,
+          bankName: body.bank_name,
+          narration: body.narration,
+          idempotencyKey: body.idempotency_key,
+          request: req.idempotency,
+        });
+        await runAndAnswer(req, res, payout);
+      },
+      async withdrawal({ body }: { body: z.output<typeof ZWithdrawalBody> }, req: Request, res: Response) {
+        const payout = await createWithdrawal(depsFor(req), {
+          workspaceId: actorOf(req).workspaceId,
+          currency: body.currency,
+          amount: body.amount,
+          beneficiaryId: body.beneficiary_id,
+          narration: body.narration,
+          idempotencyKey: body.idempotency_key,
+          request: req.idempotency,
+        });
+        await runAndAnswer(req, res, payout);
+      },
+      async banks(_input: unknown, req: Request, res: Response) {
+        sendData(req, res, 200, await listBanks(railsFor(req)));
+      },
+      async resolve({ body }: { body: z.output<typeof ZResolveBody> }, req: Request, res: Response) {
+        const account = await resolveBankAccount(railsFor(req), {
+          accountNumber: body.account_number,
+          bankCode: body.bank_code,
+          currency: body.currency ?? 'NGN',
+        });
+        sendData(req, res, 200, account);
+      },
+      async createBeneficiary({ body }: { body: z.output<typeof ZBeneficiaryBody> }, req: Request, res: Response) {
+        const beneficiary = await withRailErrors(() =>
+          createBeneficiary(
+            { db: deps.db, rails: railsFor(req) },
+            { workspaceId: actorOf(req).workspaceId, name: body.name, accountNumber: body.account_number, bankCode: body.bank_code, currency: body.currency },
+          ),
+        );
+        sendData(req, res, 201, beneficiary);
+      },
+      async listBeneficiaries(_input: unknown, req: Request, res: Response) {
+        sendData(req, res, 200, await listBeneficiaries(deps.db, actorOf(req).workspaceId));
+      },
+    };
+  };
+}
+
+/** The payout routes' shapes: the /v1 routes and the dashboard's document the same requests and answers. */
+export const payoutSpecs = {
+  transfer: {
+    method: 'post',
+    path: '/transfers',
+    summary: 'Send money to a bank account',
+    description:
+      'Debits the wallet in `currency`. The row is created `processing` before the rail is called; the answer is the row as the rail left it (`completed` or `failed`), or still `processing` if the rail is slow (a `transfer.*` event follows). `idempotency_key` de-duplicates at the ledger.',
+    request: { body: ZTransferBody },
+    responses: { 201: { description: 'The ledger transaction (category send, channel transfer)', data: ZTransaction }, ...payoutErrors },
+  },
+  withdrawal: {
+    method: 'post',
+    path: '/withdrawals',
+    summary: 'Send money to a saved beneficiary',
+    request: { body: ZWithdrawalBody },
+    responses: { 201: { description: 'The ledger transaction (category payout, channel payout)', data: ZTransaction }, ...payoutErrors },
+  },
+  banks: {
+    method: 'get',
+    path: '/banks',
+    summary: 'Banks a transfer can go to',
+    description: '`country` is accepted; the NGN rail lists Nigerian banks.',
+    request: { query: ZBanksQuery },
+    responses: { 200: { description: 'Bank records', data: z.array(ZBank) }, ...railErrors },
+  },
+  resolve: {
+    method: 'post',
+    path: '/banks/resolve',
+    summary: 'Resolve the account name of an account number',
+    description: 'Pass the returned `accountName` as `account_name` in a transfer.',
+    request: { body: ZResolveBody },
+    responses: { 200: { description: 'The resolved account', data: ZResolvedAccount }, ...railErrors },
+  },
+  createBeneficiary: {
+    method: 'post',
+    path: '/beneficiaries',
+    summary: 'Save a beneficiary for withdrawals',
+    description: 'The name is resolved through bank lookup when omitted.',
+    request: { body: ZBeneficiaryBody },
+    responses: { 201: { description: 'The beneficiary', data: ZBeneficiary }, ...railErrors },
+  },
+  listBeneficiaries: {
+    method: 'get',
+    path: '/beneficiaries',
+    summary: 'List beneficiaries',
+    responses: { 200: { description: 'Beneficiaries', data: z.array(ZBeneficiary) } },
+  },
+} as const;
+
+/** Payouts, bank lookup, beneficiaries and the ledger views under /v1, with an API key. */
+export function registerPayoutRoutes(v1: RouteMount, deps: GatewayDeps, handlersFor: ReturnType<typeof createPayoutHandlers>) {
+  const handlers = handlersFor((req) => apiKeyOf(req));
   const tag = 'Payouts';
   const write = { kind: 'api_key', scope: 'payouts:write' } as const;
   const read = { kind: 'api_key', scope: 'read' } as const;
 
-  v1.route(
-    {
-      method: 'post',
-      path: '/transfers',
-      operationId: 'createTransfer',
-      summary: 'Send money to a bank account',
-      description:
-        'Debits the wallet in `currency`. The row is created `processing` before the rail is called; the answer is the row as the rail left it (`completed` or `failed`), or still `processing` if the rail is slow (a `transfer.*` event follows). `idempotency_key` de-duplicates at the ledger.',
-      tag,
-      auth: write,
-      request: { body: ZTransferBody },
-      responses: { 201: { description: 'The ledger transaction (category send, channel transfer)', data: ZTransaction }, ...payoutErrors },
-    },
-    async ({ body }, req, res) => {
-      const payout = await createTransfer(depsFor(req), {
-        workspaceId: apiKeyOf(req).workspaceId,
-        currency: body.currency,
-        amount: body.amount,
-        accountNumber: body.account_number,
-        bankCode: body.bank_code,
-        accountName: body.account_name,
-        bankName: body.bank_name,
-        narration: body.narration,
-        idempotencyKey: body.idempotency_key,
-        request: req.idempotency,
-      });
-      await runAndAnswer(req, res, payout);
-    },
-  );
-
-  v1.route(
-    {
-      method: 'post',
-      path: '/withdrawals',
-      operationId: 'createWithdrawal',
-      summary: 'Send money to a saved beneficiary',
-      tag,
-      auth: write,
-      request: { body: ZWithdrawalBody },
-      responses: { 201: { description: 'The ledger transaction (category payout, channel payout)', data: ZTransaction }, ...payoutErrors },
-    },
-    async ({ body }, req, res) => {
-      const payout = await createWithdrawal(depsFor(req), {
-        workspaceId: apiKeyOf(req).workspaceId,
-        currency: body.currency,
-        amount: body.amount,
-        beneficiaryId: body.beneficiary_id,
-        narration: body.narration,
-        idempotencyKey: body.idempotency_key,
-        request: req.idempotency,
-      });
-      await runAndAnswer(req, res, payout);
-    },
-  );
-
-  v1.route(
-    {
-      method: 'get',
-      path: '/banks',
-      operationId: 'listBanks',
-      summary: 'Banks a transfer can go to',
-      description: '`country` is accepted; the NGN rail lists Nigerian banks.',
-      tag: 'Bank lookup',
-      auth: read,
-      request: { query: ZBanksQuery },
-      responses: { 200: { description: 'Bank records', data: z.array(ZBank) }, ...railErrors },
-    },
-    async (_input, req, res) => {
-      sendData(req, res, 200, await listBanks(railsFor(req)));
-    },
-  );
-
-  v1.route(
-    {
-      method: 'post',
-      path: '/banks/resolve',
-      operationId: 'resolveBankAccount',
-      summary: 'Resolve the account name of an account number',
-      description: 'Pass the returned `accountName` as `account_name` in a transfer.',
-      tag: 'Bank lookup',
-      auth: read,
-      request: { body: ZResolveBody },
-      responses: { 200: { description: 'The resolved account', data: ZResolvedAccount }, ...railErrors },
-    },
-    async ({ body }, req, res) => {
-      const account = await resolveBankAccount(railsFor(req), {
-        accountNumber: body.account_number,
-        bankCode: body.bank_code,
-        currency: body.currency ?? 'NGN',
-      });
-      sendData(req, res, 200, account);
-    },
-  );
-
-  v1.route(
-    {
-      method: 'post',
-      path: '/beneficiaries',
-      operationId: 'createBeneficiary',
-      summary: 'Save a beneficiary for withdrawals',
-      description: 'The name is resolved through bank lookup when omitted.',
-      tag,
-      auth: write,
-      request: { body: ZBeneficiaryBody },
-      responses: { 201: { description: 'The beneficiary', data: ZBeneficiary }, ...railErrors },
-    },
-    async ({ body }, req, res) => {
-      const beneficiary = await withRailErrors(() =>
-        createBeneficiary(
-          { db: deps.db, rails: railsFor(req) },
-          { workspaceId: apiKeyOf(req).workspaceId, name: body.name, accountNumber: body.account_number, bankCode: body.bank_code, currency: body.currency },
-        ),
-      );
-      sendData(req, res, 201, beneficiary);
-    },
-  );
-
-  v1.route(
-    {
-      method: 'get',
-      path: '/beneficiaries',
-      operationId: 'listBeneficiaries',
-      summary: 'List beneficiaries',
-      tag,
-      auth: read,
-      responses: { 200: { description: 'Beneficiaries', data: z.array(ZBeneficiary) } },
-    },
-    async (_input, req, res) => {
-      sendData(req, res, 200, await listBeneficiaries(deps.db, apiKeyOf(req).workspaceId));
-    },
-  );
+  v1.route({ ...payoutSpecs.transfer, operationId: 'createTransfer', tag, auth: write }, handlers.transfer);
+  v1.route({ ...payoutSpecs.withdrawal, operationId: 'createWithdrawal', tag, auth: write }, handlers.withdrawal);
+  v1.route({ ...payoutSpecs.banks, operationId: 'listBanks', tag: 'Bank lookup', auth: read }, handlers.banks);
+  v1.route({ ...payoutSpecs.resolve, operationId: 'resolveBankAccount', tag: 'Bank lookup', auth: read }, handlers.resolve);
+  v1.route({ ...payoutSpecs.createBeneficiary, operationId: 'createBeneficiary', tag, auth: write }, handlers.createBeneficiary);
+  v1.route({ ...payoutSpecs.listBeneficiaries, operationId: 'listBeneficiaries', tag, auth: read }, handlers.listBeneficiaries);
 
   v1.route(
     {

@@ -1,0 +1,83 @@
+import { z } from 'zod';
+import { AppError, parsePathId } from '@cowrie/core';
+import { removeBeneficiary } from '@cowrie/payouts';
+import type { GatewayDeps } from '../deps';
+import type { RouteMount } from '../http/route-registry';
+import { sendData, sessionOf } from '../http/respond';
+import { named } from '../openapi/schemas';
+import { payoutSpecs, type createPayoutHandlers } from './payouts';
+
+const ZBeneficiaryParams = z.object({ id: z.string().meta({ description: 'Beneficiary id' }) });
+const beneficiaryNotFound = () => new AppError('not_found', 'Beneficiary not found');
+const ZRemovedBeneficiary = named('RemovedBeneficiary', z.object({ id: z.number().int(), deleted: z.literal(true) }));
+
+/**
+ * Payouts, bank lookup and beneficiaries for the dashboard: the handlers of
+ * the /v1 routes (createPayoutHandlers), acting for the session's workspace and
+ * mode. A transfer or withdrawal from the dashboard must carry an
+ * Idempotency-Key (the form makes one per confirmation), so a retried click
+ * never sends money twice.
+ */
+export function registerDashboardPayoutRoutes(app: RouteMount, deps: GatewayDeps, handlersFor: ReturnType<typeof createPayoutHandlers>) {
+  const handlers = handlersFor((req) => sessionOf(req));
+  const auth = { kind: 'session' } as const;
+  const tag = 'Payouts (dashboard)';
+  const keyRequired = {
+    400: { description: 'invalid_request: as for /v1, or the Idempotency-Key header is missing (a payout from the dashboard must carry one)' },
+  };
+  const requireIdempotencyKey =
+    <I>(handler: (input: I, req: Parameters<typeof handlers.transfer>[1], res: Parameters<typeof handlers.transfer>[2]) => Promise<void>) =>
+    (input: I, req: Parameters<typeof handlers.transfer>[1], res: Parameters<typeof handlers.transfer>[2]) => {
+      if (!req.idempotency) {
+        throw new AppError('invalid_request', 'Send an Idempotency-Key header with a payout: a retry then never sends the money twice', {
+          details: { field: 'Idempotency-Key' },
+        });
+      }
+      return handler(input, req, res);
+    };
+
+  app.route(
+    {
+      ...payoutSpecs.transfer,
+      responses: { ...payoutSpecs.transfer.responses, ...keyRequired },
+      operationId: 'createSessionTransfer',
+      summary: 'Send money to a bank account from the dashboard',
+      tag,
+      auth,
+      idempotent: true,
+    },
+    requireIdempotencyKey(handlers.transfer),
+  );
+  app.route(
+    {
+      ...payoutSpecs.withdrawal,
+      responses: { ...payoutSpecs.withdrawal.responses, ...keyRequired },
+      operationId: 'createSessionWithdrawal',
+      summary: 'Send money to a saved beneficiary from the dashboard',
+      tag,
+      auth,
+      idempotent: true,
+    },
+    requireIdempotencyKey(handlers.withdrawal),
+  );
+  app.route({ ...payoutSpecs.banks, operationId: 'listSessionBanks', tag, auth }, handlers.banks);
+  app.route({ ...payoutSpecs.resolve, operationId: 'resolveSessionBankAccount', tag, auth }, handlers.resolve);
+  app.route({ ...payoutSpecs.createBeneficiary, operationId: 'createSessionBeneficiary', tag, auth, idempotent: true }, handlers.createBeneficiary);
+  app.route({ ...payoutSpecs.listBeneficiaries, operationId: 'listSessionBeneficiaries', tag, auth }, handlers.listBeneficiaries);
+  app.route(
+    {
+      method: 'delete',
+      path: '/beneficiaries/:id',
+      operationId: 'removeSessionBeneficiary',
+      summary: 'Remove a beneficiary',
+      description: 'It stays on record (payouts sent to it name it) but no withdrawal can use it again.',
+      tag,
+      auth,
+      request: { params: ZBeneficiaryParams },
+      responses: { 200: { description: 'Removed', data: ZRemovedBeneficiary }, 404: { description: 'not_found: no such active beneficiary in this workspace' } },
+    },
+    async ({ params }, req, res) => {
+      sendData(req, res, 200, await removeBeneficiary(deps.db, sessionOf(req).workspaceId, parsePathId(params.id, beneficiaryNotFound)));
+    },
+  );
+}
