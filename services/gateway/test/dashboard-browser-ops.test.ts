@@ -205,6 +205,75 @@ test(
   FLOW_TIMEOUT_MS,
 );
 
+test(
+  'payouts: a transfer from the form names the account holder before it is confirmed, shows the API pre-flight error, and lands in the transactions list',
+  async () => {
+    await page.getByRole('link', { name: 'Payouts' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Payouts' }).waitFor();
+    await page.getByText('No beneficiaries yet. Add the accounts').waitFor();
+    const form = page.getByRole('form', { name: 'Send a transfer' });
+    const account = (await call(gw.url, 'POST', '/v1/banks/resolve', { token: apiKey, body: { account_number: '0123456780', bank_code: '058' } })).body.data;
+    await form.getByLabel('Bank').selectOption('058');
+    await form.getByLabel('Account number').fill('0123456780');
+    await form.getByLabel('Amount (NGN)').fill('999999.99');
+    await form.getByRole('button', { name: 'Check the account' }).click();
+    const confirm = page.getByRole('region', { name: 'Confirm the payout' });
+    // The account holder's name, as the bank lookup gives it, before anything is sent.
+    await expectText(confirm, `Send 999999.99 NGN to ${account.accountName}, 0123456780 at ${account.bankName}?`);
+    await screenshotBothWidths(page, 'payouts-confirm');
+    await confirm.getByRole('button', { name: 'Confirm and send' }).click();
+    // The API's pre-flight refusal, in its words.
+    await expectText(page.getByRole('alert'), 'Not sent: Exceeds balance:');
+
+    await form.getByLabel('Amount (NGN)').fill('25.75');
+    await form.getByRole('button', { name: 'Check the account' }).click();
+    await confirm.getByRole('button', { name: 'Confirm and send' }).click();
+    const sent = page.getByRole('status').filter({ hasText: 'Sent:' });
+    await expectText(sent, `25.750000 NGN to ${account.accountName}`);
+    const reference = (await sent.locator('.mono').textContent())!;
+    expect(reference).toMatch(/^snd_/);
+    await screenshotBothWidths(page, 'payouts-sent');
+    await sent.getByRole('link', { name: 'See it in Transactions' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Transactions' }).waitFor();
+    const row = page.getByRole('table', { name: 'Transactions' }).locator('tbody tr').filter({ hasText: reference });
+    await expectText(row, '25.750000 NGN');
+    await expectText(row, 'completed');
+  },
+  FLOW_TIMEOUT_MS,
+);
+
+test(
+  'payouts: add a beneficiary (its name looked up), withdraw to it after confirming, remove it',
+  async () => {
+    await page.getByRole('link', { name: 'Payouts' }).click();
+    await page.getByRole('button', { name: 'Add a beneficiary' }).click();
+    const add = page.getByRole('form', { name: 'Add a beneficiary' });
+    await add.getByLabel('Bank').selectOption('058');
+    await add.getByLabel('Account number').fill('0123456781');
+    await add.getByRole('button', { name: 'Add beneficiary' }).click();
+    await add.waitFor({ state: 'detached' });
+    const saved = (await call(gw.url, 'GET', '/v1/beneficiaries', { token: apiKey })).body.data[0];
+    const row = page.getByRole('table', { name: 'Beneficiaries' }).getByRole('row').filter({ hasText: '0123456781' });
+    await expectText(row, saved.name);
+    await screenshotBothWidths(page, 'payouts-beneficiaries');
+
+    const withdraw = page.getByRole('form', { name: 'Withdraw to a beneficiary' });
+    await withdraw.getByLabel('Beneficiary').selectOption({ label: `${saved.name} · 0123456781 · ${saved.bank_name} (NGN)` });
+    await withdraw.getByLabel('Amount (NGN)').fill('3');
+    await withdraw.getByRole('button', { name: 'Continue' }).click();
+    const confirm = page.getByRole('region', { name: 'Confirm the payout' });
+    await expectText(confirm, `Withdraw 3 NGN to ${saved.name}`);
+    await confirm.getByRole('button', { name: 'Confirm and send' }).click();
+    await expectText(page.getByRole('status').filter({ hasText: 'Sent:' }), `3.000000 NGN to ${saved.name}`);
+
+    await row.getByRole('button', { name: 'Remove' }).click();
+    await row.getByRole('button', { name: `Remove ${saved.name}` }).click();
+    await page.getByText('No beneficiaries yet. Add the accounts').waitFor();
+    expect((await call(gw.url, 'GET', '/v1/beneficiaries', { token: apiKey })).body.data[0]).toMatchObject({ id: saved.id, active: false });
+  },
+  FLOW_TIMEOUT_MS,
+);
+
 test('the pages loaded nothing the Content-Security-Policy refused and threw no error', () => {
   expect(pageProblems).toEqual([]);
 });

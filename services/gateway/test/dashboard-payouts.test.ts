@@ -48,7 +48,9 @@ test('a transfer from a session is the /v1 transfer of its workspace: the pre-fl
   expect(banks.body.data).toEqual((await call(stack.url, 'GET', '/v1/banks', { token: a.apiKey })).body.data);
   const resolved = await call(stack.url, 'POST', '/banks/resolve', { token: a.token, body: { account_number: '0123456789', bank_code: '058' } });
   expect(resolved.status).toBe(200);
-  expect(resolved.body.data).toEqual((await call(stack.url, 'POST', '/v1/banks/resolve', { token: a.apiKey, body: { account_number: '0123456789', bank_code: '058' } })).body.data);
+  expect(resolved.body.data).toEqual(
+    (await call(stack.url, 'POST', '/v1/banks/resolve', { token: a.apiKey, body: { account_number: '0123456789', bank_code: '058' } })).body.data,
+  );
   const unknownBank = await call(stack.url, 'POST', '/banks/resolve', { token: a.token, body: { account_number: '0123456789', bank_code: '999999' } });
   expect(unknownBank.status).toBe(400);
 });

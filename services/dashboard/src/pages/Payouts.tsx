@@ -38,7 +38,7 @@ function BankSelect({ id, value, onChange }: { id: string; value: string; onChan
 function AmountField({ id, value, onChange, currency }: { id: string; value: string; onChange: (v: string) => void; currency: string }) {
   return (
     <>
-      <label htmlFor={id}>Amount ({currency})</label>
+      <label htmlFor={id}>{currency ? `Amount (${currency})` : 'Amount'}</label>
       <input
         id={id}
         required
@@ -59,8 +59,8 @@ function Sent({ t }: { t: Transaction }) {
     <p className={t.status === 'failed' ? 'note note-error' : 'note note-ok'} role="status">
       <span>
         {t.status === 'failed' ? 'The rail refused the payout' : t.status === 'completed' ? 'Sent' : 'Sent; the rail is still processing it'}:{' '}
-        <Amount value={t.amount} currency={t.currency} /> to {t.counterpartyName ?? t.counterpartyAccount} (reference <span className="mono">{t.reference}</span>
-        , status {t.status}). <Link href="/transactions">See it in Transactions</Link>
+        <Amount value={t.amount} currency={t.currency} /> to {t.counterpartyName ?? t.counterpartyAccount} (reference{' '}
+        <span className="mono">{t.reference}</span>, status {t.status}). <Link href="/transactions">See it in Transactions</Link>
       </span>
     </p>
   );
@@ -71,17 +71,7 @@ function Sent({ t }: { t: Transaction }) {
  * sends it. The Idempotency-Key is made once, when this step opens: a retried
  * or double click sends the same request, which the API answers once.
  */
-function Confirm({
-  summary,
-  send,
-  busy,
-  onBack,
-}: {
-  summary: ReactNode;
-  send: (idempotencyKey: string) => void;
-  busy: boolean;
-  onBack: () => void;
-}) {
+function Confirm({ summary, send, busy, onBack }: { summary: ReactNode; send: (idempotencyKey: string) => void; busy: boolean; onBack: () => void }) {
   const [key] = useState(newIdempotencyKey);
   const button = useRef<HTMLButtonElement>(null);
   useEffect(() => button.current?.focus(), []);

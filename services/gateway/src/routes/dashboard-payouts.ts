@@ -74,7 +74,10 @@ export function registerDashboardPayoutRoutes(app: RouteMount, deps: GatewayDeps
       tag,
       auth,
       request: { params: ZBeneficiaryParams },
-      responses: { 200: { description: 'Removed', data: ZRemovedBeneficiary }, 404: { description: 'not_found: no such active beneficiary in this workspace' } },
+      responses: {
+        200: { description: 'Removed', data: ZRemovedBeneficiary },
+        404: { description: 'not_found: no such active beneficiary in this workspace' },
+      },
     },
     async ({ params }, req, res) => {
       sendData(req, res, 200, await removeBeneficiary(deps.db, sessionOf(req).workspaceId, parsePathId(params.id, beneficiaryNotFound)));
