@@ -183,6 +183,21 @@ test("the session's balances and ledger answer as documented", async () => {
   expect((await api('GET', '/balances', { token: apiKey })).status).toBe(401);
 });
 
+test("the session's payouts, bank lookup and beneficiaries answer as documented", async () => {
+  await fund(gw.env.db, workspaceId, 'NGN', '1000');
+  const bankCode = (await api('GET', '/banks', { token: session })).body.data[0].bankCode;
+  const resolved = await api('POST', '/banks/resolve', { token: session, body: { account_number: '0123456789', bank_code: bankCode } });
+  const transfer = { currency: 'NGN', amount: '15', account_number: '0123456789', bank_code: bankCode, account_name: resolved.body.data.accountName };
+  expect((await api('POST', '/transfers', { token: session, body: transfer, headers: { 'Idempotency-Key': 'contract-session-1' } })).status).toBe(201);
+  expect((await api('POST', '/transfers', { token: session, body: transfer })).status).toBe(400);
+  const beneficiary = await api('POST', '/beneficiaries', { token: session, body: { account_number: '0987654320', bank_code: bankCode, currency: 'NGN' } });
+  await api('GET', '/beneficiaries', { token: session });
+  const withdrawal = { currency: 'NGN', amount: '5', beneficiary_id: beneficiary.body.data.id };
+  expect((await api('POST', '/withdrawals', { token: session, body: withdrawal, headers: { 'Idempotency-Key': 'contract-session-2' } })).status).toBe(201);
+  expect((await api('DELETE', `/beneficiaries/${beneficiary.body.data.id}`, { token: session })).status).toBe(200);
+  expect((await api('DELETE', `/beneficiaries/${beneficiary.body.data.id}`, { token: session })).status).toBe(404);
+});
+
 test('webhook endpoint management and the delivery log answer as documented', async () => {
   const created = await api('POST', '/webhook-endpoints', { token: session, body: { url: `${receiver.url}/hook` } });
   const id = created.body.data.id;
