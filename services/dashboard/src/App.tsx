@@ -1,10 +1,12 @@
 import { Redirect, Route, Switch } from 'wouter';
 import { Layout } from './Layout';
 import { ApiKeys } from './pages/ApiKeys';
+import { Deposits } from './pages/Deposits';
 import { Home } from './pages/Home';
 import { Payouts } from './pages/Payouts';
 import { SignIn } from './pages/SignIn';
 import { Transactions } from './pages/Transactions';
+import { Verifications } from './pages/Verifications';
 import { Webhooks } from './pages/Webhooks';
 import { useSession } from './session';
 import { PageHeader } from './ui';
@@ -18,6 +20,8 @@ export function App() {
         <Route path="/" component={Home} />
         <Route path="/transactions" component={Transactions} />
         <Route path="/payouts" component={Payouts} />
+        <Route path="/deposits" component={Deposits} />
+        <Route path="/verifications" component={Verifications} />
         <Route path="/api-keys" component={ApiKeys} />
         <Route path="/webhooks" component={Webhooks} />
         <Route path="/signin">

@@ -34,6 +34,8 @@ export function Layout({ children }: { children: ReactNode }) {
           <NavLink href="/">Home</NavLink>
           <NavLink href="/transactions">Transactions</NavLink>
           <NavLink href="/payouts">Payouts</NavLink>
+          <NavLink href="/deposits">Deposits</NavLink>
+          <NavLink href="/verifications">Verifications</NavLink>
           <NavLink href="/api-keys">API keys</NavLink>
           <NavLink href="/webhooks">Webhooks</NavLink>
         </nav>

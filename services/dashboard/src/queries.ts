@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { RequestOptions } from './api';
 import { useSession } from './session';
@@ -40,4 +41,25 @@ export function useApiMutation<T, V = void>(request: (vars: V) => { method: stri
       });
     },
   });
+}
+
+/**
+ * A cursor-paged list of `base` with `params` (its filters), a page at a time:
+ * the cursors of the pages before are kept to go back, and other filters start
+ * again at the first page. `pager` is what the Pager shows.
+ */
+export function usePagedList<T>(base: string, params: URLSearchParams) {
+  const list = params.size ? `${base}?${params}` : base;
+  const [state, setState] = useState<{ list: string; cursors: string[] }>({ list, cursors: [] });
+  const cursors = state.list === list ? state.cursors : [];
+  const cursor = cursors.at(-1);
+  const page = useApiPage<T>(cursor ? `${list}${params.size ? '&' : '?'}cursor=${encodeURIComponent(cursor)}` : list);
+  const next = page.data?.nextCursor;
+  const pager = {
+    page: cursors.length + 1,
+    onNewer: cursors.length === 0 || page.isFetching ? undefined : () => setState({ list, cursors: cursors.slice(0, -1) }),
+    onOlder: next ? () => setState({ list, cursors: [...cursors, next] }) : undefined,
+    loadingOlder: page.isFetching && page.isPlaceholderData,
+  };
+  return { page, pager, rows: { isPending: page.isPending, isError: page.isError, error: page.error, data: page.data?.items } };
 }

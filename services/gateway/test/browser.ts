@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { waitFor } from '@cowrie/testing';
 
 /**
  * Debian's chromium package (`apt-get install chromium`; .ci/run installs it),
@@ -49,4 +50,39 @@ export async function screenshotBothWidths(page: Page, name: string): Promise<vo
     if (overflowing.length > 0) throw new Error(`${name} at ${width} width scrolls sideways: ${overflowing.slice(0, 5).join(', ')}`);
   }
   await page.setViewportSize(before);
+}
+
+/**
+ * Collects what a page did wrong: console errors (a CSP refusal shows there)
+ * and uncaught errors. The API's 4xx answers the tests provoke (a wrong
+ * password, an ended session) are logged by the browser too, and are not.
+ */
+export function watchPageProblems(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' && !/status of 4\d\d/.test(msg.text())) problems.push(msg.text());
+  });
+  page.on('pageerror', (err) => problems.push(err.message));
+  return problems;
+}
+
+/** Signs in through the form and waits for Home. */
+export async function signInThroughForm(page: Page, user: { email: string; password: string }): Promise<void> {
+  await page.goto('/dashboard');
+  await page.getByLabel('Email').fill(user.email);
+  await page.getByLabel('Password').fill(user.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Home' }).waitFor();
+}
+
+/** Waits until the locator matches `count` elements (a page being replaced shows the previous one's meanwhile). */
+export async function expectCount(locator: ReturnType<Page['locator']>, count: number): Promise<void> {
+  await waitFor(async () => (await locator.count()) === count, 20_000).catch(async () => {
+    throw new Error(`expected ${count} of ${locator}, found ${await locator.count()}`);
+  });
+}
+
+/** Waits (playwright's own wait) until the locator's text contains `text`. */
+export async function expectText(locator: ReturnType<Page['locator']>, text: string): Promise<void> {
+  await locator.filter({ hasText: text }).first().waitFor();
 }

@@ -12,7 +12,7 @@ import { startPayoutWorker, type RunningPayoutWorker } from '@cowrie/payout-work
 import { createUserFor, createWorkspaceWithKey, startHttpReceiver, waitFor, type HttpReceiver } from '@cowrie/testing';
 import { call, startTestGateway } from './start-test-gateway';
 import { fund } from './payout-stack';
-import { VIEWPORTS, launchChromium, screenshotBothWidths } from './browser';
+import { VIEWPORTS, expectCount, expectText, launchChromium, screenshotBothWidths, signInThroughForm, watchPageProblems } from './browser';
 
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
 let worker: RunningWebhookWorker;
@@ -23,7 +23,7 @@ let browser: Browser;
 let page: Page;
 /** Each flow's limit: a passing run takes a few seconds; a loaded CI machine gets room. */
 const FLOW_TIMEOUT_MS = 60_000;
-const pageProblems: string[] = [];
+let pageProblems: string[] = [];
 
 beforeAll(async () => {
   [gw, browser, receiver] = await Promise.all([startTestGateway({ WEBHOOK_TIMEOUT_MS: '2000' }), launchChromium(), startHttpReceiver()]);
@@ -36,15 +36,8 @@ beforeAll(async () => {
   const context = await browser.newContext({ viewport: VIEWPORTS.laptop, baseURL: gw.url, acceptDownloads: true });
   page = await context.newPage();
   page.setDefaultTimeout(20_000);
-  page.on('console', (msg) => {
-    if (msg.type() === 'error' && !/status of 4\d\d/.test(msg.text())) pageProblems.push(msg.text());
-  });
-  page.on('pageerror', (err) => pageProblems.push(err.message));
-  await page.goto('/dashboard');
-  await page.getByLabel('Email').fill(user.email);
-  await page.getByLabel('Password').fill(user.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Home' }).waitFor();
+  pageProblems = watchPageProblems(page);
+  await signInThroughForm(page, user);
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
@@ -277,13 +270,3 @@ test(
 test('the pages loaded nothing the Content-Security-Policy refused and threw no error', () => {
   expect(pageProblems).toEqual([]);
 });
-
-async function expectCount(locator: ReturnType<Page['locator']>, count: number) {
-  await waitFor(async () => (await locator.count()) === count, 20_000).catch(async () => {
-    throw new Error(`expected ${count} of ${locator}, found ${await locator.count()}`);
-  });
-}
-
-async function expectText(locator: ReturnType<Page['locator']>, text: string) {
-  await locator.filter({ hasText: text }).first().waitFor();
-}

@@ -12,7 +12,7 @@ import { startPayoutWorker, type RunningPayoutWorker } from '@cowrie/payout-work
 import { createUserFor, createWorkspaceWithKey, startHttpReceiver, waitFor, type HttpReceiver } from '@cowrie/testing';
 import { call, startTestGateway } from './start-test-gateway';
 import { fund } from './payout-stack';
-import { VIEWPORTS, launchChromium, screenshotBothWidths } from './browser';
+import { VIEWPORTS, expectCount, expectText, launchChromium, screenshotBothWidths, signInThroughForm, watchPageProblems } from './browser';
 
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
 let worker: RunningWebhookWorker;
@@ -26,7 +26,7 @@ let user: { email: string; password: string };
 /** Each flow's limit: a passing run takes a few seconds; a loaded CI machine gets room. */
 const FLOW_TIMEOUT_MS = 60_000;
 /** Every request the pages made that the CSP blocked, or that failed in the page. */
-const pageProblems: string[] = [];
+let pageProblems: string[] = [];
 
 beforeAll(async () => {
   [gw, browser, receiver] = await Promise.all([startTestGateway({ WEBHOOK_TIMEOUT_MS: '2000' }), launchChromium(), startHttpReceiver()]);
@@ -41,11 +41,7 @@ beforeAll(async () => {
   page = await context.newPage();
   // Generous for a loaded CI machine; a passing run takes well under a second per step.
   page.setDefaultTimeout(20_000);
-  page.on('console', (msg) => {
-    // The API's 4xx answers the tests provoke (a wrong password, an ended session) are logged by the browser too.
-    if (msg.type() === 'error' && !/status of 4\d\d/.test(msg.text())) pageProblems.push(msg.text());
-  });
-  page.on('pageerror', (err) => pageProblems.push(err.message));
+  pageProblems = watchPageProblems(page);
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
@@ -59,13 +55,7 @@ afterAll(async () => {
 const clipboard = () => page.evaluate(() => (globalThis as any).navigator.clipboard.readText() as Promise<string>);
 const sessionToken = () => page.evaluate(() => (globalThis as any).sessionStorage.getItem('cowrie.dashboard.session') as string | null);
 
-async function signIn() {
-  await page.goto('/dashboard');
-  await page.getByLabel('Email').fill(user.email);
-  await page.getByLabel('Password').fill(user.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Home' }).waitFor();
-}
+const signIn = () => signInThroughForm(page, user);
 
 test(
   'sign in: a wrong password shows the API message; the right one opens Home with the balances as the API gives them',
@@ -343,8 +333,10 @@ test(
     await expectText(focused, 'Transactions');
     await page.keyboard.press('Tab');
     await expectText(focused, 'Payouts');
-    await page.keyboard.press('Tab');
-    await expectText(focused, 'API keys');
+    for (const next of ['Deposits', 'Verifications', 'API keys']) {
+      await page.keyboard.press('Tab');
+      await expectText(focused, next);
+    }
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
     // Opened from the navigation: the new page's heading has the focus.
@@ -357,15 +349,3 @@ test(
 test('the pages loaded nothing the Content-Security-Policy refused and threw no error', () => {
   expect(pageProblems).toEqual([]);
 });
-
-/** Waits until the locator matches `count` elements (a page being replaced shows the previous one's meanwhile). */
-async function expectCount(locator: ReturnType<Page['locator']>, count: number) {
-  await waitFor(async () => (await locator.count()) === count, 20_000).catch(async () => {
-    throw new Error(`expected ${count} of ${locator}, found ${await locator.count()}`);
-  });
-}
-
-/** Waits (playwright's own wait) until the locator's text contains `text`. */
-async function expectText(locator: ReturnType<Page['locator']>, text: string) {
-  await locator.filter({ hasText: text }).first().waitFor();
-}

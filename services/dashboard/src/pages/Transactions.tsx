@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useMutation } from '@tanstack/react-query';
 import type { Schemas } from '../api';
-import { useApiPage, useApiQuery } from '../queries';
+import { useApiQuery, usePagedList } from '../queries';
 import { useSession } from '../session';
 import { Amount, Button, ErrorNote, PageHeader, Pager, QueryResult, Table, Time, fromLocalInput } from '../ui';
 
@@ -124,8 +124,6 @@ export function Transactions() {
   const [searchText, setSearchText] = useState('');
   const [search, setSearch] = useState('');
   const [limit, setLimit] = useState(25);
-  const [cursors, setCursors] = useState<string[]>([]);
-  const cursor = cursors.at(-1);
   const fromIso = fromLocalInput(from);
   const toIso = dayAfter(until);
   const filters = new URLSearchParams({
@@ -136,8 +134,7 @@ export function Transactions() {
     ...(toIso && { to: toIso }),
     ...(search && { search }),
   });
-  const query = new URLSearchParams({ limit: String(limit), ...Object.fromEntries(filters), ...(cursor && { cursor }) });
-  const page = useApiPage<Transaction>(`/transactions?${query}`);
+  const { page, pager, rows } = usePagedList<Transaction>('/transactions', new URLSearchParams({ limit: String(limit), ...Object.fromEntries(filters) }));
   const balances = useApiQuery<Schemas['Balance'][]>('/balances');
   const exportCsv = useMutation({
     mutationFn: async (path: string) => {
@@ -146,10 +143,6 @@ export function Transactions() {
       return filename;
     },
   });
-  const filter = (apply: () => void) => {
-    apply();
-    setCursors([]);
-  };
   const filtered = status || type || currency || from || until || search;
   return (
     <>
@@ -162,12 +155,12 @@ export function Transactions() {
         aria-label="Filters"
         onSubmit={(e) => {
           e.preventDefault();
-          filter(() => setSearch(searchText.trim()));
+          setSearch(searchText.trim());
         }}
       >
         <span className="field">
           <label htmlFor="tx-status">Status</label>
-          <select id="tx-status" value={status} onChange={(e) => filter(() => setStatus(e.target.value as Status | ''))}>
+          <select id="tx-status" value={status} onChange={(e) => setStatus(e.target.value as Status | '')}>
             <option value="">Any</option>
             {STATUSES.map((s) => (
               <option key={s} value={s}>
@@ -178,7 +171,7 @@ export function Transactions() {
         </span>
         <span className="field">
           <label htmlFor="tx-type">Type</label>
-          <select id="tx-type" value={type} onChange={(e) => filter(() => setType(e.target.value as '' | 'debit' | 'credit'))}>
+          <select id="tx-type" value={type} onChange={(e) => setType(e.target.value as '' | 'debit' | 'credit')}>
             <option value="">Any</option>
             <option value="debit">debit (money out)</option>
             <option value="credit">credit (money in)</option>
@@ -186,7 +179,7 @@ export function Transactions() {
         </span>
         <span className="field">
           <label htmlFor="tx-currency">Currency</label>
-          <select id="tx-currency" value={currency} onChange={(e) => filter(() => setCurrency(e.target.value))}>
+          <select id="tx-currency" value={currency} onChange={(e) => setCurrency(e.target.value)}>
             <option value="">Any</option>
             {(balances.data ?? []).map((b) => (
               <option key={b.currency} value={b.currency}>
@@ -197,11 +190,11 @@ export function Transactions() {
         </span>
         <span className="field">
           <label htmlFor="tx-from">From</label>
-          <input id="tx-from" type="date" value={from} onChange={(e) => filter(() => setFrom(e.target.value))} />
+          <input id="tx-from" type="date" value={from} onChange={(e) => setFrom(e.target.value)} />
         </span>
         <span className="field">
           <label htmlFor="tx-until">Until</label>
-          <input id="tx-until" type="date" value={until} onChange={(e) => filter(() => setUntil(e.target.value))} />
+          <input id="tx-until" type="date" value={until} onChange={(e) => setUntil(e.target.value)} />
         </span>
         <span className="field">
           <label htmlFor="tx-search">Search</label>
@@ -217,7 +210,7 @@ export function Transactions() {
         <Button type="submit">Search</Button>
         <span className="field">
           <label htmlFor="tx-limit">Rows</label>
-          <select id="tx-limit" value={limit} onChange={(e) => filter(() => setLimit(Number(e.target.value)))}>
+          <select id="tx-limit" value={limit} onChange={(e) => setLimit(Number(e.target.value))}>
             {PAGE_SIZES.map((n) => (
               <option key={n} value={n}>
                 {n}
@@ -239,7 +232,7 @@ export function Transactions() {
       )}
       <ErrorNote error={exportCsv.error} prefix="The CSV was not downloaded" />
       <QueryResult
-        query={{ isPending: page.isPending, isError: page.isError, error: page.error, data: page.data?.items }}
+        query={rows}
         loading="Loading transactions…"
         failed="Transactions could not be loaded"
         empty={filtered ? 'No transactions match these filters.' : 'No transactions yet.'}
@@ -252,12 +245,7 @@ export function Transactions() {
           </Table>
         )}
       </QueryResult>
-      <Pager
-        page={cursors.length + 1}
-        onNewer={cursors.length === 0 || page.isFetching ? undefined : () => setCursors((c) => c.slice(0, -1))}
-        onOlder={page.data?.nextCursor ? () => setCursors((c) => [...c, page.data!.nextCursor!]) : undefined}
-        loadingOlder={page.isFetching && page.isPlaceholderData}
-      />
+      <Pager {...pager} />
       <ErrorNote error={balances.error} prefix="Currencies could not be loaded" />
     </>
   );

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { newIdempotencyKey, type Schemas } from '../../api';
-import { useApiMutation, useApiPage, useApiQuery } from '../../queries';
+import { useApiMutation, useApiQuery, usePagedList } from '../../queries';
 import { Button, ErrorNote, QueryResult, Table, Time, Pager, fromLocalInput } from '../../ui';
 
 type Delivery = Schemas['WebhookDelivery'];
@@ -110,10 +110,8 @@ export function DeliveryLog({ endpoints }: { endpoints: Schemas['WebhookEndpoint
   const [from, setFrom] = useState('');
   const [to, setTo] = useState('');
   const [limit, setLimit] = useState(20);
-  const [cursors, setCursors] = useState<string[]>([]);
   const [open, setOpen] = useState<number | null>(null);
   const types = useApiQuery<Schemas['WebhookEventType'][]>('/webhook-event-types');
-  const cursor = cursors.at(-1);
   const fromIso = fromLocalInput(from);
   const toIso = fromLocalInput(to);
   const query = new URLSearchParams({
@@ -123,14 +121,9 @@ export function DeliveryLog({ endpoints }: { endpoints: Schemas['WebhookEndpoint
     ...(ok && { ok }),
     ...(fromIso && { from: fromIso }),
     ...(toIso && { to: toIso }),
-    ...(cursor && { cursor }),
   });
-  const page = useApiPage<Delivery>(`/webhook-deliveries?${query}`);
+  const { page, pager, rows } = usePagedList<Delivery>('/webhook-deliveries', query);
   const urlOf = new Map(endpoints.map((e) => [e.id, e.url]));
-  const filter = (apply: () => void) => {
-    apply();
-    setCursors([]);
-  };
   const filtered = endpointId || event || ok || from || to;
   return (
     <section aria-labelledby="log-title">
@@ -143,7 +136,7 @@ export function DeliveryLog({ endpoints }: { endpoints: Schemas['WebhookEndpoint
       <div className="filters card" role="group" aria-label="Delivery filters">
         <span className="field">
           <label htmlFor="log-endpoint">Endpoint</label>
-          <select id="log-endpoint" value={endpointId} onChange={(e) => filter(() => setEndpointId(e.target.value))}>
+          <select id="log-endpoint" value={endpointId} onChange={(e) => setEndpointId(e.target.value)}>
             <option value="">All endpoints</option>
             {endpoints.map((e) => (
               <option key={e.id} value={String(e.id)}>
@@ -154,7 +147,7 @@ export function DeliveryLog({ endpoints }: { endpoints: Schemas['WebhookEndpoint
         </span>
         <span className="field">
           <label htmlFor="log-event">Event</label>
-          <select id="log-event" value={event} onChange={(e) => filter(() => setEvent(e.target.value))}>
+          <select id="log-event" value={event} onChange={(e) => setEvent(e.target.value)}>
             <option value="">Any event</option>
             <option value="ping">ping</option>
             {(types.data ?? []).map((t) => (
@@ -166,7 +159,7 @@ export function DeliveryLog({ endpoints }: { endpoints: Schemas['WebhookEndpoint
         </span>
         <span className="field">
           <label htmlFor="log-outcome">Outcome</label>
-          <select id="log-outcome" value={ok} onChange={(e) => filter(() => setOk(e.target.value as '' | 'true' | 'false'))}>
+          <select id="log-outcome" value={ok} onChange={(e) => setOk(e.target.value as '' | 'true' | 'false')}>
             <option value="">Any</option>
             <option value="true">Delivered</option>
             <option value="false">Failed</option>
@@ -174,15 +167,15 @@ export function DeliveryLog({ endpoints }: { endpoints: Schemas['WebhookEndpoint
         </span>
         <span className="field">
           <label htmlFor="log-from">From</label>
-          <input id="log-from" type="datetime-local" value={from} onChange={(e) => filter(() => setFrom(e.target.value))} />
+          <input id="log-from" type="datetime-local" value={from} onChange={(e) => setFrom(e.target.value)} />
         </span>
         <span className="field">
           <label htmlFor="log-to">Before</label>
-          <input id="log-to" type="datetime-local" value={to} onChange={(e) => filter(() => setTo(e.target.value))} />
+          <input id="log-to" type="datetime-local" value={to} onChange={(e) => setTo(e.target.value)} />
         </span>
         <span className="field">
           <label htmlFor="log-limit">Rows</label>
-          <select id="log-limit" value={limit} onChange={(e) => filter(() => setLimit(Number(e.target.value)))}>
+          <select id="log-limit" value={limit} onChange={(e) => setLimit(Number(e.target.value))}>
             {LIMITS.map((n) => (
               <option key={n} value={n}>
                 {n}
@@ -193,7 +186,7 @@ export function DeliveryLog({ endpoints }: { endpoints: Schemas['WebhookEndpoint
       </div>
       <ErrorNote error={types.error} prefix="Event names could not be loaded" />
       <QueryResult
-        query={{ isPending: page.isPending, isError: page.isError, error: page.error, data: page.data?.items }}
+        query={rows}
         loading="Loading deliveries…"
         failed="The delivery log could not be loaded"
         empty={filtered ? 'No deliveries match these filters.' : 'No deliveries yet. Send a test ping to an endpoint to see one here.'}
@@ -232,12 +225,7 @@ export function DeliveryLog({ endpoints }: { endpoints: Schemas['WebhookEndpoint
           </Table>
         )}
       </QueryResult>
-      <Pager
-        page={cursors.length + 1}
-        onNewer={cursors.length === 0 || page.isFetching ? undefined : () => setCursors((c) => c.slice(0, -1))}
-        onOlder={page.data?.nextCursor ? () => setCursors((c) => [...c, page.data!.nextCursor!]) : undefined}
-        loadingOlder={page.isFetching && page.isPlaceholderData}
-      />
+      <Pager {...pager} />
       {open !== null && <DeliveryDetail key={open} id={open} urlOf={urlOf} onClose={() => setOpen(null)} />}
     </section>
   );
