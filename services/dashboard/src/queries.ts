@@ -10,7 +10,7 @@ export function useApiQuery<T>(path: string) {
 }
 
 /** A page of a cursor-paged read: its rows and the cursor of the next (older) page, null on the last. */
-export function useApiPage<T>(path: string) {
+function useApiPage<T>(path: string) {
   const { call, mode } = useSession();
   return useQuery({
     // Its own key: the same path read by useApiQuery caches the rows alone.
