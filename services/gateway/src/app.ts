@@ -23,6 +23,7 @@ import { registerDashboardLedgerRoutes } from './routes/dashboard-ledger';
 import { registerDashboardExportRoutes } from './routes/dashboard-exports';
 import { registerDashboardVerificationRoutes } from './routes/dashboard-verifications';
 import { registerDashboardDepositRoutes } from './routes/dashboard-deposits';
+import { registerTeamRoutes } from './routes/team';
 import { registerDocsRoutes, registerMetricsRoute, registerQueueBoard } from './routes/operations';
 
 export interface CreateAppOptions {
@@ -79,6 +80,7 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   registerDashboardExportRoutes(root, deps);
   registerDashboardVerificationRoutes(root, deps);
   registerDashboardDepositRoutes(root, deps);
+  registerTeamRoutes(root, deps);
   registerDashboardApp(app, deps.logger);
 
   app.use(notFoundHandler);
