@@ -2,7 +2,7 @@
 // Each starts the processes it measures on a fresh database, prints its
 // figures, and writes them to bench/results/<scenario>.json, with the peak RSS
 // of every process it measured.
-import { takePeakRss, writeResult, type ScenarioResult } from './lib';
+import { dropBenchDatabases, takePeakRss, writeResult, type ScenarioResult } from './lib';
 import { channels } from './scenarios/channels';
 import { footprint, type FootprintResult } from './scenarios/footprint';
 import { scaleOut } from './scenarios/scale-out';
@@ -33,7 +33,8 @@ async function main() {
   const names = wanted.length ? wanted : Object.keys(SCENARIOS);
   for (const name of names) {
     console.log(`\n▶ ${name}`);
-    const result = await SCENARIOS[name]!();
+    // A scenario's databases go once it is done, whether it succeeded or not.
+    const result = await SCENARIOS[name]!().finally(dropBenchDatabases);
     const peak_rss_mb_by_process = takePeakRss();
     writeResult({ ...result, peak_rss_mb_by_process });
     if (isFootprint(result)) {

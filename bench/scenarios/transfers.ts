@@ -9,7 +9,6 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import type autocannon from 'autocannon';
-import { Client } from 'pg';
 import { createApiKey, createWorkspace } from '@cowrie/accounts';
 import { Decimal } from '@cowrie/core';
 import { createDb, type PrismaClient } from '@cowrie/db';
@@ -18,6 +17,7 @@ import { fundWallet } from '@cowrie/testing';
 import {
   benchRedisEnv,
   clearRedisPrefixes,
+  emptyDatabase,
   freePort,
   freshDatabase,
   load,
@@ -38,12 +38,6 @@ const PGBENCH = { clients: 8, threads: 2, seconds: 10, scale: 1 };
 
 const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
 
-function dbUrl(name: string): string {
-  const url = new URL(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/cowrie');
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
 /** Runs a command to completion within `timeoutMs`; rejects on a non-zero exit. */
 function run(cmd: string, args: string[], timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -58,16 +52,7 @@ function run(cmd: string, args: string[], timeoutMs: number): Promise<string> {
 
 /** A fresh scratch database for pgbench, initialised with `pgbench -i`. */
 async function initPgbench(): Promise<string> {
-  const name = 'cowrie_bench_pgbench';
-  const admin = new Client({ connectionString: dbUrl('postgres') });
-  await admin.connect();
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE "${name}"`);
-  } finally {
-    await admin.end();
-  }
-  const url = dbUrl(name);
+  const url = await emptyDatabase('cowrie_bench_pgbench');
   await run('pgbench', ['-i', '-q', '-s', String(PGBENCH.scale), url], 60_000);
   return url;
 }
@@ -78,12 +63,6 @@ async function runPgbench(url: string): Promise<number> {
   const tps = /tps = ([\d.]+)/.exec(out)?.[1];
   if (!tps) throw new Error(`no "tps =" in pgbench output:\n${out}`);
   return Number(tps);
-}
-
-async function dropDatabase(name: string) {
-  const admin = new Client({ connectionString: dbUrl('postgres') });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).finally(() => admin.end());
 }
 
 function transferBody() {
@@ -185,7 +164,6 @@ export async function transfers(): Promise<ScenarioResult> {
     return result;
   } finally {
     await Promise.all([stop(gateway), stop(worker), db.$disconnect()]);
-    await dropDatabase('cowrie_bench_pgbench').catch(() => undefined);
     await clearRedisPrefixes(redisEnv).catch(() => undefined);
   }
 }
