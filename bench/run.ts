@@ -53,6 +53,12 @@ async function main() {
       `${name}: ${result.rps} ${unit}, p50 ${result.p50_ms} ms, p99 ${result.p99_ms} ms, ` +
         `${result.baseline} ${result.baseline_rps} ${unit}, ratio ${result.ratio}, peak RSS ${result.peak_rss_mb} MB`,
     );
+    if (typeof result.rate_rps === 'number') {
+      console.log(
+        `${name}: at ${result.rate_rps} ${unit} offered (open loop): ${String(result.achieved_rate_rps)} achieved, ` +
+          `p50 ${String(result.p50_at_rate_ms)} ms, p99 ${String(result.p99_at_rate_ms)} ms, ${result.baseline} p99 ${String(result.baseline_p99_at_rate_ms)} ms at the same rate`,
+      );
+    }
     console.log(
       `${name}: peak RSS by process ${Object.entries(peak_rss_mb_by_process)
         .map(([process, rss]) => `${process} ${rss} MB`)
