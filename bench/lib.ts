@@ -402,7 +402,7 @@ export async function loadAtRate(opts: AtRateOptions): Promise<AtRateRun> {
  * The at-rate fields of a results file: the measured run and, driven at the
  * same rate in the same run, its baseline.
  */
-export function atRateFields(measured: AtRateRun, baseline: LatencyAtRate) {
+export function atRateFields(measured: AtRateRun, baselineName: string, baseline: LatencyAtRate) {
   return {
     rate_rps: measured.rate_rps,
     achieved_rate_rps: measured.achieved_rps,
@@ -411,6 +411,7 @@ export function atRateFields(measured: AtRateRun, baseline: LatencyAtRate) {
     max_at_rate_ms: measured.max_ms,
     requests_at_rate: measured.requests,
     non2xx_at_rate: measured.non2xx,
+    baseline_at_rate: baselineName,
     baseline_p50_at_rate_ms: baseline.p50_ms,
     baseline_p99_at_rate_ms: baseline.p99_ms,
     generator_p99_send_lag_ms: measured.p99_send_lag_ms,
@@ -484,7 +485,7 @@ export async function measureAgainstBareExpress(opts: {
     connections: opts.connections,
     duration_s: opts.durationSeconds,
     requests: measured.total,
-    ...atRateFields(atRate, baselineAtRate),
+    ...atRateFields(atRate, 'bare_express', baselineAtRate),
   };
 }
 

@@ -56,7 +56,7 @@ async function main() {
     if (typeof result.rate_rps === 'number') {
       console.log(
         `${name}: at ${result.rate_rps} ${unit} offered (open loop): ${String(result.achieved_rate_rps)} achieved, ` +
-          `p50 ${String(result.p50_at_rate_ms)} ms, p99 ${String(result.p99_at_rate_ms)} ms, ${result.baseline} p99 ${String(result.baseline_p99_at_rate_ms)} ms at the same rate`,
+          `p50 ${String(result.p50_at_rate_ms)} ms, p99 ${String(result.p99_at_rate_ms)} ms, ${String(result.baseline_at_rate)} p99 ${String(result.baseline_p99_at_rate_ms)} ms at the same rate`,
       );
     }
     console.log(

@@ -203,8 +203,7 @@ export async function transfers(): Promise<ScenarioResult> {
       audit_consistent: audit.consistent,
       meets_targets: measured.rps / baselineTps >= 0.25 && measured.p99_ms < 250,
       pgbench: `-b tpcb-like -s ${PGBENCH.scale} -c ${PGBENCH.clients} -j ${PGBENCH.threads} -T ${PGBENCH.seconds}`,
-      ...atRateFields(atRate, baselineAtRate),
-      pgbench_at_rate: `--rate ${RATE} -l`,
+      ...atRateFields(atRate, `pgbench_tpcb --rate ${RATE}`, baselineAtRate),
     };
     const problems = [
       measured.non2xx > 0 && `${measured.non2xx} of ${measured.total} responses were not 2xx`,

@@ -281,6 +281,7 @@ export async function webhookFanout(): Promise<ScenarioResult> {
           p99_send_lag_ms: paced.p99_lag_ms,
           max_send_lag_ms: paced.max_lag_ms,
         },
+        'bare_fan_out',
         bareFanOut,
       ),
     };
