@@ -126,6 +126,17 @@ async function statusCounts(db: PrismaClient, walletId: number) {
   return Object.fromEntries(rows.map((r) => [r.status, r._count._all])) as Record<string, number>;
 }
 
+/** The wallet's transfers by status once none is `processing` (or after 30 s). */
+async function settledCounts(db: PrismaClient, walletId: number) {
+  let counts = await statusCounts(db, walletId);
+  const deadline = Date.now() + 30_000;
+  while ((counts.processing ?? 0) > 0 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 500));
+    counts = await statusCounts(db, walletId);
+  }
+  return counts;
+}
+
 export async function transfers(): Promise<ScenarioResult> {
   const pgbenchUrl = await initPgbench();
   // Fresh key and queue prefixes for this run, emptied afterwards.
@@ -162,6 +173,8 @@ export async function transfers(): Promise<ScenarioResult> {
     const baselineTps = await pgbenchTps(pgbenchUrl);
     const measured = await load({ url: base, requests, connections: CONNECTIONS, durationSeconds: DURATION_S });
 
+    // The at-rate run starts once the saturation run's transfers are final, on a settled database.
+    await settledCounts(db, wallet.id);
     await settleDatabase(databaseUrl);
     const baselineAtRate = await pgbenchAtRate(pgbenchUrl, RATE);
     const atRate = await loadAtRate({
@@ -172,12 +185,7 @@ export async function transfers(): Promise<ScenarioResult> {
     });
 
     // Everything answered `processing` must settle on its own.
-    let counts = await statusCounts(db, wallet.id);
-    const settleDeadline = Date.now() + 30_000;
-    while ((counts.processing ?? 0) > 0 && Date.now() < settleDeadline) {
-      await new Promise((r) => setTimeout(r, 500));
-      counts = await statusCounts(db, wallet.id);
-    }
+    const counts = await settledCounts(db, wallet.id);
     const audit = await auditWallet(db, wallet.id);
     // The money that left is exactly the completed transfers (no fee schedule is set).
     const expectedBalance = new Decimal(FUNDING).minus(new Decimal(AMOUNT).times(counts.completed ?? 0));
