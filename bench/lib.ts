@@ -1,4 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { createServer } from 'node:net';
@@ -32,30 +33,57 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Drops and re-creates a database, then migrates it with the project's tool. */
 const baseDatabaseUrl = () => new URL(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/cowrie');
-
-/** Drops a database of this Postgres, connections and all. */
-export async function dropDatabase(name: string): Promise<void> {
-  const admin = baseDatabaseUrl();
-  admin.pathname = '/postgres';
-  const client = new Client({ connectionString: admin.toString() });
-  await client.connect();
-  await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  await client.end();
-}
-
-export async function freshDatabase(name: string): Promise<string> {
-  await dropDatabase(name);
+const databaseUrlOf = (name: string) => {
   const url = baseDatabaseUrl();
   url.pathname = `/${name}`;
+  return url.toString();
+};
+
+/**
+ * This bench process's tag. Its databases are named `<name>_<tag>`: benches
+ * run at the same time from other worktrees against the same Postgres (each
+ * drops and re-creates its databases) never drop this one's mid-run.
+ */
+const RUN_TAG = randomBytes(3).toString('hex');
+/** The databases this process created and has not dropped yet. */
+const created = new Set<string>();
+
+async function adminQuery(statement: string): Promise<void> {
+  const client = new Client({ connectionString: databaseUrlOf('postgres') });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Creates an empty database of this run (`<name>_<tag>`) and returns its URL; dropBenchDatabases drops it. */
+export async function emptyDatabase(name: string): Promise<string> {
+  const tagged = `${name}_${RUN_TAG}`;
+  await adminQuery(`DROP DATABASE IF EXISTS "${tagged}" WITH (FORCE)`);
+  await adminQuery(`CREATE DATABASE "${tagged}"`);
+  created.add(tagged);
+  return databaseUrlOf(tagged);
+}
+
+/** An empty database of this run (emptyDatabase), migrated with the project's tool. */
+export async function freshDatabase(name: string): Promise<string> {
+  const url = await emptyDatabase(name);
   const migrated = spawnSync(process.execPath, ['--experimental-wasm-modules', '--no-warnings', 'packages/db/migrate/cli.mjs', 'apply'], {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: url.toString() },
+    env: { ...process.env, DATABASE_URL: url },
     encoding: 'utf8',
   });
   if (migrated.status !== 0) throw new Error(`migrating ${name} failed: ${migrated.stderr}`);
-  return url.toString();
+  return url;
+}
+
+/** Drops every database this process created (call it once a scenario's processes have stopped). */
+export async function dropBenchDatabases(): Promise<void> {
+  for (const name of created) await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  created.clear();
 }
 
 export interface BenchRedisEnv {
@@ -200,6 +228,197 @@ export async function load(opts: LoadOptions) {
   };
 }
 
+// The open-loop load generator of the at-rate runs: requests leave on a
+// schedule fixed in advance (Poisson arrivals at the offered rate, as
+// `pgbench --rate` schedules its transactions), whether or not earlier ones
+// have been answered, and each request's latency runs from its scheduled send
+// time to the end of its response. A slow answer therefore delays nothing
+// else, and the time a request would have waited behind it is counted instead
+// of omitted: no coordinated omission.
+//
+// Why not autocannon's `overallRate`: autocannon 8 gives each connection
+// rate ÷ connections requests per second, sends them back to back on that
+// connection (each after the previous answer) at the start of every second,
+// then pauses until the next second. That is a closed loop in bursts, and
+// its "correction" (recordValueWithExpectedInterval with Math.ceil(1 / rate),
+// i.e. an expected interval of 1 ms whatever the rate) adds a synthetic
+// sample for every millisecond of every answer slower than 1 ms.
+//
+// Requests go out over node:http keep-alive connections, opened as needed up
+// to AT_RATE_MAX_CONNECTIONS (at 1,000/s, a second of answers in flight
+// before a request waits for a connection, and that wait is counted too).
+// node:http rather than undici: no new dependency, and at these rates its
+// cost per request is small beside the service's (the baseline pays it too).
+// The generator runs in the bench process; Node's timers fire at 1 ms
+// resolution, so up to about 1 ms of every figure, the baseline's included,
+// is the generator's own. The send lag (`generator_*_send_lag_ms` in the
+// results) says how late it sent: far above a few ms, the generator or the
+// machine could not keep the schedule, and the figures say so too.
+
+const AT_RATE_MAX_CONNECTIONS = 1000;
+/** A request not answered within this long counts as an error. */
+const AT_RATE_TIMEOUT_MS = 30_000;
+
+/** One request of an at-rate run, on the origin the run targets. */
+export interface HttpRequest {
+  method: 'GET' | 'POST';
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+export interface AtRateOptions {
+  /** `http://host:port` */
+  origin: string;
+  /** Offered requests per second. */
+  rate: number;
+  /** Measured seconds, after `warmupSeconds` of the same schedule that are not recorded. */
+  durationSeconds: number;
+  warmupSeconds?: number;
+  /** Builds each request (unique bodies, paths and the like). */
+  next: () => HttpRequest;
+}
+
+/** p50/p99 at a fixed rate: what every at-rate baseline reports. */
+export interface LatencyAtRate {
+  p50_ms: number;
+  p99_ms: number;
+}
+
+export interface AtRateRun extends LatencyAtRate {
+  rate_rps: number;
+  /** Responses received within the measured seconds, per second. */
+  achieved_rps: number;
+  max_ms: number;
+  /** Requests scheduled within the measured seconds. */
+  requests: number;
+  /** Measured requests answered other than 2xx, failed, or not answered in time. */
+  non2xx: number;
+  /** How late the generator sent its requests against the schedule: the 99th percentile and the latest. */
+  p99_send_lag_ms: number;
+  max_send_lag_ms: number;
+}
+
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
+/** Drives `opts.next()` requests at `opts.rate` per second, open loop (see above). */
+export async function loadAtRate(opts: AtRateOptions): Promise<AtRateRun> {
+  const target = new URL(opts.origin);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: AT_RATE_MAX_CONNECTIONS, scheduling: 'lifo' });
+  const meanGapMs = 1000 / opts.rate;
+  // Exponential gaps: Poisson arrivals.
+  const gap = () => -Math.log(1 - Math.random()) * meanGapMs;
+
+  const started = performance.now() + 20;
+  const measureFrom = started + (opts.warmupSeconds ?? 2) * 1000;
+  const measureUntil = measureFrom + opts.durationSeconds * 1000;
+  const latencies: number[] = [];
+  let requests = 0;
+  let answeredInWindow = 0;
+  let failed = 0;
+  const lags: number[] = [];
+  let inFlight = 0;
+  let scheduling = true;
+  let finished: () => void = () => undefined;
+  const allAnswered = new Promise<void>((resolve) => (finished = resolve));
+
+  const settle = (scheduledAt: number, ok: boolean) => {
+    const now = performance.now();
+    inFlight -= 1;
+    if (scheduledAt >= measureFrom) {
+      if (ok) latencies.push(now - scheduledAt);
+      else failed += 1;
+      if (now <= measureUntil) answeredInWindow += 1;
+    }
+    if (!scheduling && inFlight === 0) finished();
+  };
+
+  const send = (scheduledAt: number) => {
+    const measured = scheduledAt >= measureFrom;
+    if (measured) {
+      requests += 1;
+      lags.push(performance.now() - scheduledAt);
+    }
+    const { method, path, headers = {}, body } = opts.next();
+    inFlight += 1;
+    let done = false;
+    const once = (ok: boolean) => {
+      if (done) return;
+      done = true;
+      settle(scheduledAt, ok);
+    };
+    const req = http.request(
+      {
+        host: target.hostname,
+        port: target.port,
+        method,
+        path,
+        agent,
+        headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+      },
+      (res) => {
+        const ok = res.statusCode !== undefined && res.statusCode >= 200 && res.statusCode < 300;
+        res.on('end', () => once(ok));
+        res.on('error', () => once(false));
+        res.resume();
+      },
+    );
+    req.setTimeout(AT_RATE_TIMEOUT_MS, () => req.destroy(new Error('timed out')));
+    req.on('error', () => once(false));
+    req.end(body);
+  };
+
+  let nextAt = started;
+  await new Promise<void>((resolve) => {
+    const tick = () => {
+      const now = performance.now();
+      while (nextAt <= now && nextAt < measureUntil) {
+        send(nextAt);
+        nextAt += gap();
+      }
+      if (nextAt < measureUntil) setTimeout(tick, nextAt - performance.now());
+      else resolve();
+    };
+    setTimeout(tick, started - performance.now());
+  });
+  scheduling = false;
+  if (inFlight > 0) await allAnswered;
+  agent.destroy();
+
+  return {
+    rate_rps: opts.rate,
+    achieved_rps: Math.round(answeredInWindow / opts.durationSeconds),
+    p50_ms: round2(percentile(latencies, 50)),
+    p99_ms: round2(percentile(latencies, 99)),
+    max_ms: round2(percentile(latencies, 100)),
+    requests,
+    non2xx: failed,
+    p99_send_lag_ms: round2(percentile(lags, 99)),
+    max_send_lag_ms: round2(percentile(lags, 100)),
+  };
+}
+
+/**
+ * The at-rate fields of a results file: the measured run and, driven at the
+ * same rate in the same run, its baseline.
+ */
+export function atRateFields(measured: AtRateRun, baselineName: string, baseline: LatencyAtRate) {
+  return {
+    rate_rps: measured.rate_rps,
+    achieved_rate_rps: measured.achieved_rps,
+    p50_at_rate_ms: measured.p50_ms,
+    p99_at_rate_ms: measured.p99_ms,
+    max_at_rate_ms: measured.max_ms,
+    requests_at_rate: measured.requests,
+    non2xx_at_rate: measured.non2xx,
+    baseline_at_rate: baselineName,
+    baseline_p50_at_rate_ms: baseline.p50_ms,
+    baseline_p99_at_rate_ms: baseline.p99_ms,
+    generator_p99_send_lag_ms: measured.p99_send_lag_ms,
+    generator_max_send_lag_ms: measured.max_send_lag_ms,
+  };
+}
+
 /**
  * Brings a scenario's database to a steady state before it is measured: the
  * planner's statistics cover the rows the setup wrote, dead rows are gone,
@@ -219,11 +438,19 @@ export async function settleDatabase(databaseUrl: string): Promise<void> {
   }
 }
 
+/** The bare express route's request (bench/baseline-server.ts). */
+const BARE_REQUEST: HttpRequest = { method: 'GET', path: '/bare' };
+
 /**
  * The gateway against the bare express route in the same run, both warmed up
  * first (JIT, pools, workers), the database settled after the warm-up: the
- * fields every such scenario reports. Throws when a measured gateway response
- * was not 2xx.
+ * fields every such scenario reports. Two runs of each:
+ * - saturation: `connections` connections sending as fast as they are
+ *   answered (closed loop): throughput and its ratio to the baseline;
+ * - at rate: `atRate.rate` requests per second offered open loop
+ *   (loadAtRate), on a database settled again: the latency an SLO is written
+ *   against, beside the bare route's at the same rate.
+ * Throws when a measured gateway response was not 2xx.
  */
 export async function measureAgainstBareExpress(opts: {
   gateway: LoadOptions;
@@ -231,8 +458,10 @@ export async function measureAgainstBareExpress(opts: {
   connections: number;
   durationSeconds: number;
   databaseUrl: string;
+  atRate: { rate: number; origin: string; next: () => HttpRequest };
 }) {
-  const bareUrl = `http://127.0.0.1:${opts.barePort}/bare`;
+  const bareOrigin = `http://127.0.0.1:${opts.barePort}`;
+  const bareUrl = `${bareOrigin}/bare`;
   // Five seconds of warm-up, so slower machines too start the measured seconds in a steady state.
   await load({ ...opts.gateway, connections: opts.connections, durationSeconds: 5 });
   await settleDatabase(opts.databaseUrl);
@@ -240,6 +469,12 @@ export async function measureAgainstBareExpress(opts: {
   const baseline = await load({ url: bareUrl, connections: opts.connections, durationSeconds: opts.durationSeconds });
   const measured = await load({ ...opts.gateway, connections: opts.connections, durationSeconds: opts.durationSeconds });
   if (measured.non2xx > 0) throw new Error(`${measured.non2xx} of ${measured.total} gateway responses were not 2xx`);
+
+  await settleDatabase(opts.databaseUrl);
+  const { rate, origin, next } = opts.atRate;
+  const baselineAtRate = await loadAtRate({ origin: bareOrigin, rate, durationSeconds: opts.durationSeconds, next: () => BARE_REQUEST });
+  const atRate = await loadAtRate({ origin, rate, durationSeconds: opts.durationSeconds, next });
+  if (atRate.non2xx > 0) throw new Error(`at ${rate}/s: ${atRate.non2xx} of ${atRate.requests} gateway responses were not 2xx`);
   return {
     rps: measured.rps,
     p50_ms: measured.p50_ms,
@@ -250,6 +485,7 @@ export async function measureAgainstBareExpress(opts: {
     connections: opts.connections,
     duration_s: opts.durationSeconds,
     requests: measured.total,
+    ...atRateFields(atRate, 'bare_express', baselineAtRate),
   };
 }
 

@@ -2,7 +2,7 @@
 // Each starts the processes it measures on a fresh database, prints its
 // figures, and writes them to bench/results/<scenario>.json, with the peak RSS
 // of every process it measured.
-import { takePeakRss, writeResult, type ScenarioResult } from './lib';
+import { dropBenchDatabases, takePeakRss, writeResult, type ScenarioResult } from './lib';
 import { channels } from './scenarios/channels';
 import { footprint, type FootprintResult } from './scenarios/footprint';
 import { scaleOut } from './scenarios/scale-out';
@@ -33,7 +33,8 @@ async function main() {
   const names = wanted.length ? wanted : Object.keys(SCENARIOS);
   for (const name of names) {
     console.log(`\n▶ ${name}`);
-    const result = await SCENARIOS[name]!();
+    // A scenario's databases go once it is done, whether it succeeded or not.
+    const result = await SCENARIOS[name]!().finally(dropBenchDatabases);
     const peak_rss_mb_by_process = takePeakRss();
     writeResult({ ...result, peak_rss_mb_by_process });
     if (isFootprint(result)) {
@@ -52,6 +53,12 @@ async function main() {
       `${name}: ${result.rps} ${unit}, p50 ${result.p50_ms} ms, p99 ${result.p99_ms} ms, ` +
         `${result.baseline} ${result.baseline_rps} ${unit}, ratio ${result.ratio}, peak RSS ${result.peak_rss_mb} MB`,
     );
+    if (typeof result.rate_rps === 'number') {
+      console.log(
+        `${name}: at ${result.rate_rps} ${unit} offered (open loop): ${String(result.achieved_rate_rps)} achieved, ` +
+          `p50 ${String(result.p50_at_rate_ms)} ms, p99 ${String(result.p99_at_rate_ms)} ms, ${String(result.baseline_at_rate)} p99 ${String(result.baseline_p99_at_rate_ms)} ms at the same rate`,
+      );
+    }
     console.log(
       `${name}: peak RSS by process ${Object.entries(peak_rss_mb_by_process)
         .map(([process, rss]) => `${process} ${rss} MB`)

@@ -11,7 +11,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, lstatSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { currentRssMb, freePort, freshDatabase, percentile, round1, startProcess, stop, waitForHttp } from '../lib';
+import { benchRedisEnv, clearRedisPrefixes, currentRssMb, freePort, freshDatabase, percentile, round1, startProcess, stop, waitForHttp } from '../lib';
 
 const root = path.resolve(__dirname, '../..');
 const RUNS = 5;
@@ -60,7 +60,8 @@ export async function footprint(): Promise<FootprintResult> {
 
   const idle_rss_mb: Record<string, number> = {};
   const port = await freePort();
-  const shared = { DATABASE_URL: databaseUrl, REDIS_KEY_PREFIX: 'cowrie-bench-footprint:', QUEUE_PREFIX: '{cowrie-bench-footprint}' };
+  const redisEnv = benchRedisEnv();
+  const shared = { ...redisEnv, DATABASE_URL: databaseUrl };
   const services = ['gateway', 'payout-worker', 'verification-dispatcher', 'webhook-sender'].map((name) => ({
     name,
     child: startProcess(`services/${name}/dist/main.js`, { ...shared, PORT: String(port) }),
@@ -79,6 +80,7 @@ export async function footprint(): Promise<FootprintResult> {
     idle_rss_mb['gateway (tsx, sources)'] = currentRssMb(sources.pid!);
   } finally {
     await stop(sources);
+    await clearRedisPrefixes(redisEnv);
   }
 
   const tree = mkdtempSync(path.join(os.tmpdir(), 'cowrie-production-'));

@@ -6,7 +6,20 @@
 // Redis share its cores, so it is not the gain on separate machines).
 import { createApiKey, createWorkspace } from '@cowrie/accounts';
 import { createDb } from '@cowrie/db';
-import { freePort, freshDatabase, load, peakRssMb, ratioOf, settleDatabase, startProcess, stop, waitForHttp, type ScenarioResult } from '../lib';
+import {
+  benchRedisEnv,
+  clearRedisPrefixes,
+  freePort,
+  freshDatabase,
+  load,
+  peakRssMb,
+  ratioOf,
+  settleDatabase,
+  startProcess,
+  stop,
+  waitForHttp,
+  type ScenarioResult,
+} from '../lib';
 
 const CONNECTIONS = 50;
 const DURATION_S = 10;
@@ -19,12 +32,13 @@ export async function scaleOut(): Promise<ScenarioResult> {
   await db.$disconnect();
 
   const ports = [await freePort(), await freePort()];
+  const redisEnv = benchRedisEnv();
   const gateways = ports.map((port) =>
     startProcess('services/gateway/dist/main.js', {
+      ...redisEnv,
       DATABASE_URL: databaseUrl,
       PORT: String(port),
       PUBLIC_API_RATE_LIMIT: '1000000000',
-      REDIS_KEY_PREFIX: 'cowrie-bench:',
     }),
   );
   const target = (port: number, connections: number, durationSeconds: number) =>
@@ -57,5 +71,6 @@ export async function scaleOut(): Promise<ScenarioResult> {
     };
   } finally {
     await Promise.all(gateways.map(stop));
+    await clearRedisPrefixes(redisEnv);
   }
 }

@@ -5,3 +5,4 @@ export * from './users';
 export * from './sessions';
 export * from './workspaces';
 export * from './api-key-cache';
+export * from './team';

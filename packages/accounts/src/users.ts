@@ -1,6 +1,7 @@
 import { emailField, type Mode } from '@cowrie/core';
 import type { DbOrTx } from '@cowrie/db';
 import type { Session } from './sessions';
+import type { UserRole } from './team';
 import { workspaceForMode } from './workspaces';
 import { hashPassword, needsRehash, passwordProblem, verifyPassword } from './passwords';
 
@@ -52,15 +53,32 @@ export async function checkDashboardCredentials(db: DbOrTx, email: string, passw
  * that one's test side), or null when the session is no longer current: its
  * user is gone, disabled, moved, or has signed out (or been disabled) since
  * the token was issued. Read from Postgres on every dashboard request, so an
- * ended session is refused from the next request on, on every replica.
+ * ended session (or a changed role) is in force from the next request on, on
+ * every replica.
  */
-export async function currentSessionWorkspace(db: DbOrTx, session: Session, mode: Mode): Promise<number | null> {
+export async function currentSessionUser(db: DbOrTx, session: Session, mode: Mode): Promise<CurrentSessionUser | null> {
   const user = await db.dashboardUser.findUnique({
     where: { id: session.userId },
-    select: { workspaceId: true, sessionVersion: true, disabledAt: true, workspace: { select: { testWorkspace: { select: { id: true } } } } },
+    select: {
+      workspaceId: true,
+      sessionVersion: true,
+      disabledAt: true,
+      role: true,
+      passwordChangeRequired: true,
+      workspace: { select: { testWorkspace: { select: { id: true } } } },
+    },
   });
   if (!user || user.disabledAt || user.workspaceId !== session.workspaceId || user.sessionVersion !== session.version) return null;
-  return mode === 'live' ? user.workspaceId : (user.workspace.testWorkspace?.id ?? null);
+  const workspaceId = mode === 'live' ? user.workspaceId : (user.workspace.testWorkspace?.id ?? null);
+  if (workspaceId === null) return null;
+  return { workspaceId, role: user.role as UserRole, passwordChangeRequired: user.passwordChangeRequired };
+}
+
+/** What a current session may do: its workspace (of the mode chosen), its user's role, and whether a one-time password must be changed first. */
+export interface CurrentSessionUser {
+  workspaceId: number;
+  role: UserRole;
+  passwordChangeRequired: boolean;
 }
 
 /** Ends every session of a user (sign-out): tokens issued before no longer work. */

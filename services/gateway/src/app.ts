@@ -24,6 +24,7 @@ import { registerDashboardLedgerRoutes } from './routes/dashboard-ledger';
 import { registerDashboardExportRoutes } from './routes/dashboard-exports';
 import { registerDashboardVerificationRoutes } from './routes/dashboard-verifications';
 import { registerDashboardDepositRoutes } from './routes/dashboard-deposits';
+import { registerTeamRoutes } from './routes/team';
 import { registerDocsRoutes, registerMetricsRoute, registerQueueBoard } from './routes/operations';
 
 export interface CreateAppOptions {
@@ -83,6 +84,7 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   registerDashboardVerificationRoutes(root, deps);
   registerDashboardDepositRoutes(root, deps);
   registerDashboardPayoutRoutes(root, deps, payoutHandlers);
+  registerTeamRoutes(root, deps);
   registerDashboardApp(app, deps.logger);
 
   app.use(notFoundHandler);

@@ -164,6 +164,16 @@ test('a roll retried with its Idempotency-Key replays the same new key instead o
   expect(changed.status).toBe(409);
 });
 
+test('a create retried with its Idempotency-Key answers the same key instead of making a second', async () => {
+  const headers = { 'Idempotency-Key': 'create-once' };
+  const first = await createKey(a.token, { name: 'Created once', scopes: ['read'] }, headers);
+  const retry = await createKey(a.token, { name: 'Created once', scopes: ['read'] }, headers);
+  expect([first.status, retry.status]).toEqual([201, 201]);
+  expect(retry.headers.get('idempotent-replayed')).toBe('true');
+  expect(retry.body.data.key).toBe(first.body.data.key);
+  expect(await gw.env.db.apiKey.count({ where: { name: 'Created once' } })).toBe(1);
+});
+
 test('last use is recorded, but not written on every request', async () => {
   const created = await createKey(a.token, { name: 'Busy', scopes: ['read'] });
   for (let i = 0; i < 5; i++) expect((await channels(created.body.data.key)).status).toBe(200);

@@ -174,10 +174,11 @@ describe('the session guard', () => {
       const login = await call(gw.url, 'POST', '/auth/login', { body: { email: user.email, password: user.password } });
       const good = await call(url, 'GET', '/probe', { token: login.body.data.token });
       expect(good.status).toBe(200);
-      expect(good.body.data).toEqual({ userId: user.id, workspaceId: workspace.id, version: 0, mode: 'live' });
+      const who = { userId: user.id, businessId: workspace.id, version: 0, role: 'owner', passwordChangeRequired: false };
+      expect(good.body.data).toEqual({ ...who, workspaceId: workspace.id, mode: 'live' });
       // Cowrie-Mode: test manages the business's test side.
       const testSide = await call(url, 'GET', '/probe', { token: login.body.data.token, headers: { 'cowrie-mode': 'test' } });
-      expect(testSide.body.data).toEqual({ userId: user.id, workspaceId: workspace.test_workspace_id, version: 0, mode: 'test' });
+      expect(testSide.body.data).toEqual({ ...who, workspaceId: workspace.test_workspace_id, mode: 'test' });
       const withKey = await call(url, 'GET', '/probe', { token: key });
       expect(withKey.status).toBe(401);
       expect(withKey.body.error.code).toBe('unauthorized');

@@ -5,7 +5,7 @@
 // checked against the document the running gateway serves.
 import { Decimal, ERROR_STATUS } from '@cowrie/core';
 import { receiveInboundTransfer } from '@cowrie/deposits';
-import { createUserFor, createWorkspaceWithKey, startHttpReceiver, type HttpReceiver } from '@cowrie/testing';
+import { createUserFor, createWorkspaceWithKey, rememberSecret, startHttpReceiver, type HttpReceiver } from '@cowrie/testing';
 import { startVerificationWorker, type RunningVerificationWorker } from '@cowrie/verification-dispatcher';
 import { startWebhookWorker, type RunningWebhookWorker } from '@cowrie/webhook-sender';
 import { readSandboxMessages, sandboxOutbox } from '@cowrie/verification';
@@ -173,6 +173,22 @@ test('self-service API keys answer as documented', async () => {
   expect((await api('GET', '/collections?status=pending&limit=5', { token: session })).body.data.length).toBeGreaterThan(0);
   await api('GET', '/reserved-accounts', { token: session });
   await api('GET', '/deposit-payments?limit=5', { token: session });
+  // The team: an invitation, its one-time password changed, a removal.
+  await api('GET', '/users', { token: session });
+  const invited = await api('POST', '/users', { token: session, body: { email: 'contract.member@example.com', role: 'member' } });
+  expect(invited.status).toBe(201);
+  rememberSecret(invited.body.data.one_time_password);
+  const first = await api('POST', '/auth/login', { body: { email: 'contract.member@example.com', password: invited.body.data.one_time_password } });
+  expect((await api('GET', '/users', { token: first.body.data.token })).status).toBe(403);
+  const changed = await api('POST', '/auth/password', {
+    token: first.body.data.token,
+    body: { current_password: invited.body.data.one_time_password, new_password: 'contract member passphrase' },
+  });
+  expect(changed.status).toBe(200);
+  rememberSecret('contract member passphrase');
+  expect((await api('DELETE', `/users/${invited.body.data.user.id}`, { token: changed.body.data.token })).status).toBe(403);
+  expect((await api('DELETE', `/users/${invited.body.data.user.id}`, { token: session })).status).toBe(200);
+  expect((await api('DELETE', '/users/999999', { token: session })).status).toBe(404);
 });
 
 test("the session's balances and ledger answer as documented", async () => {

@@ -5,7 +5,8 @@ import {
   cachedApiKeyAuthenticator,
   findApiKeyRowWithSql,
   readApiKeyEpoch,
-  currentSessionWorkspace,
+  currentSessionUser,
+  managesTeam,
   looksLikeApiKey,
   verifySessionToken,
   type Scope,
@@ -64,6 +65,23 @@ export function refuseOverBudget(hit: FixedWindowHit): void {
   });
 }
 
+/**
+ * What a session route asks of its user beyond a current session: a one-time
+ * password changed first (unless `beforePasswordChange`), and the team role.
+ */
+export function assertSessionMay(req: Request, auth: { role?: 'team_admin'; beforePasswordChange?: true }): void {
+  const session = req.session;
+  if (!session) throw new AppError('unauthorized', 'Sign in required');
+  if (session.passwordChangeRequired && !auth.beforePasswordChange) {
+    throw new AppError('insufficient_scope', 'Choose a new password first (POST /auth/password): this session signed in with a one-time password', {
+      details: { reason: 'password_change_required' },
+    });
+  }
+  if (auth.role === 'team_admin' && !managesTeam(session.role)) {
+    throw new AppError('insufficient_scope', 'Only an owner or an admin of this workspace can do this', { details: { required_role: 'admin' } });
+  }
+}
+
 /** The request header with which a dashboard request chooses the data it manages: `live` (the default) or `test`. */
 const MODE_HEADER = 'cowrie-mode';
 
@@ -89,9 +107,10 @@ export function requireSession(deps: Pick<GatewayDeps, 'config' | 'redis' | 'db'
     if (!session) throw new AppError('unauthorized', 'Invalid or expired session');
     const mode = dashboardMode(req.headers[MODE_HEADER]);
     // Signed out, disabled or deleted since the token was issued: refused from the next request on.
-    const workspaceId = await currentSessionWorkspace(deps.db, session, mode);
-    if (workspaceId === null) throw new AppError('unauthorized', 'This session has ended; sign in again');
-    req.session = { ...session, workspaceId, mode };
+    const user = await currentSessionUser(deps.db, session, mode);
+    if (user === null) throw new AppError('unauthorized', 'This session has ended; sign in again');
+    const { workspaceId, role, passwordChangeRequired } = user;
+    req.session = { ...session, workspaceId, businessId: session.workspaceId, mode, role, passwordChangeRequired };
     bindRequestLog(req, { workspaceId, userId: session.userId });
     const hit = await hitDashboardBudget(deps.redis, { keyPrefix: deps.config.REDIS_KEY_PREFIX, sessionToken: token, limit: deps.config.DASHBOARD_RATE_LIMIT });
     res.set(rateLimitHeaders(hit));

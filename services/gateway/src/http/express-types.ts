@@ -1,5 +1,5 @@
 import type { Logger, Mode } from '@cowrie/core';
-import type { AuthenticatedKey, Session } from '@cowrie/accounts';
+import type { AuthenticatedKey, Session, UserRole } from '@cowrie/accounts';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -12,9 +12,10 @@ declare global {
       apiKey?: AuthenticatedKey;
       /**
        * The dashboard session of a session-authenticated request: `workspaceId`
-       * is the workspace of the mode the request chose (Cowrie-Mode header).
+       * is the workspace of the mode the request chose (Cowrie-Mode header),
+       * `businessId` the live workspace its users belong to.
        */
-      session?: Session & { mode: Mode };
+      session?: Session & { mode: Mode; businessId: number; role: UserRole; passwordChangeRequired: boolean };
       /** The request's Idempotency-Key and request hash, when it carried one (POST /v1). */
       idempotency?: { key: string; requestHash: string };
     }

@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
 import type { z } from 'zod';
 import type { Scope } from '@cowrie/accounts';
-import { assertScope } from './api-auth';
+import { assertScope, assertSessionMay } from './api-auth';
 import { parseBody, parseParams, parseQuery } from './validate';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'delete';
@@ -10,8 +10,11 @@ export type HttpMethod = 'get' | 'post' | 'put' | 'delete';
 export type RouteAuth =
   /** /v1: the API key is checked by the router; `scope` null means any valid key. */
   | { kind: 'api_key'; scope: Scope | null }
-  /** Dashboard routes: a session JWT. */
-  | { kind: 'session' }
+  /**
+   * Dashboard routes: a session JWT; `role` team_admin: an owner or admin
+   * only; `beforePasswordChange`: answers before a one-time password is changed.
+   */
+  | { kind: 'session'; role?: 'team_admin'; beforePasswordChange?: true }
   | { kind: 'none' };
 
 export interface RouteResponse {
@@ -148,12 +151,14 @@ export class RouteMount {
       guards.push(this.guards.idempotency);
     }
     const scope = spec.auth.kind === 'api_key' ? spec.auth.scope : null;
+    const sessionRule = spec.auth.kind === 'session' ? spec.auth : null;
     const { body, query, params } = spec.request ?? {};
     // One handler after the guards: the label, the scope, the schemas and the
     // route itself (each express handler is a router step on every request).
     const run: RequestHandler = async (req, res) => {
       res.locals.routeTemplate = fullPath;
       if (scope) assertScope(req, scope);
+      if (sessionRule) assertSessionMay(req, sessionRule);
       const input = {
         params: params ? parseParams(params, req) : undefined,
         query: query ? parseQuery(query, req) : undefined,

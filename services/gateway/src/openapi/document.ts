@@ -122,7 +122,7 @@ const pathParamNames = (fullPath: string) => [...fullPath.matchAll(/:([A-Za-z0-9
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'invalid_request: a field is missing or invalid (details.field names it)',
   401: 'unauthorized: missing, malformed, unknown or revoked credential',
-  403: 'insufficient_scope: the API key lacks the required scope',
+  403: 'insufficient_scope: the API key lacks the required scope; on a dashboard route, the user must first change their one-time password (details.reason password_change_required) or lacks the role',
   404: 'not_found',
   409: 'idempotency_conflict: the Idempotency-Key was reused with a different request, or is still in progress',
   429: 'rate_limited: request budget (per API key on /v1, per session on dashboard routes) or another limit exceeded (details.retry_after_seconds)',
@@ -146,6 +146,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   'Balances and ledger (dashboard)': "The signed-in workspace's balances and ledger, with a dashboard session: the reads of /v1/balances and /v1/transactions.",
   'Payouts (dashboard)':
     "Transfers, withdrawals, bank lookup and beneficiaries with a dashboard session: the handlers of /v1's payout routes, acting for the signed-in workspace; a payout must carry an Idempotency-Key.",
+  'Team (dashboard)':
+    "The workspace's dashboard users, with a dashboard session: everyone lists them, owners and admins invite (a one-time password) and remove.",
   'Deposits (dashboard)': "The signed-in workspace's collections, reserved accounts and the transfers into them, with a dashboard session.",
   'Verification (dashboard)': "The signed-in workspace's verifications, with a dashboard session: destinations masked, never a code.",
   'API keys (dashboard)': "The workspace's own API keys, with a dashboard session: create (shown once), list, revoke, roll with a grace period.",
@@ -234,6 +236,8 @@ function responsesOf(route: RegisteredRoute, schemas: DocumentSchemas): Record<s
   if (route.auth.kind !== 'none') errors.add(401);
   if (route.auth.kind !== 'none') errors.add(429);
   if (route.auth.kind === 'api_key' && route.auth.scope) errors.add(403);
+  // Any session route refuses a user who must first change a one-time password.
+  if (route.auth.kind === 'session' && !route.auth.beforePasswordChange) errors.add(403);
   if (route.request?.body || route.request?.query || route.request?.params) errors.add(400);
   if (v1 && route.method === 'post') errors.add(409);
   for (const code of [...errors].sort()) {

@@ -65,9 +65,13 @@ export function registerApiKeyRoutes(app: RouteMount, deps: GatewayDeps) {
       path: '/api-keys',
       operationId: 'createApiKey',
       summary: 'Create an API key',
-      description: "The key is returned once. It is a key of the session's mode (Cowrie-Mode: test makes a ck_test_ key).",
+      description:
+        "The key is returned once. It is a key of the session's mode (Cowrie-Mode: test makes a ck_test_ key). " +
+        'Send Idempotency-Key: a retry then answers with the same key instead of making a second one.',
       tag,
       auth,
+      idempotent: true,
+      responseHoldsSecret: true,
       request: { body: named('CreateApiKeyRequest', ZCreateApiKeyRequest) },
       responses: { 201: { description: 'The key, shown this once', data: ZCreatedApiKey } },
     },

@@ -1,7 +1,7 @@
 import { setTimeout } from 'node:timers/promises';
 import { z } from 'zod';
 import { AppError } from '@cowrie/core';
-import { checkDashboardCredentials, endUserSessions, issueSessionToken } from '@cowrie/accounts';
+import { ZChangePasswordRequest, changeOwnPassword, checkDashboardCredentials, endUserSessions, issueSessionToken } from '@cowrie/accounts';
 import { takeSignInAttempt } from '@cowrie/api-limits';
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
@@ -21,6 +21,9 @@ const ZSession = named(
   z.object({
     token: z.string().meta({ description: 'Send as Authorization: Bearer <token> to the dashboard routes' }),
     expires_in: z.number().int().meta({ description: 'Seconds' }),
+    password_change_required: z.boolean().meta({
+      description: 'Signed in with a one-time password: every dashboard route but POST /auth/password and /auth/logout answers 403 until it is changed',
+    }),
   }),
 );
 
@@ -63,12 +66,41 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
       if (!user) throw new AppError('unauthorized', 'Email or password is incorrect');
       // A refund that fails leaves an attempt counted, which is all it costs.
       await attempt.succeeded().catch((err: Error) => req.log.warn({ err: { message: err.message } }, 'sign-in limit refund failed'));
-      const token = await issueSessionToken(
-        { userId: user.id, workspaceId: user.workspaceId, version: user.sessionVersion },
-        deps.config.JWT_SECRET,
-        deps.config.JWT_TTL_SECONDS,
-      );
-      sendData(req, res, 200, { token, expires_in: deps.config.JWT_TTL_SECONDS });
+      sendData(req, res, 200, {
+        ...(await newSession({ id: user.id, workspaceId: user.workspaceId, sessionVersion: user.sessionVersion })),
+        password_change_required: user.passwordChangeRequired,
+      });
+    },
+  );
+
+  const newSession = async (user: { id: number; workspaceId: number; sessionVersion: number }) => ({
+    token: await issueSessionToken(
+      { userId: user.id, workspaceId: user.workspaceId, version: user.sessionVersion },
+      deps.config.JWT_SECRET,
+      deps.config.JWT_TTL_SECONDS,
+    ),
+    expires_in: deps.config.JWT_TTL_SECONDS,
+  });
+
+  app.route(
+    {
+      method: 'post',
+      path: '/auth/password',
+      operationId: 'changePassword',
+      summary: "Change the signed-in user's password",
+      description: 'The current password (a one-time one included) must match. Every session of the user ends, this one too: the answer is a new session.',
+      tag: 'Dashboard',
+      auth: { kind: 'session', beforePasswordChange: true },
+      request: { body: named('ChangePasswordRequest', ZChangePasswordRequest) },
+      responses: { 200: { description: 'A new session token', data: ZSession } },
+    },
+    async ({ body }, req, res) => {
+      const changed = await changeOwnPassword(deps.db, {
+        userId: sessionOf(req).userId,
+        currentPassword: body.current_password,
+        newPassword: body.new_password,
+      });
+      sendData(req, res, 200, { ...(await newSession(changed)), password_change_required: false });
     },
   );
 
@@ -80,7 +112,7 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
       summary: 'Sign out: end every session of the signed-in user',
       description: 'Every token issued to this user before now stops working at once, on every replica.',
       tag: 'Dashboard',
-      auth: { kind: 'session' },
+      auth: { kind: 'session', beforePasswordChange: true },
       responses: { 200: { description: 'Signed out', data: ZSignedOut } },
     },
     async (_input, req, res) => {

@@ -1,0 +1,151 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { AppError, emailField } from '@cowrie/core';
+import type { DbOrTx, PrismaClient } from '@cowrie/db';
+import { hashPassword, passwordProblem, verifyPassword } from './passwords';
+
+/**
+ * owner: made with the operator CLI; admin: invited, manages the team like
+ * an owner but cannot remove one; member: invited, uses the dashboard but does
+ * not manage the team.
+ */
+export const USER_ROLES = ['owner', 'admin', 'member'] as const;
+export type UserRole = (typeof USER_ROLES)[number];
+
+/** The roles a dashboard invitation may give (owners come from the CLI). */
+export const INVITED_ROLES = ['admin', 'member'] as const;
+
+/** Whether a role manages the team (invites and removes users). */
+export const managesTeam = (role: UserRole) => role === 'owner' || role === 'admin';
+
+export interface TeamMemberView {
+  id: number;
+  email: string;
+  role: UserRole;
+  /** removed (or disabled by an operator) users are kept, refused at sign-in. */
+  status: 'active' | 'removed';
+  /** Signed in with a one-time password not yet changed (or never signed in). */
+  password_change_required: boolean;
+  created_at: string;
+}
+
+interface UserRow {
+  id: number;
+  email: string;
+  role: string;
+  disabledAt: Date | null;
+  passwordChangeRequired: boolean;
+  createdAt: Date;
+}
+
+function teamMemberView(row: UserRow): TeamMemberView {
+  return {
+    id: row.id,
+    email: row.email,
+    role: row.role as UserRole,
+    status: row.disabledAt ? 'removed' : 'active',
+    password_change_required: row.passwordChangeRequired,
+    created_at: row.createdAt.toISOString(),
+  };
+}
+
+const userNotFound = () => new AppError('not_found', 'No such user in this workspace');
+
+/** The users of a business (named by its live workspace), oldest first. */
+export async function listTeam(db: DbOrTx, workspaceId: number): Promise<TeamMemberView[]> {
+  const rows = await db.dashboardUser.findMany({ where: { workspaceId }, orderBy: { id: 'asc' } });
+  return rows.map(teamMemberView);
+}
+
+export const ZInviteUserRequest = z.object({
+  email: emailField,
+  role: z.enum(INVITED_ROLES).meta({ description: 'admin (manages the team) or member' }),
+});
+
+/** A one-time password: 18 random bytes, 24 URL-safe characters. */
+const oneTimePassword = () => randomBytes(18).toString('base64url');
+
+/**
+ * Adds a user to the business with a one-time password, returned this once:
+ * their first sign-in must choose a new one (changeOwnPassword) before any
+ * other dashboard route answers. An email already in use (in any business) is
+ * refused without saying whose.
+ */
+export async function inviteUser(
+  db: PrismaClient,
+  opts: { workspaceId: number; email: string; role: (typeof INVITED_ROLES)[number] },
+): Promise<{ user: TeamMemberView; one_time_password: string }> {
+  const email = opts.email.trim().toLowerCase();
+  const password = oneTimePassword();
+  const passwordHash = await hashPassword(password);
+  const created = await db.$transaction(async (tx) => {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`dashboard-user:${email}`}))`;
+    if (await tx.dashboardUser.findUnique({ where: { email }, select: { id: true } })) return null;
+    return tx.dashboardUser.create({ data: { workspaceId: opts.workspaceId, email, passwordHash, role: opts.role, passwordChangeRequired: true } });
+  });
+  if (!created) throw new AppError('invalid_request', 'email: a dashboard user with this email already exists', { details: { field: 'email' } });
+  return { user: teamMemberView(created), one_time_password: password };
+}
+
+/**
+ * Removes a user from the business: they can no longer sign in, and every
+ * session of theirs ends at once. Nobody removes themselves (sign out
+ * instead), and an admin cannot remove an owner.
+ */
+export async function removeUser(
+  db: DbOrTx,
+  opts: { workspaceId: number; actor: { userId: number; role: UserRole }; id: number; now?: Date },
+): Promise<TeamMemberView> {
+  const target = await db.dashboardUser.findFirst({ where: { id: opts.id, workspaceId: opts.workspaceId } });
+  if (!target) throw userNotFound();
+  if (target.id === opts.actor.userId) {
+    throw new AppError('invalid_request', 'You cannot remove yourself; another owner or admin can', { details: { field: 'id' } });
+  }
+  if (target.role === 'owner' && opts.actor.role !== 'owner') {
+    throw new AppError('insufficient_scope', 'Only an owner can remove an owner', { details: { required_role: 'owner' } });
+  }
+  if (target.disabledAt) return teamMemberView(target);
+  const [removed] = await db.dashboardUser.updateManyAndReturn({
+    where: { id: target.id, workspaceId: opts.workspaceId },
+    data: { disabledAt: opts.now ?? new Date(), sessionVersion: { increment: 1 } },
+  });
+  if (!removed) throw userNotFound();
+  return teamMemberView(removed);
+}
+
+export const ZChangePasswordRequest = z.object({
+  current_password: z.string().min(1).max(200),
+  new_password: z
+    .string()
+    .max(200)
+    .superRefine((value, ctx) => {
+      const problem = passwordProblem(value);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }),
+});
+
+/**
+ * Changes the signed-in user's password (the one-time one included): the
+ * current one must match and the new one differ from it. Every session of
+ * theirs ends; the caller issues a new one with the returned version.
+ */
+export async function changeOwnPassword(
+  db: DbOrTx,
+  opts: { userId: number; currentPassword: string; newPassword: string },
+): Promise<{ id: number; workspaceId: number; sessionVersion: number }> {
+  const user = await db.dashboardUser.findUnique({ where: { id: opts.userId } });
+  if (!user || user.disabledAt) throw new AppError('unauthorized', 'This session has ended; sign in again');
+  if (!(await verifyPassword(opts.currentPassword, user.passwordHash))) {
+    throw new AppError('invalid_request', 'current_password: is incorrect', { details: { field: 'current_password' } });
+  }
+  if (opts.newPassword === opts.currentPassword) {
+    throw new AppError('invalid_request', 'new_password: must differ from the current password', { details: { field: 'new_password' } });
+  }
+  const [changed] = await db.dashboardUser.updateManyAndReturn({
+    where: { id: user.id, sessionVersion: user.sessionVersion },
+    data: { passwordHash: await hashPassword(opts.newPassword), passwordChangeRequired: false, sessionVersion: { increment: 1 } },
+  });
+  // Another change (or a sign-out) won the race: this session has ended.
+  if (!changed) throw new AppError('unauthorized', 'This session has ended; sign in again');
+  return { id: changed.id, workspaceId: changed.workspaceId, sessionVersion: changed.sessionVersion };
+}
