@@ -1,10 +1,12 @@
 import { Redirect, Route, Switch } from 'wouter';
 import { Layout } from './Layout';
 import { ApiKeys } from './pages/ApiKeys';
+import { ChoosePassword } from './pages/ChoosePassword';
 import { Deposits } from './pages/Deposits';
 import { Home } from './pages/Home';
 import { Payouts } from './pages/Payouts';
 import { SignIn } from './pages/SignIn';
+import { Team } from './pages/Team';
 import { Transactions } from './pages/Transactions';
 import { Verifications } from './pages/Verifications';
 import { Webhooks } from './pages/Webhooks';
@@ -12,8 +14,9 @@ import { useSession } from './session';
 import { PageHeader } from './ui';
 
 export function App() {
-  const { token } = useSession();
+  const { token, passwordChangeRequired } = useSession();
   if (!token) return <SignIn />;
+  if (passwordChangeRequired) return <ChoosePassword />;
   return (
     <Layout>
       <Switch>
@@ -24,6 +27,7 @@ export function App() {
         <Route path="/verifications" component={Verifications} />
         <Route path="/api-keys" component={ApiKeys} />
         <Route path="/webhooks" component={Webhooks} />
+        <Route path="/team" component={Team} />
         <Route path="/signin">
           <Redirect to="/" />
         </Route>

@@ -38,6 +38,7 @@ export function Layout({ children }: { children: ReactNode }) {
           <NavLink href="/verifications">Verifications</NavLink>
           <NavLink href="/api-keys">API keys</NavLink>
           <NavLink href="/webhooks">Webhooks</NavLink>
+          <NavLink href="/team">Team</NavLink>
         </nav>
         <div className="topbar-actions">
           <label className="mode-switch">

@@ -11,6 +11,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** The envelope's `details` (`reason`, `field`), when it has them. */
+    readonly details: Record<string, unknown> = {},
   ) {
     super(message);
   }
@@ -34,7 +36,7 @@ export interface Page<T> {
  */
 export async function apiRequest<T>(session: Session, method: string, path: string, options: RequestOptions = {}) {
   const res = await send(session, method, path, 'application/json', options);
-  const body = (await res.json().catch(() => null)) as (Page<T> & { error?: { code: string; message: string } }) | null;
+  const body = (await res.json().catch(() => null)) as (Page<T> & { error?: { code: string; message: string; details?: Record<string, unknown> } }) | null;
   if (!res.ok || !body) throw errorOf(res, body);
   return body;
 }
@@ -70,9 +72,9 @@ async function send(session: Session, method: string, path: string, accept: stri
   }
 }
 
-function errorOf(res: Response, body: { error?: { code: string; message: string } } | null): ApiError {
+function errorOf(res: Response, body: { error?: { code: string; message: string; details?: Record<string, unknown> } } | null): ApiError {
   const error = body?.error;
-  return new ApiError(res.status, error?.code ?? 'http_error', error?.message ?? `The service answered ${res.status} ${res.statusText}`);
+  return new ApiError(res.status, error?.code ?? 'http_error', error?.message ?? `The service answered ${res.status} ${res.statusText}`, error?.details);
 }
 
 /** A fresh Idempotency-Key (crypto.randomUUID needs a secure context; getRandomValues does not). */

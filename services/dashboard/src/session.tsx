@@ -6,16 +6,23 @@ import { ApiError, apiDownload, apiRequest, type Mode, type RequestOptions } fro
 // not the tab itself, and no other tab or later visit reads it.
 const TOKEN_KEY = 'cowrie.dashboard.session';
 const MODE_KEY = 'cowrie.dashboard.mode';
+// Who signed in, and whether they must first replace a one-time password (this tab only, like the token).
+const EMAIL_KEY = 'cowrie.dashboard.email';
+const CHANGE_KEY = 'cowrie.dashboard.password-change';
 
 interface SessionState {
   token: string | null;
   mode: Mode;
   /** Why the last session ended without the user signing out (a 401). */
   endedBecause: string | null;
+  /** The email the user signed in with (to mark them in the team list). */
+  email: string | null;
+  /** Signed in with a one-time password: nothing opens until they choose their own. */
+  passwordChangeRequired: boolean;
 }
 
 interface SessionApi extends SessionState {
-  signIn(token: string): void;
+  signIn(token: string, user: { email: string | null; passwordChangeRequired: boolean }): void;
   /** Forgets the session here (the server side is POST /auth/logout). */
   forget(reason?: string): void;
   setMode(mode: Mode): void;
@@ -50,13 +57,15 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     token: stored(TOKEN_KEY),
     mode: stored(MODE_KEY) === 'test' ? 'test' : 'live',
     endedBecause: null,
+    email: stored(EMAIL_KEY),
+    passwordChangeRequired: stored(CHANGE_KEY) === 'yes',
   }));
 
   const forget = useCallback(
     (reason?: string) => {
-      store(TOKEN_KEY, null);
+      for (const key of [TOKEN_KEY, EMAIL_KEY, CHANGE_KEY]) store(key, null);
       queryClient.clear();
-      setState((s) => ({ ...s, token: null, endedBecause: reason ?? null }));
+      setState((s) => ({ ...s, token: null, email: null, passwordChangeRequired: false, endedBecause: reason ?? null }));
     },
     [queryClient],
   );
@@ -67,14 +76,21 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         return await request();
       } catch (err) {
         if (err instanceof ApiError && err.status === 401 && state.token) forget(err.message);
+        // A one-time password not yet replaced (another tab signed in with it): choose a new one first.
+        if (err instanceof ApiError && err.details.reason === 'password_change_required') {
+          store(CHANGE_KEY, 'yes');
+          setState((s) => ({ ...s, passwordChangeRequired: true }));
+        }
         throw err;
       }
     };
     return {
       ...state,
-      signIn(token) {
+      signIn(token, user) {
         store(TOKEN_KEY, token);
-        setState((s) => ({ ...s, token, endedBecause: null }));
+        store(EMAIL_KEY, user.email);
+        store(CHANGE_KEY, user.passwordChangeRequired ? 'yes' : null);
+        setState((s) => ({ ...s, token, endedBecause: null, ...user }));
       },
       forget,
       setMode(mode) {

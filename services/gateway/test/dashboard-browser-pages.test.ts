@@ -17,17 +17,20 @@ let apiKey: string;
 let browser: Browser;
 let page: Page;
 let pageProblems: string[] = [];
+let owner: { email: string; password: string };
 const FLOW_TIMEOUT_MS = 60_000;
 
 beforeAll(async () => {
   [gw, browser] = await Promise.all([startVerificationGateway({ PUBLIC_API_RATE_LIMIT: '1000' }), launchChromium()]);
   const { workspace, key } = await createWorkspaceWithKey(gw.env.db, { name: 'Readers Ltd' });
   apiKey = key;
-  const user = await createUserFor(gw.env.db, workspace.id);
-  page = await (await browser.newContext({ viewport: VIEWPORTS.laptop, baseURL: gw.url })).newPage();
+  owner = await createUserFor(gw.env.db, workspace.id);
+  const context = await browser.newContext({ viewport: VIEWPORTS.laptop, baseURL: gw.url });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: gw.url });
+  page = await context.newPage();
   page.setDefaultTimeout(20_000);
   pageProblems = watchPageProblems(page);
-  await signInThroughForm(page, user);
+  await signInThroughForm(page, owner);
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
@@ -135,6 +138,69 @@ test(
     const message = await waitFor(async () => (await gw.sandboxMessages('+2348012345678')).find((m) => m.reference === sms.reference));
     expect(message.code).toMatch(/^\d{4,8}$/);
     expect(text).not.toContain(message.code);
+  },
+  FLOW_TIMEOUT_MS,
+);
+
+test(
+  'team: the owner invites a member (the one-time password shown once, copied); the member must choose a password first, cannot invite; the owner removes them',
+  async () => {
+    await page.getByRole('link', { name: 'Team' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Team' }).waitFor();
+    const users = page.getByRole('table', { name: 'Users' }).locator('tbody tr');
+    await expectText(users.filter({ hasText: owner.email }), '(you)');
+    await page.getByRole('button', { name: 'Invite a user' }).click();
+    const email = `member-${Date.now()}@example.com`;
+    await page.keyboard.type(email);
+    await page.getByLabel('Role').selectOption('member');
+    await page.getByRole('button', { name: 'Invite', exact: true }).click();
+    const shown = page.getByRole('region', { name: `One-time password for ${email}` });
+    await shown.getByRole('button', { name: 'Copy' }).click();
+    await shown.getByRole('button', { name: 'Copied' }).waitFor();
+    const oneTime = await page.evaluate(() => (globalThis as any).navigator.clipboard.readText() as Promise<string>);
+    expect(oneTime).toHaveLength(24);
+    expect(await shown.getByRole('textbox').inputValue()).toBe(oneTime);
+    await screenshotBothWidths(page, 'team-invited');
+    await shown.getByRole('button', { name: 'I have stored it' }).click();
+    await shown.waitFor({ state: 'detached' });
+    await expectText(users.filter({ hasText: email }), 'has not chosen a password yet');
+    await screenshotBothWidths(page, 'team');
+
+    // The member signs in with it: the first screen asks for a new password, and nothing else opens meanwhile.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(oneTime);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Choose a new password' }).waitFor();
+    expect((await call(gw.url, 'GET', '/balances', { token: await sessionToken() })).status).toBe(403);
+    await screenshotBothWidths(page, 'choose-password');
+    await page.getByLabel('One-time password').fill(oneTime);
+    await page.getByLabel('New password', { exact: true }).fill('a member of the team');
+    await page.getByLabel('New password again').fill('a member of the team!');
+    await page.getByRole('button', { name: 'Save and continue' }).click();
+    await expectText(page.getByRole('alert'), 'The two new passwords differ');
+    await page.getByLabel('New password again').fill('a member of the team');
+    await page.getByRole('button', { name: 'Save and continue' }).click();
+    // Signed in where the address was (the Team page the owner signed out on).
+    await page.getByRole('heading', { level: 1, name: 'Team' }).waitFor();
+    expect((await call(gw.url, 'GET', '/balances', { token: await sessionToken() })).status).toBe(200);
+
+    // A member sees the team but may not invite: the API's refusal, in its words.
+    await expectText(users.filter({ hasText: email }), '(you)');
+    await page.getByRole('button', { name: 'Invite a user' }).click();
+    await page.keyboard.type(`other-${Date.now()}@example.com`);
+    await page.getByRole('button', { name: 'Invite', exact: true }).click();
+    await expectText(page.getByRole('alert'), 'Not invited: Only an owner or an admin of this workspace can do this');
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await signInThroughForm(page, owner);
+    await page.getByRole('link', { name: 'Team' }).click();
+    const member = users.filter({ hasText: email });
+    await member.getByRole('button', { name: 'Remove' }).click();
+    await member.getByRole('button', { name: `Remove ${email}` }).click();
+    await expectText(member, 'removed');
+    const login = await call(gw.url, 'POST', '/auth/login', { body: { email, password: 'a member of the team' } });
+    expect(login.status).toBe(401);
   },
   FLOW_TIMEOUT_MS,
 );

@@ -11,7 +11,7 @@ export function SignIn() {
   const login = useMutation({
     mutationFn: async () =>
       (await apiRequest<Schemas['Session']>({ token: null, mode: session.mode }, 'POST', '/auth/login', { body: { email, password } })).data,
-    onSuccess: (data) => session.signIn(data.token),
+    onSuccess: (data) => session.signIn(data.token, { email: email.trim().toLowerCase(), passwordChangeRequired: data.password_change_required }),
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();

@@ -1,0 +1,79 @@
+import { useState, type FormEvent } from 'react';
+import { useMutation } from '@tanstack/react-query';
+import type { Schemas } from '../api';
+import { useSession } from '../session';
+import { Button, ErrorNote } from '../ui';
+
+/**
+ * The first screen of a user who signed in with the one-time password of
+ * their invitation: every other page answers 403 until they choose their own.
+ * The API ends every session of the user and answers a new one.
+ */
+export function ChoosePassword() {
+  const session = useSession();
+  const [current, setCurrent] = useState('');
+  const [next, setNext] = useState('');
+  const [repeat, setRepeat] = useState('');
+  const [mismatch, setMismatch] = useState(false);
+  const change = useMutation({
+    mutationFn: async () =>
+      (await session.call<Schemas['Session']>('POST', '/auth/password', { body: { current_password: current, new_password: next } })).data,
+    onSuccess: (data) => session.signIn(data.token, { email: session.email, passwordChangeRequired: data.password_change_required }),
+  });
+  const signOut = useMutation({
+    mutationFn: () => session.call<Schemas['SignedOut']>('POST', '/auth/logout'),
+    onSettled: () => session.forget(),
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setMismatch(next !== repeat);
+    if (next === repeat) change.mutate();
+  };
+  return (
+    <main className="signin">
+      <form className="card signin-card" onSubmit={submit} aria-labelledby="password-title">
+        <p className="brand brand-large">Cowrie</p>
+        <h1 id="password-title">Choose a new password</h1>
+        <p className="hint">You signed in with a one-time password. Choose your own to open the dashboard; it ends every other session of yours.</p>
+        <label htmlFor="password-current">One-time password</label>
+        <input
+          id="password-current"
+          type="password"
+          autoComplete="current-password"
+          required
+          autoFocus
+          value={current}
+          onChange={(e) => setCurrent(e.target.value)}
+        />
+        <label htmlFor="password-new">New password</label>
+        <input
+          id="password-new"
+          type="password"
+          autoComplete="new-password"
+          required
+          minLength={8}
+          aria-describedby="password-rule"
+          value={next}
+          onChange={(e) => setNext(e.target.value)}
+        />
+        <p className="hint" id="password-rule">
+          At least 8 characters.
+        </p>
+        <label htmlFor="password-repeat">New password again</label>
+        <input id="password-repeat" type="password" autoComplete="new-password" required value={repeat} onChange={(e) => setRepeat(e.target.value)} />
+        {mismatch && (
+          <p className="note note-error" role="alert">
+            The two new passwords differ.
+          </p>
+        )}
+        <ErrorNote error={change.error} prefix="Not changed" />
+        <Button type="submit" variant="primary" busy={change.isPending} busyLabel="Saving…">
+          Save and continue
+        </Button>
+        <Button onClick={() => signOut.mutate()} busy={signOut.isPending} busyLabel="Signing out…">
+          Sign out
+        </Button>
+      </form>
+    </main>
+  );
+}
