@@ -86,3 +86,10 @@ export async function expectCount(locator: ReturnType<Page['locator']>, count: n
 export async function expectText(locator: ReturnType<Page['locator']>, text: string): Promise<void> {
   await locator.filter({ hasText: text }).first().waitFor();
 }
+
+/** What the window shows at laptop width (not the full page): the README's screenshot is one of these (<name>.png). */
+export async function screenshotWindow(page: Page, name: string): Promise<void> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.evaluate(() => (globalThis as any).scrollTo(0, 0));
+  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
+}

@@ -12,7 +12,7 @@ import { startPayoutWorker, type RunningPayoutWorker } from '@cowrie/payout-work
 import { createUserFor, createWorkspaceWithKey, startHttpReceiver, waitFor, type HttpReceiver } from '@cowrie/testing';
 import { call, startTestGateway } from './start-test-gateway';
 import { fund } from './payout-stack';
-import { VIEWPORTS, expectCount, expectText, launchChromium, screenshotBothWidths, signInThroughForm, watchPageProblems } from './browser';
+import { VIEWPORTS, expectCount, expectText, launchChromium, screenshotBothWidths, screenshotWindow, signInThroughForm, watchPageProblems } from './browser';
 
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
 let worker: RunningWebhookWorker;
@@ -107,6 +107,8 @@ test(
       [0, 0],
     ]);
     await screenshotBothWidths(page, 'webhooks-resent');
+    // docs/dashboard.png (the README's) is a copy of this one.
+    await screenshotWindow(page, 'readme-webhooks');
   },
   FLOW_TIMEOUT_MS,
 );
