@@ -274,3 +274,51 @@ export function fromLocalInput(value: string): string {
   const date = new Date(value.length === 10 ? `${value}T00:00` : value);
   return Number.isNaN(date.getTime()) ? '' : date.toISOString();
 }
+
+/** A filter's label and its select, "Any" first (the empty value); a choice is a value or a value with its label. */
+export function FilterSelect({
+  id,
+  label,
+  value,
+  onChange,
+  choices,
+  anyLabel = 'Any',
+}: {
+  id: string;
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  choices: readonly (string | { value: string; label: string })[];
+  anyLabel?: string;
+}) {
+  return (
+    <span className="field">
+      <label htmlFor={id}>{label}</label>
+      <select id={id} value={value} onChange={(e) => onChange(e.target.value)}>
+        <option value="">{anyLabel}</option>
+        {choices.map((c) => {
+          const { value: v, label: l } = typeof c === 'string' ? { value: c, label: c } : c;
+          return (
+            <option key={v} value={v}>
+              {l}
+            </option>
+          );
+        })}
+      </select>
+    </span>
+  );
+}
+
+/** Every field of a record as the API gives it, label above value; an empty value shows as a dash. */
+export function DetailList({ fields }: { fields: readonly (readonly [string, string | number | null])[] }) {
+  return (
+    <dl className="detail">
+      {fields.map(([label, value]) => (
+        <div key={label}>
+          <dt>{label}</dt>
+          <dd className="mono small url">{value === null || value === '' ? '—' : value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}

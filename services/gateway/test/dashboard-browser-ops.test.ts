@@ -6,46 +6,26 @@
 // playwright-core) against a gateway, a webhook worker and a payout worker on
 // a fresh database; screenshots go to test-artifacts/dashboard/.
 import { readFile } from 'node:fs/promises';
-import type { Browser, Page } from 'playwright-core';
-import { startWebhookWorker, type RunningWebhookWorker } from '@cowrie/webhook-sender';
-import { startPayoutWorker, type RunningPayoutWorker } from '@cowrie/payout-worker';
-import { createUserFor, createWorkspaceWithKey, startHttpReceiver, waitFor, type HttpReceiver } from '@cowrie/testing';
-import { call, startTestGateway } from './start-test-gateway';
-import { fund } from './payout-stack';
-import { VIEWPORTS, expectCount, expectText, launchChromium, screenshotBothWidths, screenshotWindow, signInThroughForm, watchPageProblems } from './browser';
+import type { Page } from 'playwright-core';
+import { waitFor, type HttpReceiver } from '@cowrie/testing';
+import { call, type startTestGateway } from './start-test-gateway';
+import { startBrowserStack } from './browser-stack';
+import { expectCount, expectText, screenshotBothWidths, screenshotWindow, signInThroughForm } from './browser';
 
+let stack: Awaited<ReturnType<typeof startBrowserStack>>;
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
-let worker: RunningWebhookWorker;
-let payouts: RunningPayoutWorker;
 let apiKey: string;
 let receiver: HttpReceiver;
-let browser: Browser;
 let page: Page;
 /** Each flow's limit: a passing run takes a few seconds; a loaded CI machine gets room. */
 const FLOW_TIMEOUT_MS = 60_000;
-let pageProblems: string[] = [];
 
 beforeAll(async () => {
-  [gw, browser, receiver] = await Promise.all([startTestGateway({ WEBHOOK_TIMEOUT_MS: '2000' }), launchChromium(), startHttpReceiver()]);
-  worker = await startWebhookWorker(gw.env.config, gw.env.logger);
-  payouts = await startPayoutWorker(gw.env.config, gw.env.logger);
-  const { workspace, key } = await createWorkspaceWithKey(gw.env.db, { name: 'Operations Ltd' });
-  apiKey = key;
-  await fund(gw.env.db, workspace.id, 'NGN', '5000');
-  const user = await createUserFor(gw.env.db, workspace.id);
-  const context = await browser.newContext({ viewport: VIEWPORTS.laptop, baseURL: gw.url, acceptDownloads: true });
-  page = await context.newPage();
-  page.setDefaultTimeout(20_000);
-  pageProblems = watchPageProblems(page);
-  await signInThroughForm(page, user);
+  stack = await startBrowserStack({ workspace: 'Operations Ltd', fundNgn: '5000' });
+  ({ gw, apiKey, receiver, page } = stack);
+  await signInThroughForm(page, stack.user);
 }, 60_000);
-afterAll(async () => {
-  await browser?.close();
-  await worker?.stop();
-  await payouts?.stop();
-  await receiver?.close();
-  await gw?.close();
-});
+afterAll(() => stack?.close());
 
 const sessionToken = async () => (await page.evaluate(() => (globalThis as any).sessionStorage.getItem('cowrie.dashboard.session') as string))!;
 
@@ -270,5 +250,5 @@ test(
 );
 
 test('the pages loaded nothing the Content-Security-Policy refused and threw no error', () => {
-  expect(pageProblems).toEqual([]);
+  expect(stack.problems).toEqual([]);
 });

@@ -10,7 +10,8 @@ import { receiveInboundTransfer } from '@cowrie/deposits';
 import { createUserFor, createWorkspaceWithKey, waitFor } from '@cowrie/testing';
 import { call } from './start-test-gateway';
 import { startVerificationGateway } from './start-verification-gateway';
-import { VIEWPORTS, expectCount, expectText, launchChromium, screenshotBothWidths, signInThroughForm, watchPageProblems } from './browser';
+import { newDashboardPage } from './browser-stack';
+import { expectCount, expectText, launchChromium, screenshotBothWidths, signInThroughForm, watchPageProblems } from './browser';
 
 let gw: Awaited<ReturnType<typeof startVerificationGateway>>;
 let apiKey: string;
@@ -25,10 +26,7 @@ beforeAll(async () => {
   const { workspace, key } = await createWorkspaceWithKey(gw.env.db, { name: 'Readers Ltd' });
   apiKey = key;
   owner = await createUserFor(gw.env.db, workspace.id);
-  const context = await browser.newContext({ viewport: VIEWPORTS.laptop, baseURL: gw.url });
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: gw.url });
-  page = await context.newPage();
-  page.setDefaultTimeout(20_000);
+  page = await newDashboardPage(browser, gw.url);
   pageProblems = watchPageProblems(page);
   await signInThroughForm(page, owner);
 }, 60_000);

@@ -5,51 +5,27 @@
 // against a gateway and a webhook worker on a fresh database, through the
 // pages as a user clicks them; screenshots of each page at laptop and phone
 // width go to test-artifacts/dashboard/.
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { verifyWebhookSignature } from '@cowrie/webhooks';
-import { startWebhookWorker, type RunningWebhookWorker } from '@cowrie/webhook-sender';
-import { startPayoutWorker, type RunningPayoutWorker } from '@cowrie/payout-worker';
-import { createUserFor, createWorkspaceWithKey, startHttpReceiver, waitFor, type HttpReceiver } from '@cowrie/testing';
-import { call, startTestGateway } from './start-test-gateway';
-import { fund } from './payout-stack';
-import { VIEWPORTS, expectCount, expectText, launchChromium, screenshotBothWidths, signInThroughForm, watchPageProblems } from './browser';
+import { waitFor, type HttpReceiver } from '@cowrie/testing';
+import { call, type startTestGateway } from './start-test-gateway';
+import { startBrowserStack } from './browser-stack';
+import { expectCount, expectText, screenshotBothWidths, signInThroughForm } from './browser';
 
+let stack: Awaited<ReturnType<typeof startBrowserStack>>;
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
-let worker: RunningWebhookWorker;
-let payouts: RunningPayoutWorker;
 let apiKey: string;
 let receiver: HttpReceiver;
-let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 let user: { email: string; password: string };
 /** Each flow's limit: a passing run takes a few seconds; a loaded CI machine gets room. */
 const FLOW_TIMEOUT_MS = 60_000;
-/** Every request the pages made that the CSP blocked, or that failed in the page. */
-let pageProblems: string[] = [];
 
 beforeAll(async () => {
-  [gw, browser, receiver] = await Promise.all([startTestGateway({ WEBHOOK_TIMEOUT_MS: '2000' }), launchChromium(), startHttpReceiver()]);
-  worker = await startWebhookWorker(gw.env.config, gw.env.logger);
-  payouts = await startPayoutWorker(gw.env.config, gw.env.logger);
-  const { workspace, key } = await createWorkspaceWithKey(gw.env.db, { name: 'Browser Ltd' });
-  apiKey = key;
-  await fund(gw.env.db, workspace.id, 'NGN', '1234.5');
-  user = await createUserFor(gw.env.db, workspace.id);
-  context = await browser.newContext({ viewport: VIEWPORTS.laptop, baseURL: gw.url });
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: gw.url });
-  page = await context.newPage();
-  // Generous for a loaded CI machine; a passing run takes well under a second per step.
-  page.setDefaultTimeout(20_000);
-  pageProblems = watchPageProblems(page);
+  stack = await startBrowserStack({ workspace: 'Browser Ltd', fundNgn: '1234.5' });
+  ({ gw, apiKey, receiver, page, user } = stack);
 }, 60_000);
-afterAll(async () => {
-  await browser?.close();
-  await worker?.stop();
-  await payouts?.stop();
-  await receiver?.close();
-  await gw?.close();
-});
+afterAll(() => stack?.close());
 
 // The page's globals (the gateway's TypeScript has no DOM types).
 const clipboard = () => page.evaluate(() => (globalThis as any).navigator.clipboard.readText() as Promise<string>);
@@ -347,5 +323,5 @@ test(
 );
 
 test('the pages loaded nothing the Content-Security-Policy refused and threw no error', () => {
-  expect(pageProblems).toEqual([]);
+  expect(stack.problems).toEqual([]);
 });

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import type { Schemas } from '../api';
 import { useApiQuery, usePagedList } from '../queries';
-import { Amount, Button, PageHeader, Pager, QueryResult, Table, Time } from '../ui';
+import { Amount, Button, FilterSelect, PageHeader, Pager, QueryResult, Table, Time } from '../ui';
 
 type Collection = Schemas['Collection'];
 type ReservedAccount = Schemas['ReservedAccount'];
@@ -29,15 +29,7 @@ function Collections({ onShow }: { onShow: (into: Into) => void }) {
     <section aria-labelledby="collections-title">
       <div className="section-head">
         <h2 id="collections-title">One-off collections</h2>
-        <span className="field">
-          <label htmlFor="collection-status">Status</label>
-          <select id="collection-status" value={status} onChange={(e) => setStatus(e.target.value)}>
-            <option value="">Any</option>
-            {COLLECTION_STATUSES.map((s) => (
-              <option key={s}>{s}</option>
-            ))}
-          </select>
-        </span>
+        <FilterSelect id="collection-status" label="Status" value={status} onChange={setStatus} choices={COLLECTION_STATUSES} />
       </div>
       <QueryResult
         query={rows}

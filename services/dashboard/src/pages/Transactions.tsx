@@ -3,7 +3,7 @@ import { useMutation } from '@tanstack/react-query';
 import type { Schemas } from '../api';
 import { useApiQuery, usePagedList } from '../queries';
 import { useSession } from '../session';
-import { Amount, Button, ErrorNote, PageHeader, Pager, QueryResult, Table, Time, fromLocalInput } from '../ui';
+import { Amount, Button, DetailList, ErrorNote, FilterSelect, PageHeader, Pager, QueryResult, Table, Time, fromLocalInput } from '../ui';
 
 type Transaction = Schemas['Transaction'];
 type Status = Schemas['TransactionStatus'];
@@ -31,16 +31,7 @@ function TransactionDetail({ t }: { t: Transaction }) {
     ['Created', t.createdAt],
     ['Updated', t.updatedAt],
   ];
-  return (
-    <dl className="detail">
-      {fields.map(([label, value]) => (
-        <div key={label}>
-          <dt>{label}</dt>
-          <dd className="mono small url">{value === null || value === '' ? '—' : value}</dd>
-        </div>
-      ))}
-    </dl>
-  );
+  return <DetailList fields={fields} />;
 }
 
 /**
@@ -158,36 +149,18 @@ export function Transactions() {
           setSearch(searchText.trim());
         }}
       >
-        <span className="field">
-          <label htmlFor="tx-status">Status</label>
-          <select id="tx-status" value={status} onChange={(e) => setStatus(e.target.value as Status | '')}>
-            <option value="">Any</option>
-            {STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </span>
-        <span className="field">
-          <label htmlFor="tx-type">Type</label>
-          <select id="tx-type" value={type} onChange={(e) => setType(e.target.value as '' | 'debit' | 'credit')}>
-            <option value="">Any</option>
-            <option value="debit">debit (money out)</option>
-            <option value="credit">credit (money in)</option>
-          </select>
-        </span>
-        <span className="field">
-          <label htmlFor="tx-currency">Currency</label>
-          <select id="tx-currency" value={currency} onChange={(e) => setCurrency(e.target.value)}>
-            <option value="">Any</option>
-            {(balances.data ?? []).map((b) => (
-              <option key={b.currency} value={b.currency}>
-                {b.currency}
-              </option>
-            ))}
-          </select>
-        </span>
+        <FilterSelect id="tx-status" label="Status" value={status} onChange={(v) => setStatus(v as Status | '')} choices={STATUSES} />
+        <FilterSelect
+          id="tx-type"
+          label="Type"
+          value={type}
+          onChange={(v) => setType(v as '' | 'debit' | 'credit')}
+          choices={[
+            { value: 'debit', label: 'debit (money out)' },
+            { value: 'credit', label: 'credit (money in)' },
+          ]}
+        />
+        <FilterSelect id="tx-currency" label="Currency" value={currency} onChange={setCurrency} choices={(balances.data ?? []).map((b) => b.currency)} />
         <span className="field">
           <label htmlFor="tx-from">From</label>
           <input id="tx-from" type="date" value={from} onChange={(e) => setFrom(e.target.value)} />

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import type { Schemas } from '../api';
 import { useApiQuery, usePagedList } from '../queries';
-import { Button, PageHeader, Pager, QueryResult, Table, Time } from '../ui';
+import { Button, DetailList, FilterSelect, PageHeader, Pager, QueryResult, Table, Time } from '../ui';
 
 type Verification = Schemas['Verification'];
 const STATUSES: Schemas['VerificationStatus'][] = ['pending', 'verified', 'failed', 'expired'];
@@ -20,25 +20,18 @@ function VerificationDetail({ reference, onClose }: { reference: string; onClose
       </div>
       <QueryResult query={detail} loading="Loading the verification…" failed="The verification could not be loaded">
         {(v) => (
-          <dl className="detail">
-            {(
-              [
-                ['Channel', v.channel],
-                ['Destination (masked)', v.destination],
-                ['Status', v.status],
-                ['Attempts', `${v.attempts} of ${v.max_attempts}`],
-                ['Provider', v.provider],
-                ['Created', v.created_at],
-                ['Expires', v.expires_at ?? '—'],
-                ['Verified', v.verified_at ?? '—'],
-              ] as const
-            ).map(([label, value]) => (
-              <div key={label}>
-                <dt>{label}</dt>
-                <dd className="mono small url">{value}</dd>
-              </div>
-            ))}
-          </dl>
+          <DetailList
+            fields={[
+              ['Channel', v.channel],
+              ['Destination (masked)', v.destination],
+              ['Status', v.status],
+              ['Attempts', `${v.attempts} of ${v.max_attempts}`],
+              ['Provider', v.provider],
+              ['Created', v.created_at],
+              ['Expires', v.expires_at ?? '—'],
+              ['Verified', v.verified_at ?? '—'],
+            ]}
+          />
         )}
       </QueryResult>
     </section>
@@ -60,24 +53,8 @@ export function Verifications() {
         <p className="lead">One-time codes sent to your customers&apos; phones and inboxes. Destinations are masked; codes are never shown.</p>
       </PageHeader>
       <div className="filters card" role="group" aria-label="Filters">
-        <span className="field">
-          <label htmlFor="ver-status">Status</label>
-          <select id="ver-status" value={status} onChange={(e) => setStatus(e.target.value)}>
-            <option value="">Any</option>
-            {STATUSES.map((s) => (
-              <option key={s}>{s}</option>
-            ))}
-          </select>
-        </span>
-        <span className="field">
-          <label htmlFor="ver-channel">Channel</label>
-          <select id="ver-channel" value={channel} onChange={(e) => setChannel(e.target.value)}>
-            <option value="">Any</option>
-            {CHANNELS.map((c) => (
-              <option key={c}>{c}</option>
-            ))}
-          </select>
-        </span>
+        <FilterSelect id="ver-status" label="Status" value={status} onChange={setStatus} choices={STATUSES} />
+        <FilterSelect id="ver-channel" label="Channel" value={channel} onChange={setChannel} choices={CHANNELS} />
       </div>
       {open && <VerificationDetail key={open} reference={open} onClose={() => setOpen(null)} />}
       <QueryResult

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { newIdempotencyKey, type Schemas } from '../../api';
 import { useApiMutation, useApiQuery, usePagedList } from '../../queries';
-import { Button, ErrorNote, QueryResult, Table, Time, Pager, fromLocalInput } from '../../ui';
+import { Button, DetailList, ErrorNote, FilterSelect, QueryResult, Table, Time, Pager, fromLocalInput } from '../../ui';
 
 type Delivery = Schemas['WebhookDelivery'];
 type Detail = Schemas['WebhookDeliveryDetail'];
@@ -45,27 +45,20 @@ function DeliveryDetail({ id, urlOf, onClose }: { id: number; urlOf: Map<number,
       <QueryResult query={detail} loading="Loading the delivery…" failed="The delivery could not be loaded">
         {(d) => (
           <>
-            <dl className="detail">
-              {(
-                [
-                  ['Delivery id (X-Cowrie-Delivery)', d.deliveryId],
-                  ['Dispatch', d.dispatch === 0 ? '0 (first send)' : `${d.dispatch} (resend)`],
-                  ['Event', d.event],
-                  ['Endpoint', urlOf.get(d.endpointId) ?? `#${d.endpointId}`],
-                  ['Created', d.createdAt],
-                  ['Completed', d.completedAt ?? 'pending'],
-                  ['Status', d.statusCode === null ? 'no answer' : `HTTP ${d.statusCode}`],
-                  ['Attempts', String(d.attempts)],
-                  ['Last error', d.error ?? '—'],
-                  ['Mode', d.livemode ? 'live' : 'test'],
-                ] as const
-              ).map(([label, value]) => (
-                <div key={label}>
-                  <dt>{label}</dt>
-                  <dd className="mono small url">{value}</dd>
-                </div>
-              ))}
-            </dl>
+            <DetailList
+              fields={[
+                ['Delivery id (X-Cowrie-Delivery)', d.deliveryId],
+                ['Dispatch', d.dispatch === 0 ? '0 (first send)' : `${d.dispatch} (resend)`],
+                ['Event', d.event],
+                ['Endpoint', urlOf.get(d.endpointId) ?? `#${d.endpointId}`],
+                ['Created', d.createdAt],
+                ['Completed', d.completedAt ?? 'pending'],
+                ['Status', d.statusCode === null ? 'no answer' : `HTTP ${d.statusCode}`],
+                ['Attempts', String(d.attempts)],
+                ['Last error', d.error ?? '—'],
+                ['Mode', d.livemode ? 'live' : 'test'],
+              ]}
+            />
             <h4>Request headers sent</h4>
             {d.requestHeaders ? (
               <dl className="headers mono small">
@@ -145,26 +138,24 @@ export function DeliveryLog({ endpoints }: { endpoints: Schemas['WebhookEndpoint
             ))}
           </select>
         </span>
-        <span className="field">
-          <label htmlFor="log-event">Event</label>
-          <select id="log-event" value={event} onChange={(e) => setEvent(e.target.value)}>
-            <option value="">Any event</option>
-            <option value="ping">ping</option>
-            {(types.data ?? []).map((t) => (
-              <option key={t.name} value={t.name}>
-                {t.name}
-              </option>
-            ))}
-          </select>
-        </span>
-        <span className="field">
-          <label htmlFor="log-outcome">Outcome</label>
-          <select id="log-outcome" value={ok} onChange={(e) => setOk(e.target.value as '' | 'true' | 'false')}>
-            <option value="">Any</option>
-            <option value="true">Delivered</option>
-            <option value="false">Failed</option>
-          </select>
-        </span>
+        <FilterSelect
+          id="log-event"
+          label="Event"
+          value={event}
+          onChange={setEvent}
+          anyLabel="Any event"
+          choices={['ping', ...(types.data ?? []).map((t) => t.name)]}
+        />
+        <FilterSelect
+          id="log-outcome"
+          label="Outcome"
+          value={ok}
+          onChange={(v) => setOk(v as '' | 'true' | 'false')}
+          choices={[
+            { value: 'true', label: 'Delivered' },
+            { value: 'false', label: 'Failed' },
+          ]}
+        />
         <span className="field">
           <label htmlFor="log-from">From</label>
           <input id="log-from" type="datetime-local" value={from} onChange={(e) => setFrom(e.target.value)} />
