@@ -193,10 +193,23 @@ export function QueryResult<T>({
 }
 
 /** A table in a frame that scrolls sideways on its own; at phone width each row is a card (label each cell with data-label). */
-export function Table({ columns, caption, className, children }: { columns: string[]; caption?: string; className?: string; children: ReactNode }) {
+export function Table({
+  columns,
+  caption,
+  className,
+  stale = false,
+  children,
+}: {
+  columns: string[];
+  caption?: string;
+  className?: string;
+  /** The rows of the previous page or filters, shown dimmed while the new ones load. */
+  stale?: boolean;
+  children: ReactNode;
+}) {
   return (
     <div className="table-wrap">
-      <table className={`stack ${className ?? ''}`}>
+      <table className={`stack ${className ?? ''} ${stale ? 'stale' : ''}`}>
         {caption && <caption className="visually-hidden">{caption}</caption>}
         <thead>
           <tr>
@@ -320,5 +333,15 @@ export function DetailList({ fields }: { fields: readonly (readonly [string, str
         </div>
       ))}
     </dl>
+  );
+}
+
+/** A list's first cell: when, and the record's reference below it. */
+export function WhenCell({ label, at, reference }: { label: string; at: string; reference?: string | null }) {
+  return (
+    <td data-label={label}>
+      <Time value={at} />
+      {reference && <div className="muted mono small url">{reference}</div>}
+    </td>
   );
 }

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import type { Schemas } from '../api';
 import { useApiQuery, usePagedList } from '../queries';
-import { Amount, Button, FilterSelect, PageHeader, Pager, QueryResult, Table, Time } from '../ui';
+import { Amount, Button, FilterSelect, PageHeader, Pager, QueryResult, Table, Time, WhenCell } from '../ui';
 
 type Collection = Schemas['Collection'];
 type ReservedAccount = Schemas['ReservedAccount'];
@@ -38,17 +38,10 @@ function Collections({ onShow }: { onShow: (into: Into) => void }) {
         empty={status ? `No ${status} collections.` : 'No collections yet. POST /v1/collections opens one for a customer to pay into.'}
       >
         {(items) => (
-          <Table
-            columns={['Created', 'Customer', 'Pay into', 'Status', 'Amount', 'Transfers']}
-            caption="Collections"
-            className={page.isPlaceholderData ? 'stale' : undefined}
-          >
+          <Table columns={['Created', 'Customer', 'Pay into', 'Status', 'Amount', 'Transfers']} caption="Collections" stale={page.isPlaceholderData}>
             {items.map((c) => (
               <tr key={c.id}>
-                <td data-label="Created">
-                  <Time value={c.created_at} />
-                  <div className="muted mono small url">{c.reference}</div>
-                </td>
+                <WhenCell label="Created" at={c.created_at} reference={c.reference} />
                 <td data-label="Customer">{c.customer ? `${c.customer.name}${c.customer.email ? ` (${c.customer.email})` : ''}` : '—'}</td>
                 <td data-label="Pay into">
                   <AccountCell account={c.account} />
@@ -109,10 +102,7 @@ function ReservedAccounts({ onShow }: { onShow: (into: Into) => void }) {
           <Table columns={['Created', 'Holder', 'Account', 'Status', 'Transfers']} caption="Reserved accounts">
             {items.map((r) => (
               <tr key={r.id}>
-                <td data-label="Created">
-                  <Time value={r.created_at} />
-                  <div className="muted mono small url">{r.reference}</div>
-                </td>
+                <WhenCell label="Created" at={r.created_at} reference={r.reference} />
                 <td data-label="Holder">
                   <div>
                     {r.customer.name}
@@ -160,17 +150,10 @@ function Payments({ into, onAll }: { into: Into; onAll: () => void }) {
         empty={into ? 'No transfers into this account yet.' : 'No transfers received yet.'}
       >
         {(items) => (
-          <Table
-            columns={['Received', 'From', 'Into', 'Outcome', 'Amount']}
-            caption="Transfers received"
-            className={page.isPlaceholderData ? 'stale' : undefined}
-          >
+          <Table columns={['Received', 'From', 'Into', 'Outcome', 'Amount']} caption="Transfers received" stale={page.isPlaceholderData}>
             {items.map((p) => (
               <tr key={p.id}>
-                <td data-label="Received">
-                  <Time value={p.created_at} />
-                  <div className="muted mono small url">{p.provider_reference}</div>
-                </td>
+                <WhenCell label="Received" at={p.created_at} reference={p.provider_reference} />
                 <td data-label="From">
                   <div>
                     {p.sender_name ?? <span className="muted">—</span>}

@@ -211,7 +211,7 @@ export function Transactions() {
         empty={filtered ? 'No transactions match these filters.' : 'No transactions yet.'}
       >
         {(items) => (
-          <Table columns={['When', 'What', 'Counterparty', 'Status', 'Amount']} caption="Transactions" className={page.isPlaceholderData ? 'stale' : undefined}>
+          <Table columns={['When', 'What', 'Counterparty', 'Status', 'Amount']} caption="Transactions" stale={page.isPlaceholderData}>
             {items.map((t) => (
               <TransactionRow key={t.id} t={t} full />
             ))}

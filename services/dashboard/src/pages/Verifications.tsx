@@ -64,11 +64,7 @@ export function Verifications() {
         empty={status || channel ? 'No verifications match these filters.' : 'No verifications yet. POST /v1/verifications sends a code.'}
       >
         {(items) => (
-          <Table
-            columns={['Created', 'Channel', 'Destination', 'Status', 'Attempts', 'Detail']}
-            caption="Verifications"
-            className={page.isPlaceholderData ? 'stale' : undefined}
-          >
+          <Table columns={['Created', 'Channel', 'Destination', 'Status', 'Attempts', 'Detail']} caption="Verifications" stale={page.isPlaceholderData}>
             {items.map((v) => (
               <tr key={v.reference}>
                 <td data-label="Created">

@@ -183,11 +183,7 @@ export function DeliveryLog({ endpoints }: { endpoints: Schemas['WebhookEndpoint
         empty={filtered ? 'No deliveries match these filters.' : 'No deliveries yet. Send a test ping to an endpoint to see one here.'}
       >
         {(data) => (
-          <Table
-            columns={['When', 'Event', 'Endpoint', 'Result', 'Delivery']}
-            caption="Webhook deliveries"
-            className={page.isPlaceholderData ? 'stale' : undefined}
-          >
+          <Table columns={['When', 'Event', 'Endpoint', 'Result', 'Delivery']} caption="Webhook deliveries" stale={page.isPlaceholderData}>
             {data.map((d) => (
               <tr key={d.id} className={d.id === open ? 'selected' : undefined}>
                 <td data-label="When">
