@@ -175,7 +175,22 @@ function TransferForm() {
           onBack={() => resolve.reset()}
         />
       )}
-      {send.data && <Sent t={send.data} />}
+      {send.data && (
+        <>
+          <Sent t={send.data} />
+          <Button
+            onClick={() =>
+              edit(() => {
+                setAccountNumber('');
+                setAmount('');
+                setNarration('');
+              })
+            }
+          >
+            Send another transfer
+          </Button>
+        </>
+      )}
       <ErrorNote error={send.error} prefix="Not sent" />
     </section>
   );
