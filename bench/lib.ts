@@ -80,10 +80,15 @@ export async function freshDatabase(name: string): Promise<string> {
   return url;
 }
 
+/** Drops one database this process created, connections and all. */
+export async function dropDatabase(name: string): Promise<void> {
+  await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  created.delete(name);
+}
+
 /** Drops every database this process created (call it once a scenario's processes have stopped). */
 export async function dropBenchDatabases(): Promise<void> {
-  for (const name of created) await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  created.clear();
+  for (const name of [...created]) await dropDatabase(name);
 }
 
 export interface BenchRedisEnv {

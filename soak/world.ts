@@ -62,8 +62,9 @@ export interface World {
 }
 
 export async function createWorld(opts: { seed: number; replicas: number; redis: RedisMode }): Promise<World> {
-  const databaseName = `cowrie_soak_${opts.seed}_${randomBytes(3).toString('hex')}`;
-  const databaseUrl = await freshDatabase(databaseName);
+  const databaseUrl = await freshDatabase(`cowrie_soak_${opts.seed}_${randomBytes(3).toString('hex')}`);
+  // The database's name as created (freshDatabase tags it with this process's run).
+  const databaseName = new URL(databaseUrl).pathname.slice(1);
   // Its own Redis with AOF (one server, or three masters joined as a Cluster), so it can be killed and restarted with its data.
   const redisDir = mkdtempSync(path.join(tmpdir(), 'cowrie-soak-redis-'));
   const cluster = opts.redis === 'cluster' ? await startRedisCluster({ dir: redisDir }) : null;

@@ -1,7 +1,7 @@
 import { stringify } from 'csv-stringify/sync';
-import { decodePageCursor, pageOf, rowsAfter, type PagePosition } from '@cowrie/core';
+import { AppError, decodePageCursor, pageOf, rowsAfter, type PagePosition } from '@cowrie/core';
 import type { DbOrTx, LedgerTransaction, Prisma } from '@cowrie/db';
-import { renderTransaction } from './render';
+import { asObject, renderTransaction } from './render';
 
 export const TRANSACTION_STATUSES = ['processing', 'completed', 'failed', 'reversed'] as const;
 export const TRANSACTION_TYPES = ['debit', 'credit'] as const;
@@ -182,4 +182,61 @@ export async function listRecipients(db: DbOrTx, workspaceId: number, limit = 10
     payouts: Number(r.payouts),
     last_sent_at: r.last_sent_at.toISOString(),
   }));
+}
+
+/** How far from a transaction's own times its events are looked for. */
+const EVENT_WINDOW_MS = 60_000;
+
+/** An event a transaction produced, with what became of each delivery of it. */
+export interface TransactionEvent {
+  id: number;
+  event: string;
+  created_at: string;
+  deliveries: Array<{ id: number; endpoint_id: number; dispatch: number; ok: boolean | null; status_code: number | null; created_at: string }>;
+}
+
+/**
+ * One transaction of the workspace (404 for anyone else's) and the webhook
+ * events it produced: a payout's transfer.completed or transfer.failed (its
+ * data is the transaction), a collection credit's collection.successful (its
+ * provider_reference is the credit's). Events are looked for near the
+ * transaction's own times, on the outbox's (workspace, time) index.
+ */
+export async function transactionWithEvents(db: DbOrTx, workspaceId: number, reference: string) {
+  const row = await db.ledgerTransaction.findFirst({ where: { workspaceId, reference } });
+  if (!row) throw new AppError('not_found', 'Transaction not found');
+  const candidates = await db.outboxEvent.findMany({
+    where: {
+      workspaceId,
+      createdAt: { gte: new Date(row.createdAt.getTime() - EVENT_WINDOW_MS), lte: new Date(row.updatedAt.getTime() + EVENT_WINDOW_MS) },
+      event: { in: ['transfer.completed', 'transfer.failed', 'collection.successful'] },
+    },
+    orderBy: { id: 'asc' },
+  });
+  const produced = candidates.filter((e) => {
+    const data = asObject(e.payload);
+    return e.event === 'collection.successful'
+      ? row.type === 'credit' && row.providerReference !== null && data.provider_reference === row.providerReference
+      : row.type === 'debit' && data.reference === row.reference;
+  });
+  const deliveries = await db.webhookDelivery.findMany({
+    where: { outboxEventId: { in: produced.map((e) => e.id) } },
+    orderBy: { id: 'asc' },
+  });
+  const events: TransactionEvent[] = produced.map((e) => ({
+    id: Number(e.id),
+    event: e.event,
+    created_at: e.createdAt.toISOString(),
+    deliveries: deliveries
+      .filter((d) => d.outboxEventId === e.id)
+      .map((d) => ({
+        id: Number(d.id),
+        endpoint_id: d.endpointId,
+        dispatch: d.dispatch,
+        ok: d.completedAt ? d.ok === 1 : null,
+        status_code: d.statusCode,
+        created_at: d.createdAt.toISOString(),
+      })),
+  }));
+  return { transaction: renderTransaction(row), events };
 }

@@ -220,12 +220,10 @@ export async function resendWebhookDelivery(db: PrismaClient, opts: { workspaceI
 export const RECOVER_MAX_DELIVERIES = 10_000;
 
 export const ZRecoverWebhookDeliveriesRequest = z.object({
-  since: z.iso
-    .datetime({ offset: true })
-    .meta({
-      format: 'date-time',
-      description: 'Recover the failed deliveries of events sent to this endpoint at or after this time (ISO 8601 with its offset)',
-    }),
+  since: z.iso.datetime({ offset: true }).meta({
+    format: 'date-time',
+    description: 'Recover the failed deliveries of events sent to this endpoint at or after this time (ISO 8601 with its offset)',
+  }),
 });
 
 export interface RecoveredDeliveries {

@@ -83,7 +83,9 @@ async function completeBatch(store: ReturnType<typeof createDeliveryStore>, toEn
   const rows = await Promise.all(results.map(() => pending(toEndpoint)));
   await Promise.all(
     rows.map((row, i) =>
-      store.complete(outcome({ id: row.id, ok: results[i]!.ok, statusCode: results[i]!.ok ? 200 : 500, attempts: 3, error: null, completedAt: results[i]!.at })),
+      store.complete(
+        outcome({ id: row.id, ok: results[i]!.ok, statusCode: results[i]!.ok ? 200 : 500, attempts: 3, error: null, completedAt: results[i]!.at }),
+      ),
     ),
   );
 }
@@ -93,14 +95,22 @@ test("an endpoint's run of failures starts with its first failure, grows with ea
   const endpoint = await newEndpoint();
   const t0 = new Date(Date.UTC(2026, 10, 1, 12));
   const at = (hours: number) => new Date(t0.getTime() + hours * HOUR);
-  const health = () => env.db.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id }, select: { failingSince: true, failureStreak: true, active: true } });
+  const health = () =>
+    env.db.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id }, select: { failingSince: true, failureStreak: true, active: true } });
 
   await completeBatch(store, endpoint.id, [{ ok: false, at: at(0) }]);
   expect(await health()).toEqual({ failingSince: at(0), failureStreak: 1, active: true });
-  await completeBatch(store, endpoint.id, [{ ok: false, at: at(1) }, { ok: false, at: at(2) }]);
+  await completeBatch(store, endpoint.id, [
+    { ok: false, at: at(1) },
+    { ok: false, at: at(2) },
+  ]);
   expect(await health()).toEqual({ failingSince: at(0), failureStreak: 3, active: true });
   // Within one batch: the failures after its last success are the new run.
-  await completeBatch(store, endpoint.id, [{ ok: false, at: at(3) }, { ok: true, at: at(4) }, { ok: false, at: at(5) }]);
+  await completeBatch(store, endpoint.id, [
+    { ok: false, at: at(3) },
+    { ok: true, at: at(4) },
+    { ok: false, at: at(5) },
+  ]);
   expect(await health()).toEqual({ failingSince: at(5), failureStreak: 1, active: true });
   await completeBatch(store, endpoint.id, [{ ok: true, at: at(6) }]);
   expect(await health()).toEqual({ failingSince: null, failureStreak: 0, active: true });
@@ -120,7 +130,11 @@ test('an endpoint whose every dispatch failed for the span, at least the minimum
   const eventsBefore = await env.db.outboxEvent.count({ where: { workspaceId, event: ENDPOINT_DISABLED_EVENT } });
 
   // Five days of failures, but only three of them: not yet.
-  await completeBatch(store, endpoint.id, [{ ok: false, at: at(0) }, { ok: false, at: at(60) }, { ok: false, at: at(120) }]);
+  await completeBatch(store, endpoint.id, [
+    { ok: false, at: at(0) },
+    { ok: false, at: at(60) },
+    { ok: false, at: at(120) },
+  ]);
   expect(await env.db.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } })).toMatchObject({ active: true, disabledReason: null });
   // A fourth failure, still inside the span: not yet.
   await completeBatch(store, endpoint.id, [{ ok: false, at: at(119) }]);

@@ -30,9 +30,7 @@ export const RESPONSE_EXCERPT_BYTES = 2048;
 
 /** The start of a body as text Postgres can store (no NUL). */
 function excerptOf(chunks: Buffer[]): string {
-  return new TextDecoder('utf-8', { fatal: false })
-    .decode(Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES))
-    .replaceAll('\u0000', '');
+  return new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES)).replaceAll('\u0000', '');
 }
 
 const describe = (err: unknown): string => {

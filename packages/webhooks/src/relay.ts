@@ -9,7 +9,8 @@ import { outboxEventColumns, webhookDeliveryColumns, webhookEndpointColumns } fr
 import type { DispatchKey } from './delivery-store';
 
 /** BullMQ job id of a dispatch: derived from the delivery (so from the event and endpoint) and the dispatch number, never random. */
-export const deliveryJobId = (key: DispatchKey) => (key.dispatch === 0 ? jobIdFor('webhook', key.deliveryId) : jobIdFor('webhook', key.deliveryId, key.dispatch));
+export const deliveryJobId = (key: DispatchKey) =>
+  key.dispatch === 0 ? jobIdFor('webhook', key.deliveryId) : jobIdFor('webhook', key.deliveryId, key.dispatch);
 
 /** The first dispatch of each delivery. */
 const firstDispatches = (deliveryIds: readonly string[]): DispatchKey[] => deliveryIds.map((deliveryId) => ({ deliveryId, dispatch: 0 }));

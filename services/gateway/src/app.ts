@@ -22,6 +22,7 @@ import { registerApiKeyRoutes } from './routes/api-keys';
 import { registerDashboardApp } from './routes/dashboard-app';
 import { registerDashboardLedgerRoutes } from './routes/dashboard-ledger';
 import { registerDashboardExportRoutes } from './routes/dashboard-exports';
+import { registerDashboardTransactionDetailRoute } from './routes/dashboard-transaction-detail';
 import { registerDashboardVerificationRoutes } from './routes/dashboard-verifications';
 import { registerDashboardDepositRoutes } from './routes/dashboard-deposits';
 import { registerTeamRoutes } from './routes/team';
@@ -81,6 +82,8 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   registerApiKeyRoutes(root, deps);
   registerDashboardLedgerRoutes(root, deps);
   registerDashboardExportRoutes(root, deps);
+  // After the export: /transactions/export is not a reference.
+  registerDashboardTransactionDetailRoute(root, deps);
   registerDashboardVerificationRoutes(root, deps);
   registerDashboardDepositRoutes(root, deps);
   registerDashboardPayoutRoutes(root, deps, payoutHandlers);

@@ -173,6 +173,10 @@ test('self-service API keys answer as documented', async () => {
   expect((await api('GET', '/collections?status=pending&limit=5', { token: session })).body.data.length).toBeGreaterThan(0);
   await api('GET', '/reserved-accounts', { token: session });
   await api('GET', '/deposit-payments?limit=5', { token: session });
+  await fund(gw.env.db, workspaceId, 'NGN', '1');
+  const latest = (await api('GET', '/transactions?limit=1', { token: session })).body.data[0];
+  expect((await api('GET', `/transactions/${latest.reference}`, { token: session })).status).toBe(200);
+  expect((await api('GET', '/transactions/crd_none', { token: session })).status).toBe(404);
   // The team: an invitation, its one-time password changed, a removal.
   await api('GET', '/users', { token: session });
   const invited = await api('POST', '/users', { token: session, body: { email: 'contract.member@example.com', role: 'member' } });

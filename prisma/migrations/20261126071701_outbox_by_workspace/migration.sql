@@ -1,0 +1,2 @@
+-- CreateIndex
+CREATE INDEX "OutboxEvent_workspaceId_createdAt_idx" ON "OutboxEvent"("workspaceId", "createdAt");

@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { transactionWithEvents, type TransactionEvent } from '@cowrie/payouts';
+import type { GatewayDeps } from '../deps';
+import type { RouteMount } from '../http/route-registry';
+import { sendData, sessionOf } from '../http/respond';
+import { ZTimestamp, named, responseOf } from '../openapi/schemas';
+import { ZTransaction } from './payouts';
+
+const ZTransactionEvent = named(
+  'TransactionEvent',
+  responseOf<TransactionEvent>()(
+    z.object({
+      id: z.number().int().meta({ description: 'The outbox event id' }),
+      event: z.string().meta({ description: 'transfer.completed, transfer.failed or collection.successful' }),
+      created_at: ZTimestamp,
+      deliveries: z.array(
+        z.object({
+          id: z.number().int().meta({ description: 'The delivery log row (GET /webhook-deliveries/{id})' }),
+          endpoint_id: z.number().int(),
+          dispatch: z.number().int(),
+          ok: z.boolean().nullable().meta({ description: 'null while the delivery is pending' }),
+          status_code: z.number().int().nullable(),
+          created_at: ZTimestamp,
+        }),
+      ),
+    }),
+  ),
+);
+
+const ZTransactionDetail = named('TransactionDetail', z.object({ transaction: ZTransaction, events: z.array(ZTransactionEvent) }));
+
+/** One transaction for the dashboard's detail view: every field, and the events it produced with their deliveries. */
+export function registerDashboardTransactionDetailRoute(app: RouteMount, deps: GatewayDeps) {
+  app.route(
+    {
+      method: 'get',
+      path: '/transactions/:reference',
+      operationId: 'getSessionTransaction',
+      summary: 'One transaction of the signed-in workspace, with the events it produced',
+      tag: 'Balances and ledger (dashboard)',
+      auth: { kind: 'session' },
+      request: { params: z.object({ reference: z.string().max(100).meta({ description: "The transaction's reference" }) }) },
+      responses: {
+        200: {
+          description: 'The transaction and its events',
+          data: ZTransactionDetail,
+        },
+        404: { description: 'not_found: no transaction with this reference in this workspace' },
+      },
+    },
+    async ({ params }, req, res) => {
+      sendData(req, res, 200, await transactionWithEvents(deps.db, sessionOf(req).workspaceId, params.reference));
+    },
+  );
+}
