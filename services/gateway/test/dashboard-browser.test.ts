@@ -264,6 +264,8 @@ test(
     const detail = rows.first().locator('dl');
     await expectText(detail, "Rail's reference");
     await expectText(detail, '7.000000 NGN');
+    // The events it produced (GET /transactions/:reference), read when the detail opens.
+    await expectText(rows.first(), 'transfer.failed');
     await screenshotBothWidths(page, 'transactions-detail');
   },
   FLOW_TIMEOUT_MS,

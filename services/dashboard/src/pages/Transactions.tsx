@@ -34,11 +34,50 @@ function TransactionDetail({ t }: { t: Transaction }) {
   return <DetailList fields={fields} />;
 }
 
+/** The events a transaction produced (transfer.*, collection.successful) and each one's webhook deliveries, read when its detail opens. */
+function TransactionEvents({ reference }: { reference: string }) {
+  const detail = useApiQuery<Schemas['TransactionDetail']>(`/transactions/${encodeURIComponent(reference)}`);
+  return (
+    <div className="events">
+      <h4>Events</h4>
+      <QueryResult
+        query={{ ...detail, data: detail.data?.events }}
+        loading="Loading its events…"
+        failed="Its events could not be loaded"
+        empty="No event yet (a payout's comes when the rail settles it)."
+      >
+        {(events) => (
+          <ul className="event-log">
+            {events.map((e) => (
+              <li key={e.id}>
+                <span className="mono">{e.event}</span> <Time value={e.created_at} />
+                <div className="small muted">
+                  {e.deliveries.length === 0
+                    ? 'no webhook delivery (no endpoint takes it)'
+                    : e.deliveries
+                        .map(
+                          (d) =>
+                            `delivery #${d.id} (dispatch ${d.dispatch}) to endpoint #${d.endpoint_id}: ${
+                              d.ok === null ? 'pending' : d.ok ? 'delivered' : 'failed'
+                            }${d.status_code === null ? '' : `, HTTP ${d.status_code}`}`,
+                        )
+                        .join('; ')}
+                </div>
+              </li>
+            ))}
+          </ul>
+        )}
+      </QueryResult>
+    </div>
+  );
+}
+
 /**
  * One transaction as a table row: when, what, status and the amount as the API
  * gives it; `full` adds the counterparty and every field behind a disclosure.
  */
 export function TransactionRow({ t, full = false }: { t: Transaction; full?: boolean }) {
+  const [open, setOpen] = useState(false);
   return (
     <tr>
       <td data-label="When">
@@ -47,11 +86,12 @@ export function TransactionRow({ t, full = false }: { t: Transaction; full?: boo
       <td data-label="What">
         <div>
           {full ? (
-            <details>
+            <details onToggle={(e) => setOpen(e.currentTarget.open)}>
               <summary>
                 {t.title || t.category} <span className="visually-hidden">: every field</span>
               </summary>
               <TransactionDetail t={t} />
+              {open && <TransactionEvents reference={t.reference} />}
             </details>
           ) : (
             t.title || t.category
@@ -192,7 +232,7 @@ export function Transactions() {
           </select>
         </span>
       </form>
-      <div className="button-row">
+      <div className="button-row export-row">
         <Button busy={exportCsv.isPending} busyLabel="Preparing the CSV…" onClick={() => exportCsv.mutate(`/transactions/export?${filters}`)}>
           Download CSV
         </Button>
