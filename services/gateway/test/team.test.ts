@@ -85,6 +85,35 @@ test('an owner invites a member with a one-time password that only lets them cho
   expect((await call(gw.url, 'DELETE', `/users/${user.id}`, { token: member })).status).toBe(403);
 });
 
+test('a member reads everything and changes nothing: no money moved, no key or endpoint made', async () => {
+  const { user, one_time_password } = await invited('reader@example.com', 'member');
+  const member = await onboard(user.email, one_time_password);
+  for (const path of [
+    '/transactions',
+    '/transactions/export',
+    '/balances',
+    '/webhook-endpoints',
+    '/webhook-deliveries',
+    '/api-keys',
+    '/users',
+    '/verifications',
+  ]) {
+    const res = await call(gw.url, 'GET', path, { token: member });
+    expect([path, res.status]).toEqual([path, 200]);
+  }
+  const changes: Array<[string, string, unknown]> = [
+    ['POST', '/transfers', { currency: 'NGN', amount: 10, account_number: '0123456789', bank_code: '058' }],
+    ['POST', '/beneficiaries', { account_number: '0123456789', bank_code: '058', currency: 'NGN' }],
+    ['POST', '/api-keys', { name: 'Mine', scopes: ['payouts:write'] }],
+    ['POST', '/webhook-endpoints', { url: 'https://example.com/hook' }],
+  ];
+  for (const [method, path, body] of changes) {
+    const res = await call(gw.url, method, path, { token: member, body, headers: { 'Idempotency-Key': `member-${path}` } });
+    expect([path, res.status, res.body.error.code, res.body.error.details.required_role]).toEqual([path, 403, 'insufficient_scope', 'admin']);
+  }
+  expect(await gw.env.db.apiKey.count({ where: { name: 'Mine' } })).toBe(0);
+});
+
 test('removing a user ends their sessions at once; nobody removes themselves, and an admin cannot remove an owner', async () => {
   const admin = await invited('team.admin@example.com', 'admin');
   const member = await invited('team.member@example.com', 'member');

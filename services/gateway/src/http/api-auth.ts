@@ -69,7 +69,7 @@ export function refuseOverBudget(hit: FixedWindowHit): void {
  * What a session route asks of its user beyond a current session: a one-time
  * password changed first (unless `beforePasswordChange`), and the team role.
  */
-export function assertSessionMay(req: Request, auth: { role?: 'team_admin'; beforePasswordChange?: true }): void {
+export function assertSessionMay(req: Request, auth: { role: 'team_admin' | 'any_user'; beforePasswordChange?: true }): void {
   const session = req.session;
   if (!session) throw new AppError('unauthorized', 'Sign in required');
   if (session.passwordChangeRequired && !auth.beforePasswordChange) {
@@ -78,7 +78,9 @@ export function assertSessionMay(req: Request, auth: { role?: 'team_admin'; befo
     });
   }
   if (auth.role === 'team_admin' && !managesTeam(session.role)) {
-    throw new AppError('insufficient_scope', 'Only an owner or an admin of this workspace can do this', { details: { required_role: 'admin' } });
+    throw new AppError('insufficient_scope', 'Only an owner or an admin of this workspace can do this; members can read', {
+      details: { required_role: 'admin' },
+    });
   }
 }
 

@@ -11,11 +11,20 @@ export type RouteAuth =
   /** /v1: the API key is checked by the router; `scope` null means any valid key. */
   | { kind: 'api_key'; scope: Scope | null }
   /**
-   * Dashboard routes: a session JWT; `role` team_admin: an owner or admin
-   * only; `beforePasswordChange`: answers before a one-time password is changed.
+   * Dashboard routes: a session JWT. Who may: `role` team_admin (an owner or
+   * an admin), or any user; when it is not given, reads (GET) are for any
+   * user and changes for owners and admins only (sessionRoleOf).
+   * `beforePasswordChange`: answers before a one-time password is changed.
    */
-  | { kind: 'session'; role?: 'team_admin'; beforePasswordChange?: true }
+  | { kind: 'session'; role?: SessionRole; beforePasswordChange?: true }
   | { kind: 'none' };
+
+/** Which users of a workspace a session route admits. */
+export type SessionRole = 'team_admin' | 'any_user';
+
+/** A session route's role: its own, else any user for a read and owners and admins for a change. */
+export const sessionRoleOf = (spec: { method: HttpMethod; auth: { kind: 'session'; role?: SessionRole } }): SessionRole =>
+  spec.auth.role ?? (spec.method === 'get' ? 'any_user' : 'team_admin');
 
 export interface RouteResponse {
   description: string;
@@ -151,7 +160,10 @@ export class RouteMount {
       guards.push(this.guards.idempotency);
     }
     const scope = spec.auth.kind === 'api_key' ? spec.auth.scope : null;
-    const sessionRule = spec.auth.kind === 'session' ? spec.auth : null;
+    const sessionRule =
+      spec.auth.kind === 'session'
+        ? { role: sessionRoleOf({ method: spec.method, auth: spec.auth }), beforePasswordChange: spec.auth.beforePasswordChange }
+        : null;
     const { body, query, params } = spec.request ?? {};
     // One handler after the guards: the label, the scope, the schemas and the
     // route itself (each express handler is a router step on every request).

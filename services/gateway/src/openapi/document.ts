@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { SIGNATURE_HEADER, WEBHOOK_RETRY_DELAYS_MS } from '@cowrie/webhooks';
-import type { RegisteredRoute, RouteRegistry } from '../http/route-registry';
+import { sessionRoleOf, type RegisteredRoute, type RouteRegistry } from '../http/route-registry';
 import { SCHEMA_NAMES, ZErrorResponse, ZResponseMeta } from './schemas';
 import { WEBHOOK_EVENTS, type WebhookEventSpec } from './webhooks';
 
@@ -260,7 +260,9 @@ function operationOf(route: RegisteredRoute, schemas: DocumentSchemas): JsonSche
         ? `Scope: \`${auth.scope}\`.`
         : 'Any valid API key.'
       : auth.kind === 'session'
-        ? 'Dashboard session (POST /auth/login).'
+        ? sessionRoleOf({ method: route.method, auth }) === 'team_admin'
+          ? 'Dashboard session (POST /auth/login) of an owner or an admin; a member gets 403.'
+          : 'Dashboard session (POST /auth/login) of any user of the workspace.'
         : 'No authentication.';
   const operation: JsonSchema = {
     operationId: route.operationId,

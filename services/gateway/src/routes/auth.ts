@@ -90,7 +90,7 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
       summary: "Change the signed-in user's password",
       description: 'The current password (a one-time one included) must match. Every session of the user ends, this one too: the answer is a new session.',
       tag: 'Dashboard',
-      auth: { kind: 'session', beforePasswordChange: true },
+      auth: { kind: 'session', role: 'any_user', beforePasswordChange: true },
       request: { body: named('ChangePasswordRequest', ZChangePasswordRequest) },
       responses: { 200: { description: 'A new session token', data: ZSession } },
     },
@@ -112,7 +112,7 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
       summary: 'Sign out: end every session of the signed-in user',
       description: 'Every token issued to this user before now stops working at once, on every replica.',
       tag: 'Dashboard',
-      auth: { kind: 'session', beforePasswordChange: true },
+      auth: { kind: 'session', role: 'any_user', beforePasswordChange: true },
       responses: { 200: { description: 'Signed out', data: ZSignedOut } },
     },
     async (_input, req, res) => {
