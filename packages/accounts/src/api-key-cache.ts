@@ -29,7 +29,8 @@ export async function readApiKeyEpoch(redis: RedisClient, keyPrefix: string): Pr
   const epoch = await redis.get(key);
   if (epoch) return epoch;
   await redis.set(key, randomUUID(), 'NX');
-  return (await redis.get(key)) ?? '';
+  // A Redis that keeps no epoch (evicted at once) gets a value no cached row holds: every request reads Postgres.
+  return (await redis.get(key)) ?? randomUUID();
 }
 
 // ─── The authenticator ───────────────────────────────────────────────────────

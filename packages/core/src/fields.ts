@@ -72,11 +72,21 @@ export const clientReferenceField = z
   .max(100, 'must be at most 100 characters')
   .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters');
 
-/** A time in a query string (`from`, `to`): ISO 8601 with its offset, as a Date. */
-export const queryTimeField = z.iso
+// The times a request may name: what every database column and driver holds (year 0 does not reach Postgres).
+const EARLIEST_TIME_MS = Date.UTC(1970, 0, 1);
+const LATEST_TIME_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/** Whether a time lies within the years a request may name (1970 to 9999). */
+export const isNameableTime = (ms: number): boolean => ms >= EARLIEST_TIME_MS && ms <= LATEST_TIME_MS;
+
+/** An ISO 8601 time with its offset, in the years 1970 to 9999, as the string given. */
+export const isoTimeField = z.iso
   .datetime({ offset: true })
-  .transform((v) => new Date(v))
+  .refine((v) => isNameableTime(Date.parse(v)), 'must be a time between the years 1970 and 9999')
   .meta({ format: 'date-time' });
+
+/** A time in a query string (`from`, `to`): isoTimeField, as a Date. */
+export const queryTimeField = isoTimeField.transform((v) => new Date(v));
 
 const INT4_MAX = 2_147_483_647;
 const INT8_MAX = 9_223_372_036_854_775_807n;

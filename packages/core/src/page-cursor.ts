@@ -1,4 +1,5 @@
 import { AppError } from './errors';
+import { isNameableTime } from './fields';
 
 /** Where a page of a newest-first list ended: the (createdAt, id) of its last row. */
 export interface PagePosition {
@@ -14,12 +15,22 @@ export const encodePageCursor = (position: PagePosition): string =>
 export function decodePageCursor(cursor: string): PagePosition {
   try {
     const [ms, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
-    if (Number.isSafeInteger(ms) && Number.isSafeInteger(id)) return { createdAt: new Date(ms as number), id: id as number };
+    if (Number.isSafeInteger(ms) && isNameableTime(ms as number) && Number.isSafeInteger(id)) return { createdAt: new Date(ms as number), id: id as number };
   } catch {
     // fall through
   }
   throw new AppError('invalid_request', 'cursor: not a cursor returned by this endpoint', { details: { field: 'cursor' } });
 }
+
+/** Rows per page when a list's `limit` is not given, and the most it may ask. */
+const DEFAULT_PAGE_SIZE = 20;
+const MAX_PAGE_SIZE = 100;
+
+/** A list's `limit`, clamped to 1..100, 20 when absent. */
+export const pageLimit = (limit: number | undefined): number => Math.min(Math.max(limit ?? DEFAULT_PAGE_SIZE, 1), MAX_PAGE_SIZE);
+
+/** The order of a paged list, a Prisma `orderBy` for any model with these columns: newest first, ties by id. */
+export const newestFirst = () => [{ createdAt: 'desc' as const }, { id: 'desc' as const }];
 
 /**
  * The rows after a position of a list ordered by (createdAt desc, id desc): a

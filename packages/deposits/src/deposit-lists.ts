@@ -1,9 +1,6 @@
-import { decodePageCursor, formatAmount, pageOf, rowsAfter } from '@cowrie/core';
+import { decodePageCursor, formatAmount, newestFirst, pageLimit, pageOf, rowsAfter } from '@cowrie/core';
 import type { DbOrTx, InboundPayment } from '@cowrie/db';
 import { renderCollection } from './render';
-
-const NEWEST_FIRST = [{ createdAt: 'desc' as const }, { id: 'desc' as const }];
-const pageLimit = (limit: number | undefined) => Math.min(Math.max(limit ?? 20, 1), 100);
 
 export const COLLECTION_STATUSES = ['pending', 'successful', 'expired'] as const;
 
@@ -29,7 +26,7 @@ export async function listCollections(db: DbOrTx, input: ListCollectionsInput) {
       ...(input.status ? { status: input.status } : {}),
       ...(input.cursor ? rowsAfter(decodePageCursor(input.cursor)) : {}),
     },
-    orderBy: NEWEST_FIRST,
+    orderBy: newestFirst(),
     take: limit + 1,
   });
   return pageOf(rows, limit, renderCollection);
@@ -82,7 +79,7 @@ export async function listDepositPayments(db: DbOrTx, input: ListDepositPayments
       ...(input.reservedAccountId ? { reservedAccountId: input.reservedAccountId } : {}),
       ...(input.cursor ? rowsAfter(decodePageCursor(input.cursor)) : {}),
     },
-    orderBy: NEWEST_FIRST,
+    orderBy: newestFirst(),
     take: limit + 1,
   });
   const credited = rows.flatMap((r) => (r.ledgerTransactionId === null ? [] : [r.ledgerTransactionId]));

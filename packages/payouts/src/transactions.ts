@@ -1,5 +1,5 @@
 import { stringify } from 'csv-stringify/sync';
-import { AppError, decodePageCursor, pageOf, rowsAfter, type PagePosition } from '@cowrie/core';
+import { AppError, decodePageCursor, newestFirst, pageLimit, pageOf, rowsAfter, type PagePosition } from '@cowrie/core';
 import type { DbOrTx, LedgerTransaction, Prisma } from '@cowrie/db';
 import { asObject, renderTransaction } from './render';
 
@@ -53,14 +53,12 @@ function filtered(workspaceId: number, filters: TransactionFilters): Prisma.Ledg
   return where;
 }
 
-const NEWEST_FIRST: Prisma.LedgerTransactionOrderByWithRelationInput[] = [{ createdAt: 'desc' }, { id: 'desc' }];
-
 /** GET /v1/transactions: newest first, cursor paginated, filtered. */
 export async function listTransactions(db: DbOrTx, input: ListTransactionsInput) {
-  const limit = Math.min(Math.max(input.limit ?? 20, 1), 100);
+  const limit = pageLimit(input.limit);
   const where = filtered(input.workspaceId, input);
   if (input.cursor) Object.assign(where, rowsAfter(decodePageCursor(input.cursor)));
-  const rows = await db.ledgerTransaction.findMany({ where, orderBy: NEWEST_FIRST, take: limit + 1 });
+  const rows = await db.ledgerTransaction.findMany({ where, orderBy: newestFirst(), take: limit + 1 });
   return pageOf(rows, limit, renderTransaction);
 }
 
@@ -134,7 +132,7 @@ export async function* transactionsCsv(db: DbOrTx, input: TransactionFilters & {
   for (;;) {
     const rows: LedgerTransaction[] = await db.ledgerTransaction.findMany({
       where: after ? { AND: [where, rowsAfter(after)] } : where,
-      orderBy: NEWEST_FIRST,
+      orderBy: newestFirst(),
       take: EXPORT_PAGE_SIZE,
     });
     yield header + stringify(rows.map(csvRecord), CSV_OPTIONS);

@@ -1,4 +1,4 @@
-import { decodePageCursor, pageOf, rowsAfter } from '@cowrie/core';
+import { decodePageCursor, newestFirst, pageLimit, pageOf, rowsAfter } from '@cowrie/core';
 import type { DbOrTx, VerificationModel } from '@cowrie/db';
 import type { VerificationChannel, VerificationStatus } from './channels';
 import { maskDestination } from './destination';
@@ -79,7 +79,7 @@ export interface ListVerificationsInput {
 
 /** A workspace's verifications, newest first, a page at a time: each as GET /v1/verifications/:reference shows it (masked, never a code). */
 export async function listVerifications(db: DbOrTx, input: ListVerificationsInput) {
-  const limit = Math.min(Math.max(input.limit ?? 20, 1), 100);
+  const limit = pageLimit(input.limit);
   const rows = await db.verification.findMany({
     where: {
       workspaceId: input.workspaceId,
@@ -87,7 +87,7 @@ export async function listVerifications(db: DbOrTx, input: ListVerificationsInpu
       ...(input.channel ? { channel: input.channel } : {}),
       ...(input.cursor ? rowsAfter(decodePageCursor(input.cursor)) : {}),
     },
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    orderBy: newestFirst(),
     take: limit + 1,
   });
   return pageOf(rows, limit, toVerificationRecord);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { AppError, parseBigPathId, queryTimeField, type Mode } from '@cowrie/core';
+import { AppError, isoTimeField, parseBigPathId, queryTimeField, type Mode } from '@cowrie/core';
 import type { DbOrTx, Prisma, PrismaClient } from '@cowrie/db';
 import type { DispatchKey } from './delivery-store';
 import { getWebhookEndpoint } from './endpoints';
@@ -220,7 +220,7 @@ export async function resendWebhookDelivery(db: PrismaClient, opts: { workspaceI
 export const RECOVER_MAX_DELIVERIES = 10_000;
 
 export const ZRecoverWebhookDeliveriesRequest = z.object({
-  since: z.iso.datetime({ offset: true }).meta({
+  since: isoTimeField.meta({
     format: 'date-time',
     description: 'Recover the failed deliveries of events sent to this endpoint at or after this time (ISO 8601 with its offset)',
   }),

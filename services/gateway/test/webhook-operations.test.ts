@@ -291,7 +291,7 @@ test('the delivery log pages with a cursor and filters by endpoint, event, outco
   expect(times((await list(`from=${from}&to=${to}`)).body.data)).toEqual([2000, 1000]);
   expect((await list('event=nothing.here')).body).toMatchObject({ data: [], meta: { next_cursor: null } });
 
-  for (const bad of ['cursor=abc', 'cursor=-1', 'ok=maybe', 'from=yesterday', 'to=2026-13-01T00:00:00Z']) {
+  for (const bad of ['cursor=abc', 'cursor=-1', 'ok=maybe', 'from=yesterday', 'to=2026-13-01T00:00:00Z', 'from=0000-01-01T00:00:00Z']) {
     const res = await list(bad);
     expect([bad, res.status, res.body.error.code]).toEqual([bad, 400, 'invalid_request']);
   }
@@ -322,7 +322,7 @@ test('a user of workspace B gets not_found or an empty list for every webhook ob
     const res = await call(gw.url, 'GET', `/webhook-deliveries/${id}`, { token: a.token });
     expect([id, res.status]).toEqual([id, 404]);
   }
-  for (const body of [{}, { since: 'yesterday' }, { since: 5 }, { since: new Date(Date.now() + HOUR_MS).toISOString() }]) {
+  for (const body of [{}, { since: 'yesterday' }, { since: 5 }, { since: '0000-01-01T00:00:00Z' }, { since: new Date(Date.now() + HOUR_MS).toISOString() }]) {
     const res = await call(gw.url, 'POST', `/webhook-endpoints/${endpoint.id}/recover`, { token: a.token, body });
     expect([JSON.stringify(body), res.status, res.body.error.code]).toEqual([JSON.stringify(body), 400, 'invalid_request']);
   }

@@ -50,6 +50,12 @@ const ZRequestId = z.string().meta({ format: 'uuid', description: 'UUID of the r
 /** `meta` of every success body. */
 export const ZResponseMeta = named('ResponseMeta', z.object({ request_id: ZRequestId }).meta({ description: '`meta` of a success body' }));
 
+/** The query fields of a cursor-paginated list (pageLimit and decodePageCursor read them). */
+export const pageQueryFields = {
+  limit: z.coerce.number().int().min(1).max(100).optional().meta({ description: 'Rows per page, default 20' }),
+  cursor: z.string().max(200).optional().meta({ description: '`meta.next_cursor` of the previous page' }),
+};
+
 /** `meta` of a page of a cursor-paginated list. */
 export const ZPageMeta = named(
   'PageMeta',

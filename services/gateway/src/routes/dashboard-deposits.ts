@@ -4,13 +4,8 @@ import { idField } from '@cowrie/core';
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
 import { sendData, sendPage, sessionOf } from '../http/respond';
-import { ZAmount, ZPageMeta, ZTimestamp, named, responseOf } from '../openapi/schemas';
+import { ZAmount, ZPageMeta, ZTimestamp, named, pageQueryFields, responseOf } from '../openapi/schemas';
 import { ZCollection, ZListQuery, ZReservedAccount, reservedAccountsOf } from './deposits';
-
-const pageFields = {
-  limit: z.coerce.number().int().min(1).max(100).optional().meta({ description: 'Rows per page, default 20' }),
-  cursor: z.string().max(200).optional().meta({ description: '`meta.next_cursor` of the previous page' }),
-};
 
 const ZDepositPayment = named(
   'DepositPayment',
@@ -54,7 +49,7 @@ export function registerDashboardDepositRoutes(app: RouteMount, deps: GatewayDep
       tag,
       auth,
       request: {
-        query: z.object({ status: z.enum(COLLECTION_STATUSES).optional().meta({ description: 'Only collections with this status' }), ...pageFields }),
+        query: z.object({ status: z.enum(COLLECTION_STATUSES).optional().meta({ description: 'Only collections with this status' }), ...pageQueryFields }),
       },
       responses: { 200: { description: 'A page of collections', data: z.array(ZCollection), meta: ZPageMeta } },
     },
@@ -92,7 +87,7 @@ export function registerDashboardDepositRoutes(app: RouteMount, deps: GatewayDep
         query: z.object({
           collection_id: z.coerce.number().pipe(idField).optional().meta({ description: 'Only the transfers into this collection' }),
           reserved_account_id: z.coerce.number().pipe(idField).optional().meta({ description: 'Only the transfers into this reserved account' }),
-          ...pageFields,
+          ...pageQueryFields,
         }),
       },
       responses: { 200: { description: 'A page of transfers', data: z.array(ZDepositPayment), meta: ZPageMeta } },

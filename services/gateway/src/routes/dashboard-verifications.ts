@@ -4,14 +4,13 @@ import { findVerification, listVerifications, toVerificationRecord } from '@cowr
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
 import { sendData, sendPage, sessionOf } from '../http/respond';
-import { ZPageMeta } from '../openapi/schemas';
+import { ZPageMeta, pageQueryFields } from '../openapi/schemas';
 import { ZVerificationChannel, ZVerificationRecord, ZVerificationStatus } from './verifications';
 
 const ZVerificationsQuery = z.object({
   status: ZVerificationStatus.optional().meta({ description: 'Only verifications with this status' }),
   channel: ZVerificationChannel.optional().meta({ description: 'Only verifications sent on this channel' }),
-  limit: z.coerce.number().int().min(1).max(100).optional().meta({ description: 'Verifications per page, default 20' }),
-  cursor: z.string().max(200).optional().meta({ description: '`meta.next_cursor` of the previous page' }),
+  ...pageQueryFields,
 });
 
 /**

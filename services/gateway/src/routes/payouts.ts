@@ -41,7 +41,7 @@ import { instrumentCalls, railObserver } from '@cowrie/metrics';
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
 import { apiKeyOf, sendData, sendPage } from '../http/respond';
-import { ZAmount as ZRenderedAmount, ZPageMeta, ZTimestamp, named, responseOf } from '../openapi/schemas';
+import { ZAmount as ZRenderedAmount, ZPageMeta, ZTimestamp, named, pageQueryFields, responseOf } from '../openapi/schemas';
 
 const optionalCurrency = currencyCodeField.nullish().transform((v) => v ?? undefined);
 
@@ -93,8 +93,7 @@ export const ZTransactionFilters = z.object({
     .meta({ description: "Part of a reference (Cowrie's, the idempotency key or the rail's) or of the counterparty's name or account, any case" }),
 });
 export const ZTransactionsQuery = ZTransactionFilters.extend({
-  limit: z.coerce.number().int().min(1).max(100).optional().meta({ description: 'Transactions per page, default 20' }),
-  cursor: z.string().max(200).optional().meta({ description: '`meta.next_cursor` of the previous page' }),
+  ...pageQueryFields,
 });
 
 /** A ledger transaction: the answer of a payout, a row of /v1/transactions, the data of transfer.* events. */
