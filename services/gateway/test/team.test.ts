@@ -112,6 +112,14 @@ test('a member reads everything and changes nothing: no money moved, no key or e
     expect([path, res.status, res.body.error.code, res.body.error.details.required_role]).toEqual([path, 403, 'insufficient_scope', 'admin']);
   }
   expect(await gw.env.db.apiKey.count({ where: { name: 'Mine' } })).toBe(0);
+
+  // Nor by replaying an owner's Idempotency-Key: the stored answer (a key, a one-time password) is not handed over.
+  const headers = { 'Idempotency-Key': 'owner-made-this' };
+  const made = await call(gw.url, 'POST', '/api-keys', { token: owner.token, body: { name: 'Owner key', scopes: ['read'] }, headers });
+  expect(made.status).toBe(201);
+  const replayed = await call(gw.url, 'POST', '/api-keys', { token: member, body: { name: 'Owner key', scopes: ['read'] }, headers });
+  expect([replayed.status, replayed.body.error?.code]).toEqual([403, 'insufficient_scope']);
+  expect(JSON.stringify(replayed.body)).not.toContain(made.body.data.key);
 });
 
 test('removing a user ends their sessions at once; nobody removes themselves, and an admin cannot remove an owner', async () => {

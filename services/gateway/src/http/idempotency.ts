@@ -9,8 +9,8 @@ import {
 } from '@cowrie/api-limits';
 import type { GatewayDeps } from '../deps';
 import { assertInputShape } from './validate';
-import { assertScope } from './api-auth';
-import type { RouteRegistry } from './route-registry';
+import { assertScope, assertSessionMay } from './api-auth';
+import { sessionRoleOf, type RouteRegistry } from './route-registry';
 
 function withRequestId(body: unknown, requestId: string): unknown {
   if (body && typeof body === 'object' && 'meta' in body) {
@@ -41,10 +41,14 @@ export function idempotencyLayer(deps: Pick<GatewayDeps, 'db' | 'config'>): Requ
         details: { field: 'Idempotency-Key' },
       });
     }
-    // A key without the route's scope is refused before anything is looked up:
-    // it must never be handed the stored answer of a key that had the scope.
+    // A key without the route's scope, or a session user without its role, is
+    // refused before anything is looked up: neither may be handed the stored
+    // answer (a new API key, a one-time password) of a caller who had it.
     const route = (req.app.locals.routes as RouteRegistry | undefined)?.routeFor(req.method, req.baseUrl + req.path);
     if (route?.auth.kind === 'api_key' && route.auth.scope) assertScope(req, route.auth.scope);
+    if (route?.auth.kind === 'session') {
+      assertSessionMay(req, { role: sessionRoleOf({ method: route.method, auth: route.auth }), beforePasswordChange: route.auth.beforePasswordChange });
+    }
     const sealed = route?.responseHoldsSecret === true;
     const workspaceId = req.apiKey?.workspaceId ?? req.session?.workspaceId;
     if (workspaceId === undefined) return next();
