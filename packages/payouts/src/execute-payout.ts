@@ -1,5 +1,16 @@
 import { Decimal, type Logger, type Mode } from '@cowrie/core';
-import { columnList, defineStatement, sqlColumn, sqlParam, type LedgerTransaction, type SqlPool } from '@cowrie/db';
+import {
+  batchPerTurnFor,
+  columnList,
+  defineStatement,
+  sqlColumn,
+  sqlList,
+  sqlParam,
+  type LedgerTransaction,
+  type SqlPool,
+  type SqlQueryable,
+  type StatementRow,
+} from '@cowrie/db';
 import { ledgerTransactionColumns } from '@cowrie/ledger';
 import { RailError, type ModeRails, type PayoutRail, type TransferResult } from '@cowrie/rails';
 import {
@@ -38,28 +49,36 @@ interface TakenUp {
 }
 
 /**
- * One statement reads the row and, when it is a `processing` payout that is
+ * One statement reads each row and, when it is a `processing` payout that is
  * not awaiting the rail's answer, commits this attempt before anything is
  * sent: a worker killed during the rail call leaves it on record, and the
- * next attempt asks the rail first.
+ * next attempt asks the rail first. It takes up every payout of a batch (the
+ * jobs this worker started in one turn) and commits them together; the
+ * attempts are written in id order, so two batches meeting on a row queue
+ * instead of deadlocking.
  */
 const TAKE_UP = defineStatement({
   name: 'cowrie-payout-take-up',
-  params: { transactionId: sqlParam.int, now: sqlParam.timestamp },
+  params: { transactionIds: sqlList(sqlParam.int), now: sqlParam.timestamp },
   text: (p) => `
-      WITH prior AS (
-        SELECT "outcome", "unknownSince" FROM "PayoutDispatch" WHERE "transactionId" = ${p.transactionId}
+      WITH input AS (
+        SELECT DISTINCT unnest(${p.transactionIds}::int[]) AS "transactionId"
+      ), prior AS (
+        SELECT d."transactionId", d."outcome", d."unknownSince" FROM "PayoutDispatch" d JOIN input i ON i."transactionId" = d."transactionId"
       ), attempt AS (
         INSERT INTO "PayoutDispatch" ("transactionId", "attempts", "lastSentAt", "createdAt", "updatedAt")
-        SELECT "id", 1, ${p.now}, ${p.now}, ${p.now} FROM "LedgerTransaction"
-        WHERE "id" = ${p.transactionId} AND "type" = 'debit' AND "status" = 'processing' AND NOT EXISTS (SELECT 1 FROM prior WHERE "outcome" IN ('unknown', 'pending'))
+        SELECT t."id", 1, ${p.now}, ${p.now}, ${p.now} FROM "LedgerTransaction" t JOIN input i ON i."transactionId" = t."id"
+        WHERE t."type" = 'debit' AND t."status" = 'processing'
+          AND NOT EXISTS (SELECT 1 FROM prior WHERE prior."transactionId" = t."id" AND prior."outcome" IN ('unknown', 'pending'))
+        ORDER BY t."id"
         ON CONFLICT ("transactionId") DO UPDATE SET "attempts" = "PayoutDispatch"."attempts" + 1, "lastSentAt" = ${p.now}, "updatedAt" = ${p.now}
-        RETURNING "attempts"
+        RETURNING "transactionId", "attempts"
       )
-      SELECT ${columnList(ledgerTransactionColumns, 't')}, (SELECT "attempts" FROM attempt) AS "dispatchAttempts",
-        (SELECT "outcome" FROM prior WHERE "outcome" IN ('unknown', 'pending')) AS "awaiting", (SELECT "unknownSince" FROM prior) AS "unknownSince",
-        (SELECT w."mode" FROM "Workspace" w WHERE w."id" = t."workspaceId") AS "workspaceMode"
-      FROM "LedgerTransaction" t WHERE t."id" = ${p.transactionId}`,
+      SELECT ${columnList(ledgerTransactionColumns, 't')}, a."attempts" AS "dispatchAttempts",
+        CASE WHEN prior."outcome" IN ('unknown', 'pending') THEN prior."outcome" END AS "awaiting", prior."unknownSince",
+        w."mode" AS "workspaceMode"
+      FROM input i JOIN "LedgerTransaction" t ON t."id" = i."transactionId" JOIN "Workspace" w ON w."id" = t."workspaceId"
+        LEFT JOIN attempt a ON a."transactionId" = t."id" LEFT JOIN prior ON prior."transactionId" = t."id"`,
   result: {
     ...ledgerTransactionColumns,
     dispatchAttempts: sqlColumn.int.orNull,
@@ -69,9 +88,48 @@ const TAKE_UP = defineStatement({
   },
 });
 
+type TakeUpRow = StatementRow<typeof TAKE_UP>;
+
+/** TAKE_UP for a batch of distinct payouts: each one's row as taken up, null when there is none. */
+async function takeUpDistinct(sql: SqlQueryable, transactionIds: readonly number[]): Promise<Array<TakeUpRow | null>> {
+  const { rows } = await TAKE_UP.run(sql, { transactionIds: [...transactionIds], now: new Date() });
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return transactionIds.map((id) => byId.get(id) ?? null);
+}
+
+/**
+ * A payout asked for twice in one batch (a job and a reconciler's check, say)
+ * is taken up a second time after the first, on its own, as it would be a
+ * moment later: one statement cannot count one row's attempt twice.
+ */
+async function takeUpBatch(sql: SqlQueryable, transactionIds: readonly number[]): Promise<Array<TakeUpRow | null | Error>> {
+  const firsts = [...new Set(transactionIds)];
+  const taken = await takeUpDistinct(sql, firsts);
+  const firstResults = new Map(firsts.map((id, i) => [id, taken[i]!]));
+  const results: Array<TakeUpRow | null | Error> = [];
+  for (const id of transactionIds) {
+    if (firstResults.has(id)) {
+      results.push(firstResults.get(id)!);
+      firstResults.delete(id);
+      continue;
+    }
+    results.push(
+      await takeUpDistinct(sql, [id]).then(
+        ([row]) => row!,
+        (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
+      ),
+    );
+  }
+  return results;
+}
+
+// The jobs a worker starts together share one take-up statement and its
+// commit. A refused batch (a deadlock, say: nothing committed) runs again
+// payout by payout.
+const takeUpBatcher = batchPerTurnFor(takeUpBatch, { oneByOneWhenRefused: true });
+
 async function takeUp(sql: SqlPool, transactionId: number): Promise<TakenUp | null | { skipped: string }> {
-  const { rows } = await TAKE_UP.run(sql, { transactionId, now: new Date() });
-  const found = rows[0];
+  const found = await takeUpBatcher(sql).load(transactionId);
   if (!found) return null;
   const { dispatchAttempts, awaiting, unknownSince, workspaceMode, ...row } = found;
   if (row.type !== 'debit') return null;

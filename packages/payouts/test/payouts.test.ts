@@ -6,7 +6,7 @@ import { Decimal, loadConfig } from '@cowrie/core';
 import { createSqlPool } from '@cowrie/db';
 import { auditWallet, findWallet, newReference, renderBalance } from '@cowrie/ledger';
 import { createModeRails, createRails, type ModeRails } from '@cowrie/rails';
-import { createTestEnv, createWorkspaceWithKey, waitFor, type TestEnv, fundWallet } from '@cowrie/testing';
+import { countingStatements, createTestEnv, createWorkspaceWithKey, waitFor, type TestEnv, fundWallet } from '@cowrie/testing';
 import { applyRailResult, createTransfer, executePayout, payoutAnswerFromOutcome, payoutFee, readPayoutAnswer, type PayoutDeps } from '../src';
 
 let env: TestEnv;
@@ -298,4 +298,26 @@ test('one batch across workspaces: a repeated key opens one row, a missing walle
     expect(renderBalance(wallet).available).toBe(available);
     expect((await auditWallet(env.db, wallet.id)).consistent).toBe(true);
   }
+});
+
+test('payouts executed at once are taken up by one statement and each sent and settled once; one executed twice in that turn moves money once', async () => {
+  const workspaceId = await funded('100');
+  const opened = await Promise.all(Array.from({ length: 6 }, () => send(deps, workspaceId, '5')));
+  const ids = opened.map((o) => o.transaction.id);
+  const counting = countingStatements(env.sql);
+  const run = (transactionId: number) => executePayout({ sql: counting.sql, rails: modeRails, transactionId, log: env.logger });
+  const outcomes = await Promise.all([...ids, ids[0]!].map(run));
+  // One take-up statement for the six, and the repeat's own after it.
+  expect(counting.counts.get('cowrie-payout-take-up')).toBe(2);
+  expect(outcomes.slice(0, 6).every((o) => o.kind === 'completed' || (o.kind === 'skipped' && o.status === 'completed'))).toBe(true);
+  expect(outcomes.filter((o) => o.kind === 'completed')).toHaveLength(6);
+  const dispatches = await env.db.payoutDispatch.findMany({ where: { transactionId: { in: ids } } });
+  expect(dispatches).toHaveLength(6);
+  // The payout asked for twice counted two attempts, and its money moved once.
+  expect(dispatches.find((d) => d.transactionId === ids[0])!.attempts).toBe(2);
+  expect((await env.db.ledgerEntry.findMany({ where: { transactionId: ids[0] } })).map((e) => e.kind).sort()).toEqual(['hold', 'settle']);
+  const wallet = (await findWallet(env.db, workspaceId, 'NGN'))!;
+  expect(renderBalance(wallet)).toMatchObject({ available: '70.000000', pending: '0.000000', ledger: '70.000000' });
+  expect((await auditWallet(env.db, wallet.id)).consistent).toBe(true);
+  expect(await env.db.outboxEvent.count({ where: { workspaceId } })).toBe(6);
 });

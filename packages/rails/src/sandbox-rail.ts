@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { defineStatement, modelColumns, sqlColumn, sqlParam, type SandboxTransfer, type SqlQueryable } from '@cowrie/db';
+import { batchPerTurnFor, defineStatement, modelColumns, sqlColumn, sqlColumns, sqlParam, type SandboxTransfer, type SqlQueryable } from '@cowrie/db';
 import { SANDBOX_BANKS } from './nigerian-banks';
 import { RailError, RailInputError, type PayoutRail, type TransferRequest, type TransferResult } from './types';
 
@@ -27,21 +27,62 @@ const FIRST_NAMES = [
 ];
 const LAST_NAMES = ['Adeyemi', 'Bello', 'Chukwu', 'Danjuma', 'Eze', 'Fashola', 'Garba', 'Ibrahim', 'Nwosu', 'Okafor', 'Oyelaran', 'Suleiman'];
 
-const sandboxTransferColumns = modelColumns<SandboxTransfer>()('SandboxTransfer', { calls: sqlColumn.int, result: sqlColumn.json });
+const sandboxTransferColumns = modelColumns<SandboxTransfer>()('SandboxTransfer', { reference: sqlColumn.text, calls: sqlColumn.int, result: sqlColumn.json });
 /** The rail's answer, as it was recorded (a TransferResult). */
 const TRANSFER_RESULT = { result: sandboxTransferColumns.result.as<TransferResult>() };
 
-// Records a transfer once per reference (the rail's idempotency: the first
-// answer is every call's answer) and counts every call that reached it.
-const RECORD_TRANSFER = defineStatement({
-  name: 'cowrie-sandbox-transfer',
-  params: { reference: sqlParam.text, result: sqlParam.json },
+// Records transfers once per reference (the rail's idempotency: the first
+// answer is every call's answer) and counts every call that reached it: the
+// calls of one turn as one statement, in reference order (two batches meeting
+// on a reference queue instead of deadlocking).
+const RECORD_TRANSFERS = defineStatement({
+  name: 'cowrie-sandbox-transfers',
+  params: { transfers: sqlColumns({ reference: sqlParam.text, result: sqlParam.json }) },
   text: (p) => `
-  INSERT INTO "SandboxTransfer" ("reference", "calls", "result", "createdAt", "updatedAt") VALUES (${p.reference}, 1, ${p.result}, now(), now())
+  INSERT INTO "SandboxTransfer" ("reference", "calls", "result", "createdAt", "updatedAt")
+  SELECT i."reference", 1, i."result", now(), now() FROM ${p.transfers.unnest} AS i(${p.transfers.columns}) ORDER BY i."reference"
   ON CONFLICT ("reference") DO UPDATE SET "calls" = "SandboxTransfer"."calls" + 1, "updatedAt" = now()
-  RETURNING "result"`,
-  result: TRANSFER_RESULT,
+  RETURNING "reference", "result"`,
+  result: { reference: sandboxTransferColumns.reference, ...TRANSFER_RESULT },
 });
+
+interface TransferRecord {
+  reference: string;
+  result: TransferResult;
+}
+
+/** RECORD_TRANSFERS for distinct references: the recorded answer of each. */
+async function recordDistinct(sql: SqlQueryable, records: readonly TransferRecord[]): Promise<TransferResult[]> {
+  const { rows } = await RECORD_TRANSFERS.run(sql, { transfers: [...records] });
+  const byReference = new Map(rows.map((row) => [row.reference, row.result]));
+  return records.map((r) => byReference.get(r.reference)!);
+}
+
+/** A reference sent twice in one batch is recorded again after the first, as a second call a moment later. */
+async function recordBatch(sql: SqlQueryable, records: readonly TransferRecord[]): Promise<Array<TransferResult | Error>> {
+  const firsts = new Map<string, TransferRecord>();
+  for (const r of records) if (!firsts.has(r.reference)) firsts.set(r.reference, r);
+  const recorded = await recordDistinct(sql, [...firsts.values()]);
+  const firstResults = new Map([...firsts.keys()].map((reference, i) => [reference, recorded[i]!]));
+  const results: Array<TransferResult | Error> = [];
+  for (const r of records) {
+    const first = firstResults.get(r.reference);
+    if (first) {
+      results.push(first);
+      firstResults.delete(r.reference);
+    } else {
+      results.push(
+        await recordDistinct(sql, [r]).then(
+          ([result]) => result!,
+          (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
+        ),
+      );
+    }
+  }
+  return results;
+}
+
+const transferRecorder = batchPerTurnFor(recordBatch, { oneByOneWhenRefused: true });
 
 const FIND_TRANSFER = defineStatement({
   name: 'cowrie-sandbox-verify',
@@ -144,9 +185,9 @@ export function createSandboxRail({ sql, delayMs = 0 }: SandboxRailOptions): Pay
           raw: { rail: 'sandbox', reference: req.reference, error: 'rail_error' },
         });
       }
-      const { rows } = await RECORD_TRANSFER.run(sql, { reference: req.reference, result: decide(req) });
+      const result = await transferRecorder(sql).load({ reference: req.reference, result: decide(req) });
       if (delayMs > 0) await abortable(delayMs, req.signal);
-      return rows[0]!.result;
+      return result;
     },
     async verifyTransfer(reference, options = {}) {
       if (delayMs > 0) await abortable(delayMs, options.signal);

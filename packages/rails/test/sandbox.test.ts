@@ -3,7 +3,7 @@
 // bugs in the worker tests), or forgetting what it received when Redis does.
 import { randomBytes } from 'node:crypto';
 import { Decimal, loadConfig } from '@cowrie/core';
-import { createTestEnv, type TestEnv } from '@cowrie/testing';
+import { countingStatements, createTestEnv, type TestEnv } from '@cowrie/testing';
 import { RailError, RailInputError, SANDBOX_BANKS, createRails, createSandboxRail, sandboxAccountName, sandboxTransferCalls, type PayoutRail } from '../src';
 
 let env: TestEnv;
@@ -48,6 +48,19 @@ test('any other 10-digit account succeeds, is idempotent on the reference, and i
   // Its bank is Postgres, not a process or Redis: another instance knows the transfer.
   await expect(createSandboxRail({ sql: env.sql }).verifyTransfer(req.reference)).resolves.toEqual(first);
   await expect(rail.transfer(request('12345'))).resolves.toMatchObject({ status: 'failed' });
+});
+
+test('transfers sent at once are recorded by one statement; a reference sent twice in that turn is recorded once, counted twice, and answered alike', async () => {
+  const requests = Array.from({ length: 5 }, (_, i) => request(`012345678${i}`));
+  const counting = countingStatements(env.sql);
+  const counted = createSandboxRail({ sql: counting.sql });
+  const answers = await Promise.all([...requests, requests[0]!].map((req) => counted.transfer(req)));
+  // One statement for the five, and the repeat's own after it.
+  expect(counting.counts.get('cowrie-sandbox-transfers')).toBe(2);
+  expect(answers.slice(0, 5).map((a) => a.status)).toEqual(Array(5).fill('completed'));
+  expect(answers[5]).toEqual(answers[0]);
+  expect(await sandboxTransferCalls(env.sql, requests[0]!.reference)).toBe(2);
+  expect(await sandboxTransferCalls(env.sql, requests[1]!.reference)).toBe(1);
 });
 
 test('resolve: a stable name from the number at a listed bank; anything else is refused input', async () => {

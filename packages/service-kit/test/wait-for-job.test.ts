@@ -8,7 +8,7 @@
 // fails any test on: handleUnhandledRejections (its own test) covers those.
 import { Queue, QueueEvents, Worker } from 'bullmq';
 import { z } from 'zod';
-import { defineQueue, enqueueAndWait, jobOf, waitForJob } from '@cowrie/core';
+import { defineQueue, enqueueAndWait, jobOf, listenForJob } from '@cowrie/core';
 import { startRedisServer, type RedisServer } from '@cowrie/testing';
 
 let redis: RedisServer;
@@ -39,7 +39,14 @@ function open(name: string) {
   return { queue, events, connection };
 }
 
-test('the outcome of a job that completes or fails, and of one that finished before the wait began', async () => {
+/** Listens for `jobId`, then adds it: the order enqueueAndWait keeps. */
+async function addAndListen(queue: Queue, events: QueueEvents, jobId: string, data: object, opts: object = {}) {
+  const listener = listenForJob(queue, events, jobId);
+  await queue.add('x', data, { jobId, ...opts });
+  return listener;
+}
+
+test('the outcome of a job that completes or fails, and of one that finished before its outcome was asked for', async () => {
   const { queue, events, connection } = await open('wait-outcomes');
   await events.waitUntilReady();
   const worker = new Worker(
@@ -51,20 +58,30 @@ test('the outcome of a job that completes or fails, and of one that finished bef
     { connection },
   );
   closers.push(() => worker.close());
-  expect(await waitForJob(queue, events, await queue.add('x', { n: 21 }), 5000)).toEqual({ kind: 'completed', value: { answer: 42 } });
-  expect(await waitForJob(queue, events, await queue.add('x', { fail: true }, { attempts: 1 }), 5000)).toEqual({ kind: 'failed', reason: 'refused' });
-  const early = await queue.add('x', { n: 1 });
+  expect(await (await addAndListen(queue, events, 'o-1', { n: 21 })).outcome(5000)).toEqual({ kind: 'completed', value: { answer: 42 } });
+  expect(await (await addAndListen(queue, events, 'o-2', { fail: true }, { attempts: 1 })).outcome(5000)).toEqual({ kind: 'failed', reason: 'refused' });
+  // Finished while nobody was asking yet (a request held up between the add and the wait).
+  const early = await addAndListen(queue, events, 'o-3', { n: 1 });
   await new Promise((r) => setTimeout(r, 500));
-  expect(await waitForJob(queue, events, early, 2000)).toEqual({ kind: 'completed', value: { answer: 2 } });
+  expect(await early.outcome(100)).toEqual({ kind: 'completed', value: { answer: 2 } });
+  // Added again under an id that finished long ago: no new outcome is announced, so the job is looked up.
+  const again = await addAndListen(queue, events, 'o-1', { n: 21 });
+  expect(await again.outcome(2000)).toEqual({ kind: 'completed', value: { answer: 42 } });
+  // Stopped (the add failed): nothing is waited for.
+  const stopped = listenForJob(queue, events, 'o-never');
+  stopped.stop();
+  const started = Date.now();
+  expect(await stopped.outcome(5000)).toEqual({ kind: 'timed_out' });
+  expect(Date.now() - started).toBeLessThan(1000);
 });
 
 test('Redis gone while waiting: the wait ends at its deadline with nothing known, and nothing is left unhandled', async () => {
   const { queue, events } = await open('wait-redis-gone');
   await events.waitUntilReady();
-  const job = await queue.add('x', { n: 1 });
+  const listener = await addAndListen(queue, events, 'gone-1', { n: 1 });
   await redis.kill();
   const started = Date.now();
-  expect(await waitForJob(queue, events, job, 500)).toEqual({ kind: 'timed_out' });
+  expect(await listener.outcome(500)).toEqual({ kind: 'timed_out' });
   expect(Date.now() - started).toBeLessThan(3000);
   await new Promise((r) => setTimeout(r, 300));
   expect(unhandled).toEqual([]);

@@ -137,3 +137,26 @@ export async function checkStatementsAgainstSchema(sql: SqlPool, statements: Rea
   for (const name of new Set(names.filter((n, i) => names.indexOf(n) !== i))) problems.push(`${name}: two statements have this name`);
   return problems;
 }
+
+/**
+ * `pool` as a separate owner (batchers are per pool) that counts the named
+ * statements run through it: `counts.get(name)` is how many times each was
+ * sent, so a test can tell one batched statement from one per caller.
+ */
+export function countingStatements(pool: SqlPool): { sql: SqlPool; counts: Map<string, number> } {
+  const counts = new Map<string, number>();
+  const sql = new Proxy(pool, {
+    get(target, prop, receiver) {
+      if (prop === 'query') {
+        return (config: unknown, ...rest: unknown[]) => {
+          const name = typeof config === 'object' && config !== null ? (config as { name?: string }).name : undefined;
+          if (name) counts.set(name, (counts.get(name) ?? 0) + 1);
+          return (target.query as (...args: unknown[]) => unknown)(config, ...rest);
+        };
+      }
+      const value: unknown = Reflect.get(target, prop, receiver);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return { sql, counts };
+}

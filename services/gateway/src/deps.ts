@@ -46,7 +46,7 @@ export function createGatewayDeps(config: Config, logger = createServiceLogger(c
     const connection = createRedis(config, { forBullmq: true, name: `gateway-events-${name}`, logger });
     connections.push(connection);
     const queueEvents = new QueueEvents(name, { connection, prefix: config.QUEUE_PREFIX });
-    // Every request waiting on a job (waitForJob) listens here; many wait at once.
+    // Every request waiting on a job (listenForJob) listens here; many wait at once.
     queueEvents.setMaxListeners(0);
     return queueEvents;
   };
