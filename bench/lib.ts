@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { createServer } from 'node:net';
 import { randomBytes } from 'node:crypto';
@@ -297,6 +297,8 @@ export interface AtRateRun extends LatencyAtRate {
   max_ms: number;
   /** Requests scheduled within the measured seconds. */
   requests: number;
+  /** Every request sent, the warm-up's included (what the processes worked on throughout). */
+  sent: number;
   /** Measured requests answered other than 2xx, failed, or not answered in time. */
   non2xx: number;
   /** How late the generator sent its requests against the schedule: the 99th percentile and the latest. */
@@ -319,6 +321,7 @@ export async function loadAtRate(opts: AtRateOptions): Promise<AtRateRun> {
   const measureUntil = measureFrom + opts.durationSeconds * 1000;
   const latencies: number[] = [];
   let requests = 0;
+  let sent = 0;
   let answeredInWindow = 0;
   let failed = 0;
   const lags: number[] = [];
@@ -345,6 +348,7 @@ export async function loadAtRate(opts: AtRateOptions): Promise<AtRateRun> {
       lags.push(performance.now() - scheduledAt);
     }
     const { method, path, headers = {}, body } = opts.next();
+    sent += 1;
     inFlight += 1;
     let done = false;
     const once = (ok: boolean) => {
@@ -397,17 +401,73 @@ export async function loadAtRate(opts: AtRateOptions): Promise<AtRateRun> {
     p99_ms: round2(percentile(latencies, 99)),
     max_ms: round2(percentile(latencies, 100)),
     requests,
+    sent,
     non2xx: failed,
     p99_send_lag_ms: round2(percentile(lags, 99)),
     max_send_lag_ms: round2(percentile(lags, 100)),
   };
 }
 
+/** CPU time (user + system) a process has used so far, in ms; 0 once it is gone. */
+function cpuMsOfPid(pid: number): number {
+  try {
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th (in clock ticks of 10 ms).
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
+
+/** The pids of every process whose command is `comm` (all of Postgres's backends, say). */
+function pidsOf(comm: string): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === comm;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+/** CPU ms used so far by each measured process (by label), by Postgres (every backend) and by Redis. */
+function cpuMsByProcess(): Record<string, number> {
+  const used: Record<string, number> = {};
+  for (const [child, label] of running) if (child.pid) used[label] = (used[label] ?? 0) + cpuMsOfPid(child.pid);
+  for (const comm of ['postgres', 'redis-server']) used[comm] = pidsOf(comm).reduce((sum, pid) => sum + cpuMsOfPid(pid), 0);
+  return used;
+}
+
+/**
+ * Runs `work` (a load of `requests()` requests) and answers the CPU time each
+ * process spent per request meanwhile, in ms: what a request costs, which
+ * varies far less between machines and runs than a saturation figure.
+ * Postgres's backends that ended during the run are not counted.
+ */
+export async function cpuPerRequest<T>(
+  work: () => Promise<T>,
+  requests: (result: T) => number,
+): Promise<{ result: T; cpuMsPerRequest: Record<string, number> }> {
+  const before = cpuMsByProcess();
+  const result = await work();
+  const after = cpuMsByProcess();
+  const n = Math.max(1, requests(result));
+  const cpuMsPerRequest = Object.fromEntries(
+    Object.entries(after)
+      .filter(([label, ms]) => label in before && ms > before[label]!)
+      .map(([label, ms]) => [label, Math.round(((ms - before[label]!) / n) * 1000) / 1000]),
+  );
+  return { result, cpuMsPerRequest };
+}
+
 /**
  * The at-rate fields of a results file: the measured run and, driven at the
  * same rate in the same run, its baseline.
  */
-export function atRateFields(measured: AtRateRun, baselineName: string, baseline: LatencyAtRate) {
+export function atRateFields(measured: Omit<AtRateRun, 'sent'>, baselineName: string, baseline: LatencyAtRate) {
   return {
     rate_rps: measured.rate_rps,
     achieved_rate_rps: measured.achieved_rps,
@@ -477,8 +537,14 @@ export async function measureAgainstBareExpress(opts: {
 
   await settleDatabase(opts.databaseUrl);
   const { rate, origin, next } = opts.atRate;
-  const baselineAtRate = await loadAtRate({ origin: bareOrigin, rate, durationSeconds: opts.durationSeconds, next: () => BARE_REQUEST });
-  const atRate = await loadAtRate({ origin, rate, durationSeconds: opts.durationSeconds, next });
+  const baselineAtRate = await cpuPerRequest(
+    () => loadAtRate({ origin: bareOrigin, rate, durationSeconds: opts.durationSeconds, next: () => BARE_REQUEST }),
+    (run) => run.sent,
+  );
+  const { result: atRate, cpuMsPerRequest } = await cpuPerRequest(
+    () => loadAtRate({ origin, rate, durationSeconds: opts.durationSeconds, next }),
+    (run) => run.sent,
+  );
   if (atRate.non2xx > 0) throw new Error(`at ${rate}/s: ${atRate.non2xx} of ${atRate.requests} gateway responses were not 2xx`);
   return {
     rps: measured.rps,
@@ -490,7 +556,9 @@ export async function measureAgainstBareExpress(opts: {
     connections: opts.connections,
     duration_s: opts.durationSeconds,
     requests: measured.total,
-    ...atRateFields(atRate, 'bare_express', baselineAtRate),
+    ...atRateFields(atRate, 'bare_express', baselineAtRate.result),
+    cpu_ms_per_request_at_rate: cpuMsPerRequest,
+    baseline_cpu_ms_per_request_at_rate: baselineAtRate.cpuMsPerRequest['baseline-server'] ?? null,
   };
 }
 

@@ -26,6 +26,7 @@ import {
   atRateFields,
   benchRedisEnv,
   clearRedisPrefixes,
+  cpuPerRequest,
   emptyDatabase,
   freePort,
   freshDatabase,
@@ -177,12 +178,16 @@ export async function transfers(): Promise<ScenarioResult> {
     await settledCounts(db, wallet.id);
     await settleDatabase(databaseUrl);
     const baselineAtRate = await pgbenchAtRate(pgbenchUrl, RATE);
-    const atRate = await loadAtRate({
-      origin: base,
-      rate: RATE,
-      durationSeconds: DURATION_S,
-      next: () => ({ method: 'POST', path: '/v1/transfers', headers, body: transferBody() }),
-    });
+    const { result: atRate, cpuMsPerRequest } = await cpuPerRequest(
+      () =>
+        loadAtRate({
+          origin: base,
+          rate: RATE,
+          durationSeconds: DURATION_S,
+          next: () => ({ method: 'POST', path: '/v1/transfers', headers, body: transferBody() }),
+        }),
+      (run) => run.sent,
+    );
 
     // Everything answered `processing` must settle on its own.
     const counts = await settledCounts(db, wallet.id);
@@ -212,6 +217,8 @@ export async function transfers(): Promise<ScenarioResult> {
       meets_targets: measured.rps / baselineTps >= 0.25 && measured.p99_ms < 250,
       pgbench: `-b tpcb-like -s ${PGBENCH.scale} -c ${PGBENCH.clients} -j ${PGBENCH.threads} -T ${PGBENCH.seconds}`,
       ...atRateFields(atRate, `pgbench_tpcb --rate ${RATE}`, baselineAtRate),
+      // The payout's whole path: gateway, worker, Postgres, Redis.
+      cpu_ms_per_request_at_rate: cpuMsPerRequest,
     };
     const problems = [
       measured.non2xx > 0 && `${measured.non2xx} of ${measured.total} responses were not 2xx`,

@@ -77,6 +77,20 @@ test('a lost announcement is bounded: a cached row is read again after a minute'
   expect(await gateway.authenticate(key, hit)).toBeNull();
 });
 
+test('a cached key whose stop time passes (a rolled key at the end of its grace) stops answering then, with nothing announced', async () => {
+  const [gateway] = processes();
+  const { key, keyId } = await createWorkspaceWithKey(env.db);
+  const { hit } = budget();
+  expect(await gateway.authenticate(key, hit)).not.toBeNull();
+  await env.db.apiKey.update({ where: { id: keyId }, data: { revokedAt: new Date(Date.now() + 400) } });
+  await announceApiKeyChange(env.redis, env.config.REDIS_KEY_PREFIX);
+  expect(await gateway.authenticate(key, hit)).not.toBeNull();
+  expect(await gateway.authenticate(key, hit)).not.toBeNull();
+  expect(gateway.reads.count).toBe(2);
+  await new Promise((r) => setTimeout(r, 500));
+  expect(await gateway.authenticate(key, hit)).toBeNull();
+});
+
 test('malformed, unknown and forged keys are refused without counting against any budget', async () => {
   const [gateway] = processes();
   const { key } = await createWorkspaceWithKey(env.db);

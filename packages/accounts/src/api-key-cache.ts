@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RedisClient } from '@cowrie/core';
-import { checkApiKeyRow, parseApiKey, type ApiKeyRow, type AuthenticatedKey, type FindApiKeyRow } from './api-keys';
+import { apiKeyStopped, checkApiKeyRow, parseApiKey, type ApiKeyRow, type AuthenticatedKey, type FindApiKeyRow } from './api-keys';
 
 // ─── The revocation epoch ─────────────────────────────────────────────────────
 //
@@ -86,13 +86,15 @@ export function cachedApiKeyAuthenticator(opts: CachedApiKeyAuthenticatorOptions
     const { lookupId } = parsed;
     const cached = cache.get(lookupId);
     const startedAt = now();
-    if (cached && startedAt - cached.cachedAt < maxAgeMs && checkApiKeyRow(cached.row, parsed)) {
+    const checked = cached && startedAt - cached.cachedAt < maxAgeMs ? checkApiKeyRow(cached.row, parsed) : null;
+    if (cached && checked) {
       const [epoch, extra] = await Promise.all([opts.readEpoch(), alongside(lookupId)]);
-      let row: ApiKeyRow | null = cached.row;
-      if (epoch !== cached.epoch) {
-        row = await opts.find(lookupId);
-        remember(lookupId, row, epoch, startedAt);
+      if (epoch === cached.epoch) {
+        // The secret matched this row already: only the time may have passed its stop.
+        return apiKeyStopped(cached.row) ? null : { key: checked, alongside: extra };
       }
+      const row = await opts.find(lookupId);
+      remember(lookupId, row, epoch, startedAt);
       const key = row && checkApiKeyRow(row, parsed);
       return key ? { key, alongside: extra } : null;
     }

@@ -51,7 +51,7 @@ export async function createApiKey(db: DbOrTx, { workspaceId, scopes, mode = 'li
 export async function revokeApiKey(db: DbOrTx, id: number) {
   const found = await db.apiKey.findUnique({ where: { id }, select: { id: true, revokedAt: true } });
   if (!found) throw new Error(`API key ${id} does not exist`);
-  if (!found.revokedAt || found.revokedAt > new Date()) await db.apiKey.update({ where: { id }, data: { revokedAt: new Date() } });
+  if (!apiKeyStopped(found)) await db.apiKey.update({ where: { id }, data: { revokedAt: new Date() } });
   return { id, revoked: true as const };
 }
 
@@ -120,7 +120,7 @@ async function ownApiKey(db: DbOrTx, workspaceId: number, id: number) {
 export async function revokeOwnApiKey(db: DbOrTx, opts: { workspaceId: number; id: number; now?: Date }): Promise<ApiKeyView> {
   const now = opts.now ?? new Date();
   const row = await ownApiKey(db, opts.workspaceId, opts.id);
-  if (row.revokedAt && row.revokedAt <= now) return viewOf(row, now);
+  if (apiKeyStopped(row, now)) return viewOf(row, now);
   const updated = await db.apiKey.update({ where: { id: row.id }, data: { revokedAt: now }, select: API_KEY_VIEW_SELECT });
   return viewOf(updated, now);
 }
@@ -134,8 +134,7 @@ export async function revokeOwnApiKey(db: DbOrTx, opts: { workspaceId: number; i
 export async function rollOwnApiKey(db: DbOrTx, opts: { workspaceId: number; id: number; graceSeconds: number; now?: Date }) {
   const now = opts.now ?? new Date();
   const old = await ownApiKey(db, opts.workspaceId, opts.id);
-  if (old.revokedAt && old.revokedAt <= now)
-    throw new AppError('invalid_request', 'This API key is revoked; create a new one instead', { details: { field: 'id' } });
+  if (apiKeyStopped(old, now)) throw new AppError('invalid_request', 'This API key is revoked; create a new one instead', { details: { field: 'id' } });
   const graceEnds = new Date(now.getTime() + opts.graceSeconds * 1000);
   const stopsAt = old.revokedAt && old.revokedAt < graceEnds ? old.revokedAt : graceEnds;
   const { row, key } = await insertApiKey(db, { keptOn: opts.workspaceId, mode: old.mode as Mode, scopes: old.scopes as Scope[], name: old.name });
@@ -240,9 +239,11 @@ export function parseApiKey(token: string): ParsedApiKey | null {
 }
 
 /** The key a row makes of the token, when the row is live now and the secret is its own; null otherwise. */
+/** revokedAt is when the key stops: now for a revoke, later for a rolled key still in its grace period. */
+export const apiKeyStopped = (row: Pick<ApiKeyRow, 'revokedAt'>, now = new Date()): boolean => row.revokedAt !== null && row.revokedAt <= now;
+
 export function checkApiKeyRow(row: ApiKeyRow, token: ParsedApiKey, now = new Date()): AuthenticatedKey | null {
-  // revokedAt is when the key stops: now for a revoke, later for a rolled key still in its grace period.
-  if (row.revokedAt && row.revokedAt <= now) return null;
+  if (apiKeyStopped(row, now)) return null;
   if (!constantTimeEqual(row.secretHash, sha256Hex(token.secret))) return null;
   return {
     keyId: row.id,
