@@ -139,11 +139,18 @@ type DebitFields = InputOf<typeof DEBIT_FIELDS>;
 /**
  * The id of an earlier debit of the workspace that this one repeats: the same
  * ledger key (debits only: credits' keys are the system's, apart from the
- * clients'), or the same Idempotency-Key header. Takes the SQL of the three values.
+ * clients'), or the same Idempotency-Key header. Takes the SQL of the three
+ * values. Each key is its own lookup on its own unique index, led by the
+ * workspace: written as one OR, Postgres scanned both indexes without the
+ * workspace (a bitmap OR of the keys alone), reading more of them the more
+ * payouts every workspace had made.
  */
 const earlierDebitId = (workspaceId: string, ledgerKey: string, headerKey: string) => `
-  SELECT "id" FROM "LedgerTransaction"
-  WHERE "workspaceId" = ${workspaceId} AND (("type" = 'debit' AND "idempotencyKey" = ${ledgerKey}) OR ("requestKey" IS NOT NULL AND "requestKey" = ${headerKey}))
+  SELECT "id" FROM (
+    SELECT "id" FROM "LedgerTransaction" WHERE "workspaceId" = ${workspaceId} AND "type" = 'debit' AND "idempotencyKey" = ${ledgerKey}
+    UNION ALL
+    SELECT "id" FROM "LedgerTransaction" WHERE "workspaceId" = ${workspaceId} AND "requestKey" = ${headerKey}
+  ) AS earlier
   ORDER BY "id" LIMIT 1`;
 
 /**
@@ -315,9 +322,11 @@ const OPEN_HELD_DEBITS = defineStatement({
   ), eligible AS (
     SELECT i.*, l."id" AS "walletId", l."available", sum(i."total") OVER (PARTITION BY l."id" ORDER BY i."position") AS "runningTotal"
     FROM input i JOIN locked l ON l."workspaceId" = i."workspaceId" AND l."currency" = i."currency"
+    -- Two lookups, each on its unique index led by the workspace (see earlierDebitId).
     WHERE NOT EXISTS (
-      SELECT 1 FROM "LedgerTransaction" t WHERE t."workspaceId" = i."workspaceId"
-        AND ((t."type" = 'debit' AND t."idempotencyKey" = i."idempotencyKey") OR (i."requestKey" IS NOT NULL AND t."requestKey" = i."requestKey"))
+      SELECT 1 FROM "LedgerTransaction" t WHERE t."workspaceId" = i."workspaceId" AND t."type" = 'debit' AND t."idempotencyKey" = i."idempotencyKey"
+    ) AND NOT EXISTS (
+      SELECT 1 FROM "LedgerTransaction" t WHERE t."workspaceId" = i."workspaceId" AND t."requestKey" = i."requestKey"
     )
   ), accepted AS MATERIALIZED (
     SELECT * FROM eligible WHERE "runningTotal" <= "available"

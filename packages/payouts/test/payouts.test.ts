@@ -321,3 +321,50 @@ test('payouts executed at once are taken up by one statement and each sent and s
   expect((await auditWallet(env.db, wallet.id)).consistent).toBe(true);
   expect(await env.db.outboxEvent.count({ where: { workspaceId } })).toBe(6);
 });
+
+test('opening a payout reads a few index pages to find an earlier one with its keys, however many payouts the workspace has made', async () => {
+  const workspaceId = await funded('1000000');
+  // Thousands of earlier payouts, and the planner's statistics of them.
+  for (let i = 0; i < 40; i++) await Promise.all(Array.from({ length: 100 }, (_, j) => send(deps, workspaceId, '1', { idempotencyKey: `many-${i}-${j}` })));
+  await env.sql.query('ANALYZE "LedgerTransaction"');
+  // One connection whose plans Postgres reports as they run (auto_explain), used as the payout's pool.
+  const client = new Client({ connectionString: env.config.DATABASE_URL });
+  await client.connect();
+  const plans: Array<{ Plan: PlanNode }> = [];
+  client.on('notice', (msg) => {
+    const json = /plan:\s*(\{[\s\S]*\})\s*$/.exec(msg.message ?? '')?.[1];
+    if (json) plans.push(JSON.parse(json) as { Plan: PlanNode });
+  });
+  try {
+    await client.query(
+      "LOAD 'auto_explain'; SET auto_explain.log_min_duration = 0; SET auto_explain.log_analyze = on; SET auto_explain.log_buffers = on; SET auto_explain.log_format = 'json'; SET client_min_messages = log",
+    );
+    const explained = { query: client.query.bind(client) } as unknown as PayoutDeps['sql'];
+    const { created } = await send({ ...deps, sql: explained }, workspaceId, '1', {
+      idempotencyKey: 'one-more',
+      request: { key: 'one-more', requestHash: 'h' },
+    });
+    expect(created).toBe(true);
+  } finally {
+    await client.end();
+  }
+  // Pages the lookups of earlier payouts read (every scan of LedgerTransaction but the insert): two unique-index probes.
+  const scans = plans
+    .flatMap((p) => nodesOf(p.Plan))
+    .filter((n) => n['Relation Name'] === 'LedgerTransaction' || n['Index Name']?.startsWith('LedgerTransaction_'));
+  const pages = scans
+    .filter((n) => n['Node Type'] !== 'ModifyTable')
+    .reduce((sum, n) => sum + (n['Shared Hit Blocks'] ?? 0) + (n['Shared Read Blocks'] ?? 0), 0);
+  expect(scans.length).toBeGreaterThan(0);
+  expect(pages).toBeLessThan(30);
+});
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Shared Hit Blocks'?: number;
+  'Shared Read Blocks'?: number;
+  Plans?: PlanNode[];
+}
+const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];

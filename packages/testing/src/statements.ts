@@ -160,3 +160,58 @@ export function countingStatements(pool: SqlPool): { sql: SqlPool; counts: Map<s
   });
   return { sql, counts };
 }
+
+interface PlanNode {
+  'Node Type': string;
+  'Index Name'?: string;
+  'Index Cond'?: string;
+  'Relation Name'?: string;
+  Plans?: PlanNode[];
+}
+
+const planNodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(planNodes)];
+
+/**
+ * Checks each statement's generic plan (the one a prepared statement settles
+ * on, whatever its values), planned as if its tables were large, and returns, one line each, every index scan whose
+ * condition leaves out the index's leading column: such a scan reads the
+ * whole index, more of it the larger the table grows, where the statement
+ * meant a lookup. Nothing is run.
+ */
+export async function checkStatementPlans(sql: SqlPool, statements: ReadonlyArray<Statement<never, unknown>>): Promise<string[]> {
+  const { rows: leading } = await sql.query<{ index: string; column: string }>(`
+    SELECT c.relname AS "index", a.attname AS "column" FROM pg_index i
+    JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+    JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
+    WHERE n.nspname = current_schema()`);
+  const leadingColumn = new Map(leading.map((r) => [r.index, r.column]));
+  const problems: string[] = [];
+  const client = await sql.connect();
+  try {
+    // As on a large table: sequential scans off, so each lookup shows the index it would use (an empty test table is scanned).
+    await client.query('SET plan_cache_mode = force_generic_plan; SET enable_seqscan = off');
+    for (const [i, statement] of statements.entries()) {
+      const name = `plan_check_${i}`;
+      try {
+        await client.query(`PREPARE ${name} AS ${statement.text}`);
+        const args = Array.from({ length: statement.parameterCount }, () => 'NULL').join(', ');
+        const { rows } = await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(`EXPLAIN (FORMAT JSON) EXECUTE ${name}${args ? `(${args})` : ''}`);
+        for (const node of planNodes(rows[0]!['QUERY PLAN'][0]!.Plan)) {
+          const column = node['Index Name'] && leadingColumn.get(node['Index Name']);
+          if (!column || !node['Index Cond']) continue;
+          if (!node['Index Cond'].includes(`"${column}"`) && !new RegExp(`\\b${column}\\b`).test(node['Index Cond'])) {
+            problems.push(`${statement.name}: ${node['Node Type']} on ${node['Index Name']} without its leading column ${column} (${node['Index Cond']})`);
+          }
+        }
+      } catch (err) {
+        problems.push(`${statement.name}: cannot be planned: ${(err as Error).message}`);
+      } finally {
+        await client.query(`DEALLOCATE ${name}`).catch(() => undefined);
+      }
+    }
+  } finally {
+    await client.query('RESET plan_cache_mode; RESET enable_seqscan').catch(() => undefined);
+    client.release();
+  }
+  return problems;
+}

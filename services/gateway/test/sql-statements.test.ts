@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { definedStatements } from '@cowrie/db';
-import { checkStatementsAgainstSchema, createTestEnv, type TestEnv } from '@cowrie/testing';
+import { checkStatementPlans, checkStatementsAgainstSchema, createTestEnv, type TestEnv } from '@cowrie/testing';
 
 const ROOT = path.resolve(__dirname, '../../..');
 
@@ -93,4 +93,8 @@ test('every statement is registered, and they are the expected ones', () => {
 
 test('every statement prepares against the migrated schema, with the parameters, columns and types it declares', async () => {
   expect(await checkStatementsAgainstSchema(env.sql, definedStatements())).toEqual([]);
+});
+
+test('no statement scans an index without its leading column (a lookup that would read more of the index as the table grows)', async () => {
+  expect(await checkStatementPlans(env.sql, definedStatements())).toEqual([]);
 });
