@@ -119,32 +119,6 @@ test('enqueueAndWait: the typed result, a failure, no outcome within the wait, a
   if (unwaited.kind === 'unfinished') expect(unwaited.job.id).toBe('run-nowait');
 });
 
-test("enqueueAndWait: the adds of one turn leave together, and each caller gets its own job's outcome", async () => {
-  const { queue, events, connection } = await open('wait-together');
-  await events.waitUntilReady();
-  const worker = new Worker('wait-together', async (job) => ({ answer: job.data.n * 2 }), { connection, concurrency: 8 });
-  closers.push(() => worker.close());
-  const channel = { queue, events };
-  const bulk = jest.spyOn(queue, 'addBulk');
-  const single = jest.spyOn(queue, 'add');
-  const ns = Array.from({ length: 20 }, (_, i) => i);
-  const runs = await Promise.all([
-    ...ns.map((n) => enqueueAndWait(channel, doubling, 'double', { n }, { jobId: `together-${n}`, waitMs: 5000 })),
-    // The same id twice in one turn: one job, and both callers hear its outcome.
-    enqueueAndWait(channel, doubling, 'double', { n: 3 }, { jobId: 'together-3', waitMs: 5000 }),
-    // A payload outside the catalog fails alone.
-    enqueueAndWait(channel, doubling, 'double', { n: 0.5 }, { jobId: 'together-bad', waitMs: 5000 }),
-  ]);
-  expect(runs.slice(0, 20)).toEqual(ns.map((n) => ({ kind: 'completed', value: { answer: n * 2 } })));
-  expect(runs[20]).toEqual({ kind: 'completed', value: { answer: 6 } });
-  expect(runs[21]!.kind).toBe('not_queued');
-  expect(await queue.getJobCountByTypes('completed')).toBe(20);
-  // One round trip for the 21 adds (the bad payload never joined it).
-  expect(bulk).toHaveBeenCalledTimes(1);
-  expect(bulk.mock.calls[0]![0]).toHaveLength(21);
-  expect(single).not.toHaveBeenCalled();
-});
-
 test('enqueueAndWait: a payload outside the catalog, or Redis refusing the job, is "not queued", never a throw', async () => {
   const { queue, events } = await open('wait-run-refused');
   const channel = { queue, events };

@@ -1,4 +1,4 @@
-import { Queue, type Job, type JobsOptions, type ConnectionOptions } from 'bullmq';
+import { Queue, type JobsOptions, type ConnectionOptions } from 'bullmq';
 import type { z } from 'zod';
 
 export interface JobSpec<S extends z.ZodType = z.ZodType, R = unknown> {
@@ -72,59 +72,6 @@ export async function enqueue<J extends Record<string, JobSpec>, N extends keyof
 ) {
   const data = def.jobs[jobName]!.schema.parse(payload);
   return queue.add(jobName, data, { ...def.jobs[jobName]!.options, ...options });
-}
-
-/** A job waiting for the rest of its turn's adds to the same queue (enqueueTogether). */
-interface PendingAdd {
-  name: string;
-  data: unknown;
-  opts: JobsOptions;
-  resolve: (job: Job) => void;
-  reject: (err: unknown) => void;
-}
-
-const pendingAdds = new WeakMap<Queue, PendingAdd[]>();
-
-/** Adds the jobs gathered for `queue`: one alone as `add`, several as one `addBulk` (one Redis round trip). */
-async function flushAdds(queue: Queue, adds: PendingAdd[]): Promise<void> {
-  try {
-    const jobs =
-      adds.length === 1
-        ? [await queue.add(adds[0]!.name, adds[0]!.data, adds[0]!.opts)]
-        : await queue.addBulk(adds.map(({ name, data, opts }) => ({ name, data, opts })));
-    adds.forEach((add, i) => add.resolve(jobs[i]!));
-  } catch (err) {
-    // Redis refused the round trip: none of its jobs is known to be queued (the callers read Postgres).
-    for (const add of adds) add.reject(err);
-  }
-}
-
-/**
- * enqueue, gathered per turn of the event loop: the jobs that concurrent
- * requests add to one queue together leave as one round trip (BullMQ's
- * addBulk, a pipeline of the same per-job script as `add`, so an id it holds
- * is still a no-op). A refused round trip fails every job of it.
- */
-export async function enqueueTogether<J extends Record<string, JobSpec>, N extends keyof J & string>(
-  queue: Queue,
-  def: QueueDefinition<J>,
-  jobName: N,
-  payload: z.input<J[N]['schema']>,
-  options: JobsOptions & { jobId: string },
-): Promise<Job> {
-  const data = def.jobs[jobName]!.schema.parse(payload);
-  return new Promise<Job>((resolve, reject) => {
-    let adds = pendingAdds.get(queue);
-    if (!adds) {
-      pendingAdds.set(queue, (adds = []));
-      setImmediate(() => {
-        const gathered = pendingAdds.get(queue)!;
-        pendingAdds.delete(queue);
-        void flushAdds(queue, gathered);
-      });
-    }
-    adds.push({ name: jobName, data, opts: { ...def.jobs[jobName]!.options, ...options }, resolve, reject });
-  });
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import { Job, type JobsOptions, type Queue, type QueueEvents } from 'bullmq';
 import type { z } from 'zod';
-import { enqueueTogether, type JobResult, type JobSpec, type QueueDefinition } from './define-queue';
+import { enqueue, type JobResult, type JobSpec, type QueueDefinition } from './define-queue';
 
 /** What waiting for a job found: its result, its failure, or nothing yet. */
 export type JobWait<R> = { kind: 'completed'; value: R } | { kind: 'failed'; reason: string } | { kind: 'timed_out' };
@@ -84,8 +84,8 @@ export type JobRun<R> =
 
 /**
  * The gateway's "queue the work, wait a bounded time for the worker, else
- * answer from Postgres": adds the job (its payload parsed against the catalog;
- * in one round trip with the other adds of its turn, enqueueTogether) and waits at most `waitMs` for its result, typed as the catalog declares it.
+ * answer from Postgres": adds the job (its payload parsed against the catalog)
+ * and waits at most `waitMs` for its result, typed as the catalog declares it.
  * Never throws: each caller decides what a missing outcome means, and reads
  * the truth from Postgres, which the worker writes before it returns.
  */
@@ -101,7 +101,7 @@ export async function enqueueAndWait<J extends Record<string, JobSpec>, N extend
   const listener = waitMs > 0 ? listenForJob<JobResult<J[N]>>(channel.queue, channel.events, options.jobId) : null;
   let job: Job;
   try {
-    job = await enqueueTogether(channel.queue, def, jobName, payload, jobOptions);
+    job = await enqueue(channel.queue, def, jobName, payload, jobOptions);
   } catch (err) {
     listener?.stop();
     return { kind: 'not_queued', error: err instanceof Error ? err : new Error(String(err)) };
