@@ -195,6 +195,31 @@ export function batchPerTurn<K, V>(run: (keys: readonly K[]) => Promise<Array<V 
 
 const asError = (err: unknown) => (err instanceof Error ? err : new Error(String(err)));
 
+/**
+ * A batch that writes, where one statement cannot change one row twice: `run`
+ * once for the first item of each key, then each repeat of a key on its own,
+ * in arrival order, so it sees what the first left (as it would a moment
+ * later). Only that first call may throw: it committed nothing, so the
+ * batcher can run each item alone (oneByOneWhenRefused). Once it has
+ * committed, a repeat that fails is its own caller's error, never the batch's,
+ * or what was committed would be written again.
+ */
+export async function firstsThenRepeats<K, V>(
+  items: readonly K[],
+  keyOf: (item: K) => unknown,
+  run: (distinct: readonly K[]) => Promise<V[]>,
+): Promise<Array<V | Error>> {
+  const seen = new Set<unknown>();
+  const firstIndexes = items.flatMap((item, i) => (seen.has(keyOf(item)) ? [] : (seen.add(keyOf(item)), [i])));
+  const firstResults = await run(firstIndexes.map((i) => items[i]!));
+  const results: Array<V | Error> = [];
+  const byIndex = new Map(firstIndexes.map((itemIndex, j) => [itemIndex, firstResults[j]!]));
+  for (const [i, item] of items.entries()) {
+    results.push(byIndex.has(i) ? byIndex.get(i)! : await run([item]).then(([result]) => result!, asError));
+  }
+  return results;
+}
+
 /** `run`, with a refused batch of several run again key by key (see BatchOptions). */
 function oneByOneWhenRefused<K, V>(run: (keys: readonly K[]) => Promise<Array<V | Error>>) {
   return async (keys: readonly K[]): Promise<Array<V | Error>> => {

@@ -1,7 +1,17 @@
 // Risk: the plain-pg layer reading what Prisma wrote differently (a timestamp
 // shifted by the process's time zone, a bigint rounded), or a failed
 // transaction leaving half its writes behind.
-import { batchPerTurn, createSqlPool, holdConnection, inSqlTransaction, isSqlStatementRefused, isSqlUniqueViolation, utcTimestamp, type SqlPool } from '../src';
+import {
+  batchPerTurn,
+  createSqlPool,
+  firstsThenRepeats,
+  holdConnection,
+  inSqlTransaction,
+  isSqlStatementRefused,
+  isSqlUniqueViolation,
+  utcTimestamp,
+  type SqlPool,
+} from '../src';
 
 let sql: SqlPool;
 let afterTz = () => {};
@@ -206,4 +216,28 @@ test('a held connection that dies between statements (a failover, pg_terminate_b
   } finally {
     await pool.end();
   }
+});
+
+test('firstsThenRepeats: the first of each key in one call, each repeat alone after it in arrival order; a repeat that fails fails alone', async () => {
+  const calls: string[][] = [];
+  const results = await firstsThenRepeats(
+    ['a', 'b', 'a', 'c', 'a'],
+    (k) => k,
+    async (distinct) => {
+      calls.push([...distinct]);
+      if (calls.length === 3) throw new Error('second repeat refused');
+      return distinct.map((k) => `${k}${calls.length}`);
+    },
+  );
+  expect(calls).toEqual([['a', 'b', 'c'], ['a'], ['a']]);
+  expect(results.slice(0, 4)).toEqual(['a1', 'b1', 'a2', 'c1']);
+  expect(results[4]).toBeInstanceOf(Error);
+  // The first call's failure is the batch's (nothing was written; the batcher may run each alone).
+  await expect(
+    firstsThenRepeats(
+      ['x'],
+      (k) => k,
+      () => Promise.reject(new Error('refused')),
+    ),
+  ).rejects.toThrow('refused');
 });

@@ -3,6 +3,7 @@ import {
   batchPerTurnFor,
   columnList,
   defineStatement,
+  firstsThenRepeats,
   sqlColumn,
   sqlList,
   sqlParam,
@@ -97,31 +98,14 @@ async function takeUpDistinct(sql: SqlQueryable, transactionIds: readonly number
   return transactionIds.map((id) => byId.get(id) ?? null);
 }
 
-/**
- * A payout asked for twice in one batch (a job and a reconciler's check, say)
- * is taken up a second time after the first, on its own, as it would be a
- * moment later: one statement cannot count one row's attempt twice.
- */
-async function takeUpBatch(sql: SqlQueryable, transactionIds: readonly number[]): Promise<Array<TakeUpRow | null | Error>> {
-  const firsts = [...new Set(transactionIds)];
-  const taken = await takeUpDistinct(sql, firsts);
-  const firstResults = new Map(firsts.map((id, i) => [id, taken[i]!]));
-  const results: Array<TakeUpRow | null | Error> = [];
-  for (const id of transactionIds) {
-    if (firstResults.has(id)) {
-      results.push(firstResults.get(id)!);
-      firstResults.delete(id);
-      continue;
-    }
-    results.push(
-      await takeUpDistinct(sql, [id]).then(
-        ([row]) => row!,
-        (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
-      ),
-    );
-  }
-  return results;
-}
+// A payout asked for twice in one batch (a job and a reconciler's check, say)
+// is taken up a second time after the first, as it would be a moment later.
+const takeUpBatch = (sql: SqlQueryable, transactionIds: readonly number[]) =>
+  firstsThenRepeats(
+    transactionIds,
+    (id) => id,
+    (distinct) => takeUpDistinct(sql, distinct),
+  );
 
 // The jobs a worker starts together share one take-up statement and its
 // commit. A refused batch (a deadlock, say: nothing committed) runs again

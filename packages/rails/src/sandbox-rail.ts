@@ -1,5 +1,15 @@
 import { createHash } from 'node:crypto';
-import { batchPerTurnFor, defineStatement, modelColumns, sqlColumn, sqlColumns, sqlParam, type SandboxTransfer, type SqlQueryable } from '@cowrie/db';
+import {
+  batchPerTurnFor,
+  defineStatement,
+  firstsThenRepeats,
+  modelColumns,
+  sqlColumn,
+  sqlColumns,
+  sqlParam,
+  type SandboxTransfer,
+  type SqlQueryable,
+} from '@cowrie/db';
 import { SANDBOX_BANKS } from './nigerian-banks';
 import { RailError, RailInputError, type PayoutRail, type TransferRequest, type TransferResult } from './types';
 
@@ -59,28 +69,12 @@ async function recordDistinct(sql: SqlQueryable, records: readonly TransferRecor
 }
 
 /** A reference sent twice in one batch is recorded again after the first, as a second call a moment later. */
-async function recordBatch(sql: SqlQueryable, records: readonly TransferRecord[]): Promise<Array<TransferResult | Error>> {
-  const firsts = new Map<string, TransferRecord>();
-  for (const r of records) if (!firsts.has(r.reference)) firsts.set(r.reference, r);
-  const recorded = await recordDistinct(sql, [...firsts.values()]);
-  const firstResults = new Map([...firsts.keys()].map((reference, i) => [reference, recorded[i]!]));
-  const results: Array<TransferResult | Error> = [];
-  for (const r of records) {
-    const first = firstResults.get(r.reference);
-    if (first) {
-      results.push(first);
-      firstResults.delete(r.reference);
-    } else {
-      results.push(
-        await recordDistinct(sql, [r]).then(
-          ([result]) => result!,
-          (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
-        ),
-      );
-    }
-  }
-  return results;
-}
+const recordBatch = (sql: SqlQueryable, records: readonly TransferRecord[]) =>
+  firstsThenRepeats(
+    records,
+    (r) => r.reference,
+    (distinct) => recordDistinct(sql, distinct),
+  );
 
 const transferRecorder = batchPerTurnFor(recordBatch, { oneByOneWhenRefused: true });
 

@@ -3,6 +3,7 @@ import {
   batchPerTurnFor,
   columnList,
   defineStatement,
+  firstsThenRepeats,
   pickColumns,
   sqlJsonRows,
   sqlList,
@@ -197,29 +198,13 @@ async function changeDistinctRows(sql: SqlQueryable, changes: readonly CodeTrans
   return changes.map((c) => byId.get(c.row.id) ?? null);
 }
 
-/**
- * One statement for the first change of each row. A second change of a row in
- * the same batch runs after it, on its own, so it sees the row as the first
- * left it. Only that first statement may throw (a refused one has committed
- * nothing, so the batcher can run each check alone): once it has committed, a
- * later change that fails is that check's error alone, never the batch's,
- * or the committed changes would be counted again.
- */
-async function changeRows(sql: SqlQueryable, changes: readonly CodeTransition[]): Promise<Array<CheckedRow | null | Error>> {
-  const seen = new Set<number>();
-  const first = changes.filter((c) => !seen.has(c.row.id) && seen.add(c.row.id));
-  const outcomes = await changeDistinctRows(sql, first);
-  const results = new Map<CodeTransition, CheckedRow | null | Error>(first.map((c, i) => [c, outcomes[i]!]));
-  for (const c of changes.filter((c) => !results.has(c))) {
-    results.set(
-      c,
-      await changeDistinctRows(sql, [c]).then(
-        ([next]) => next!,
-        (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
-      ),
-    );
-  }
-  return changes.map((c) => results.get(c)!);
+/** One statement for the first change of each row; a second change of a row runs after it, on its own (firstsThenRepeats). */
+function changeRows(sql: SqlQueryable, changes: readonly CodeTransition[]): Promise<Array<CheckedRow | null | Error>> {
+  return firstsThenRepeats(
+    changes,
+    (c) => c.row.id,
+    (distinct) => changeDistinctRows(sql, distinct),
+  );
 }
 
 async function findRow(sql: SqlQueryable, workspaceId: number, reference: string): Promise<CheckableRow | null> {
