@@ -238,10 +238,10 @@ export function parseApiKey(token: string): ParsedApiKey | null {
   return match ? { lookupId: match[2]!, secret: match[3]! } : null;
 }
 
-/** The key a row makes of the token, when the row is live now and the secret is its own; null otherwise. */
-/** revokedAt is when the key stops: now for a revoke, later for a rolled key still in its grace period. */
+/** Whether a key has stopped: revokedAt is when it stops, now for a revoke, later for a rolled key still in its grace period. */
 export const apiKeyStopped = (row: Pick<ApiKeyRow, 'revokedAt'>, now = new Date()): boolean => row.revokedAt !== null && row.revokedAt <= now;
 
+/** The key a row makes of the token, when the row is live now and the secret is its own; null otherwise. */
 export function checkApiKeyRow(row: ApiKeyRow, token: ParsedApiKey, now = new Date()): AuthenticatedKey | null {
   if (apiKeyStopped(row, now)) return null;
   if (!constantTimeEqual(row.secretHash, sha256Hex(token.secret))) return null;
