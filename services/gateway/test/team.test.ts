@@ -174,3 +174,25 @@ test("a user of workspace B gets not_found or nothing of A's team", async () => 
   for (const id of ['abc', '0', '99999999999']) expect((await call(gw.url, 'DELETE', `/users/${id}`, { token: owner.token })).status).toBe(404);
   expect((await call(gw.url, 'GET', '/users', { token: owner.apiKey })).status).toBe(401);
 });
+
+test("a wrong current password counts against the user's sign-in limit (a stolen session guesses no faster than a stranger); a right one gives its place back", async () => {
+  const email = 'guessed.at@example.com';
+  const { one_time_password } = await invited(email, 'admin');
+  const token = await onboard(email, one_time_password);
+  const current = `${email} chose this`;
+  const change = (currentPassword: string, newPassword = 'another long passphrase') =>
+    call(gw.url, 'POST', '/auth/password', { token, body: { current_password: currentPassword, new_password: newPassword } });
+  // One failed sign-in and eight wrong current passwords: nine of the email's ten places.
+  expect((await signIn(email, 'not it')).status).toBe(401);
+  for (let i = 0; i < 8; i++) expect((await change(`guess ${i}`)).status).toBe(400);
+  // The right current password with a refused new one gives its place back, each time.
+  for (let i = 0; i < 2; i++) expect([(await change(current, current)).status]).toEqual([400]);
+  // The tenth failure fills the window: the right password is refused now, by both routes.
+  expect((await change('one guess more')).status).toBe(400);
+  const refused = await change(current);
+  expect([refused.status, refused.body.error.code, refused.body.error.message]).toEqual([429, 'rate_limited', 'Too many password attempts; try again later']);
+  expect(refused.body.error.details.retry_after_seconds).toBeGreaterThan(0);
+  expect((await signIn(email, current)).status).toBe(429);
+  // Nothing changed: the session and password of onboarding still stand.
+  expect((await call(gw.url, 'GET', '/users', { token })).status).toBe(200);
+});

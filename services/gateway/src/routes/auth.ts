@@ -1,7 +1,8 @@
 import { setTimeout } from 'node:timers/promises';
+import type { Request } from 'express';
 import { z } from 'zod';
 import { AppError } from '@cowrie/core';
-import { ZChangePasswordRequest, changeOwnPassword, checkDashboardCredentials, endUserSessions, issueSessionToken } from '@cowrie/accounts';
+import { ZChangePasswordRequest, changeOwnPassword, checkDashboardCredentials, dashboardUserEmail, endUserSessions, issueSessionToken } from '@cowrie/accounts';
 import { takeSignInAttempt } from '@cowrie/api-limits';
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
@@ -30,6 +31,29 @@ const ZSession = named(
 const ZSignedOut = named('SignedOut', z.object({ signed_out: z.literal(true) }));
 
 export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
+  /**
+   * One password check against `email`'s sign-in limits (per email, per client
+   * address, slowed past the global budget): a sign-in, or the current
+   * password of a password change, which share the email's counter, so a
+   * stolen session cannot guess the password faster than a stranger could.
+   */
+  const passwordAttempt = async (req: Request, email: string, refusal: string) => {
+    const attempt = await takeSignInAttempt(deps.redis, {
+      keyPrefix: deps.config.REDIS_KEY_PREFIX,
+      email,
+      clientAddress: req.ip ?? req.socket.remoteAddress ?? 'unknown',
+      addressLimit: deps.config.AUTH_LOGIN_IP_FAILURE_LIMIT,
+      globalLimit: deps.config.AUTH_LOGIN_GLOBAL_FAILURE_LIMIT,
+    });
+    if (attempt.kind === 'refused') throw new AppError('rate_limited', refusal, { details: { retry_after_seconds: attempt.retryAfterSeconds } });
+    if (attempt.delayMs > 0) {
+      req.log.warn({ delayMs: attempt.delayMs }, 'sign-in slowed: failures past the global budget');
+      await setTimeout(attempt.delayMs);
+    }
+    // A right password: the places are given back. A refund that fails leaves an attempt counted, which is all it costs.
+    return () => attempt.succeeded().catch((err: Error) => req.log.warn({ err: { message: err.message } }, 'sign-in limit refund failed'));
+  };
+
   app.route(
     {
       method: 'post',
@@ -49,23 +73,10 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
       },
     },
     async ({ body: { email, password } }, req, res) => {
-      const attempt = await takeSignInAttempt(deps.redis, {
-        keyPrefix: deps.config.REDIS_KEY_PREFIX,
-        email,
-        clientAddress: req.ip ?? req.socket.remoteAddress ?? 'unknown',
-        addressLimit: deps.config.AUTH_LOGIN_IP_FAILURE_LIMIT,
-        globalLimit: deps.config.AUTH_LOGIN_GLOBAL_FAILURE_LIMIT,
-      });
-      if (attempt.kind === 'refused')
-        throw new AppError('rate_limited', 'Too many sign-in attempts; try again later', { details: { retry_after_seconds: attempt.retryAfterSeconds } });
-      if (attempt.delayMs > 0) {
-        req.log.warn({ delayMs: attempt.delayMs }, 'sign-in slowed: failures past the global budget');
-        await setTimeout(attempt.delayMs);
-      }
+      const rightPassword = await passwordAttempt(req, email, 'Too many sign-in attempts; try again later');
       const user = await checkDashboardCredentials(deps.db, email, password);
       if (!user) throw new AppError('unauthorized', 'Email or password is incorrect');
-      // A refund that fails leaves an attempt counted, which is all it costs.
-      await attempt.succeeded().catch((err: Error) => req.log.warn({ err: { message: err.message } }, 'sign-in limit refund failed'));
+      await rightPassword();
       sendData(req, res, 200, {
         ...(await newSession({ id: user.id, workspaceId: user.workspaceId, sessionVersion: user.sessionVersion })),
         password_change_required: user.passwordChangeRequired,
@@ -92,14 +103,29 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
       tag: 'Dashboard',
       auth: { kind: 'session', role: 'any_user', beforePasswordChange: true },
       request: { body: named('ChangePasswordRequest', ZChangePasswordRequest) },
-      responses: { 200: { description: 'A new session token', data: ZSession } },
+      responses: {
+        200: { description: 'A new session token', data: ZSession },
+        400: { description: 'invalid_request: current_password is incorrect, or new_password is too short or the same' },
+        429: {
+          description:
+            "rate_limited: too many failed password attempts for the user's email (its sign-in counter: a wrong current password counts as a failed sign-in), or from this client address",
+        },
+      },
     },
     async ({ body }, req, res) => {
-      const changed = await changeOwnPassword(deps.db, {
-        userId: sessionOf(req).userId,
-        currentPassword: body.current_password,
-        newPassword: body.new_password,
-      });
+      const { userId } = sessionOf(req);
+      const email = await dashboardUserEmail(deps.db, userId);
+      if (!email) throw new AppError('unauthorized', 'This session has ended; sign in again');
+      const rightPassword = await passwordAttempt(req, email, 'Too many password attempts; try again later');
+      let changed;
+      try {
+        changed = await changeOwnPassword(deps.db, { userId, currentPassword: body.current_password, newPassword: body.new_password });
+      } catch (err) {
+        // Only a wrong current password counts as a failed attempt.
+        if (!(err instanceof AppError && err.details?.field === 'current_password')) await rightPassword();
+        throw err;
+      }
+      await rightPassword();
       sendData(req, res, 200, { ...(await newSession(changed)), password_change_required: false });
     },
   );
