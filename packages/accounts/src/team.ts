@@ -124,17 +124,17 @@ export const ZChangePasswordRequest = z.object({
     }),
 });
 
-/**
- * Changes the signed-in user's password (the one-time one included): the
- * current one must match and the new one differ from it. Every session of
- * theirs ends; the caller issues a new one with the returned version.
- */
 /** The email a dashboard user signs in with (whose sign-in limits a password change shares); null when the user is gone or switched off. */
 export async function dashboardUserEmail(db: DbOrTx, userId: number): Promise<string | null> {
   const user = await db.dashboardUser.findUnique({ where: { id: userId }, select: { email: true, disabledAt: true } });
   return user && !user.disabledAt ? user.email : null;
 }
 
+/**
+ * Changes the signed-in user's password (the one-time one included): the
+ * current one must match and the new one differ from it. Every session of
+ * theirs ends; the caller issues a new one with the returned version.
+ */
 export async function changeOwnPassword(
   db: DbOrTx,
   opts: { userId: number; currentPassword: string; newPassword: string },
