@@ -222,8 +222,12 @@ test('recover of 500 failed deliveries arrives paced and complete while live eve
       return Date.now() - emittedAt;
     }),
   );
+  // Not behind it: every live event arrived while the recover still had
+  // deliveries to send, each well inside the recover's own span (500 at
+  // 100/s: five seconds). The bound is half that span, not a latency target:
+  // CI on a busy two-core machine has taken 1.7 s for a live delivery.
   expect(requestsTo('/recover').length - 1).toBeLessThan(count);
-  expect(Math.max(...liveLatencies)).toBeLessThan(1500);
+  expect(Math.max(...liveLatencies)).toBeLessThan((count * 1000) / RECOVER_RATE / 2);
 
   await waitFor(() => requestsTo('/recover').length === count + 1, 30_000, 50);
   const recovered = requestsTo('/recover').slice(1);
