@@ -3,7 +3,7 @@
 // scrypt, and passwords kept under weaker hashes than today's.
 import { randomBytes, scryptSync } from 'node:crypto';
 import { availableParallelism } from 'node:os';
-import { PASSWORD_HASH_CONCURRENCY, passwordHashesInFlight } from '@cowrie/accounts';
+import { PASSWORD_HASH_CONCURRENCY, hashPassword, passwordHashesInFlight } from '@cowrie/accounts';
 import { createUserFor, createWorkspaceWithKey, freePort, spawnServiceProcess, waitFor } from '@cowrie/testing';
 import { call, startTestGateway } from './start-test-gateway';
 
@@ -62,7 +62,7 @@ test('password hashing runs at most PASSWORD_HASH_CONCURRENCY at a time (two, on
   expect(slowestHealth).toBeLessThan(100);
 });
 
-test('200 concurrent wrong passwords: while the admitted guesses are hashed the gateway stays responsive (no event-loop stall of 100 ms, a health probe answers within 100 ms), and the address limit holds exactly', async () => {
+test('200 concurrent wrong passwords: while the admitted guesses are hashed the gateway stays responsive (no event-loop stall, no health probe slower than 100 ms or half of one hash on a busy machine), and the address limit holds exactly', async () => {
   // The gateway as `npm start` runs it, in its own process (the load's sender
   // must not share its event loop), with its own key prefix (this file's other
   // tests spent this address's budget) and an address limit of 20 (each
@@ -115,8 +115,14 @@ test('200 concurrent wrong passwords: while the admitted guesses are hashed the 
     const count = (status: number) => results.filter((r) => r.status === status).length;
     expect([count(401), count(429)]).toEqual([19, 181]);
     expect(probes).toBeGreaterThan(20);
-    expect(slowestProbe).toBeLessThan(100);
-    expect(stall).toBeLessThan(100);
+    // A hash run on the event loop would hold it for a whole hash: the bound
+    // is 100 ms, or half of one hash where this machine, busy as it is now,
+    // takes longer than 200 ms for one.
+    const hashStarted = Date.now();
+    await hashPassword('one hash, timed');
+    const stallBound = Math.max(100, (Date.now() - hashStarted) / 2);
+    expect(slowestProbe).toBeLessThan(stallBound);
+    expect(stall).toBeLessThan(stallBound);
   } finally {
     gateway.child.kill('SIGTERM');
     await gateway.exited;
