@@ -25,9 +25,15 @@ export function stableStringify(value: unknown): string {
   );
 }
 
-/** SHA-256 of `METHOD:path:sorted-body` (interface: Idempotency-Key header 2). */
-export function idempotencyRequestHash(method: string, path: string, body: unknown): string {
-  return sha256Hex(`${method.toUpperCase()}:${path}:${stableStringify(body ?? {})}`);
+/**
+ * SHA-256 of `METHOD:path:sorted-body` (interface: Idempotency-Key header 2).
+ * A key is the workspace's; `caller` (a dashboard user's id) makes the same
+ * key and body from another caller a different request, so a reuse is a
+ * conflict, never a replay of someone else's answer (a new key's secret).
+ */
+export function idempotencyRequestHash(method: string, path: string, body: unknown, caller?: string): string {
+  const request = `${method.toUpperCase()}:${path}:${stableStringify(body ?? {})}`;
+  return sha256Hex(caller === undefined ? request : `${caller}:${request}`);
 }
 
 export type ClaimOutcome = { kind: 'claimed' } | { kind: 'replay'; status: number; body: unknown } | { kind: 'conflict' } | { kind: 'in_flight' };

@@ -2,7 +2,9 @@
 // key), a key shown twice or written in a list or a log, a revoked key that
 // still works on the next request, a rolled key that stops at once (an
 // outage) or never stops, a retried roll that makes two keys, a last-used
-// time written on every request.
+// time written on every request, a key's secret handed to another user who
+// sent the same Idempotency-Key.
+import { createUserFor } from '@cowrie/testing';
 import { call, signInNewWorkspace, startTestGateway } from './start-test-gateway';
 
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
@@ -174,6 +176,25 @@ test('a create retried with its Idempotency-Key answers the same key instead of 
   expect(retry.headers.get('idempotent-replayed')).toBe('true');
   expect(retry.body.data.key).toBe(first.body.data.key);
   expect(await gw.env.db.apiKey.count({ where: { name: 'Created once' } })).toBe(1);
+});
+
+test("another user of the workspace who sends the same Idempotency-Key and body gets a conflict, never the first user's new key", async () => {
+  const second = await createUserFor(gw.env.db, a.workspaceId, `second-admin-${a.workspaceId}@example.com`);
+  const login = await call(gw.url, 'POST', '/auth/login', { body: { email: second.email, password: second.password } });
+  expect(login.status).toBe(200);
+  const headers = { 'Idempotency-Key': 'shared-key-name' };
+  const body = { name: 'Same request', scopes: ['read'] };
+  const first = await createKey(a.token, body, headers);
+  expect(first.status).toBe(201);
+  const other = await createKey(login.body.data.token, body, headers);
+  expect(other.status).toBe(409);
+  expect(other.body.error.code).toBe('idempotency_conflict');
+  expect(JSON.stringify(other.body)).not.toContain(first.body.data.key);
+  expect(await gw.env.db.apiKey.count({ where: { workspaceId: a.workspaceId, name: 'Same request' } })).toBe(1);
+  // The first user's retry still replays its own answer.
+  const retry = await createKey(a.token, body, headers);
+  expect(retry.headers.get('idempotent-replayed')).toBe('true');
+  expect(retry.body.data.key).toBe(first.body.data.key);
 });
 
 test('last use is recorded, but not written on every request', async () => {

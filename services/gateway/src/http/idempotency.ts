@@ -22,7 +22,8 @@ function withRequestId(body: unknown, requestId: string): unknown {
 
 /**
  * The Idempotency-Key header on POST /v1 (interface: Idempotency-Key header),
- * and on the dashboard POSTs marked `idempotent` (keyed by the session's workspace).
+ * and on the dashboard POSTs marked `idempotent` (keyed by the session's workspace,
+ * answered only to the user who sent it first).
  * Beyond the interface's point 5, a second request with a key still in flight
  * waits for the first and replays it, or gets 409 if it does not finish in time:
  * the two never both execute.
@@ -54,7 +55,9 @@ export function idempotencyLayer(deps: Pick<GatewayDeps, 'db' | 'config'>): Requ
     if (workspaceId === undefined) return next();
     // The hash walks the whole body: a body the routes would refuse is refused first, the same way.
     assertInputShape(req.body);
-    const requestHash = idempotencyRequestHash(req.method, req.baseUrl + req.path, req.body);
+    // A session's key is its user's: another user of the workspace sending the same key and body gets 409, not this user's answer.
+    const caller = req.session ? `user-${req.session.userId}` : undefined;
+    const requestHash = idempotencyRequestHash(req.method, req.baseUrl + req.path, req.body, caller);
     // Handlers that create money movements record the key with them (a unique
     // index refuses a second), so no failure of this layer can run one twice.
     req.idempotency = { key, requestHash };
