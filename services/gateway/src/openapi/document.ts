@@ -372,7 +372,7 @@ export function buildOpenApiDocument(registry: RouteRegistry, options: OpenApiOp
           in: 'header',
           required: false,
           description:
-            'Replays the stored response of the first successful request with this key (24 hours, per workspace); a different request with the same key is 409.',
+            'Replays the stored response of the first successful request with this key (24 hours, per workspace); a different request with the same key, or the same request from another user of the workspace with a dashboard session, is 409.',
           schema: { type: 'string', maxLength: 254 },
         },
         CowrieMode: {
