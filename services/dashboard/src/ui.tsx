@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState, type ButtonHTMLAttributes, type ReactNode, type Ref } from 'react';
+import { useEffect, useId, useRef, useState, type ButtonHTMLAttributes, type InputHTMLAttributes, type ReactNode, type Ref } from 'react';
 
 interface ButtonProps extends ButtonHTMLAttributes<HTMLButtonElement> {
   ref?: Ref<HTMLButtonElement>;
@@ -317,6 +317,38 @@ export function FilterSelect({
             </option>
           );
         })}
+      </select>
+    </span>
+  );
+}
+
+/** A filter's label and its input (a date, a time, a search text). */
+export function FilterInput({
+  id,
+  label,
+  value,
+  onChange,
+  ...input
+}: { id: string; label: string; value: string; onChange: (value: string) => void } & Omit<InputHTMLAttributes<HTMLInputElement>, 'id' | 'value' | 'onChange'>) {
+  return (
+    <span className="field">
+      <label htmlFor={id}>{label}</label>
+      <input id={id} value={value} onChange={(e) => onChange(e.target.value)} {...input} />
+    </span>
+  );
+}
+
+/** How many rows a page of a list shows. */
+export function RowsSelect({ id, value, onChange, sizes }: { id: string; value: number; onChange: (value: number) => void; sizes: readonly number[] }) {
+  return (
+    <span className="field">
+      <label htmlFor={id}>Rows</label>
+      <select id={id} value={value} onChange={(e) => onChange(Number(e.target.value))}>
+        {sizes.map((n) => (
+          <option key={n} value={n}>
+            {n}
+          </option>
+        ))}
       </select>
     </span>
   );

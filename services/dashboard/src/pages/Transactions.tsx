@@ -3,7 +3,21 @@ import { useMutation } from '@tanstack/react-query';
 import type { Schemas } from '../api';
 import { useApiQuery, usePagedList } from '../queries';
 import { useSession } from '../session';
-import { Amount, Button, DetailList, ErrorNote, FilterSelect, PageHeader, Pager, QueryResult, Table, Time, fromLocalInput } from '../ui';
+import {
+  Amount,
+  Button,
+  DetailList,
+  ErrorNote,
+  FilterInput,
+  FilterSelect,
+  PageHeader,
+  Pager,
+  QueryResult,
+  RowsSelect,
+  Table,
+  Time,
+  fromLocalInput,
+} from '../ui';
 
 type Transaction = Schemas['Transaction'];
 type Status = Schemas['TransactionStatus'];
@@ -201,36 +215,19 @@ export function Transactions() {
           ]}
         />
         <FilterSelect id="tx-currency" label="Currency" value={currency} onChange={setCurrency} choices={(balances.data ?? []).map((b) => b.currency)} />
-        <span className="field">
-          <label htmlFor="tx-from">From</label>
-          <input id="tx-from" type="date" value={from} onChange={(e) => setFrom(e.target.value)} />
-        </span>
-        <span className="field">
-          <label htmlFor="tx-until">Until</label>
-          <input id="tx-until" type="date" value={until} onChange={(e) => setUntil(e.target.value)} />
-        </span>
-        <span className="field">
-          <label htmlFor="tx-search">Search</label>
-          <input
-            id="tx-search"
-            type="search"
-            maxLength={100}
-            value={searchText}
-            onChange={(e) => setSearchText(e.target.value)}
-            placeholder="Reference, name or account"
-          />
-        </span>
+        <FilterInput id="tx-from" label="From" type="date" value={from} onChange={setFrom} />
+        <FilterInput id="tx-until" label="Until" type="date" value={until} onChange={setUntil} />
+        <FilterInput
+          id="tx-search"
+          label="Search"
+          type="search"
+          maxLength={100}
+          value={searchText}
+          onChange={setSearchText}
+          placeholder="Reference, name or account"
+        />
         <Button type="submit">Search</Button>
-        <span className="field">
-          <label htmlFor="tx-limit">Rows</label>
-          <select id="tx-limit" value={limit} onChange={(e) => setLimit(Number(e.target.value))}>
-            {PAGE_SIZES.map((n) => (
-              <option key={n} value={n}>
-                {n}
-              </option>
-            ))}
-          </select>
-        </span>
+        <RowsSelect id="tx-limit" value={limit} onChange={setLimit} sizes={PAGE_SIZES} />
       </form>
       <div className="button-row export-row">
         <Button busy={exportCsv.isPending} busyLabel="Preparing the CSV…" onClick={() => exportCsv.mutate(`/transactions/export?${filters}`)}>

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { newIdempotencyKey, type Schemas } from '../../api';
 import { useApiMutation, useApiQuery, usePagedList } from '../../queries';
-import { Button, DetailList, ErrorNote, FilterSelect, QueryResult, Table, Time, Pager, fromLocalInput } from '../../ui';
+import { Button, DetailList, ErrorNote, FilterInput, FilterSelect, QueryResult, RowsSelect, Table, Time, Pager, fromLocalInput } from '../../ui';
 
 type Delivery = Schemas['WebhookDelivery'];
 type Detail = Schemas['WebhookDeliveryDetail'];
@@ -127,17 +127,14 @@ export function DeliveryLog({ endpoints }: { endpoints: Schemas['WebhookEndpoint
         </Button>
       </div>
       <div className="filters card" role="group" aria-label="Delivery filters">
-        <span className="field">
-          <label htmlFor="log-endpoint">Endpoint</label>
-          <select id="log-endpoint" value={endpointId} onChange={(e) => setEndpointId(e.target.value)}>
-            <option value="">All endpoints</option>
-            {endpoints.map((e) => (
-              <option key={e.id} value={String(e.id)}>
-                {e.url}
-              </option>
-            ))}
-          </select>
-        </span>
+        <FilterSelect
+          id="log-endpoint"
+          label="Endpoint"
+          value={endpointId}
+          onChange={setEndpointId}
+          anyLabel="All endpoints"
+          choices={endpoints.map((e) => ({ value: String(e.id), label: e.url }))}
+        />
         <FilterSelect
           id="log-event"
           label="Event"
@@ -156,24 +153,9 @@ export function DeliveryLog({ endpoints }: { endpoints: Schemas['WebhookEndpoint
             { value: 'false', label: 'Failed' },
           ]}
         />
-        <span className="field">
-          <label htmlFor="log-from">From</label>
-          <input id="log-from" type="datetime-local" value={from} onChange={(e) => setFrom(e.target.value)} />
-        </span>
-        <span className="field">
-          <label htmlFor="log-to">Before</label>
-          <input id="log-to" type="datetime-local" value={to} onChange={(e) => setTo(e.target.value)} />
-        </span>
-        <span className="field">
-          <label htmlFor="log-limit">Rows</label>
-          <select id="log-limit" value={limit} onChange={(e) => setLimit(Number(e.target.value))}>
-            {LIMITS.map((n) => (
-              <option key={n} value={n}>
-                {n}
-              </option>
-            ))}
-          </select>
-        </span>
+        <FilterInput id="log-from" label="From" type="datetime-local" value={from} onChange={setFrom} />
+        <FilterInput id="log-to" label="Before" type="datetime-local" value={to} onChange={setTo} />
+        <RowsSelect id="log-limit" value={limit} onChange={setLimit} sizes={LIMITS} />
       </div>
       <ErrorNote error={types.error} prefix="Event names could not be loaded" />
       <QueryResult
