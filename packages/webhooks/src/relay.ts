@@ -183,6 +183,12 @@ export async function relayOutbox(opts: RelayOutboxOptions): Promise<{ events: n
   return { events, deliveries };
 }
 
+/** Where a sweep stopped: the last row it looked at, in (createdAt, id) order. */
+export interface SweepCursor {
+  createdAt: Date;
+  id: bigint;
+}
+
 export interface SweepPendingDeliveriesOptions {
   db: PrismaClient;
   queue: Queue;
@@ -190,6 +196,8 @@ export interface SweepPendingDeliveriesOptions {
   olderThanMs: number;
   /** Rows looked at per sweep. Default 500. */
   limit?: number;
+  /** Look at the rows after this one (the previous page's `next`); from the oldest without it. */
+  after?: SweepCursor;
   now?: Date;
   log?: Logger;
 }
@@ -199,20 +207,28 @@ export interface SweepPendingDeliveriesOptions {
  * between the relay's commit and its enqueue), or whose job failed or
  * finished without recording an outcome. A row with a waiting, delayed or
  * active job is left to it. The worker skips rows that already have an
- * outcome, so a late duplicate job sends nothing.
+ * outcome, so a late duplicate job sends nothing. Looks at one page of
+ * `limit` rows, oldest first after `after`; `next` is where the following
+ * page starts, or null once the newest was reached.
  */
-export async function sweepPendingDeliveries(opts: SweepPendingDeliveriesOptions): Promise<{ requeued: number }> {
+export async function sweepPendingDeliveries(opts: SweepPendingDeliveriesOptions): Promise<{ requeued: number; next: SweepCursor | null }> {
   const cutoff = new Date((opts.now ?? new Date()).getTime() - opts.olderThanMs);
+  const limit = opts.limit ?? 500;
+  const { after } = opts;
   const stale = await opts.db.webhookDelivery.findMany({
-    where: { completedAt: null, createdAt: { lte: cutoff } },
-    select: { deliveryId: true, dispatch: true },
-    orderBy: { createdAt: 'asc' },
-    take: opts.limit ?? 500,
+    where: {
+      completedAt: null,
+      createdAt: { lte: cutoff },
+      ...(after ? { OR: [{ createdAt: { gt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] } : {}),
+    },
+    select: { id: true, createdAt: true, deliveryId: true, dispatch: true },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    take: limit,
   });
   const toAdd: DispatchKey[] = [];
   let retried = 0;
-  for (const key of stale) {
-    const { deliveryId } = key;
+  for (const { deliveryId, dispatch } of stale) {
+    const key = { deliveryId, dispatch };
     const jobId = deliveryJobId(key);
     const state = await opts.queue.getJobState(jobId);
     if (state === 'unknown') {
@@ -230,5 +246,22 @@ export async function sweepPendingDeliveries(opts: SweepPendingDeliveriesOptions
   }
   await enqueueDeliveries(opts.queue, toAdd);
   if (toAdd.length) opts.log?.warn({ count: toAdd.length }, 'queued pending webhook deliveries that had no job');
-  return { requeued: toAdd.length + retried };
+  const last = stale.at(-1);
+  return { requeued: toAdd.length + retried, next: stale.length === limit && last ? { createdAt: last.createdAt, id: last.id } : null };
+}
+
+/**
+ * The sweep as a polling loop runs it: each pass looks at the page after the
+ * previous one and starts over from the oldest once it reached the newest,
+ * so every pending row is looked at within (pending rows / limit) passes. A
+ * lost delivery behind more than `limit` healthy ones (a large paced recover,
+ * a backlog in its retries) is not left waiting until they are all sent.
+ */
+export function pendingDeliverySweeper(opts: Omit<SweepPendingDeliveriesOptions, 'after' | 'now'>) {
+  let after: SweepCursor | undefined;
+  return async (now?: Date): Promise<{ requeued: number }> => {
+    const { requeued, next } = await sweepPendingDeliveries({ ...opts, after, now });
+    after = next ?? undefined;
+    return { requeued };
+  };
 }

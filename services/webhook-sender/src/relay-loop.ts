@@ -1,7 +1,7 @@
 import type { Queue } from 'bullmq';
 import type { Logger, Config } from '@cowrie/core';
 import type { PrismaClient, SqlPool } from '@cowrie/db';
-import { relayOutbox, sweepPendingDeliveries } from '@cowrie/webhooks';
+import { pendingDeliverySweeper, relayOutbox } from '@cowrie/webhooks';
 import { startPollingLoop, type PollingLoop } from '@cowrie/service-kit';
 
 // The sweep only matters after a crash, so it runs far less often than the
@@ -17,6 +17,7 @@ export type RelayLoop = PollingLoop;
  */
 export function startRelayLoop(opts: { db: PrismaClient; sql: SqlPool; queue: Queue; config: Config; logger: Logger }): RelayLoop {
   let lastSweep = 0;
+  const sweep = pendingDeliverySweeper({ db: opts.db, queue: opts.queue, olderThanMs: opts.config.WEBHOOK_SWEEP_AFTER_MS, log: opts.logger });
   return startPollingLoop({
     name: 'outbox-relay',
     everyMs: opts.config.WEBHOOK_RELAY_POLL_MS,
@@ -26,7 +27,7 @@ export function startRelayLoop(opts: { db: PrismaClient; sql: SqlPool; queue: Qu
       if (relayed.events) opts.logger.debug(relayed, 'outbox relayed');
       if (Date.now() - lastSweep >= sweepEveryMs(opts.config)) {
         lastSweep = Date.now();
-        await sweepPendingDeliveries({ db: opts.db, queue: opts.queue, olderThanMs: opts.config.WEBHOOK_SWEEP_AFTER_MS, log: opts.logger });
+        await sweep();
       }
     },
   });

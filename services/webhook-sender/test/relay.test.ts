@@ -5,7 +5,16 @@ import type { Queue } from 'bullmq';
 import { createWorkspace } from '@cowrie/accounts';
 import { createRedis, openQueue, type RedisClient } from '@cowrie/core';
 import { createTestEnv, startHttpReceiver, waitFor, type HttpReceiver, type TestEnv } from '@cowrie/testing';
-import { claimOutboxEvents, deliveryJobId, enqueueDeliveries, relayOutbox, requestOutboxRelay, sweepPendingDeliveries, webhooksQueue } from '@cowrie/webhooks';
+import {
+  claimOutboxEvents,
+  deliveryJobId,
+  enqueueDeliveries,
+  pendingDeliverySweeper,
+  relayOutbox,
+  requestOutboxRelay,
+  sweepPendingDeliveries,
+  webhooksQueue,
+} from '@cowrie/webhooks';
 import { startWebhookWorker, type RunningWebhookWorker } from '../src/worker';
 import { addEndpoint, emit } from './helpers';
 
@@ -69,7 +78,7 @@ test('killed between claim and enqueue: the restarted sender delivers the event 
   try {
     await waitFor(async () => (await env.db.webhookDelivery.findUniqueOrThrow({ where: { deliveryId_dispatch: { deliveryId, dispatch: 0 } } })).completedAt);
     await settle();
-    expect(await sweepPendingDeliveries({ db: env.db, queue, olderThanMs: 0 })).toEqual({ requeued: 0 });
+    expect((await sweepPendingDeliveries({ db: env.db, queue, olderThanMs: 0 })).requeued).toBe(0);
     await settle();
   } finally {
     await restarted.stop();
@@ -88,7 +97,7 @@ test('a delivery queued again (relay restarted after enqueue, sweep racing) is s
     deliveryId = await claimOne();
     await enqueueDeliveries(queue, [{ deliveryId, dispatch: 0 }]);
     await enqueueDeliveries(queue, [{ deliveryId, dispatch: 0 }]);
-    expect(await sweepPendingDeliveries({ db: env.db, queue, olderThanMs: 0 })).toEqual({ requeued: 0 });
+    expect((await sweepPendingDeliveries({ db: env.db, queue, olderThanMs: 0 })).requeued).toBe(0);
     expect(await queue.getJobCounts('waiting', 'wait')).toMatchObject({ waiting: 1 });
   } finally {
     worker.worker.resume();
@@ -115,10 +124,36 @@ test('a delivery whose job failed before recording an outcome is retried by the 
   expect(received('/failed-job')).toHaveLength(0);
 
   await env.db.webhookEndpoint.update({ where: { id: endpoint.id }, data: { secretEncrypted: sealed } });
-  expect(await sweepPendingDeliveries({ db: env.db, queue, olderThanMs: 0 })).toEqual({ requeued: 1 });
+  expect((await sweepPendingDeliveries({ db: env.db, queue, olderThanMs: 0 })).requeued).toBe(1);
   await waitFor(async () => (await env.db.webhookDelivery.findUniqueOrThrow({ where: { deliveryId_dispatch: { deliveryId, dispatch: 0 } } })).completedAt);
   expect(received('/failed-job')).toHaveLength(1);
   expect(await env.db.webhookDelivery.findUniqueOrThrow({ where: { deliveryId_dispatch: { deliveryId, dispatch: 0 } } })).toMatchObject({ ok: 1, attempts: 1 });
+});
+
+test('a lost delivery behind more healthy pending ones than a sweep looks at is queued within a pass per page, not after they are all sent', async () => {
+  await addEndpoint(env, workspaceId, `${receiver.url}/behind`);
+  for (let i = 0; i < 5; i++) await emit(env, workspaceId, 'transfer.completed', { id: 100 + i });
+  const { deliveryIds } = await claimOutboxEvents(env.sql, { batchSize: 10 });
+  expect(deliveryIds).toHaveLength(5);
+  // Four older rows whose jobs wait a minute (a paced recover, a retry's backoff); the newest lost its job.
+  const base = Date.now() - 60_000;
+  for (const [i, deliveryId] of deliveryIds.entries()) {
+    await env.db.webhookDelivery.update({ where: { deliveryId_dispatch: { deliveryId, dispatch: 0 } }, data: { createdAt: new Date(base + i * 1000) } });
+  }
+  const healthy = deliveryIds.slice(0, 4).map((deliveryId) => ({ deliveryId, dispatch: 0 }));
+  const lost = { deliveryId: deliveryIds[4]!, dispatch: 0 };
+  await enqueueDeliveries(queue, healthy, { pace: { startDelayMs: 60_000, intervalMs: 0 } });
+
+  const sweep = pendingDeliverySweeper({ db: env.db, queue, olderThanMs: 0, limit: 3 });
+  expect(await sweep()).toEqual({ requeued: 0 });
+  expect(await sweep()).toEqual({ requeued: 1 });
+  await waitFor(async () => (await env.db.webhookDelivery.findUniqueOrThrow({ where: { deliveryId_dispatch: lost } })).completedAt);
+  expect(received('/behind').map((r) => r.headers['x-cowrie-delivery'])).toEqual([lost.deliveryId]);
+  // From the oldest again: the delayed ones are still left to their jobs.
+  expect(await sweep()).toEqual({ requeued: 0 });
+  for (const key of healthy) expect(await queue.getJobState(deliveryJobId(key))).toBe('delayed');
+  for (const key of healthy) await (await queue.getJob(deliveryJobId(key)))?.remove();
+  await env.db.webhookDelivery.updateMany({ where: { deliveryId: { in: deliveryIds } }, data: { completedAt: new Date() } });
 });
 
 test('a relay that dies inside its transaction leaves the event to the next one; locked events are skipped, not waited for', async () => {
