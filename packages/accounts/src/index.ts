@@ -6,3 +6,4 @@ export * from './sessions';
 export * from './workspaces';
 export * from './api-key-cache';
 export * from './team';
+export * from './second-factor';

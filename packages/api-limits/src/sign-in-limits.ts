@@ -38,10 +38,27 @@ export type SignInAttempt =
  * instead, more with each failure past it.
  */
 export async function takeSignInAttempt(redis: RedisClient, opts: SignInLimits): Promise<SignInAttempt> {
-  const refusing = [
-    { key: `${opts.keyPrefix}login:${opts.email.toLowerCase()}`, limit: SIGN_IN_EMAIL_FAILURES },
-    { key: `${opts.keyPrefix}login-ip:${opts.clientAddress}`, limit: opts.addressLimit },
-  ];
+  return takeAttempts(redis, opts, { key: `${opts.keyPrefix}login:${opts.email.toLowerCase()}`, limit: SIGN_IN_EMAIL_FAILURES });
+}
+
+export interface SecondFactorLimits extends Omit<SignInLimits, 'email'> {
+  /** The dashboard user whose code is being checked. */
+  userId: number;
+}
+
+/**
+ * One check of a second-factor code (a sign-in's second step, a step-up,
+ * enrolment's confirmation, turning the factor off), limited as passwords
+ * are: per user as per email (10 failures in 15 minutes, then 429), and on
+ * the same per-address and global counters as sign-ins, so guesses at codes
+ * and at passwords from one address add up.
+ */
+export async function takeSecondFactorAttempt(redis: RedisClient, opts: SecondFactorLimits): Promise<SignInAttempt> {
+  return takeAttempts(redis, opts, { key: `${opts.keyPrefix}mfa:${opts.userId}`, limit: SIGN_IN_EMAIL_FAILURES });
+}
+
+async function takeAttempts(redis: RedisClient, opts: Omit<SignInLimits, 'email'>, subject: { key: string; limit: number }): Promise<SignInAttempt> {
+  const refusing = [subject, { key: `${opts.keyPrefix}login-ip:${opts.clientAddress}`, limit: opts.addressLimit }];
   const taken: string[] = [];
   const giveBack = () => Promise.all(taken.map((key) => giveBackAttempt(redis, key))).then(() => undefined);
   for (const counter of refusing) {

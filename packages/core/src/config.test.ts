@@ -101,3 +101,15 @@ test('in production live mode refuses to start on a sandbox rail or code provide
   // Outside production the sandbox is the default, and needs no flag.
   expect(() => loadConfig({})).not.toThrow();
 });
+
+test('REQUIRE_MFA_FOR_ADMINS is on by default in production only, and STEP_UP_SECONDS defaults to 300', () => {
+  const production = { NODE_ENV: 'production', JWT_SECRET: STRONG_SESSION_SECRET, ENCRYPTION_KEY: STRONG_ENCRYPTION_KEY, ALLOW_SANDBOX_IN_PRODUCTION: 'true' };
+  expect(loadConfig(production).REQUIRE_MFA_FOR_ADMINS).toBe(true);
+  expect(loadConfig({ ...production, REQUIRE_MFA_FOR_ADMINS: 'false' }).REQUIRE_MFA_FOR_ADMINS).toBe(false);
+  expect(loadConfig({}).REQUIRE_MFA_FOR_ADMINS).toBe(false);
+  expect(loadConfig({ REQUIRE_MFA_FOR_ADMINS: 'true' }).REQUIRE_MFA_FOR_ADMINS).toBe(true);
+  expect(() => loadConfig({ REQUIRE_MFA_FOR_ADMINS: 'yes' })).toThrow(/REQUIRE_MFA_FOR_ADMINS/);
+  expect(loadConfig({}).STEP_UP_SECONDS).toBe(300);
+  expect(loadConfig({ STEP_UP_SECONDS: '60' }).STEP_UP_SECONDS).toBe(60);
+  expect(() => loadConfig({ STEP_UP_SECONDS: '0' })).toThrow(/STEP_UP_SECONDS/);
+});

@@ -147,6 +147,10 @@ export const ZConfig = z
     AUTH_LOGIN_IP_FAILURE_LIMIT: positiveInt(50),
     // failed dashboard sign-ins across every email and address per 15 minutes before each attempt is slowed (never refused)
     AUTH_LOGIN_GLOBAL_FAILURE_LIMIT: positiveInt(1000),
+    // owners and admins without a second factor may sign in only to enrol one: `true` by default in production, `false` elsewhere
+    REQUIRE_MFA_FOR_ADMINS: z.enum(['true', 'false']).optional(),
+    // how long a sign-in or a step-up (a code, or the password of a user without a second factor) lets a session move money, make keys, invite or change webhook URLs
+    STEP_UP_SECONDS: positiveInt(300),
     // 64 hex characters (32 bytes): AES-256-GCM key for secrets at rest and in job data
     ENCRYPTION_KEY: z
       .string()
@@ -293,6 +297,7 @@ export const ZConfig = z
     return {
       ...c,
       OPS_BOARD_READ_ONLY: c.OPS_BOARD_READ_ONLY === undefined ? production : c.OPS_BOARD_READ_ONLY === 'true',
+      REQUIRE_MFA_FOR_ADMINS: c.REQUIRE_MFA_FOR_ADMINS === undefined ? production : c.REQUIRE_MFA_FOR_ADMINS === 'true',
       JWT_SECRET: c.JWT_SECRET ?? (production ? '' : DEV_ONLY_SESSION_SECRET),
       ENCRYPTION_KEY: c.ENCRYPTION_KEY ?? (production ? '' : DEV_ONLY_ENCRYPTION_KEY),
     };

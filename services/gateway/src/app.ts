@@ -11,6 +11,7 @@ import type { Lifecycle } from './http/lifecycle';
 import { RouteRegistry } from './http/route-registry';
 import { registerHealthRoutes } from './routes/health';
 import { registerAuthRoutes } from './routes/auth';
+import { registerMfaRoutes } from './routes/mfa';
 import { registerCatalogRoutes } from './routes/catalog';
 import { registerVerificationRoutes } from './routes/verifications';
 import { registerDepositRoutes } from './routes/deposits';
@@ -78,6 +79,7 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   registerQueueBoard(app, deps);
   registerHealthRoutes(root, deps, { stopping: options.lifecycle?.isStopping });
   registerAuthRoutes(root, deps);
+  registerMfaRoutes(root, deps);
   registerWebhookRoutes(root, deps);
   registerApiKeyRoutes(root, deps);
   registerDashboardLedgerRoutes(root, deps);

@@ -10,7 +10,7 @@ import {
 import type { GatewayDeps } from '../deps';
 import { assertInputShape } from './validate';
 import { assertScope, assertSessionMay } from './api-auth';
-import { sessionRoleOf, type RouteRegistry } from './route-registry';
+import { sessionRuleOf, type RouteRegistry } from './route-registry';
 
 function withRequestId(body: unknown, requestId: string): unknown {
   if (body && typeof body === 'object' && 'meta' in body) {
@@ -47,9 +47,8 @@ export function idempotencyLayer(deps: Pick<GatewayDeps, 'db' | 'config'>): Requ
     // answer (a new API key, a one-time password) of a caller who had it.
     const route = (req.app.locals.routes as RouteRegistry | undefined)?.routeFor(req.method, req.baseUrl + req.path);
     if (route?.auth.kind === 'api_key' && route.auth.scope) assertScope(req, route.auth.scope);
-    if (route?.auth.kind === 'session') {
-      assertSessionMay(req, { role: sessionRoleOf({ method: route.method, auth: route.auth }), beforePasswordChange: route.auth.beforePasswordChange });
-    }
+    // The same for a session that has not stepped up: a replay hands over what the request would make.
+    if (route?.auth.kind === 'session') assertSessionMay(req, sessionRuleOf({ method: route.method, auth: route.auth }, req.body));
     const sealed = route?.responseHoldsSecret === true;
     const workspaceId = req.apiKey?.workspaceId ?? req.session?.workspaceId;
     if (workspaceId === undefined) return next();

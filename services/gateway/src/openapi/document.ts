@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { SIGNATURE_HEADER, WEBHOOK_RETRY_DELAYS_MS } from '@cowrie/webhooks';
-import { sessionRoleOf, type RegisteredRoute, type RouteRegistry } from '../http/route-registry';
+import { sessionRoleOf, type RegisteredRoute, type RouteRegistry, type SessionRole, type StepUpRule } from '../http/route-registry';
 import { SCHEMA_NAMES, ZErrorResponse, ZResponseMeta } from './schemas';
 import { WEBHOOK_EVENTS, type WebhookEventSpec } from './webhooks';
 
@@ -122,7 +122,7 @@ const pathParamNames = (fullPath: string) => [...fullPath.matchAll(/:([A-Za-z0-9
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'invalid_request: a field is missing or invalid (details.field names it)',
   401: 'unauthorized: missing, malformed, unknown or revoked credential',
-  403: 'insufficient_scope: the API key lacks the required scope; on a dashboard route, the user must first change their one-time password (details.reason password_change_required) or lacks the role',
+  403: 'insufficient_scope: the API key lacks the required scope; on a dashboard route, the user must first change their one-time password (details.reason password_change_required) or, as an owner or admin under REQUIRE_MFA_FOR_ADMINS, turn on a second factor (details.reason mfa_enrolment_required), or lacks the role',
   404: 'not_found',
   409: 'idempotency_conflict: the Idempotency-Key was reused with a different request, or is still in progress',
   429: 'rate_limited: request budget (per API key on /v1, per session on dashboard routes) or another limit exceeded (details.retry_after_seconds)',
@@ -141,7 +141,9 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Payouts: 'Money out of a wallet to a bank account or a saved beneficiary.',
   'Bank lookup': 'The banks a payout can reach, and the name of an account number.',
   'Balances and ledger': 'Wallet balances, ledger transactions and the accounts paid.',
-  Dashboard: 'Dashboard users sign in for a session token; the webhook routes take it.',
+  Dashboard:
+    'Dashboard users sign in for a session token (with a second factor on, in two steps: the password, then a code); the dashboard routes take it. ' +
+    'Guarded changes (payouts, API keys, invitations, webhook URLs and secrets) also need a sign-in or a step-up within STEP_UP_SECONDS.',
   'Webhooks (dashboard)': 'Webhook endpoints and the delivery log, with a dashboard session.',
   'Balances and ledger (dashboard)': "The signed-in workspace's balances and ledger, with a dashboard session: the reads of /v1/balances and /v1/transactions.",
   'Payouts (dashboard)':
@@ -236,8 +238,8 @@ function responsesOf(route: RegisteredRoute, schemas: DocumentSchemas): Record<s
   if (route.auth.kind !== 'none') errors.add(401);
   if (route.auth.kind !== 'none') errors.add(429);
   if (route.auth.kind === 'api_key' && route.auth.scope) errors.add(403);
-  // Any session route refuses a user who must first change a one-time password.
-  if (route.auth.kind === 'session' && !route.auth.beforePasswordChange) errors.add(403);
+  // Any session route refuses a user who must first change a one-time password, or turn on a second factor, unless it answers them.
+  if (route.auth.kind === 'session' && (!route.auth.beforePasswordChange || !route.auth.beforeMfaEnrolment || route.auth.stepUp)) errors.add(403);
   if (route.request?.body || route.request?.query || route.request?.params) errors.add(400);
   if (v1 && route.method === 'post') errors.add(409);
   for (const code of [...errors].sort()) {
@@ -251,6 +253,21 @@ function responsesOf(route: RegisteredRoute, schemas: DocumentSchemas): Record<s
   return responses;
 }
 
+const SESSION_ROLE_LINES: Record<SessionRole, string> = {
+  owner: 'Dashboard session (POST /auth/login) of an owner; an admin or a member gets 403.',
+  team_admin: 'Dashboard session (POST /auth/login) of an owner or an admin; a member gets 403.',
+  any_user: 'Dashboard session (POST /auth/login) of any user of the workspace.',
+};
+
+function stepUpLineOf(rule: StepUpRule): string {
+  const when = rule === true ? '' : ` (${rule.description})`;
+  return (
+    `**Step-up${when}:** the session must have signed in or stepped up (POST /auth/step-up) within the last STEP_UP_SECONDS (default 300); ` +
+    'otherwise 403 insufficient_scope with details.reason step_up_required (and details.step_up_with: code or password). ' +
+    'Step up, then send the same request again (with the same Idempotency-Key).'
+  );
+}
+
 function operationOf(route: RegisteredRoute, schemas: DocumentSchemas): JsonSchema {
   const auth = route.auth;
   const security = auth.kind === 'api_key' ? [{ apiKey: [] }] : auth.kind === 'session' ? [{ session: [] }] : [];
@@ -260,20 +277,21 @@ function operationOf(route: RegisteredRoute, schemas: DocumentSchemas): JsonSche
         ? `Scope: \`${auth.scope}\`.`
         : 'Any valid API key.'
       : auth.kind === 'session'
-        ? sessionRoleOf({ method: route.method, auth }) === 'team_admin'
-          ? 'Dashboard session (POST /auth/login) of an owner or an admin; a member gets 403.'
-          : 'Dashboard session (POST /auth/login) of any user of the workspace.'
+        ? SESSION_ROLE_LINES[sessionRoleOf({ method: route.method, auth })]
         : 'No authentication.';
+  const stepUpLine = auth.kind === 'session' && auth.stepUp ? stepUpLineOf(auth.stepUp) : undefined;
   const operation: JsonSchema = {
     operationId: route.operationId,
     summary: route.summary,
-    description: [route.description, scopeLine].filter(Boolean).join('\n\n'),
+    description: [route.description, scopeLine, stepUpLine].filter(Boolean).join('\n\n'),
     tags: [route.tag],
     security,
     parameters: parametersOf(route, schemas),
     responses: responsesOf(route, schemas),
   };
   if (auth.kind === 'api_key') operation['x-cowrie-scope'] = auth.scope;
+  // Machine-readable: true, or the condition under which this route needs a step-up.
+  if (auth.kind === 'session' && auth.stepUp) operation['x-cowrie-step-up'] = auth.stepUp === true ? true : auth.stepUp.description;
   if (route.request?.body) {
     operation.requestBody = { required: true, content: { 'application/json': { schema: schemas.of(route.request.body, 'input') } } };
   }

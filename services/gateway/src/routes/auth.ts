@@ -1,12 +1,24 @@
-import { setTimeout } from 'node:timers/promises';
-import type { Request } from 'express';
 import { z } from 'zod';
 import { AppError } from '@cowrie/core';
-import { ZChangePasswordRequest, changeOwnPassword, checkDashboardCredentials, dashboardUserEmail, endUserSessions, issueSessionToken } from '@cowrie/accounts';
-import { takeSignInAttempt } from '@cowrie/api-limits';
+import {
+  LOGIN_CHALLENGE_TTL_SECONDS,
+  ZChangePasswordRequest,
+  changeOwnPassword,
+  checkDashboardCredentials,
+  checkLoginChallengeCode,
+  dashboardUserEmail,
+  endUserSessions,
+  hasSecondFactor,
+  issueLoginChallenge,
+  issueSessionToken,
+  mfaEnrolmentRequired,
+  readLoginChallenge,
+  spendLoginChallenge,
+} from '@cowrie/accounts';
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
 import { sendData, sessionOf } from '../http/respond';
+import { signInAttempts } from '../http/sign-in-attempts';
 import { named } from '../openapi/schemas';
 
 const ZLoginRequest = named(
@@ -22,37 +34,50 @@ const ZSession = named(
   z.object({
     token: z.string().meta({ description: 'Send as Authorization: Bearer <token> to the dashboard routes' }),
     expires_in: z.number().int().meta({ description: 'Seconds' }),
+    mfa_required: z.literal(false).meta({ description: 'A session: the sign-in is complete' }),
     password_change_required: z.boolean().meta({
       description: 'Signed in with a one-time password: every dashboard route but POST /auth/password and /auth/logout answers 403 until it is changed',
     }),
+    mfa_enrolment_required: z.boolean().meta({
+      description:
+        'An owner or admin without a second factor under REQUIRE_MFA_FOR_ADMINS: every dashboard route but enrolment (POST /auth/mfa/totp, /auth/mfa/totp/confirm), GET /auth/mfa, POST /auth/password and /auth/logout answers 403 until it is on',
+    }),
+  }),
+);
+
+const ZMfaChallenge = named(
+  'MfaChallenge',
+  z.object({
+    mfa_required: z.literal(true).meta({ description: 'The password was right; the user has a second factor: send a code with this challenge to POST /auth/login/mfa' }),
+    challenge: z.string().meta({ description: 'Single use, for this sign-in only' }),
+    expires_in: z.number().int().meta({ description: `Seconds the challenge stays valid (${LOGIN_CHALLENGE_TTL_SECONDS})` }),
+  }),
+);
+
+const ZLoginMfaRequest = named(
+  'LoginMfaRequest',
+  z.object({
+    challenge: z.string().min(1).max(2000),
+    code: z.string().trim().min(1).max(64).meta({ description: 'The 6-digit code of the authenticator app, or one of the recovery codes (each works once)' }),
   }),
 );
 
 const ZSignedOut = named('SignedOut', z.object({ signed_out: z.literal(true) }));
 
 export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
-  /**
-   * One password check against `email`'s sign-in limits (per email, per client
-   * address, slowed past the global budget): a sign-in, or the current
-   * password of a password change, which share the email's counter, so a
-   * stolen session cannot guess the password faster than a stranger could.
-   */
-  const passwordAttempt = async (req: Request, email: string, refusal: string) => {
-    const attempt = await takeSignInAttempt(deps.redis, {
-      keyPrefix: deps.config.REDIS_KEY_PREFIX,
-      email,
-      clientAddress: req.ip ?? req.socket.remoteAddress ?? 'unknown',
-      addressLimit: deps.config.AUTH_LOGIN_IP_FAILURE_LIMIT,
-      globalLimit: deps.config.AUTH_LOGIN_GLOBAL_FAILURE_LIMIT,
-    });
-    if (attempt.kind === 'refused') throw new AppError('rate_limited', refusal, { details: { retry_after_seconds: attempt.retryAfterSeconds } });
-    if (attempt.delayMs > 0) {
-      req.log.warn({ delayMs: attempt.delayMs }, 'sign-in slowed: failures past the global budget');
-      await setTimeout(attempt.delayMs);
-    }
-    // A right password: the places are given back. A refund that fails leaves an attempt counted, which is all it costs.
-    return () => attempt.succeeded().catch((err: Error) => req.log.warn({ err: { message: err.message } }, 'sign-in limit refund failed'));
-  };
+  const attempts = signInAttempts(deps);
+
+  const newSession = async (user: { id: number; workspaceId: number; sessionVersion: number; role: string; passwordChangeRequired: boolean; totpConfirmedAt: Date | null }) => ({
+    token: await issueSessionToken(
+      { userId: user.id, workspaceId: user.workspaceId, version: user.sessionVersion },
+      deps.config.JWT_SECRET,
+      deps.config.JWT_TTL_SECONDS,
+    ),
+    expires_in: deps.config.JWT_TTL_SECONDS,
+    mfa_required: false as const,
+    password_change_required: user.passwordChangeRequired,
+    mfa_enrolment_required: mfaEnrolmentRequired(user, deps.config.REQUIRE_MFA_FOR_ADMINS),
+  });
 
   app.route(
     {
@@ -60,11 +85,15 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
       path: '/auth/login',
       operationId: 'login',
       summary: 'Sign in to the dashboard',
+      description:
+        'Without a second factor the answer is a session. With one, it is a challenge (`mfa_required: true`) and no token: ' +
+        'send it with a code to POST /auth/login/mfa within 5 minutes. A sign-in counts as a step-up at its time.',
       tag: 'Dashboard',
       auth: { kind: 'none' },
+      responseHoldsSecret: true,
       request: { body: ZLoginRequest },
       responses: {
-        200: { description: 'A session token', data: ZSession },
+        200: { description: 'A session token, or a challenge for the second step', data: z.union([ZSession, ZMfaChallenge]) },
         401: { description: 'unauthorized: email or password is incorrect' },
         429: {
           description:
@@ -73,25 +102,58 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
       },
     },
     async ({ body: { email, password } }, req, res) => {
-      const rightPassword = await passwordAttempt(req, email, 'Too many sign-in attempts; try again later');
+      const rightPassword = await attempts.password(req, email, 'Too many sign-in attempts; try again later');
       const user = await checkDashboardCredentials(deps.db, email, password);
       if (!user) throw new AppError('unauthorized', 'Email or password is incorrect');
       await rightPassword();
-      sendData(req, res, 200, {
-        ...(await newSession({ id: user.id, workspaceId: user.workspaceId, sessionVersion: user.sessionVersion })),
-        password_change_required: user.passwordChangeRequired,
-      });
+      if (hasSecondFactor(user)) {
+        const challenge = await issueLoginChallenge(user, deps.config.JWT_SECRET);
+        sendData(req, res, 200, { mfa_required: true, challenge, expires_in: LOGIN_CHALLENGE_TTL_SECONDS });
+        return;
+      }
+      sendData(req, res, 200, await newSession(user));
     },
   );
 
-  const newSession = async (user: { id: number; workspaceId: number; sessionVersion: number }) => ({
-    token: await issueSessionToken(
-      { userId: user.id, workspaceId: user.workspaceId, version: user.sessionVersion },
-      deps.config.JWT_SECRET,
-      deps.config.JWT_TTL_SECONDS,
-    ),
-    expires_in: deps.config.JWT_TTL_SECONDS,
-  });
+  app.route(
+    {
+      method: 'post',
+      path: '/auth/login/mfa',
+      operationId: 'loginMfa',
+      summary: 'Sign in, second step: a code of the second factor',
+      description:
+        'The challenge of POST /auth/login and a code: the current 6-digit code (the step before or after is accepted too, for clock drift; each code once), ' +
+        'or a recovery code (each once). A wrong code leaves the challenge usable until it expires; the right one spends it.',
+      tag: 'Dashboard',
+      auth: { kind: 'none' },
+      responseHoldsSecret: true,
+      request: { body: ZLoginMfaRequest },
+      responses: {
+        200: { description: 'A session token', data: ZSession },
+        401: { description: 'unauthorized: the code is incorrect or already used, or the challenge expired, was used, or its user signed out since' },
+        429: { description: "rate_limited: too many wrong codes for this user (10 within 15 minutes, as for a password), or failed attempts from this client address" },
+      },
+    },
+    async ({ body }, req, res) => {
+      const challenge = await readLoginChallenge(body.challenge, deps.config.JWT_SECRET);
+      if (!challenge) throw new AppError('unauthorized', 'This sign-in has expired; sign in again with your password');
+      const rightCode = await attempts.code(req, challenge.userId, 'Too many wrong codes; try again later');
+      const outcome = await checkLoginChallengeCode(deps.db, { challenge, code: body.code, encryptionKey: deps.config.ENCRYPTION_KEY });
+      // A user signed out, removed or whose factor was reset since the password step starts again.
+      if (outcome.kind === 'ended' || (outcome.kind === 'refused' && outcome.reason === 'no_factor')) {
+        throw new AppError('unauthorized', 'This sign-in has expired; sign in again with your password');
+      }
+      if (outcome.kind === 'refused') {
+        throw new AppError('unauthorized', outcome.reason === 'replayed' ? 'This code was already used; wait for the next one' : 'The code is incorrect');
+      }
+      await rightCode();
+      // One challenge, one session: of two requests with right codes, the second is refused.
+      if (!(await spendLoginChallenge(deps.redis, deps.config.REDIS_KEY_PREFIX, challenge))) {
+        throw new AppError('unauthorized', 'This sign-in was already completed; sign in again');
+      }
+      sendData(req, res, 200, await newSession(outcome.user));
+    },
+  );
 
   app.route(
     {
@@ -101,7 +163,8 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
       summary: "Change the signed-in user's password",
       description: 'The current password (a one-time one included) must match. Every session of the user ends, this one too: the answer is a new session.',
       tag: 'Dashboard',
-      auth: { kind: 'session', role: 'any_user', beforePasswordChange: true },
+      auth: { kind: 'session', role: 'any_user', beforePasswordChange: true, beforeMfaEnrolment: true },
+      responseHoldsSecret: true,
       request: { body: named('ChangePasswordRequest', ZChangePasswordRequest) },
       responses: {
         200: { description: 'A new session token', data: ZSession },
@@ -116,7 +179,7 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
       const { userId } = sessionOf(req);
       const email = await dashboardUserEmail(deps.db, userId);
       if (!email) throw new AppError('unauthorized', 'This session has ended; sign in again');
-      const rightPassword = await passwordAttempt(req, email, 'Too many password attempts; try again later');
+      const rightPassword = await attempts.password(req, email, 'Too many password attempts; try again later');
       let changed;
       try {
         changed = await changeOwnPassword(deps.db, { userId, currentPassword: body.current_password, newPassword: body.new_password });
@@ -126,7 +189,7 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
         throw err;
       }
       await rightPassword();
-      sendData(req, res, 200, { ...(await newSession(changed)), password_change_required: false });
+      sendData(req, res, 200, await newSession(changed));
     },
   );
 
@@ -138,7 +201,7 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
       summary: 'Sign out: end every session of the signed-in user',
       description: 'Every token issued to this user before now stops working at once, on every replica.',
       tag: 'Dashboard',
-      auth: { kind: 'session', role: 'any_user', beforePasswordChange: true },
+      auth: { kind: 'session', role: 'any_user', beforePasswordChange: true, beforeMfaEnrolment: true },
       responses: { 200: { description: 'Signed out', data: ZSignedOut } },
     },
     async (_input, req, res) => {

@@ -21,6 +21,8 @@ const ZRemovedBeneficiary = named('RemovedBeneficiary', z.object({ id: z.number(
 export function registerDashboardPayoutRoutes(app: RouteMount, deps: GatewayDeps, handlersFor: ReturnType<typeof createPayoutHandlers>) {
   const handlers = handlersFor((req) => sessionOf(req));
   const auth = { kind: 'session' } as const;
+  // Money leaving the wallet: a guarded change (a sign-in or step-up within STEP_UP_SECONDS).
+  const guarded = { kind: 'session', stepUp: true } as const;
   const tag = 'Payouts (dashboard)';
   const keyRequired = {
     400: { description: 'invalid_request: as for /v1, or the Idempotency-Key header is missing (a payout from the dashboard must carry one)' },
@@ -43,7 +45,7 @@ export function registerDashboardPayoutRoutes(app: RouteMount, deps: GatewayDeps
       operationId: 'createSessionTransfer',
       summary: 'Send money to a bank account from the dashboard',
       tag,
-      auth,
+      auth: guarded,
       idempotent: true,
     },
     requireIdempotencyKey(handlers.transfer),
@@ -55,7 +57,7 @@ export function registerDashboardPayoutRoutes(app: RouteMount, deps: GatewayDeps
       operationId: 'createSessionWithdrawal',
       summary: 'Send money to a saved beneficiary from the dashboard',
       tag,
-      auth,
+      auth: guarded,
       idempotent: true,
     },
     requireIdempotencyKey(handlers.withdrawal),

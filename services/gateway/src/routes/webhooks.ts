@@ -139,6 +139,11 @@ const deliveryNotFound = { 404: { description: 'not_found: no such delivery log 
 // The id is read by parseEndpointId: anything that is not one of the workspace's endpoints is 404.
 const ZEndpointParams = z.object({ id: z.string().meta({ description: 'Webhook endpoint id' }) });
 const notFound = { 404: { description: 'not_found: no such endpoint in this workspace' } };
+/** An update that sends the endpoint's events somewhere else needs a step-up; one of its events or active does not. */
+const urlChange = {
+  when: (body: unknown) => typeof body === 'object' && body !== null && (body as { url?: unknown }).url !== undefined,
+  description: 'when the body has a url',
+};
 // Recovered dispatches wait behind every live one (jobs without a priority come first).
 const RECOVER_PRIORITY = 10;
 
@@ -162,6 +167,7 @@ export function registerWebhookRoutes(app: RouteMount, deps: GatewayDeps) {
       description: 'The secret is returned once. Loopback, private and metadata addresses are refused.',
       tag,
       auth,
+      responseHoldsSecret: true,
       request: { body: named('CreateWebhookEndpointRequest', ZCreateWebhookEndpoint) },
       responses: { 201: { description: 'The endpoint, with its secret', data: ZCreatedWebhookEndpoint } },
     },
@@ -198,8 +204,9 @@ export function registerWebhookRoutes(app: RouteMount, deps: GatewayDeps) {
       path: '/webhook-endpoints/:id',
       operationId: 'updateWebhookEndpoint',
       summary: 'Update url, events or active',
+      description: 'A new `url` is a guarded change (step-up); events and active are not.',
       tag,
-      auth,
+      auth: { kind: 'session', stepUp: urlChange },
       request: { params: ZEndpointParams, body: named('UpdateWebhookEndpointRequest', ZUpdateWebhookEndpoint) },
       responses: { 200: { description: 'The endpoint', data: ZWebhookEndpoint }, ...notFound },
     },
@@ -237,7 +244,7 @@ export function registerWebhookRoutes(app: RouteMount, deps: GatewayDeps) {
         '(`t=<ts>,v1=<new>,v1=<old>`): a receiver accepts a delivery when any v1 value matches the secret it holds. ' +
         'Send Idempotency-Key: a retry then replays the same secret instead of rolling again.',
       tag,
-      auth,
+      auth: { kind: 'session', stepUp: true },
       idempotent: true,
       responseHoldsSecret: true,
       request: { params: ZEndpointParams, body: named('RollWebhookSecretRequest', ZRollWebhookSecretRequest) },
