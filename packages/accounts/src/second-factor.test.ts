@@ -49,7 +49,12 @@ async function enrolled(role: 'owner' | 'admin' | 'member' = 'owner') {
   const user = await newUser(role);
   const { secret } = await startTotpEnrolment(env.db, { userId: user.id, encryptionKey: env.config.ENCRYPTION_KEY });
   rememberSecret(secret);
-  const confirmed = await confirmTotpEnrolment(env.db, { userId: user.id, code: codeAt(secret, -600), encryptionKey: env.config.ENCRYPTION_KEY, now: at(-600) });
+  const confirmed = await confirmTotpEnrolment(env.db, {
+    userId: user.id,
+    code: codeAt(secret, -600),
+    encryptionKey: env.config.ENCRYPTION_KEY,
+    now: at(-600),
+  });
   if (confirmed.kind !== 'confirmed') throw new Error('enrolment failed');
   confirmed.recoveryCodes.forEach(rememberSecret);
   return { user, secret, recoveryCodes: confirmed.recoveryCodes };
@@ -189,7 +194,12 @@ describe('the sign-in challenge', () => {
     const session = await issueSessionToken({ userId: user.id, workspaceId: user.workspaceId, version: 0 }, env.config.JWT_SECRET, 60);
     expect(await readLoginChallenge(session, env.config.JWT_SECRET)).toBeNull();
 
-    const signedIn = await checkLoginChallengeCode(env.db, { challenge: challenge!, code: codeAt(secret, 0), encryptionKey: env.config.ENCRYPTION_KEY, now: T });
+    const signedIn = await checkLoginChallengeCode(env.db, {
+      challenge: challenge!,
+      code: codeAt(secret, 0),
+      encryptionKey: env.config.ENCRYPTION_KEY,
+      now: T,
+    });
     expect(signedIn).toMatchObject({ kind: 'signed_in', user: { id: user.id, workspaceId: user.workspaceId } });
     expect(await spendLoginChallenge(env.redis, env.config.REDIS_KEY_PREFIX, challenge!, T)).toBe(true);
     expect(await spendLoginChallenge(env.redis, env.config.REDIS_KEY_PREFIX, challenge!, T)).toBe(false);
@@ -245,7 +255,10 @@ describe('step-up freshness', () => {
   test('REQUIRE_MFA_FOR_ADMINS holds an owner or admin without a second factor to enrolment; members, and those with one, are free', async () => {
     const policy = { requireMfaForAdmins: true, stepUpSeconds: 300 };
     const sessionOf = async (user: { id: number; workspaceId: number }) =>
-      (await verifySessionToken(await issueSessionToken({ userId: user.id, workspaceId: user.workspaceId, version: 0 }, env.config.JWT_SECRET, 60), env.config.JWT_SECRET))!;
+      (await verifySessionToken(
+        await issueSessionToken({ userId: user.id, workspaceId: user.workspaceId, version: 0 }, env.config.JWT_SECRET, 60),
+        env.config.JWT_SECRET,
+      ))!;
     for (const role of ['owner', 'admin'] as const) {
       const user = await newUser(role);
       expect((await currentSessionUser(env.db, await sessionOf(user), 'live', policy))?.mfaEnrolmentRequired).toBe(true);
@@ -263,12 +276,18 @@ describe("an owner's reset of another user's second factor", () => {
     const { user: target, secret } = await enrolled('admin');
     const owner = await createUserFor(env.db, target.workspaceId, `owner-${Math.random().toString(36).slice(2)}@example.com`);
     const admin = { userId: 999_999, role: 'admin' as const };
-    await expect(resetSecondFactor(env.db, { workspaceId: target.workspaceId, actor: admin, id: target.id })).rejects.toMatchObject({ code: 'insufficient_scope' });
-    await expect(resetSecondFactor(env.db, { workspaceId: target.workspaceId, actor: { userId: target.id, role: 'owner' }, id: target.id })).rejects.toMatchObject({
+    await expect(resetSecondFactor(env.db, { workspaceId: target.workspaceId, actor: admin, id: target.id })).rejects.toMatchObject({
+      code: 'insufficient_scope',
+    });
+    await expect(
+      resetSecondFactor(env.db, { workspaceId: target.workspaceId, actor: { userId: target.id, role: 'owner' }, id: target.id }),
+    ).rejects.toMatchObject({
       code: 'invalid_request',
     });
     const stranger = await newUser();
-    await expect(resetSecondFactor(env.db, { workspaceId: stranger.workspaceId, actor: { userId: stranger.id, role: 'owner' }, id: target.id })).rejects.toMatchObject({
+    await expect(
+      resetSecondFactor(env.db, { workspaceId: stranger.workspaceId, actor: { userId: stranger.id, role: 'owner' }, id: target.id }),
+    ).rejects.toMatchObject({
       code: 'not_found',
     });
     const before = await env.db.dashboardUser.findUniqueOrThrow({ where: { id: target.id } });

@@ -36,10 +36,7 @@ const codeField = (message: string) => new AppError('invalid_request', `code: ${
  * row but not yet in force (confirmTotpEnrolment puts it in force). Refused
  * while a second factor is on: it must be turned off first.
  */
-export async function startTotpEnrolment(
-  db: DbOrTx,
-  opts: { userId: number; encryptionKey: string },
-): Promise<{ secret: string; otpauth_url: string }> {
+export async function startTotpEnrolment(db: DbOrTx, opts: { userId: number; encryptionKey: string }): Promise<{ secret: string; otpauth_url: string }> {
   const user = await db.dashboardUser.findUnique({ where: { id: opts.userId }, select: { email: true, disabledAt: true, totpConfirmedAt: true } });
   if (!user || user.disabledAt) throw sessionEnded();
   if (user.totpConfirmedAt) throw alreadyOn();
@@ -54,7 +51,9 @@ export async function startTotpEnrolment(
 }
 
 const alreadyOn = () =>
-  new AppError('invalid_request', 'A second factor is already on; turn it off first (POST /auth/mfa/totp/disable)', { details: { reason: 'mfa_already_enabled' } });
+  new AppError('invalid_request', 'A second factor is already on; turn it off first (POST /auth/mfa/totp/disable)', {
+    details: { reason: 'mfa_already_enabled' },
+  });
 
 /**
  * Puts the secret of startTotpEnrolment in force when `code` is one of its
@@ -86,7 +85,10 @@ export async function confirmTotpEnrolment(
     await tx.mfaRecoveryCode.createMany({ data: recoveryCodes.map((code) => ({ userId: opts.userId, codeHash: recoveryCodeHash(code) })) });
     return true;
   });
-  if (!confirmed) throw new AppError('invalid_request', 'The enrolment changed meanwhile; start again with POST /auth/mfa/totp', { details: { reason: 'mfa_not_enrolling' } });
+  if (!confirmed)
+    throw new AppError('invalid_request', 'The enrolment changed meanwhile; start again with POST /auth/mfa/totp', {
+      details: { reason: 'mfa_not_enrolling' },
+    });
   return { kind: 'confirmed', recoveryCodes };
 }
 
@@ -147,7 +149,10 @@ export function secondFactorRefusal(check: Extract<SecondFactorCheck, { kind: 'r
 }
 
 /** Turns the user's own second factor off, given a fresh code of it (or a recovery code). */
-export async function turnOffSecondFactor(db: PrismaClient, opts: { userId: number; code: string; encryptionKey: string; now?: Date }): Promise<SecondFactorCheck> {
+export async function turnOffSecondFactor(
+  db: PrismaClient,
+  opts: { userId: number; code: string; encryptionKey: string; now?: Date },
+): Promise<SecondFactorCheck> {
   const check = await checkSecondFactor(db, opts);
   if (check.kind === 'accepted') await removeSecondFactor(db, opts.userId);
   return check;
@@ -157,10 +162,7 @@ export async function turnOffSecondFactor(db: PrismaClient, opts: { userId: numb
 export const NO_SECOND_FACTOR = { totpSecretSealed: null, totpConfirmedAt: null, totpLastStep: null } as const;
 
 async function removeSecondFactor(db: PrismaClient, userId: number): Promise<void> {
-  await db.$transaction([
-    db.dashboardUser.updateMany({ where: { id: userId }, data: NO_SECOND_FACTOR }),
-    db.mfaRecoveryCode.deleteMany({ where: { userId } }),
-  ]);
+  await db.$transaction([db.dashboardUser.updateMany({ where: { id: userId }, data: NO_SECOND_FACTOR }), db.mfaRecoveryCode.deleteMany({ where: { userId } })]);
 }
 
 /** The time step `code` is the TOTP code of, within one step of `now`'s, or null. */
@@ -197,7 +199,10 @@ function normalizeRecoveryCode(raw: string): string | null {
 }
 
 /** SHA-256 of the canonical code: 80 random bits need no slow hash. */
-const recoveryCodeHash = (code: string) => createHash('sha256').update(normalizeRecoveryCode(code) ?? code).digest('hex');
+const recoveryCodeHash = (code: string) =>
+  createHash('sha256')
+    .update(normalizeRecoveryCode(code) ?? code)
+    .digest('hex');
 
 const CHALLENGE_ISSUER = 'cowrie';
 const CHALLENGE_AUDIENCE = 'cowrie-mfa-challenge';

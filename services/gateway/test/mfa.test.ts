@@ -56,7 +56,8 @@ async function enrol(user: { token: string }) {
   return { secret, recoveryCodes };
 }
 
-const passwordStep = (user: { email: string; password: string }) => call(gw.url, 'POST', '/auth/login', { body: { email: user.email, password: user.password } });
+const passwordStep = (user: { email: string; password: string }) =>
+  call(gw.url, 'POST', '/auth/login', { body: { email: user.email, password: user.password } });
 const codeStep = (challenge: string, code: string) => call(gw.url, 'POST', '/auth/login/mfa', { body: { challenge, code } });
 
 test('enrol, confirm, then sign-in takes the password and a code: a challenge first, no token, then the session', async () => {

@@ -43,7 +43,10 @@ test('each guarded change refuses a session signed in more than STEP_UP_SECONDS 
   await fund(stack.env.db, workspaceId, 'NGN', '1000');
   // What the guarded routes act on, made by a fresh session.
   const fresh = await sessionSignedInAgo(stack, owner, 0);
-  const beneficiary = await call(stack.url, 'POST', '/beneficiaries', { token: fresh, body: { account_number: '0987654321', bank_code: '058', currency: 'NGN' } });
+  const beneficiary = await call(stack.url, 'POST', '/beneficiaries', {
+    token: fresh,
+    body: { account_number: '0987654321', bank_code: '058', currency: 'NGN' },
+  });
   expect(beneficiary.status).toBe(201);
   const key = await call(stack.url, 'POST', '/api-keys', { token: fresh, body: { name: 'k', scopes: ['read'] } });
   expect(key.status).toBe(201);
@@ -55,7 +58,14 @@ test('each guarded change refuses a session signed in more than STEP_UP_SECONDS 
 
   const guarded: Array<{ name: string; method: string; path: string; body?: unknown; idempotencyKey?: string; ok: number }> = [
     { name: 'transfer', method: 'POST', path: '/transfers', body: transferBody, idempotencyKey: 'transfer-1', ok: 201 },
-    { name: 'withdrawal', method: 'POST', path: '/withdrawals', body: { currency: 'NGN', amount: '5', beneficiary_id: beneficiary.body.data.id }, idempotencyKey: 'withdrawal-1', ok: 201 },
+    {
+      name: 'withdrawal',
+      method: 'POST',
+      path: '/withdrawals',
+      body: { currency: 'NGN', amount: '5', beneficiary_id: beneficiary.body.data.id },
+      idempotencyKey: 'withdrawal-1',
+      ok: 201,
+    },
     { name: 'API key create', method: 'POST', path: '/api-keys', body: { name: 'new', scopes: ['read'] }, ok: 201 },
     { name: 'API key roll', method: 'POST', path: `/api-keys/${key.body.data.id}/roll`, body: { grace_seconds: 0 }, ok: 201 },
     { name: 'invitation', method: 'POST', path: '/users', body: { email: `invited-${emails}@example.com`, role: 'member' }, ok: 201 },
@@ -152,14 +162,20 @@ test('a user without a second factor steps up with their password (a wrong one i
   expect(made.status).toBe(201);
   rememberSecret(made.body.data.key);
   // The step-up marks that session only.
-  expectStepUpRequired(await call(stack.url, 'POST', '/api-keys', { token: await sessionSignedInAgo(stack, owner, STALE), body: { name: 'y', scopes: ['read'] } }), 'code');
+  expectStepUpRequired(
+    await call(stack.url, 'POST', '/api-keys', { token: await sessionSignedInAgo(stack, owner, STALE), body: { name: 'y', scopes: ['read'] } }),
+    'code',
+  );
 });
 
 test('a member is told about the role before any step-up; answers that carry a secret are not cached', async () => {
   const { workspaceId } = await workspaceWithOwner();
   const member = await createUserFor(stack.env.db, workspaceId, `member-${++emails}@example.com`);
   await stack.env.db.dashboardUser.update({ where: { id: member.id }, data: { role: 'member' } });
-  const refused = await call(stack.url, 'POST', '/users', { token: await sessionSignedInAgo(stack, member, STALE), body: { email: 'x@example.com', role: 'member' } });
+  const refused = await call(stack.url, 'POST', '/users', {
+    token: await sessionSignedInAgo(stack, member, STALE),
+    body: { email: 'x@example.com', role: 'member' },
+  });
   expect(refused.status).toBe(403);
   expect(refused.body.error.details).toEqual({ required_role: 'admin' });
   const owner = (await stack.env.db.dashboardUser.findFirstOrThrow({ where: { workspaceId, role: 'owner' } })) as { id: number };

@@ -48,9 +48,14 @@ const ZSession = named(
 const ZMfaChallenge = named(
   'MfaChallenge',
   z.object({
-    mfa_required: z.literal(true).meta({ description: 'The password was right; the user has a second factor: send a code with this challenge to POST /auth/login/mfa' }),
+    mfa_required: z
+      .literal(true)
+      .meta({ description: 'The password was right; the user has a second factor: send a code with this challenge to POST /auth/login/mfa' }),
     challenge: z.string().meta({ description: 'Single use, for this sign-in only' }),
-    expires_in: z.number().int().meta({ description: `Seconds the challenge stays valid (${LOGIN_CHALLENGE_TTL_SECONDS})` }),
+    expires_in: z
+      .number()
+      .int()
+      .meta({ description: `Seconds the challenge stays valid (${LOGIN_CHALLENGE_TTL_SECONDS})` }),
   }),
 );
 
@@ -67,7 +72,14 @@ const ZSignedOut = named('SignedOut', z.object({ signed_out: z.literal(true) }))
 export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
   const attempts = signInAttempts(deps);
 
-  const newSession = async (user: { id: number; workspaceId: number; sessionVersion: number; role: string; passwordChangeRequired: boolean; totpConfirmedAt: Date | null }) => ({
+  const newSession = async (user: {
+    id: number;
+    workspaceId: number;
+    sessionVersion: number;
+    role: string;
+    passwordChangeRequired: boolean;
+    totpConfirmedAt: Date | null;
+  }) => ({
     token: await issueSessionToken(
       { userId: user.id, workspaceId: user.workspaceId, version: user.sessionVersion },
       deps.config.JWT_SECRET,
@@ -131,7 +143,10 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
       responses: {
         200: { description: 'A session token', data: ZSession },
         401: { description: 'unauthorized: the code is incorrect or already used, or the challenge expired, was used, or its user signed out since' },
-        429: { description: "rate_limited: too many wrong codes for this user (10 within 15 minutes, as for a password), or failed attempts from this client address" },
+        429: {
+          description:
+            'rate_limited: too many wrong codes for this user (10 within 15 minutes, as for a password), or failed attempts from this client address',
+        },
       },
     },
     async ({ body }, req, res) => {

@@ -27,7 +27,9 @@ const ZSecondFactorStatus = named(
     z.object({
       totp_enabled: z.boolean().meta({ description: 'Sign-in asks for a code of an authenticator app' }),
       recovery_codes_remaining: z.number().int().meta({ description: 'Unused recovery codes (each works once in place of a code)' }),
-      enrolment_required: z.boolean().meta({ description: 'An owner or admin under REQUIRE_MFA_FOR_ADMINS without a second factor: nothing else answers until it is on' }),
+      enrolment_required: z
+        .boolean()
+        .meta({ description: 'An owner or admin under REQUIRE_MFA_FOR_ADMINS without a second factor: nothing else answers until it is on' }),
     }),
   ),
 );
@@ -36,7 +38,9 @@ const ZTotpEnrolment = named(
   'TotpEnrolment',
   z.object({
     secret: z.string().meta({ description: 'The TOTP secret (base32), shown this once: type it into an authenticator app, or scan otpauth_url as a QR code' }),
-    otpauth_url: z.string().meta({ description: '`otpauth://totp/Cowrie:<email>?secret=…&issuer=Cowrie`: draw it as a QR code on the device (never send it to a QR service)' }),
+    otpauth_url: z
+      .string()
+      .meta({ description: '`otpauth://totp/Cowrie:<email>?secret=…&issuer=Cowrie`: draw it as a QR code on the device (never send it to a QR service)' }),
   }),
 );
 
@@ -45,7 +49,9 @@ const ZRecoveryCodes = named(
   z.object({
     recovery_codes: z
       .array(z.string())
-      .meta({ description: 'Ten single-use codes (`abcd-efgh-ijkl-mnop`), shown this once (only their hashes are kept): each signs in once in place of a code' }),
+      .meta({
+        description: 'Ten single-use codes (`abcd-efgh-ijkl-mnop`), shown this once (only their hashes are kept): each signs in once in place of a code',
+      }),
   }),
 );
 
@@ -75,7 +81,9 @@ export function registerMfaRoutes(app: RouteMount, deps: GatewayDeps) {
   const attempts = signInAttempts(deps);
   const encryptionKey = deps.config.ENCRYPTION_KEY;
   const tooManyCodes = 'Too many wrong codes; try again later';
-  const limited = { 429: { description: 'rate_limited: too many wrong codes for this user (10 within 15 minutes, as for a password), or failures from this client address' } };
+  const limited = {
+    429: { description: 'rate_limited: too many wrong codes for this user (10 within 15 minutes, as for a password), or failures from this client address' },
+  };
   const status = (userId: number) => secondFactorStatus(deps.db, { userId, requireMfaForAdmins: deps.config.REQUIRE_MFA_FOR_ADMINS });
 
   app.route(
@@ -100,7 +108,7 @@ export function registerMfaRoutes(app: RouteMount, deps: GatewayDeps) {
       operationId: 'startTotpEnrolment',
       summary: 'Start two-step sign-in: a new TOTP secret',
       description:
-        'A new secret for an authenticator app (issuer Cowrie, the account the user\'s email), shown this once and stored sealed. ' +
+        "A new secret for an authenticator app (issuer Cowrie, the account the user's email), shown this once and stored sealed. " +
         'It is not in force until POST /auth/mfa/totp/confirm; starting again replaces it. Refused while a second factor is on.',
       tag,
       auth: { kind: 'session', role: 'any_user', beforeMfaEnrolment: true },
@@ -188,7 +196,10 @@ export function registerMfaRoutes(app: RouteMount, deps: GatewayDeps) {
       responses: {
         200: { description: 'Stepped up', data: ZSteppedUp },
         400: { description: 'invalid_request: the code or password is incorrect, or the other one was expected (details.field)' },
-        429: { description: 'rate_limited: too many wrong codes for this user, or wrong passwords for their email (as sign-ins), or failures from this client address' },
+        429: {
+          description:
+            'rate_limited: too many wrong codes for this user, or wrong passwords for their email (as sign-ins), or failures from this client address',
+        },
       },
     },
     async ({ body }, req, res) => {
