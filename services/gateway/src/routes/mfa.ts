@@ -47,11 +47,9 @@ const ZTotpEnrolment = named(
 const ZRecoveryCodes = named(
   'RecoveryCodes',
   z.object({
-    recovery_codes: z
-      .array(z.string())
-      .meta({
-        description: 'Ten single-use codes (`abcd-efgh-ijkl-mnop`), shown this once (only their hashes are kept): each signs in once in place of a code',
-      }),
+    recovery_codes: z.array(z.string()).meta({
+      description: 'Ten single-use codes (`abcd-efgh-ijkl-mnop`), shown this once (only their hashes are kept): each signs in once in place of a code',
+    }),
   }),
 );
 
