@@ -3,8 +3,10 @@ import { Layout } from './Layout';
 import { ApiKeys } from './pages/ApiKeys';
 import { ChoosePassword } from './pages/ChoosePassword';
 import { Deposits } from './pages/Deposits';
+import { EnrolSecondFactor } from './pages/EnrolSecondFactor';
 import { Home } from './pages/Home';
 import { Payouts } from './pages/Payouts';
+import { Security } from './pages/Security';
 import { SignIn } from './pages/SignIn';
 import { Team } from './pages/Team';
 import { Transactions } from './pages/Transactions';
@@ -14,9 +16,10 @@ import { useSession } from './session';
 import { PageHeader } from './ui';
 
 export function App() {
-  const { token, passwordChangeRequired } = useSession();
+  const { token, passwordChangeRequired, mfaEnrolmentRequired } = useSession();
   if (!token) return <SignIn />;
   if (passwordChangeRequired) return <ChoosePassword />;
+  if (mfaEnrolmentRequired) return <EnrolSecondFactor />;
   return (
     <Layout>
       <Switch>
@@ -28,6 +31,7 @@ export function App() {
         <Route path="/api-keys" component={ApiKeys} />
         <Route path="/webhooks" component={Webhooks} />
         <Route path="/team" component={Team} />
+        <Route path="/security" component={Security} />
         <Route path="/signin">
           <Redirect to="/" />
         </Route>

@@ -39,6 +39,7 @@ export function Layout({ children }: { children: ReactNode }) {
           <NavLink href="/api-keys">API keys</NavLink>
           <NavLink href="/webhooks">Webhooks</NavLink>
           <NavLink href="/team">Team</NavLink>
+          <NavLink href="/security">Security</NavLink>
         </nav>
         <div className="topbar-actions">
           <label className="mode-switch">

@@ -49,7 +49,7 @@ function Empty({ children }: { children: ReactNode }) {
 }
 
 /** Copies `value` to the clipboard, or selects it for a manual copy where the browser refuses. */
-function CopyButton({ value, label = 'Copy', fallbackSelect }: { value: string; label?: string; fallbackSelect?: () => void }) {
+export function CopyButton({ value, label = 'Copy', fallbackSelect }: { value: string; label?: string; fallbackSelect?: () => void }) {
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
   useEffect(() => {
     if (state === 'idle') return;

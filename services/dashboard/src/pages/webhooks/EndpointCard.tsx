@@ -31,7 +31,8 @@ function EditEndpoint({ endpoint, onDone }: { endpoint: Endpoint; onDone: () => 
   const [events, setEvents] = useState(endpoint.events);
   const [active, setActive] = useState(endpoint.active);
   const save = useApiMutation<Endpoint>(
-    () => ({ method: 'PUT', path: `/webhook-endpoints/${endpoint.id}`, body: { url, events, active } }),
+    // The url only when it changed: a new url is a guarded change (a step-up), the events and active are not.
+    () => ({ method: 'PUT', path: `/webhook-endpoints/${endpoint.id}`, body: url === endpoint.url ? { events, active } : { url, events, active } }),
     ['/webhook-endpoints'],
   );
   const submit = (event: FormEvent) => {
