@@ -19,8 +19,8 @@ export function EnrolSecondFactor() {
     <main className="signin">
       <div className="signin-card enrol-required">
         <p className="brand brand-large">Cowrie</p>
-        <h1>Turn on two-step sign-in</h1>
-        <p className="hint">Owners and admins of this workspace need a second factor. Set it up to open the dashboard.</p>
+        <h1>Two-step sign-in is required</h1>
+        <p className="hint">Owners and admins of this workspace sign in with a second factor. Set it up to open the dashboard.</p>
         <TotpEnrolment onEnrolled={() => session.enrolled()} />
         <Button onClick={() => signOut.mutate()} busy={signOut.isPending} busyLabel="Signing out…">
           Sign out
