@@ -41,20 +41,16 @@ export async function takeSignInAttempt(redis: RedisClient, opts: SignInLimits):
   return takeAttempts(redis, opts, { key: `${opts.keyPrefix}login:${opts.email.toLowerCase()}`, limit: SIGN_IN_EMAIL_FAILURES });
 }
 
-export interface SecondFactorLimits extends Omit<SignInLimits, 'email'> {
-  /** The dashboard user whose code is being checked. */
-  userId: number;
-}
-
 /**
  * One check of a second-factor code (a sign-in's second step, a step-up,
  * enrolment's confirmation, turning the factor off), limited as passwords
- * are: per user as per email (10 failures in 15 minutes, then 429), and on
- * the same per-address and global counters as sign-ins, so guesses at codes
- * and at passwords from one address add up.
+ * are: per user (by their email, never by a row id, which a new database
+ * gives again) on a counter of its own, 10 failures in 15 minutes then 429,
+ * and on the same per-address and global counters as sign-ins, so guesses
+ * at codes and at passwords from one address add up.
  */
-export async function takeSecondFactorAttempt(redis: RedisClient, opts: SecondFactorLimits): Promise<SignInAttempt> {
-  return takeAttempts(redis, opts, { key: `${opts.keyPrefix}mfa:${opts.userId}`, limit: SIGN_IN_EMAIL_FAILURES });
+export async function takeSecondFactorAttempt(redis: RedisClient, opts: SignInLimits): Promise<SignInAttempt> {
+  return takeAttempts(redis, opts, { key: `${opts.keyPrefix}mfa:${opts.email.toLowerCase()}`, limit: SIGN_IN_EMAIL_FAILURES });
 }
 
 async function takeAttempts(redis: RedisClient, opts: Omit<SignInLimits, 'email'>, subject: { key: string; limit: number }): Promise<SignInAttempt> {

@@ -27,8 +27,8 @@ export function TotpEnrolment({ onEnrolled }: { onEnrolled: () => void }) {
       <section className="card secret" aria-labelledby="recovery-title">
         <h2 id="recovery-title">Your recovery codes</h2>
         <p className="hint">
-          Two-step sign-in is on. Store these codes somewhere safe: each signs you in once if you lose your device. They are shown this once and
-          cannot be read again.
+          Two-step sign-in is on. Store these codes somewhere safe: each signs you in once if you lose your device. They are shown this once and cannot be read
+          again.
         </p>
         <ol className="recovery-codes mono" aria-label="Recovery codes">
           {recoveryCodes.map((c) => (

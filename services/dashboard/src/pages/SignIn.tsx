@@ -64,7 +64,8 @@ function CodeStep({ challenge, onSignedIn, onRestart }: { challenge: string; onS
   const session = useSession();
   const [code, setCode] = useState('');
   const verify = useMutation({
-    mutationFn: async () => (await apiRequest<Session>({ token: null, mode: session.mode }, 'POST', '/auth/login/mfa', { body: { challenge, code: code.trim() } })).data,
+    mutationFn: async () =>
+      (await apiRequest<Session>({ token: null, mode: session.mode }, 'POST', '/auth/login/mfa', { body: { challenge, code: code.trim() } })).data,
     onSuccess: onSignedIn,
   });
   const submit = (event: FormEvent) => {

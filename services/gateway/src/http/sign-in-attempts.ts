@@ -34,7 +34,7 @@ export function signInAttempts(deps: Pick<GatewayDeps, 'redis' | 'config'>) {
      * password faster than a stranger could.
      */
     password: async (req: Request, email: string, refusal: string) => settle(req, await takeSignInAttempt(deps.redis, { ...limits(req), email }), refusal),
-    /** One second-factor code check against the user's limits (takeSecondFactorAttempt). */
-    code: async (req: Request, userId: number, refusal: string) => settle(req, await takeSecondFactorAttempt(deps.redis, { ...limits(req), userId }), refusal),
+    /** One second-factor code check against the limits of the user with this email (takeSecondFactorAttempt). */
+    code: async (req: Request, email: string, refusal: string) => settle(req, await takeSecondFactorAttempt(deps.redis, { ...limits(req), email }), refusal),
   };
 }

@@ -152,7 +152,9 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
     async ({ body }, req, res) => {
       const challenge = await readLoginChallenge(body.challenge, deps.config.JWT_SECRET);
       if (!challenge) throw new AppError('unauthorized', 'This sign-in has expired; sign in again with your password');
-      const rightCode = await attempts.code(req, challenge.userId, 'Too many wrong codes; try again later');
+      const email = await dashboardUserEmail(deps.db, challenge.userId);
+      if (!email) throw new AppError('unauthorized', 'This sign-in has expired; sign in again with your password');
+      const rightCode = await attempts.code(req, email, 'Too many wrong codes; try again later');
       const outcome = await checkLoginChallengeCode(deps.db, { challenge, code: body.code, encryptionKey: deps.config.ENCRYPTION_KEY });
       // A user signed out, removed or whose factor was reset since the password step starts again.
       if (outcome.kind === 'ended' || (outcome.kind === 'refused' && outcome.reason === 'no_factor')) {

@@ -82,6 +82,12 @@ export function registerMfaRoutes(app: RouteMount, deps: GatewayDeps) {
   const limited = {
     429: { description: 'rate_limited: too many wrong codes for this user (10 within 15 minutes, as for a password), or failures from this client address' },
   };
+  /** The email of the session's user, whose code attempts are counted (by email, as sign-ins are). */
+  const emailOf = async (userId: number) => {
+    const email = await dashboardUserEmail(deps.db, userId);
+    if (!email) throw new AppError('unauthorized', 'This session has ended; sign in again');
+    return email;
+  };
   const status = (userId: number) => secondFactorStatus(deps.db, { userId, requireMfaForAdmins: deps.config.REQUIRE_MFA_FOR_ADMINS });
 
   app.route(
@@ -142,7 +148,7 @@ export function registerMfaRoutes(app: RouteMount, deps: GatewayDeps) {
     },
     async ({ body }, req, res) => {
       const session = sessionOf(req);
-      const rightCode = await attempts.code(req, session.userId, tooManyCodes);
+      const rightCode = await attempts.code(req, await emailOf(session.userId), tooManyCodes);
       const confirmed = await confirmTotpEnrolment(deps.db, { userId: session.userId, code: body.code, encryptionKey });
       if (confirmed.kind === 'wrong_code') throw secondFactorRefusal({ kind: 'refused', reason: 'wrong_code' });
       await rightCode();
@@ -169,7 +175,7 @@ export function registerMfaRoutes(app: RouteMount, deps: GatewayDeps) {
     },
     async ({ body }, req, res) => {
       const { userId } = sessionOf(req);
-      const rightCode = await attempts.code(req, userId, tooManyCodes);
+      const rightCode = await attempts.code(req, await emailOf(userId), tooManyCodes);
       const check = await turnOffSecondFactor(deps.db, { userId, code: body.code, encryptionKey });
       if (check.kind === 'refused') throw secondFactorRefusal(check);
       await rightCode();
@@ -206,7 +212,7 @@ export function registerMfaRoutes(app: RouteMount, deps: GatewayDeps) {
         if (body.code === undefined) {
           throw new AppError('invalid_request', 'code: is required; a user with two-step sign-in steps up with a code', { details: { field: 'code' } });
         }
-        const rightCode = await attempts.code(req, session.userId, tooManyCodes);
+        const rightCode = await attempts.code(req, await emailOf(session.userId), tooManyCodes);
         const check = await checkSecondFactor(deps.db, { userId: session.userId, code: body.code, encryptionKey });
         if (check.kind === 'refused') throw secondFactorRefusal(check);
         await rightCode();
@@ -216,9 +222,7 @@ export function registerMfaRoutes(app: RouteMount, deps: GatewayDeps) {
             details: { field: 'password' },
           });
         }
-        const email = await dashboardUserEmail(deps.db, session.userId);
-        if (!email) throw new AppError('unauthorized', 'This session has ended; sign in again');
-        const rightPassword = await attempts.password(req, email, 'Too many password attempts; try again later');
+        const rightPassword = await attempts.password(req, await emailOf(session.userId), 'Too many password attempts; try again later');
         if (!(await checkOwnPassword(deps.db, session.userId, body.password))) {
           throw new AppError('invalid_request', 'password: is incorrect', { details: { field: 'password' } });
         }
