@@ -167,6 +167,45 @@ test('a timeout while verify is down too: 504 provider_error, the hold kept, set
   expect(await held(ws.id)).toBe('0.000000');
 });
 
+const transferWithKey = (account: string, idempotencyKey: string, token: string, amount = 25) =>
+  call(stack.url, 'POST', '/v1/transfers', {
+    token,
+    body: { currency: 'NGN', amount, account_number: account, bank_code: '058', account_name: 'Ada Obi' },
+    headers: { 'Idempotency-Key': idempotencyKey },
+  });
+
+test('Paystack down before it accepted anything: 502 with the failed row; the retry with the same Idempotency-Key runs again and completes', async () => {
+  const ws = await ownWorkspace();
+  standIn.options.mode = 'error_500';
+  let first;
+  try {
+    first = await transferWithKey('0123456789', 'paystack-retry-1', ws.key);
+  } finally {
+    standIn.options.mode = 'ok';
+  }
+  expect(first.status).toBe(502);
+  const failed = first.body.error.details.transaction;
+  expect(failed.status).toBe('failed');
+  expect(posts(failed.reference)).toBe(0);
+  const retry = await transferWithKey('0123456789', 'paystack-retry-1', ws.key);
+  expect(retry.status).toBe(201);
+  expect(retry.body.data).toMatchObject({ status: 'completed' });
+  expect(retry.body.data.reference).not.toBe(failed.reference);
+  expect(posts(retry.body.data.reference)).toBe(1);
+  expect(await held(ws.id)).toBe('0.000000');
+  expect((await findWallet(stack.env.db, ws.id, 'NGN'))!.balance.toFixed(6)).toBe('975.000000');
+});
+
+test('a retry of a payout whose outcome is unknown answers that payout and sends nothing again', async () => {
+  const ws = await ownWorkspace();
+  const first = await transferWithKey('0000000009', 'paystack-unknown-1', ws.key);
+  const row = expectOutcomeUnknown(first, 502);
+  const retry = await transferWithKey('0000000009', 'paystack-unknown-1', ws.key);
+  expect(retry.body.error.details.transaction.id).toBe(row.id);
+  expect(posts(row.reference)).toBe(1);
+  expect(await stack.env.db.ledgerTransaction.count({ where: { workspaceId: ws.id, type: 'debit' } })).toBe(1);
+});
+
 test('a pending transfer stays processing and the reconciler settles it when Paystack completes it', async () => {
   const ws = await ownWorkspace();
   const res = await transfer('0000000007', 3, ws.key);
