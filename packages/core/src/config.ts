@@ -207,6 +207,15 @@ export const ZConfig = z
     // first re-check of an unknown outcome; later ones back off (doubling) up to PAYOUT_UNKNOWN_MAX_CHECK_MS
     PAYOUT_UNKNOWN_FIRST_CHECK_MS: positiveInt(5_000),
     PAYOUT_UNKNOWN_MAX_CHECK_MS: positiveInt(5 * 60_000),
+    // the reversal watch: a completed payout is asked about again (is it reversed?) for this many hours after it settled,
+    // first PAYOUT_REVERSAL_FIRST_CHECK_MS after it was sent, then twice as long each time, and once more at the end,
+    // so a reversal is found even when the rail's notification is lost
+    PAYOUT_REVERSAL_WATCH_HOURS: z.coerce
+      .number()
+      .positive()
+      .max(24 * 365)
+      .default(72),
+    PAYOUT_REVERSAL_FIRST_CHECK_MS: positiveInt(15 * 60_000),
     // how long the gateway waits for a code delivery outcome
     VERIFY_SYNC_WAIT_MS: nonNegativeInt(10_000),
     // verification limits (interface: Limits)

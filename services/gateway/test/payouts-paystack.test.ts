@@ -6,7 +6,7 @@
 // and only the rail's answer (or a grace window of "not found") settles it.
 import { findWallet } from '@cowrie/ledger';
 import { createWorkspaceWithKey, listenGateway, waitFor } from '@cowrie/testing';
-import { startPaystackStandIn, type PaystackStandIn } from '@cowrie/paystack/test/paystack-stand-in';
+import { paystackTransferEvent, startPaystackStandIn, type PaystackStandIn } from '@cowrie/paystack/test/paystack-stand-in';
 import { closeGatewayDeps, createGatewayDeps, type GatewayDeps } from '../src/deps';
 import { createApp } from '../src/app';
 import { call } from './start-test-gateway';
@@ -219,6 +219,57 @@ test('a pending transfer stays processing and the reconciler settles it when Pay
   await waitFor(async () => (await statusOf(res.body.data.id)) === 'completed', 10_000);
   expect(posts(res.body.data.reference)).toBe(1);
   expect(await held(ws.id)).toBe('0.000000');
+});
+
+const notify = (event: string, reference: string, secret = standIn.secret) => {
+  const { rawBody, signature } = paystackTransferEvent(secret, event, standIn.transfers.get(reference) ?? { reference, status: 'reversed' });
+  return call(stack.url, 'POST', '/rails/paystack/notifications', {
+    rawBody,
+    headers: { 'x-paystack-signature': signature, 'content-type': 'application/json' },
+  });
+};
+
+test('transfer.reversed from Paystack (delivered twice): the completed payout becomes reversed and the wallet gets amount and fees back once', async () => {
+  const ws = await ownWorkspace();
+  const res = await transfer('0123456789', 80, ws.key);
+  expect(res.body.data.status).toBe('completed');
+  const reference = res.body.data.reference;
+  standIn.reverse(reference);
+  const first = await notify('transfer.reversed', reference);
+  const again = await notify('transfer.reversed', reference);
+  expect(first.status).toBe(200);
+  expect(first.body.data).toMatchObject({ received: true, kind: 'applied', outcome: 'reversed' });
+  expect(again.body.data).toMatchObject({ received: true, kind: 'applied', outcome: 'skipped' });
+  expect(await statusOf(res.body.data.id)).toBe('reversed');
+  expect((await findWallet(stack.env.db, ws.id, 'NGN'))!.balance.toFixed(6)).toBe('1000.000000');
+  expect(await stack.env.db.ledgerTransaction.count({ where: { workspaceId: ws.id, category: 'reversal' } })).toBe(1);
+  expect(await stack.env.db.outboxEvent.count({ where: { workspaceId: ws.id, event: 'transfer.reversed' } })).toBe(1);
+});
+
+test('a forged transfer.reversed (wrong signature) is 401 and changes nothing; one Paystack has not reversed changes nothing either', async () => {
+  const ws = await ownWorkspace();
+  const res = await transfer('0123456789', 30, ws.key);
+  const forged = await notify('transfer.reversed', res.body.data.reference, 'sk_test_someone_else');
+  expect(forged.status).toBe(401);
+  // Signed, but Paystack's verify still says success: the notification is not believed over the rail.
+  const unconfirmed = await notify('transfer.reversed', res.body.data.reference);
+  expect(unconfirmed.body.data).toMatchObject({ kind: 'applied', outcome: 'skipped' });
+  expect(await statusOf(res.body.data.id)).toBe('completed');
+  expect(await stack.env.db.ledgerTransaction.count({ where: { workspaceId: ws.id, category: 'reversal' } })).toBe(0);
+});
+
+test('a reversal reported for a payout still processing fails it with its hold released, and credits nothing', async () => {
+  const ws = await ownWorkspace();
+  const res = await transfer('0000000007', 50, ws.key);
+  expect(res.body.data.status).toBe('processing');
+  expect(await held(ws.id)).toBe('50.000000');
+  standIn.reverse(res.body.data.reference);
+  const answer = await notify('transfer.reversed', res.body.data.reference);
+  expect(answer.body.data).toMatchObject({ kind: 'applied', outcome: 'failed' });
+  expect(await statusOf(res.body.data.id)).toBe('failed');
+  expect(await held(ws.id)).toBe('0.000000');
+  expect((await findWallet(stack.env.db, ws.id, 'NGN'))!.balance.toFixed(6)).toBe('1000.000000');
+  expect(await stack.env.db.ledgerTransaction.count({ where: { workspaceId: ws.id, category: 'reversal' } })).toBe(0);
 });
 
 test('Paystack not configured → bank lookup answers 503 provider_error', async () => {
