@@ -188,7 +188,12 @@ test('cowrie ledger audit names the row and its mode, reports live and test apar
     const out = await runCli(['ledger', 'audit'], cliEnv);
     expect(out.code).toBe(1);
     const printed = JSON.parse(out.stdout);
-    expect(printed).toMatchObject({ ok: false, workspaceId: null, mode: null, modes: { live: { ok: true, violations: 0 }, test: { ok: false, violations: 1 } } });
+    expect(printed).toMatchObject({
+      ok: false,
+      workspaceId: null,
+      mode: null,
+      modes: { live: { ok: true, violations: 0 }, test: { ok: false, violations: 1 } },
+    });
     expect(printed.violations).toEqual([
       {
         rule: 'credit_has_source',

@@ -212,21 +212,30 @@ async function readLedger(db: Prisma.TransactionClient, options: LedgerAuditOpti
       FROM "Wallet" w JOIN "Workspace" x ON x."id" = w."workspaceId"
       WHERE ${scope('w."workspaceId"')}
     ), sums AS (
-      SELECT e."walletId", sum(e."balanceDelta") AS "balance", sum(e."heldDelta") AS "held",
-        sum(e."heldDelta") FILTER (WHERE e."kind" = 'hold' AND t."status" = 'processing') AS "openHolds"
-      FROM "LedgerEntry" e JOIN "LedgerTransaction" t ON t."id" = e."transactionId"
-      WHERE e."walletId" IN (SELECT "id" FROM scoped)
-      GROUP BY e."walletId"
+      SELECT "walletId", sum("balanceDelta") AS "balance", sum("heldDelta") AS "held"
+      FROM "LedgerEntry" WHERE "walletId" IN (SELECT "id" FROM scoped) GROUP BY "walletId"
+    ), open AS (
+      -- The holds of processing payouts (few, found by status), on whichever wallet each hold is.
+      SELECT h."walletId", sum(h."heldDelta") AS "held"
+      FROM "LedgerTransaction" t JOIN "LedgerEntry" h ON h."transactionId" = t."id" AND h."kind" = 'hold'
+      WHERE t."status" = 'processing' AND h."walletId" IN (SELECT "id" FROM scoped)
+      GROUP BY h."walletId"
     )
     SELECT s."id", s."workspaceId", s."mode", s."currency", s."balance", s."held",
-      COALESCE(m."balance", 0) AS "entriesBalance", COALESCE(m."held", 0) AS "entriesHeld", COALESCE(m."openHolds", 0) AS "openHolds"
-    FROM scoped s LEFT JOIN sums m ON m."walletId" = s."id"
-    WHERE s."balance" <> COALESCE(m."balance", 0) OR s."held" <> COALESCE(m."held", 0) OR s."held" <> COALESCE(m."openHolds", 0)
+      COALESCE(m."balance", 0) AS "entriesBalance", COALESCE(m."held", 0) AS "entriesHeld", COALESCE(o."held", 0) AS "openHolds"
+    FROM scoped s LEFT JOIN sums m ON m."walletId" = s."id" LEFT JOIN open o ON o."walletId" = s."id"
+    WHERE s."balance" <> COALESCE(m."balance", 0) OR s."held" <> COALESCE(m."held", 0) OR s."held" <> COALESCE(o."held", 0)
       OR s."held" < 0 OR s."balance" < s."held"
     ORDER BY s."id"`;
   for (const w of wallets) {
     const at = { ...modeOf(w.mode), workspaceId: w.workspaceId, walletId: w.id, currency: w.currency };
-    const [balance, held, entriesBalance, entriesHeld, openHolds] = [text(w.balance), text(w.held), text(w.entriesBalance), text(w.entriesHeld), text(w.openHolds)];
+    const [balance, held, entriesBalance, entriesHeld, openHolds] = [
+      text(w.balance),
+      text(w.held),
+      text(w.entriesBalance),
+      text(w.entriesHeld),
+      text(w.openHolds),
+    ];
     if (balance !== entriesBalance) {
       violations.push({
         rule: 'wallet_balance_equals_entries',
@@ -574,7 +583,16 @@ async function readLedger(db: Prisma.TransactionClient, options: LedgerAuditOpti
 
   // Payouts reversed other than once.
   const reversedPayouts = await db.$queryRaw<
-    Array<{ id: number; reference: string; workspaceId: number; mode: string | null; walletId: number; status: string; reversals: number; credits: string | null }>
+    Array<{
+      id: number;
+      reference: string;
+      workspaceId: number;
+      mode: string | null;
+      walletId: number;
+      status: string;
+      reversals: number;
+      credits: string | null;
+    }>
   >`
     WITH r AS (
       SELECT "id", "reference", "metadata"->>'reversal_of' AS "of" FROM "LedgerTransaction" WHERE "type" = 'credit' AND "category" = 'reversal'

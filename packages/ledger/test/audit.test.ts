@@ -228,11 +228,7 @@ describe('live and test are audited and reported apart', () => {
 describe('every credit traces to its source', () => {
   test.each<[string, (tx: Tx, b: Business) => Promise<{ credit?: Row; paymentId?: number }>, string[]]>([
     ['a credit of no known kind', async (tx, b) => ({ credit: await credit(tx, { ...b.live, category: 'bonus' }) }), ['credit_has_source']],
-    [
-      'an adjustment no operator made',
-      async (tx, b) => ({ credit: await credit(tx, { ...b.live, provider: 'sandbox' }) }),
-      ['credit_has_source'],
-    ],
+    ['an adjustment no operator made', async (tx, b) => ({ credit: await credit(tx, { ...b.live, provider: 'sandbox' }) }), ['credit_has_source']],
     [
       'a collection credit no inbound payment names',
       async (tx, b) => ({ credit: await credit(tx, { ...b.test, category: 'collection', channel: 'collection_va', provider: 'sandbox' }) }),
@@ -307,14 +303,20 @@ describe('every credit traces to its source', () => {
       await tx.$executeRaw`UPDATE "Wallet" SET "balance" = "balance" + 10.5 WHERE "id" = ${b.live.walletId}`;
     });
     expect(audit.violations).toEqual([
-      expect.objectContaining({ rule: 'entry_moves_as_its_kind', mode: 'live', transactionId: failed!.id, reference: failed!.reference, walletId: b.live.walletId }),
+      expect.objectContaining({
+        rule: 'entry_moves_as_its_kind',
+        mode: 'live',
+        transactionId: failed!.id,
+        reference: failed!.reference,
+        walletId: b.live.walletId,
+      }),
       expect.objectContaining({ rule: 'money_conserved', mode: 'live', currency: 'NGN' }),
     ]);
     expect(audit.violations[0]!.entryId).toEqual(expect.any(String));
   });
 });
 
-describe("a payout reversal credit matches the payout it reverses, once", () => {
+describe('a payout reversal credit matches the payout it reverses, once', () => {
   test.each<[string, (tx: Tx, b: Business, other: Business) => Promise<{ credit?: Row; payout?: Row }>, string[], RegExp]>([
     [
       'a reversal of a payout that does not exist',
