@@ -173,7 +173,7 @@ export const ZConfig = z
       .transform((v) => v === 'true' || v === '1'),
     // HMAC-SHA512 key of POST /rails/sandbox/notifications; the route exists only with COLLECTION_RAIL=sandbox and this set (no default: a known key would let anyone credit themselves)
     COLLECTION_SANDBOX_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
-    // Paystack secret key (sk_...): authenticates API calls and signs its notifications (x-paystack-signature)
+    // Paystack secret key (sk_...; sk_live_ in production with COLLECTION_RAIL=paystack): authenticates API calls and signs its notifications (x-paystack-signature)
     PAYSTACK_SECRET_KEY: z.string().min(1).optional(),
     // Paystack API base URL (tests point it at a local stand-in)
     PAYSTACK_BASE_URL: z.string().url().default('https://api.paystack.co'),
@@ -187,7 +187,7 @@ export const ZConfig = z
     PAYOUT_FEE_SCHEDULE: z.string().default('{}').transform(parseFeeSchedule),
     // artificial latency of every sandbox rail transfer and verify (tests of slow rails); 0 in production
     PAYOUT_SANDBOX_DELAY_MS: nonNegativeInt(0),
-    // Paystack secret key (sk_...); without it the Paystack rail answers 503
+    // Paystack secret key (sk_...; required, and sk_live_, in production with PAYOUT_RAIL=paystack); without it the Paystack rail answers 503
     PAYOUT_PAYSTACK_SECRET_KEY: z.string().optional(),
     // Paystack API base URL (tests point it at a local stand-in)
     PAYOUT_PAYSTACK_BASE_URL: z.string().url().default('https://api.paystack.co'),
@@ -282,7 +282,7 @@ export const ZConfig = z
     OPS_PASSWORD: z.string().min(12, 'must be at least 12 characters').optional(),
     // Bull Board without retry, clean, pause or delete: `true` by default in production, `false` elsewhere
     OPS_BOARD_READ_ONLY: z.enum(['true', 'false']).optional(),
-    // in production, live mode may run on a sandbox rail or code provider only when this says so (a staging deployment)
+    // in production, live mode may run on sandbox rails (both, never one beside a real one) or code providers only when this says so (a staging deployment)
     ALLOW_SANDBOX_IN_PRODUCTION: z
       .enum(['true', 'false'])
       .default('false')

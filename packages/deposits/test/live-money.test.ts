@@ -57,7 +57,7 @@ test("in production a sandbox transfer into a live workspace's account is record
   });
   expect(await ledgerOf(workspaceId)).toBe('0.000000');
   expect(await env.db.outboxEvent.count({ where: { workspaceId, event: 'collection.successful' } })).toBe(0);
-  expect((await readCollection({ db: env.db, rail: sandboxRail }, workspaceId, collection.id)).status).toBe('pending');
+  expect((await readCollection({ db: env.db }, workspaceId, collection.id)).status).toBe('pending');
   expect(env.logLines.some((l) => l.includes('prod-sbx-live-1') && l.includes('test_money_for_live_account') && l.includes('"level":40'))).toBe(true);
   expect(await listInboundPayments(env.db, { status: 'unmatched', limit: 50 })).toContainEqual(
     expect.objectContaining({ provider_reference: 'prod-sbx-live-1', reason: 'test_money_for_live_account', workspace_id: workspaceId }),
