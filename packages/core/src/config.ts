@@ -173,7 +173,7 @@ export const ZConfig = z
       .transform((v) => v === 'true' || v === '1'),
     // HMAC-SHA512 key of POST /rails/sandbox/notifications; the route exists only with COLLECTION_RAIL=sandbox and this set (no default: a known key would let anyone credit themselves)
     COLLECTION_SANDBOX_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
-    // Paystack secret key (sk_...): authenticates API calls and signs its notifications (x-paystack-signature)
+    // Paystack secret key (sk_...; sk_live_ in production with COLLECTION_RAIL=paystack): authenticates API calls and signs its notifications (x-paystack-signature)
     PAYSTACK_SECRET_KEY: z.string().min(1).optional(),
     // Paystack API base URL (tests point it at a local stand-in)
     PAYSTACK_BASE_URL: z.string().url().default('https://api.paystack.co'),
@@ -187,7 +187,7 @@ export const ZConfig = z
     PAYOUT_FEE_SCHEDULE: z.string().default('{}').transform(parseFeeSchedule),
     // artificial latency of every sandbox rail transfer and verify (tests of slow rails); 0 in production
     PAYOUT_SANDBOX_DELAY_MS: nonNegativeInt(0),
-    // Paystack secret key (sk_...); without it the Paystack rail answers 503
+    // Paystack secret key (sk_...; required, and sk_live_, in production with PAYOUT_RAIL=paystack); without it the Paystack rail answers 503
     PAYOUT_PAYSTACK_SECRET_KEY: z.string().optional(),
     // Paystack API base URL (tests point it at a local stand-in)
     PAYOUT_PAYSTACK_BASE_URL: z.string().url().default('https://api.paystack.co'),
@@ -291,7 +291,7 @@ export const ZConfig = z
     OPS_PASSWORD: z.string().min(12, 'must be at least 12 characters').optional(),
     // Bull Board without retry, clean, pause or delete: `true` by default in production, `false` elsewhere
     OPS_BOARD_READ_ONLY: z.enum(['true', 'false']).optional(),
-    // in production, live mode may run on a sandbox rail or code provider only when this says so (a staging deployment)
+    // in production, live mode may run on sandbox rails (both, never one beside a real one) or code providers only when this says so (a staging deployment)
     ALLOW_SANDBOX_IN_PRODUCTION: z
       .enum(['true', 'false'])
       .default('false')
@@ -336,22 +336,85 @@ export const ZConfig = z
         message: `is required when worker metrics ports listen beyond loopback (METRICS_HOST=${c.METRICS_HOST})`,
       });
     }
-    if (c.NODE_ENV === 'production' && !c.ALLOW_SANDBOX_IN_PRODUCTION) {
-      // Live mode on a sandbox rail would answer real customers with made-up money; test mode is always sandbox.
-      const sandboxed = (['PAYOUT_RAIL', 'COLLECTION_RAIL', 'VERIFY_SMS_PROVIDER', 'VERIFY_EMAIL_PROVIDER'] as const).filter((name) => c[name] === 'sandbox');
-      for (const name of sandboxed) {
-        ctx.addIssue({
-          code: 'custom',
-          path: [name],
-          message: 'is sandbox: live mode in production needs a real rail or provider, or ALLOW_SANDBOX_IN_PRODUCTION=true (a staging deployment)',
-        });
-      }
+    if (c.NODE_ENV === 'production') {
+      for (const issue of productionLiveModeIssues(c)) ctx.addIssue({ code: 'custom', path: [issue.variable], message: issue.message });
     }
     if (c.COLLECTION_RAIL === 'paystack' && !c.PAYSTACK_SECRET_KEY)
       ctx.addIssue({ code: 'custom', path: ['PAYSTACK_SECRET_KEY'], message: 'is required when COLLECTION_RAIL is paystack' });
   });
 
 export type Config = z.output<typeof ZConfig>;
+
+/** The rails that move live mode's money, each with the Paystack key it uses when it is `paystack`. */
+const MONEY_RAILS = [
+  { rail: 'PAYOUT_RAIL', key: 'PAYOUT_PAYSTACK_SECRET_KEY' },
+  { rail: 'COLLECTION_RAIL', key: 'PAYSTACK_SECRET_KEY' },
+] as const;
+/** Live mode's code delivery providers: a sandbox one sends no real message, but moves no money either. */
+const CODE_PROVIDERS = ['VERIFY_SMS_PROVIDER', 'VERIFY_EMAIL_PROVIDER'] as const;
+
+interface LiveModeChoices {
+  PAYOUT_RAIL: string;
+  COLLECTION_RAIL: string;
+  PAYOUT_PAYSTACK_SECRET_KEY?: string;
+  PAYSTACK_SECRET_KEY?: string;
+  VERIFY_SMS_PROVIDER: string;
+  VERIFY_EMAIL_PROVIDER: string;
+  ALLOW_SANDBOX_IN_PRODUCTION: boolean;
+}
+
+/**
+ * What production refuses in live mode's choices, one issue per variable,
+ * each naming it. The money rails (payouts and collections) are all real, or
+ * all sandbox on a staging deployment that says so
+ * (ALLOW_SANDBOX_IN_PRODUCTION=true): a mix would let sandbox collections
+ * credit live wallets that pay out for real, so it is refused with or without
+ * the flag. A real rail's Paystack key is a live one (`sk_live_…`): a test key
+ * moves no real money and its notifications are not live. A sandbox code
+ * provider needs the flag too, but may sit beside real rails.
+ */
+function productionLiveModeIssues(c: LiveModeChoices): Array<{ variable: string; message: string }> {
+  const issues: Array<{ variable: string; message: string }> = [];
+  const railOf = (name: (typeof MONEY_RAILS)[number]['rail']) => c[name];
+  const sandboxRails = MONEY_RAILS.filter(({ rail }) => railOf(rail) === 'sandbox');
+  if (sandboxRails.length > 0 && sandboxRails.length < MONEY_RAILS.length) {
+    const combination = MONEY_RAILS.map(({ rail }) => `${rail}=${railOf(rail)}`).join(', ');
+    for (const { rail } of sandboxRails) {
+      issues.push({
+        variable: rail,
+        message: `is sandbox beside a real rail (${combination}): in production live mode's rails are all real, or all sandbox with ALLOW_SANDBOX_IN_PRODUCTION=true (a staging deployment); a mix lets sandbox money reach a real payout`,
+      });
+    }
+  } else if (sandboxRails.length > 0 && !c.ALLOW_SANDBOX_IN_PRODUCTION) {
+    for (const { rail } of sandboxRails) {
+      issues.push({
+        variable: rail,
+        message: 'is sandbox: live mode in production needs real rails, or ALLOW_SANDBOX_IN_PRODUCTION=true (a staging deployment)',
+      });
+    }
+  }
+  for (const { rail, key } of MONEY_RAILS) {
+    if (railOf(rail) !== 'paystack') continue;
+    const value = c[key];
+    // PAYSTACK_SECRET_KEY is required with COLLECTION_RAIL=paystack in every environment (below).
+    if (!value && key === 'PAYOUT_PAYSTACK_SECRET_KEY') issues.push({ variable: key, message: `is required in production when ${rail}=paystack` });
+    else if (value && !value.startsWith('sk_live_')) {
+      // The value is a secret: only its kind is said.
+      const kind = value.startsWith('sk_test_') ? 'a test key (sk_test_…)' : 'not a Paystack secret key';
+      issues.push({ variable: key, message: `is ${kind}: with ${rail}=paystack in production it must be a live key (sk_live_…)` });
+    }
+  }
+  if (!c.ALLOW_SANDBOX_IN_PRODUCTION) {
+    for (const name of CODE_PROVIDERS) {
+      if (c[name] === 'sandbox')
+        issues.push({
+          variable: name,
+          message: 'is sandbox: live mode in production needs a real provider, or ALLOW_SANDBOX_IN_PRODUCTION=true (a staging deployment)',
+        });
+    }
+  }
+  return issues;
+}
 
 export class ConfigError extends Error {
   override name = 'ConfigError';

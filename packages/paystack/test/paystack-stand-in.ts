@@ -392,13 +392,22 @@ export async function startPaystackStandIn({ secret = 'sk_test_standin' }: { sec
 /** A `charge.success` notification for a bank transfer, as Paystack sends it, with its signature header (hex HMAC-SHA512 of the raw body, keyed with the secret key). */
 export function paystackChargeSuccess(
   secretKey: string,
-  opts: { reference: string; amountKobo: number; accountNumber: string; currency?: string; channel?: 'dedicated_nuban' | 'bank_transfer' },
+  opts: {
+    reference: string;
+    amountKobo: number;
+    accountNumber: string;
+    currency?: string;
+    channel?: 'dedicated_nuban' | 'bank_transfer';
+    /** Paystack's `data.domain`: `live` (default) or `test` (a test key's charge); undefined leaves it out. */
+    domain?: string;
+  },
 ) {
+  const domain = 'domain' in opts ? opts.domain : 'live';
   const payload = {
     event: 'charge.success',
     data: {
       id: 302961,
-      domain: 'live',
+      ...(domain === undefined ? {} : { domain }),
       status: 'success',
       reference: opts.reference,
       amount: opts.amountKobo,

@@ -42,7 +42,7 @@ export function registerRailNotificationRoutes(app: Express, deps: GatewayDeps) 
   rails.use(express.raw({ type: () => true, limit: deps.config.BODY_LIMIT }));
 
   const receive = async (req: Request, transfer: InboundTransfer) => {
-    const outcome = await receiveInboundTransfer({ db: deps.db, logger: req.log }, transfer);
+    const outcome = await receiveInboundTransfer({ db: deps.db, logger: req.log, production: deps.config.NODE_ENV === 'production' }, transfer);
     if (!outcome.duplicate) deps.metrics.inboundPayments.inc({ provider: outcome.provider, status: outcome.status, reason: outcome.reason ?? '' });
     return { received: true, matched: outcome.matched, duplicate: outcome.duplicate, status: outcome.status, reason: outcome.reason };
   };
