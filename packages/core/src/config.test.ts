@@ -167,3 +167,32 @@ describe("production: live mode's rails are all real, or all sandbox on a stagin
     ).not.toThrow();
   });
 });
+
+test("TRUST_PROXY is off by default; it takes a hop count, or a list of the proxies' addresses and CIDRs (what express reads as `trust proxy`)", () => {
+  expect(loadConfig({}).TRUST_PROXY).toBe(false);
+  expect(loadConfig({ TRUST_PROXY: 'false' }).TRUST_PROXY).toBe(false);
+  expect(loadConfig({ TRUST_PROXY: '0' }).TRUST_PROXY).toBe(0);
+  expect(loadConfig({ TRUST_PROXY: '2' }).TRUST_PROXY).toBe(2);
+  expect(loadConfig({ TRUST_PROXY: ' 10.0.0.0/8, 192.168.1.7 ,fd00::/8, ::1, loopback' }).TRUST_PROXY).toEqual([
+    '10.0.0.0/8',
+    '192.168.1.7',
+    'fd00::/8',
+    '::1',
+    'loopback',
+  ]);
+});
+
+test.each([
+  ['true', /hop count/],
+  ['-1', /hop count/],
+  ['1.5', /hop count/],
+  ['10.0.0.0/33', /10\.0\.0\.0\/33/],
+  ['fd00::/129', /fd00::\/129/],
+  ['10.0.0.300', /10\.0\.0\.300/],
+  ['10.0.0.0/8,,', /empty entry/],
+  ['proxy.internal', /proxy\.internal/],
+  ['10.0.0.0/ 8', /10\.0\.0\.0\/ 8/],
+])('TRUST_PROXY=%s stops start-up naming the variable and the bad entry', (value, message) => {
+  expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(/TRUST_PROXY:/);
+  expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(message);
+});

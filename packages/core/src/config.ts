@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 const DEV_ONLY_SESSION_SECRET = 'cowrie-dev-only-session-secret-do-not-use-in-production';
@@ -95,6 +96,45 @@ function parseFeeSchedule(text: string, ctx: z.RefinementCtx): Record<string, Fe
   return Object.fromEntries(Object.entries(parsed.data).map(([currency, rule]) => [currency.toUpperCase(), rule]));
 }
 
+// The named ranges express's `trust proxy` (proxy-addr) knows besides addresses and CIDRs.
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** True for an IPv4 or IPv6 address, or a CIDR of one with a prefix length in range. */
+function isAddressOrCidr(entry: string): boolean {
+  const slash = entry.indexOf('/');
+  const family = isIP(slash < 0 ? entry : entry.slice(0, slash));
+  if (family === 0) return false;
+  if (slash < 0) return true;
+  const prefix = entry.slice(slash + 1);
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * TRUST_PROXY, as express's `trust proxy` setting takes it: off (false), a
+ * hop count (how many proxies in front append to X-Forwarded-For), or the
+ * proxies' addresses and CIDRs. `true` (trust every hop) is refused: any
+ * client could then choose its own address.
+ */
+function parseTrustProxy(raw: string | undefined, ctx: z.RefinementCtx): false | number | string[] {
+  const text = raw?.trim() ?? '';
+  if (text === '' || text === 'false') return false;
+  if (/^\d+$/.test(text)) return Number(text);
+  const entries = text.split(',').map((entry) => entry.trim());
+  const expected = "expected a hop count (0, 1, 2, ...) or a comma-separated list of the proxies' addresses and CIDRs";
+  for (const entry of entries) {
+    if (entry === '') {
+      ctx.addIssue({ code: 'custom', message: `${expected}: the list has an empty entry` });
+      return z.NEVER;
+    }
+    if (!PROXY_RANGE_NAMES.has(entry) && !isAddressOrCidr(entry)) {
+      const why = entry === 'true' ? ' (trusting every hop would let any client choose its address)' : '';
+      ctx.addIssue({ code: 'custom', message: `${expected}: "${entry}" is neither${why}` });
+      return z.NEVER;
+    }
+  }
+  return entries;
+}
+
 /**
  * Every setting Cowrie reads from the environment, in one place. A bad value
  * stops start-up with a message naming the variable (see loadConfig).
@@ -134,6 +174,10 @@ export const ZConfig = z
     QUEUE_PREFIX: z.string().min(1).default('{cowrie}'),
     // prefix of Cowrie's own Redis keys (rate limits, caches)
     REDIS_KEY_PREFIX: z.string().min(1).default('cowrie:'),
+    // which client address the gateway sees behind proxies (express's `trust proxy`): unset (off: the socket's
+    // address), a hop count (1: the address the one proxy in front appended to X-Forwarded-For), or the proxies'
+    // addresses and CIDRs, comma-separated (loopback, linklocal and uniquelocal name those ranges)
+    TRUST_PROXY: z.string().optional().transform(parseTrustProxy),
     // largest JSON body the gateway accepts
     BODY_LIMIT: z
       .string()
@@ -143,7 +187,7 @@ export const ZConfig = z
     JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
     // lifetime of a dashboard session
     JWT_TTL_SECONDS: positiveInt(8 * 3600),
-    // failed dashboard sign-ins per client address per 15 minutes (per email the limit is 10)
+    // failed dashboard sign-ins per client address (an IPv6 one by its /64) per 15 minutes
     AUTH_LOGIN_IP_FAILURE_LIMIT: positiveInt(50),
     // failed dashboard sign-ins across every email and address per 15 minutes before each attempt is slowed (never refused)
     AUTH_LOGIN_GLOBAL_FAILURE_LIMIT: positiveInt(1000),

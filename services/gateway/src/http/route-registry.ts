@@ -60,7 +60,12 @@ export interface RouteSpec<
    * like POST /v1 does. Every POST /v1 does already (the /v1 router applies it).
    */
   idempotent?: true;
-  /** Its success answer carries a secret: the Idempotency-Key layer stores it sealed (ENCRYPTION_KEY). */
+  /**
+   * Its success answer carries a secret (an API key, a signing secret, a
+   * one-time password, a session token): every answer is sent with
+   * `Cache-Control: no-store`, replays included, and the Idempotency-Key layer
+   * stores it sealed (ENCRYPTION_KEY).
+   */
   responseHoldsSecret?: true;
   /** Every status the route answers on purpose: successes with their `data`, errors by description. */
   responses: Record<number, RouteResponse>;
@@ -165,10 +170,13 @@ export class RouteMount {
         ? { role: sessionRoleOf({ method: spec.method, auth: spec.auth }), beforePasswordChange: spec.auth.beforePasswordChange }
         : null;
     const { body, query, params } = spec.request ?? {};
+    const noStore = spec.responseHoldsSecret === true;
     // One handler after the guards: the label, the scope, the schemas and the
     // route itself (each express handler is a router step on every request).
     const run: RequestHandler = async (req, res) => {
       res.locals.routeTemplate = fullPath;
+      // No browser or proxy keeps a secret (the Idempotency-Key layer marks its replays so too).
+      if (noStore) res.set('Cache-Control', 'no-store');
       if (scope) assertScope(req, scope);
       if (sessionRule) assertSessionMay(req, sessionRule);
       const input = {

@@ -32,10 +32,11 @@ const ZSignedOut = named('SignedOut', z.object({ signed_out: z.literal(true) }))
 
 export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
   /**
-   * One password check against `email`'s sign-in limits (per email, per client
-   * address, slowed past the global budget): a sign-in, or the current
-   * password of a password change, which share the email's counter, so a
-   * stolen session cannot guess the password faster than a stranger could.
+   * One password check against `email`'s sign-in limits (takeSignInAttempt:
+   * refused per client address and per email from one address, slowed per
+   * email from every address and past the global budget): a sign-in, or the
+   * current password of a password change, which share the email's counters,
+   * so a stolen session cannot guess the password faster than a stranger could.
    */
   const passwordAttempt = async (req: Request, email: string, refusal: string) => {
     const attempt = await takeSignInAttempt(deps.redis, {
@@ -45,9 +46,15 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
       addressLimit: deps.config.AUTH_LOGIN_IP_FAILURE_LIMIT,
       globalLimit: deps.config.AUTH_LOGIN_GLOBAL_FAILURE_LIMIT,
     });
-    if (attempt.kind === 'refused') throw new AppError('rate_limited', refusal, { details: { retry_after_seconds: attempt.retryAfterSeconds } });
+    if (attempt.kind === 'refused') {
+      throw new AppError('rate_limited', refusal, {
+        details: { retry_after_seconds: attempt.retryAfterSeconds },
+        headers: { 'Retry-After': String(attempt.retryAfterSeconds) },
+      });
+    }
     if (attempt.delayMs > 0) {
-      req.log.warn({ delayMs: attempt.delayMs }, 'sign-in slowed: failures past the global budget');
+      req.log.warn({ delayMs: attempt.delayMs, reason: attempt.slowedBy }, 'sign-in slowed: failures past the budget');
+      // A timer, not a busy wait: the event loop serves everyone else meanwhile.
       await setTimeout(attempt.delayMs);
     }
     // A right password: the places are given back. A refund that fails leaves an attempt counted, which is all it costs.
@@ -62,13 +69,18 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
       summary: 'Sign in to the dashboard',
       tag: 'Dashboard',
       auth: { kind: 'none' },
+      responseHoldsSecret: true,
       request: { body: ZLoginRequest },
       responses: {
         200: { description: 'A session token', data: ZSession },
-        401: { description: 'unauthorized: email or password is incorrect' },
+        401: {
+          description:
+            'unauthorized: email or password is incorrect (an unknown email, a wrong password and a disabled user get the same answer, after the same work)',
+        },
         429: {
           description:
-            'rate_limited: too many failed sign-in attempts for this email, or from this client address (AUTH_LOGIN_IP_FAILURE_LIMIT), within 15 minutes of the first failure; past AUTH_LOGIN_GLOBAL_FAILURE_LIMIT failures across all sign-ins, attempts are slowed, not refused',
+            'rate_limited, with Retry-After: too many failed sign-ins from this client address (AUTH_LOGIN_IP_FAILURE_LIMIT; an IPv6 address counts by its /64), or for this email from this address (10), within 15 minutes of the first failure. ' +
+            "An email's failures from every address only slow its attempts (past 10, each waits twice as long as the last, up to 5 s), as do failures past AUTH_LOGIN_GLOBAL_FAILURE_LIMIT across all sign-ins: neither refuses, so nobody can lock a user out.",
         },
       },
     },
@@ -102,13 +114,14 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
       description: 'The current password (a one-time one included) must match. Every session of the user ends, this one too: the answer is a new session.',
       tag: 'Dashboard',
       auth: { kind: 'session', role: 'any_user', beforePasswordChange: true },
+      responseHoldsSecret: true,
       request: { body: named('ChangePasswordRequest', ZChangePasswordRequest) },
       responses: {
         200: { description: 'A new session token', data: ZSession },
         400: { description: 'invalid_request: current_password is incorrect, or new_password is too short or the same' },
         429: {
           description:
-            "rate_limited: too many failed password attempts for the user's email (its sign-in counter: a wrong current password counts as a failed sign-in), or from this client address",
+            "rate_limited, with Retry-After: too many failed password attempts for the user's email from this client address, or from this address (the sign-in counters: a wrong current password counts as a failed sign-in)",
         },
       },
     },
