@@ -74,6 +74,10 @@ export interface PaystackStandIn {
     acceptThenFail: boolean;
     hideFromVerify: boolean;
     behaviour?: (transfer: { reference: string; reason: string }) => StandInSend | undefined;
+    /** Where a `transfer.reversed` notification is POSTed (signed with the secret) when `reverseAfterMs` reverses a transfer; none when unset. */
+    notifyUrl?: string;
+    /** Whether to send that notification for this reference (false: it is lost, as a provider's can be). */
+    notifies?: (reference: string) => boolean;
   };
   /** Every request is recorded at once but answered only when the returned function is called. */
   holdAnswers(): () => void;
@@ -274,7 +278,17 @@ export async function startPaystackStandIn({ secret = 'sk_test_standin' }: { sec
         const reverseAfterMs = planned?.reverseAfterMs;
         if (reverseAfterMs !== undefined)
           later(reverseAfterMs, () => {
-            if (transfer.status === 'success') transfer.status = 'reversed';
+            if (transfer.status !== 'success') return;
+            transfer.status = 'reversed';
+            if (options.notifyUrl && (options.notifies?.(transfer.reference) ?? true)) {
+              const { rawBody, signature } = paystackTransferEvent(secret, 'transfer.reversed', transfer);
+              // Best effort, like the provider's first try: a lost one is found by asking (the reversal watch).
+              void fetch(options.notifyUrl, {
+                method: 'POST',
+                headers: { 'content-type': 'application/json', 'x-paystack-signature': signature },
+                body: rawBody,
+              }).catch(() => undefined);
+            }
           });
         const { recipient: _r, ...answer } = transfer;
         if (planned?.answer === '5xx' || options.acceptThenFail) return send(res, 500, { status: false, message: 'Internal server error' });

@@ -4,7 +4,10 @@
 // local Paystack stand-in. An outcome the rail cannot confirm stays unknown:
 // the API answers the provider error, the row stays processing with its hold,
 // and only the rail's answer (or a grace window of "not found") settles it.
+import { Decimal } from '@cowrie/core';
 import { findWallet } from '@cowrie/ledger';
+import { createTransfer, executePayout } from '@cowrie/payouts';
+import { createModeRails } from '@cowrie/rails';
 import { createWorkspaceWithKey, listenGateway, waitFor } from '@cowrie/testing';
 import { paystackTransferEvent, startPaystackStandIn, type PaystackStandIn } from '@cowrie/paystack/test/paystack-stand-in';
 import { closeGatewayDeps, createGatewayDeps, type GatewayDeps } from '../src/deps';
@@ -270,6 +273,34 @@ test('a reversal reported for a payout still processing fails it with its hold r
   expect(await held(ws.id)).toBe('0.000000');
   expect((await findWallet(stack.env.db, ws.id, 'NGN'))!.balance.toFixed(6)).toBe('1000.000000');
   expect(await stack.env.db.ledgerTransaction.count({ where: { workspaceId: ws.id, category: 'reversal' } })).toBe(0);
+});
+
+test('a worker stopping after the send began records it as possibly sent: the next attempt only asks, and never sends again', async () => {
+  const ws = await ownWorkspace();
+  const rails = createModeRails(stack.env.config, { redis: stack.env.redis, sql: stack.env.sql });
+  const { transaction } = await createTransfer(
+    { db: stack.env.db, sql: stack.env.sql, rails: rails.live, feeSchedule: {} },
+    { workspaceId: ws.id, currency: 'NGN', amount: new Decimal('20'), accountNumber: '0123456789', bankCode: '058', accountName: 'Ada Obi' },
+  );
+  // Paystack records the transfer, answers late, and its verify does not show it for a while (a rolling deploy's worst moment).
+  standIn.options.behaviour = ({ reference }) => (reference === transaction.reference ? { record: true, answer: 'hang', visibleAfterMs: 60_000 } : undefined);
+  const stopping = new AbortController();
+  try {
+    const run = executePayout({ sql: stack.env.sql, rails, transactionId: transaction.id, log: stack.env.logger, signal: stopping.signal });
+    await waitFor(async () => posts(transaction.reference) === 1, 5_000);
+    stopping.abort(new Error('payout worker stopping'));
+    await expect(run).rejects.toThrow();
+    const dispatch = await stack.env.db.payoutDispatch.findUniqueOrThrow({ where: { transactionId: transaction.id } });
+    expect(dispatch.outcome).toBe('unknown');
+    // The next attempt (another worker takes the job up) asks the rail, which cannot show it yet: nothing is sent again.
+    const next = await executePayout({ sql: stack.env.sql, rails, transactionId: transaction.id, log: stack.env.logger });
+    expect(next.kind).toBe('unknown');
+  } finally {
+    standIn.options.behaviour = undefined;
+  }
+  expect(posts(transaction.reference)).toBe(1);
+  expect(await statusOf(transaction.id)).toBe('processing');
+  expect(await held(ws.id)).toBe('20.000000');
 });
 
 test('Paystack not configured → bank lookup answers 503 provider_error', async () => {
