@@ -3,7 +3,7 @@ import type { DbOrTx } from '@cowrie/db';
 import type { Session } from './sessions';
 import type { UserRole } from './team';
 import { workspaceForMode } from './workspaces';
-import { hashPassword, needsRehash, passwordProblem, verifyPassword } from './passwords';
+import { DECOY_PASSWORD_HASH, hashPassword, needsRehash, passwordProblem, verifyPassword } from './passwords';
 import { hasSecondFactor, mfaEnrolmentRequired, stepUpFresh } from './second-factor';
 
 export interface CreateDashboardUserInput {
@@ -27,16 +27,12 @@ export async function createDashboardUser(db: DbOrTx, input: CreateDashboardUser
   return { id: user.id, email: user.email, workspace_id: user.workspaceId };
 }
 
-// A hash of a random password, verified when the email is unknown so that an
-// unknown email takes as long as a wrong password.
-let decoyHash: Promise<string> | undefined;
-
 /** Returns the user when email and password match, else null (never says which failed). */
 export async function checkDashboardCredentials(db: DbOrTx, email: string, password: string) {
   const user = await db.dashboardUser.findUnique({ where: { email: email.trim().toLowerCase() } });
   if (!user) {
-    decoyHash ??= hashPassword(`decoy-${Math.random()}`);
-    await verifyPassword(password, await decoyHash);
+    // An unknown email costs the same one hash as a wrong password.
+    await verifyPassword(password, DECOY_PASSWORD_HASH);
     return null;
   }
   if (!(await verifyPassword(password, user.passwordHash))) return null;

@@ -11,3 +11,4 @@ export * from './reconcile';
 export * from './transactions';
 export * from './balances';
 export * from './queue';
+export * from './rail-notifications';

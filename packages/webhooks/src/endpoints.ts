@@ -211,30 +211,45 @@ export async function deleteWebhookEndpoint(db: DbOrTx, opts: { workspaceId: num
 
 export const ZRollWebhookSecretRequest = z.object({ grace_seconds: rollGraceSecondsField('the old secret keeps signing beside the new one') });
 
+// A roll that keeps losing to concurrent rolls of the same endpoint gives up after this many reads (each loss means another roll landed).
+const ROLL_ATTEMPTS = 20;
+
 /**
  * Gives an endpoint a new secret (returned this once). For the grace period
  * every delivery is signed with both (`t=…,v1=<new>,v1=<old>`), so a receiver
  * switches secrets without missing a delivery; a grace of 0 drops the old one
  * now. A roll during another's grace period replaces the older secret: only
  * the last two ever sign.
+ *
+ * The write is conditional on the secret it read, so concurrent rolls of one
+ * endpoint apply one after the other: a roll that lost the race reads the
+ * winner's secret and rolls from it, so the winner's new secret becomes its
+ * previous one instead of vanishing (both answer 201, as two rolls a moment
+ * apart would).
  */
 export async function rollWebhookEndpointSecret(
   db: DbOrTx,
   opts: { workspaceId: number; id: number; graceSeconds: number; encryptionKey: string; now?: Date },
 ): Promise<WebhookEndpointView & { secret: string; previous_secret_expires_at: string | null }> {
   const now = opts.now ?? new Date();
-  const current = await getWebhookEndpoint(db, opts.workspaceId, opts.id);
   const secret = generateWebhookSecret();
+  const secretEncrypted = encryptSecret(secret, opts.encryptionKey);
   const keepPrevious = opts.graceSeconds > 0;
   const expiresAt = keepPrevious ? new Date(now.getTime() + opts.graceSeconds * 1000) : null;
-  const updated = await db.webhookEndpoint.updateManyAndReturn({
-    where: { id: opts.id, workspaceId: opts.workspaceId },
-    data: {
-      secretEncrypted: encryptSecret(secret, opts.encryptionKey),
-      previousSecretEncrypted: keepPrevious ? current.secretEncrypted : null,
-      previousSecretExpiresAt: expiresAt,
-    },
+  for (let attempt = 0; attempt < ROLL_ATTEMPTS; attempt++) {
+    const current = await getWebhookEndpoint(db, opts.workspaceId, opts.id);
+    const updated = await db.webhookEndpoint.updateManyAndReturn({
+      where: { id: opts.id, workspaceId: opts.workspaceId, secretEncrypted: current.secretEncrypted },
+      data: {
+        secretEncrypted,
+        previousSecretEncrypted: keepPrevious ? current.secretEncrypted : null,
+        previousSecretExpiresAt: expiresAt,
+      },
+    });
+    if (updated[0]) return { ...webhookEndpointView(updated[0]), secret, previous_secret_expires_at: expiresAt?.toISOString() ?? null };
+    // Another roll changed the secret since it was read (or the endpoint is gone: the next read says so).
+  }
+  throw new AppError('idempotency_conflict', "This endpoint's secret is being rolled by other requests at the same moment; retry", {
+    details: { reason: 'concurrent_roll' },
   });
-  if (!updated[0]) throw endpointNotFound();
-  return { ...webhookEndpointView(updated[0]), secret, previous_secret_expires_at: expiresAt?.toISOString() ?? null };
 }

@@ -47,7 +47,13 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   app.disable('x-powered-by');
   // API responses are not cached by validators; hashing every body costs CPU.
   app.set('etag', false);
-  app.set('trust proxy', false);
+  // The client address (req.ip: sign-in limits, the operator pages' limit) is
+  // the socket's unless TRUST_PROXY names the proxies in front.
+  app.set('trust proxy', deps.config.TRUST_PROXY);
+  // Paths match in their own case only, as the route registry (the
+  // Idempotency-Key layer's lookup, metric labels) matches them: /API-KEYS/5/ROLL
+  // is not a route, rather than one served without the layer's checks.
+  app.set('case sensitive routing', true);
   app.set('query parser', 'simple');
   if (options.lifecycle) app.use(options.lifecycle.middleware());
   app.use(httpMetrics(deps.metrics, routes));
@@ -62,7 +68,7 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   const root = routes.on(app, '', { session: requireSession(deps), idempotency: idempotencyLayer(deps) });
   registerDocsRoutes(app, root);
 
-  const v1 = express.Router();
+  const v1 = express.Router({ caseSensitive: true });
   v1.use(requireApiKeyWithinBudget(deps), idempotencyLayer(deps));
   const api = routes.on(v1, '/v1');
   registerCatalogRoutes(api, deps);

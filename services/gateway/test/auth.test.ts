@@ -121,7 +121,7 @@ describe('dashboard sessions', () => {
     expect(row.passwordHash).not.toContain(user.password);
   });
 
-  test('repeated failed logins for one email are limited', async () => {
+  test('repeated failed logins for one email from one address are limited (another address: signin-hardening.test.ts)', async () => {
     const { workspace } = await createWorkspaceWithKey(gw.env.db);
     const user = await createUserFor(gw.env.db, workspace.id, 'limited@example.com');
     const statuses: number[] = [];

@@ -1,7 +1,8 @@
 // Risk: two-step sign-in over HTTP that can be got around or locks the wrong
 // people out: a session handed out without the code, a code or a recovery
 // code that works twice, a challenge that works twice or after its 5 minutes,
-// unlimited guesses at codes, an owner or admin without a second factor
+// unlimited guesses at codes (or guesses spread over the addresses of an
+// IPv6 /64, or over many addresses, or a 429 without Retry-After), an owner or admin without a second factor
 // reaching more than enrolment under REQUIRE_MFA_FOR_ADMINS, a reset by
 // someone who is not an owner, a factor turned off without a fresh code, a
 // TOTP secret or recovery code kept readable or cached. The exact ±1 time-step
@@ -34,30 +35,30 @@ const wrongCode = (secret: string) => {
 
 let emails = 0;
 /** A user of a new workspace (an owner unless told), signed in with their password. */
-async function newUser(role: 'owner' | 'admin' | 'member' = 'owner', workspaceId?: number) {
-  const wsId = workspaceId ?? (await createWorkspaceWithKey(gw.env.db)).workspace.id;
-  const user = await createUserFor(gw.env.db, wsId, `mfa-${++emails}@example.com`);
-  if (role !== 'owner') await gw.env.db.dashboardUser.update({ where: { id: user.id }, data: { role } });
-  const login = await call(gw.url, 'POST', '/auth/login', { body: { email: user.email, password: user.password } });
+async function newUser(role: 'owner' | 'admin' | 'member' = 'owner', workspaceId?: number, on: typeof gw = gw) {
+  const wsId = workspaceId ?? (await createWorkspaceWithKey(on.env.db)).workspace.id;
+  const user = await createUserFor(on.env.db, wsId, `mfa-${++emails}@example.com`);
+  if (role !== 'owner') await on.env.db.dashboardUser.update({ where: { id: user.id }, data: { role } });
+  const login = await call(on.url, 'POST', '/auth/login', { body: { email: user.email, password: user.password } });
   expect(login.status).toBe(200);
   return { ...user, workspaceId: wsId, token: login.body.data.token as string };
 }
 
 /** Enrols `user` through the API: the secret, its confirmation with the current code, the recovery codes. */
-async function enrol(user: { token: string }) {
-  const started = await call(gw.url, 'POST', '/auth/mfa/totp', { token: user.token });
+async function enrol(user: { token: string }, on: typeof gw = gw) {
+  const started = await call(on.url, 'POST', '/auth/mfa/totp', { token: user.token });
   expect(started.status).toBe(200);
   const secret = started.body.data.secret as string;
   rememberSecret(secret);
-  const confirmed = await call(gw.url, 'POST', '/auth/mfa/totp/confirm', { token: user.token, body: { code: totp(secret) } });
+  const confirmed = await call(on.url, 'POST', '/auth/mfa/totp/confirm', { token: user.token, body: { code: totp(secret) } });
   expect(confirmed.status).toBe(200);
   const recoveryCodes = confirmed.body.data.recovery_codes as string[];
   recoveryCodes.forEach(rememberSecret);
   return { secret, recoveryCodes };
 }
 
-const passwordStep = (user: { email: string; password: string }) =>
-  call(gw.url, 'POST', '/auth/login', { body: { email: user.email, password: user.password } });
+const passwordStep = (user: { email: string; password: string }, on: typeof gw = gw) =>
+  call(on.url, 'POST', '/auth/login', { body: { email: user.email, password: user.password } });
 const codeStep = (challenge: string, code: string) => call(gw.url, 'POST', '/auth/login/mfa', { body: { challenge, code } });
 
 test('enrol, confirm, then sign-in takes the password and a code: a challenge first, no token, then the session', async () => {
@@ -167,9 +168,11 @@ test('wrong codes are limited like passwords: 10 per user in 15 minutes, then 42
   const limited = await codeStep(challenge, totp(secret, 1));
   expect(limited.status).toBe(429);
   expect(limited.body.error.details.retry_after_seconds).toBeGreaterThan(0);
+  expect(Number(limited.headers.get('retry-after'))).toBe(limited.body.error.details.retry_after_seconds);
   // The session routes that take a code share the user's counter.
   const stepUp = await call(gw.url, 'POST', '/auth/step-up', { token: user.token, body: { code: totp(secret, 1) } });
   expect(stepUp.status).toBe(429);
+  expect(Number(stepUp.headers.get('retry-after'))).toBeGreaterThan(0);
   // Another user is not affected.
   const other = await newUser('member');
   const otherSecret = (await enrol(other)).secret;
@@ -183,6 +186,48 @@ test('concurrent wrong codes never get past the limit', async () => {
   const statuses = await Promise.all(Array.from({ length: 16 }, () => codeStep(challenge, wrongCode(secret)).then((r) => r.status)));
   expect(statuses.filter((s) => s === 401)).toHaveLength(10);
   expect(statuses.filter((s) => s === 429)).toHaveLength(6);
+});
+
+describe("behind a proxy (TRUST_PROXY): codes on the sign-ins' address counter, and a user's own counter that locks", () => {
+  let proxied: typeof gw;
+  beforeAll(async () => {
+    proxied = await startTestGateway({ TRUST_PROXY: '1', AUTH_LOGIN_IP_FAILURE_LIMIT: '3' });
+  });
+  afterAll(() => proxied?.close());
+  const from = (address: string, path: string, opts: { token?: string; body: unknown }) =>
+    call(proxied.url, 'POST', path, { ...opts, headers: { 'X-Forwarded-For': address } });
+
+  test('wrong codes and wrong passwords of one IPv6 /64 add up on one address counter (429 with Retry-After); the next /64 has its own', async () => {
+    const user = await newUser('member', undefined, proxied);
+    const { secret } = await enrol(user, proxied);
+    const { challenge } = (await from('2001:db8:7:8::1', '/auth/login', { body: { email: user.email, password: user.password } })).body.data;
+    const statuses = [
+      (await from('2001:db8:7:8::1', '/auth/login/mfa', { body: { challenge, code: wrongCode(secret) } })).status,
+      (await from('2001:db8:7:8:ffff::2', '/auth/step-up', { token: user.token, body: { code: wrongCode(secret) } })).status,
+      (await from('2001:db8:0007:0008::3', '/auth/login', { body: { email: 'somebody.else@example.com', password: 'a guess' } })).status,
+    ];
+    // A wrong code at step-up is a 400 on the field, a failure all the same.
+    expect(statuses).toEqual([401, 400, 401]);
+    const refused = await from('2001:db8:7:8::9', '/auth/login/mfa', { body: { challenge, code: totp(secret, 1) } });
+    expect([refused.status, refused.body.error.code]).toEqual([429, 'rate_limited']);
+    expect(Number(refused.headers.get('retry-after'))).toBe(refused.body.error.details.retry_after_seconds);
+    expect(refused.body.error.details.retry_after_seconds).toBeGreaterThan(0);
+    expect((await from('2001:db8:7:9::1', '/auth/login/mfa', { body: { challenge, code: totp(secret, 1) } })).status).toBe(200);
+  });
+
+  test("unlike a password's per-email counter (which only slows), a user's wrong codes from many addresses lock their codes: 429 from a fresh address too", async () => {
+    const user = await newUser('member', undefined, proxied);
+    const { secret } = await enrol(user, proxied);
+    const { challenge } = (await passwordStep({ email: user.email, password: user.password }, proxied)).body.data;
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i++) statuses.push((await from(`198.51.100.${i + 1}`, '/auth/login/mfa', { body: { challenge, code: wrongCode(secret) } })).status);
+    expect(statuses).toEqual(Array(10).fill(401));
+    const refused = await from('192.0.2.200', '/auth/login/mfa', { body: { challenge, code: totp(secret, 1) } });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    // Their password is not locked by it: a new sign-in gets a challenge (its code is refused until the window ends).
+    expect((await passwordStep({ email: user.email, password: user.password }, proxied)).body.data).toMatchObject({ mfa_required: true });
+  });
 });
 
 test('REQUIRE_MFA_FOR_ADMINS: an owner or admin without a second factor may only enrol (and sign out); members are free', async () => {

@@ -30,7 +30,7 @@ export const depositCommands: CliCommand[] = [
         throw new UsageError(`in production, sandbox transfer-in acts on test accounts only; ${accountNumber} is a live account`);
       }
       const outcome = await receiveInboundTransfer(
-        { db: ctx.db() },
+        { db: ctx.db(), production: ctx.config.NODE_ENV === 'production' },
         {
           provider: SANDBOX_PROVIDER,
           providerReference,
@@ -39,6 +39,7 @@ export const depositCommands: CliCommand[] = [
           currency,
           senderName: args['sender-name'] ?? 'Sandbox Sender',
           narration: `Sandbox transfer into ${accountNumber}`,
+          livemode: false,
           raw: {
             simulated: true,
             source: 'cowrie sandbox transfer-in',

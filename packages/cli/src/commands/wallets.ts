@@ -55,13 +55,19 @@ export const walletCommands: CliCommand[] = [
   },
   {
     name: 'ledger audit',
-    usage: 'cowrie ledger audit [--workspace ID]',
-    options: ['workspace'],
+    usage: 'cowrie ledger audit [--workspace ID] [--mode live|test]',
+    options: ['workspace', 'mode'],
     required: [],
-    // Every rule the ledger keeps by construction, checked against what is stored; exit 1 on any violation.
+    // Every rule the ledger keeps by construction, checked against what is
+    // stored in one snapshot; exit 1 on any violation. Both modes unless
+    // --mode; --workspace alone names one workspace row (either side),
+    // with --mode it names a business by its live id, as `wallet credit` does.
     run: async (args, ctx) => {
-      const workspaceId = args.workspace === undefined ? undefined : positiveIntArg(args, 'workspace');
-      const audit = await auditLedger(ctx.db(), { workspaceId });
+      const mode = args.mode === undefined ? undefined : modeArg(args);
+      const db = ctx.db();
+      let workspaceId = args.workspace === undefined ? undefined : positiveIntArg(args, 'workspace');
+      if (workspaceId !== undefined && mode !== undefined) workspaceId = await workspaceForMode(db, workspaceId, mode);
+      const audit = await auditLedger(db, { workspaceId, mode });
       return audit.ok ? audit : new CliFinding(audit, 1);
     },
   },

@@ -94,9 +94,10 @@ export interface RouteSpec<
    */
   idempotent?: true;
   /**
-   * Its success answer carries a secret (a key, a token, a TOTP secret, recovery
-   * codes): it is sent with Cache-Control: no-store, and the Idempotency-Key
-   * layer stores it sealed (ENCRYPTION_KEY).
+   * Its success answer carries a secret (an API key, a signing secret, a
+   * one-time password, a session token): every answer is sent with
+   * `Cache-Control: no-store`, replays included, and the Idempotency-Key layer
+   * stores it sealed (ENCRYPTION_KEY).
    */
   responseHoldsSecret?: true;
   /** Every status the route answers on purpose: successes with their `data`, errors by description. */
@@ -204,6 +205,7 @@ export class RouteMount {
     // route itself (each express handler is a router step on every request).
     const run: RequestHandler = async (req, res) => {
       res.locals.routeTemplate = fullPath;
+      // No browser or proxy keeps a secret (the Idempotency-Key layer marks its replays so too).
       if (noStore) res.set('Cache-Control', 'no-store');
       if (scope) assertScope(req, scope);
       if (sessionAuth) assertSessionMay(req, sessionRuleOf({ method: spec.method, auth: sessionAuth }, req.body));

@@ -6,9 +6,11 @@ import type { GatewayDeps } from '../deps';
 
 /**
  * The sign-in limits of the routes that check a password or a second-factor
- * code (per email or per user, per client address, slowed past the global
- * budget). Each attempt is taken before the check; the returned function
- * gives it back when the password or code was right.
+ * code (@cowrie/api-limits: per client address, an IPv6 one by its /64;
+ * per email from one address for a password, per user for a code; slowed per
+ * email and past the global budget). Each attempt is taken before the check;
+ * a refusal is 429 with Retry-After; the returned function gives the attempt
+ * back when the password or code was right.
  */
 export function signInAttempts(deps: Pick<GatewayDeps, 'redis' | 'config'>) {
   const limits = (req: Request) => ({
@@ -18,9 +20,15 @@ export function signInAttempts(deps: Pick<GatewayDeps, 'redis' | 'config'>) {
     globalLimit: deps.config.AUTH_LOGIN_GLOBAL_FAILURE_LIMIT,
   });
   const settle = async (req: Request, attempt: SignInAttempt, refusal: string) => {
-    if (attempt.kind === 'refused') throw new AppError('rate_limited', refusal, { details: { retry_after_seconds: attempt.retryAfterSeconds } });
+    if (attempt.kind === 'refused') {
+      throw new AppError('rate_limited', refusal, {
+        details: { retry_after_seconds: attempt.retryAfterSeconds },
+        headers: { 'Retry-After': String(attempt.retryAfterSeconds) },
+      });
+    }
     if (attempt.delayMs > 0) {
-      req.log.warn({ delayMs: attempt.delayMs }, 'sign-in slowed: failures past the global budget');
+      req.log.warn({ delayMs: attempt.delayMs, reason: attempt.slowedBy }, 'sign-in slowed: failures past the budget');
+      // A timer, not a busy wait: the event loop serves everyone else meanwhile.
       await setTimeout(attempt.delayMs);
     }
     // A right password or code: the places are given back. A refund that fails leaves an attempt counted, which is all it costs.
@@ -30,7 +38,7 @@ export function signInAttempts(deps: Pick<GatewayDeps, 'redis' | 'config'>) {
     /**
      * One password check against `email`'s sign-in limits: a sign-in, the
      * current password of a password change, or a password step-up, which
-     * share the email's counter, so a stolen session cannot guess the
+     * share the email's counters, so a stolen session cannot guess the
      * password faster than a stranger could.
      */
     password: async (req: Request, email: string, refusal: string) => settle(req, await takeSignInAttempt(deps.redis, { ...limits(req), email }), refusal),

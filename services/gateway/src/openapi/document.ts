@@ -191,7 +191,11 @@ function responsesOf(route: RegisteredRoute, schemas: DocumentSchemas): Record<s
   const v1 = route.auth.kind === 'api_key';
   // API keys and dashboard sessions both have a request budget, and its headers.
   const budgeted = route.auth.kind !== 'none';
-  const headers = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' }, ...(budgeted ? RATE_LIMIT_HEADERS : {}) };
+  const headers = {
+    'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+    ...(budgeted ? RATE_LIMIT_HEADERS : {}),
+    ...(route.responseHoldsSecret ? { 'Cache-Control': { $ref: '#/components/headers/Cache-Control-No-Store' } } : {}),
+  };
   const errors = new Set<number>();
   for (const [status, response] of Object.entries(route.responses)) {
     const code = Number(status);
@@ -246,7 +250,10 @@ function responsesOf(route: RegisteredRoute, schemas: DocumentSchemas): Record<s
     const own = route.responses[code]?.description;
     responses[String(code)] = {
       description: own ?? ERROR_DESCRIPTIONS[code] ?? 'Error',
-      headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } },
+      headers: {
+        'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+        ...(code === 429 ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}),
+      },
       content: { 'application/json': { schema: schemas.of(ZErrorResponse, 'output') } },
     };
   }
@@ -429,6 +436,12 @@ export function buildOpenApiDocument(registry: RouteRegistry, options: OpenApiOp
         'X-RateLimit-Limit': { description: 'Requests allowed in the window', schema: { type: 'integer' } },
         'X-RateLimit-Remaining': { description: 'Requests left after this one, never below 0', schema: { type: 'integer' } },
         'X-RateLimit-Reset': { description: 'Window end as a Unix timestamp in seconds', schema: { type: 'integer' } },
+        'Retry-After': { description: 'Seconds to wait before trying again (as `error.details.retry_after_seconds`)', schema: { type: 'integer', minimum: 1 } },
+        'Cache-Control-No-Store': {
+          description:
+            '`no-store`: the answer carries a secret (a key, a signing secret, a password, a session token) that no cache may keep; replays say so too',
+          schema: { type: 'string', const: 'no-store' },
+        },
       },
     },
   };

@@ -169,6 +169,12 @@ export const WEBHOOK_EVENTS: readonly WebhookEventSpec[] = [
     ZTransaction,
   ),
   event(
+    'transfer.reversed',
+    'A completed transfer or withdrawal was reversed',
+    "The bank returned a payout that had completed (the rail reported it reversed): the wallet got its amount and fees back once, as a `reversal` credit (channel `payout`, `metadata.reversal_of` the payout's reference). `data` is the ledger transaction, `status` reversed, `metadata.reversed_by` the credit's reference. A payout reversed before it settled fails instead (`transfer.failed`).",
+    ZTransaction,
+  ),
+  event(
     'collection.successful',
     'Money arrived in a one-off or reserved account',
     'A bank transfer into a pending one-off account (for its exact amount) or an active reserved account was credited to the wallet.',

@@ -106,10 +106,14 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
       request: { body: ZLoginRequest },
       responses: {
         200: { description: 'A session token, or a challenge for the second step', data: z.union([ZSession, ZMfaChallenge]) },
-        401: { description: 'unauthorized: email or password is incorrect' },
+        401: {
+          description:
+            'unauthorized: email or password is incorrect (an unknown email, a wrong password and a disabled user get the same answer, after the same work)',
+        },
         429: {
           description:
-            'rate_limited: too many failed sign-in attempts for this email, or from this client address (AUTH_LOGIN_IP_FAILURE_LIMIT), within 15 minutes of the first failure; past AUTH_LOGIN_GLOBAL_FAILURE_LIMIT failures across all sign-ins, attempts are slowed, not refused',
+            'rate_limited, with Retry-After: too many failed sign-ins from this client address (AUTH_LOGIN_IP_FAILURE_LIMIT; an IPv6 address counts by its /64), or for this email from this address (10), within 15 minutes of the first failure. ' +
+            "An email's failures from every address only slow its attempts (past 10, each waits twice as long as the last, up to 5 s), as do failures past AUTH_LOGIN_GLOBAL_FAILURE_LIMIT across all sign-ins: neither refuses, so nobody can lock a user out.",
         },
       },
     },
@@ -188,7 +192,7 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
         400: { description: 'invalid_request: current_password is incorrect, or new_password is too short or the same' },
         429: {
           description:
-            "rate_limited: too many failed password attempts for the user's email (its sign-in counter: a wrong current password counts as a failed sign-in), or from this client address",
+            "rate_limited, with Retry-After: too many failed password attempts for the user's email from this client address, or from this address (the sign-in counters: a wrong current password counts as a failed sign-in)",
         },
       },
     },

@@ -242,13 +242,21 @@ export function registerWebhookRoutes(app: RouteMount, deps: GatewayDeps) {
       description:
         'A new secret, returned once. For `grace_seconds` (default a day) every delivery is signed with the new and the old secret ' +
         '(`t=<ts>,v1=<new>,v1=<old>`): a receiver accepts a delivery when any v1 value matches the secret it holds. ' +
-        'Send Idempotency-Key: a retry then replays the same secret instead of rolling again.',
+        'Send Idempotency-Key: a retry then replays the same secret instead of rolling again. ' +
+        "Two rolls at the same moment apply one after the other: the later one's old secret is the earlier one's new secret.",
       tag,
       auth: { kind: 'session', stepUp: true },
       idempotent: true,
       responseHoldsSecret: true,
       request: { params: ZEndpointParams, body: named('RollWebhookSecretRequest', ZRollWebhookSecretRequest) },
-      responses: { 201: { description: 'The endpoint with its new secret', data: ZRolledWebhookSecret }, ...notFound },
+      responses: {
+        201: { description: 'The endpoint with its new secret', data: ZRolledWebhookSecret },
+        ...notFound,
+        409: {
+          description:
+            'idempotency_conflict: the Idempotency-Key was sent with another body or is still in progress, or (details.reason concurrent_roll) other rolls of this endpoint kept landing first; rolls at the same moment otherwise apply one after the other',
+        },
+      },
     },
     async ({ params, body }, req, res) => {
       const rolled = await rollWebhookEndpointSecret(deps.db, {
