@@ -143,7 +143,7 @@ test('a user without a second factor steps up with their password (a wrong one i
   expect(withCode.body.error.details).toEqual({ field: 'password' });
   expectStepUpRequired(await call(stack.url, 'POST', '/api-keys', { token: stale, body: { name: 'x', scopes: ['read'] } }));
   // The wrong password counted as a failed sign-in of the email.
-  expect(await stack.env.redis.get(`${stack.env.config.REDIS_KEY_PREFIX}login:${owner.email}`)).toBe('1');
+  expect(await stack.env.redis.get(`${stack.env.config.REDIS_KEY_PREFIX}login-email:${owner.email}`)).toBe('1');
 
   // Now with a second factor: the stale session must send a code, not the password.
   const fresh = await sessionSignedInAgo(stack, owner, 0);
