@@ -133,15 +133,22 @@ const CLAIM_DUE_CHECKS = defineStatement({
   result: DUE_CHECK_COLUMNS,
 });
 
-const DUE_PAYOUTS = defineStatement({
-  name: 'cowrie-due-payouts',
+/** Payouts by id, each with its workspace's mode (which rails it may reach), whatever their status. */
+const PAYOUTS_WITH_MODE = defineStatement({
+  name: 'cowrie-payouts-with-mode',
   params: { ids: sqlList(sqlParam.int) },
   text: (
     p,
   ) => `SELECT ${columnList(ledgerTransactionColumns, 't')}, w."mode" AS "workspaceMode" FROM "LedgerTransaction" t JOIN "Workspace" w ON w."id" = t."workspaceId"
-           WHERE t."id" = ANY(${p.ids}::int[]) AND t."status" = 'processing'`,
+           WHERE t."id" = ANY(${p.ids}::int[])`,
   result: { ...ledgerTransactionColumns, workspaceMode: sqlColumn.text.as<Mode>() },
 });
+
+/** PAYOUTS_WITH_MODE as a map by id. */
+async function payoutsWithMode(sql: SqlQueryable, ids: number[]) {
+  const { rows } = await PAYOUTS_WITH_MODE.run(sql, { ids });
+  return new Map(rows.map(({ workspaceMode, ...row }) => [row.id, { row, mode: workspaceMode }]));
+}
 
 /**
  * Asks the rail about every payout awaiting its answer whose next check is
@@ -152,14 +159,16 @@ const DUE_PAYOUTS = defineStatement({
 export async function checkDuePayouts({ sql, rails, schedule, log, now = new Date(), limit = 200, concurrency = 8, leaseMs = 60_000 }: CheckDuePayoutsOptions) {
   const { rows: claimed } = await CLAIM_DUE_CHECKS.run(sql, { now, leaseUntil: new Date(now.getTime() + leaseMs), limit });
   if (!claimed.length) return { checked: 0, outcomes: [] as PayoutOutcome['kind'][] };
-  const { rows } = await DUE_PAYOUTS.run(sql, { ids: claimed.map((c) => c.transactionId) });
-  const byId = new Map(rows.map(({ workspaceMode, ...row }) => [row.id, { row, mode: workspaceMode }]));
+  const byId = await payoutsWithMode(
+    sql,
+    claimed.map((c) => c.transactionId),
+  );
   const outcomes: PayoutOutcome['kind'][] = [];
   for (let i = 0; i < claimed.length; i += concurrency) {
     const results = await Promise.all(
       claimed.slice(i, i + concurrency).map(async (due) => {
         const found = byId.get(due.transactionId);
-        if (!found) return null;
+        if (!found || found.row.status !== 'processing') return null;
         const { row, mode } = found;
         try {
           return (
@@ -196,16 +205,6 @@ const CLAIM_DUE_REVERSAL_CHECKS = defineStatement({
              ORDER BY p."reversalCheckAt" LIMIT ${p.limit} FOR UPDATE SKIP LOCKED)
            RETURNING ${columnList(DUE_REVERSAL_CHECK_COLUMNS, 'd')}`,
   result: DUE_REVERSAL_CHECK_COLUMNS,
-});
-
-const WATCHED_PAYOUTS = defineStatement({
-  name: 'cowrie-watched-payouts',
-  params: { ids: sqlList(sqlParam.int) },
-  text: (
-    p,
-  ) => `SELECT ${columnList(ledgerTransactionColumns, 't')}, w."mode" AS "workspaceMode" FROM "LedgerTransaction" t JOIN "Workspace" w ON w."id" = t."workspaceId"
-           WHERE t."id" = ANY(${p.ids}::int[])`,
-  result: { ...ledgerTransactionColumns, workspaceMode: sqlColumn.text.as<Mode>() },
 });
 
 /** The next look of the reversal watch (null: the watch is over), and whether the rail was asked this time. */
@@ -251,8 +250,10 @@ export async function checkDueReversals({
 }: CheckDueReversalsOptions) {
   const { rows: claimed } = await CLAIM_DUE_REVERSAL_CHECKS.run(sql, { now, leaseUntil: new Date(now.getTime() + leaseMs), limit });
   if (!claimed.length) return { checked: 0, reversed: 0 };
-  const { rows } = await WATCHED_PAYOUTS.run(sql, { ids: claimed.map((c) => c.transactionId) });
-  const byId = new Map(rows.map(({ workspaceMode, ...row }) => [row.id, { row, mode: workspaceMode }]));
+  const byId = await payoutsWithMode(
+    sql,
+    claimed.map((c) => c.transactionId),
+  );
   let reversed = 0;
   const later = (checks: number) => new Date(now.getTime() + schedule.reversalFirstCheckMs * 2 ** Math.min(checks, 20));
   for (let i = 0; i < claimed.length; i += concurrency) {

@@ -418,25 +418,19 @@ describe('the Idempotency-Key header after a definite failure (#30: only success
 
   test('the body idempotency_key keeps the ledger rule: it answers the failed payout, whatever its status', async () => {
     const workspaceId = await funded('100');
-    const first = await createTransfer(deps, {
-      workspaceId,
-      currency: 'NGN',
-      amount: new Decimal('10'),
-      accountNumber: '0000000002',
-      bankCode: '058',
-      idempotencyKey: 'ledger-key-1',
-      request,
-    });
+    const withBothKeys = () =>
+      createTransfer(deps, {
+        workspaceId,
+        currency: 'NGN',
+        amount: new Decimal('10'),
+        accountNumber: '0000000002',
+        bankCode: '058',
+        idempotencyKey: 'ledger-key-1',
+        request,
+      });
+    const first = await withBothKeys();
     await executePayout({ sql: env.sql, rails: modeRails, transactionId: first.transaction.id, log: env.logger });
-    const again = await createTransfer(deps, {
-      workspaceId,
-      currency: 'NGN',
-      amount: new Decimal('10'),
-      accountNumber: '0000000002',
-      bankCode: '058',
-      idempotencyKey: 'ledger-key-1',
-      request,
-    });
+    const again = await withBothKeys();
     expect(again).toMatchObject({ created: false, transaction: { id: first.transaction.id, status: 'failed' } });
   });
 });

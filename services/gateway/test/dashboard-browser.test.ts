@@ -272,6 +272,38 @@ test(
 );
 
 test(
+  'a reversed transfer shows reversed, and its reversal credit and the payout link to each other',
+  async () => {
+    // The sandbox bank returns a transfer to 0000000003 about 2 s after it completed.
+    const sent = await call(gw.url, 'POST', '/v1/transfers', {
+      token: apiKey,
+      body: { currency: 'NGN', amount: 3, account_number: '0000000003', bank_code: '058', account_name: 'Ada Obi' },
+    });
+    expect(sent.body.data.status).toBe('completed');
+    const reference: string = sent.body.data.reference;
+    await waitFor(async () => (await gw.env.db.ledgerTransaction.findFirst({ where: { reference, status: 'reversed' } })) !== null, 15_000);
+
+    // A fresh load: no filter left from before.
+    await page.goto('/dashboard/transactions');
+    await page.getByRole('heading', { level: 1, name: 'Transactions' }).waitFor();
+    const rows = page.getByRole('table', { name: 'Transactions' }).locator('tbody tr');
+    // Newest first: the reversal credit, then the payout it gives back.
+    await expectText(rows.first(), 'Gives back');
+    await expectText(rows.first(), reference);
+    const payout = rows.filter({ hasText: 'Reversed: the money came back as' });
+    await expectText(payout, 'reversed');
+    await screenshotBothWidths(page, 'transactions-reversal');
+    // The credit's link opens the ledger searched for the payout: the payout and its reversal (whose key names it), nothing else.
+    await rows.first().getByRole('link', { name: reference }).click();
+    await expectCount(rows, 2);
+    await expectText(rows.nth(1), 'reversed');
+    await expectText(rows.nth(1), reference);
+    await expect(page.getByLabel('Search').inputValue()).resolves.toBe(reference);
+  },
+  FLOW_TIMEOUT_MS,
+);
+
+test(
   'a session ended elsewhere returns to sign-in with the reason; sign out ends the session on the server',
   async () => {
     const token = (await sessionToken())!;
