@@ -269,6 +269,11 @@ test('payouts, bank lookup, beneficiaries and the ledger views answer as documen
   expect(
     (await api('POST', '/v1/transfers', { token: apiKey, body: { currency: 'NGN', amount: 10, account_number: '0000000002', bank_code: bankCode } })).status,
   ).toBe(502);
+  // Completed, then returned by the sandbox bank about 2 s later: transfer.reversed (waited for with the other events below).
+  expect(
+    (await api('POST', '/v1/transfers', { token: apiKey, body: { currency: 'NGN', amount: 10, account_number: '0000000003', bank_code: bankCode } })).body.data
+      .status,
+  ).toBe('completed');
   await api('POST', '/v1/transfers', { token: apiKey, body: { currency: 'NGN', amount: 10_000_000, account_number: '0123456789', bank_code: bankCode } });
   await api('POST', '/v1/transfers', { token: apiKey, body: { currency: 'USD', amount: 10, account_number: '0123456789', bank_code: bankCode } });
   const beneficiary = await api('POST', '/v1/beneficiaries', { token: apiKey, body: { account_number: '0987654321', bank_code: bankCode, currency: 'NGN' } });
