@@ -118,12 +118,7 @@ export function computeStandardWebhooksSignature(secret: string, id: string, tim
  * current secret first. During a secret roll's grace period the new and the
  * old secrets both sign, and a receiver holding either verifies.
  */
-export function standardWebhooksSignatureHeader(
-  secrets: string | readonly string[],
-  id: string,
-  timestamp: number,
-  rawBody: string | Uint8Array,
-): string {
+export function standardWebhooksSignatureHeader(secrets: string | readonly string[], id: string, timestamp: number, rawBody: string | Uint8Array): string {
   const list = typeof secrets === 'string' ? [secrets] : secrets;
   return list.map((secret) => `v1,${computeStandardWebhooksSignature(secret, id, timestamp, rawBody)}`).join(' ');
 }

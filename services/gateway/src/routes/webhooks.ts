@@ -79,7 +79,9 @@ const ZRolledWebhookSecret = named(
   responseOf<WebhookEndpointView & ShownWebhookSecret & { previous_secret_expires_at: string | null }>()(
     z.object({
       ...endpointFields,
-      secret: z.string().meta({ pattern: '^[0-9a-f]{64}$', description: 'The new HMAC key of the signatures, for X-Cowrie-Signature; returned once, here only' }),
+      secret: z
+        .string()
+        .meta({ pattern: '^[0-9a-f]{64}$', description: 'The new HMAC key of the signatures, for X-Cowrie-Signature; returned once, here only' }),
       standard_webhooks_secret: standardWebhooksSecretField('the new key, returned once, here only'),
       previous_secret_expires_at: ZTimestamp.nullable().meta({
         description:
@@ -174,7 +176,8 @@ export function registerWebhookRoutes(app: RouteMount, deps: GatewayDeps) {
       path: '/webhook-endpoints',
       operationId: 'createWebhookEndpoint',
       summary: 'Create a webhook endpoint',
-      description: 'The secret is returned once, in both forms: `secret` (64 hex, for X-Cowrie-Signature) and `standard_webhooks_secret` (`whsec_…`, the same key, for webhook-signature). Loopback, private and metadata addresses are refused.',
+      description:
+        'The secret is returned once, in both forms: `secret` (64 hex, for X-Cowrie-Signature) and `standard_webhooks_secret` (`whsec_…`, the same key, for webhook-signature). Loopback, private and metadata addresses are refused.',
       tag,
       auth,
       responseHoldsSecret: true,
