@@ -1,7 +1,7 @@
 // Risk: the SDK pays twice or lies about types: a retry that sends a new
 // Idempotency-Key (a second execution), a README example that no longer runs,
 // types generated from a stale document.
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,7 +10,7 @@ import { closeGatewayDeps, createApp, createGatewayDeps, type GatewayDeps } from
 import { startPayoutWorker, type RunningPayoutWorker } from '@cowrie/payout-worker';
 import { createTestEnv, createWorkspaceWithKey, listenGateway, type RunningGateway, type TestEnv, fundWallet } from '@cowrie/testing';
 import { webhookSignatureHeader } from '@cowrie/webhooks';
-import { CowrieApiError, CowrieClient, verifyWebhookSignature } from '../src';
+import { CowrieApiError, CowrieClient, standardWebhooksSecret, standardWebhooksSignatureHeader, verifyWebhookSignature } from '../src';
 import { quickstart } from '../examples/quickstart';
 
 let env: TestEnv;
@@ -144,6 +144,15 @@ test('the webhook signature verifier is exported', () => {
   const header = webhookSignatureHeader(secret, Math.floor(Date.now() / 1000), rawBody);
   expect(verifyWebhookSignature({ rawBody, header, secret })).toBe(true);
   expect(verifyWebhookSignature({ rawBody: rawBody + ' ', header, secret })).toBe(false);
+});
+
+test('the Standard Webhooks form of a secret and signature are exported: whsec_ is the same key', () => {
+  const secret = 'a'.repeat(64);
+  const whsec = standardWebhooksSecret(secret);
+  expect(whsec).toBe(`whsec_${Buffer.from(secret).toString('base64')}`);
+  const key = Buffer.from(whsec.slice('whsec_'.length), 'base64');
+  const expected = createHmac('sha256', key).update('d1.1795000000.{}').digest('base64');
+  expect(standardWebhooksSignatureHeader(secret, 'd1', 1795000000, '{}')).toBe(`v1,${expected}`);
 });
 
 test('the SDK types come from the document the gateway serves today', async () => {
