@@ -64,6 +64,7 @@ const EXPECTED = [
   'cowrie-payout-keep-rail-answer',
   'cowrie-payout-provider-error',
   'cowrie-payout-take-up',
+  'cowrie-sandbox-return-transfer',
   'cowrie-sandbox-transfer-calls',
   'cowrie-sandbox-transfers',
   'cowrie-sandbox-verify',
