@@ -71,6 +71,7 @@ const EXPECTED = [
   'cowrie-payouts-with-mode',
   'cowrie-reverse-settled-debit',
   'cowrie-sandbox-claim-reversals',
+  'cowrie-sandbox-return-transfer',
   'cowrie-sandbox-transfer-calls',
   'cowrie-sandbox-transfers',
   'cowrie-sandbox-unclaim-reversal',

@@ -141,6 +141,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Payouts: 'Money out of a wallet to a bank account or a saved beneficiary.',
   'Bank lookup': 'The banks a payout can reach, and the name of an account number.',
   'Balances and ledger': 'Wallet balances, ledger transactions and the accounts paid.',
+  'Test helpers':
+    "What a test key (`ck_test_`) can make happen on the test side's sandbox rails: a payer's transfer, the code a phone would get, the bank returning a payout, an event. Each goes through the path the real thing takes, so its credits, events and webhooks are the real ones. To a live key these routes do not exist (404 not_found).",
   Dashboard: 'Dashboard users sign in for a session token; the webhook routes take it.',
   'Webhooks (dashboard)': 'Webhook endpoints and the delivery log, with a dashboard session.',
   'Balances and ledger (dashboard)': "The signed-in workspace's balances and ledger, with a dashboard session: the reads of /v1/balances and /v1/transactions.",
@@ -239,7 +241,9 @@ function responsesOf(route: RegisteredRoute, schemas: DocumentSchemas): Record<s
   // The errors every route of its kind can answer.
   if (route.auth.kind !== 'none') errors.add(401);
   if (route.auth.kind !== 'none') errors.add(429);
-  if (route.auth.kind === 'api_key' && route.auth.scope) errors.add(403);
+  if (route.auth.kind === 'api_key' && (route.auth.scope || route.auth.scopeByInput)) errors.add(403);
+  // A test helper does not exist for a live key.
+  if (route.auth.kind === 'api_key' && route.auth.testModeOnly) errors.add(404);
   // Any session route refuses a user who must first change a one-time password.
   if (route.auth.kind === 'session' && !route.auth.beforePasswordChange) errors.add(403);
   if (route.request?.body || route.request?.query || route.request?.params) errors.add(400);
@@ -261,11 +265,10 @@ function responsesOf(route: RegisteredRoute, schemas: DocumentSchemas): Record<s
 function operationOf(route: RegisteredRoute, schemas: DocumentSchemas): JsonSchema {
   const auth = route.auth;
   const security = auth.kind === 'api_key' ? [{ apiKey: [] }] : auth.kind === 'session' ? [{ session: [] }] : [];
+  const keyLine = auth.kind === 'api_key' && auth.testModeOnly ? ' Test keys (`ck_test_`) only: a live key gets 404 not_found.' : '';
   const scopeLine =
     auth.kind === 'api_key'
-      ? auth.scope
-        ? `Scope: \`${auth.scope}\`.`
-        : 'Any valid API key.'
+      ? (auth.scope ? `Scope: \`${auth.scope}\`.` : auth.scopeByInput ? `Scope: ${auth.scopeByInput}.` : 'Any valid API key.') + keyLine
       : auth.kind === 'session'
         ? sessionRoleOf({ method: route.method, auth }) === 'team_admin'
           ? 'Dashboard session (POST /auth/login) of an owner or an admin; a member gets 403.'
@@ -281,6 +284,7 @@ function operationOf(route: RegisteredRoute, schemas: DocumentSchemas): JsonSche
     responses: responsesOf(route, schemas),
   };
   if (auth.kind === 'api_key') operation['x-cowrie-scope'] = auth.scope;
+  if (auth.kind === 'api_key' && auth.testModeOnly) operation['x-cowrie-test-mode-only'] = true;
   if (route.request?.body) {
     operation.requestBody = { required: true, content: { 'application/json': { schema: schemas.of(route.request.body, 'input') } } };
   }
