@@ -5,20 +5,23 @@ import type { InboundTransfer } from '@cowrie/collection-rails';
 import { collectionSuccessfulPayload } from './render';
 
 /** Why a reported transfer was recorded but not credited. */
-export type UnmatchedReason =
-  | 'unknown_account'
-  | 'amount_mismatch'
-  | 'currency_mismatch'
-  | 'collection_expired'
-  | 'collection_not_pending'
-  | 'account_inactive'
-  | 'no_wallet'
+export const UNMATCHED_REASONS = [
+  'unknown_account',
+  'amount_mismatch',
+  'currency_mismatch',
+  'collection_expired',
+  'collection_not_pending',
+  'account_inactive',
+  'no_wallet',
   /** More than one open account holds the number (a provider reused it): held for an operator, credited to nobody. */
-  | 'ambiguous_account'
+  'ambiguous_account',
   /** In production, a live workspace's account reported by a transfer the rail does not call live (a sandbox or a Paystack test-domain notification). */
-  | 'test_money_for_live_account'
+  'test_money_for_live_account',
   /** A transfer the rail calls live reported for a test workspace's account. */
-  | 'live_money_for_test_account';
+  'live_money_for_test_account',
+] as const;
+
+export type UnmatchedReason = (typeof UNMATCHED_REASONS)[number];
 
 export interface InboundOutcome {
   matched: boolean;

@@ -12,3 +12,5 @@ export * from './transactions';
 export * from './balances';
 export * from './queue';
 export * from './rail-notifications';
+export * from './sandbox-reversal';
+export * from './samples';

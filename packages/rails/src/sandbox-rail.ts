@@ -92,7 +92,7 @@ const FIND_TRANSFER = defineStatement({
 });
 
 /** A transfer the sandbox bank returned: verify answers it `reversed`, as Paystack's does. */
-function returnedResult(result: TransferResult): TransferResult {
+export function sandboxReturnedResult(result: TransferResult): TransferResult {
   return { ...result, status: 'reversed', reason: 'The bank returned the transfer (sandbox)', raw: { ...result.raw, status: 'reversed' } };
 }
 
@@ -123,6 +123,12 @@ export interface SandboxReversal {
   payload: Record<string, unknown>;
 }
 
+/** The notification the sandbox bank sends about a transfer it returned. */
+const reversalNotice = (row: { reference: string; result: TransferResult }): SandboxReversal => ({
+  reference: row.reference,
+  payload: { event: 'transfer.reversed', data: sandboxReturnedResult(row.result).raw },
+});
+
 /**
  * Hands each due sandbox reversal to `notify` (the path a provider's
  * notification takes), once. One that `notify` could not take is handed
@@ -138,13 +144,39 @@ export async function sendDueSandboxReversals(
   const { rows } = await CLAIM_DUE_REVERSALS.run(sql, { now, limit });
   for (const row of rows) {
     try {
-      await notify({ reference: row.reference, payload: { event: 'transfer.reversed', data: returnedResult(row.result).raw } });
+      await notify(reversalNotice(row));
     } catch (err) {
       await UNCLAIM_REVERSAL.run(sql, { reference: row.reference, at: now });
       throw err;
     }
   }
   return rows.length;
+}
+
+// A completed transfer the bank has not returned yet is returned as of `now`
+// (one already returned, or due to be, keeps its time); RETURNING names the
+// transfers that are, or now will be, returned.
+const RETURN_TRANSFER = defineStatement({
+  name: 'cowrie-sandbox-return-transfer',
+  params: { reference: sqlParam.text, now: sqlParam.timestamp },
+  text: (p) => `UPDATE "SandboxTransfer" SET
+           "reverseAt" = CASE WHEN "notifiedAt" IS NULL THEN LEAST(COALESCE("reverseAt", ${p.now}), ${p.now}) ELSE "reverseAt" END,
+           "updatedAt" = ${p.now}
+         WHERE "reference" = ${p.reference} AND "result"->>'status' = 'completed'
+         RETURNING "reference", "result"`,
+  result: { reference: sandboxTransferColumns.reference, ...TRANSFER_RESULT },
+});
+
+/**
+ * The sandbox bank returns a completed transfer now (the reverse test helper):
+ * from here on verify answers it `reversed`, and the due-reversal loop sends
+ * its notification (sendDueSandboxReversals) unless it was sent already. The
+ * answer is that notification, for a caller that applies it at once; null
+ * when the bank holds no completed transfer with this reference.
+ */
+export async function returnSandboxTransfer(sql: SqlQueryable, reference: string, now = new Date()): Promise<SandboxReversal | null> {
+  const row = (await RETURN_TRANSFER.run(sql, { reference, now })).rows[0];
+  return row ? reversalNotice(row) : null;
 }
 
 const TRANSFER_CALLS = defineStatement({
@@ -175,6 +207,44 @@ function abortable(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+const sandboxBankName = (code: string | null) => SANDBOX_BANKS.find((b) => b.bankCode === code)?.bankName;
+
+/**
+ * What the sandbox bank answers a transfer request (the magic accounts aside
+ * from 0000000002, which never reaches it): a failure for a malformed number,
+ * an unknown bank or 0000000001, else a completion paid to the account's
+ * stable name. Pure: the rail records it; the sample events reuse it.
+ */
+export function sandboxTransferResult(
+  req: Pick<TransferRequest, 'reference' | 'amount' | 'currency' | 'accountNumber' | 'bankCode' | 'accountName'>,
+): TransferResult {
+  const base = {
+    rail: 'sandbox',
+    reference: req.reference,
+    account_number: req.accountNumber,
+    bank_code: req.bankCode,
+    amount: req.amount.toFixed(2),
+    currency: req.currency,
+  };
+  const providerReference = `SBX_${createHash('sha256').update(req.reference).digest('hex').slice(0, 20)}`;
+  const fail = (reason: string): TransferResult => ({
+    status: 'failed',
+    providerReference,
+    reason,
+    raw: { ...base, status: 'failed', transfer_code: providerReference, reason },
+  });
+  if (!/^\d{10}$/.test(req.accountNumber)) return fail('The account number must be 10 digits');
+  if (req.bankCode !== null && !sandboxBankName(req.bankCode)) return fail(`Unknown bank code ${req.bankCode}`);
+  if (req.accountNumber === SANDBOX_FAIL_ACCOUNT) return fail('The destination bank declined the transfer (sandbox)');
+  const accountName = req.accountName ?? sandboxAccountName(req.accountNumber);
+  return {
+    status: 'completed',
+    providerReference,
+    accountName,
+    raw: { ...base, status: 'success', transfer_code: providerReference, account_name: accountName },
+  };
+}
+
 export interface SandboxRailOptions {
   /** Where the sandbox "bank" keeps what it received (the SandboxTransfer table). */
   sql: SqlQueryable;
@@ -193,43 +263,13 @@ export interface SandboxRailOptions {
  * `verifyTransfer` answers after a worker died mid-call or Redis lost its data.
  */
 export function createSandboxRail({ sql, delayMs = 0 }: SandboxRailOptions): PayoutRail {
-  const bankName = (code: string | null) => SANDBOX_BANKS.find((b) => b.bankCode === code)?.bankName;
-
-  function decide(req: TransferRequest): TransferResult {
-    const base = {
-      rail: 'sandbox',
-      reference: req.reference,
-      account_number: req.accountNumber,
-      bank_code: req.bankCode,
-      amount: req.amount.toFixed(2),
-      currency: req.currency,
-    };
-    const providerReference = `SBX_${createHash('sha256').update(req.reference).digest('hex').slice(0, 20)}`;
-    const fail = (reason: string): TransferResult => ({
-      status: 'failed',
-      providerReference,
-      reason,
-      raw: { ...base, status: 'failed', transfer_code: providerReference, reason },
-    });
-    if (!/^\d{10}$/.test(req.accountNumber)) return fail('The account number must be 10 digits');
-    if (req.bankCode !== null && !bankName(req.bankCode)) return fail(`Unknown bank code ${req.bankCode}`);
-    if (req.accountNumber === SANDBOX_FAIL_ACCOUNT) return fail('The destination bank declined the transfer (sandbox)');
-    const accountName = req.accountName ?? sandboxAccountName(req.accountNumber);
-    return {
-      status: 'completed',
-      providerReference,
-      accountName,
-      raw: { ...base, status: 'success', transfer_code: providerReference, account_name: accountName },
-    };
-  }
-
   return {
     id: 'sandbox',
     async listBanks() {
       return SANDBOX_BANKS.map((b) => ({ ...b }));
     },
     async resolveAccount({ accountNumber, bankCode }) {
-      const name = bankName(bankCode);
+      const name = sandboxBankName(bankCode);
       if (!name) throw new RailInputError(`Unknown bank_code ${bankCode}; see GET /v1/banks`, 'bank_code');
       if (!/^\d{10}$/.test(accountNumber)) throw new RailInputError('Could not resolve the account: account_number must be 10 digits', 'account_number');
       return { accountName: sandboxAccountName(accountNumber), accountNumber, bankCode, bankName: name };
@@ -244,7 +284,7 @@ export function createSandboxRail({ sql, delayMs = 0 }: SandboxRailOptions): Pay
         });
       }
       req.onSend?.();
-      const result = decide(req);
+      const result = sandboxTransferResult(req);
       const reverseAt =
         result.status === 'completed' && req.accountNumber === SANDBOX_REVERSE_ACCOUNT ? new Date(Date.now() + SANDBOX_REVERSAL_DELAY_MS) : null;
       const recorded = await transferRecorder(sql).load({ reference: req.reference, result, reverseAt });
@@ -255,7 +295,7 @@ export function createSandboxRail({ sql, delayMs = 0 }: SandboxRailOptions): Pay
       if (delayMs > 0) await abortable(delayMs, options.signal);
       const found = (await FIND_TRANSFER.run(sql, { reference })).rows[0];
       if (!found) return null;
-      return found.returned ? returnedResult(found.result) : found.result;
+      return found.returned ? sandboxReturnedResult(found.result) : found.result;
     },
   };
 }

@@ -27,6 +27,7 @@ import { registerDashboardTransactionDetailRoute } from './routes/dashboard-tran
 import { registerDashboardVerificationRoutes } from './routes/dashboard-verifications';
 import { registerDashboardDepositRoutes } from './routes/dashboard-deposits';
 import { registerTeamRoutes } from './routes/team';
+import { registerTestHelperRoutes } from './routes/test-helpers';
 import { registerDocsRoutes, registerMetricsRoute, registerQueueBoard } from './routes/operations';
 
 export interface CreateAppOptions {
@@ -78,6 +79,8 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   // One handler per payout action, for /v1 (API key) and the dashboard (session) alike.
   const payoutHandlers = createPayoutHandlers(deps);
   registerPayoutRoutes(api, deps, payoutHandlers);
+  // Test keys only: to a live key these routes do not exist (404).
+  registerTestHelperRoutes(api, deps);
   v1.use(notFoundHandler);
   app.use('/v1', v1);
 

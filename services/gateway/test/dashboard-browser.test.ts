@@ -73,11 +73,14 @@ test(
     await screenshotBothWidths(page, 'webhooks-add');
     await page.getByRole('button', { name: 'Add endpoint' }).click();
     const shown = page.getByRole('region', { name: `Signing secret for ${url}` });
-    await shown.getByRole('button', { name: 'Copy' }).click();
+    await shown.getByRole('button', { name: 'Copy', exact: true }).click();
     await shown.getByRole('button', { name: 'Copied' }).waitFor();
     const secret = await clipboard();
     expect(secret).toMatch(/^[0-9a-f]{64}$/);
-    expect(await shown.getByRole('textbox').inputValue()).toBe(secret);
+    expect(await shown.getByRole('textbox', { name: `Signing secret for ${url}` }).inputValue()).toBe(secret);
+    // Beside it, the same key in Standard Webhooks form.
+    const standard = shown.getByRole('textbox', { name: /Standard Webhooks/ });
+    expect(await standard.inputValue()).toBe(`whsec_${Buffer.from(secret, 'utf8').toString('base64')}`);
     await screenshotBothWidths(page, 'webhooks-secret');
     await shown.getByRole('button', { name: 'I have stored it' }).click();
     // Gone once stored: the page keeps no copy to show again.
@@ -107,9 +110,10 @@ test(
     await endpoint.getByRole('button', { name: 'Roll secret' }).click();
     const rolled = page.getByRole('region', { name: `New signing secret for ${url}` });
     await expectText(rolled, 'every delivery carries two signatures');
-    const newSecret = await rolled.getByRole('textbox').inputValue();
+    const newSecret = await rolled.getByRole('textbox', { name: `New signing secret for ${url}` }).inputValue();
     expect(newSecret).toMatch(/^[0-9a-f]{64}$/);
     expect(newSecret).not.toBe(secret);
+    expect(await rolled.getByRole('textbox', { name: /Standard Webhooks/ }).inputValue()).toBe(`whsec_${Buffer.from(newSecret, 'utf8').toString('base64')}`);
     await rolled.getByRole('button', { name: 'I have stored it' }).click();
     await endpoint.getByRole('button', { name: 'Send test ping' }).click();
     // The first ping's result is on the page until this one's replaces it: wait for the receiver instead.

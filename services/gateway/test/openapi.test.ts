@@ -6,7 +6,7 @@
 import { generateSync } from 'otplib';
 import { Decimal, ERROR_STATUS } from '@cowrie/core';
 import { receiveInboundTransfer } from '@cowrie/deposits';
-import { createUserFor, createWorkspaceWithKey, rememberSecret, startHttpReceiver, type HttpReceiver } from '@cowrie/testing';
+import { createKeyFor, createUserFor, createWorkspaceWithKey, rememberSecret, startHttpReceiver, type HttpReceiver } from '@cowrie/testing';
 import { startVerificationWorker, type RunningVerificationWorker } from '@cowrie/verification-dispatcher';
 import { startWebhookWorker, type RunningWebhookWorker } from '@cowrie/webhook-sender';
 import { readSandboxMessages, sandboxOutbox } from '@cowrie/verification';
@@ -312,6 +312,11 @@ test('payouts, bank lookup, beneficiaries and the ledger views answer as documen
   expect(
     (await api('POST', '/v1/transfers', { token: apiKey, body: { currency: 'NGN', amount: 10, account_number: '0000000002', bank_code: bankCode } })).status,
   ).toBe(502);
+  // Completed, then returned by the sandbox bank about 2 s later: transfer.reversed (waited for with the other events below).
+  expect(
+    (await api('POST', '/v1/transfers', { token: apiKey, body: { currency: 'NGN', amount: 10, account_number: '0000000003', bank_code: bankCode } })).body.data
+      .status,
+  ).toBe('completed');
   await api('POST', '/v1/transfers', { token: apiKey, body: { currency: 'NGN', amount: 10_000_000, account_number: '0123456789', bank_code: bankCode } });
   await api('POST', '/v1/transfers', { token: apiKey, body: { currency: 'USD', amount: 10, account_number: '0123456789', bank_code: bankCode } });
   const beneficiary = await api('POST', '/v1/beneficiaries', { token: apiKey, body: { account_number: '0987654321', bank_code: bankCode, currency: 'NGN' } });
@@ -322,6 +327,20 @@ test('payouts, bank lookup, beneficiaries and the ledger views answer as documen
   const page = await api('GET', '/v1/transactions?limit=2&type=debit&from=2026-01-01T00:00:00Z', { token: apiKey });
   await api('GET', `/v1/transactions?limit=2&cursor=${encodeURIComponent(page.body.meta.next_cursor)}`, { token: apiKey });
   await api('GET', '/v1/recipients', { token: apiKey });
+});
+
+test('the test helpers answer as documented, to a test key; a live key gets 404', async () => {
+  const testKey = await createKeyFor(gw.env.db, workspaceId, 'test');
+  const account = await api('POST', '/v1/reserved-accounts', { token: testKey, body: { customer_name: 'Ada Obi', customer_email: 'ada@example.com' } });
+  const number = account.body.data.account.account_number;
+  expect((await api('POST', '/v1/test_helpers/deposits/transfer_in', { token: testKey, body: { account_number: number, amount: 500 } })).status).toBe(201);
+  expect((await api('POST', '/v1/test_helpers/deposits/transfer_in', { token: apiKey, body: { account_number: number, amount: 500 } })).status).toBe(404);
+  const started = await api('POST', '/v1/verifications', { token: testKey, body: { channel: 'sms', destination: '+2348012345679' } });
+  expect((await api('GET', `/v1/test_helpers/verifications/${started.body.data.reference}/code`, { token: testKey })).status).toBe(200);
+  const sent = await api('POST', '/v1/transfers', { token: testKey, body: { currency: 'NGN', amount: 100, account_number: '0123456789', bank_code: '058' } });
+  expect((await api('POST', `/v1/test_helpers/transfers/${sent.body.data.reference}/reverse`, { token: testKey })).body.data.status).toBe('reversed');
+  expect((await api('POST', '/v1/test_helpers/webhooks/trigger', { token: testKey, body: { event: 'transfer.completed' } })).status).toBe(201);
+  expect((await api('POST', '/v1/test_helpers/webhooks/trigger', { token: testKey, body: { event: 'nope' } })).status).toBe(400);
 });
 
 test('the request budget 429 is documented too', async () => {

@@ -62,7 +62,12 @@ test('password hashing runs at most PASSWORD_HASH_CONCURRENCY at a time (two, on
   expect(results.map((r) => r.status)).toEqual(Array(6).fill(200));
   expect(PASSWORD_HASH_CONCURRENCY).toBe(Math.max(1, Math.min(2, availableParallelism() - 1)));
   expect(most).toBe(PASSWORD_HASH_CONCURRENCY);
-  expect(slowestHealth).toBeLessThan(100);
+  // A hash on the event loop would hold every probe for a whole hash: the
+  // bound is 100 ms, or half of one hash where this machine, busy as it is
+  // now, takes longer than 200 ms for one (as in the crowd test below).
+  const hashStarted = Date.now();
+  await hashPassword('one hash, timed');
+  expect(slowestHealth).toBeLessThan(Math.max(100, (Date.now() - hashStarted) / 2));
 });
 
 test('200 concurrent wrong passwords: while the admitted guesses are hashed the gateway stays responsive (no event-loop stall, no health probe slower than 100 ms or half of one hash on a busy machine), and the address limit holds exactly', async () => {

@@ -196,4 +196,5 @@ test("a wrong current password counts against the user's sign-in limit (a stolen
   expect((await signIn(email, current)).status).toBe(429);
   // Nothing changed: the session and password of onboarding still stand.
   expect((await call(gw.url, 'GET', '/users', { token })).status).toBe(200);
-});
+  // Fourteen full scrypt hashes one after another: seconds each on a busy two-core machine.
+}, 120_000);

@@ -1,11 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { parseAmount } from '@cowrie/core';
-import { listInboundPayments, modesHoldingAccount, receiveInboundTransfer } from '@cowrie/deposits';
+import { SANDBOX_COLLECTION_PROVIDER, listInboundPayments, modesHoldingAccount, receiveInboundTransfer, sandboxInboundTransfer } from '@cowrie/deposits';
 import { findWallet, renderBalance } from '@cowrie/ledger';
 import { positiveIntArg, UsageError, type CliCommand } from '../command';
-
-// The collection rail `sandbox transfer-in` simulates, in both modes.
-const SANDBOX_PROVIDER = 'sandbox';
 
 export const depositCommands: CliCommand[] = [
   {
@@ -25,30 +21,19 @@ export const depositCommands: CliCommand[] = [
       if (!amount.value.greaterThan(0)) throw new UsageError('--amount must be positive');
       const currency = (args.currency ?? 'NGN').trim().toUpperCase();
       if (!/^[A-Z]{3,4}$/.test(currency)) throw new UsageError('--currency must be a currency code');
-      const providerReference = args.reference?.trim() || `sbx_${randomBytes(10).toString('hex')}`;
-      if (ctx.config.NODE_ENV === 'production' && (await modesHoldingAccount(ctx.db(), SANDBOX_PROVIDER, accountNumber)).includes('live')) {
+      if (ctx.config.NODE_ENV === 'production' && (await modesHoldingAccount(ctx.db(), SANDBOX_COLLECTION_PROVIDER, accountNumber)).includes('live')) {
         throw new UsageError(`in production, sandbox transfer-in acts on test accounts only; ${accountNumber} is a live account`);
       }
       const outcome = await receiveInboundTransfer(
         { db: ctx.db(), production: ctx.config.NODE_ENV === 'production' },
-        {
-          provider: SANDBOX_PROVIDER,
-          providerReference,
+        sandboxInboundTransfer({
           accountNumber,
           amount: amount.value,
           currency,
-          senderName: args['sender-name'] ?? 'Sandbox Sender',
-          narration: `Sandbox transfer into ${accountNumber}`,
-          livemode: false,
-          raw: {
-            simulated: true,
-            source: 'cowrie sandbox transfer-in',
-            account_number: accountNumber,
-            amount: args.amount,
-            currency,
-            reference: providerReference,
-          },
-        },
+          reference: args.reference?.trim() || undefined,
+          senderName: args['sender-name'],
+          source: 'cowrie sandbox transfer-in',
+        }),
       );
       const wallet = outcome.workspace_id ? await findWallet(ctx.db(), outcome.workspace_id, outcome.currency) : null;
       return { ...outcome, wallet: wallet ? renderBalance(wallet) : null };

@@ -14,7 +14,7 @@ import {
 import { hitDashboardBudget, hitPublicApiBudget, rateLimitHeaders, type FixedWindowHit } from '@cowrie/api-limits';
 import type { GatewayDeps } from '../deps';
 import { bindRequestLog } from './request-context';
-import type { SessionRule } from './route-registry';
+import type { RouteAuth, SessionRule } from './route-registry';
 
 function bearerToken(header: string | undefined): string | null {
   if (!header) return null;
@@ -48,6 +48,16 @@ export function requireApiKeyWithinBudget(deps: Pick<GatewayDeps, 'sql' | 'redis
     refuseOverBudget(hit);
     next();
   };
+}
+
+/**
+ * Whether a route is hidden from the request's key: a test helper
+ * (`testModeOnly`) to any key but a test one. The route then answers as an
+ * unknown route does (404 not_found), before its scope, its input or an
+ * Idempotency-Key is looked at, so a live key learns nothing of it.
+ */
+export function routeHiddenFromKey(req: Request, auth: RouteAuth): boolean {
+  return auth.kind === 'api_key' && auth.testModeOnly === true && req.apiKey?.mode !== 'test';
 }
 
 /** 403 insufficient_scope when the request's key lacks `scope`. */

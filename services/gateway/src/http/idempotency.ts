@@ -9,7 +9,7 @@ import {
 } from '@cowrie/api-limits';
 import type { GatewayDeps } from '../deps';
 import { assertInputShape } from './validate';
-import { assertScope, assertSessionMay } from './api-auth';
+import { assertScope, assertSessionMay, routeHiddenFromKey } from './api-auth';
 import { sessionRuleOf, type RouteRegistry } from './route-registry';
 
 /** A stored answer sealed with ENCRYPTION_KEY; an answer itself is always an envelope ({data, meta} or {error}), never this shape. */
@@ -55,7 +55,9 @@ export function idempotencyLayer(deps: Pick<GatewayDeps, 'db' | 'config'>): Requ
     // answer (a new API key, a one-time password) of a caller who had it.
     // Routing is case-sensitive like this lookup (app.ts), so a route Express
     // serves is one the registry finds.
-    const route = (req.app.locals.routes as RouteRegistry | undefined)?.routeFor(req.method, req.baseUrl + req.path);
+    const found = (req.app.locals.routes as RouteRegistry | undefined)?.routeFor(req.method, req.baseUrl + req.path);
+    // A route hidden from this key (a test helper to a live key) is an unknown route here too.
+    const route = found && !routeHiddenFromKey(req, found.auth) ? found : undefined;
     if (route?.auth.kind === 'api_key' && route.auth.scope) assertScope(req, route.auth.scope);
     // The same for a session that has not stepped up: a replay hands over what the request would make.
     if (route?.auth.kind === 'session') assertSessionMay(req, sessionRuleOf({ method: route.method, auth: route.auth }, req.body));

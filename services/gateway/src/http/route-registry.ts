@@ -1,15 +1,21 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
 import type { z } from 'zod';
 import type { Scope } from '@cowrie/accounts';
-import { assertScope, assertSessionMay } from './api-auth';
+import { assertScope, assertSessionMay, routeHiddenFromKey } from './api-auth';
 import { parseBody, parseParams, parseQuery } from './validate';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'delete';
 
 /** Who may call a route; the registry applies the guard and the document says it. */
 export type RouteAuth =
-  /** /v1: the API key is checked by the router; `scope` null means any valid key. */
-  | { kind: 'api_key'; scope: Scope | null }
+  /**
+   * /v1: the API key is checked by the router; `scope` null means any valid key.
+   * `testModeOnly`: the route exists for test keys (`ck_test_`) only, a test
+   * helper; to a live key it answers 404 as if it did not (routeHiddenFromKey).
+   * `scopeByInput`: with `scope` null, the scope depends on the request (the
+   * handler asserts it) and this says which, for the document.
+   */
+  | { kind: 'api_key'; scope: Scope | null; testModeOnly?: true; scopeByInput?: string }
   /**
    * Dashboard routes: a session JWT. Who may: `role` owner, team_admin (an
    * owner or an admin), or any user; when it is not given, reads (GET) are
@@ -203,7 +209,10 @@ export class RouteMount {
     const { body, query, params } = spec.request ?? {};
     // One handler after the guards: the label, the scope, the schemas and the
     // route itself (each express handler is a router step on every request).
-    const run: RequestHandler = async (req, res) => {
+    const run: RequestHandler = async (req, res, next) => {
+      // On to the next route, and at the end of the router its 404: to a key
+      // it is hidden from, the route does not exist.
+      if (routeHiddenFromKey(req, spec.auth)) return next();
       res.locals.routeTemplate = fullPath;
       // No browser or proxy keeps a secret (the Idempotency-Key layer marks its replays so too).
       if (noStore) res.set('Cache-Control', 'no-store');

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
-import { SIGNATURE_HEADER, WEBHOOK_RETRY_DELAYS_MS } from '@cowrie/webhooks';
+import { SIGNATURE_HEADER, STANDARD_WEBHOOKS_HEADERS, WEBHOOK_RETRY_DELAYS_MS } from '@cowrie/webhooks';
 import { sessionRoleOf, type RegisteredRoute, type RouteRegistry, type SessionRole, type StepUpRule } from '../http/route-registry';
 import { SCHEMA_NAMES, ZErrorResponse, ZResponseMeta } from './schemas';
 import { WEBHOOK_EVENTS, type WebhookEventSpec } from './webhooks';
@@ -141,6 +141,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Payouts: 'Money out of a wallet to a bank account or a saved beneficiary.',
   'Bank lookup': 'The banks a payout can reach, and the name of an account number.',
   'Balances and ledger': 'Wallet balances, ledger transactions and the accounts paid.',
+  'Test helpers':
+    "What a test key (`ck_test_`) can make happen on the test side's sandbox rails: a payer's transfer, the code a phone would get, the bank returning a payout, an event. Each goes through the path the real thing takes, so its credits, events and webhooks are the real ones. To a live key these routes do not exist (404 not_found).",
   Dashboard:
     'Dashboard users sign in for a session token (with a second factor on, in two steps: the password, then a code); the dashboard routes take it. ' +
     'Guarded changes (payouts, API keys, invitations, webhook URLs and secrets) also need a sign-in or a step-up within STEP_UP_SECONDS.',
@@ -153,7 +155,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   'Deposits (dashboard)': "The signed-in workspace's collections, reserved accounts and the transfers into them, with a dashboard session.",
   'Verification (dashboard)': "The signed-in workspace's verifications, with a dashboard session: destinations masked, never a code.",
   'API keys (dashboard)': "The workspace's own API keys, with a dashboard session: create (shown once), list, revoke, roll with a grace period.",
-  'Webhook events': `What Cowrie posts to a subscribed endpoint: a JSON body signed with the endpoint secret in ${SIGNATURE_HEADER}. Any 2xx answer acknowledges it; anything else, or no answer within WEBHOOK_TIMEOUT_MS, fails the attempt. A delivery is attempted ${WEBHOOK_RETRY_DELAYS_MS.length} times at most, waiting ${WEBHOOK_RETRY_DELAYS_MS.join(', ')} ms before each.`,
+  'Webhook events': `What Cowrie posts to a subscribed endpoint: a JSON body signed with the endpoint secret twice, in ${SIGNATURE_HEADER} (verify it with @cowrie/sdk's verifyWebhookSignature and the 64-hex \`secret\`) and in the Standard Webhooks headers ${Object.values(STANDARD_WEBHOOKS_HEADERS).join(', ')} (verify them with a Standard Webhooks library, such as the standardwebhooks npm package, and \`standard_webhooks_secret\`, the same key as \`whsec_…\`). Any 2xx answer acknowledges it; anything else, or no answer within WEBHOOK_TIMEOUT_MS, fails the attempt. A delivery is attempted ${WEBHOOK_RETRY_DELAYS_MS.length} times at most, waiting ${WEBHOOK_RETRY_DELAYS_MS.join(', ')} ms before each.`,
 };
 const WEBHOOK_TAG = 'Webhook events';
 
@@ -241,7 +243,9 @@ function responsesOf(route: RegisteredRoute, schemas: DocumentSchemas): Record<s
   // The errors every route of its kind can answer.
   if (route.auth.kind !== 'none') errors.add(401);
   if (route.auth.kind !== 'none') errors.add(429);
-  if (route.auth.kind === 'api_key' && route.auth.scope) errors.add(403);
+  if (route.auth.kind === 'api_key' && (route.auth.scope || route.auth.scopeByInput)) errors.add(403);
+  // A test helper does not exist for a live key.
+  if (route.auth.kind === 'api_key' && route.auth.testModeOnly) errors.add(404);
   // Any session route refuses a user who must first change a one-time password, or turn on a second factor, unless it answers them.
   if (route.auth.kind === 'session' && (!route.auth.beforePasswordChange || !route.auth.beforeMfaEnrolment || route.auth.stepUp)) errors.add(403);
   if (route.request?.body || route.request?.query || route.request?.params) errors.add(400);
@@ -278,11 +282,10 @@ function stepUpLineOf(rule: StepUpRule): string {
 function operationOf(route: RegisteredRoute, schemas: DocumentSchemas): JsonSchema {
   const auth = route.auth;
   const security = auth.kind === 'api_key' ? [{ apiKey: [] }] : auth.kind === 'session' ? [{ session: [] }] : [];
+  const keyLine = auth.kind === 'api_key' && auth.testModeOnly ? ' Test keys (`ck_test_`) only: a live key gets 404 not_found.' : '';
   const scopeLine =
     auth.kind === 'api_key'
-      ? auth.scope
-        ? `Scope: \`${auth.scope}\`.`
-        : 'Any valid API key.'
+      ? (auth.scope ? `Scope: \`${auth.scope}\`.` : auth.scopeByInput ? `Scope: ${auth.scopeByInput}.` : 'Any valid API key.') + keyLine
       : auth.kind === 'session'
         ? SESSION_ROLE_LINES[sessionRoleOf({ method: route.method, auth })]
         : 'No authentication.';
@@ -297,6 +300,7 @@ function operationOf(route: RegisteredRoute, schemas: DocumentSchemas): JsonSche
     responses: responsesOf(route, schemas),
   };
   if (auth.kind === 'api_key') operation['x-cowrie-scope'] = auth.scope;
+  if (auth.kind === 'api_key' && auth.testModeOnly) operation['x-cowrie-test-mode-only'] = true;
   // Machine-readable: true, or the condition under which this route needs a step-up.
   if (auth.kind === 'session' && auth.stepUp) operation['x-cowrie-step-up'] = auth.stepUp === true ? true : auth.stepUp.description;
   if (route.request?.body) {
@@ -327,6 +331,9 @@ function webhookOf(event: WebhookEventSpec, schemas: DocumentSchemas): JsonSchem
         { $ref: '#/components/parameters/CowrieSignature' },
         { $ref: '#/components/parameters/CowrieEvent' },
         { $ref: '#/components/parameters/CowrieDelivery' },
+        { $ref: '#/components/parameters/StandardWebhookId' },
+        { $ref: '#/components/parameters/StandardWebhookTimestamp' },
+        { $ref: '#/components/parameters/StandardWebhookSignature' },
       ],
       requestBody: { required: true, content: { 'application/json': { schema: schemas.of(event.body, 'output') } } },
       responses: {
@@ -377,7 +384,7 @@ export function buildOpenApiDocument(registry: RouteRegistry, options: OpenApiOp
         'Payouts, deposits, contact verification and outbound webhooks.',
         'Success bodies are `{data, meta: {request_id}}`; errors are `{error: {code, message, details?}, request_id}` (ErrorResponse).',
         'Send `Idempotency-Key` on POST requests to retry them safely; clients must ignore unknown response fields and event names.',
-        `The events Cowrie posts to webhook endpoints are under \`webhooks\`, each signed in ${SIGNATURE_HEADER}.`,
+        `The events Cowrie posts to webhook endpoints are under \`webhooks\`, each signed in ${SIGNATURE_HEADER} and in the Standard Webhooks headers (${Object.values(STANDARD_WEBHOOKS_HEADERS).join(', ')}).`,
       ].join('\n\n'),
       license: { name: 'MIT', identifier: 'MIT' },
     },
@@ -429,6 +436,28 @@ export function buildOpenApiDocument(registry: RouteRegistry, options: OpenApiOp
           required: true,
           description: 'The delivery id, as the body `id`: the same on every retry of this delivery, so de-duplicate on it.',
           schema: { type: 'string', format: 'uuid' },
+        },
+        StandardWebhookId: {
+          name: STANDARD_WEBHOOKS_HEADERS.id,
+          in: 'header',
+          required: true,
+          description: 'Standard Webhooks: the delivery id, the same as X-Cowrie-Delivery and the body `id`, kept across retries, resends and recovers.',
+          schema: { type: 'string', format: 'uuid' },
+        },
+        StandardWebhookTimestamp: {
+          name: STANDARD_WEBHOOKS_HEADERS.timestamp,
+          in: 'header',
+          required: true,
+          description: 'Standard Webhooks: when this attempt was signed, in Unix seconds (the `t` of X-Cowrie-Signature).',
+          schema: { type: 'string', pattern: '^\\d+$' },
+        },
+        StandardWebhookSignature: {
+          name: STANDARD_WEBHOOKS_HEADERS.signature,
+          in: 'header',
+          required: true,
+          description:
+            "Standard Webhooks: `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.` followed by the raw body bytes, keyed with the endpoint secret (the same key bytes as X-Cowrie-Signature's; `standard_webhooks_secret` is that key as `whsec_<base64>`). A Standard Webhooks library verifies it: `new Webhook(standard_webhooks_secret).verify(rawBody, headers)` of the standardwebhooks npm package, which also refuses a timestamp more than 5 minutes from now. During a secret roll's grace period one signature per secret, space-separated, the new one first (`v1,<new> v1,<old>`): any one that matches verifies.",
+          schema: { type: 'string', pattern: '^v1,[A-Za-z0-9+/]{43}=( v1,[A-Za-z0-9+/]{43}=)*$' },
         },
       },
       headers: {

@@ -5,7 +5,8 @@ import { Button, ConfirmButton, ErrorNote, GraceSelect, Time, fromLocalInput } f
 import { EventPicker } from './EventPicker';
 
 type Endpoint = Schemas['WebhookEndpoint'];
-export type ShownSecret = { title: string; secret: string; note: string };
+/** A signing secret as the API answered it once: the 64-hex form and the same key in Standard Webhooks form. */
+export type ShownSecret = { title: string; secret: string; standardWebhooksSecret: string; note: string };
 
 /** How long a rolled secret still signs deliveries, in seconds. */
 const GRACE_CHOICES = [
@@ -173,6 +174,7 @@ export function EndpointCard({ endpoint, onSecret }: { endpoint: Endpoint; onSec
                     onSecret({
                       title: `New signing secret for ${rolled.url}`,
                       secret: rolled.secret,
+                      standardWebhooksSecret: rolled.standard_webhooks_secret,
                       note: rolled.previous_secret_expires_at
                         ? `Until ${new Date(rolled.previous_secret_expires_at).toLocaleString()} every delivery carries two signatures (the new and the old secret); verify either.`
                         : 'The old secret no longer signs deliveries.',
