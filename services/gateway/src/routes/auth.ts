@@ -149,7 +149,8 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
         401: { description: 'unauthorized: the code is incorrect or already used, or the challenge expired, was used, or its user signed out since' },
         429: {
           description:
-            'rate_limited: too many wrong codes for this user (10 within 15 minutes, as for a password), or failed attempts from this client address',
+            "rate_limited, with Retry-After: too many wrong codes for this user from any address (10 within 15 minutes of the first; unlike a password's per-email failures, these refuse), " +
+            'or failed sign-ins and codes from this client address (AUTH_LOGIN_IP_FAILURE_LIMIT; an IPv6 address counts by its /64)',
         },
       },
     },

@@ -80,7 +80,11 @@ export function registerMfaRoutes(app: RouteMount, deps: GatewayDeps) {
   const encryptionKey = deps.config.ENCRYPTION_KEY;
   const tooManyCodes = 'Too many wrong codes; try again later';
   const limited = {
-    429: { description: 'rate_limited: too many wrong codes for this user (10 within 15 minutes, as for a password), or failures from this client address' },
+    429: {
+      description:
+        'rate_limited, with Retry-After: too many wrong codes for this user from any address (10 within 15 minutes of the first), ' +
+        'or failed sign-ins and codes from this client address (AUTH_LOGIN_IP_FAILURE_LIMIT; an IPv6 address counts by its /64)',
+    },
   };
   /** The email of the session's user, whose code attempts are counted (by email, as sign-ins are). */
   const emailOf = async (userId: number) => {
@@ -202,7 +206,8 @@ export function registerMfaRoutes(app: RouteMount, deps: GatewayDeps) {
         400: { description: 'invalid_request: the code or password is incorrect, or the other one was expected (details.field)' },
         429: {
           description:
-            'rate_limited: too many wrong codes for this user, or wrong passwords for their email (as sign-ins), or failures from this client address',
+            'rate_limited, with Retry-After: too many wrong codes for this user, or wrong passwords for their email from this address (as sign-ins), ' +
+            'or failed sign-ins and codes from this client address (an IPv6 address counts by its /64)',
         },
       },
     },
