@@ -47,6 +47,7 @@ const EXPECTED = [
   'cowrie-claim-due-payout-checks',
   'cowrie-close-held-debits',
   'cowrie-create-verifications',
+  'cowrie-create-workspace',
   'cowrie-due-payouts',
   'cowrie-earlier-debit',
   'cowrie-find-api-keys',
