@@ -39,26 +39,28 @@ async function readAll(stream: CliIo['stdin']): Promise<string> {
 /**
  * Lines typed on a terminal, one per label, not echoed: readline reads the
  * keys in raw mode (line editing, Ctrl-C) and echoes them to a stream that
- * drops them.
+ * drops them. Lines typed ahead of a prompt wait for it.
  */
 async function promptHidden(io: CliIo, labels: string[]): Promise<string[]> {
-  const { createInterface } = await import('node:readline/promises');
+  const { createInterface } = await import('node:readline');
   const discard = new Writable({ write: (_chunk, _encoding, done) => done() });
   const rl = createInterface({ input: io.stdin, output: discard, terminal: true });
-  const cancel = new AbortController();
-  rl.on('SIGINT', () => cancel.abort());
+  let cancelled = false;
+  rl.on('SIGINT', () => {
+    cancelled = true;
+    rl.close();
+  });
+  const lines = rl[Symbol.asyncIterator]();
   const answers: string[] = [];
   try {
     for (const label of labels) {
       io.prompt.write(label);
-      answers.push(await rl.question('', { signal: cancel.signal }));
+      const line = await lines.next();
       io.prompt.write('\n');
+      if (line.done) throw new UsageError(cancelled ? 'cancelled at the password prompt' : 'no password given (end of input)');
+      answers.push(line.value);
     }
     return answers;
-  } catch (err) {
-    io.prompt.write('\n');
-    if (cancel.signal.aborted) throw new Error('password prompt cancelled');
-    throw err;
   } finally {
     rl.close();
   }
