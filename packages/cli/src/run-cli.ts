@@ -28,10 +28,10 @@ function notACommand(argv: string[]): CliResult {
   if (argv.length === 0) return { code: 2, stdout: '', stderr: toolHelp(COMMANDS) };
   if (isHelp(first)) return { code: 0, stdout: toolHelp(COMMANDS), stderr: '' };
   if (first === 'help') {
-    // `cowrie help`, `cowrie help key create`
+    // `cowrie help`, `cowrie help key create`, `cowrie help sandbox`: what --help says
     if (argv.length === 1) return { code: 0, stdout: toolHelp(COMMANDS), stderr: '' };
     const found = findCommand(argv.slice(1));
-    return found ? { code: 0, stdout: commandHelp(found.command), stderr: '' } : unknown(argv.slice(1));
+    return found ? { code: 0, stdout: commandHelp(found.command), stderr: '' } : notACommand([...argv.slice(1), '--help']);
   }
   if (first === '--version') return { code: 0, stdout: version, stderr: '' };
   const group = COMMANDS.filter((c) => c.name.split(' ')[0] === first);
@@ -43,7 +43,8 @@ function notACommand(argv: string[]): CliResult {
 }
 
 function unknown(argv: string[]): CliResult {
-  return { code: 2, stdout: '', stderr: `cowrie: unknown command "${argv.slice(0, 2).join(' ')}"\n${toolHelp(COMMANDS)}` };
+  const named = argv[1]?.startsWith('-') ? argv.slice(0, 1) : argv.slice(0, 2);
+  return { code: 2, stdout: '', stderr: `cowrie: unknown command "${named.join(' ')}"\n${toolHelp(COMMANDS)}` };
 }
 
 /**

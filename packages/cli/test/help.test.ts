@@ -43,6 +43,7 @@ test('a group word with --help lists its commands (cowrie sandbox --help); alone
   expect(help.code).toBe(0);
   expect(help.stdout).toContain('sandbox transfer-in');
   expect(help.stdout).toContain('sandbox messages');
+  expect(await cli('help', 'sandbox')).toEqual(help);
   const alone = await cli('sandbox');
   expect(alone).toMatchObject({ code: 2, stdout: '' });
   expect(alone.stderr).toMatch(/"sandbox" needs one of: .*sandbox transfer-in/);
