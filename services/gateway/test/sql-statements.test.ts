@@ -48,6 +48,7 @@ const EXPECTED = [
   'cowrie-claim-due-reversal-checks',
   'cowrie-close-held-debits',
   'cowrie-create-verifications',
+  'cowrie-create-workspace',
   'cowrie-earlier-debit',
   'cowrie-find-api-keys',
   'cowrie-find-verifications',
