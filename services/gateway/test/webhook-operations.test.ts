@@ -234,11 +234,14 @@ test('recover of 500 failed deliveries arrives paced and complete while live eve
   expect(new Set(recovered.map((r) => r.headers['x-cowrie-delivery'])).size).toBe(count);
   expect(recovered.map((r) => bodyOf(r).id)).toEqual(recovered.map((r) => r.headers['x-cowrie-delivery']));
   expect(new Set(recovered.map((r) => bodyOf(r).id))).toEqual(new Set(deliveryIds));
-  // Paced: 500 at 100/s take at least about 5 s, and no 2 s holds much more than 200 (a stalled machine may bunch a few).
+  // Paced: 500 at 100/s take at least about 5 s, and no 2 s holds more than
+  // twice its 200 (a stalled sender sends the slots that came due meanwhile
+  // together: 302 were seen on a loaded CI machine). Unpaced, all 500 would
+  // land within a second or two, and both bounds fail.
   const spanMs = recovered.at(-1)!.receivedAt - recovered[0]!.receivedAt;
   expect(spanMs).toBeGreaterThanOrEqual(((count - 1) * 1000) / RECOVER_RATE - 500);
   const busiest = Math.max(...recovered.map((r) => recovered.filter((o) => o.receivedAt >= r.receivedAt && o.receivedAt < r.receivedAt + 2000).length));
-  expect(busiest).toBeLessThanOrEqual(RECOVER_RATE * 2 * 1.5);
+  expect(busiest).toBeLessThanOrEqual(RECOVER_RATE * 2 * 2);
   expect(Date.now() - started).toBeGreaterThanOrEqual(spanMs);
   // Each log row: one new dispatch per delivery, all delivered.
   await waitFor(async () => (await gw.env.db.webhookDelivery.count({ where: { endpointId: endpoint.id, dispatch: 1, ok: 1 } })) === count, 10_000);
