@@ -215,17 +215,8 @@ const NEXT_REVERSAL_CHECK = defineStatement({
            WHERE "transactionId" = ${p.transactionId}`,
 });
 
-export interface CheckDueReversalsOptions {
-  sql: SqlPool;
-  rails: ModeRails;
-  schedule: OutcomeSchedule;
-  log: Logger;
-  now?: Date;
-  limit?: number;
-  concurrency?: number;
-  /** A check claimed by a process that died is taken up again after this long. */
-  leaseMs?: number;
-}
+/** The reversal watch's pass takes what the outcome checks' pass takes. */
+export type CheckDueReversalsOptions = CheckDuePayoutsOptions;
 
 /**
  * The reversal watch: asks the rail, by reference, whether a completed payout
