@@ -61,6 +61,7 @@ export async function currentSessionUser(db: DbOrTx, session: Session, mode: Mod
     where: { id: session.userId },
     select: {
       workspaceId: true,
+      email: true,
       sessionVersion: true,
       disabledAt: true,
       role: true,
@@ -71,12 +72,14 @@ export async function currentSessionUser(db: DbOrTx, session: Session, mode: Mod
   if (!user || user.disabledAt || user.workspaceId !== session.workspaceId || user.sessionVersion !== session.version) return null;
   const workspaceId = mode === 'live' ? user.workspaceId : (user.workspace.testWorkspace?.id ?? null);
   if (workspaceId === null) return null;
-  return { workspaceId, role: user.role as UserRole, passwordChangeRequired: user.passwordChangeRequired };
+  return { workspaceId, email: user.email, role: user.role as UserRole, passwordChangeRequired: user.passwordChangeRequired };
 }
 
 /** What a current session may do: its workspace (of the mode chosen), its user's role, and whether a one-time password must be changed first. */
 export interface CurrentSessionUser {
   workspaceId: number;
+  /** The user's email (who acted, in the audit trail). */
+  email: string;
   role: UserRole;
   passwordChangeRequired: boolean;
 }
@@ -84,6 +87,11 @@ export interface CurrentSessionUser {
 /** Ends every session of a user (sign-out): tokens issued before no longer work. */
 export async function endUserSessions(db: DbOrTx, userId: number): Promise<void> {
   await db.dashboardUser.updateMany({ where: { id: userId }, data: { sessionVersion: { increment: 1 } } });
+}
+
+/** A user's business (its live workspace) and email; null when there is no such user. */
+export async function dashboardUserIdentity(db: DbOrTx, userId: number): Promise<{ workspaceId: number; email: string } | null> {
+  return db.dashboardUser.findUnique({ where: { id: userId }, select: { workspaceId: true, email: true } });
 }
 
 /** Disables a user (an operator's action): sign-in and every session are refused from now on. */

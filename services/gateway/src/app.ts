@@ -26,6 +26,7 @@ import { registerDashboardTransactionDetailRoute } from './routes/dashboard-tran
 import { registerDashboardVerificationRoutes } from './routes/dashboard-verifications';
 import { registerDashboardDepositRoutes } from './routes/dashboard-deposits';
 import { registerTeamRoutes } from './routes/team';
+import { registerAuditEventRoutes } from './routes/audit-events';
 import { registerDocsRoutes, registerMetricsRoute, registerQueueBoard } from './routes/operations';
 
 export interface CreateAppOptions {
@@ -88,6 +89,7 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   registerDashboardDepositRoutes(root, deps);
   registerDashboardPayoutRoutes(root, deps, payoutHandlers);
   registerTeamRoutes(root, deps);
+  registerAuditEventRoutes(root, deps);
   registerDashboardApp(app, deps.logger);
 
   app.use(notFoundHandler);

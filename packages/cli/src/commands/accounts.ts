@@ -1,6 +1,20 @@
-import { announceApiKeyChange, createApiKey, createDashboardUser, createWorkspace, disableDashboardUser, revokeApiKey } from '@cowrie/accounts';
+import {
+  announceApiKeyChange,
+  apiKeyIdentity,
+  createApiKey,
+  createDashboardUser,
+  createWorkspace,
+  dashboardUserIdentity,
+  disableDashboardUser,
+  operatorAuditContext,
+  recordAuditEvent,
+  revokeApiKey,
+} from '@cowrie/accounts';
 import { modeArg, positiveIntArg, type CliCommand } from '../command';
 
+// Every command here is in the audit trail (actor: the operator's user@host),
+// in the transaction that does it; a workspace is recorded right after its
+// own transaction commits.
 export const accountCommands: CliCommand[] = [
   {
     name: 'workspace create',
@@ -9,7 +23,13 @@ export const accountCommands: CliCommand[] = [
     options: ['name'],
     required: ['name'],
     run: async (args, ctx) => {
-      const workspace = await createWorkspace(ctx.db(), { name: args.name! });
+      const db = ctx.db();
+      const workspace = await createWorkspace(db, { name: args.name! });
+      await recordAuditEvent(db, operatorAuditContext(workspace.id), {
+        action: 'workspace.created',
+        objectId: workspace.id,
+        details: { name: workspace.name },
+      });
       return workspace;
     },
   },
@@ -18,9 +38,17 @@ export const accountCommands: CliCommand[] = [
     usage: 'cowrie key create --workspace ID --scopes read,payouts:write,verification:write,collections:write [--mode live|test]',
     options: ['workspace', 'scopes', 'mode'],
     required: ['workspace', 'scopes'],
-    run: async (args, ctx) => {
-      return createApiKey(ctx.db(), { workspaceId: positiveIntArg(args, 'workspace'), scopes: args.scopes!, mode: modeArg(args) });
-    },
+    run: (args, ctx) =>
+      ctx.db().$transaction(async (tx) => {
+        const created = await createApiKey(tx, { workspaceId: positiveIntArg(args, 'workspace'), scopes: args.scopes!, mode: modeArg(args) });
+        const key = (await apiKeyIdentity(tx, created.id))!;
+        await recordAuditEvent(tx, operatorAuditContext(key.workspaceId), {
+          action: 'api_key.created',
+          objectId: created.id,
+          details: { prefix: key.prefix, name: null, scopes: created.scopes },
+        });
+        return created;
+      }),
   },
   {
     name: 'key revoke',
@@ -29,7 +57,12 @@ export const accountCommands: CliCommand[] = [
     required: ['id'],
     // Every gateway reads the key again on its next request (the revocation epoch).
     run: async (args, ctx) => {
-      const revoked = await revokeApiKey(ctx.db(), positiveIntArg(args, 'id'));
+      const revoked = await ctx.db().$transaction(async (tx) => {
+        const done = await revokeApiKey(tx, positiveIntArg(args, 'id'));
+        const key = (await apiKeyIdentity(tx, done.id))!;
+        await recordAuditEvent(tx, operatorAuditContext(key.workspaceId), { action: 'api_key.revoked', objectId: done.id, details: { prefix: key.prefix } });
+        return done;
+      });
       await announceApiKeyChange(ctx.redis(), ctx.config.REDIS_KEY_PREFIX);
       return revoked;
     },
@@ -39,7 +72,16 @@ export const accountCommands: CliCommand[] = [
     usage: 'cowrie user create --workspace ID --email EMAIL --password PASSWORD',
     options: ['workspace', 'email', 'password'],
     required: ['workspace', 'email', 'password'],
-    run: (args, ctx) => createDashboardUser(ctx.db(), { workspaceId: positiveIntArg(args, 'workspace'), email: args.email!, password: args.password! }),
+    run: (args, ctx) =>
+      ctx.db().$transaction(async (tx) => {
+        const user = await createDashboardUser(tx, { workspaceId: positiveIntArg(args, 'workspace'), email: args.email!, password: args.password! });
+        await recordAuditEvent(tx, operatorAuditContext(user.workspace_id), {
+          action: 'user.created',
+          objectId: user.id,
+          details: { email: user.email, role: 'owner' },
+        });
+        return user;
+      }),
   },
   {
     name: 'user disable',
@@ -47,6 +89,12 @@ export const accountCommands: CliCommand[] = [
     options: ['id'],
     required: ['id'],
     // Sign-in and every session of the user are refused from the next request on.
-    run: (args, ctx) => disableDashboardUser(ctx.db(), positiveIntArg(args, 'id')),
+    run: (args, ctx) =>
+      ctx.db().$transaction(async (tx) => {
+        const disabled = await disableDashboardUser(tx, positiveIntArg(args, 'id'));
+        const user = (await dashboardUserIdentity(tx, disabled.id))!;
+        await recordAuditEvent(tx, operatorAuditContext(user.workspaceId), { action: 'user.disabled', objectId: disabled.id, details: { email: user.email } });
+        return disabled;
+      }),
   },
 ];

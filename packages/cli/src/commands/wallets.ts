@@ -1,5 +1,5 @@
 import { parseAmount } from '@cowrie/core';
-import { recordOperatorAction, workspaceForMode } from '@cowrie/accounts';
+import { operatorAuditContext, recordAuditEvent, recordOperatorAction, workspaceForMode } from '@cowrie/accounts';
 import { currencyStatus } from '@cowrie/catalog';
 import { auditLedger, creditWallet, findWallet, renderBalance } from '@cowrie/ledger';
 import { CliFinding, modeArg, positiveIntArg, UsageError, type CliCommand } from '../command';
@@ -14,7 +14,8 @@ export const walletCommands: CliCommand[] = [
     // Sandbox funding: a completed ledger credit on channel `adjustment`, on
     // the live wallet (what `key create` keys use by default) or, with
     // --mode test, on the test one. In production a live credit creates real
-    // money: it needs --live-money and is kept as an OperatorAction.
+    // money: it needs --live-money and is kept as an OperatorAction. Every
+    // credit is in the audit trail, in the transaction that makes it.
     run: async (args, ctx) => {
       const mode = modeArg(args);
       const liveMoney = ctx.config.NODE_ENV === 'production' && mode === 'live';
@@ -39,6 +40,11 @@ export const walletCommands: CliCommand[] = [
           title: 'Wallet funding',
           description: 'Operator credit (cowrie wallet credit)',
           provider: 'operator',
+        });
+        await recordAuditEvent(tx, operatorAuditContext(workspaceId), {
+          action: 'wallet.credited',
+          objectId: credit.transaction.walletId,
+          details: { currency, amount: amount.value.toFixed(6), reference: credit.transaction.reference },
         });
         if (liveMoney) {
           await recordOperatorAction(tx, {

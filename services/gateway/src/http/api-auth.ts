@@ -111,8 +111,8 @@ export function requireSession(deps: Pick<GatewayDeps, 'config' | 'redis' | 'db'
     // Signed out, disabled or deleted since the token was issued: refused from the next request on.
     const user = await currentSessionUser(deps.db, session, mode);
     if (user === null) throw new AppError('unauthorized', 'This session has ended; sign in again');
-    const { workspaceId, role, passwordChangeRequired } = user;
-    req.session = { ...session, workspaceId, businessId: session.workspaceId, mode, role, passwordChangeRequired };
+    const { workspaceId, email, role, passwordChangeRequired } = user;
+    req.session = { ...session, workspaceId, businessId: session.workspaceId, mode, email, role, passwordChangeRequired };
     bindRequestLog(req, { workspaceId, userId: session.userId });
     const hit = await hitDashboardBudget(deps.redis, { keyPrefix: deps.config.REDIS_KEY_PREFIX, sessionToken: token, limit: deps.config.DASHBOARD_RATE_LIMIT });
     res.set(rateLimitHeaders(hit));

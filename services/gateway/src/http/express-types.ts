@@ -15,7 +15,7 @@ declare global {
        * is the workspace of the mode the request chose (Cowrie-Mode header),
        * `businessId` the live workspace its users belong to.
        */
-      session?: Session & { mode: Mode; businessId: number; role: UserRole; passwordChangeRequired: boolean };
+      session?: Session & { mode: Mode; businessId: number; email: string; role: UserRole; passwordChangeRequired: boolean };
       /** The request's Idempotency-Key and request hash, when it carried one (POST /v1). */
       idempotency?: { key: string; requestHash: string };
     }

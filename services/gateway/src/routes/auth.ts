@@ -2,11 +2,20 @@ import { setTimeout } from 'node:timers/promises';
 import type { Request } from 'express';
 import { z } from 'zod';
 import { AppError } from '@cowrie/core';
-import { ZChangePasswordRequest, changeOwnPassword, checkDashboardCredentials, dashboardUserEmail, endUserSessions, issueSessionToken } from '@cowrie/accounts';
+import {
+  ZChangePasswordRequest,
+  changeOwnPassword,
+  checkDashboardCredentials,
+  dashboardUserEmail,
+  endUserSessions,
+  issueSessionToken,
+  recordSignInFailure,
+} from '@cowrie/accounts';
 import { takeSignInAttempt } from '@cowrie/api-limits';
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
 import { sendData, sessionOf } from '../http/respond';
+import { auditAfter, recordAudit, recordAuditAfter, requestOrigin } from '../http/audit';
 import { named } from '../openapi/schemas';
 
 const ZLoginRequest = named(
@@ -75,8 +84,17 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
     async ({ body: { email, password } }, req, res) => {
       const rightPassword = await passwordAttempt(req, email, 'Too many sign-in attempts; try again later');
       const user = await checkDashboardCredentials(deps.db, email, password);
-      if (!user) throw new AppError('unauthorized', 'Email or password is incorrect');
+      if (!user) {
+        await auditAfter(req, 'user.sign_in_failed', () => recordSignInFailure(deps.db, requestOrigin(req), email));
+        throw new AppError('unauthorized', 'Email or password is incorrect');
+      }
       await rightPassword();
+      await recordAuditAfter(
+        deps.db,
+        req,
+        { action: 'user.signed_in', objectId: user.id, details: {} },
+        { workspaceId: user.workspaceId, actor: { type: 'user', userId: user.id, email: user.email } },
+      );
       sendData(req, res, 200, {
         ...(await newSession({ id: user.id, workspaceId: user.workspaceId, sessionVersion: user.sessionVersion })),
         password_change_required: user.passwordChangeRequired,
@@ -126,6 +144,8 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
         throw err;
       }
       await rightPassword();
+      // After the change, not in its transaction: the new password is hashed (scrypt) inside it.
+      await recordAuditAfter(deps.db, req, { action: 'user.password_changed', objectId: userId, details: {} });
       sendData(req, res, 200, { ...(await newSession(changed)), password_change_required: false });
     },
   );
@@ -142,7 +162,11 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
       responses: { 200: { description: 'Signed out', data: ZSignedOut } },
     },
     async (_input, req, res) => {
-      await endUserSessions(deps.db, sessionOf(req).userId);
+      const { userId } = sessionOf(req);
+      await deps.db.$transaction(async (tx) => {
+        await endUserSessions(tx, userId);
+        await recordAudit(tx, req, { action: 'user.signed_out', objectId: userId, details: {} });
+      });
       sendData(req, res, 200, { signed_out: true });
     },
   );

@@ -4,6 +4,7 @@ import { USER_ROLES, ZInviteUserRequest, inviteUser, listTeam, removeUser, type 
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
 import { sendData, sessionOf } from '../http/respond';
+import { recordAudit, recordAuditAfter } from '../http/audit';
 import { ZTimestamp, named, responseOf } from '../openapi/schemas';
 
 const ZTeamMember = named(
@@ -74,7 +75,10 @@ export function registerTeamRoutes(app: RouteMount, deps: GatewayDeps) {
       },
     },
     async ({ body }, req, res) => {
-      sendData(req, res, 201, await inviteUser(deps.db, { workspaceId: sessionOf(req).businessId, email: body.email, role: body.role }));
+      const invited = await inviteUser(deps.db, { workspaceId: sessionOf(req).businessId, email: body.email, role: body.role });
+      const { user } = invited;
+      await recordAuditAfter(deps.db, req, { action: 'user.invited', objectId: user.id, details: { email: user.email, role: user.role } });
+      sendData(req, res, 201, invited);
     },
   );
 
@@ -96,7 +100,12 @@ export function registerTeamRoutes(app: RouteMount, deps: GatewayDeps) {
     },
     async ({ params }, req, res) => {
       const session = sessionOf(req);
-      sendData(req, res, 200, await removeUser(deps.db, { workspaceId: session.businessId, actor: session, id: parseUserId(params.id) }));
+      const removed = await deps.db.$transaction(async (tx) => {
+        const user = await removeUser(tx, { workspaceId: session.businessId, actor: session, id: parseUserId(params.id) });
+        await recordAudit(tx, req, { action: 'user.removed', objectId: user.id, details: { email: user.email, role: user.role } });
+        return user;
+      });
+      sendData(req, res, 200, removed);
     },
   );
 }
