@@ -1,6 +1,7 @@
 import { Redirect, Route, Switch } from 'wouter';
 import { Layout } from './Layout';
 import { ApiKeys } from './pages/ApiKeys';
+import { Audit } from './pages/Audit';
 import { ChoosePassword } from './pages/ChoosePassword';
 import { Deposits } from './pages/Deposits';
 import { Home } from './pages/Home';
@@ -28,6 +29,7 @@ export function App() {
         <Route path="/api-keys" component={ApiKeys} />
         <Route path="/webhooks" component={Webhooks} />
         <Route path="/team" component={Team} />
+        <Route path="/audit" component={Audit} />
         <Route path="/signin">
           <Redirect to="/" />
         </Route>

@@ -174,7 +174,7 @@ describe('the session guard', () => {
       const login = await call(gw.url, 'POST', '/auth/login', { body: { email: user.email, password: user.password } });
       const good = await call(url, 'GET', '/probe', { token: login.body.data.token });
       expect(good.status).toBe(200);
-      const who = { userId: user.id, businessId: workspace.id, version: 0, role: 'owner', passwordChangeRequired: false };
+      const who = { userId: user.id, email: user.email, businessId: workspace.id, version: 0, role: 'owner', passwordChangeRequired: false };
       expect(good.body.data).toEqual({ ...who, workspaceId: workspace.id, mode: 'live' });
       // Cowrie-Mode: test manages the business's test side.
       const testSide = await call(url, 'GET', '/probe', { token: login.body.data.token, headers: { 'cowrie-mode': 'test' } });
