@@ -124,7 +124,11 @@ test('filters by action, actor (user id, email, key prefix, operator; any case) 
   const key: AuditContext = { workspaceId: workspace.id, actor: { type: 'api_key', prefix: 'ck_live_00000000000000aa' } };
   for (let i = 0; i < 25; i++) await record(ada, { action: 'user.signed_in', objectId: 41, details: {} });
   await record(key, { action: 'webhook_endpoint.deleted', objectId: 9, details: {} });
-  await record(operatorAuditContext(workspace.id), { action: 'wallet.credited', objectId: 1, details: { currency: 'NGN', amount: '5.000000', reference: 'r' } });
+  await record(operatorAuditContext(workspace.id), {
+    action: 'wallet.credited',
+    objectId: 1,
+    details: { currency: 'NGN', amount: '5.000000', reference: 'r' },
+  });
   await record(userContext(other.id, 41, 'ada@example.com'), { action: 'user.signed_in', objectId: 41, details: {} });
 
   const list = (filters: Parameters<typeof listAuditEvents>[1]) => listAuditEvents(env.db, filters);

@@ -15,7 +15,7 @@ export function requestOrigin(req: Request): Omit<AuditContext, 'workspaceId' | 
  * workspace: the session's user on the side its Cowrie-Mode chose, or the
  * API key on its own side; `who` when the request carries neither yet.
  */
-export function auditContextOf(req: Request, who?: Who): AuditContext {
+function auditContextOf(req: Request, who?: Who): AuditContext {
   const origin = requestOrigin(req);
   if (who) return { ...origin, ...who };
   if (req.session) {
