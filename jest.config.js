@@ -1,5 +1,6 @@
 // ESM-only packages Jest must compile to CommonJS (jose, got and got's own
-// dependencies). Node itself loads them natively at run time.
+// dependencies, and the hashing and base32 of otplib's). Node itself loads them
+// natively at run time.
 const ESM_PACKAGES = [
   'jose',
   'got',
@@ -29,6 +30,8 @@ const ESM_PACKAGES = [
   'char-regex',
   '@sec-ant',
   'tagged-tag',
+  '@noble',
+  '@scure',
 ];
 
 /** One Jest run over every package and service; real Postgres and Redis (see scripts/jest). */

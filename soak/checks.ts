@@ -49,7 +49,10 @@ export async function checkSoak(opts: {
   // The ledger auditor, and no payout left processing.
   const audit = await auditLedger(opts.db);
   for (const v of audit.violations) violate(`ledger: ${v.rule}`, JSON.stringify(v));
-  const payouts = await opts.db.ledgerTransaction.findMany({ where: { direction: 'out' }, select: { id: true, reference: true, status: true } });
+  const payouts = await opts.db.ledgerTransaction.findMany({
+    where: { direction: 'out' },
+    select: { id: true, reference: true, status: true, amount: true, fees: true },
+  });
   const payoutCounts: Record<string, number> = {};
   for (const p of payouts) payoutCounts[p.status] = (payoutCounts[p.status] ?? 0) + 1;
   for (const p of payouts.filter((p) => p.status === 'processing')) violate('payout left processing', `${p.reference} (id ${p.id})`);
@@ -60,11 +63,24 @@ export async function checkSoak(opts: {
   const sends = new Map<string, number>();
   for (const r of opts.standIn.requests)
     if (r.method === 'POST' && r.path === '/transfer' && r.body?.reference) sends.set(r.body.reference, (sends.get(r.body.reference) ?? 0) + 1);
+  // A reversal's money comes back exactly once: one reversal credit of the payout's amount and fees.
+  const reversalCredits = await opts.db.ledgerTransaction.findMany({
+    where: { type: 'credit', category: 'reversal' },
+    select: { idempotencyKey: true, amount: true },
+  });
+  const creditsOf = new Map<string, string[]>();
+  for (const c of reversalCredits) creditsOf.set(c.idempotencyKey, [...(creditsOf.get(c.idempotencyKey) ?? []), c.amount.toFixed(6)]);
   for (const p of payouts) {
     const truth = opts.standIn.transfers.get(p.reference);
-    if (p.status === 'completed' && truth?.status !== 'success')
+    if (p.status === 'completed' && truth?.status === 'reversed') violate('reversed by the rail but completed in the ledger', p.reference);
+    else if (p.status === 'completed' && truth?.status !== 'success')
       violate('completed without the rail paying', `${p.reference}: rail ${truth?.status ?? 'has no transfer'}`);
     if (p.status === 'failed' && truth?.status === 'success') violate('failed (money refunded) though the rail paid', p.reference);
+    if (p.status === 'reversed' && truth?.status !== 'reversed') violate('reversed (money back) though the rail did not reverse it', p.reference);
+    const credits = creditsOf.get(`reversal:${p.reference}`) ?? [];
+    if (p.status === 'reversed' && (credits.length !== 1 || credits[0] !== p.amount.plus(p.fees).toFixed(6)))
+      violate('a reversed payout whose money did not come back exactly once', `${p.reference}: ${credits.length} credit(s) ${credits.join(', ')}`);
+    if (p.status !== 'reversed' && credits.length > 0) violate('a reversal credit for a payout that is not reversed', `${p.reference} (${p.status})`);
   }
   for (const reference of opts.standIn.transfers.keys()) {
     if (!payouts.some((p) => p.reference === reference)) violate('the rail paid a transfer no payout has', reference);

@@ -118,6 +118,8 @@ async function main() {
   redis.on('error', () => undefined);
   let ok = false;
   try {
+    // The last moment a planned reversal happens at the rail: the quiet period waits past it.
+    let reversalsDueBy = 0;
     // The rail: seeded by the payout's narration (the driver's operation tag), so a seed replays the same outcomes.
     world.standIn.options.hangMs = 1500;
     world.standIn.options.behaviour = ({ reason }) => {
@@ -134,8 +136,16 @@ async function main() {
           answer: 'ok',
           settle: { afterMs: 500 + Math.floor(roll * 40_000), status: roll < 0.27 ? 'success' : roll < 0.285 ? 'failed' : 'reversed' },
         };
+      // Paid, then returned by the bank a few seconds later: the notification reaches a gateway, or is lost (the watch finds it).
+      if (roll < 0.36) {
+        const reverseAfterMs = 1000 + Math.floor((roll - 0.3) * 150_000);
+        reversalsDueBy = Math.max(reversalsDueBy, Date.now() + reverseAfterMs);
+        return { record: true, answer: 'ok', reverseAfterMs };
+      }
       return undefined;
     };
+    // Half the reversal notifications are lost.
+    world.standIn.options.notifies = (reference) => seededRandom(seed ^ hash(`notify:${reference}`)).next() < 0.5;
     // The SMS provider: seeded by the phone (one per start): refusals, answers that hang after sending, slow answers.
     world.termii.reply = ({ body }) => {
       const roll = seededRandom(seed ^ hash(String(body.to ?? body.phone_number))).next();
@@ -232,6 +242,11 @@ async function main() {
     world.standIn.options.verifyDown = false;
     await new Promise((r) => setTimeout(r, 2 * RECONCILE_EVERY_MS));
     const settled = async () => {
+      if (Date.now() < reversalsDueBy) return false;
+      // Every transfer the bank returned is reversed in the ledger (by its notification, or by the reversal watch).
+      const returned = [...world.standIn.transfers.values()].filter((t) => t.status === 'reversed').map((t) => String(t.reference));
+      const unreversed = await db.ledgerTransaction.count({ where: { reference: { in: returned }, status: 'completed' } });
+      if (unreversed > 0) return false;
       const processing = await db.ledgerTransaction.count({ where: { direction: 'out', status: 'processing' } });
       const unrelayed = await db.outboxEvent.count({ where: { relayedAt: null } });
       const pending = await db.webhookDelivery.count({ where: { completedAt: null } });

@@ -100,6 +100,10 @@ export async function createWorld(opts: { seed: number; replicas: number; redis:
     PAYOUT_UNKNOWN_MAX_CHECK_MS: '1000',
     PAYOUT_UNKNOWN_GRACE_MS: '4000',
     PAYOUT_JOB_LOCK_MS: '5000',
+    // The reversal watch asks about a completed payout 1 s after it was sent, then 2, 4, 8 … s: a reversal whose
+    // notification was lost is found within the soak.
+    PAYOUT_REVERSAL_FIRST_CHECK_MS: '1000',
+    PAYOUT_REVERSAL_WATCH_HOURS: '1',
     VERIFY_SYNC_WAIT_MS: '1000',
     VERIFY_SMS_PROVIDER: 'termii',
     VERIFY_TERMII_API_KEY: 'soak-termii-key',
@@ -125,6 +129,10 @@ export async function createWorld(opts: { seed: number; replicas: number; redis:
       replicas.push(replica);
     }
   }
+
+  // The payout rail's transfer.reversed notifications go to a gateway (when the chaos has it up; a lost one is found by the watch).
+  const notifyGateway = replicas.find((r) => r.service === 'gateway')?.url;
+  if (notifyGateway) standIn.options.notifyUrl = `${notifyGateway}/rails/paystack/notifications`;
 
   const config = loadConfig(env);
   let closing = false;

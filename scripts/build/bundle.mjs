@@ -9,13 +9,21 @@
 // An asset is a file or folder of an npm package the runnable serves (the
 // gateway's API reference renderer, the built dashboard), copied into dist/ so
 // production needs no copy of that package. dist/meta.json lists the npm packages the bundle loads.
+//
+//   --lazy <folder of src>   (the CLI: --lazy src/load)
+//
+// Each module in that folder becomes a bundle of its own (dist/load/<name>.js), which
+// the main bundle loads with import() when it needs it, rather than compiled into it:
+// a command then loads only its own packages. In one bundle esbuild would either load
+// every npm package at start, or (for a module loaded with import()) wrap the module
+// and keep every module of each package index it reaches.
 import { build } from 'esbuild';
-import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 
-const { values } = parseArgs({ options: { asset: { type: 'string', multiple: true, default: [] } } });
+const { values } = parseArgs({ options: { asset: { type: 'string', multiple: true, default: [] }, lazy: { type: 'string' } } });
 const packageDir = process.cwd();
 const { name } = JSON.parse(readFileSync(path.join(packageDir, 'package.json'), 'utf8'));
 const outdir = path.join(packageDir, 'dist');
@@ -32,8 +40,33 @@ const npmPackagesExternal = {
   },
 };
 
+/** The --lazy modules: their entry names (load/accounts) by their path without extension. */
+const lazyModules = new Map();
+if (values.lazy) {
+  const dir = path.join(packageDir, values.lazy);
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
+    lazyModules.set(path.join(dir, file.replace(/\.ts$/, '')), path.relative(path.join(packageDir, 'src'), path.join(dir, file.replace(/\.ts$/, ''))));
+  }
+}
+
+/** An import() of a --lazy module stays an import (a require() of its own bundle); any other import of one is an error. */
+const lazyModulesExternal = {
+  name: 'lazy-modules-external',
+  setup(b) {
+    b.onResolve({ filter: /^\./ }, (args) => {
+      if (args.kind === 'entry-point') return undefined;
+      const entry = lazyModules.get(path.resolve(args.resolveDir, args.path).replace(/\.[cm]?[jt]s$/, ''));
+      if (entry === undefined) return undefined;
+      const importer = path.relative(packageDir, args.importer);
+      if (args.kind !== 'dynamic-import') return { errors: [{ text: `${importer}: load ${args.path} with import(), so it is loaded only when used` }] };
+      if (lazyModules.has(args.importer.replace(/\.ts$/, ''))) return { errors: [{ text: `${importer}: a lazy module cannot load another (${args.path})` }] };
+      return { path: `./${entry}.js`, external: true };
+    });
+  },
+};
+
 const result = await build({
-  entryPoints: { main: path.join(packageDir, 'src/main.ts') },
+  entryPoints: { main: path.join(packageDir, 'src/main.ts'), ...Object.fromEntries([...lazyModules].map(([file, entry]) => [entry, `${file}.ts`])) },
   outdir,
   bundle: true,
   platform: 'node',
@@ -47,13 +80,13 @@ const result = await build({
   sourcemap: 'linked',
   metafile: true,
   logLevel: 'warning',
-  plugins: [npmPackagesExternal],
+  plugins: [lazyModulesExternal, npmPackagesExternal],
 });
 
 const externals = new Set();
 for (const output of Object.values(result.metafile.outputs)) {
   for (const imported of output.imports) {
-    if (!imported.external || imported.path.startsWith('node:')) continue;
+    if (!imported.external || imported.path.startsWith('node:') || imported.path.startsWith('.')) continue;
     const parts = imported.path.split('/');
     externals.add(imported.path.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]);
   }

@@ -15,8 +15,8 @@ export type AuditObjectType = (typeof AUDIT_OBJECT_TYPES)[number];
  *   the workspace itself: `livemode` true).
  * - `details`: the only fields its row keeps besides the columns; anything
  *   else a caller passes is dropped, so a secret cannot ride along.
- * - `planned`: named now, recorded once the feature exists (the second
- *   factor, payout requests, workspace settings).
+ * - `planned`: named now, recorded once the feature exists (role changes,
+ *   payout requests, workspace settings).
  */
 interface AuditActionDefinition {
   object: AuditObjectType;
@@ -44,40 +44,36 @@ export const AUDIT_ACTIONS = {
     object: 'user',
     scope: 'business',
     summary:
-      'A sign-in was refused (a wrong password, or a removed or unknown user). `email` is the email tried when it is one (never the password); the row belongs to the business of the user with that email, if any',
+      'A sign-in was refused (a wrong password or second-factor code, or a removed or unknown user). `email` is the email tried when it is one (never the password); the row belongs to the business of the user with that email, if any',
     details: z.object({ email: email.nullable() }),
   },
   'user.signed_out': { object: 'user', scope: 'business', summary: 'A user signed out (every session of theirs ended)', details: none },
   'user.password_changed': { object: 'user', scope: 'business', summary: 'A user changed their own password (a one-time one included)', details: none },
 
-  // ─── The second factor (planned) ────────────────────────────────────────────
+  // ─── The second factor ────────────────────────────────────────────────────────
   'user.mfa_enrolled': {
     object: 'user',
     scope: 'business',
-    summary: 'A user turned on a second factor',
+    summary: 'A user turned on a second factor (confirmed its first code)',
     details: z.object({ method: z.string().max(40) }),
-    planned: true,
   },
   'user.mfa_disabled': {
     object: 'user',
     scope: 'business',
-    summary: 'A user turned off their second factor',
+    summary: 'A user turned off their second factor (with a code of it)',
     details: z.object({ method: z.string().max(40) }),
-    planned: true,
   },
   'user.mfa_reset': {
     object: 'user',
     scope: 'business',
-    summary: "An owner or admin reset another user's second factor",
-    details: z.object({ email }),
-    planned: true,
+    summary: "An owner reset another user's second factor (`had_second_factor`: whether one was on)",
+    details: z.object({ email, had_second_factor: z.boolean() }),
   },
   'user.recovery_code_used': {
     object: 'user',
     scope: 'business',
-    summary: 'A user signed in with a recovery code instead of their second factor',
+    summary: 'A user used a recovery code in place of a code of their second factor, to sign in or to step up (`remaining`: the unused ones left)',
     details: z.object({ remaining: z.number().int() }),
-    planned: true,
   },
 
   // ─── The team ────────────────────────────────────────────────────────────

@@ -14,7 +14,7 @@ import {
   rowsAfter,
   type PagePosition,
 } from '@cowrie/core';
-import type { AuditEvent, DbOrTx, Prisma } from '@cowrie/db';
+import { defineStatement, sqlColumn, sqlParam, type AuditEvent, type DbOrTx, type Prisma, type SqlQueryable } from '@cowrie/db';
 import { AUDIT_ACTIONS, AUDIT_ACTION_NAMES, type AuditAction, type AuditDetails, type AuditObjectType } from './audit-catalog';
 
 /** Who acted. */
@@ -92,32 +92,71 @@ function actorColumns(actor: AuditActor): Pick<AuditEvent, 'actorType' | 'actorU
  * `details` keeps only the catalog's fields for the action (anything else is
  * dropped) and every string in it is cleared of secrets by shape (a URL's
  * password, an API key's secret part, a token).
+ *
+ * `db` is Prisma (a client or a transaction) or plain pg: `cowrie workspace
+ * create` records its row through its pg pool, never starting Prisma. Either
+ * way the row is written by one statement, which also finds the business and
+ * side of the workspace acted on.
  */
-export async function recordAuditEvent<A extends AuditAction>(db: DbOrTx, context: AuditContext, event: AuditEventInput<A>): Promise<void> {
+export async function recordAuditEvent<A extends AuditAction>(db: DbOrTx | SqlQueryable, context: AuditContext, event: AuditEventInput<A>): Promise<void> {
   const definition = AUDIT_ACTIONS[event.action];
-  const details = redactSecrets(definition.details.parse(event.details)) as Prisma.InputJsonObject;
-  let workspaceId: number | null = null;
-  let livemode = true;
-  if (context.workspaceId !== null) {
-    const side = await db.workspace.findUnique({ where: { id: context.workspaceId }, select: { id: true, mode: true, liveWorkspaceId: true } });
-    if (!side) throw new Error(`workspace ${context.workspaceId} does not exist`);
-    workspaceId = side.liveWorkspaceId ?? side.id;
-    livemode = definition.scope === 'business' || side.mode === 'live';
-  }
-  await db.auditEvent.create({
-    data: {
-      workspaceId,
-      livemode,
-      action: event.action,
-      ...actorColumns(context.actor),
-      objectType: definition.object,
-      objectId: event.objectId === null ? null : String(event.objectId),
-      clientAddress: shortText(context.clientAddress, ADDRESS_MAX),
-      userAgent: shortText(context.userAgent, USER_AGENT_MAX),
-      requestId: context.requestId ?? null,
-      details,
-    },
+  const details = redactSecrets(definition.details.parse(event.details)) as Record<string, unknown>;
+  const { rowCount } = await RECORD_AUDIT_EVENT.run(isPrisma(db) ? prismaQueryable(db) : db, {
+    workspaceId: context.workspaceId,
+    businessScope: definition.scope === 'business',
+    action: event.action,
+    ...actorColumns(context.actor),
+    objectType: definition.object,
+    objectId: event.objectId === null ? null : String(event.objectId),
+    clientAddress: shortText(context.clientAddress, ADDRESS_MAX),
+    userAgent: shortText(context.userAgent, USER_AGENT_MAX),
+    requestId: context.requestId ?? null,
+    details,
+    now: new Date(),
   });
+  if (rowCount === 0) throw new Error(`workspace ${context.workspaceId} does not exist`);
+}
+
+// The row belongs to the business (the live workspace of the side acted on);
+// `livemode` is the side's, or true for an action on the whole business. No
+// row is written when a workspace is named and does not exist.
+const RECORD_AUDIT_EVENT = defineStatement({
+  name: 'cowrie-record-audit-event',
+  params: {
+    workspaceId: sqlParam.int.orNull,
+    businessScope: sqlParam.boolean,
+    action: sqlParam.text,
+    actorType: sqlParam.text,
+    actorUserId: sqlParam.int.orNull,
+    actor: sqlParam.text.orNull,
+    objectType: sqlParam.text,
+    objectId: sqlParam.text.orNull,
+    clientAddress: sqlParam.text.orNull,
+    userAgent: sqlParam.text.orNull,
+    requestId: sqlParam.text.orNull,
+    details: sqlParam.json,
+    now: sqlParam.timestamp,
+  },
+  text: (p) => `
+    INSERT INTO "AuditEvent" ("workspaceId", "livemode", "action", "actorType", "actorUserId", "actor", "objectType", "objectId", "clientAddress", "userAgent", "requestId", "details", "createdAt")
+    SELECT COALESCE(w."liveWorkspaceId", w."id"), (${p.businessScope}::boolean OR w."id" IS NULL OR w."mode" = 'live'), ${p.action}::text, ${p.actorType}::text, ${p.actorUserId}::int, ${p.actor}::text,
+           ${p.objectType}::text, ${p.objectId}::text, ${p.clientAddress}::text, ${p.userAgent}::text, ${p.requestId}::text, ${p.details}::jsonb, ${p.now}::timestamp(3)
+    FROM (SELECT ${p.workspaceId}::int AS "id") named LEFT JOIN "Workspace" w ON w."id" = named."id"
+    WHERE named."id" IS NULL OR w."id" IS NOT NULL
+    RETURNING "id"`,
+  result: { id: sqlColumn.bigint },
+});
+
+const isPrisma = (db: DbOrTx | SqlQueryable): db is DbOrTx => '$queryRawUnsafe' in db;
+
+/** The statement through Prisma's connection, for the callers that hold a Prisma client or transaction. */
+function prismaQueryable(db: DbOrTx): SqlQueryable {
+  return {
+    query: async <R>({ text, values = [] }: { text: string; values?: unknown[] }) => {
+      const rows = await db.$queryRawUnsafe<R[]>(text, ...values);
+      return { rows, rowCount: rows.length };
+    },
+  };
 }
 
 /**

@@ -8,3 +8,4 @@ export * from './api-key-cache';
 export * from './team';
 export * from './audit-catalog';
 export * from './audit-trail';
+export * from './second-factor';

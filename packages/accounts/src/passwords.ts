@@ -22,12 +22,14 @@ const memoryOf = (N: number, r: number) => 128 * N * r * 2;
  */
 export const PASSWORD_HASH_CONCURRENCY = Math.max(1, Math.min(2, availableParallelism() - 1));
 let running = 0;
+let started = 0;
 const waiting: Array<() => void> = [];
 
 /** Runs `fn` when fewer than PASSWORD_HASH_CONCURRENCY hashes are running (first come, first served). */
 export async function withHashSlot<T>(fn: () => Promise<T>): Promise<T> {
   if (running >= PASSWORD_HASH_CONCURRENCY) await new Promise<void>((resolve) => waiting.push(resolve));
   else running += 1;
+  started += 1;
   try {
     return await fn();
   } finally {
@@ -37,8 +39,8 @@ export async function withHashSlot<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Hashes running or waiting for a slot right now (for tests and metrics). */
-export const passwordHashesInFlight = () => ({ running, waiting: waiting.length });
+/** Hashes running or waiting for a slot right now, and how many this process has started in all (for tests and metrics). */
+export const passwordHashesInFlight = () => ({ running, waiting: waiting.length, started });
 
 /** `scrypt$N$r$p$<salt b64>$<hash b64>` */
 export async function hashPassword(password: string): Promise<string> {
@@ -57,6 +59,16 @@ export async function verifyPassword(password: string, stored: string): Promise<
   );
   return timingSafeEqual(key, expected);
 }
+
+/**
+ * The hash of a random password nobody kept, made with today's parameters:
+ * verified when a sign-in names an unknown email, so that costs one hash
+ * like a wrong password does. Made ahead of time, not at the first unknown
+ * email (which would then cost two hashes, and tell itself apart).
+ */
+export const DECOY_PASSWORD_HASH = 'scrypt$131072$8$1$r9VdqpdMg9CrTbap/VZS4Q==$UOUXAAHamqwDVfqeqmIoyePbrFUkcYXnbDhYlNT6ggg=';
+// Parameters changed without a new decoy: an unknown email would be checked faster than a known one.
+if (needsRehash(DECOY_PASSWORD_HASH)) throw new Error('DECOY_PASSWORD_HASH must be remade with the current scrypt parameters (PARAMS)');
 
 /** True when a stored hash was made with other parameters than today's: remake it at the next sign-in. */
 export function needsRehash(stored: string): boolean {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { AppError, emailField } from '@cowrie/core';
 import type { DbOrTx, PrismaClient } from '@cowrie/db';
 import { hashPassword, passwordProblem, verifyPassword } from './passwords';
+import { NO_SECOND_FACTOR } from './second-factor';
 
 /**
  * owner: made with the operator CLI; admin: invited, manages the team like
@@ -26,6 +27,8 @@ export interface TeamMemberView {
   status: 'active' | 'removed';
   /** Signed in with a one-time password not yet changed (or never signed in). */
   password_change_required: boolean;
+  /** Has a second factor (TOTP) in force. */
+  mfa_enabled: boolean;
   created_at: string;
 }
 
@@ -35,6 +38,7 @@ interface UserRow {
   role: string;
   disabledAt: Date | null;
   passwordChangeRequired: boolean;
+  totpConfirmedAt: Date | null;
   createdAt: Date;
 }
 
@@ -45,6 +49,7 @@ function teamMemberView(row: UserRow): TeamMemberView {
     role: row.role as UserRole,
     status: row.disabledAt ? 'removed' : 'active',
     password_change_required: row.passwordChangeRequired,
+    mfa_enabled: row.totpConfirmedAt !== null,
     created_at: row.createdAt.toISOString(),
   };
 }
@@ -113,6 +118,36 @@ export async function removeUser(
   return teamMemberView(removed);
 }
 
+/**
+ * An owner resets another user's second factor (a lost phone): it goes with
+ * its recovery codes, and every session of that user ends. The user then
+ * signs in with their password alone (as an owner or admin under
+ * REQUIRE_MFA_FOR_ADMINS, only to enrol again). Nobody resets their own: they
+ * turn it off with a code of it.
+ */
+export async function resetSecondFactor(
+  db: PrismaClient,
+  opts: { workspaceId: number; actor: { userId: number; role: UserRole }; id: number },
+): Promise<{ user: TeamMemberView; hadSecondFactor: boolean }> {
+  if (opts.actor.role !== 'owner') {
+    throw new AppError('insufficient_scope', "Only an owner can reset another user's second factor", { details: { required_role: 'owner' } });
+  }
+  if (opts.id === opts.actor.userId) {
+    throw new AppError('invalid_request', 'Turn your own second factor off with a code of it (POST /auth/mfa/totp/disable)', { details: { field: 'id' } });
+  }
+  const target = await db.dashboardUser.findFirst({ where: { id: opts.id, workspaceId: opts.workspaceId } });
+  if (!target) throw userNotFound();
+  const [reset] = await db.$transaction([
+    db.dashboardUser.updateManyAndReturn({
+      where: { id: target.id, workspaceId: opts.workspaceId },
+      data: { ...NO_SECOND_FACTOR, sessionVersion: { increment: 1 } },
+    }),
+    db.mfaRecoveryCode.deleteMany({ where: { userId: target.id } }),
+  ]);
+  if (!reset[0]) throw userNotFound();
+  return { user: teamMemberView(reset[0]), hadSecondFactor: target.totpConfirmedAt !== null };
+}
+
 export const ZChangePasswordRequest = z.object({
   current_password: z.string().min(1).max(200),
   new_password: z
@@ -138,7 +173,7 @@ export async function dashboardUserEmail(db: DbOrTx, userId: number): Promise<st
 export async function changeOwnPassword(
   db: DbOrTx,
   opts: { userId: number; currentPassword: string; newPassword: string },
-): Promise<{ id: number; workspaceId: number; sessionVersion: number }> {
+): Promise<{ id: number; workspaceId: number; sessionVersion: number; role: string; passwordChangeRequired: boolean; totpConfirmedAt: Date | null }> {
   const user = await db.dashboardUser.findUnique({ where: { id: opts.userId } });
   if (!user || user.disabledAt) throw new AppError('unauthorized', 'This session has ended; sign in again');
   if (!(await verifyPassword(opts.currentPassword, user.passwordHash))) {
@@ -153,5 +188,6 @@ export async function changeOwnPassword(
   });
   // Another change (or a sign-out) won the race: this session has ended.
   if (!changed) throw new AppError('unauthorized', 'This session has ended; sign in again');
-  return { id: changed.id, workspaceId: changed.workspaceId, sessionVersion: changed.sessionVersion };
+  const { id, workspaceId, sessionVersion, role, passwordChangeRequired, totpConfirmedAt } = changed;
+  return { id, workspaceId, sessionVersion, role, passwordChangeRequired, totpConfirmedAt };
 }

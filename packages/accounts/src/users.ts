@@ -3,7 +3,8 @@ import type { DbOrTx } from '@cowrie/db';
 import type { Session } from './sessions';
 import type { UserRole } from './team';
 import { workspaceForMode } from './workspaces';
-import { hashPassword, needsRehash, passwordProblem, verifyPassword } from './passwords';
+import { DECOY_PASSWORD_HASH, hashPassword, needsRehash, passwordProblem, verifyPassword } from './passwords';
+import { hasSecondFactor, mfaEnrolmentRequired, stepUpFresh } from './second-factor';
 
 export interface CreateDashboardUserInput {
   workspaceId: number;
@@ -26,16 +27,12 @@ export async function createDashboardUser(db: DbOrTx, input: CreateDashboardUser
   return { id: user.id, email: user.email, workspace_id: user.workspaceId };
 }
 
-// A hash of a random password, verified when the email is unknown so that an
-// unknown email takes as long as a wrong password.
-let decoyHash: Promise<string> | undefined;
-
 /** Returns the user when email and password match, else null (never says which failed). */
 export async function checkDashboardCredentials(db: DbOrTx, email: string, password: string) {
   const user = await db.dashboardUser.findUnique({ where: { email: email.trim().toLowerCase() } });
   if (!user) {
-    decoyHash ??= hashPassword(`decoy-${Math.random()}`);
-    await verifyPassword(password, await decoyHash);
+    // An unknown email costs the same one hash as a wrong password.
+    await verifyPassword(password, DECOY_PASSWORD_HASH);
     return null;
   }
   if (!(await verifyPassword(password, user.passwordHash))) return null;
@@ -48,6 +45,21 @@ export async function checkDashboardCredentials(db: DbOrTx, email: string, passw
   return user;
 }
 
+/** What currentSessionUser needs of the configuration. */
+export interface SessionPolicy {
+  /** REQUIRE_MFA_FOR_ADMINS: an owner or admin without a second factor may only enrol one. */
+  requireMfaForAdmins: boolean;
+  /** STEP_UP_SECONDS: how long a sign-in or a step-up lets a session make guarded changes. */
+  stepUpSeconds: number;
+}
+
+/** Whether `password` is the current password of a user still active (a step-up of a user without a second factor). */
+export async function checkOwnPassword(db: DbOrTx, userId: number, password: string): Promise<boolean> {
+  const user = await db.dashboardUser.findUnique({ where: { id: userId }, select: { passwordHash: true, disabledAt: true } });
+  if (!user || user.disabledAt) return false;
+  return verifyPassword(password, user.passwordHash);
+}
+
 /**
  * The workspace a session acts on in `mode` (its business's live workspace or
  * that one's test side), or null when the session is no longer current: its
@@ -56,7 +68,13 @@ export async function checkDashboardCredentials(db: DbOrTx, email: string, passw
  * ended session (or a changed role) is in force from the next request on, on
  * every replica.
  */
-export async function currentSessionUser(db: DbOrTx, session: Session, mode: Mode): Promise<CurrentSessionUser | null> {
+export async function currentSessionUser(
+  db: DbOrTx,
+  session: Session,
+  mode: Mode,
+  policy: SessionPolicy,
+  now = new Date(),
+): Promise<CurrentSessionUser | null> {
   const user = await db.dashboardUser.findUnique({
     where: { id: session.userId },
     select: {
@@ -66,22 +84,40 @@ export async function currentSessionUser(db: DbOrTx, session: Session, mode: Mod
       disabledAt: true,
       role: true,
       passwordChangeRequired: true,
+      totpConfirmedAt: true,
       workspace: { select: { testWorkspace: { select: { id: true } } } },
+      ...(session.sessionId ? { stepUps: { where: { sessionId: session.sessionId }, select: { steppedUpAt: true } } } : {}),
     },
   });
   if (!user || user.disabledAt || user.workspaceId !== session.workspaceId || user.sessionVersion !== session.version) return null;
   const workspaceId = mode === 'live' ? user.workspaceId : (user.workspace.testWorkspace?.id ?? null);
   if (workspaceId === null) return null;
-  return { workspaceId, email: user.email, role: user.role as UserRole, passwordChangeRequired: user.passwordChangeRequired };
+  const steppedUpAt = ('stepUps' in user ? user.stepUps[0]?.steppedUpAt : undefined) ?? null;
+  return {
+    workspaceId,
+    email: user.email,
+    role: user.role as UserRole,
+    passwordChangeRequired: user.passwordChangeRequired,
+    mfaEnabled: hasSecondFactor(user),
+    mfaEnrolmentRequired: mfaEnrolmentRequired(user, policy.requireMfaForAdmins),
+    steppedUp: stepUpFresh(session, steppedUpAt, policy.stepUpSeconds, now),
+  };
 }
 
-/** What a current session may do: its workspace (of the mode chosen), its user's role, and whether a one-time password must be changed first. */
+/** What a current session may do: its workspace (of the mode chosen), its user's role, and what it must do first. */
 export interface CurrentSessionUser {
   workspaceId: number;
   /** The user's email (who acted, in the audit trail). */
   email: string;
   role: UserRole;
+  /** Signed in with a one-time password not yet changed: only the password change (and sign-out) answer. */
   passwordChangeRequired: boolean;
+  /** The user has a second factor (they step up with a code; without one, with their password). */
+  mfaEnabled: boolean;
+  /** An owner or admin without a second factor under REQUIRE_MFA_FOR_ADMINS: only enrolment (and sign-out) answer. */
+  mfaEnrolmentRequired: boolean;
+  /** Signed in or stepped up within STEP_UP_SECONDS: the guarded changes (money, keys, team, webhook URLs) answer. */
+  steppedUp: boolean;
 }
 
 /** Ends every session of a user (sign-out): tokens issued before no longer work. */

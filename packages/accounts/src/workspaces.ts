@@ -1,32 +1,67 @@
 import type { Mode } from '@cowrie/core';
 import { WALLET_CATALOG } from '@cowrie/catalog';
-import type { DbOrTx, PrismaClient } from '@cowrie/db';
+import { defineStatement, modelColumns, sqlColumn, sqlList, sqlParam, type DbOrTx, type SqlQueryable, type Workspace } from '@cowrie/db';
 import { operatorIdentity } from './audit-trail';
+
+const workspaceColumns = modelColumns<Workspace>()('Workspace', { id: sqlColumn.int, name: sqlColumn.text, createdAt: sqlColumn.timestamp });
 
 /**
  * Creates a workspace: its live side and its test twin (where test keys act,
  * on sandbox rails only), each with one wallet per currency of the wallet
- * catalog. The id returned is the live one, which the operator and the
- * dashboard name; the test side is reached through it.
+ * catalog, in one statement. The id returned is the live one, which the
+ * operator and the dashboard name; the test side is reached through it.
+ *
+ * `db` is Prisma (a client or a transaction) or plain pg: `cowrie workspace
+ * create` passes a pg pool, so the command never starts Prisma's query
+ * compiler (loading and compiling it was half of the command's time).
  */
-export async function createWorkspace(db: PrismaClient, { name }: { name: string }) {
+export async function createWorkspace(db: DbOrTx | SqlQueryable, { name }: { name: string }) {
   const trimmed = name.trim();
   if (!trimmed) throw new Error('a workspace needs a name');
   if (trimmed.length > 200) throw new Error('a workspace name is at most 200 characters');
-  return db.$transaction(async (tx) => {
-    const workspace = await tx.workspace.create({ data: { name: trimmed } });
-    const test = await tx.workspace.create({ data: { name: trimmed, mode: 'test', liveWorkspaceId: workspace.id } });
-    await tx.wallet.createMany({
-      data: [workspace.id, test.id].flatMap((workspaceId) => WALLET_CATALOG.map(({ currency }) => ({ workspaceId, currency }))),
-    });
-    return {
-      id: workspace.id,
-      name: workspace.name,
-      created_at: workspace.createdAt.toISOString(),
-      currencies: WALLET_CATALOG.map((c) => c.currency),
-      test_workspace_id: test.id,
-    };
-  });
+  const currencies = WALLET_CATALOG.map((c) => c.currency);
+  const { rows } = await CREATE_WORKSPACE.run(isPrisma(db) ? prismaQueryable(db) : db, { name: trimmed, currencies, now: new Date() });
+  const workspace = rows[0]!;
+  return {
+    id: workspace.id,
+    name: workspace.name,
+    created_at: workspace.createdAt.toISOString(),
+    currencies,
+    test_workspace_id: workspace.testWorkspaceId,
+  };
+}
+
+const CREATE_WORKSPACE = defineStatement({
+  name: 'cowrie-create-workspace',
+  params: { name: sqlParam.text, currencies: sqlList(sqlParam.text), now: sqlParam.timestamp },
+  text: (p) => `
+    WITH live AS (
+      INSERT INTO "Workspace" ("name", "mode", "createdAt") VALUES (${p.name}, 'live', ${p.now}::timestamp(3)) RETURNING "id", "name", "createdAt"
+    ), test AS (
+      INSERT INTO "Workspace" ("name", "mode", "liveWorkspaceId", "createdAt") SELECT l."name", 'test', l."id", l."createdAt" FROM live l RETURNING "id"
+    ), wallets AS (
+      INSERT INTO "Wallet" ("workspaceId", "currency", "createdAt", "updatedAt")
+      SELECT w."id", c."currency", ${p.now}::timestamp(3), ${p.now}::timestamp(3)
+      FROM (SELECT "id" FROM live UNION ALL SELECT "id" FROM test) w CROSS JOIN unnest(${p.currencies}::text[]) WITH ORDINALITY AS c("currency", "position")
+      ORDER BY w."id", c."position"
+    )
+    SELECT l."id", l."name", l."createdAt", t."id" AS "testWorkspaceId" FROM live l, test t`,
+  result: {
+    ...workspaceColumns,
+    testWorkspaceId: sqlColumn.int,
+  },
+});
+
+const isPrisma = (db: DbOrTx | SqlQueryable): db is DbOrTx => '$queryRawUnsafe' in db;
+
+/** The same statement through Prisma's connection, for the callers that hold a Prisma client or transaction. */
+function prismaQueryable(db: DbOrTx): SqlQueryable {
+  return {
+    query: async <R>({ text, values = [] }: { text: string; values?: unknown[] }) => {
+      const rows = await db.$queryRawUnsafe<R[]>(text, ...values);
+      return { rows, rowCount: rows.length };
+    },
+  };
 }
 
 /**

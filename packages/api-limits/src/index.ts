@@ -4,3 +4,4 @@ export * from './idempotency';
 export * from './dashboard-limits';
 export * from './attempt-window';
 export * from './sign-in-limits';
+export * from './client-address';

@@ -1,18 +1,26 @@
 import type { RedisClient } from '@cowrie/core';
 import { giveBackAttempt, takeAttempt } from './attempt-window';
+import { clientAddressGroup } from './client-address';
 
-/** Failed sign-ins per email per window before that email is refused (429) for the rest of it. */
-const SIGN_IN_EMAIL_FAILURES = 10;
+/** Failed sign-ins of one email from one client address per window before that pair is refused (429) for the rest of it. */
+const SIGN_IN_PAIR_FAILURES = 10;
+/** Failed sign-ins of one email from every address per window before each further attempt of that email is slowed (never refused)... */
+const SIGN_IN_EMAIL_FREE_FAILURES = 10;
+/** ...first by this much, then twice as long with each failure beyond... */
+const SIGN_IN_EMAIL_FIRST_DELAY_MS = 250;
+/** Wrong second-factor codes of one user from every address per window before their code checks are refused (429) for the rest of it. */
+const SECOND_FACTOR_FAILURES = 10;
 /** Every sign-in counter's window: 15 minutes from its first failure. */
 const SIGN_IN_WINDOW_SECONDS = 900;
 /** Past the global budget, each attempt waits this much longer per failure beyond it... */
 const SIGN_IN_DELAY_STEP_MS = 100;
-/** ...up to this. */
+/** ...and no attempt waits longer than this, whatever slows it. */
 const SIGN_IN_MAX_DELAY_MS = 5000;
 
 export interface SignInLimits {
   keyPrefix: string;
   email: string;
+  /** The client's address (an IPv6 one is counted by its /64). */
   clientAddress: string;
   /** Failures per client address (AUTH_LOGIN_IP_FAILURE_LIMIT). */
   addressLimit: number;
@@ -24,24 +32,69 @@ export type SignInAttempt =
   | { kind: 'refused'; retryAfterSeconds: number }
   | {
       kind: 'allowed';
-      /** How long to wait before checking the password: 0 within the global budget, then growing with every failure past it. */
+      /** How long to wait before checking the password: 0 within the budgets, then growing with every failure past them (at most 5 s). */
       delayMs: number;
-      /** A right password: the attempt is not a failure, its places are given back. */
+      /** What set the delay: the email's failures from every address, or the failures of all sign-ins; null without one. */
+      slowedBy: 'email' | 'global' | null;
+      /** A right password (or code): the attempt is not a failure, its places are given back. */
       succeeded(): Promise<void>;
     };
 
+/** The wait of an email's next attempt after `failures` failed ones: none within the free ones, then 250 ms doubling, at most 5 s. */
+function emailDelayMs(failures: number): number {
+  const beyond = failures - SIGN_IN_EMAIL_FREE_FAILURES;
+  if (beyond < 0) return 0;
+  return Math.min(SIGN_IN_MAX_DELAY_MS, SIGN_IN_EMAIL_FIRST_DELAY_MS * 2 ** Math.min(beyond, 16));
+}
+
 /**
  * Takes one sign-in attempt's places before the password is checked, so
- * concurrent guesses can never pass a limit. Per email and per client address
- * a full window refuses (429); the global budget never refuses (that would
- * lock every real user out during an attack), it slows every attempt
- * instead, more with each failure past it.
+ * concurrent guesses can never pass a limit.
+ *
+ * Refused (429, until the window ends): a client address (an IPv6 /64) past
+ * AUTH_LOGIN_IP_FAILURE_LIMIT failures, and one email from one address past
+ * ten. Never refused, only slowed: an email's failures from every address
+ * (a stranger who knows an owner's email must not keep the owner out, so
+ * past ten failures each attempt of that email waits, twice as long as the
+ * last, up to 5 s), and the failures of all sign-ins past the global budget
+ * (refusing would lock every real user out during an attack).
  */
 export async function takeSignInAttempt(redis: RedisClient, opts: SignInLimits): Promise<SignInAttempt> {
-  const refusing = [
-    { key: `${opts.keyPrefix}login:${opts.email.toLowerCase()}`, limit: SIGN_IN_EMAIL_FAILURES },
-    { key: `${opts.keyPrefix}login-ip:${opts.clientAddress}`, limit: opts.addressLimit },
-  ];
+  const email = normalisedEmail(opts.email);
+  return takeAttempts(redis, opts, {
+    refusing: { key: `${opts.keyPrefix}login-pair:${clientAddressGroup(opts.clientAddress)}:${email}`, limit: SIGN_IN_PAIR_FAILURES },
+    slowingKey: `${opts.keyPrefix}login-email:${email}`,
+  });
+}
+
+/**
+ * One check of a second-factor code (a sign-in's second step, a step-up,
+ * enrolment's confirmation, turning the factor off). Refused (429, until the
+ * window ends) past ten wrong codes for the user from every address (counted
+ * by their email, never by a row id, which a new database gives again, on a
+ * counter of its own): unlike a password's, a code's counter locks, since
+ * only someone who already has the password or a session can reach it, and
+ * six digits cannot be left open to guesses spread over many addresses. Also
+ * on the sign-ins' per-address counter (an IPv6 /64) and global budget, so
+ * guesses at codes and at passwords from one address add up.
+ */
+export async function takeSecondFactorAttempt(redis: RedisClient, opts: SignInLimits): Promise<SignInAttempt> {
+  return takeAttempts(redis, opts, {
+    refusing: { key: `${opts.keyPrefix}mfa:${normalisedEmail(opts.email)}`, limit: SECOND_FACTOR_FAILURES },
+    slowingKey: null,
+  });
+}
+
+function normalisedEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+async function takeAttempts(
+  redis: RedisClient,
+  opts: Omit<SignInLimits, 'email'>,
+  subject: { refusing: { key: string; limit: number }; slowingKey: string | null },
+): Promise<SignInAttempt> {
+  const refusing = [subject.refusing, { key: `${opts.keyPrefix}login-ip:${clientAddressGroup(opts.clientAddress)}`, limit: opts.addressLimit }];
   const taken: string[] = [];
   const giveBack = () => Promise.all(taken.map((key) => giveBackAttempt(redis, key))).then(() => undefined);
   for (const counter of refusing) {
@@ -54,8 +107,15 @@ export async function takeSignInAttempt(redis: RedisClient, opts: SignInLimits):
     taken.push(counter.key);
   }
   const globalKey = `${opts.keyPrefix}login-all`;
-  const global = await takeAttempt(redis, { key: globalKey, limit: opts.globalLimit, windowSeconds: SIGN_IN_WINDOW_SECONDS });
-  taken.push(globalKey);
-  const beyond = global.count - opts.globalLimit;
-  return { kind: 'allowed', delayMs: beyond > 0 ? Math.min(SIGN_IN_MAX_DELAY_MS, beyond * SIGN_IN_DELAY_STEP_MS) : 0, succeeded: giveBack };
+  const slowing = subject.slowingKey === null ? [globalKey] : [globalKey, subject.slowingKey];
+  const [globalCount, emailCount] = await Promise.all(
+    slowing.map(async (key) => (await takeAttempt(redis, { key, limit: Number.MAX_SAFE_INTEGER, windowSeconds: SIGN_IN_WINDOW_SECONDS })).count),
+  );
+  taken.push(...slowing);
+  // Counts include this attempt: the failures before it are one fewer.
+  const byEmail = emailCount === undefined ? 0 : emailDelayMs(emailCount - 1);
+  const beyondGlobal = globalCount! - opts.globalLimit;
+  const byGlobal = beyondGlobal > 0 ? Math.min(SIGN_IN_MAX_DELAY_MS, beyondGlobal * SIGN_IN_DELAY_STEP_MS) : 0;
+  const delayMs = Math.max(byEmail, byGlobal);
+  return { kind: 'allowed', delayMs, slowedBy: delayMs === 0 ? null : byEmail >= byGlobal ? 'email' : 'global', succeeded: giveBack };
 }

@@ -1,23 +1,56 @@
-import type { PrismaClient } from '@cowrie/db';
+import type { Readable } from 'node:stream';
+import type { PrismaClient, SqlPool } from '@cowrie/db';
 import type { Config, Mode, RedisClient } from '@cowrie/core';
+
+/** Where a command reads what is not in argv (a password), and where it prompts. */
+export interface CliIo {
+  /** The password of `user create --password-stdin`, or the prompt's keystrokes when it is a TTY. */
+  stdin: Readable & { isTTY?: boolean; setRawMode?: (raw: boolean) => unknown };
+  /** Where prompts are written (never stdout, which carries the JSON). */
+  prompt: NodeJS.WritableStream;
+}
 
 export interface CliContext {
   config: Config;
+  /** Prisma, opened on first use, closed when the command ends. Loaded only by the commands that call it. */
+  db: () => Promise<PrismaClient>;
+  /** Plain pg (@cowrie/db sql.ts), opened on first use, closed when the command ends: no Prisma to start. */
+  sql: () => Promise<SqlPool>;
   /** Opened on first use, closed when the command ends. */
-  db: () => PrismaClient;
-  /** Opened on first use, closed when the command ends. */
-  redis: () => RedisClient;
+  redis: () => Promise<RedisClient>;
+  io: CliIo;
+  /** A line for stderr (`cowrie: <message>`) beside a successful answer: a deprecation, say. */
+  warn: (message: string) => void;
 }
 
+export interface CliOption {
+  /** `--<name>` */
+  name: string;
+  /** The value's placeholder in usage (`ID`, `live|test`); absent for a flag, present or absent. */
+  value?: string;
+  /** One line for `cowrie <command> --help`. */
+  help: string;
+  required?: boolean;
+  /** Still accepted, left out of the usage line, marked in the help. */
+  deprecated?: boolean;
+}
+
+/**
+ * One operator command: the dispatch, the argument parsing and both helps
+ * (`cowrie --help`, `cowrie <command> --help`) are made from this entry.
+ */
 export interface CliCommand {
   /** e.g. `workspace create` */
   name: string;
-  usage: string;
-  /** Option names this command takes; strings (`--name VALUE`) unless listed in `flags`. */
-  options: string[];
-  /** Options that take no value (`--live-money`): present or absent. */
-  flags?: string[];
-  required: string[];
+  /** One line for `cowrie --help`. */
+  summary: string;
+  /** A few more lines for `cowrie <command> --help`, when the summary does not say it all. */
+  details?: string;
+  options: CliOption[];
+  /**
+   * Loads what the command needs when it runs (import() inside), so one
+   * command never pays for another's packages at start.
+   */
   run: (args: Record<string, string>, ctx: CliContext) => Promise<unknown>;
 }
 

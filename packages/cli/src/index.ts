@@ -1,2 +1,2 @@
 export { runCli, type CliResult } from './run-cli';
-export type { CliCommand, CliContext } from './command';
+export type { CliCommand, CliContext, CliIo } from './command';

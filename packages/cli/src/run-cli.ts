@@ -1,8 +1,10 @@
 import { parseArgs } from 'node:util';
-import { createRedis, loadConfig, type Config, type RedisClient } from '@cowrie/core';
-import { createDb, type PrismaClient } from '@cowrie/db';
-import { CliFinding, UsageError, type CliCommand } from './command';
+import type { RedisClient } from '@cowrie/core';
+import type { PrismaClient, SqlPool } from '@cowrie/db';
+import { version } from '../package.json';
+import { CliFinding, UsageError, type CliCommand, type CliIo } from './command';
 import { COMMANDS } from './commands';
+import { commandHelp, groupHelp, toolHelp, usageLine } from './help';
 
 export interface CliResult {
   code: number;
@@ -10,9 +12,7 @@ export interface CliResult {
   stderr: string;
 }
 
-function help(): string {
-  return ['usage:', ...COMMANDS.map((c) => `  ${c.usage}`)].join('\n');
-}
+const isHelp = (arg: string) => arg === '--help' || arg === '-h';
 
 function findCommand(argv: string[]): { command: CliCommand; rest: string[] } | null {
   for (const command of COMMANDS) {
@@ -22,43 +22,107 @@ function findCommand(argv: string[]): { command: CliCommand; rest: string[] } | 
   return null;
 }
 
+/** What `argv` names when it is not a command: help, the version, a group (`sandbox`), or nothing known. */
+function notACommand(argv: string[]): CliResult {
+  const [first = ''] = argv;
+  if (argv.length === 0) return { code: 2, stdout: '', stderr: toolHelp(COMMANDS) };
+  if (isHelp(first)) return { code: 0, stdout: toolHelp(COMMANDS), stderr: '' };
+  if (first === 'help') {
+    // `cowrie help`, `cowrie help key create`, `cowrie help sandbox`: what --help says
+    if (argv.length === 1) return { code: 0, stdout: toolHelp(COMMANDS), stderr: '' };
+    const found = findCommand(argv.slice(1));
+    return found ? { code: 0, stdout: commandHelp(found.command), stderr: '' } : notACommand([...argv.slice(1), '--help']);
+  }
+  if (first === '--version') return { code: 0, stdout: version, stderr: '' };
+  const group = COMMANDS.filter((c) => c.name.split(' ')[0] === first);
+  if (group.length && argv.slice(1).some(isHelp)) return { code: 0, stdout: groupHelp(first, group), stderr: '' };
+  if (group.length && (argv.length === 1 || argv[1]!.startsWith('-'))) {
+    return { code: 2, stdout: '', stderr: `cowrie: "${first}" needs one of: ${group.map((c) => c.name).join(', ')}\n${groupHelp(first, group)}` };
+  }
+  return unknown(argv);
+}
+
+function unknown(argv: string[]): CliResult {
+  const named = argv[1]?.startsWith('-') ? argv.slice(0, 1) : argv.slice(0, 2);
+  return { code: 2, stdout: '', stderr: `cowrie: unknown command "${named.join(' ')}"\n${toolHelp(COMMANDS)}` };
+}
+
 /**
  * Runs one CLI command: one JSON object on stdout and code 0, or a clear error
  * on stderr and a non-zero code (2 for usage mistakes, 1 for failures).
+ * `--help`, `-h` and `--version` answer on stdout with code 0 and touch
+ * nothing. `io` is where a command reads a password (process.stdin unless given).
  */
-export async function runCli(argv: string[], env: Record<string, string | undefined> = process.env): Promise<CliResult> {
-  if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help') return { code: argv.length ? 0 : 2, stdout: '', stderr: help() };
+export async function runCli(argv: string[], env: Record<string, string | undefined> = process.env, io?: Partial<CliIo>): Promise<CliResult> {
   const found = findCommand(argv);
-  if (!found) return { code: 2, stdout: '', stderr: `cowrie: unknown command "${argv.slice(0, 2).join(' ')}"\n${help()}` };
+  if (!found) return notACommand(argv);
   const { command, rest } = found;
+  if (rest.some(isHelp)) return { code: 0, stdout: commandHelp(command), stderr: '' };
+  const warnings: string[] = [];
+  const stderr = (lines: string[]) => lines.map((l) => `cowrie: ${l}`).join('\n');
   let db: PrismaClient | undefined;
+  let sql: SqlPool | undefined;
   let redis: RedisClient | undefined;
   try {
     const { values, positionals } = parseArgs({
       args: rest,
-      options: Object.fromEntries(command.options.map((o) => [o, command.flags?.includes(o) ? { type: 'boolean' as const } : { type: 'string' as const }])),
+      options: {
+        ...Object.fromEntries(command.options.map((o) => [o.name, o.value === undefined ? { type: 'boolean' as const } : { type: 'string' as const }])),
+        pretty: { type: 'boolean' },
+      },
       strict: true,
       allowPositionals: true,
     });
     if (positionals.length) throw new UsageError(`unexpected argument "${positionals[0]}"`);
+    const { pretty, ...given } = values;
     // A flag given is the string 'true'; one not given is absent.
-    const args = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, String(v)])) as Record<string, string>;
-    const missing = command.required.filter((o) => args[o] === undefined || args[o] === '');
-    if (missing.length) throw new UsageError(`missing ${missing.map((m) => `--${m}`).join(', ')}\nusage: ${command.usage}`);
-    const config: Config = loadConfig(env);
+    const args = Object.fromEntries(Object.entries(given).map(([k, v]) => [k, String(v)])) as Record<string, string>;
+    const missing = command.options.filter((o) => o.required && (args[o.name] === undefined || args[o.name] === ''));
+    if (missing.length) throw new UsageError(`missing ${missing.map((m) => `--${m.name}`).join(', ')}\nusage: ${usageLine(command)}`);
+    const { loadConfig } = await import('./load/config');
+    const config = loadConfig(env);
     const result = await command.run(args, {
       config,
-      db: () => (db ??= createDb({ databaseUrl: config.DATABASE_URL, poolSize: 2 })),
-      redis: () => (redis ??= createRedis(config, { name: 'cli' })),
+      db: async () => {
+        if (!db) {
+          const { createDb } = await import('./load/db');
+          db ??= createDb({ databaseUrl: config.DATABASE_URL, poolSize: 2 });
+        }
+        return db;
+      },
+      sql: async () => {
+        if (!sql) {
+          const { createSqlPool } = await import('./load/sql');
+          sql ??= createSqlPool({ databaseUrl: config.DATABASE_URL, poolSize: 2 });
+        }
+        return sql;
+      },
+      redis: async () => {
+        if (!redis) {
+          const { createRedis } = await import('./load/redis');
+          redis ??= createRedis(config, { name: 'cli' });
+        }
+        return redis;
+      },
+      io: {
+        get stdin() {
+          return io?.stdin ?? process.stdin;
+        },
+        get prompt() {
+          return io?.prompt ?? process.stderr;
+        },
+      },
+      warn: (message) => warnings.push(`warning: ${message}`),
     });
-    if (result instanceof CliFinding) return { code: result.code, stdout: JSON.stringify(result.output), stderr: '' };
-    return { code: 0, stdout: JSON.stringify(result), stderr: '' };
+    const json = (value: unknown) => (pretty ? JSON.stringify(value, null, 2) : JSON.stringify(value));
+    if (result instanceof CliFinding) return { code: result.code, stdout: json(result.output), stderr: stderr(warnings) };
+    return { code: 0, stdout: json(result), stderr: stderr(warnings) };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     const usage = err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
-    return { code: usage ? 2 : 1, stdout: '', stderr: `cowrie: ${message}` };
+    return { code: usage ? 2 : 1, stdout: '', stderr: stderr([...warnings, message]) };
   } finally {
     redis?.disconnect();
-    await db?.$disconnect();
+    await Promise.all([db?.$disconnect(), sql?.end()]);
   }
 }

@@ -80,6 +80,16 @@ test.each([
   expect(out.stderr).toMatch(message);
 });
 
+test('--pretty prints the same JSON, indented for people', async () => {
+  const ws = JSON.parse((await cli('workspace', 'create', '--name', 'Pretty')).stdout);
+  const argv = ['ledger', 'audit', '--workspace', String(ws.id)];
+  const [plain, pretty] = [await cli(...argv), await cli(...argv, '--pretty')];
+  expect(pretty.code).toBe(0);
+  expect(plain.stdout.split('\n')).toHaveLength(1);
+  expect(pretty.stdout).toMatch(/^\{\n  "/);
+  expect(JSON.parse(pretty.stdout)).toEqual(JSON.parse(plain.stdout));
+});
+
 test('the installed bin prints JSON and exits 0 (npx cowrie)', async () => {
   const { spawnSync } = await import('node:child_process');
   const path = await import('node:path');

@@ -2,6 +2,7 @@
 // that leaves no row in its business's audit trail, or a row that does not
 // name the operator, the side it acted on, or keeps the key or the password.
 import { hostname } from 'node:os';
+import { Readable } from 'node:stream';
 import { listAuditEvents } from '@cowrie/accounts';
 import { createTestEnv, rememberSecret, type TestEnv } from '@cowrie/testing';
 import { runCli } from '../src';
@@ -14,8 +15,9 @@ beforeAll(async () => {
 });
 afterAll(() => env.cleanup());
 
-const cli = async (...argv: string[]) => {
-  const out = await runCli(argv, cliEnv);
+const cli = async (...argv: string[]) => cliWith(undefined, ...argv);
+const cliWith = async (stdin: string | undefined, ...argv: string[]) => {
+  const out = await runCli(argv, cliEnv, stdin === undefined ? undefined : { stdin: Readable.from([Buffer.from(stdin)]) });
   expect([argv.join(' '), out.code, out.stderr]).toEqual([argv.join(' '), 0, '']);
   return JSON.parse(out.stdout);
 };
@@ -29,7 +31,7 @@ test('every CLI action is a row of its business, by the operator user@host, on t
   rememberSecret(testKey.key);
   await cli('key', 'revoke', '--id', String(testKey.id));
   rememberSecret('an operator passphrase');
-  const user = await cli('user', 'create', '--workspace', ws, '--email', 'Boss@Example.com', '--password', 'an operator passphrase');
+  const user = await cliWith('an operator passphrase', 'user', 'create', '--workspace', ws, '--email', 'Boss@Example.com', '--password-stdin');
   await cli('user', 'disable', '--id', String(user.id));
   const credit = await cli('wallet', 'credit', '--workspace', ws, '--currency', 'NGN', '--amount', '250', '--mode', 'test');
 

@@ -21,15 +21,18 @@ async function fundedWorkspace(amount = '100') {
   return { workspaceId: workspace.id, walletId: wallet.id };
 }
 
-/** Runs `corrupt` and the audit in one transaction that is rolled back: the database is left whole. */
+/** Runs `corrupt` and the audit in one REPEATABLE READ transaction (the audit's snapshot) that is rolled back: the database is left whole. */
 async function auditAfter(corrupt: (tx: Prisma.TransactionClient) => Promise<unknown>, workspaceId?: number): Promise<LedgerRule[]> {
   let rules: LedgerRule[] = [];
   await env.db
-    .$transaction(async (tx) => {
-      await corrupt(tx);
-      rules = (await auditLedger(tx, { workspaceId })).violations.map((v) => v.rule);
-      throw new Error('rollback');
-    })
+    .$transaction(
+      async (tx) => {
+        await corrupt(tx);
+        rules = (await auditLedger(tx, { workspaceId })).violations.map((v) => v.rule);
+        throw new Error('rollback');
+      },
+      { isolationLevel: Prisma.TransactionIsolationLevel.RepeatableRead },
+    )
     .catch((err: Error) => {
       if (err.message !== 'rollback') throw err;
     });
@@ -151,5 +154,69 @@ test('cowrie ledger audit exits 1 and prints the violations; --workspace audits 
     expect((await runCli(['ledger', 'audit', '--workspace', 'x'], cliEnv)).code).toBe(2);
   } finally {
     await env.db.$executeRaw`UPDATE "Wallet" SET "balance" = "balance" - 7 WHERE "id" = ${broken.walletId}`;
+  }
+});
+
+test('cowrie ledger audit names the row and its mode, reports live and test apart, and --mode audits one side', async () => {
+  const { workspace } = await createWorkspaceWithKey(env.db);
+  const testWallet = (await findWallet(env.db, workspace.test_workspace_id, 'NGN'))!;
+  // A test-side credit from nowhere: balanced, but no inbound payment, operator or payout is its source.
+  const credit = await env.db.$transaction(async (tx) => {
+    const row = await tx.ledgerTransaction.create({
+      data: {
+        workspaceId: workspace.test_workspace_id,
+        walletId: testWallet.id,
+        type: 'credit',
+        direction: 'in',
+        category: 'bonus',
+        channel: 'adjustment',
+        status: 'completed',
+        reference: 'crd_from_nowhere',
+        idempotencyKey: 'crd_from_nowhere',
+        currency: 'NGN',
+        amount: '5',
+        title: 'Bonus',
+        description: 'test',
+        provider: 'operator',
+      },
+    });
+    await tx.ledgerEntry.create({ data: { walletId: testWallet.id, transactionId: row.id, kind: 'credit', balanceDelta: '5', heldDelta: '0' } });
+    await tx.wallet.update({ where: { id: testWallet.id }, data: { balance: { increment: 5 } } });
+    return row;
+  });
+  try {
+    const out = await runCli(['ledger', 'audit'], cliEnv);
+    expect(out.code).toBe(1);
+    const printed = JSON.parse(out.stdout);
+    expect(printed).toMatchObject({
+      ok: false,
+      workspaceId: null,
+      mode: null,
+      modes: { live: { ok: true, violations: 0 }, test: { ok: false, violations: 1 } },
+    });
+    expect(printed.violations).toEqual([
+      {
+        rule: 'credit_has_source',
+        message: expect.stringContaining('crd_from_nowhere'),
+        mode: 'test',
+        workspaceId: workspace.test_workspace_id,
+        transactionId: credit.id,
+        reference: 'crd_from_nowhere',
+        walletId: testWallet.id,
+      },
+    ]);
+    const live = await runCli(['ledger', 'audit', '--mode', 'live'], cliEnv);
+    expect([live.code, JSON.parse(live.stdout).ok, JSON.parse(live.stdout).mode]).toEqual([0, true, 'live']);
+    // --workspace with --mode names the business by its live id.
+    const side = await runCli(['ledger', 'audit', '--workspace', String(workspace.id), '--mode', 'test'], cliEnv);
+    expect(side.code).toBe(1);
+    expect(JSON.parse(side.stdout)).toMatchObject({ workspaceId: workspace.test_workspace_id, mode: 'test', checked: { transactions: 1 } });
+    expect((await runCli(['ledger', 'audit', '--mode', 'both'], cliEnv)).code).toBe(2);
+  } finally {
+    await env.db.$transaction([
+      env.db.ledgerEntry.deleteMany({ where: { transactionId: credit.id } }),
+      env.db.ledgerTransaction.delete({ where: { id: credit.id } }),
+      env.db.wallet.update({ where: { id: testWallet.id }, data: { balance: { decrement: 5 } } }),
+    ]);
   }
 });

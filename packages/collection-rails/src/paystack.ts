@@ -146,6 +146,8 @@ const ZChargeSuccess = z.object({
   event: z.string(),
   data: z.object({
     reference: z.string().min(1),
+    // `live` or `test`: which of the integration's two domains (keys) the charge belongs to.
+    domain: z.string().nullish(),
     status: z.string(),
     // Kobo; above 2^53 a JSON number is already rounded, so such a notification is refused, never credited rounded.
     amount: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
@@ -169,7 +171,8 @@ export type PaystackNotification = { kind: 'transfer'; transfer: InboundTransfer
 /**
  * Reads a (signature-verified) Paystack notification. Only a successful charge
  * paid by bank transfer into one of our accounts is a transfer; other events are
- * acknowledged and ignored.
+ * acknowledged and ignored. The transfer is `livemode` only when `data.domain`
+ * is `live` (a test key's charges say `test`).
  */
 export function parsePaystackNotification(body: unknown): PaystackNotification {
   const event = typeof body === 'object' && body && typeof (body as { event?: unknown }).event === 'string' ? (body as { event: string }).event : null;
@@ -198,6 +201,7 @@ export function parsePaystackNotification(body: unknown): PaystackNotification {
       senderAccountNumber: auth.sender_bank_account_number ?? null,
       senderBank: auth.sender_bank ?? null,
       narration: auth.narration ?? null,
+      livemode: data.domain === 'live',
       raw: body as Record<string, unknown>,
     },
   };

@@ -97,6 +97,8 @@ export function parseSandboxNotification(body: unknown): { kind: 'transfer'; tra
       senderAccountNumber: n.sender_account_number ?? null,
       senderBank: n.sender_bank ?? null,
       narration: n.narration ?? null,
+      // The sandbox bank's money is never real.
+      livemode: false,
       raw: n as unknown as Record<string, unknown>,
     },
   };

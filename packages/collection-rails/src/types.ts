@@ -73,6 +73,13 @@ export interface InboundTransfer {
   senderAccountNumber?: string | null;
   senderBank?: string | null;
   narration?: string | null;
+  /**
+   * The rail says this is real money: Paystack's `data.domain` is `live`; the
+   * sandbox never is. Absent means not known to be real. In production only a
+   * live transfer credits a live workspace, and in any environment a live one
+   * never credits a test workspace (`receiveInboundTransfer`).
+   */
+  livemode?: boolean;
   raw: Record<string, unknown>;
 }
 

@@ -68,6 +68,8 @@ describe('sandbox rail', () => {
     const ok = parseSandboxNotification({ reference: 'r1', account_number: '9000000001', amount: 250.5, currency: 'ngn' });
     expect(ok.kind === 'transfer' && ok.transfer).toMatchObject({ provider: 'sandbox', providerReference: 'r1', accountNumber: '9000000001', currency: 'NGN' });
     expect(ok.kind === 'transfer' && ok.transfer.amount.toFixed(6)).toBe('250.500000');
+    // The sandbox never moves real money.
+    expect(ok.kind === 'transfer' && ok.transfer.livemode).toBe(false);
     expect(parseSandboxNotification({ reference: 'r1', account_number: '12', amount: 1 })).toMatchObject({ kind: 'invalid' });
     expect(parseSandboxNotification({ reference: 'r1', account_number: '9000000001', amount: -1 })).toMatchObject({ kind: 'invalid' });
     expect(parseSandboxNotification({ reference: 'r1', account_number: '9000000001', amount: 0 })).toMatchObject({ kind: 'invalid' });
@@ -216,6 +218,18 @@ describe('Paystack notifications', () => {
       senderAccountNumber: 'XXXXXX0011',
     });
     expect(parsed.transfer.amount.toFixed(6)).toBe('1500.500000');
+  });
+
+  test("livemode is Paystack's data.domain: live money only when it says `live` (absent or `test`: not live)", () => {
+    const livemodeOf = (domain: string | undefined) => {
+      const { payload } = paystackChargeSuccess(SECRET, { reference: 'T3', amountKobo: 100, accountNumber: '9930000902', domain });
+      const parsed = parsePaystackNotification(payload);
+      return parsed.kind === 'transfer' ? parsed.transfer.livemode : parsed.kind;
+    };
+    expect(livemodeOf('live')).toBe(true);
+    expect(livemodeOf('test')).toBe(false);
+    expect(livemodeOf(undefined)).toBe(false);
+    expect(livemodeOf('LIVE')).toBe(false);
   });
 
   test('other events are ignored and malformed ones invalid', () => {

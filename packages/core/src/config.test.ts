@@ -101,3 +101,110 @@ test('in production live mode refuses to start on a sandbox rail or code provide
   // Outside production the sandbox is the default, and needs no flag.
   expect(() => loadConfig({})).not.toThrow();
 });
+
+test('REQUIRE_MFA_FOR_ADMINS is on by default in production only, and STEP_UP_SECONDS defaults to 300', () => {
+  const production = { NODE_ENV: 'production', JWT_SECRET: STRONG_SESSION_SECRET, ENCRYPTION_KEY: STRONG_ENCRYPTION_KEY, ALLOW_SANDBOX_IN_PRODUCTION: 'true' };
+  expect(loadConfig(production).REQUIRE_MFA_FOR_ADMINS).toBe(true);
+  expect(loadConfig({ ...production, REQUIRE_MFA_FOR_ADMINS: 'false' }).REQUIRE_MFA_FOR_ADMINS).toBe(false);
+  expect(loadConfig({}).REQUIRE_MFA_FOR_ADMINS).toBe(false);
+  expect(loadConfig({ REQUIRE_MFA_FOR_ADMINS: 'true' }).REQUIRE_MFA_FOR_ADMINS).toBe(true);
+  expect(() => loadConfig({ REQUIRE_MFA_FOR_ADMINS: 'yes' })).toThrow(/REQUIRE_MFA_FOR_ADMINS/);
+  expect(loadConfig({}).STEP_UP_SECONDS).toBe(300);
+  expect(loadConfig({ STEP_UP_SECONDS: '60' }).STEP_UP_SECONDS).toBe(60);
+  expect(() => loadConfig({ STEP_UP_SECONDS: '0' })).toThrow(/STEP_UP_SECONDS/);
+});
+
+describe("production: live mode's rails are all real, or all sandbox on a staging deployment", () => {
+  const base = { NODE_ENV: 'production', JWT_SECRET: STRONG_SESSION_SECRET, ENCRYPTION_KEY: STRONG_ENCRYPTION_KEY };
+  const providers = {
+    VERIFY_SMS_PROVIDER: 'termii',
+    VERIFY_TERMII_API_KEY: 'termii-key',
+    VERIFY_EMAIL_PROVIDER: 'smtp',
+    VERIFY_SMTP_URL: 'smtp://mail.example.com:587',
+  };
+  const payoutsReal = { PAYOUT_RAIL: 'paystack', PAYOUT_PAYSTACK_SECRET_KEY: 'sk_live_payouts' };
+  const collectionsReal = { COLLECTION_RAIL: 'paystack', PAYSTACK_SECRET_KEY: 'sk_live_collections' };
+
+  test.each([
+    ['payouts real, collections sandbox', payoutsReal, /COLLECTION_RAIL: .*PAYOUT_RAIL=paystack, COLLECTION_RAIL=sandbox/],
+    ['collections real, payouts sandbox', collectionsReal, /PAYOUT_RAIL: .*PAYOUT_RAIL=sandbox, COLLECTION_RAIL=paystack/],
+  ])('a mix (%s) stops start-up naming each variable, with or without ALLOW_SANDBOX_IN_PRODUCTION', (_name, rails, message) => {
+    for (const flag of ['true', 'false']) {
+      const env = { ...base, ...providers, ...rails, ALLOW_SANDBOX_IN_PRODUCTION: flag };
+      expect(() => loadConfig(env)).toThrow(message);
+      expect(() => loadConfig(env)).toThrow(/all real, or all sandbox with ALLOW_SANDBOX_IN_PRODUCTION=true/);
+    }
+    // Outside production a mix is how development tries one real rail.
+    expect(() => loadConfig({ ...base, ...providers, ...rails, NODE_ENV: 'development' })).not.toThrow();
+  });
+
+  test('every rail sandbox: refused without the flag (naming each), accepted with it (a staging deployment)', () => {
+    expect(() => loadConfig({ ...base, ...providers })).toThrow(/PAYOUT_RAIL: is sandbox[\s\S]*COLLECTION_RAIL: is sandbox/);
+    expect(() => loadConfig({ ...base, ...providers })).not.toThrow(/mixed/);
+    expect(loadConfig({ ...base, ...providers, ALLOW_SANDBOX_IN_PRODUCTION: 'true' })).toMatchObject({ PAYOUT_RAIL: 'sandbox', COLLECTION_RAIL: 'sandbox' });
+  });
+
+  test('every rail real, with live keys: accepted, with or without the flag', () => {
+    expect(loadConfig({ ...base, ...providers, ...payoutsReal, ...collectionsReal })).toMatchObject({ PAYOUT_RAIL: 'paystack', COLLECTION_RAIL: 'paystack' });
+    expect(() => loadConfig({ ...base, ...providers, ...payoutsReal, ...collectionsReal, ALLOW_SANDBOX_IN_PRODUCTION: 'true' })).not.toThrow();
+  });
+
+  test.each([
+    ['PAYOUT_PAYSTACK_SECRET_KEY', 'sk_test_payouts'],
+    ['PAYSTACK_SECRET_KEY', 'sk_test_collections'],
+    ['PAYOUT_PAYSTACK_SECRET_KEY', 'not-a-paystack-key'],
+  ])('a %s that is not a live key (%s) stops start-up naming it, without printing it', (name, value) => {
+    const env = { ...base, ...providers, ...payoutsReal, ...collectionsReal, [name]: value };
+    let message = '';
+    try {
+      loadConfig(env);
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(new RegExp(`${name}: .*sk_live_`));
+    expect(message).not.toContain(value);
+    // Development and tests run on test keys.
+    expect(() => loadConfig({ ...env, NODE_ENV: 'development' })).not.toThrow();
+  });
+
+  test('PAYOUT_PAYSTACK_SECRET_KEY is required in production when PAYOUT_RAIL=paystack', () => {
+    expect(() => loadConfig({ ...base, ...providers, ...collectionsReal, PAYOUT_RAIL: 'paystack' })).toThrow(
+      /PAYOUT_PAYSTACK_SECRET_KEY: is required in production when PAYOUT_RAIL=paystack/,
+    );
+  });
+
+  test('a staging deployment (every rail sandbox) does not use the Paystack keys, so their kind is not checked', () => {
+    expect(() =>
+      loadConfig({ ...base, ...providers, ALLOW_SANDBOX_IN_PRODUCTION: 'true', PAYSTACK_SECRET_KEY: 'sk_test_x', PAYOUT_PAYSTACK_SECRET_KEY: 'sk_test_y' }),
+    ).not.toThrow();
+  });
+});
+
+test("TRUST_PROXY is off by default; it takes a hop count, or a list of the proxies' addresses and CIDRs (what express reads as `trust proxy`)", () => {
+  expect(loadConfig({}).TRUST_PROXY).toBe(false);
+  expect(loadConfig({ TRUST_PROXY: 'false' }).TRUST_PROXY).toBe(false);
+  expect(loadConfig({ TRUST_PROXY: '0' }).TRUST_PROXY).toBe(0);
+  expect(loadConfig({ TRUST_PROXY: '2' }).TRUST_PROXY).toBe(2);
+  expect(loadConfig({ TRUST_PROXY: ' 10.0.0.0/8, 192.168.1.7 ,fd00::/8, ::1, loopback' }).TRUST_PROXY).toEqual([
+    '10.0.0.0/8',
+    '192.168.1.7',
+    'fd00::/8',
+    '::1',
+    'loopback',
+  ]);
+});
+
+test.each([
+  ['true', /hop count/],
+  ['-1', /hop count/],
+  ['1.5', /hop count/],
+  ['10.0.0.0/33', /10\.0\.0\.0\/33/],
+  ['fd00::/129', /fd00::\/129/],
+  ['10.0.0.300', /10\.0\.0\.300/],
+  ['10.0.0.0/8,,', /empty entry/],
+  ['proxy.internal', /proxy\.internal/],
+  ['10.0.0.0/ 8', /10\.0\.0\.0\/ 8/],
+])('TRUST_PROXY=%s stops start-up naming the variable and the bad entry', (value, message) => {
+  expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(/TRUST_PROXY:/);
+  expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(message);
+});

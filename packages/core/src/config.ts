@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 const DEV_ONLY_SESSION_SECRET = 'cowrie-dev-only-session-secret-do-not-use-in-production';
@@ -95,6 +96,45 @@ function parseFeeSchedule(text: string, ctx: z.RefinementCtx): Record<string, Fe
   return Object.fromEntries(Object.entries(parsed.data).map(([currency, rule]) => [currency.toUpperCase(), rule]));
 }
 
+// The named ranges express's `trust proxy` (proxy-addr) knows besides addresses and CIDRs.
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** True for an IPv4 or IPv6 address, or a CIDR of one with a prefix length in range. */
+function isAddressOrCidr(entry: string): boolean {
+  const slash = entry.indexOf('/');
+  const family = isIP(slash < 0 ? entry : entry.slice(0, slash));
+  if (family === 0) return false;
+  if (slash < 0) return true;
+  const prefix = entry.slice(slash + 1);
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * TRUST_PROXY, as express's `trust proxy` setting takes it: off (false), a
+ * hop count (how many proxies in front append to X-Forwarded-For), or the
+ * proxies' addresses and CIDRs. `true` (trust every hop) is refused: any
+ * client could then choose its own address.
+ */
+function parseTrustProxy(raw: string | undefined, ctx: z.RefinementCtx): false | number | string[] {
+  const text = raw?.trim() ?? '';
+  if (text === '' || text === 'false') return false;
+  if (/^\d+$/.test(text)) return Number(text);
+  const entries = text.split(',').map((entry) => entry.trim());
+  const expected = "expected a hop count (0, 1, 2, ...) or a comma-separated list of the proxies' addresses and CIDRs";
+  for (const entry of entries) {
+    if (entry === '') {
+      ctx.addIssue({ code: 'custom', message: `${expected}: the list has an empty entry` });
+      return z.NEVER;
+    }
+    if (!PROXY_RANGE_NAMES.has(entry) && !isAddressOrCidr(entry)) {
+      const why = entry === 'true' ? ' (trusting every hop would let any client choose its address)' : '';
+      ctx.addIssue({ code: 'custom', message: `${expected}: "${entry}" is neither${why}` });
+      return z.NEVER;
+    }
+  }
+  return entries;
+}
+
 /**
  * Every setting Cowrie reads from the environment, in one place. A bad value
  * stops start-up with a message naming the variable (see loadConfig).
@@ -134,6 +174,10 @@ export const ZConfig = z
     QUEUE_PREFIX: z.string().min(1).default('{cowrie}'),
     // prefix of Cowrie's own Redis keys (rate limits, caches)
     REDIS_KEY_PREFIX: z.string().min(1).default('cowrie:'),
+    // which client address the gateway sees behind proxies (express's `trust proxy`): unset (off: the socket's
+    // address), a hop count (1: the address the one proxy in front appended to X-Forwarded-For), or the proxies'
+    // addresses and CIDRs, comma-separated (loopback, linklocal and uniquelocal name those ranges)
+    TRUST_PROXY: z.string().optional().transform(parseTrustProxy),
     // largest JSON body the gateway accepts
     BODY_LIMIT: z
       .string()
@@ -143,10 +187,14 @@ export const ZConfig = z
     JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
     // lifetime of a dashboard session
     JWT_TTL_SECONDS: positiveInt(8 * 3600),
-    // failed dashboard sign-ins per client address per 15 minutes (per email the limit is 10)
+    // failed dashboard sign-ins per client address (an IPv6 one by its /64) per 15 minutes
     AUTH_LOGIN_IP_FAILURE_LIMIT: positiveInt(50),
     // failed dashboard sign-ins across every email and address per 15 minutes before each attempt is slowed (never refused)
     AUTH_LOGIN_GLOBAL_FAILURE_LIMIT: positiveInt(1000),
+    // owners and admins without a second factor may sign in only to enrol one: `true` by default in production, `false` elsewhere
+    REQUIRE_MFA_FOR_ADMINS: z.enum(['true', 'false']).optional(),
+    // how long a sign-in or a step-up (a code, or the password of a user without a second factor) lets a session move money, make keys, invite or change webhook URLs
+    STEP_UP_SECONDS: positiveInt(300),
     // 64 hex characters (32 bytes): AES-256-GCM key for secrets at rest and in job data
     ENCRYPTION_KEY: z
       .string()
@@ -173,7 +221,7 @@ export const ZConfig = z
       .transform((v) => v === 'true' || v === '1'),
     // HMAC-SHA512 key of POST /rails/sandbox/notifications; the route exists only with COLLECTION_RAIL=sandbox and this set (no default: a known key would let anyone credit themselves)
     COLLECTION_SANDBOX_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
-    // Paystack secret key (sk_...): authenticates API calls and signs its notifications (x-paystack-signature)
+    // Paystack secret key (sk_...; sk_live_ in production with COLLECTION_RAIL=paystack): authenticates API calls and signs its notifications (x-paystack-signature)
     PAYSTACK_SECRET_KEY: z.string().min(1).optional(),
     // Paystack API base URL (tests point it at a local stand-in)
     PAYSTACK_BASE_URL: z.string().url().default('https://api.paystack.co'),
@@ -187,7 +235,7 @@ export const ZConfig = z
     PAYOUT_FEE_SCHEDULE: z.string().default('{}').transform(parseFeeSchedule),
     // artificial latency of every sandbox rail transfer and verify (tests of slow rails); 0 in production
     PAYOUT_SANDBOX_DELAY_MS: nonNegativeInt(0),
-    // Paystack secret key (sk_...); without it the Paystack rail answers 503
+    // Paystack secret key (sk_...; required, and sk_live_, in production with PAYOUT_RAIL=paystack); without it the Paystack rail answers 503
     PAYOUT_PAYSTACK_SECRET_KEY: z.string().optional(),
     // Paystack API base URL (tests point it at a local stand-in)
     PAYOUT_PAYSTACK_BASE_URL: z.string().url().default('https://api.paystack.co'),
@@ -207,6 +255,15 @@ export const ZConfig = z
     // first re-check of an unknown outcome; later ones back off (doubling) up to PAYOUT_UNKNOWN_MAX_CHECK_MS
     PAYOUT_UNKNOWN_FIRST_CHECK_MS: positiveInt(5_000),
     PAYOUT_UNKNOWN_MAX_CHECK_MS: positiveInt(5 * 60_000),
+    // the reversal watch: a completed payout is asked about again (is it reversed?) for this many hours after it settled,
+    // first PAYOUT_REVERSAL_FIRST_CHECK_MS after it was sent, then twice as long each time, and once more at the end,
+    // so a reversal is found even when the rail's notification is lost
+    PAYOUT_REVERSAL_WATCH_HOURS: z.coerce
+      .number()
+      .positive()
+      .max(24 * 365)
+      .default(72),
+    PAYOUT_REVERSAL_FIRST_CHECK_MS: positiveInt(15 * 60_000),
     // how long the gateway waits for a code delivery outcome
     VERIFY_SYNC_WAIT_MS: nonNegativeInt(10_000),
     // verification limits (interface: Limits)
@@ -282,7 +339,7 @@ export const ZConfig = z
     OPS_PASSWORD: z.string().min(12, 'must be at least 12 characters').optional(),
     // Bull Board without retry, clean, pause or delete: `true` by default in production, `false` elsewhere
     OPS_BOARD_READ_ONLY: z.enum(['true', 'false']).optional(),
-    // in production, live mode may run on a sandbox rail or code provider only when this says so (a staging deployment)
+    // in production, live mode may run on sandbox rails (both, never one beside a real one) or code providers only when this says so (a staging deployment)
     ALLOW_SANDBOX_IN_PRODUCTION: z
       .enum(['true', 'false'])
       .default('false')
@@ -293,6 +350,7 @@ export const ZConfig = z
     return {
       ...c,
       OPS_BOARD_READ_ONLY: c.OPS_BOARD_READ_ONLY === undefined ? production : c.OPS_BOARD_READ_ONLY === 'true',
+      REQUIRE_MFA_FOR_ADMINS: c.REQUIRE_MFA_FOR_ADMINS === undefined ? production : c.REQUIRE_MFA_FOR_ADMINS === 'true',
       JWT_SECRET: c.JWT_SECRET ?? (production ? '' : DEV_ONLY_SESSION_SECRET),
       ENCRYPTION_KEY: c.ENCRYPTION_KEY ?? (production ? '' : DEV_ONLY_ENCRYPTION_KEY),
     };
@@ -327,22 +385,85 @@ export const ZConfig = z
         message: `is required when worker metrics ports listen beyond loopback (METRICS_HOST=${c.METRICS_HOST})`,
       });
     }
-    if (c.NODE_ENV === 'production' && !c.ALLOW_SANDBOX_IN_PRODUCTION) {
-      // Live mode on a sandbox rail would answer real customers with made-up money; test mode is always sandbox.
-      const sandboxed = (['PAYOUT_RAIL', 'COLLECTION_RAIL', 'VERIFY_SMS_PROVIDER', 'VERIFY_EMAIL_PROVIDER'] as const).filter((name) => c[name] === 'sandbox');
-      for (const name of sandboxed) {
-        ctx.addIssue({
-          code: 'custom',
-          path: [name],
-          message: 'is sandbox: live mode in production needs a real rail or provider, or ALLOW_SANDBOX_IN_PRODUCTION=true (a staging deployment)',
-        });
-      }
+    if (c.NODE_ENV === 'production') {
+      for (const issue of productionLiveModeIssues(c)) ctx.addIssue({ code: 'custom', path: [issue.variable], message: issue.message });
     }
     if (c.COLLECTION_RAIL === 'paystack' && !c.PAYSTACK_SECRET_KEY)
       ctx.addIssue({ code: 'custom', path: ['PAYSTACK_SECRET_KEY'], message: 'is required when COLLECTION_RAIL is paystack' });
   });
 
 export type Config = z.output<typeof ZConfig>;
+
+/** The rails that move live mode's money, each with the Paystack key it uses when it is `paystack`. */
+const MONEY_RAILS = [
+  { rail: 'PAYOUT_RAIL', key: 'PAYOUT_PAYSTACK_SECRET_KEY' },
+  { rail: 'COLLECTION_RAIL', key: 'PAYSTACK_SECRET_KEY' },
+] as const;
+/** Live mode's code delivery providers: a sandbox one sends no real message, but moves no money either. */
+const CODE_PROVIDERS = ['VERIFY_SMS_PROVIDER', 'VERIFY_EMAIL_PROVIDER'] as const;
+
+interface LiveModeChoices {
+  PAYOUT_RAIL: string;
+  COLLECTION_RAIL: string;
+  PAYOUT_PAYSTACK_SECRET_KEY?: string;
+  PAYSTACK_SECRET_KEY?: string;
+  VERIFY_SMS_PROVIDER: string;
+  VERIFY_EMAIL_PROVIDER: string;
+  ALLOW_SANDBOX_IN_PRODUCTION: boolean;
+}
+
+/**
+ * What production refuses in live mode's choices, one issue per variable,
+ * each naming it. The money rails (payouts and collections) are all real, or
+ * all sandbox on a staging deployment that says so
+ * (ALLOW_SANDBOX_IN_PRODUCTION=true): a mix would let sandbox collections
+ * credit live wallets that pay out for real, so it is refused with or without
+ * the flag. A real rail's Paystack key is a live one (`sk_live_…`): a test key
+ * moves no real money and its notifications are not live. A sandbox code
+ * provider needs the flag too, but may sit beside real rails.
+ */
+function productionLiveModeIssues(c: LiveModeChoices): Array<{ variable: string; message: string }> {
+  const issues: Array<{ variable: string; message: string }> = [];
+  const railOf = (name: (typeof MONEY_RAILS)[number]['rail']) => c[name];
+  const sandboxRails = MONEY_RAILS.filter(({ rail }) => railOf(rail) === 'sandbox');
+  if (sandboxRails.length > 0 && sandboxRails.length < MONEY_RAILS.length) {
+    const combination = MONEY_RAILS.map(({ rail }) => `${rail}=${railOf(rail)}`).join(', ');
+    for (const { rail } of sandboxRails) {
+      issues.push({
+        variable: rail,
+        message: `is sandbox beside a real rail (${combination}): in production live mode's rails are all real, or all sandbox with ALLOW_SANDBOX_IN_PRODUCTION=true (a staging deployment); a mix lets sandbox money reach a real payout`,
+      });
+    }
+  } else if (sandboxRails.length > 0 && !c.ALLOW_SANDBOX_IN_PRODUCTION) {
+    for (const { rail } of sandboxRails) {
+      issues.push({
+        variable: rail,
+        message: 'is sandbox: live mode in production needs real rails, or ALLOW_SANDBOX_IN_PRODUCTION=true (a staging deployment)',
+      });
+    }
+  }
+  for (const { rail, key } of MONEY_RAILS) {
+    if (railOf(rail) !== 'paystack') continue;
+    const value = c[key];
+    // PAYSTACK_SECRET_KEY is required with COLLECTION_RAIL=paystack in every environment (below).
+    if (!value && key === 'PAYOUT_PAYSTACK_SECRET_KEY') issues.push({ variable: key, message: `is required in production when ${rail}=paystack` });
+    else if (value && !value.startsWith('sk_live_')) {
+      // The value is a secret: only its kind is said.
+      const kind = value.startsWith('sk_test_') ? 'a test key (sk_test_…)' : 'not a Paystack secret key';
+      issues.push({ variable: key, message: `is ${kind}: with ${rail}=paystack in production it must be a live key (sk_live_…)` });
+    }
+  }
+  if (!c.ALLOW_SANDBOX_IN_PRODUCTION) {
+    for (const name of CODE_PROVIDERS) {
+      if (c[name] === 'sandbox')
+        issues.push({
+          variable: name,
+          message: 'is sandbox: live mode in production needs a real provider, or ALLOW_SANDBOX_IN_PRODUCTION=true (a staging deployment)',
+        });
+    }
+  }
+  return issues;
+}
 
 export class ConfigError extends Error {
   override name = 'ConfigError';

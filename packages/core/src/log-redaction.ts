@@ -41,16 +41,18 @@ export function isSecretField(key: string): boolean {
 /**
  * Secrets recognisable by their shape wherever they sit in a text: an API
  * key's secret part (its public lookup id stays, to tell keys apart), a JWT
- * (a dashboard session), an Authorization header's credentials, and the
- * password in a URL (DATABASE_URL, REDIS_URL, VERIFY_SMTP_URL).
+ * (a dashboard session), an Authorization header's credentials, the
+ * password in a URL (DATABASE_URL, REDIS_URL, VERIFY_SMTP_URL) and a webhook
+ * secret in Standard Webhooks form (`whsec_…`).
  */
 const SECRET_SHAPES: Array<[RegExp, string]> = [
   [/\b(ck_(?:live|test)_[0-9a-f]+_)[A-Za-z0-9_-]+/g, `$1${REDACTED}`],
   [/\beyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/g, REDACTED],
   [/\b(Bearer|Basic) +[A-Za-z0-9._~+/=-]{8,}/g, `$1 ${REDACTED}`],
   [/\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)[^\s@/]+@/gi, `$1${REDACTED}@`],
+  [/\bwhsec_[A-Za-z0-9+/]+=*/g, `whsec_${REDACTED}`],
 ];
-const MAY_HOLD_SECRET = /ck_|eyJ|Bearer|Basic|:\/\//;
+const MAY_HOLD_SECRET = /ck_|eyJ|Bearer|Basic|:\/\/|whsec_/;
 
 /** `text` with every secret of a recognisable shape replaced. */
 export function redactSecretText(text: string): string {

@@ -115,3 +115,21 @@ test('an error carrying request options (got-style) has its credentials redacted
   expect(text).not.toContain('url-password');
   expect(JSON.parse(lines[0]!).err.errorCode).toBe('ERR_NON_2XX_3XX_RESPONSE');
 });
+
+test('a webhook secret in Standard Webhooks form (whsec_) is redacted by shape in any string', () => {
+  const lines: string[] = [];
+  const destination = new Writable({
+    write(chunk, _e, cb) {
+      lines.push(String(chunk));
+      cb();
+    },
+  });
+  const log = createLogger({ service: 'test', destination });
+  const whsec = `whsec_${Buffer.from('0123456789abcdef'.repeat(4), 'utf8').toString('base64')}`;
+  log.info({ note: `receiver configured with ${whsec}`, list: [whsec] }, 'secret %s', whsec);
+  const line = JSON.parse(lines[0]!);
+  expect(lines[0]).not.toContain(whsec.slice('whsec_'.length, 40));
+  expect(line.msg).toBe('secret whsec_[redacted]');
+  expect(line.note).toBe('receiver configured with whsec_[redacted]');
+  expect(line.list).toEqual(['whsec_[redacted]']);
+});

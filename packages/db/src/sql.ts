@@ -7,8 +7,10 @@ import type { Logger } from '@cowrie/core';
  * CPU (several times a prepared statement's) or its interactive transactions
  * (a wallet row lock held across event-loop hops) would set the throughput:
  * the API key lookup, payout open and finish, verification start, delivery
- * and check, webhook delivery bookkeeping and the outbox claim. Prisma
- * still owns the schema, the migrations and every other query; these
+ * and check, webhook delivery bookkeeping and the outbox claim; and
+ * `cowrie workspace create`, where starting Prisma's query compiler was half
+ * of the command's time. Prisma still owns the schema, the migrations and
+ * every other query; these
  * statements name the same tables and columns. Each is a `defineStatement`
  * (statement.ts), in the package whose rule it serves.
  */

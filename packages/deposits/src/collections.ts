@@ -3,7 +3,7 @@ import { recordEvent, type Collection } from '@cowrie/db';
 import { clockOf, type DepositsContext } from './context';
 
 /** `data` of collection.expired. */
-export function collectionExpiredPayload(row: Collection) {
+export function collectionExpiredPayload(row: Pick<Collection, 'id' | 'reference' | 'amount' | 'currency' | 'accountNumber' | 'expiresAt'>) {
   return {
     id: row.id,
     reference: row.reference,

@@ -10,3 +10,5 @@ export * from './create-deposit';
 export * from './receive-inbound-transfer';
 export * from './inbound-payments';
 export * from './deposit-lists';
+export * from './sandbox-transfer-in';
+export * from './samples';

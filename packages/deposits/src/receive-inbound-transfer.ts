@@ -5,16 +5,23 @@ import type { InboundTransfer } from '@cowrie/collection-rails';
 import { collectionSuccessfulPayload } from './render';
 
 /** Why a reported transfer was recorded but not credited. */
-export type UnmatchedReason =
-  | 'unknown_account'
-  | 'amount_mismatch'
-  | 'currency_mismatch'
-  | 'collection_expired'
-  | 'collection_not_pending'
-  | 'account_inactive'
-  | 'no_wallet'
+export const UNMATCHED_REASONS = [
+  'unknown_account',
+  'amount_mismatch',
+  'currency_mismatch',
+  'collection_expired',
+  'collection_not_pending',
+  'account_inactive',
+  'no_wallet',
   /** More than one open account holds the number (a provider reused it): held for an operator, credited to nobody. */
-  | 'ambiguous_account';
+  'ambiguous_account',
+  /** In production, a live workspace's account reported by a transfer the rail does not call live (a sandbox or a Paystack test-domain notification). */
+  'test_money_for_live_account',
+  /** A transfer the rail calls live reported for a test workspace's account. */
+  'live_money_for_test_account',
+] as const;
+
+export type UnmatchedReason = (typeof UNMATCHED_REASONS)[number];
 
 export interface InboundOutcome {
   matched: boolean;
@@ -78,6 +85,25 @@ async function findTarget(tx: Prisma.TransactionClient, t: InboundTransfer, now:
   return closed ? { kind: 'collection', collection: closed } : { kind: 'none' };
 }
 
+/**
+ * Why the transfer's money may not credit the workspace it was matched to, or
+ * null. Money the rail calls live (`livemode`) never credits a test
+ * workspace. In production a live workspace is credited only by money the rail
+ * calls live: a sandbox notification (the sandbox route of a staging
+ * deployment, `cowrie sandbox transfer-in`) or a Paystack test-domain one would
+ * otherwise fund a wallet that pays out for real. Outside production live mode
+ * may run on the sandbox (development), so its transfers credit live workspaces.
+ */
+async function modeRefusal(tx: Prisma.TransactionClient, workspaceId: number, transfer: InboundTransfer, production: boolean): Promise<UnmatchedReason | null> {
+  const liveMoney = transfer.livemode === true;
+  if (!liveMoney && !production) return null;
+  const workspace = await tx.workspace.findUnique({ where: { id: workspaceId }, select: { mode: true } });
+  const testWorkspace = workspace?.mode === 'test';
+  if (liveMoney && testWorkspace) return 'live_money_for_test_account';
+  if (!liveMoney && production && !testWorkspace) return 'test_money_for_live_account';
+  return null;
+}
+
 function outcomeOf(
   row: InboundPayment,
   extra: { duplicate: boolean; channel: InboundOutcome['channel']; transactionReference: string | null },
@@ -108,9 +134,11 @@ function outcomeOf(
  * reserved account or a pending one-off collection, and either credit the
  * workspace wallet through the ledger and emit collection.successful, or keep
  * it `unmatched` with a reason (logged for operators), never credited.
+ * `production` (NODE_ENV=production) refuses money the rail does not call live
+ * for a live workspace (see modeRefusal).
  */
 export async function receiveInboundTransfer(
-  deps: { db: PrismaClient; logger?: Logger; now?: () => Date },
+  deps: { db: PrismaClient; logger?: Logger; now?: () => Date; production?: boolean },
   transfer: InboundTransfer,
 ): Promise<InboundOutcome> {
   const now = (deps.now ?? (() => new Date()))();
@@ -166,6 +194,8 @@ export async function receiveInboundTransfer(
       target.kind === 'reserved'
         ? { workspaceId: owner.workspaceId, reservedAccountId: target.account.id }
         : { workspaceId: owner.workspaceId, collectionId: target.collection.id };
+    const refusal = await modeRefusal(tx, owner.workspaceId, transfer, deps.production ?? false);
+    if (refusal) return unmatched(refusal, link, channel);
     if (owner.currency !== transfer.currency) return unmatched('currency_mismatch', link, channel);
     if (!(await findWallet(tx, owner.workspaceId, owner.currency))) return unmatched('no_wallet', link, channel);
 
@@ -239,6 +269,7 @@ export async function receiveInboundTransfer(
         currency: outcome.currency,
         reason: outcome.reason,
         workspaceId: outcome.workspace_id,
+        livemode: transfer.livemode ?? null,
       },
       'inbound transfer recorded but not credited; an operator should review it',
     );

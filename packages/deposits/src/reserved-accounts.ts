@@ -5,7 +5,9 @@ import type { DepositsContext } from './context';
 import { openAccountOnce } from './account-opening';
 
 /** `data` of reserved_account.created. */
-export function reservedAccountCreatedPayload(row: ReservedAccount) {
+export function reservedAccountCreatedPayload(
+  row: Pick<ReservedAccount, 'id' | 'reference' | 'accountNumber' | 'bankName' | 'customerName' | 'customerEmail' | 'currency' | 'holder'>,
+) {
   return {
     id: row.id,
     reference: row.reference,

@@ -64,10 +64,11 @@ const exceedsBalance = (available: Decimal, currency: string) =>
 
 /**
  * The `Idempotency-Key` header a payout was asked for with, and the hash of
- * that request. The row keeps both under a unique index, so whatever happens
- * to the idempotency layer's own record, one key never opens two payouts: a
- * retry with the same request finds the first, and one with another body is a
- * conflict.
+ * that request. The row keeps both under a unique index (of the debits that
+ * are not `failed`), so whatever happens to the idempotency layer's own
+ * record, one key never opens two payouts that can move money: a retry with
+ * the same request finds the first, and one with another body is a conflict.
+ * After a definite failure the key is free again.
  */
 export interface RequestKey {
   key: string;
@@ -139,7 +140,12 @@ type DebitFields = InputOf<typeof DEBIT_FIELDS>;
 /**
  * The id of an earlier debit of the workspace that this one repeats: the same
  * ledger key (debits only: credits' keys are the system's, apart from the
- * clients'), or the same Idempotency-Key header. Takes the SQL of the three
+ * clients'), whatever its status, or the same Idempotency-Key header on a
+ * debit that is not `failed`: a payout the rail definitely did not pay frees
+ * its header key, so a retry runs as a new attempt (interface: only
+ * successful responses are stored, so failed requests can be retried); the
+ * partial unique index on the header key covers the same rows, so two such
+ * retries racing still open one. Takes the SQL of the three
  * values. Each key is its own lookup on its own unique index, led by the
  * workspace: written as one OR, Postgres scanned both indexes without the
  * workspace (a bitmap OR of the keys alone), reading more of them the more
@@ -149,7 +155,7 @@ const earlierDebitId = (workspaceId: string, ledgerKey: string, headerKey: strin
   SELECT "id" FROM (
     SELECT "id" FROM "LedgerTransaction" WHERE "workspaceId" = ${workspaceId} AND "type" = 'debit' AND "idempotencyKey" = ${ledgerKey}
     UNION ALL
-    SELECT "id" FROM "LedgerTransaction" WHERE "workspaceId" = ${workspaceId} AND "requestKey" = ${headerKey}
+    SELECT "id" FROM "LedgerTransaction" WHERE "workspaceId" = ${workspaceId} AND "requestKey" = ${headerKey} AND "status" <> 'failed'
   ) AS earlier
   ORDER BY "id" LIMIT 1`;
 
@@ -326,7 +332,7 @@ const OPEN_HELD_DEBITS = defineStatement({
     WHERE NOT EXISTS (
       SELECT 1 FROM "LedgerTransaction" t WHERE t."workspaceId" = i."workspaceId" AND t."type" = 'debit' AND t."idempotencyKey" = i."idempotencyKey"
     ) AND NOT EXISTS (
-      SELECT 1 FROM "LedgerTransaction" t WHERE t."workspaceId" = i."workspaceId" AND t."requestKey" = i."requestKey"
+      SELECT 1 FROM "LedgerTransaction" t WHERE t."workspaceId" = i."workspaceId" AND t."requestKey" = i."requestKey" AND t."status" <> 'failed'
     )
   ), accepted AS MATERIALIZED (
     SELECT * FROM eligible WHERE "runningTotal" <= "available"

@@ -4,3 +4,4 @@ export * from './credit-wallet';
 export * from './audit';
 export * from './transaction-rows';
 export * from './held-debits';
+export * from './reversals';

@@ -25,11 +25,12 @@ test('a credit raises balance and available, and is recorded once per idempotenc
     workspaceId,
     currency: 'NGN',
     amount: new Decimal('10'),
-    category: 'collection',
-    channel: 'collection_va',
+    // An operator's adjustment: a collection credit would need the inbound payment that names it (the auditor checks every credit's source).
+    category: 'adjustment',
+    channel: 'adjustment',
     title: 'In',
     description: 'in',
-    provider: 'sandbox',
+    provider: 'operator',
     idempotencyKey: 'rail-ref-1',
   };
   const first = await env.db.$transaction((tx) => creditWallet(tx, input));
@@ -48,11 +49,12 @@ test('concurrent credits with one idempotency key credit once', async () => {
     workspaceId,
     currency: 'NGN',
     amount: new Decimal('5'),
-    category: 'collection',
-    channel: 'collection_va',
+    // An operator's adjustment: a collection credit would need the inbound payment that names it (the auditor checks every credit's source).
+    category: 'adjustment',
+    channel: 'adjustment',
     title: 'In',
     description: 'in',
-    provider: 'sandbox',
+    provider: 'operator',
     idempotencyKey: 'dup-ref',
   };
   const results = await Promise.all(Array.from({ length: 10 }, () => env.db.$transaction((tx) => creditWallet(tx, input))));

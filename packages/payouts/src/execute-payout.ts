@@ -60,15 +60,15 @@ interface TakenUp {
  */
 const TAKE_UP = defineStatement({
   name: 'cowrie-payout-take-up',
-  params: { transactionIds: sqlList(sqlParam.int), now: sqlParam.timestamp },
+  params: { transactionIds: sqlList(sqlParam.int), now: sqlParam.timestamp, reversalCheckAt: sqlParam.timestamp },
   text: (p) => `
       WITH input AS (
         SELECT DISTINCT unnest(${p.transactionIds}::int[]) AS "transactionId"
       ), prior AS (
         SELECT d."transactionId", d."outcome", d."unknownSince" FROM "PayoutDispatch" d JOIN input i ON i."transactionId" = d."transactionId"
       ), attempt AS (
-        INSERT INTO "PayoutDispatch" ("transactionId", "attempts", "lastSentAt", "createdAt", "updatedAt")
-        SELECT t."id", 1, ${p.now}, ${p.now}, ${p.now} FROM "LedgerTransaction" t JOIN input i ON i."transactionId" = t."id"
+        INSERT INTO "PayoutDispatch" ("transactionId", "attempts", "lastSentAt", "reversalCheckAt", "createdAt", "updatedAt")
+        SELECT t."id", 1, ${p.now}, ${p.reversalCheckAt}, ${p.now}, ${p.now} FROM "LedgerTransaction" t JOIN input i ON i."transactionId" = t."id"
         WHERE t."type" = 'debit' AND t."status" = 'processing'
           AND NOT EXISTS (SELECT 1 FROM prior WHERE prior."transactionId" = t."id" AND prior."outcome" IN ('unknown', 'pending'))
         ORDER BY t."id"
@@ -92,28 +92,42 @@ const TAKE_UP = defineStatement({
 type TakeUpRow = StatementRow<typeof TAKE_UP>;
 
 /** TAKE_UP for a batch of distinct payouts: each one's row as taken up, null when there is none. */
-async function takeUpDistinct(sql: SqlQueryable, transactionIds: readonly number[]): Promise<Array<TakeUpRow | null>> {
-  const { rows } = await TAKE_UP.run(sql, { transactionIds: [...transactionIds], now: new Date() });
+async function takeUpDistinct(sql: SqlQueryable, transactionIds: readonly number[], reversalFirstCheckMs: number): Promise<Array<TakeUpRow | null>> {
+  const now = new Date();
+  // The reversal watch's first look (checkDueReversals): the take-up is the one write every sent payout has.
+  const reversalCheckAt = new Date(now.getTime() + reversalFirstCheckMs);
+  const { rows } = await TAKE_UP.run(sql, { transactionIds: [...transactionIds], now, reversalCheckAt });
   const byId = new Map(rows.map((row) => [row.id, row]));
   return transactionIds.map((id) => byId.get(id) ?? null);
 }
 
 // A payout asked for twice in one batch (a job and a reconciler's check, say)
 // is taken up a second time after the first, as it would be a moment later.
-const takeUpBatch = (sql: SqlQueryable, transactionIds: readonly number[]) =>
+const takeUpBatch = (sql: SqlQueryable, requests: readonly TakeUpRequest[]) =>
   firstsThenRepeats(
-    transactionIds,
-    (id) => id,
-    (distinct) => takeUpDistinct(sql, distinct),
+    requests,
+    (r) => r.transactionId,
+    (distinct) =>
+      takeUpDistinct(
+        sql,
+        distinct.map((r) => r.transactionId),
+        Math.min(...distinct.map((r) => r.reversalFirstCheckMs)),
+      ),
   );
+
+/** A payout to take up, and when the reversal watch first looks at it. */
+interface TakeUpRequest {
+  transactionId: number;
+  reversalFirstCheckMs: number;
+}
 
 // The jobs a worker starts together share one take-up statement and its
 // commit. A refused batch (a deadlock, say: nothing committed) runs again
 // payout by payout.
 const takeUpBatcher = batchPerTurnFor(takeUpBatch, { oneByOneWhenRefused: true });
 
-async function takeUp(sql: SqlPool, transactionId: number): Promise<TakenUp | null | { skipped: string }> {
-  const found = await takeUpBatcher(sql).load(transactionId);
+async function takeUp(sql: SqlPool, request: TakeUpRequest): Promise<TakenUp | null | { skipped: string }> {
+  const found = await takeUpBatcher(sql).load(request);
   if (!found) return null;
   const { dispatchAttempts, awaiting, unknownSince, workspaceMode, ...row } = found;
   if (row.type !== 'debit') return null;
@@ -158,7 +172,7 @@ export async function executePayout({
   signal,
   schedule = DEFAULT_OUTCOME_SCHEDULE,
 }: ExecutePayoutOptions): Promise<PayoutOutcome> {
-  const taken = await takeUp(sql, transactionId);
+  const taken = await takeUp(sql, { transactionId, reversalFirstCheckMs: schedule.reversalFirstCheckMs });
   if (!taken) return { kind: 'skipped', status: null };
   if ('skipped' in taken) return { kind: 'skipped', status: taken.skipped };
   const { row } = taken;
@@ -178,6 +192,8 @@ export async function executePayout({
   }
 
   let result: TransferResult;
+  // From the moment the request that moves money leaves, the rail may hold the transfer.
+  let sendBegan = false;
   try {
     result = await rail.transfer({
       reference: row.reference,
@@ -188,9 +204,19 @@ export async function executePayout({
       accountName: row.counterpartyName,
       narration: row.description,
       signal,
+      onSend: () => {
+        sendBegan = true;
+      },
     });
   } catch (err) {
-    if (signal?.aborted) throw err;
+    if (signal?.aborted) {
+      // Abandoned (the worker is stopping) after the send began: recorded as
+      // possibly sent before the job is given up, so whoever takes it up next
+      // asks the rail and never sends again (a "duplicate reference" or a
+      // "not found" then proves nothing until the grace window ends).
+      if (sendBegan) await awaitUnknownOutcome(sql, row, schedule, { status: 504, message: 'The payout worker stopped while the rail had the transfer' });
+      throw err;
+    }
     const railError =
       err instanceof RailError ? err : new RailError(502, 'The payout rail failed unexpectedly', { provider: rail.id, maybeSent: true, cause: err });
     if (!railError.maybeSent) {

@@ -11,3 +11,6 @@ export * from './reconcile';
 export * from './transactions';
 export * from './balances';
 export * from './queue';
+export * from './rail-notifications';
+export * from './sandbox-reversal';
+export * from './samples';

@@ -9,4 +9,5 @@ export const payoutDispatchColumns = modelColumns<PayoutDispatch>()('PayoutDispa
   errorMessage: sqlColumn.text.orNull,
   unknownSince: sqlColumn.timestamp.orNull,
   checks: sqlColumn.int,
+  reversalChecks: sqlColumn.int,
 });

@@ -3,6 +3,7 @@ import { columnList, defineStatement, holdConnection, sqlColumn, sqlList, sqlPar
 import { ledgerTransactionColumns } from '@cowrie/ledger';
 import type { ModeRails } from '@cowrie/rails';
 import { checkPayoutOutcome } from './execute-payout';
+import { applyRailResult } from './settle-payout';
 import { payoutDispatchColumns } from './payout-dispatch-columns';
 import type { OutcomeSchedule, PayoutOutcome } from './settle-payout';
 
@@ -132,15 +133,22 @@ const CLAIM_DUE_CHECKS = defineStatement({
   result: DUE_CHECK_COLUMNS,
 });
 
-const DUE_PAYOUTS = defineStatement({
-  name: 'cowrie-due-payouts',
+/** Payouts by id, each with its workspace's mode (which rails it may reach), whatever their status. */
+const PAYOUTS_WITH_MODE = defineStatement({
+  name: 'cowrie-payouts-with-mode',
   params: { ids: sqlList(sqlParam.int) },
   text: (
     p,
   ) => `SELECT ${columnList(ledgerTransactionColumns, 't')}, w."mode" AS "workspaceMode" FROM "LedgerTransaction" t JOIN "Workspace" w ON w."id" = t."workspaceId"
-           WHERE t."id" = ANY(${p.ids}::int[]) AND t."status" = 'processing'`,
+           WHERE t."id" = ANY(${p.ids}::int[])`,
   result: { ...ledgerTransactionColumns, workspaceMode: sqlColumn.text.as<Mode>() },
 });
+
+/** PAYOUTS_WITH_MODE as a map by id. */
+async function payoutsWithMode(sql: SqlQueryable, ids: number[]) {
+  const { rows } = await PAYOUTS_WITH_MODE.run(sql, { ids });
+  return new Map(rows.map(({ workspaceMode, ...row }) => [row.id, { row, mode: workspaceMode }]));
+}
 
 /**
  * Asks the rail about every payout awaiting its answer whose next check is
@@ -151,14 +159,16 @@ const DUE_PAYOUTS = defineStatement({
 export async function checkDuePayouts({ sql, rails, schedule, log, now = new Date(), limit = 200, concurrency = 8, leaseMs = 60_000 }: CheckDuePayoutsOptions) {
   const { rows: claimed } = await CLAIM_DUE_CHECKS.run(sql, { now, leaseUntil: new Date(now.getTime() + leaseMs), limit });
   if (!claimed.length) return { checked: 0, outcomes: [] as PayoutOutcome['kind'][] };
-  const { rows } = await DUE_PAYOUTS.run(sql, { ids: claimed.map((c) => c.transactionId) });
-  const byId = new Map(rows.map(({ workspaceMode, ...row }) => [row.id, { row, mode: workspaceMode }]));
+  const byId = await payoutsWithMode(
+    sql,
+    claimed.map((c) => c.transactionId),
+  );
   const outcomes: PayoutOutcome['kind'][] = [];
   for (let i = 0; i < claimed.length; i += concurrency) {
     const results = await Promise.all(
       claimed.slice(i, i + concurrency).map(async (due) => {
         const found = byId.get(due.transactionId);
-        if (!found) return null;
+        if (!found || found.row.status !== 'processing') return null;
         const { row, mode } = found;
         try {
           return (
@@ -182,4 +192,96 @@ export async function checkDuePayouts({ sql, rails, schedule, log, now = new Dat
     for (const kind of results) if (kind) outcomes.push(kind);
   }
   return { checked: claimed.length, outcomes };
+}
+
+const DUE_REVERSAL_CHECK_COLUMNS = { transactionId: payoutDispatchColumns.transactionId, reversalChecks: payoutDispatchColumns.reversalChecks };
+
+/** Claims the due reversal checks: their next check moves a lease ahead. */
+const CLAIM_DUE_REVERSAL_CHECKS = defineStatement({
+  name: 'cowrie-claim-due-reversal-checks',
+  params: { now: sqlParam.timestamp, leaseUntil: sqlParam.timestamp, limit: sqlParam.int },
+  text: (p) => `UPDATE "PayoutDispatch" d SET "reversalCheckAt" = ${p.leaseUntil} WHERE d."transactionId" IN (
+             SELECT p."transactionId" FROM "PayoutDispatch" p WHERE p."reversalCheckAt" <= ${p.now}
+             ORDER BY p."reversalCheckAt" LIMIT ${p.limit} FOR UPDATE SKIP LOCKED)
+           RETURNING ${columnList(DUE_REVERSAL_CHECK_COLUMNS, 'd')}`,
+  result: DUE_REVERSAL_CHECK_COLUMNS,
+});
+
+/** The next look of the reversal watch (null: the watch is over), and whether the rail was asked this time. */
+const NEXT_REVERSAL_CHECK = defineStatement({
+  name: 'cowrie-next-reversal-check',
+  params: { transactionId: sqlParam.int, next: sqlParam.timestamp.orNull, asked: sqlParam.int },
+  text: (p) => `UPDATE "PayoutDispatch" SET "reversalCheckAt" = ${p.next}, "reversalChecks" = "reversalChecks" + ${p.asked}
+           WHERE "transactionId" = ${p.transactionId}`,
+});
+
+export interface CheckDueReversalsOptions {
+  sql: SqlPool;
+  rails: ModeRails;
+  schedule: OutcomeSchedule;
+  log: Logger;
+  now?: Date;
+  limit?: number;
+  concurrency?: number;
+  /** A check claimed by a process that died is taken up again after this long. */
+  leaseMs?: number;
+}
+
+/**
+ * The reversal watch: asks the rail, by reference, whether a completed payout
+ * was reversed, so a reversal is found even when the rail's notification is
+ * lost. Each payout is looked at from `reversalFirstCheckMs` after it was
+ * sent, then twice as long each time, and a last time when the watch ends
+ * (`reversalWatchMs` after it settled): a handful of questions per payout,
+ * whatever the volume. A reversal found is applied as a notification's would
+ * be (applyRailResult: once, whoever gets there first). Still-processing
+ * payouts are looked at again later; failed and reversed ones leave the watch.
+ * Claimed with SKIP LOCKED, so replicas share the work.
+ */
+export async function checkDueReversals({
+  sql,
+  rails,
+  schedule,
+  log,
+  now = new Date(),
+  limit = 200,
+  concurrency = 8,
+  leaseMs = 60_000,
+}: CheckDueReversalsOptions) {
+  const { rows: claimed } = await CLAIM_DUE_REVERSAL_CHECKS.run(sql, { now, leaseUntil: new Date(now.getTime() + leaseMs), limit });
+  if (!claimed.length) return { checked: 0, reversed: 0 };
+  const byId = await payoutsWithMode(
+    sql,
+    claimed.map((c) => c.transactionId),
+  );
+  let reversed = 0;
+  const later = (checks: number) => new Date(now.getTime() + schedule.reversalFirstCheckMs * 2 ** Math.min(checks, 20));
+  for (let i = 0; i < claimed.length; i += concurrency) {
+    await Promise.all(
+      claimed.slice(i, i + concurrency).map(async (due) => {
+        const found = byId.get(due.transactionId);
+        const row = found?.row;
+        if (!row || row.status === 'failed' || row.status === 'reversed') {
+          return NEXT_REVERSAL_CHECK.run(sql, { transactionId: due.transactionId, next: null, asked: 0 });
+        }
+        if (row.status !== 'completed') return NEXT_REVERSAL_CHECK.run(sql, { transactionId: row.id, next: later(0), asked: 0 });
+        try {
+          const known = await rails[found.mode].byId(row.provider).verifyTransfer(row.reference);
+          if (known?.status === 'reversed') {
+            const outcome = await applyRailResult(sql, row, known, schedule);
+            if (outcome.kind === 'reversed') reversed += 1;
+            log.warn({ reference: row.reference, outcome: outcome.kind }, 'the reversal watch found a completed payout reversed by its rail');
+            return NEXT_REVERSAL_CHECK.run(sql, { transactionId: row.id, next: null, asked: 1 });
+          }
+        } catch (err) {
+          log.warn({ transactionId: row.id, err }, 'reversal check failed; it is taken up again after its lease');
+          return null;
+        }
+        const end = row.updatedAt.getTime() + schedule.reversalWatchMs;
+        const next = now.getTime() >= end ? null : new Date(Math.min(end, later(due.reversalChecks + 1).getTime()));
+        return NEXT_REVERSAL_CHECK.run(sql, { transactionId: row.id, next, asked: 1 });
+      }),
+    );
+  }
+  return { checked: claimed.length, reversed };
 }

@@ -1,5 +1,5 @@
-import { defineStatement, inSqlTransaction, sqlParam, type LedgerTransaction, type Prisma, type SqlPool, type SqlQueryable } from '@cowrie/db';
-import { closeHeldDebit } from '@cowrie/ledger';
+import { columnList, defineStatement, inSqlTransaction, sqlParam, type LedgerTransaction, type Prisma, type SqlPool, type SqlQueryable } from '@cowrie/db';
+import { closeHeldDebit, ledgerTransactionColumns, newReversalReference, reverseSettledDebit } from '@cowrie/ledger';
 import type { TransferResult } from '@cowrie/rails';
 import { payoutDispatchColumns } from './payout-dispatch-columns';
 import { asObject, renderTransaction, type RenderedTransaction } from './render';
@@ -14,6 +14,7 @@ import { asObject, renderTransaction, type RenderedTransaction } from './render'
 export type PayoutOutcome =
   | { kind: 'completed'; transaction: RenderedTransaction }
   | { kind: 'failed'; reason: string; transaction: RenderedTransaction }
+  | { kind: 'reversed'; transaction: RenderedTransaction }
   | { kind: 'provider_error'; status: number; message: string; transaction: RenderedTransaction }
   | { kind: 'unknown'; status: number; message: string; transaction: RenderedTransaction }
   | { kind: 'pending' }
@@ -29,10 +30,23 @@ export interface OutcomeSchedule {
   firstCheckMs: number;
   maxCheckMs: number;
   graceMs: number;
+  /**
+   * The reversal watch: a completed payout is asked about `reversalFirstCheckMs`
+   * after it was sent, then twice as long each time, up to `reversalWatchMs`
+   * after it settled (PAYOUT_REVERSAL_FIRST_CHECK_MS, PAYOUT_REVERSAL_WATCH_HOURS).
+   */
+  reversalFirstCheckMs: number;
+  reversalWatchMs: number;
 }
 
-/** The defaults of PAYOUT_UNKNOWN_FIRST_CHECK_MS, PAYOUT_UNKNOWN_MAX_CHECK_MS, PAYOUT_UNKNOWN_GRACE_MS. */
-export const DEFAULT_OUTCOME_SCHEDULE: OutcomeSchedule = { firstCheckMs: 5_000, maxCheckMs: 300_000, graceMs: 30 * 60_000 };
+/** The defaults of PAYOUT_UNKNOWN_FIRST_CHECK_MS, PAYOUT_UNKNOWN_MAX_CHECK_MS, PAYOUT_UNKNOWN_GRACE_MS, PAYOUT_REVERSAL_*. */
+export const DEFAULT_OUTCOME_SCHEDULE: OutcomeSchedule = {
+  firstCheckMs: 5_000,
+  maxCheckMs: 300_000,
+  graceMs: 30 * 60_000,
+  reversalFirstCheckMs: 15 * 60_000,
+  reversalWatchMs: 72 * 3_600_000,
+};
 
 /** The delay before the check after `checks` checks were made: seconds first, then minutes. */
 export function nextCheckDelayMs(schedule: OutcomeSchedule, checks: number): number {
@@ -187,13 +201,61 @@ export async function failUnconfirmed(sql: SqlPool, row: LedgerTransaction, sinc
   return { kind: 'failed', reason, transaction: won };
 }
 
-/** Applies what the rail said: completed → settle; failed → release; pending → ask again later (`schedule`). */
+const CURRENT_ROW = defineStatement({
+  name: 'cowrie-payout-current-row',
+  params: { id: sqlParam.int },
+  text: (p) => `SELECT ${columnList(ledgerTransactionColumns)} FROM "LedgerTransaction" WHERE "id" = ${p.id}`,
+  result: ledgerTransactionColumns,
+});
+
+/** Why a payout the bank returned before it settled failed. */
+const RETURNED_BEFORE_SETTLED = 'The bank returned the transfer (reversed) before it settled';
+
+/**
+ * The rail reports the transfer reversed: the bank returned money that had
+ * left. A payout still `processing` fails with its hold released (no credit:
+ * the money never left the wallet's balance), with `transfer.failed`. A
+ * `completed` one becomes `reversed` and the wallet gets its amount and fees
+ * back exactly once, through the ledger (reverseSettledDebit: a compensating
+ * `reversal` credit naming the payout), with one `transfer.reversed` event
+ * carrying the payout as it now is. Anything else (failed, reversed already)
+ * changes nothing.
+ */
+async function applyReversal(sql: SqlPool, row: LedgerTransaction, result: TransferResult): Promise<PayoutOutcome> {
+  if (row.status === 'processing') {
+    const won = await finish(sql, row, { status: 'failed', raw: result.raw, providerReference: result.providerReference, accountName: result.accountName });
+    if (won) return { kind: 'failed', reason: RETURNED_BEFORE_SETTLED, transaction: won };
+  }
+  // Settled meanwhile, or settled when asked: read it as it is now.
+  const current = (await CURRENT_ROW.run(sql, { id: row.id })).rows[0];
+  if (!current || current.status !== 'completed') return { kind: 'skipped', status: current?.status ?? null };
+  const creditReference = newReversalReference();
+  const metadata = { ...asObject(current.metadata), provider: current.provider, raw: result.raw, reversed_by: creditReference };
+  const at = new Date();
+  const rendered = renderTransaction({ ...current, status: 'reversed', metadata: metadata as Prisma.JsonObject, updatedAt: at });
+  const reversed = await reverseSettledDebit(sql, {
+    transactionId: current.id,
+    creditReference,
+    metadata,
+    event: { name: 'transfer.reversed', payload: rendered },
+    at,
+  });
+  if (!reversed) return { kind: 'skipped', status: null };
+  return { kind: 'reversed', transaction: rendered };
+}
+
+/**
+ * Applies what the rail said: completed → settle; failed → release; pending →
+ * ask again later (`schedule`); reversed → applyReversal. The row may have
+ * settled since it was read: only the first close of each kind wins.
+ */
 export async function applyRailResult(
   sql: SqlPool,
   row: LedgerTransaction,
   result: TransferResult,
   schedule: OutcomeSchedule = DEFAULT_OUTCOME_SCHEDULE,
 ): Promise<PayoutOutcome> {
+  if (result.status === 'reversed') return applyReversal(sql, row, result);
   if (result.status === 'pending') {
     await awaitOutcome(sql, row, schedule, { outcome: 'pending', raw: result.raw, providerReference: result.providerReference });
     return { kind: 'pending' };

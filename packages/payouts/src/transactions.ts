@@ -187,7 +187,7 @@ export interface TransactionEvent {
 
 /**
  * One transaction of the workspace (404 for anyone else's) and the webhook
- * events it produced: a payout's transfer.completed or transfer.failed (its
+ * events it produced: a payout's transfer.completed, transfer.failed or transfer.reversed (its
  * data is the transaction), a collection credit's collection.successful (its
  * provider_reference is the credit's). Events are looked for near the
  * transaction's own times, on the outbox's (workspace, time) index.
@@ -199,7 +199,7 @@ export async function transactionWithEvents(db: DbOrTx, workspaceId: number, ref
     where: {
       workspaceId,
       createdAt: { gte: new Date(row.createdAt.getTime() - EVENT_WINDOW_MS), lte: new Date(row.updatedAt.getTime() + EVENT_WINDOW_MS) },
-      event: { in: ['transfer.completed', 'transfer.failed', 'collection.successful'] },
+      event: { in: ['transfer.completed', 'transfer.failed', 'transfer.reversed', 'collection.successful'] },
     },
     orderBy: { id: 'asc' },
   });

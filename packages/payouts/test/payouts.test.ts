@@ -309,7 +309,15 @@ test('payouts executed at once are taken up by one statement and each sent and s
   const outcomes = await Promise.all([...ids, ids[0]!].map(run));
   // One take-up statement for the six, and the repeat's own after it.
   expect(counting.counts.get('cowrie-payout-take-up')).toBe(2);
-  expect(outcomes.slice(0, 6).every((o) => o.kind === 'completed' || (o.kind === 'skipped' && o.status === 'completed'))).toBe(true);
+  // The five asked for once settle from their own execution.
+  expect(outcomes.slice(1, 6).map((o) => o.kind)).toEqual(Array(5).fill('completed'));
+  // The one asked for twice: its two executions race to close it, and either
+  // may win (the repeat asks the rail, which already holds the first send).
+  // Exactly one settles it; the other changes nothing (it found the row final
+  // at its take-up, or lost the close).
+  const pair = [outcomes[0]!, outcomes[6]!];
+  expect(pair.filter((o) => o.kind === 'completed')).toHaveLength(1);
+  expect(pair.filter((o) => o.kind === 'skipped')).toHaveLength(1);
   expect(outcomes.filter((o) => o.kind === 'completed')).toHaveLength(6);
   const dispatches = await env.db.payoutDispatch.findMany({ where: { transactionId: { in: ids } } });
   expect(dispatches).toHaveLength(6);
@@ -368,3 +376,61 @@ interface PlanNode {
   Plans?: PlanNode[];
 }
 const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
+
+describe('the Idempotency-Key header after a definite failure (#30: only successful responses are stored)', () => {
+  const request = { key: 'retry-after-failure', requestHash: 'hash-of-the-request' };
+  const sendWithKey = (workspaceId: number, accountNumber: string) =>
+    createTransfer(deps, { workspaceId, currency: 'NGN', amount: new Decimal('10'), accountNumber, bankCode: '058', request });
+
+  test('a payout the rail refused before accepting frees its key: the retry opens a new payout with a new reference', async () => {
+    const workspaceId = await funded('100');
+    const first = await sendWithKey(workspaceId, '0000000002');
+    await expect(executePayout({ sql: env.sql, rails: modeRails, transactionId: first.transaction.id, log: env.logger })).resolves.toMatchObject({
+      kind: 'provider_error',
+    });
+    const retry = await sendWithKey(workspaceId, '0000000002');
+    expect(retry.created).toBe(true);
+    expect(retry.transaction.id).not.toBe(first.transaction.id);
+    expect(retry.transaction.reference).not.toBe(first.transaction.reference);
+    expect(retry.transaction).toMatchObject({ status: 'processing', requestKey: request.key });
+  });
+
+  test('two concurrent retries after a definite failure open one new payout; both are answered with it', async () => {
+    const workspaceId = await funded('100');
+    const first = await sendWithKey(workspaceId, '0000000002');
+    await executePayout({ sql: env.sql, rails: modeRails, transactionId: first.transaction.id, log: env.logger });
+    const retries = await Promise.all(Array.from({ length: 6 }, () => sendWithKey(workspaceId, '0123456789')));
+    expect(retries.filter((r) => r.created)).toHaveLength(1);
+    expect(new Set(retries.map((r) => r.transaction.id)).size).toBe(1);
+    const wallet = (await findWallet(env.db, workspaceId, 'NGN'))!;
+    expect(renderBalance(wallet)).toMatchObject({ available: '90.000000', pending: '10.000000' });
+  });
+
+  test('a payout still processing or completed keeps its key: the retry is answered with it and opens nothing', async () => {
+    const workspaceId = await funded('100');
+    const first = await sendWithKey(workspaceId, '0123456789');
+    const whileProcessing = await sendWithKey(workspaceId, '0123456789');
+    expect(whileProcessing).toMatchObject({ created: false, transaction: { id: first.transaction.id } });
+    await executePayout({ sql: env.sql, rails: modeRails, transactionId: first.transaction.id, log: env.logger });
+    const afterCompletion = await sendWithKey(workspaceId, '0123456789');
+    expect(afterCompletion).toMatchObject({ created: false, transaction: { id: first.transaction.id, status: 'completed' } });
+  });
+
+  test('the body idempotency_key keeps the ledger rule: it answers the failed payout, whatever its status', async () => {
+    const workspaceId = await funded('100');
+    const withBothKeys = () =>
+      createTransfer(deps, {
+        workspaceId,
+        currency: 'NGN',
+        amount: new Decimal('10'),
+        accountNumber: '0000000002',
+        bankCode: '058',
+        idempotencyKey: 'ledger-key-1',
+        request,
+      });
+    const first = await withBothKeys();
+    await executePayout({ sql: env.sql, rails: modeRails, transactionId: first.transaction.id, log: env.logger });
+    const again = await withBothKeys();
+    expect(again).toMatchObject({ created: false, transaction: { id: first.transaction.id, status: 'failed' } });
+  });
+});

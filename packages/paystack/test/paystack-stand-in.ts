@@ -37,6 +37,9 @@ import type { AddressInfo } from 'node:net';
  * (a transfer Paystack has not surfaced yet). `behaviour(transfer)`, when set,
  * decides per transfer instead of the account (see StandInSend), and
  * `visibleAfterMs` hides a recorded transfer from verify for that long.
+ * `reverse(reference)` (or `reverseAfterMs`) has the bank return a paid
+ * transfer, and `paystackTransferEvent` writes the signed `transfer.*`
+ * notification Paystack sends about it.
  */
 
 /**
@@ -50,6 +53,8 @@ export interface StandInSend {
   visibleAfterMs?: number;
   /** The transfer is `pending` at first and reaches this final status after `afterMs` (Paystack settling later). */
   settle?: { afterMs: number; status: 'success' | 'failed' | 'reversed' };
+  /** A transfer that succeeded is returned by the bank this long after it was recorded: verify then answers `reversed`. */
+  reverseAfterMs?: number;
 }
 export interface PaystackStandIn {
   url: string;
@@ -69,10 +74,16 @@ export interface PaystackStandIn {
     acceptThenFail: boolean;
     hideFromVerify: boolean;
     behaviour?: (transfer: { reference: string; reason: string }) => StandInSend | undefined;
+    /** Where a `transfer.reversed` notification is POSTed (signed with the secret) when `reverseAfterMs` reverses a transfer; none when unset. */
+    notifyUrl?: string;
+    /** Whether to send that notification for this reference (false: it is lost, as a provider's can be). */
+    notifies?: (reference: string) => boolean;
   };
   /** Every request is recorded at once but answered only when the returned function is called. */
   holdAnswers(): () => void;
   complete(reference: string): void;
+  /** The bank returns a transfer Paystack had paid: verify answers `reversed` from now on. */
+  reverse(reference: string): void;
   count(method: string, path: string): number;
   close(): Promise<void>;
 }
@@ -264,6 +275,21 @@ export async function startPaystackStandIn({ secret = 'sk_test_standin' }: { sec
           later(settle.afterMs, () =>
             Object.assign(transfer, { status: settle.status, transferred_at: settle.status === 'success' ? new Date().toISOString() : null }),
           );
+        const reverseAfterMs = planned?.reverseAfterMs;
+        if (reverseAfterMs !== undefined)
+          later(reverseAfterMs, () => {
+            if (transfer.status !== 'success') return;
+            transfer.status = 'reversed';
+            if (options.notifyUrl && (options.notifies?.(transfer.reference) ?? true)) {
+              const { rawBody, signature } = paystackTransferEvent(secret, 'transfer.reversed', transfer);
+              // Best effort, like the provider's first try: a lost one is found by asking (the reversal watch).
+              void fetch(options.notifyUrl, {
+                method: 'POST',
+                headers: { 'content-type': 'application/json', 'x-paystack-signature': signature },
+                body: rawBody,
+              }).catch(() => undefined);
+            }
+          });
         const { recipient: _r, ...answer } = transfer;
         if (planned?.answer === '5xx' || options.acceptThenFail) return send(res, 500, { status: false, message: 'Internal server error' });
         if (planned?.answer === 'hang') return later(options.hangMs, () => res.destroy());
@@ -362,6 +388,10 @@ export async function startPaystackStandIn({ secret = 'sk_test_standin' }: { sec
       const t = transfers.get(reference);
       if (t) t.status = 'success';
     },
+    reverse(reference) {
+      const t = transfers.get(reference);
+      if (t) t.status = 'reversed';
+    },
     count(method, path) {
       return requests.filter((r) => r.method === method && r.path === path).length;
     },
@@ -376,13 +406,22 @@ export async function startPaystackStandIn({ secret = 'sk_test_standin' }: { sec
 /** A `charge.success` notification for a bank transfer, as Paystack sends it, with its signature header (hex HMAC-SHA512 of the raw body, keyed with the secret key). */
 export function paystackChargeSuccess(
   secretKey: string,
-  opts: { reference: string; amountKobo: number; accountNumber: string; currency?: string; channel?: 'dedicated_nuban' | 'bank_transfer' },
+  opts: {
+    reference: string;
+    amountKobo: number;
+    accountNumber: string;
+    currency?: string;
+    channel?: 'dedicated_nuban' | 'bank_transfer';
+    /** Paystack's `data.domain`: `live` (default) or `test` (a test key's charge); undefined leaves it out. */
+    domain?: string;
+  },
 ) {
+  const domain = 'domain' in opts ? opts.domain : 'live';
   const payload = {
     event: 'charge.success',
     data: {
       id: 302961,
-      domain: 'live',
+      ...(domain === undefined ? {} : { domain }),
       status: 'success',
       reference: opts.reference,
       amount: opts.amountKobo,
@@ -410,6 +449,14 @@ export function paystackChargeSuccess(
       },
     },
   };
+  const rawBody = JSON.stringify(payload);
+  return { rawBody, signature: createHmac('sha512', secretKey).update(rawBody).digest('hex'), payload };
+}
+
+/** A `transfer.*` notification (`transfer.success`, `transfer.failed`, `transfer.reversed`) as Paystack sends it, with its signature header. */
+export function paystackTransferEvent(secretKey: string, event: string, transfer: Record<string, any>) {
+  const { recipient, ...data } = transfer;
+  const payload = { event, data: { ...data, domain: 'test', recipient: recipient ?? null, session: { provider: null, id: null } } };
   const rawBody = JSON.stringify(payload);
   return { rawBody, signature: createHmac('sha512', secretKey).update(rawBody).digest('hex'), payload };
 }

@@ -19,7 +19,7 @@ export interface PaystackRailOptions {
 const PAYSTACK_STATUS: Record<string, TransferStatus> = {
   success: 'completed',
   failed: 'failed',
-  reversed: 'failed',
+  reversed: 'reversed',
   abandoned: 'failed',
   blocked: 'failed',
   rejected: 'failed',
@@ -148,6 +148,7 @@ export function createPaystackRail(options: PaystackRailOptions): PayoutRail {
       const recipientCode = asObject(recipient.body.data).recipient_code;
       if (!isSuccess(recipient) || typeof recipientCode !== 'string')
         return failed(`Paystack refused the recipient: ${recipient.body.message ?? `HTTP ${recipient.statusCode}`}`, recipient.body as Record<string, unknown>);
+      req.onSend?.();
       const sent = await call({
         method: 'POST',
         path: 'transfer',
@@ -163,10 +164,17 @@ export function createPaystackRail(options: PaystackRailOptions): PayoutRail {
         signal: req.signal,
       });
       if (!isSuccess(sent)) {
-        // A reference Paystack already holds: the first send landed; its state is the answer.
+        // A reference Paystack already holds: the first send landed; its state
+        // is the answer. When verify cannot find it yet, Paystack still has the
+        // reference: the outcome is unknown (money may have left), never a failure.
         if (/duplicate/i.test(sent.body.message ?? '')) {
           const known = await verifyTransfer(req.reference, { signal: req.signal });
           if (known) return known;
+          throw new RailError(502, 'Paystack holds this transfer reference already but cannot show it yet', {
+            provider: 'paystack',
+            maybeSent: true,
+            raw: sent.body as Record<string, unknown>,
+          });
         }
         return failed(sent.body.message ?? `Paystack refused the transfer (HTTP ${sent.statusCode})`, sent.body as Record<string, unknown>);
       }
@@ -174,4 +182,21 @@ export function createPaystackRail(options: PaystackRailOptions): PayoutRail {
       return { ...result, accountName: result.accountName ?? accountName };
     },
   };
+}
+
+/** Paystack's transfer events (its webhook), about a payout: `transfer.success`, `transfer.failed`, `transfer.reversed`. */
+export type PaystackTransferNotification = { kind: 'transfer'; event: string; reference: string } | { kind: 'invalid'; reason: string } | { kind: 'other' };
+
+/**
+ * Reads a Paystack notification as a transfer event: its name and the
+ * transfer's reference (Cowrie's `snd_` reference), or `other` for events
+ * that are not about transfers (a charge, say).
+ */
+export function parsePaystackTransferNotification(body: unknown): PaystackTransferNotification {
+  const b = asObject(body);
+  const event = typeof b.event === 'string' ? b.event : '';
+  if (!event.startsWith('transfer.')) return { kind: 'other' };
+  const reference = asObject(b.data).reference;
+  if (typeof reference !== 'string' || reference.length === 0 || reference.length > 100) return { kind: 'invalid', reason: 'data.reference is missing' };
+  return { kind: 'transfer', event, reference };
 }

@@ -26,10 +26,20 @@ export interface TransferRequest {
   narration: string;
   /** Aborted when the worker is shutting down; the call is abandoned, not failed. */
   signal?: AbortSignal;
+  /**
+   * Called right before the request that moves money leaves: from then on the
+   * rail may hold the transfer, whatever happens to this call. Checks the rail
+   * makes before it (a name lookup, a recipient) do not call it.
+   */
+  onSend?: () => void;
 }
 
-/** completed: money left; failed: the rail refused it (nothing left); pending: accepted, outcome later. */
-export type TransferStatus = 'completed' | 'failed' | 'pending';
+/**
+ * completed: money left; failed: the rail refused it (nothing left); pending:
+ * accepted, outcome later; reversed: it had left and the bank returned it
+ * (answered by verify, and by a rail's notification).
+ */
+export type TransferStatus = 'completed' | 'failed' | 'pending' | 'reversed';
 
 export interface TransferResult {
   status: TransferStatus;

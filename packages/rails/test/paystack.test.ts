@@ -132,6 +132,27 @@ test('a resent reference Paystack already holds answers from verify, not a secon
   expect([...standIn.transfers.keys()].filter((k) => k === req.reference)).toHaveLength(1);
 });
 
+test('a "duplicate reference" that verify cannot find yet is an unknown outcome (the rail has the reference), never a failure', async () => {
+  const req = request('0123456789');
+  await rail.transfer(req);
+  standIn.options.hideFromVerify = true;
+  try {
+    const again = await rail.transfer(req).catch((e) => e);
+    expect(again).toBeInstanceOf(RailError);
+    expect(again).toMatchObject({ status: 502, maybeSent: true });
+  } finally {
+    standIn.options.hideFromVerify = false;
+  }
+});
+
+test('the transfer says when the request that moves money leaves (onSend), and only then', async () => {
+  const sent: string[] = [];
+  await rail.transfer(request('0123456789', { onSend: () => sent.push('ok') }));
+  await rail.transfer(request('0123456789', { bankCode: null, onSend: () => sent.push('no bank code') }));
+  await rail.transfer(request('9999999999', { accountName: null, onSend: () => sent.push('unresolvable') }));
+  expect(sent).toEqual(['ok']);
+});
+
 test('without a secret every call is 503 not configured; a refused secret is 503 too', async () => {
   const unconfigured = createPaystackRail({ baseUrl: standIn.url, timeoutMs: 300 });
   const before = standIn.requests.length;

@@ -4,7 +4,18 @@
 import { randomBytes } from 'node:crypto';
 import { Decimal, loadConfig } from '@cowrie/core';
 import { countingStatements, createTestEnv, type TestEnv } from '@cowrie/testing';
-import { RailError, RailInputError, SANDBOX_BANKS, createRails, createSandboxRail, sandboxAccountName, sandboxTransferCalls, type PayoutRail } from '../src';
+import {
+  RailError,
+  RailInputError,
+  SANDBOX_BANKS,
+  createRails,
+  createSandboxRail,
+  returnSandboxTransfer,
+  sandboxAccountName,
+  sandboxTransferCalls,
+  sendDueSandboxReversals,
+  type PayoutRail,
+} from '../src';
 
 let env: TestEnv;
 let rail: PayoutRail;
@@ -61,6 +72,29 @@ test('transfers sent at once are recorded by one statement; a reference sent twi
   expect(answers[5]).toEqual(answers[0]);
   expect(await sandboxTransferCalls(env.sql, requests[0]!.reference)).toBe(2);
   expect(await sandboxTransferCalls(env.sql, requests[1]!.reference)).toBe(1);
+});
+
+test('returnSandboxTransfer: the bank returns a completed transfer now (verify answers reversed, its notice once), never a failed or unknown one', async () => {
+  const req = request('0123456789');
+  await rail.transfer(req);
+  const notice = await returnSandboxTransfer(env.sql, req.reference);
+  expect(notice).toEqual({ reference: req.reference, payload: { event: 'transfer.reversed', data: expect.objectContaining({ status: 'reversed' }) } });
+  await expect(rail.verifyTransfer(req.reference)).resolves.toMatchObject({ status: 'reversed' });
+  // The due-reversal loop sends its notice once, and a second return changes nothing it has sent.
+  const notified: string[] = [];
+  await sendDueSandboxReversals(env.sql, async (r) => void notified.push(r.reference), { now: new Date(Date.now() + 1000) });
+  expect(notified).toContain(req.reference);
+  await expect(returnSandboxTransfer(env.sql, req.reference)).resolves.toMatchObject({ reference: req.reference });
+  notified.length = 0;
+  await sendDueSandboxReversals(env.sql, async (r) => void notified.push(r.reference), { now: new Date(Date.now() + 1000) });
+  expect(notified).not.toContain(req.reference);
+  await expect(rail.verifyTransfer(req.reference)).resolves.toMatchObject({ status: 'reversed' });
+
+  const failed = request('0000000001');
+  await rail.transfer(failed);
+  await expect(returnSandboxTransfer(env.sql, failed.reference)).resolves.toBeNull();
+  await expect(rail.verifyTransfer(failed.reference)).resolves.toMatchObject({ status: 'failed' });
+  await expect(returnSandboxTransfer(env.sql, 'snd_never_sent')).resolves.toBeNull();
 });
 
 test('resolve: a stable name from the number at a listed bank; anything else is refused input', async () => {

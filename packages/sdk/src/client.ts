@@ -207,4 +207,20 @@ export class CowrieClient {
   /** A page of transactions; pass `meta.next_cursor` back as `cursor` for the next. */
   readonly transactions = { list: (query: QueryParams<'listTransactions'> = {}, o?: CallOptions) => this.call('listTransactions', { query }, o) };
   readonly recipients = { list: (o?: CallOptions) => this.data('listRecipients', {}, o) };
+
+  /**
+   * Test keys (`ck_test_`) only; a live key gets 404 `not_found`. What the
+   * test side's sandbox would otherwise need a payer, a phone, a bank or an
+   * event for, through the path the real thing takes.
+   */
+  readonly testHelpers = {
+    /** A sandbox bank transfer into one of the workspace's test reserved accounts or collections. */
+    transferIn: (body: RequestBody<'testTransferIn'>, o?: CallOptions) => this.data('testTransferIn', { body }, o),
+    /** The code the sandbox sent for a verification. */
+    verificationCode: (reference: string, o?: CallOptions) => this.data('testVerificationCode', { path: { reference } }, o),
+    /** The sandbox bank returns a completed payout: it becomes `reversed`, the money back once. */
+    reverseTransfer: (reference: string, o?: CallOptions) => this.data('testReverseTransfer', { path: { reference } }, o),
+    /** A sample event sent to the test side's endpoints subscribed to it. */
+    triggerWebhook: (event: RequestBody<'testTriggerWebhook'>['event'], o?: CallOptions) => this.data('testTriggerWebhook', { body: { event } }, o),
+  };
 }

@@ -11,6 +11,9 @@ export {
   webhookSignatureHeader,
   SIGNATURE_HEADER,
   DEFAULT_SIGNATURE_TOLERANCE_SECONDS,
+  standardWebhooksSecret,
+  standardWebhooksSignatureHeader,
+  STANDARD_WEBHOOKS_HEADERS,
   type VerifyWebhookSignatureOptions,
   type ParsedSignatureHeader,
 } from '@cowrie/webhooks/src/signature';

@@ -1,16 +1,16 @@
 // Risk: the SDK pays twice or lies about types: a retry that sends a new
 // Idempotency-Key (a second execution), a README example that no longer runs,
 // types generated from a stale document.
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { closeGatewayDeps, createApp, createGatewayDeps, type GatewayDeps } from '@cowrie/gateway';
 import { startPayoutWorker, type RunningPayoutWorker } from '@cowrie/payout-worker';
-import { createTestEnv, createWorkspaceWithKey, listenGateway, type RunningGateway, type TestEnv, fundWallet } from '@cowrie/testing';
+import { createKeyFor, createTestEnv, createWorkspaceWithKey, listenGateway, type RunningGateway, type TestEnv, fundWallet } from '@cowrie/testing';
 import { webhookSignatureHeader } from '@cowrie/webhooks';
-import { CowrieApiError, CowrieClient, verifyWebhookSignature } from '../src';
+import { CowrieApiError, CowrieClient, standardWebhooksSecret, standardWebhooksSignatureHeader, verifyWebhookSignature } from '../src';
 import { quickstart } from '../examples/quickstart';
 
 let env: TestEnv;
@@ -144,6 +144,30 @@ test('the webhook signature verifier is exported', () => {
   const header = webhookSignatureHeader(secret, Math.floor(Date.now() / 1000), rawBody);
   expect(verifyWebhookSignature({ rawBody, header, secret })).toBe(true);
   expect(verifyWebhookSignature({ rawBody: rawBody + ' ', header, secret })).toBe(false);
+});
+
+test('the Standard Webhooks form of a secret and signature are exported: whsec_ is the same key', () => {
+  const secret = 'a'.repeat(64);
+  const whsec = standardWebhooksSecret(secret);
+  expect(whsec).toBe(`whsec_${Buffer.from(secret).toString('base64')}`);
+  const key = Buffer.from(whsec.slice('whsec_'.length), 'base64');
+  const expected = createHmac('sha256', key).update('d1.1795000000.{}').digest('base64');
+  expect(standardWebhooksSignatureHeader(secret, 'd1', 1795000000, '{}')).toBe(`v1,${expected}`);
+});
+
+test('the test helpers, with a test key: a transfer in, a payout reversed, a sample event; a live key gets not_found', async () => {
+  const testKey = await createKeyFor(env.db, workspaceId, 'test');
+  const test = new CowrieClient({ baseUrl: gateway.url, apiKey: testKey });
+  const account = await test.reservedAccounts.create({ customer_name: 'Ada Obi', customer_email: 'ada@example.com' });
+  const paid = await test.testHelpers.transferIn({ account_number: account.account.account_number, amount: 3000 });
+  expect(paid).toMatchObject({ status: 'credited', amount: '3000.000000', reserved_account_id: account.id });
+  const sent = await test.transfers.create({ currency: 'NGN', amount: 1000, account_number: '0123456789', bank_code: '058' });
+  expect(await test.testHelpers.reverseTransfer(sent.reference)).toMatchObject({ reference: sent.reference, status: 'reversed' });
+  expect(await test.balances.list()).toContainEqual(expect.objectContaining({ currency: 'NGN', available: '3000.000000' }));
+  expect(await test.testHelpers.triggerWebhook('collection.successful')).toMatchObject({ event: 'collection.successful', endpoints: 0 });
+  await expect(test.testHelpers.verificationCode('00000000-0000-4000-8000-000000000000')).rejects.toMatchObject({ status: 404, code: 'not_found' });
+  const live = new CowrieClient({ baseUrl: gateway.url, apiKey });
+  await expect(live.testHelpers.triggerWebhook('collection.successful')).rejects.toMatchObject({ status: 404, code: 'not_found', attempts: 1 });
 });
 
 test('the SDK types come from the document the gateway serves today', async () => {

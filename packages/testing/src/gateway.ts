@@ -25,6 +25,10 @@ export async function listenGateway<D extends { logger: unknown }>(
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
+  // As the gateway's main sets it: a client's idle keep-alive connection is
+  // never closed under it (with Node's 5 s, a test that paused longer on a
+  // busy machine met ECONNRESET reusing one).
+  server.keepAliveTimeout = 65_000;
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,

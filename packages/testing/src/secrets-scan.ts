@@ -26,6 +26,7 @@ export function rememberSecret(value: string): void {
 const SECRET_SHAPES: Array<{ what: string; shape: RegExp }> = [
   { what: 'an API key', shape: /ck_(?:live|test)_[0-9a-f]{16}_[A-Za-z0-9_-]{43}/ },
   { what: 'a session token', shape: /eyJ[A-Za-z0-9_-]+\.eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{20,}/ },
+  { what: 'a webhook secret in Standard Webhooks form', shape: /whsec_[A-Za-z0-9+/]{40,}/ },
   { what: 'a one-time code', shape: /"code"\s*:\s*"\d{4,8}"|verification code is \d{4,8}/ },
 ];
 
@@ -51,7 +52,8 @@ interface ScanTarget {
  * its whole database (pg_dump), every Redis key it owns (each value read by
  * type, job data included) and every line its logger wrote. The secrets: the
  * remembered ones, the secret-bearing configuration variables, each webhook
- * endpoint's secret (unsealed here to be looked for), and the shapes above.
+ * endpoint's secret and the previous one of a roll (unsealed here to be looked
+ * for), and the shapes above.
  */
 export async function scanForSecrets(target: ScanTarget): Promise<SecretLeak[]> {
   const known = new Map<string, string>();
@@ -89,11 +91,12 @@ export async function scanForSecrets(target: ScanTarget): Promise<SecretLeak[]> 
 }
 
 async function webhookSecrets(db: PrismaClient, encryptionKey: string): Promise<string[]> {
-  const rows = await db.webhookEndpoint.findMany({ select: { secretEncrypted: true } });
+  const rows = await db.webhookEndpoint.findMany({ select: { secretEncrypted: true, previousSecretEncrypted: true } });
   const secrets: string[] = [];
-  for (const { secretEncrypted } of rows) {
+  for (const sealed of rows.flatMap((row) => [row.secretEncrypted, row.previousSecretEncrypted])) {
+    if (!sealed) continue;
     try {
-      secrets.push(decryptSecret(secretEncrypted, encryptionKey));
+      secrets.push(decryptSecret(sealed, encryptionKey));
     } catch {
       // A row a test wrote by hand with a placeholder: there is nothing to look for.
     }

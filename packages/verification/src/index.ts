@@ -11,3 +11,5 @@ export * from './check-verification';
 export * from './deliver-verification';
 export * from './providers';
 export * from './queue';
+export * from './sandbox-code';
+export * from './samples';

@@ -2,7 +2,7 @@ import { decryptSecret, type Logger } from '@cowrie/core';
 import { serialiseWebhookBody, webhookBodyFromStored } from './deliveries';
 import type { DeliveryStore, DispatchKey } from './delivery-store';
 import type { AttemptResult, WebhookHttpClient } from './http-client';
-import { webhookSignatureHeader } from './signature';
+import { STANDARD_WEBHOOKS_HEADERS, standardWebhooksSignatureHeader, webhookSignatureHeader } from './signature';
 
 /**
  * Interface: Retries. Three attempts, waiting 0, 500 and 1500 ms before each:
@@ -52,8 +52,8 @@ export const NOT_SENT_ENDPOINT_INACTIVE = 'Not sent: the endpoint was switched o
 
 /**
  * Dispatches one pending delivery: the same body bytes and X-Cowrie-Delivery
- * on every attempt, a fresh signature timestamp per attempt, up to three
- * attempts, then one final outcome on its log row. A row that already has an
+ * (and webhook-id) on every attempt, a fresh signature timestamp per attempt,
+ * up to three attempts, then one final outcome on its log row. A row that already has an
  * outcome is never sent again, so a replayed job changes nothing.
  */
 export async function deliverWebhook(opts: DeliverWebhookOptions): Promise<DeliverOutcome> {
@@ -90,19 +90,20 @@ export async function deliverWebhook(opts: DeliverWebhookOptions): Promise<Deliv
   for (const delay of WEBHOOK_RETRY_DELAYS_MS) {
     if (delay > 0) await sleep(delay);
     attempts += 1;
-    const timestamp = Math.floor(now().getTime() / 1000);
+    const sentAt = now().getTime();
+    const timestamp = Math.floor(sentAt / 1000);
+    const secrets =
+      previousSecretEncrypted && sentAt < previousUntil ? [...signingSecrets, decryptSecret(previousSecretEncrypted, opts.encryptionKey)] : signingSecrets;
     headers = {
       'content-type': 'application/json',
       'user-agent': USER_AGENT,
       'x-cowrie-event': row.event,
       'x-cowrie-delivery': row.deliveryId,
-      'x-cowrie-signature': webhookSignatureHeader(
-        previousSecretEncrypted && now().getTime() < previousUntil
-          ? [...signingSecrets, decryptSecret(previousSecretEncrypted, opts.encryptionKey)]
-          : signingSecrets,
-        timestamp,
-        body,
-      ),
+      'x-cowrie-signature': webhookSignatureHeader(secrets, timestamp, body),
+      // Standard Webhooks: the same delivery id, timestamp and secrets.
+      [STANDARD_WEBHOOKS_HEADERS.id]: row.deliveryId,
+      [STANDARD_WEBHOOKS_HEADERS.timestamp]: String(timestamp),
+      [STANDARD_WEBHOOKS_HEADERS.signature]: standardWebhooksSignatureHeader(secrets, row.deliveryId, timestamp, body),
     };
     last = await opts.http.post(row.endpoint.url, body, headers);
     if (last.kind === 'response' && last.statusCode >= 200 && last.statusCode < 300) break;

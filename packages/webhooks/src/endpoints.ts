@@ -5,6 +5,7 @@ import type { DbOrTx, Prisma, PrismaClient } from '@cowrie/db';
 import { findAddressRefusal, type AddressPolicy } from './address-policy';
 import { resolveAllowedAddresses, systemResolver, type Resolver } from './guarded-lookup';
 import { ALL_EVENTS } from './events';
+import { standardWebhooksSecret } from './signature';
 
 /** Interface: Limits (Webhook URL). */
 export const WEBHOOK_URL_MAX_LENGTH = 512;
@@ -135,12 +136,24 @@ export interface CreateWebhookEndpointOptions extends UrlCheckOptions {
 }
 
 /**
+ * A new secret as its one answer shows it: the 64-hex string (the key of
+ * X-Cowrie-Signature) and the same key in Standard Webhooks form (whsec_…,
+ * for webhook-signature and that standard's libraries).
+ */
+export interface ShownWebhookSecret {
+  secret: string;
+  standard_webhooks_secret: string;
+}
+
+const shownWebhookSecret = (secret: string): ShownWebhookSecret => ({ secret, standard_webhooks_secret: standardWebhooksSecret(secret) });
+
+/**
  * Creates an endpoint; the answer is the only place the secret ever appears.
  * A workspace has at most `maxEndpoints`: counted and created under a lock on
  * the workspace, so concurrent creations cannot pass it (the URL's DNS check
  * runs before, outside the transaction).
  */
-export async function createWebhookEndpoint(db: PrismaClient, opts: CreateWebhookEndpointOptions): Promise<WebhookEndpointView & { secret: string }> {
+export async function createWebhookEndpoint(db: PrismaClient, opts: CreateWebhookEndpointOptions): Promise<WebhookEndpointView & ShownWebhookSecret> {
   await assertWebhookUrlAllowed(opts.input.url, opts);
   const secret = generateWebhookSecret();
   const row = await db.$transaction(async (tx) => {
@@ -161,7 +174,7 @@ export async function createWebhookEndpoint(db: PrismaClient, opts: CreateWebhoo
       },
     });
   });
-  return { ...webhookEndpointView(row), secret };
+  return { ...webhookEndpointView(row), ...shownWebhookSecret(secret) };
 }
 
 /** The workspace's endpoints, oldest first. */
@@ -211,30 +224,45 @@ export async function deleteWebhookEndpoint(db: DbOrTx, opts: { workspaceId: num
 
 export const ZRollWebhookSecretRequest = z.object({ grace_seconds: rollGraceSecondsField('the old secret keeps signing beside the new one') });
 
+// A roll that keeps losing to concurrent rolls of the same endpoint gives up after this many reads (each loss means another roll landed).
+const ROLL_ATTEMPTS = 20;
+
 /**
  * Gives an endpoint a new secret (returned this once). For the grace period
  * every delivery is signed with both (`t=…,v1=<new>,v1=<old>`), so a receiver
  * switches secrets without missing a delivery; a grace of 0 drops the old one
  * now. A roll during another's grace period replaces the older secret: only
  * the last two ever sign.
+ *
+ * The write is conditional on the secret it read, so concurrent rolls of one
+ * endpoint apply one after the other: a roll that lost the race reads the
+ * winner's secret and rolls from it, so the winner's new secret becomes its
+ * previous one instead of vanishing (both answer 201, as two rolls a moment
+ * apart would).
  */
 export async function rollWebhookEndpointSecret(
   db: DbOrTx,
   opts: { workspaceId: number; id: number; graceSeconds: number; encryptionKey: string; now?: Date },
-): Promise<WebhookEndpointView & { secret: string; previous_secret_expires_at: string | null }> {
+): Promise<WebhookEndpointView & ShownWebhookSecret & { previous_secret_expires_at: string | null }> {
   const now = opts.now ?? new Date();
-  const current = await getWebhookEndpoint(db, opts.workspaceId, opts.id);
   const secret = generateWebhookSecret();
+  const secretEncrypted = encryptSecret(secret, opts.encryptionKey);
   const keepPrevious = opts.graceSeconds > 0;
   const expiresAt = keepPrevious ? new Date(now.getTime() + opts.graceSeconds * 1000) : null;
-  const updated = await db.webhookEndpoint.updateManyAndReturn({
-    where: { id: opts.id, workspaceId: opts.workspaceId },
-    data: {
-      secretEncrypted: encryptSecret(secret, opts.encryptionKey),
-      previousSecretEncrypted: keepPrevious ? current.secretEncrypted : null,
-      previousSecretExpiresAt: expiresAt,
-    },
+  for (let attempt = 0; attempt < ROLL_ATTEMPTS; attempt++) {
+    const current = await getWebhookEndpoint(db, opts.workspaceId, opts.id);
+    const updated = await db.webhookEndpoint.updateManyAndReturn({
+      where: { id: opts.id, workspaceId: opts.workspaceId, secretEncrypted: current.secretEncrypted },
+      data: {
+        secretEncrypted,
+        previousSecretEncrypted: keepPrevious ? current.secretEncrypted : null,
+        previousSecretExpiresAt: expiresAt,
+      },
+    });
+    if (updated[0]) return { ...webhookEndpointView(updated[0]), ...shownWebhookSecret(secret), previous_secret_expires_at: expiresAt?.toISOString() ?? null };
+    // Another roll changed the secret since it was read (or the endpoint is gone: the next read says so).
+  }
+  throw new AppError('idempotency_conflict', "This endpoint's secret is being rolled by other requests at the same moment; retry", {
+    details: { reason: 'concurrent_roll' },
   });
-  if (!updated[0]) throw endpointNotFound();
-  return { ...webhookEndpointView(updated[0]), secret, previous_secret_expires_at: expiresAt?.toISOString() ?? null };
 }

@@ -9,3 +9,4 @@ export * from './deliver';
 export * from './relay';
 export * from './delivery-store';
 export * from './queue';
+export * from './samples';

@@ -1,7 +1,15 @@
 // Risk: a receiver following our README cannot verify a genuine delivery, or
 // accepts a forged, altered or replayed one.
 import { createHmac } from 'node:crypto';
-import { computeWebhookSignature, parseWebhookSignatureHeader, verifyWebhookSignature, webhookSignatureHeader } from './signature';
+import {
+  computeStandardWebhooksSignature,
+  computeWebhookSignature,
+  parseWebhookSignatureHeader,
+  standardWebhooksSecret,
+  standardWebhooksSignatureHeader,
+  verifyWebhookSignature,
+  webhookSignatureHeader,
+} from './signature';
 import { generateWebhookSecret } from './endpoints';
 
 const secret = generateWebhookSecret();
@@ -93,4 +101,37 @@ test('several secrets sign one header, the first one first: a receiver holding e
   expect(verifyWebhookSignature({ rawBody: body, header, secret: 'new-secret', now: at })).toBe(true);
   expect(verifyWebhookSignature({ rawBody: body, header, secret: 'old-secret', now: at })).toBe(true);
   expect(verifyWebhookSignature({ rawBody: body, header, secret: 'other-secret', now: at })).toBe(false);
+});
+
+describe('Standard Webhooks', () => {
+  const id = '5d0c1f5e-8f2a-4b7e-9d55-1f0e0c3a9b21';
+
+  test('the whsec_ form is base64 of the very key bytes X-Cowrie-Signature uses (the 64-hex string as UTF-8)', () => {
+    const whsec = standardWebhooksSecret(secret);
+    expect(whsec).toMatch(/^whsec_[A-Za-z0-9+/]{86}==$/);
+    const key = Buffer.from(whsec.slice('whsec_'.length), 'base64');
+    expect(key.equals(Buffer.from(secret, 'utf8'))).toBe(true);
+    // X-Cowrie-Signature's digest, recomputed with the key a Standard Webhooks library decodes from whsec_.
+    expect(createHmac('sha256', key).update(`${t}.${rawBody}`).digest('hex')).toBe(computeWebhookSignature(secret, t, rawBody));
+  });
+
+  test('webhook-signature is v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">', () => {
+    const key = Buffer.from(standardWebhooksSecret(secret).slice('whsec_'.length), 'base64');
+    const expected = createHmac('sha256', key).update(`${id}.${t}.${rawBody}`).digest('base64');
+    expect(computeStandardWebhooksSignature(secret, id, t, rawBody)).toBe(expected);
+    expect(computeStandardWebhooksSignature(secret, id, t, Buffer.from(rawBody))).toBe(expected);
+    expect(standardWebhooksSignatureHeader(secret, id, t, rawBody)).toBe(`v1,${expected}`);
+    // The id and the timestamp are signed: another of either is another signature.
+    expect(computeStandardWebhooksSignature(secret, 'other', t, rawBody)).not.toBe(expected);
+    expect(computeStandardWebhooksSignature(secret, id, t + 1, rawBody)).not.toBe(expected);
+  });
+
+  test('several secrets give one v1 signature each, space-separated, the first secret first', () => {
+    const header = standardWebhooksSignatureHeader(['new-secret', 'old-secret'], id, t, rawBody);
+    expect(header).toMatch(/^v1,[A-Za-z0-9+/]{43}= v1,[A-Za-z0-9+/]{43}=$/);
+    expect(header.split(' ')).toEqual([
+      `v1,${computeStandardWebhooksSignature('new-secret', id, t, rawBody)}`,
+      `v1,${computeStandardWebhooksSignature('old-secret', id, t, rawBody)}`,
+    ]);
+  });
 });

@@ -1,6 +1,7 @@
-// The one implementation of X-Cowrie-Signature: the sender signs with it
-// (deliver.ts) and @cowrie/sdk bundles this very file as its receivers'
-// verifier (packages/sdk/scripts/build.ts). It imports nothing but Node's own
+// The one implementation of X-Cowrie-Signature and of the Standard Webhooks
+// signature sent beside it: the sender signs with it (deliver.ts) and
+// @cowrie/sdk bundles this very file as its receivers' verifier
+// (packages/sdk/scripts/build.ts). It imports nothing but Node's own
 // modules; the SDK's build fails if it ever does.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
@@ -85,4 +86,39 @@ export function verifyWebhookSignature(opts: VerifyWebhookSignatureOptions): boo
     if (timingSafeEqual(expected, Buffer.from(candidate, 'hex'))) match = true;
   }
   return match;
+}
+
+// Standard Webhooks (https://www.standardwebhooks.com), sent beside the
+// X-Cowrie-* headers on every delivery so receivers can use that standard's
+// libraries. Same HMAC key, same timestamp; another signed string and encoding.
+
+/** The Standard Webhooks headers, as their libraries read them (lower case). */
+export const STANDARD_WEBHOOKS_HEADERS = { id: 'webhook-id', timestamp: 'webhook-timestamp', signature: 'webhook-signature' } as const;
+
+/** The prefix of a Standard Webhooks secret. */
+export const STANDARD_WEBHOOKS_SECRET_PREFIX = 'whsec_';
+
+/**
+ * The endpoint secret in Standard Webhooks form: `whsec_` + the base64 of the
+ * HMAC key bytes. The key of both signatures is the 64-hex string's UTF-8
+ * bytes, so this is the same key material, spelled for those libraries
+ * (`new Webhook(whsec)` decodes it back to those bytes).
+ */
+export function standardWebhooksSecret(secret: string): string {
+  return STANDARD_WEBHOOKS_SECRET_PREFIX + Buffer.from(secret, 'utf8').toString('base64');
+}
+
+/** Base64 HMAC-SHA256 of `<id>.<timestamp>.` + the raw body bytes, keyed with the endpoint secret's UTF-8 bytes. */
+export function computeStandardWebhooksSignature(secret: string, id: string, timestamp: number, rawBody: string | Uint8Array): string {
+  return createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${id}.${timestamp}.`, 'utf8').update(toBuffer(rawBody)).digest('base64');
+}
+
+/**
+ * The webhook-signature value: `v1,<base64>` per secret, space-separated, the
+ * current secret first. During a secret roll's grace period the new and the
+ * old secrets both sign, and a receiver holding either verifies.
+ */
+export function standardWebhooksSignatureHeader(secrets: string | readonly string[], id: string, timestamp: number, rawBody: string | Uint8Array): string {
+  const list = typeof secrets === 'string' ? [secrets] : secrets;
+  return list.map((secret) => `v1,${computeStandardWebhooksSignature(secret, id, timestamp, rawBody)}`).join(' ');
 }

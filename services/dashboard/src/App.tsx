@@ -4,8 +4,10 @@ import { ApiKeys } from './pages/ApiKeys';
 import { Audit } from './pages/Audit';
 import { ChoosePassword } from './pages/ChoosePassword';
 import { Deposits } from './pages/Deposits';
+import { EnrolSecondFactor } from './pages/EnrolSecondFactor';
 import { Home } from './pages/Home';
 import { Payouts } from './pages/Payouts';
+import { Security } from './pages/Security';
 import { SignIn } from './pages/SignIn';
 import { Team } from './pages/Team';
 import { Transactions } from './pages/Transactions';
@@ -15,9 +17,10 @@ import { useSession } from './session';
 import { PageHeader } from './ui';
 
 export function App() {
-  const { token, passwordChangeRequired } = useSession();
+  const { token, passwordChangeRequired, mfaEnrolmentRequired } = useSession();
   if (!token) return <SignIn />;
   if (passwordChangeRequired) return <ChoosePassword />;
+  if (mfaEnrolmentRequired) return <EnrolSecondFactor />;
   return (
     <Layout>
       <Switch>
@@ -30,6 +33,7 @@ export function App() {
         <Route path="/webhooks" component={Webhooks} />
         <Route path="/team" component={Team} />
         <Route path="/audit" component={Audit} />
+        <Route path="/security" component={Security} />
         <Route path="/signin">
           <Redirect to="/" />
         </Route>

@@ -42,6 +42,7 @@ export function Layout({ children }: { children: ReactNode }) {
           <NavLink href="/api-keys">API keys</NavLink>
           <NavLink href="/webhooks">Webhooks</NavLink>
           <NavLink href="/team">Team</NavLink>
+          <NavLink href="/security">Security</NavLink>
           {(role === 'owner' || role === 'admin') && <NavLink href="/audit">Audit</NavLink>}
         </nav>
         <div className="topbar-actions">

@@ -1,6 +1,7 @@
 import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { ApiError, apiDownload, apiRequest, type Mode, type RequestOptions } from './api';
+import { StepUpDialog, type StepUpWith } from './StepUpDialog';
 
 // The session token lives in sessionStorage: it survives a reload of this tab,
 // not the tab itself, and no other tab or later visit reads it.
@@ -9,6 +10,7 @@ const MODE_KEY = 'cowrie.dashboard.mode';
 // Who signed in, and whether they must first replace a one-time password (this tab only, like the token).
 const EMAIL_KEY = 'cowrie.dashboard.email';
 const CHANGE_KEY = 'cowrie.dashboard.password-change';
+const ENROL_KEY = 'cowrie.dashboard.mfa-enrolment';
 
 interface SessionState {
   token: string | null;
@@ -19,14 +21,30 @@ interface SessionState {
   email: string | null;
   /** Signed in with a one-time password: nothing opens until they choose their own. */
   passwordChangeRequired: boolean;
+  /** An owner or admin without a second factor where one is required: nothing opens until they turn it on. */
+  mfaEnrolmentRequired: boolean;
+}
+
+/** What sign-in learnt of the user. */
+interface SignedInUser {
+  email: string | null;
+  passwordChangeRequired: boolean;
+  mfaEnrolmentRequired: boolean;
 }
 
 interface SessionApi extends SessionState {
-  signIn(token: string, user: { email: string | null; passwordChangeRequired: boolean }): void;
+  signIn(token: string, user: SignedInUser): void;
+  /** The second factor was turned on: the pages open. */
+  enrolled(): void;
   /** Forgets the session here (the server side is POST /auth/logout). */
   forget(reason?: string): void;
   setMode(mode: Mode): void;
-  /** A call with this session; a 401 ends it and returns to sign-in. */
+  /**
+   * A call with this session; a 401 ends it and returns to sign-in. A guarded
+   * change answered 403 step_up_required opens the step-up prompt, and once
+   * the user confirmed it is them, is sent again as it was (the same body and
+   * Idempotency-Key); dismissing the prompt fails the call.
+   */
   call<T>(method: string, path: string, options?: RequestOptions): Promise<{ data: T; meta: { request_id: string; next_cursor?: string | null } }>;
   /** A file (a CSV export) with this session; a 401 ends it as `call` does. */
   download(path: string): Promise<{ blob: Blob; filename: string }>;
@@ -59,13 +77,20 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     endedBecause: null,
     email: stored(EMAIL_KEY),
     passwordChangeRequired: stored(CHANGE_KEY) === 'yes',
+    mfaEnrolmentRequired: stored(ENROL_KEY) === 'yes',
   }));
+  // The open step-up prompt, and how the call that opened it goes on.
+  const [stepUp, setStepUp] = useState<{ with: StepUpWith; done: (confirmed: boolean) => void } | null>(null);
 
   const forget = useCallback(
     (reason?: string) => {
-      for (const key of [TOKEN_KEY, EMAIL_KEY, CHANGE_KEY]) store(key, null);
+      for (const key of [TOKEN_KEY, EMAIL_KEY, CHANGE_KEY, ENROL_KEY]) store(key, null);
       queryClient.clear();
-      setState((s) => ({ ...s, token: null, email: null, passwordChangeRequired: false, endedBecause: reason ?? null }));
+      setStepUp((open) => {
+        open?.done(false);
+        return null;
+      });
+      setState((s) => ({ ...s, token: null, email: null, passwordChangeRequired: false, mfaEnrolmentRequired: false, endedBecause: reason ?? null }));
     },
     [queryClient],
   );
@@ -81,7 +106,23 @@ export function SessionProvider({ children }: { children: ReactNode }) {
           store(CHANGE_KEY, 'yes');
           setState((s) => ({ ...s, passwordChangeRequired: true }));
         }
+        // An owner or admin whose second factor was reset (in another tab, or by an owner): turn it on first.
+        if (err instanceof ApiError && err.details.reason === 'mfa_enrolment_required') {
+          store(ENROL_KEY, 'yes');
+          setState((s) => ({ ...s, mfaEnrolmentRequired: true }));
+        }
         throw err;
+      }
+    };
+    /** Sends `request`; when it needs a fresh step-up, asks for one and sends it again, once. */
+    const withStepUp = async <R,>(request: () => Promise<R>): Promise<R> => {
+      try {
+        return await request();
+      } catch (err) {
+        if (!(err instanceof ApiError && err.status === 403 && err.details.reason === 'step_up_required')) throw err;
+        const confirmed = await new Promise<boolean>((done) => setStepUp({ with: err.details.step_up_with === 'code' ? 'code' : 'password', done }));
+        if (!confirmed) throw new ApiError(403, 'insufficient_scope', 'Not done: it needs you to confirm it is you first.', err.details);
+        return request();
       }
     };
     return {
@@ -90,7 +131,12 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         store(TOKEN_KEY, token);
         store(EMAIL_KEY, user.email);
         store(CHANGE_KEY, user.passwordChangeRequired ? 'yes' : null);
+        store(ENROL_KEY, user.mfaEnrolmentRequired ? 'yes' : null);
         setState((s) => ({ ...s, token, endedBecause: null, ...user }));
+      },
+      enrolled() {
+        store(ENROL_KEY, null);
+        setState((s) => ({ ...s, mfaEnrolmentRequired: false }));
       },
       forget,
       setMode(mode) {
@@ -98,14 +144,35 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         setState((s) => ({ ...s, mode }));
       },
       async call<T>(method: string, path: string, options?: RequestOptions) {
-        return endOn401(() => apiRequest<T>(state, method, path, options));
+        return endOn401(() => withStepUp(() => apiRequest<T>(state, method, path, options)));
       },
       async download(path: string) {
         return endOn401(() => apiDownload(state, path));
       },
     };
   }, [state, forget]);
-  return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
+  return (
+    <SessionContext.Provider value={value}>
+      {children}
+      {stepUp && state.token && (
+        <StepUpDialog
+          stepUpWith={stepUp.with}
+          send={async (body) => {
+            try {
+              await apiRequest(state, 'POST', '/auth/step-up', { body });
+            } catch (err) {
+              if (err instanceof ApiError && err.status === 401) forget(err.message);
+              throw err;
+            }
+          }}
+          onClose={(confirmed) => {
+            stepUp.done(confirmed);
+            setStepUp(null);
+          }}
+        />
+      )}
+    </SessionContext.Provider>
+  );
 }
 
 export function useSession(): SessionApi {

@@ -51,7 +51,7 @@ function Empty({ children }: { children: ReactNode }) {
 }
 
 /** Copies `value` to the clipboard, or selects it for a manual copy where the browser refuses. */
-function CopyButton({ value, label = 'Copy', fallbackSelect }: { value: string; label?: string; fallbackSelect?: () => void }) {
+export function CopyButton({ value, label = 'Copy', fallbackSelect }: { value: string; label?: string; fallbackSelect?: () => void }) {
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
   useEffect(() => {
     if (state === 'idle') return;
@@ -80,10 +80,23 @@ function CopyButton({ value, label = 'Copy', fallbackSelect }: { value: string; 
   );
 }
 
-/** A secret the API returns once: shown with a copy button until the user says it is stored. */
-export function SecretOnce({ label, value, children, onDone }: { label: string; value: string; children?: ReactNode; onDone: () => void }) {
+/** A secret the API returns once: shown with a copy button until the user says it is stored; `also`, the same secret in another form. */
+export function SecretOnce({
+  label,
+  value,
+  also,
+  children,
+  onDone,
+}: {
+  label: string;
+  value: string;
+  also?: { label: string; value: string; copyLabel: string };
+  children?: ReactNode;
+  onDone: () => void;
+}) {
   const id = useId();
   const input = useRef<HTMLInputElement>(null);
+  const alsoInput = useRef<HTMLInputElement>(null);
   useEffect(() => input.current?.focus(), []);
   return (
     <div className="secret" role="region" aria-label={label}>
@@ -93,6 +106,15 @@ export function SecretOnce({ label, value, children, onDone }: { label: string; 
         <input id={id} ref={input} className="mono" readOnly value={value} onFocus={(e) => e.currentTarget.select()} data-secret />
         <CopyButton value={value} fallbackSelect={() => input.current?.select()} />
       </div>
+      {also && (
+        <>
+          <label htmlFor={`${id}-also`}>{also.label}</label>
+          <div className="secret-row">
+            <input id={`${id}-also`} ref={alsoInput} className="mono" readOnly value={also.value} onFocus={(e) => e.currentTarget.select()} data-secret />
+            <CopyButton value={also.value} label={also.copyLabel} fallbackSelect={() => alsoInput.current?.select()} />
+          </div>
+        </>
+      )}
       {children}
       <Button onClick={onDone}>I have stored it</Button>
     </div>

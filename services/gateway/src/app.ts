@@ -11,6 +11,7 @@ import type { Lifecycle } from './http/lifecycle';
 import { RouteRegistry } from './http/route-registry';
 import { registerHealthRoutes } from './routes/health';
 import { registerAuthRoutes } from './routes/auth';
+import { registerMfaRoutes } from './routes/mfa';
 import { registerCatalogRoutes } from './routes/catalog';
 import { registerVerificationRoutes } from './routes/verifications';
 import { registerDepositRoutes } from './routes/deposits';
@@ -27,6 +28,7 @@ import { registerDashboardVerificationRoutes } from './routes/dashboard-verifica
 import { registerDashboardDepositRoutes } from './routes/dashboard-deposits';
 import { registerTeamRoutes } from './routes/team';
 import { registerAuditEventRoutes } from './routes/audit-events';
+import { registerTestHelperRoutes } from './routes/test-helpers';
 import { registerDocsRoutes, registerMetricsRoute, registerQueueBoard } from './routes/operations';
 
 export interface CreateAppOptions {
@@ -47,7 +49,13 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   app.disable('x-powered-by');
   // API responses are not cached by validators; hashing every body costs CPU.
   app.set('etag', false);
-  app.set('trust proxy', false);
+  // The client address (req.ip: sign-in limits, the operator pages' limit) is
+  // the socket's unless TRUST_PROXY names the proxies in front.
+  app.set('trust proxy', deps.config.TRUST_PROXY);
+  // Paths match in their own case only, as the route registry (the
+  // Idempotency-Key layer's lookup, metric labels) matches them: /API-KEYS/5/ROLL
+  // is not a route, rather than one served without the layer's checks.
+  app.set('case sensitive routing', true);
   app.set('query parser', 'simple');
   if (options.lifecycle) app.use(options.lifecycle.middleware());
   app.use(httpMetrics(deps.metrics, routes));
@@ -62,7 +70,7 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   const root = routes.on(app, '', { session: requireSession(deps), idempotency: idempotencyLayer(deps) });
   registerDocsRoutes(app, root);
 
-  const v1 = express.Router();
+  const v1 = express.Router({ caseSensitive: true });
   v1.use(requireApiKeyWithinBudget(deps), idempotencyLayer(deps));
   const api = routes.on(v1, '/v1');
   registerCatalogRoutes(api, deps);
@@ -72,6 +80,8 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   // One handler per payout action, for /v1 (API key) and the dashboard (session) alike.
   const payoutHandlers = createPayoutHandlers(deps);
   registerPayoutRoutes(api, deps, payoutHandlers);
+  // Test keys only: to a live key these routes do not exist (404).
+  registerTestHelperRoutes(api, deps);
   v1.use(notFoundHandler);
   app.use('/v1', v1);
 
@@ -79,6 +89,7 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   registerQueueBoard(app, deps);
   registerHealthRoutes(root, deps, { stopping: options.lifecycle?.isStopping });
   registerAuthRoutes(root, deps);
+  registerMfaRoutes(root, deps);
   registerWebhookRoutes(root, deps);
   registerApiKeyRoutes(root, deps);
   registerDashboardLedgerRoutes(root, deps);

@@ -5,6 +5,7 @@
 // webhook secret: the cleanup's secrets scan reads the whole database).
 import { randomUUID } from 'node:crypto';
 import { parse } from 'csv-parse/sync';
+import { generateSync } from 'otplib';
 import { createUserFor, createWorkspaceWithKey, rememberSecret } from '@cowrie/testing';
 import { call } from './start-test-gateway';
 import { fund, startPayoutStack } from './payout-stack';
@@ -233,6 +234,56 @@ test('each action of the dashboard is one row: who, on what, from which address 
   // One row per action: the replayed transfer, reads and refusals added none.
   expect(rows.filter((r) => r.action === 'payout.sent')).toHaveLength(2);
   expect(new Set(rows.map((r) => r.request_id)).size).toBe(rows.length);
+});
+
+test("the second factor is in the trail: enrolment, a wrong code and a recovery code at sign-in, a recovery code at step-up, turning it off, an owner's reset", async () => {
+  const b = await business('Audit MFA');
+  const email = `admin-${randomUUID().slice(0, 8)}@example.com`;
+  const admin = await createUserFor(stack.env.db, b.workspace.id, email);
+  await stack.env.db.dashboardUser.update({ where: { id: admin.id }, data: { role: 'admin' } });
+  const { token } = await signIn(email, admin.password);
+  /** The TOTP code of the step `steps` from now. */
+  const totp = (secret: string, steps = 0) => generateSync({ secret, epoch: Math.floor(Date.now() / 1000) + steps * 30 });
+  const enrol = async (as: string) => {
+    const secret = (await act('POST', '/auth/mfa/totp', { token: as })).body.data.secret as string;
+    rememberSecret(secret);
+    const confirmed = await act('POST', '/auth/mfa/totp/confirm', { token: as, body: { code: totp(secret) } });
+    expect(confirmed.status).toBe(200);
+    const codes = confirmed.body.data.recovery_codes as string[];
+    codes.forEach(rememberSecret);
+    return { secret, codes, confirmed };
+  };
+
+  const first = await enrol(token);
+  const challenge = (await act('POST', '/auth/login', { body: { email, password: admin.password } })).body.data.challenge as string;
+  const wrong = await act('POST', '/auth/login/mfa', { body: { challenge, code: 'aaaa-bbbb-cccc-dddd' } });
+  expect(wrong.status).toBe(401);
+  const byRecovery = await act('POST', '/auth/login/mfa', { body: { challenge, code: first.codes[0] } });
+  expect(byRecovery.status).toBe(200);
+  const session = byRecovery.body.data.token as string;
+  const steppedUp = await act('POST', '/auth/step-up', { token: session, body: { code: first.codes[1] } });
+  expect(steppedUp.status).toBe(200);
+  const off = await act('POST', '/auth/mfa/totp/disable', { token: session, body: { code: totp(first.secret, 1) } });
+  expect(off.status).toBe(200);
+  await enrol(session);
+  const reset = await act('DELETE', `/users/${admin.id}/mfa`, { token: b.token });
+  expect(reset.status).toBe(200);
+
+  const rows = await trail(b.token, '');
+  const of = (res: Res) => rows.filter((r) => r.request_id === requestIdOf(res)).map((r) => [r.action, r.object, r.details, r.actor.type, r.actor.user_id]);
+  const asAdmin = (action: string, details: Record<string, unknown> = {}) => [action, { type: 'user', id: String(admin.id) }, details, 'user', admin.id];
+  expect(of(first.confirmed)).toEqual([asAdmin('user.mfa_enrolled', { method: 'totp' })]);
+  expect(of(wrong)).toEqual([['user.sign_in_failed', { type: 'user', id: String(admin.id) }, { email }, 'anonymous', null]]);
+  // Signed in at the code step (not at the password step), with the recovery code used and the nine left.
+  expect(of(byRecovery)).toEqual([asAdmin('user.signed_in'), asAdmin('user.recovery_code_used', { remaining: 9 })]);
+  expect(of(steppedUp)).toEqual([asAdmin('user.recovery_code_used', { remaining: 8 })]);
+  expect(of(off)).toEqual([asAdmin('user.mfa_disabled', { method: 'totp' })]);
+  expect(of(reset)).toEqual([['user.mfa_reset', { type: 'user', id: String(admin.id) }, { email, had_second_factor: true }, 'user', b.owner.id]]);
+  // The password step that answered a challenge signed no one in.
+  expect(rows.filter((r) => r.action === 'user.signed_in' && r.actor.user_id === admin.id)).toHaveLength(2);
+  for (const row of rows.filter((r) => r.action.startsWith('user.mfa') || r.action === 'user.recovery_code_used')) {
+    expect(row).toMatchObject({ workspace_id: b.workspace.id, livemode: true, user_agent: USER_AGENT });
+  }
 });
 
 test('owners and admins read the trail (list and CSV); a member is 403, an API key or no session 401; one business only, whatever the mode', async () => {

@@ -121,7 +121,7 @@ describe('dashboard sessions', () => {
     expect(row.passwordHash).not.toContain(user.password);
   });
 
-  test('repeated failed logins for one email are limited', async () => {
+  test('repeated failed logins for one email from one address are limited (another address: signin-hardening.test.ts)', async () => {
     const { workspace } = await createWorkspaceWithKey(gw.env.db);
     const user = await createUserFor(gw.env.db, workspace.id, 'limited@example.com');
     const statuses: number[] = [];
@@ -174,7 +174,21 @@ describe('the session guard', () => {
       const login = await call(gw.url, 'POST', '/auth/login', { body: { email: user.email, password: user.password } });
       const good = await call(url, 'GET', '/probe', { token: login.body.data.token });
       expect(good.status).toBe(200);
-      const who = { userId: user.id, email: user.email, businessId: workspace.id, version: 0, role: 'owner', passwordChangeRequired: false };
+      const who = {
+        userId: user.id,
+        email: user.email,
+        businessId: workspace.id,
+        version: 0,
+        role: 'owner',
+        passwordChangeRequired: false,
+        mfaEnabled: false,
+        mfaEnrolmentRequired: false,
+        // The sign-in a moment ago counts as a step-up.
+        steppedUp: true,
+        sessionId: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/),
+        issuedAt: expect.any(String),
+        expiresAt: expect.any(String),
+      };
       expect(good.body.data).toEqual({ ...who, workspaceId: workspace.id, mode: 'live' });
       // Cowrie-Mode: test manages the business's test side.
       const testSide = await call(url, 'GET', '/probe', { token: login.body.data.token, headers: { 'cowrie-mode': 'test' } });

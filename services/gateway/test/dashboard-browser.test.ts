@@ -73,11 +73,14 @@ test(
     await screenshotBothWidths(page, 'webhooks-add');
     await page.getByRole('button', { name: 'Add endpoint' }).click();
     const shown = page.getByRole('region', { name: `Signing secret for ${url}` });
-    await shown.getByRole('button', { name: 'Copy' }).click();
+    await shown.getByRole('button', { name: 'Copy', exact: true }).click();
     await shown.getByRole('button', { name: 'Copied' }).waitFor();
     const secret = await clipboard();
     expect(secret).toMatch(/^[0-9a-f]{64}$/);
-    expect(await shown.getByRole('textbox').inputValue()).toBe(secret);
+    expect(await shown.getByRole('textbox', { name: `Signing secret for ${url}` }).inputValue()).toBe(secret);
+    // Beside it, the same key in Standard Webhooks form.
+    const standard = shown.getByRole('textbox', { name: /Standard Webhooks/ });
+    expect(await standard.inputValue()).toBe(`whsec_${Buffer.from(secret, 'utf8').toString('base64')}`);
     await screenshotBothWidths(page, 'webhooks-secret');
     await shown.getByRole('button', { name: 'I have stored it' }).click();
     // Gone once stored: the page keeps no copy to show again.
@@ -107,9 +110,10 @@ test(
     await endpoint.getByRole('button', { name: 'Roll secret' }).click();
     const rolled = page.getByRole('region', { name: `New signing secret for ${url}` });
     await expectText(rolled, 'every delivery carries two signatures');
-    const newSecret = await rolled.getByRole('textbox').inputValue();
+    const newSecret = await rolled.getByRole('textbox', { name: `New signing secret for ${url}` }).inputValue();
     expect(newSecret).toMatch(/^[0-9a-f]{64}$/);
     expect(newSecret).not.toBe(secret);
+    expect(await rolled.getByRole('textbox', { name: /Standard Webhooks/ }).inputValue()).toBe(`whsec_${Buffer.from(newSecret, 'utf8').toString('base64')}`);
     await rolled.getByRole('button', { name: 'I have stored it' }).click();
     await endpoint.getByRole('button', { name: 'Send test ping' }).click();
     // The first ping's result is on the page until this one's replaces it: wait for the receiver instead.
@@ -267,6 +271,38 @@ test(
     // The events it produced (GET /transactions/:reference), read when the detail opens.
     await expectText(rows.first(), 'transfer.failed');
     await screenshotBothWidths(page, 'transactions-detail');
+  },
+  FLOW_TIMEOUT_MS,
+);
+
+test(
+  'a reversed transfer shows reversed, and its reversal credit and the payout link to each other',
+  async () => {
+    // The sandbox bank returns a transfer to 0000000003 about 2 s after it completed.
+    const sent = await call(gw.url, 'POST', '/v1/transfers', {
+      token: apiKey,
+      body: { currency: 'NGN', amount: 3, account_number: '0000000003', bank_code: '058', account_name: 'Ada Obi' },
+    });
+    expect(sent.body.data.status).toBe('completed');
+    const reference: string = sent.body.data.reference;
+    await waitFor(async () => (await gw.env.db.ledgerTransaction.findFirst({ where: { reference, status: 'reversed' } })) !== null, 15_000);
+
+    // A fresh load: no filter left from before.
+    await page.goto('/dashboard/transactions');
+    await page.getByRole('heading', { level: 1, name: 'Transactions' }).waitFor();
+    const rows = page.getByRole('table', { name: 'Transactions' }).locator('tbody tr');
+    // Newest first: the reversal credit, then the payout it gives back.
+    await expectText(rows.first(), 'Gives back');
+    await expectText(rows.first(), reference);
+    const payout = rows.filter({ hasText: 'Reversed: the money came back as' });
+    await expectText(payout, 'reversed');
+    await screenshotBothWidths(page, 'transactions-reversal');
+    // The credit's link opens the ledger searched for the payout: the payout and its reversal (whose key names it), nothing else.
+    await rows.first().getByRole('link', { name: reference }).click();
+    await expectCount(rows, 2);
+    await expectText(rows.nth(1), 'reversed');
+    await expectText(rows.nth(1), reference);
+    await expect(page.getByLabel('Search').inputValue()).resolves.toBe(reference);
   },
   FLOW_TIMEOUT_MS,
 );

@@ -38,6 +38,7 @@ function expectRefused(res: Awaited<ReturnType<typeof call>>, limit: number) {
   expect(res.status).toBe(429);
   expect(res.body.error).toMatchObject({ code: 'rate_limited', details: { limit, retry_after_seconds: expect.any(Number) } });
   expect(res.body.error.details.retry_after_seconds).toBeGreaterThan(0);
+  expect(res.headers.get('retry-after')).toBe(String(res.body.error.details.retry_after_seconds));
 }
 
 test('a dashboard session has a request budget (DASHBOARD_RATE_LIMIT per 60 s), with the budget headers; another session has its own', async () => {

@@ -182,3 +182,23 @@ test('a key without the route scope is refused before a replay: it never sees th
   // The key with the scope still gets its replay.
   expect((await post(body, 'scoped-key', full, '/v1/deposits')).body.data).toEqual(first.body.data);
 });
+
+test('an answer of a route the registry does not know (it cannot say the answer holds no secret) is stored sealed, and replays as it was sent', async () => {
+  const first = await post({ secret: 'an answer that might hold one' }, 'unknown-route-sealed');
+  expect(first.status).toBe(201);
+  const record = await gw.env.db.idempotencyRecord.findFirstOrThrow({ where: { key: 'unknown-route-sealed' } });
+  expect(Object.keys(record.responseBody as object)).toEqual(['sealed']);
+  expect(JSON.stringify(record.responseBody)).not.toContain('an answer that might hold one');
+  const replay = await post({ secret: 'an answer that might hold one' }, 'unknown-route-sealed');
+  expect([replay.status, replay.headers.get('idempotent-replayed'), replay.headers.get('cache-control')]).toEqual([201, 'true', 'no-store']);
+  expect(replay.body.data).toEqual(first.body.data);
+  expect(executions).toBe(1);
+});
+
+test('a registered route known to answer no secret is stored as it is', async () => {
+  const { key: k } = await createWorkspaceWithKey(gw.env.db);
+  const body = { channel: 'collection_va', amount: 2500, reference: 'plain-record' };
+  expect((await post(body, 'plain-record', k, '/v1/deposits')).status).toBe(201);
+  const record = await gw.env.db.idempotencyRecord.findFirstOrThrow({ where: { key: 'plain-record' } });
+  expect(record.responseBody).toMatchObject({ data: { channel: 'collection_va', status: 'pending' } });
+});

@@ -135,8 +135,9 @@ export class OpenApiContract {
   /**
    * Throws unless a request Cowrie sent to a webhook endpoint is a documented
    * webhook: its X-Cowrie-Event names one, its body matches that event's
-   * schema, and its headers are the documented ones (each Cowrie header sent
-   * is documented, each required one is sent, and each value matches).
+   * schema, and its headers are the documented ones (each Cowrie or Standard
+   * Webhooks header sent is documented, each required one is sent, and each
+   * value matches).
    */
   checkWebhook(request: { headers: IncomingHttpHeaders; rawBody: Buffer }): void {
     const event = String(request.headers['x-cowrie-event']);
@@ -149,7 +150,7 @@ export class OpenApiContract {
     }
     const headers = this.webhookHeaders(event);
     const documented = new Set(headers.map((h) => h.name.toLowerCase()));
-    const undocumented = Object.keys(request.headers).filter((name) => name.startsWith('x-cowrie-') && !documented.has(name));
+    const undocumented = Object.keys(request.headers).filter((name) => /^(x-cowrie|webhook)-/.test(name) && !documented.has(name));
     if (undocumented.length) throw new Error(`the ${event} webhook sends headers the document does not name: ${undocumented.join(', ')}`);
     for (const header of headers) {
       const value = request.headers[header.name.toLowerCase()];

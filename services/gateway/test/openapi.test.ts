@@ -3,9 +3,10 @@
 // list or whose body or headers differ, or a schema a client generator cannot
 // read. Every response below, and every webhook request the workers send, is
 // checked against the document the running gateway serves.
+import { generateSync } from 'otplib';
 import { Decimal, ERROR_STATUS } from '@cowrie/core';
 import { receiveInboundTransfer } from '@cowrie/deposits';
-import { createUserFor, createWorkspaceWithKey, rememberSecret, startHttpReceiver, type HttpReceiver } from '@cowrie/testing';
+import { createKeyFor, createUserFor, createWorkspaceWithKey, rememberSecret, startHttpReceiver, type HttpReceiver } from '@cowrie/testing';
 import { startVerificationWorker, type RunningVerificationWorker } from '@cowrie/verification-dispatcher';
 import { startWebhookWorker, type RunningWebhookWorker } from '@cowrie/webhook-sender';
 import { readSandboxMessages, sandboxOutbox } from '@cowrie/verification';
@@ -25,6 +26,10 @@ let contract: OpenApiContract;
 let apiKey: string;
 let readOnlyKey: string;
 let session: string;
+let owner: { email: string; password: string };
+
+/** Steps the file's session up (it may have signed in more than STEP_UP_SECONDS ago on a slow run): guarded changes answer it. */
+const steppedUp = () => api('POST', '/auth/step-up', { token: session, body: { password: owner.password } });
 
 /** A call whose answer must be one the document describes, body and status. */
 async function api(method: string, path: string, opts: Parameters<typeof call>[3] = {}) {
@@ -50,6 +55,7 @@ beforeAll(async () => {
   workspaceId = workspace.id;
   readOnlyKey = (await createWorkspaceWithKey(gw.env.db, { name: 'Reader', scopes: ['read'] })).key;
   const user = await createUserFor(gw.env.db, workspace.id);
+  owner = user;
   const doc = await call(gw.url, 'GET', '/v1/openapi.json');
   expect(doc.status).toBe(200);
   contract = new OpenApiContract(doc.body);
@@ -151,6 +157,7 @@ test('deposits, collections and reserved accounts answer as documented', async (
 });
 
 test('self-service API keys answer as documented', async () => {
+  expect((await steppedUp()).status).toBe(200);
   const created = await api('POST', '/api-keys', { token: session, body: { name: 'Contract', scopes: ['read'] } });
   expect(created.status).toBe(201);
   await api('GET', '/api-keys', { token: session });
@@ -205,6 +212,40 @@ test('the audit trail answers as documented', async () => {
   expect((await api('GET', '/audit-events/export?action=api_key.created', { token: session })).status).toBe(200);
 });
 
+test('two-step sign-in, the step-up and the reset of a second factor answer as documented', async () => {
+  const member = await createUserFor(gw.env.db, workspaceId, 'contract.mfa@example.com');
+  await gw.env.db.dashboardUser.update({ where: { id: member.id }, data: { role: 'member' } });
+  const token = (await api('POST', '/auth/login', { body: { email: member.email, password: member.password } })).body.data.token;
+  expect((await api('GET', '/auth/mfa', { token })).body.data.totp_enabled).toBe(false);
+  const { secret } = (await api('POST', '/auth/mfa/totp', { token })).body.data;
+  rememberSecret(secret);
+  const now = Math.floor(Date.now() / 1000);
+  expect((await api('POST', '/auth/mfa/totp/confirm', { token, body: { code: '' } })).status).toBe(400);
+  const { recovery_codes } = (await api('POST', '/auth/mfa/totp/confirm', { token, body: { code: generateSync({ secret, epoch: now }) } })).body.data;
+  recovery_codes.forEach(rememberSecret);
+  const challenge = await api('POST', '/auth/login', { body: { email: member.email, password: member.password } });
+  expect(challenge.body.data.mfa_required).toBe(true);
+  expect((await api('POST', '/auth/login/mfa', { body: { challenge: challenge.body.data.challenge, code: '000000x' } })).status).toBe(401);
+  const signedIn = await api('POST', '/auth/login/mfa', {
+    body: { challenge: challenge.body.data.challenge, code: generateSync({ secret, epoch: now + 30 }) },
+  });
+  expect(signedIn.status).toBe(200);
+  expect((await api('POST', '/auth/step-up', { token, body: { code: recovery_codes[0] } })).status).toBe(200);
+  expect((await api('POST', '/auth/step-up', { token, body: { password: member.password } })).status).toBe(400);
+  expect((await api('POST', '/auth/mfa/totp/disable', { token, body: { code: recovery_codes[1] } })).status).toBe(200);
+  // Back on, then reset by the owner.
+  const again = (await api('POST', '/auth/mfa/totp', { token: signedIn.body.data.token })).body.data.secret;
+  rememberSecret(again);
+  const codes = (
+    await api('POST', '/auth/mfa/totp/confirm', { token: signedIn.body.data.token, body: { code: generateSync({ secret: again, epoch: now + 30 }) } })
+  ).body.data.recovery_codes;
+  codes.forEach(rememberSecret);
+  await steppedUp();
+  expect((await api('DELETE', `/users/${member.id}/mfa`, { token: signedIn.body.data.token })).status).toBe(403);
+  expect((await api('DELETE', `/users/${member.id}/mfa`, { token: session })).status).toBe(200);
+  expect((await api('DELETE', '/users/999999/mfa', { token: session })).status).toBe(404);
+});
+
 test("the session's balances and ledger answer as documented", async () => {
   await api('GET', '/balances', { token: session });
   await api('GET', '/transactions?limit=2', { token: session });
@@ -214,6 +255,7 @@ test("the session's balances and ledger answer as documented", async () => {
 });
 
 test("the session's payouts, bank lookup and beneficiaries answer as documented", async () => {
+  await steppedUp();
   await fund(gw.env.db, workspaceId, 'NGN', '1000');
   const bankCode = (await api('GET', '/banks', { token: session })).body.data[0].bankCode;
   const resolved = await api('POST', '/banks/resolve', { token: session, body: { account_number: '0123456789', bank_code: bankCode } });
@@ -229,6 +271,7 @@ test("the session's payouts, bank lookup and beneficiaries answer as documented"
 });
 
 test('webhook endpoint management and the delivery log answer as documented', async () => {
+  await steppedUp();
   const created = await api('POST', '/webhook-endpoints', { token: session, body: { url: `${receiver.url}/hook` } });
   const id = created.body.data.id;
   await api('GET', '/webhook-endpoints', { token: session });
@@ -279,6 +322,11 @@ test('payouts, bank lookup, beneficiaries and the ledger views answer as documen
   expect(
     (await api('POST', '/v1/transfers', { token: apiKey, body: { currency: 'NGN', amount: 10, account_number: '0000000002', bank_code: bankCode } })).status,
   ).toBe(502);
+  // Completed, then returned by the sandbox bank about 2 s later: transfer.reversed (waited for with the other events below).
+  expect(
+    (await api('POST', '/v1/transfers', { token: apiKey, body: { currency: 'NGN', amount: 10, account_number: '0000000003', bank_code: bankCode } })).body.data
+      .status,
+  ).toBe('completed');
   await api('POST', '/v1/transfers', { token: apiKey, body: { currency: 'NGN', amount: 10_000_000, account_number: '0123456789', bank_code: bankCode } });
   await api('POST', '/v1/transfers', { token: apiKey, body: { currency: 'USD', amount: 10, account_number: '0123456789', bank_code: bankCode } });
   const beneficiary = await api('POST', '/v1/beneficiaries', { token: apiKey, body: { account_number: '0987654321', bank_code: bankCode, currency: 'NGN' } });
@@ -289,6 +337,20 @@ test('payouts, bank lookup, beneficiaries and the ledger views answer as documen
   const page = await api('GET', '/v1/transactions?limit=2&type=debit&from=2026-01-01T00:00:00Z', { token: apiKey });
   await api('GET', `/v1/transactions?limit=2&cursor=${encodeURIComponent(page.body.meta.next_cursor)}`, { token: apiKey });
   await api('GET', '/v1/recipients', { token: apiKey });
+});
+
+test('the test helpers answer as documented, to a test key; a live key gets 404', async () => {
+  const testKey = await createKeyFor(gw.env.db, workspaceId, 'test');
+  const account = await api('POST', '/v1/reserved-accounts', { token: testKey, body: { customer_name: 'Ada Obi', customer_email: 'ada@example.com' } });
+  const number = account.body.data.account.account_number;
+  expect((await api('POST', '/v1/test_helpers/deposits/transfer_in', { token: testKey, body: { account_number: number, amount: 500 } })).status).toBe(201);
+  expect((await api('POST', '/v1/test_helpers/deposits/transfer_in', { token: apiKey, body: { account_number: number, amount: 500 } })).status).toBe(404);
+  const started = await api('POST', '/v1/verifications', { token: testKey, body: { channel: 'sms', destination: '+2348012345679' } });
+  expect((await api('GET', `/v1/test_helpers/verifications/${started.body.data.reference}/code`, { token: testKey })).status).toBe(200);
+  const sent = await api('POST', '/v1/transfers', { token: testKey, body: { currency: 'NGN', amount: 100, account_number: '0123456789', bank_code: '058' } });
+  expect((await api('POST', `/v1/test_helpers/transfers/${sent.body.data.reference}/reverse`, { token: testKey })).body.data.status).toBe('reversed');
+  expect((await api('POST', '/v1/test_helpers/webhooks/trigger', { token: testKey, body: { event: 'transfer.completed' } })).status).toBe(201);
+  expect((await api('POST', '/v1/test_helpers/webhooks/trigger', { token: testKey, body: { event: 'nope' } })).status).toBe(400);
 });
 
 test('the request budget 429 is documented too', async () => {

@@ -146,3 +146,50 @@ test('a deeply nested body sent with an Idempotency-Key is 400 naming the field,
   expect(withKey.body.error).toEqual(withoutKey.body.error);
   expect(withKey.body.error.details.field).toMatch(/^extra\.0\.0/);
 });
+
+test('a retry after the rail threw before accepting runs again: a new row and reference, the rail called again, its own answer (transfers and withdrawals)', async () => {
+  const { workspace, key } = await createWorkspaceWithKey(stack.env.db);
+  await fund(stack.env.db, workspace.id, 'NGN', '100');
+  const first = await transfer(key, { amount: 40, account_number: '0000000002' }, 'retry-after-502');
+  expect(first.status).toBe(502);
+  expect(first.body.error.details.transaction).toMatchObject({ status: 'failed' });
+  const retry = await transfer(key, { amount: 40, account_number: '0000000002' }, 'retry-after-502');
+  expect(retry.status).toBe(502);
+  expect(retry.body.error.details.transaction.id).not.toBe(first.body.error.details.transaction.id);
+  expect(retry.body.error.details.transaction.reference).not.toBe(first.body.error.details.transaction.reference);
+  const rows = await stack.env.db.ledgerTransaction.findMany({ where: { workspaceId: workspace.id, requestKey: 'retry-after-502' } });
+  expect(rows.map((r) => r.status)).toEqual(['failed', 'failed']);
+  // Each attempt reached the rail: each has its own dispatch, taken up once.
+  const dispatches = await stack.env.db.payoutDispatch.findMany({ where: { transactionId: { in: rows.map((r) => r.id) } } });
+  expect(dispatches.map((d) => d.attempts)).toEqual([1, 1]);
+
+  // A withdrawal to a beneficiary whose rail throws: the same.
+  const beneficiary = await call(stack.url, 'POST', '/v1/beneficiaries', {
+    token: key,
+    body: { name: 'Throws', account_number: '0000000002', bank_code: '058', currency: 'NGN' },
+  });
+  const withdraw = () =>
+    call(stack.url, 'POST', '/v1/withdrawals', {
+      token: key,
+      body: { currency: 'NGN', amount: 15, beneficiary_id: beneficiary.body.data.id },
+      headers: { 'Idempotency-Key': 'withdraw-after-502' },
+    });
+  const w1 = await withdraw();
+  const w2 = await withdraw();
+  expect([w1.status, w2.status]).toEqual([502, 502]);
+  expect(w2.body.error.details.transaction.reference).not.toBe(w1.body.error.details.transaction.reference);
+  const balances = await call(stack.url, 'GET', '/v1/balances', { token: key });
+  expect(balances.body.data.find((b: { currency: string }) => b.currency === 'NGN')).toMatchObject({ available: '100.000000', pending: '0.000000' });
+});
+
+test('a retry of a completed payout is its replay, even with the idempotency record gone: nothing is sent again', async () => {
+  const { workspace, key } = await createWorkspaceWithKey(stack.env.db);
+  await fund(stack.env.db, workspace.id, 'NGN', '100');
+  const first = await transfer(key, { amount: 10 }, 'completed-once');
+  expect(first.body.data.status).toBe('completed');
+  await stack.env.db.idempotencyRecord.deleteMany({ where: { workspaceId: workspace.id } });
+  const again = await transfer(key, { amount: 10 }, 'completed-once');
+  expect(again.status).toBe(201);
+  expect(again.body.data.id).toBe(first.body.data.id);
+  expect(await debits(workspace.id)).toBe(1);
+});

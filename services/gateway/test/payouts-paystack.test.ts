@@ -4,9 +4,12 @@
 // local Paystack stand-in. An outcome the rail cannot confirm stays unknown:
 // the API answers the provider error, the row stays processing with its hold,
 // and only the rail's answer (or a grace window of "not found") settles it.
+import { Decimal } from '@cowrie/core';
 import { findWallet } from '@cowrie/ledger';
+import { createTransfer, executePayout } from '@cowrie/payouts';
+import { createModeRails } from '@cowrie/rails';
 import { createWorkspaceWithKey, listenGateway, waitFor } from '@cowrie/testing';
-import { startPaystackStandIn, type PaystackStandIn } from '@cowrie/paystack/test/paystack-stand-in';
+import { paystackTransferEvent, startPaystackStandIn, type PaystackStandIn } from '@cowrie/paystack/test/paystack-stand-in';
 import { closeGatewayDeps, createGatewayDeps, type GatewayDeps } from '../src/deps';
 import { createApp } from '../src/app';
 import { call } from './start-test-gateway';
@@ -167,6 +170,45 @@ test('a timeout while verify is down too: 504 provider_error, the hold kept, set
   expect(await held(ws.id)).toBe('0.000000');
 });
 
+const transferWithKey = (account: string, idempotencyKey: string, token: string, amount = 25) =>
+  call(stack.url, 'POST', '/v1/transfers', {
+    token,
+    body: { currency: 'NGN', amount, account_number: account, bank_code: '058', account_name: 'Ada Obi' },
+    headers: { 'Idempotency-Key': idempotencyKey },
+  });
+
+test('Paystack down before it accepted anything: 502 with the failed row; the retry with the same Idempotency-Key runs again and completes', async () => {
+  const ws = await ownWorkspace();
+  standIn.options.mode = 'error_500';
+  let first;
+  try {
+    first = await transferWithKey('0123456789', 'paystack-retry-1', ws.key);
+  } finally {
+    standIn.options.mode = 'ok';
+  }
+  expect(first.status).toBe(502);
+  const failed = first.body.error.details.transaction;
+  expect(failed.status).toBe('failed');
+  expect(posts(failed.reference)).toBe(0);
+  const retry = await transferWithKey('0123456789', 'paystack-retry-1', ws.key);
+  expect(retry.status).toBe(201);
+  expect(retry.body.data).toMatchObject({ status: 'completed' });
+  expect(retry.body.data.reference).not.toBe(failed.reference);
+  expect(posts(retry.body.data.reference)).toBe(1);
+  expect(await held(ws.id)).toBe('0.000000');
+  expect((await findWallet(stack.env.db, ws.id, 'NGN'))!.balance.toFixed(6)).toBe('975.000000');
+});
+
+test('a retry of a payout whose outcome is unknown answers that payout and sends nothing again', async () => {
+  const ws = await ownWorkspace();
+  const first = await transferWithKey('0000000009', 'paystack-unknown-1', ws.key);
+  const row = expectOutcomeUnknown(first, 502);
+  const retry = await transferWithKey('0000000009', 'paystack-unknown-1', ws.key);
+  expect(retry.body.error.details.transaction.id).toBe(row.id);
+  expect(posts(row.reference)).toBe(1);
+  expect(await stack.env.db.ledgerTransaction.count({ where: { workspaceId: ws.id, type: 'debit' } })).toBe(1);
+});
+
 test('a pending transfer stays processing and the reconciler settles it when Paystack completes it', async () => {
   const ws = await ownWorkspace();
   const res = await transfer('0000000007', 3, ws.key);
@@ -180,6 +222,85 @@ test('a pending transfer stays processing and the reconciler settles it when Pay
   await waitFor(async () => (await statusOf(res.body.data.id)) === 'completed', 10_000);
   expect(posts(res.body.data.reference)).toBe(1);
   expect(await held(ws.id)).toBe('0.000000');
+});
+
+const notify = (event: string, reference: string, secret = standIn.secret) => {
+  const { rawBody, signature } = paystackTransferEvent(secret, event, standIn.transfers.get(reference) ?? { reference, status: 'reversed' });
+  return call(stack.url, 'POST', '/rails/paystack/notifications', {
+    rawBody,
+    headers: { 'x-paystack-signature': signature, 'content-type': 'application/json' },
+  });
+};
+
+test('transfer.reversed from Paystack (delivered twice): the completed payout becomes reversed and the wallet gets amount and fees back once', async () => {
+  const ws = await ownWorkspace();
+  const res = await transfer('0123456789', 80, ws.key);
+  expect(res.body.data.status).toBe('completed');
+  const reference = res.body.data.reference;
+  standIn.reverse(reference);
+  const first = await notify('transfer.reversed', reference);
+  const again = await notify('transfer.reversed', reference);
+  expect(first.status).toBe(200);
+  expect(first.body.data).toMatchObject({ received: true, kind: 'applied', outcome: 'reversed' });
+  expect(again.body.data).toMatchObject({ received: true, kind: 'applied', outcome: 'skipped' });
+  expect(await statusOf(res.body.data.id)).toBe('reversed');
+  expect((await findWallet(stack.env.db, ws.id, 'NGN'))!.balance.toFixed(6)).toBe('1000.000000');
+  expect(await stack.env.db.ledgerTransaction.count({ where: { workspaceId: ws.id, category: 'reversal' } })).toBe(1);
+  expect(await stack.env.db.outboxEvent.count({ where: { workspaceId: ws.id, event: 'transfer.reversed' } })).toBe(1);
+});
+
+test('a forged transfer.reversed (wrong signature) is 401 and changes nothing; one Paystack has not reversed changes nothing either', async () => {
+  const ws = await ownWorkspace();
+  const res = await transfer('0123456789', 30, ws.key);
+  const forged = await notify('transfer.reversed', res.body.data.reference, 'sk_test_someone_else');
+  expect(forged.status).toBe(401);
+  // Signed, but Paystack's verify still says success: the notification is not believed over the rail.
+  const unconfirmed = await notify('transfer.reversed', res.body.data.reference);
+  expect(unconfirmed.body.data).toMatchObject({ kind: 'applied', outcome: 'skipped' });
+  expect(await statusOf(res.body.data.id)).toBe('completed');
+  expect(await stack.env.db.ledgerTransaction.count({ where: { workspaceId: ws.id, category: 'reversal' } })).toBe(0);
+});
+
+test('a reversal reported for a payout still processing fails it with its hold released, and credits nothing', async () => {
+  const ws = await ownWorkspace();
+  const res = await transfer('0000000007', 50, ws.key);
+  expect(res.body.data.status).toBe('processing');
+  expect(await held(ws.id)).toBe('50.000000');
+  standIn.reverse(res.body.data.reference);
+  const answer = await notify('transfer.reversed', res.body.data.reference);
+  expect(answer.body.data).toMatchObject({ kind: 'applied', outcome: 'failed' });
+  expect(await statusOf(res.body.data.id)).toBe('failed');
+  expect(await held(ws.id)).toBe('0.000000');
+  expect((await findWallet(stack.env.db, ws.id, 'NGN'))!.balance.toFixed(6)).toBe('1000.000000');
+  expect(await stack.env.db.ledgerTransaction.count({ where: { workspaceId: ws.id, category: 'reversal' } })).toBe(0);
+});
+
+test('a worker stopping after the send began records it as possibly sent: the next attempt only asks, and never sends again', async () => {
+  const ws = await ownWorkspace();
+  const rails = createModeRails(stack.env.config, { redis: stack.env.redis, sql: stack.env.sql });
+  const { transaction } = await createTransfer(
+    { db: stack.env.db, sql: stack.env.sql, rails: rails.live, feeSchedule: {} },
+    { workspaceId: ws.id, currency: 'NGN', amount: new Decimal('20'), accountNumber: '0123456789', bankCode: '058', accountName: 'Ada Obi' },
+  );
+  // Paystack records the transfer, answers late, and its verify does not show it for a while (a rolling deploy's worst moment).
+  standIn.options.behaviour = ({ reference }) => (reference === transaction.reference ? { record: true, answer: 'hang', visibleAfterMs: 60_000 } : undefined);
+  const stopping = new AbortController();
+  try {
+    const run = executePayout({ sql: stack.env.sql, rails, transactionId: transaction.id, log: stack.env.logger, signal: stopping.signal });
+    await waitFor(async () => posts(transaction.reference) === 1, 5_000);
+    stopping.abort(new Error('payout worker stopping'));
+    await expect(run).rejects.toThrow();
+    const dispatch = await stack.env.db.payoutDispatch.findUniqueOrThrow({ where: { transactionId: transaction.id } });
+    expect(dispatch.outcome).toBe('unknown');
+    // The next attempt (another worker takes the job up) asks the rail, which cannot show it yet: nothing is sent again.
+    const next = await executePayout({ sql: stack.env.sql, rails, transactionId: transaction.id, log: stack.env.logger });
+    expect(next.kind).toBe('unknown');
+  } finally {
+    standIn.options.behaviour = undefined;
+  }
+  expect(posts(transaction.reference)).toBe(1);
+  expect(await statusOf(transaction.id)).toBe('processing');
+  expect(await held(ws.id)).toBe('20.000000');
 });
 
 test('Paystack not configured → bank lookup answers 503 provider_error', async () => {

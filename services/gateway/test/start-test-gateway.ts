@@ -1,3 +1,4 @@
+import { issueSessionToken } from '@cowrie/accounts';
 import { createTestEnv, createUserFor, createWorkspaceWithKey, listenGateway, type TestEnv } from '@cowrie/testing';
 import { closeGatewayDeps, createGatewayDeps, type GatewayDeps } from '../src/deps';
 import { createApp, type CreateAppOptions } from '../src/app';
@@ -48,4 +49,27 @@ export async function signInNewWorkspace(gw: { url: string; env: TestEnv }, name
   const login = await call(gw.url, 'POST', '/auth/login', { body: { email: user.email, password: user.password } });
   if (login.status !== 200) throw new Error(`signing in to ${name} failed: ${JSON.stringify(login.body)}`);
   return { workspaceId: workspace.id, token: login.body.data.token as string, apiKey: key };
+}
+
+/**
+ * A session of `user` that signed in `secondsAgo` seconds ago (the clock of
+ * its token set back): past STEP_UP_SECONDS it is no longer stepped up, and
+ * guarded changes answer 403 step_up_required until POST /auth/step-up.
+ */
+export async function sessionSignedInAgo(gw: { env: TestEnv }, user: { id: number }, secondsAgo: number) {
+  const row = await gw.env.db.dashboardUser.findUniqueOrThrow({ where: { id: user.id } });
+  const signedInAt = new Date(Date.now() - secondsAgo * 1000);
+  return issueSessionToken(
+    { userId: row.id, workspaceId: row.workspaceId, version: row.sessionVersion },
+    gw.env.config.JWT_SECRET,
+    gw.env.config.JWT_TTL_SECONDS,
+    signedInAt,
+  );
+}
+
+/** POST /auth/step-up with a password (a user without a second factor) or a code; throws unless it answers 200. */
+export async function stepUp(gw: { url: string }, token: string, proof: { password: string } | { code: string }) {
+  const res = await call(gw.url, 'POST', '/auth/step-up', { token, body: proof });
+  if (res.status !== 200) throw new Error(`step-up failed: ${JSON.stringify(res.body)}`);
+  return res;
 }

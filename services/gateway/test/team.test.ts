@@ -192,7 +192,9 @@ test("a wrong current password counts against the user's sign-in limit (a stolen
   const refused = await change(current);
   expect([refused.status, refused.body.error.code, refused.body.error.message]).toEqual([429, 'rate_limited', 'Too many password attempts; try again later']);
   expect(refused.body.error.details.retry_after_seconds).toBeGreaterThan(0);
+  expect(refused.headers.get('retry-after')).toBe(String(refused.body.error.details.retry_after_seconds));
   expect((await signIn(email, current)).status).toBe(429);
   // Nothing changed: the session and password of onboarding still stand.
   expect((await call(gw.url, 'GET', '/users', { token })).status).toBe(200);
-});
+  // Fourteen full scrypt hashes one after another: seconds each on a busy two-core machine.
+}, 120_000);

@@ -20,10 +20,10 @@ beforeAll(async () => {
 });
 afterAll(() => gw.close());
 
-/** Money in through the ledger, as a collection from `name` would arrive. */
+/** Money in through the ledger, as a collection from `name` arrives: the credit and the inbound payment that names it (its source, for the auditor). */
 const credit = (workspaceId: number, amount: string, name: string, account: string) =>
-  gw.env.db.$transaction((tx) =>
-    creditWallet(tx, {
+  gw.env.db.$transaction(async (tx) => {
+    const credited = await creditWallet(tx, {
       workspaceId,
       currency: 'NGN',
       amount: new Decimal(amount),
@@ -36,8 +36,20 @@ const credit = (workspaceId: number, amount: string, name: string, account: stri
       counterpartyName: name,
       counterpartyAccount: account,
       counterpartyBank: 'Test Bank',
-    }),
-  );
+    });
+    await tx.inboundPayment.create({
+      data: {
+        provider: 'sandbox',
+        providerReference: credited.transaction.reference,
+        amount: credited.transaction.amount,
+        currency: 'NGN',
+        status: 'credited',
+        workspaceId,
+        ledgerTransactionId: credited.transaction.id,
+      },
+    });
+    return credited;
+  });
 
 /** Bytes of the heap still reachable after a full collection. */
 function liveHeap(): number {
@@ -114,7 +126,7 @@ test('the ledger filters by type, time and search, on /v1 and in the session; th
 test('a 100,000-row export arrives whole, newest first, without the ledger being held in memory', async () => {
   const large = await signInNewWorkspace(gw, 'Export Large');
   const count = 100_000;
-  // 100,000 credits as creditWallet writes them (transaction, entry, balance), in one statement: the ledger stays balanced for the auditor.
+  // 100,000 collection credits as the inbound path writes them (transaction, entry, balance, the inbound payment naming the credit), in one statement: the ledger stays whole for the auditor.
   await gw.env.db.$executeRaw`
     WITH wallet AS (SELECT "id" FROM "Wallet" WHERE "workspaceId" = ${large.workspaceId} AND "currency" = 'NGN'),
     created AS (
@@ -124,11 +136,15 @@ test('a 100,000-row export arrives whole, newest first, without the ledger being
         'NGN', 1.000001, 0, 'Collection', 'bulk', 'sandbox', 'Payer ' || g, lpad(g::text, 10, '0'),
         timestamp '2026-01-01' + g * interval '1 second', timestamp '2026-01-01' + g * interval '1 second'
       FROM generate_series(1, ${count}) g, wallet w
-      RETURNING "id", "walletId", "amount"
+      RETURNING "id", "walletId", "amount", "reference"
     ),
     entries AS (
       INSERT INTO "LedgerEntry" ("walletId", "transactionId", "kind", "balanceDelta", "heldDelta")
       SELECT "walletId", "id", 'credit', "amount", 0 FROM created
+    ),
+    payments AS (
+      INSERT INTO "InboundPayment" ("provider", "providerReference", "amount", "currency", "status", "workspaceId", "ledgerTransactionId", "updatedAt")
+      SELECT 'sandbox', "reference", "amount", 'NGN', 'credited', ${large.workspaceId}, "id", now() FROM created
     )
     UPDATE "Wallet" SET "balance" = "balance" + (SELECT sum("amount") FROM created) WHERE "id" = (SELECT "id" FROM wallet)`;
 

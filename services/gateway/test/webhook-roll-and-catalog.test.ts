@@ -104,6 +104,37 @@ test('a roll retried with its Idempotency-Key replays the same secret; other wor
   expect((await ping(id)).verifies(first.body.data.secret)).toBe(true);
 });
 
+test('two rolls of one endpoint at the same moment are applied one after the other: both answer 201, and both new secrets sign (none is lost)', async () => {
+  const created = await call(gw.url, 'POST', '/webhook-endpoints', { token: a.token, body: { url: `${receiver.url}/concurrent` } });
+  const id = created.body.data.id as number;
+  const original = created.body.data.secret as string;
+  // The row is held while both rolls start: each reads the endpoint, then waits
+  // on the row to write it, so both read the same secret before either writes.
+  const lockWaiters = async () =>
+    (
+      await gw.env.db.$queryRaw<
+        Array<{ n: number }>
+      >`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`
+    )[0]!.n;
+  const { rolls } = await gw.env.db.$transaction(
+    async (tx) => {
+      await tx.$queryRaw`SELECT id FROM "WebhookEndpoint" WHERE id = ${id} FOR UPDATE`;
+      const started = Promise.all([roll(id, { grace_seconds: 60 }), roll(id, { grace_seconds: 60 })]);
+      for (let i = 0; i < 200 && (await lockWaiters()) < 2; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+      expect(await lockWaiters()).toBe(2);
+      return { rolls: started };
+    },
+    { timeout: 20_000 },
+  );
+  const [one, two] = await rolls;
+  expect([one.status, two.status]).toEqual([201, 201]);
+  const secrets = [one.body.data.secret as string, two.body.data.secret as string];
+  expect(secrets[0]).not.toBe(secrets[1]);
+  // The later roll's old secret is the earlier roll's new one, not the secret both read.
+  const signed = await ping(id);
+  expect([signed.verifies(secrets[0]!), signed.verifies(secrets[1]!), signed.verifies(original)]).toEqual([true, true, false]);
+});
+
 test('the event catalog lists every event with a JSON Schema of its data, and a real delivery matches it', async () => {
   const { WEBHOOK_EVENTS } = await import('../src/openapi/webhooks');
   const res = await call(gw.url, 'GET', '/webhook-event-types', { token: a.token });

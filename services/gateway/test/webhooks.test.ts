@@ -37,7 +37,18 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 test('create answers 201 with the record and a 64-hex secret; events default to ["*"]', async () => {
   const res = await create(a.token, { url: `${receiver.url}/a` });
   expect(res.status).toBe(201);
-  expect(Object.keys(res.body.data).sort()).toEqual(['active', 'created_at', 'disabled_at', 'disabled_reason', 'events', 'has_secret', 'id', 'secret', 'url']);
+  expect(Object.keys(res.body.data).sort()).toEqual([
+    'active',
+    'created_at',
+    'disabled_at',
+    'disabled_reason',
+    'events',
+    'has_secret',
+    'id',
+    'secret',
+    'standard_webhooks_secret',
+    'url',
+  ]);
   expect(res.body.data).toMatchObject({ url: `${receiver.url}/a`, events: ['*'], active: true, has_secret: true });
   expect(res.body.data.id).toEqual(expect.any(Number));
   expect(res.body.data.created_at).toMatch(ISO);

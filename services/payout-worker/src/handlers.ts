@@ -42,11 +42,13 @@ export async function requeuePayout(queue: Queue, payout: StalePayout): Promise<
   return true;
 }
 
-/** PAYOUT_UNKNOWN_*: when an unsettled payout is asked about again, and how long an unknown one may last. */
+/** PAYOUT_UNKNOWN_* and PAYOUT_REVERSAL_*: when an unsettled or completed payout is asked about again, and for how long. */
 export const outcomeScheduleOf = (config: Config): OutcomeSchedule => ({
   firstCheckMs: config.PAYOUT_UNKNOWN_FIRST_CHECK_MS,
   maxCheckMs: config.PAYOUT_UNKNOWN_MAX_CHECK_MS,
   graceMs: config.PAYOUT_UNKNOWN_GRACE_MS,
+  reversalFirstCheckMs: config.PAYOUT_REVERSAL_FIRST_CHECK_MS,
+  reversalWatchMs: Math.round(config.PAYOUT_REVERSAL_WATCH_HOURS * 3_600_000),
 });
 
 export const handlers: HandlerMap<typeof payoutsQueue.jobs, HandlerContext> = {

@@ -1,14 +1,15 @@
 import type { Queue } from 'bullmq';
 import type { Logger, Config } from '@cowrie/core';
 import type { SqlPool } from '@cowrie/db';
-import { checkDuePayouts, reconcilePayoutsExclusively } from '@cowrie/payouts';
-import type { ModeRails } from '@cowrie/rails';
+import { checkDuePayouts, checkDueReversals, reconcilePayoutsExclusively, receivePayoutNotification } from '@cowrie/payouts';
+import { sendDueSandboxReversals, type ModeRails } from '@cowrie/rails';
 import { startPollingLoop, type PollingLoop } from '@cowrie/service-kit';
 import { hasLivePayoutJob, outcomeScheduleOf, requeuePayout } from './handlers';
 
 /**
  * The payout reconciler, a loop in every payout worker process. Each pass
- * asks the rail about payouts whose outcome check is due, and, every
+ * asks the rail about payouts whose outcome check is due and about completed
+ * payouts whose reversal check is due (the reversal watch), and, every
  * PAYOUT_RECONCILE_EVERY_MS, re-queues `processing` payouts left without a
  * live job. It lives in the process, not in Redis: a flushed or replaced
  * Redis cannot take the recovery with it. Never two passes at once in one
@@ -28,6 +29,8 @@ export function startPayoutReconciler(opts: { sql: SqlPool; queue: Queue; rails:
     pass: async () => {
       const checked = await checkDuePayouts({ sql: opts.sql, rails: opts.rails, schedule, log: logger });
       if (checked.checked) logger.info(checked, 'payout outcomes checked with the rail');
+      const watched = await checkDueReversals({ sql: opts.sql, rails: opts.rails, schedule, log: logger });
+      if (watched.checked) logger.info(watched, 'completed payouts checked for reversals');
       if (Date.now() - lastRequeue < config.PAYOUT_RECONCILE_EVERY_MS) return;
       lastRequeue = Date.now();
       const result = await reconcilePayoutsExclusively(opts.sql, {
@@ -36,6 +39,30 @@ export function startPayoutReconciler(opts: { sql: SqlPool; queue: Queue; rails:
         requeue: async (payout) => void (await requeuePayout(opts.queue, payout)),
       });
       if (result?.requeued.length) logger.warn({ requeued: result.requeued }, 'processing payouts without a live job re-queued');
+    },
+  });
+}
+
+/** How often the sandbox bank's due reversals are sent (it returns a transfer about 2 s after it completed). */
+const SANDBOX_NOTICES_EVERY_MS = 500;
+
+/**
+ * The sandbox bank's notifications: each reversal it made (a transfer to
+ * 0000000003) goes through the path a provider's notification takes
+ * (receivePayoutNotification), once, from whichever replica claims it.
+ */
+export function startSandboxNotices(opts: { sql: SqlPool; rails: ModeRails; logger: Logger }): PollingLoop {
+  return startPollingLoop({
+    name: 'sandbox-rail-notices',
+    everyMs: SANDBOX_NOTICES_EVERY_MS,
+    logger: opts.logger,
+    pass: async () => {
+      await sendDueSandboxReversals(opts.sql, async ({ reference, payload }) => {
+        await receivePayoutNotification(
+          { sql: opts.sql, rails: opts.rails, log: opts.logger },
+          { provider: 'sandbox', event: 'transfer.reversed', reference, payload },
+        );
+      });
     },
   });
 }

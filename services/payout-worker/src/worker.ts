@@ -5,7 +5,7 @@ import { createModeRails, mapModeRails } from '@cowrie/rails';
 import { instrumentCalls, railObserver, type CowrieMetrics } from '@cowrie/metrics';
 import { startServiceWorker, type RunningWorker } from '@cowrie/service-kit';
 import { handlers } from './handlers';
-import { startPayoutReconciler } from './reconciler-loop';
+import { startPayoutReconciler, startSandboxNotices } from './reconciler-loop';
 
 export interface RunningPayoutWorker extends RunningWorker {
   worker: Worker;
@@ -57,7 +57,7 @@ export async function startPayoutWorker(
         ready: async () => {
           await queue.removeJobScheduler(LEGACY_RECONCILE_SCHEDULER_ID).catch(() => undefined);
         },
-        startLoops: () => [startPayoutReconciler({ sql, queue, rails, config, logger })],
+        startLoops: () => [startPayoutReconciler({ sql, queue, rails, config, logger }), startSandboxNotices({ sql, rails, logger })],
       };
     },
   });

@@ -1,31 +1,20 @@
-import {
-  announceApiKeyChange,
-  apiKeyIdentity,
-  createApiKey,
-  createDashboardUser,
-  createWorkspace,
-  dashboardUserIdentity,
-  disableDashboardUser,
-  operatorAuditContext,
-  recordAuditEvent,
-  revokeApiKey,
-} from '@cowrie/accounts';
 import { modeArg, positiveIntArg, type CliCommand } from '../command';
+import { readNewPassword } from '../password-input';
 
 // Every command here is in the audit trail (actor: the operator's user@host),
 // in the transaction that does it; a workspace is recorded right after its
-// own transaction commits.
+// own statement commits (both through plain pg, no Prisma).
 export const accountCommands: CliCommand[] = [
   {
     name: 'workspace create',
-    // Creates the live workspace and its test side (test_workspace_id), each with its wallets.
-    usage: 'cowrie workspace create --name NAME',
-    options: ['name'],
-    required: ['name'],
+    summary: 'a workspace (its live side, and its test side test_workspace_id), each with a wallet per catalog currency',
+    options: [{ name: 'name', value: 'NAME', help: 'the business name, at most 200 characters', required: true }],
     run: async (args, ctx) => {
-      const db = ctx.db();
-      const workspace = await createWorkspace(db, { name: args.name! });
-      await recordAuditEvent(db, operatorAuditContext(workspace.id), {
+      const { createWorkspace } = await import('../load/accounts');
+      const { operatorAuditContext, recordAuditEvent } = await import('../load/audit');
+      const sql = await ctx.sql();
+      const workspace = await createWorkspace(sql, { name: args.name! });
+      await recordAuditEvent(sql, operatorAuditContext(workspace.id), {
         action: 'workspace.created',
         objectId: workspace.id,
         details: { name: workspace.name },
@@ -35,11 +24,16 @@ export const accountCommands: CliCommand[] = [
   },
   {
     name: 'key create',
-    usage: 'cowrie key create --workspace ID --scopes read,payouts:write,verification:write,collections:write [--mode live|test]',
-    options: ['workspace', 'scopes', 'mode'],
-    required: ['workspace', 'scopes'],
-    run: (args, ctx) =>
-      ctx.db().$transaction(async (tx) => {
+    summary: 'an API key (ck_live_…, or ck_test_… on the test side), printed once; only its SHA-256 is stored',
+    options: [
+      { name: 'workspace', value: 'ID', help: "the workspace's live id", required: true },
+      { name: 'scopes', value: 'LIST', help: 'comma-separated: read, payouts:write, verification:write, collections:write', required: true },
+      { name: 'mode', value: 'live|test', help: 'the side the key acts on (default live)' },
+    ],
+    run: async (args, ctx) => {
+      const { apiKeyIdentity, createApiKey } = await import('../load/accounts');
+      const { operatorAuditContext, recordAuditEvent } = await import('../load/audit');
+      return (await ctx.db()).$transaction(async (tx) => {
         const created = await createApiKey(tx, { workspaceId: positiveIntArg(args, 'workspace'), scopes: args.scopes!, mode: modeArg(args) });
         const key = (await apiKeyIdentity(tx, created.id))!;
         await recordAuditEvent(tx, operatorAuditContext(key.workspaceId), {
@@ -48,53 +42,72 @@ export const accountCommands: CliCommand[] = [
           details: { prefix: key.prefix, name: null, scopes: created.scopes },
         });
         return created;
-      }),
+      });
+    },
   },
   {
     name: 'key revoke',
-    usage: 'cowrie key revoke --id KEY_ID',
-    options: ['id'],
-    required: ['id'],
-    // Every gateway reads the key again on its next request (the revocation epoch).
+    summary: 'revokes an API key at once',
+    details: 'Every gateway reads the key again on its next request (the revocation epoch in Redis).',
+    options: [{ name: 'id', value: 'KEY_ID', help: "the key's id (key create's id)", required: true }],
     run: async (args, ctx) => {
-      const revoked = await ctx.db().$transaction(async (tx) => {
+      const { announceApiKeyChange, apiKeyIdentity, revokeApiKey } = await import('../load/accounts');
+      const { operatorAuditContext, recordAuditEvent } = await import('../load/audit');
+      const revoked = await (
+        await ctx.db()
+      ).$transaction(async (tx) => {
         const done = await revokeApiKey(tx, positiveIntArg(args, 'id'));
         const key = (await apiKeyIdentity(tx, done.id))!;
         await recordAuditEvent(tx, operatorAuditContext(key.workspaceId), { action: 'api_key.revoked', objectId: done.id, details: { prefix: key.prefix } });
         return done;
       });
-      await announceApiKeyChange(ctx.redis(), ctx.config.REDIS_KEY_PREFIX);
+      await announceApiKeyChange(await ctx.redis(), ctx.config.REDIS_KEY_PREFIX);
       return revoked;
     },
   },
   {
     name: 'user create',
-    usage: 'cowrie user create --workspace ID --email EMAIL --password PASSWORD',
-    options: ['workspace', 'email', 'password'],
-    required: ['workspace', 'email', 'password'],
-    run: (args, ctx) =>
-      ctx.db().$transaction(async (tx) => {
-        const user = await createDashboardUser(tx, { workspaceId: positiveIntArg(args, 'workspace'), email: args.email!, password: args.password! });
+    summary: 'a dashboard user (scrypt-hashed password); the password from a prompt or --password-stdin',
+    details: [
+      'The password is never an argument: with --password-stdin it is read from stdin (one trailing',
+      'newline dropped), otherwise it is asked twice, without echo, when stdin is a terminal.',
+      "  printf '%s' 'a long passphrase' | cowrie user create --workspace 1 --email ops@acme.test --password-stdin",
+    ].join('\n'),
+    options: [
+      { name: 'workspace', value: 'ID', help: "the workspace's live id", required: true },
+      { name: 'email', value: 'EMAIL', help: 'the sign-in email', required: true },
+      { name: 'password-stdin', help: 'read the password from stdin (at least 8 characters)' },
+      { name: 'password', value: 'PASSWORD', help: 'deprecated: visible in the process list and shell history', deprecated: true },
+    ],
+    run: async (args, ctx) => {
+      const { createDashboardUser } = await import('../load/accounts');
+      const { operatorAuditContext, recordAuditEvent } = await import('../load/audit');
+      const workspaceId = positiveIntArg(args, 'workspace');
+      const password = await readNewPassword(args, ctx);
+      return (await ctx.db()).$transaction(async (tx) => {
+        const user = await createDashboardUser(tx, { workspaceId, email: args.email!, password });
         await recordAuditEvent(tx, operatorAuditContext(user.workspace_id), {
           action: 'user.created',
           objectId: user.id,
           details: { email: user.email, role: 'owner' },
         });
         return user;
-      }),
+      });
+    },
   },
   {
     name: 'user disable',
-    usage: 'cowrie user disable --id USER_ID',
-    options: ['id'],
-    required: ['id'],
-    // Sign-in and every session of the user are refused from the next request on.
-    run: (args, ctx) =>
-      ctx.db().$transaction(async (tx) => {
+    summary: "refuses the user's sign-in and ends every session of theirs from the next request on",
+    options: [{ name: 'id', value: 'USER_ID', help: "the user's id (user create's id)", required: true }],
+    run: async (args, ctx) => {
+      const { dashboardUserIdentity, disableDashboardUser } = await import('../load/accounts');
+      const { operatorAuditContext, recordAuditEvent } = await import('../load/audit');
+      return (await ctx.db()).$transaction(async (tx) => {
         const disabled = await disableDashboardUser(tx, positiveIntArg(args, 'id'));
         const user = (await dashboardUserIdentity(tx, disabled.id))!;
         await recordAuditEvent(tx, operatorAuditContext(user.workspaceId), { action: 'user.disabled', objectId: disabled.id, details: { email: user.email } });
         return disabled;
-      }),
+      });
+    },
   },
 ];

@@ -1,69 +1,67 @@
-import { randomBytes } from 'node:crypto';
-import { parseAmount } from '@cowrie/core';
-import { listInboundPayments, modesHoldingAccount, receiveInboundTransfer } from '@cowrie/deposits';
-import { findWallet, renderBalance } from '@cowrie/ledger';
 import { positiveIntArg, UsageError, type CliCommand } from '../command';
-
-// The collection rail `sandbox transfer-in` simulates, in both modes.
-const SANDBOX_PROVIDER = 'sandbox';
 
 export const depositCommands: CliCommand[] = [
   {
     name: 'sandbox transfer-in',
-    usage: 'cowrie sandbox transfer-in --account-number N --amount A [--currency NGN] [--reference RAIL_REF] [--sender-name NAME]',
-    options: ['account-number', 'amount', 'currency', 'reference', 'sender-name'],
-    required: ['account-number', 'amount'],
+    summary: 'a sandbox-rail bank transfer into a one-off or reserved account, as a provider notification would bring it',
     // The same inbound path a sandbox rail notification takes: matched,
     // credited and evented, or recorded as unmatched (`matched: false` with a
     // reason). It is the sandbox rail's transfer, never another rail's; in
     // production it acts on test accounts only.
+    details: [
+      'The same inbound path a sandbox rail notification takes: matched, credited and evented, or',
+      'recorded as unmatched (matched: false with a reason). In production, into test accounts only.',
+    ].join('\n'),
+    options: [
+      { name: 'account-number', value: 'N', help: 'the 10-digit account paid into', required: true },
+      { name: 'amount', value: 'A', help: 'in major units, greater than 0', required: true },
+      { name: 'currency', value: 'CUR', help: 'default NGN' },
+      { name: 'reference', value: 'RAIL_REF', help: "the rail's reference (default a new sbx_…); the same one twice is one transfer" },
+      { name: 'sender-name', value: 'NAME', help: 'default Sandbox Sender' },
+    ],
     run: async (args, ctx) => {
       const accountNumber = args['account-number']!.trim();
       if (!/^\d{10}$/.test(accountNumber)) throw new UsageError(`--account-number must be 10 digits, got "${accountNumber}"`);
+      const { findWallet, parseAmount, renderBalance } = await import('../load/ledger');
+      const { SANDBOX_COLLECTION_PROVIDER, modesHoldingAccount, receiveInboundTransfer, sandboxInboundTransfer } = await import('../load/deposits');
       const amount = parseAmount(args.amount!);
       if (amount.kind === 'invalid') throw new UsageError(`--amount ${amount.reason}`);
       if (!amount.value.greaterThan(0)) throw new UsageError('--amount must be positive');
       const currency = (args.currency ?? 'NGN').trim().toUpperCase();
       if (!/^[A-Z]{3,4}$/.test(currency)) throw new UsageError('--currency must be a currency code');
-      const providerReference = args.reference?.trim() || `sbx_${randomBytes(10).toString('hex')}`;
-      if (ctx.config.NODE_ENV === 'production' && (await modesHoldingAccount(ctx.db(), SANDBOX_PROVIDER, accountNumber)).includes('live')) {
+      const db = await ctx.db();
+      if (ctx.config.NODE_ENV === 'production' && (await modesHoldingAccount(db, SANDBOX_COLLECTION_PROVIDER, accountNumber)).includes('live')) {
         throw new UsageError(`in production, sandbox transfer-in acts on test accounts only; ${accountNumber} is a live account`);
       }
       const outcome = await receiveInboundTransfer(
-        { db: ctx.db() },
-        {
-          provider: SANDBOX_PROVIDER,
-          providerReference,
+        { db, production: ctx.config.NODE_ENV === 'production' },
+        sandboxInboundTransfer({
           accountNumber,
           amount: amount.value,
           currency,
-          senderName: args['sender-name'] ?? 'Sandbox Sender',
-          narration: `Sandbox transfer into ${accountNumber}`,
-          raw: {
-            simulated: true,
-            source: 'cowrie sandbox transfer-in',
-            account_number: accountNumber,
-            amount: args.amount,
-            currency,
-            reference: providerReference,
-          },
-        },
+          reference: args.reference?.trim() || undefined,
+          senderName: args['sender-name'],
+          source: 'cowrie sandbox transfer-in',
+        }),
       );
-      const wallet = outcome.workspace_id ? await findWallet(ctx.db(), outcome.workspace_id, outcome.currency) : null;
+      const wallet = outcome.workspace_id ? await findWallet(db, outcome.workspace_id, outcome.currency) : null;
       return { ...outcome, wallet: wallet ? renderBalance(wallet) : null };
     },
   },
   {
     name: 'inbound list',
-    usage: 'cowrie inbound list [--status unmatched|credited] [--limit N]',
-    options: ['status', 'limit'],
-    required: [],
+    summary: "transfers the collection rails reported; --status unmatched is the operator's review queue",
     // What the collection rails reported; `--status unmatched` is the operator's review queue (credited to nobody).
+    options: [
+      { name: 'status', value: 'unmatched|credited', help: 'unmatched: credited to nobody, to review' },
+      { name: 'limit', value: 'N', help: 'newest first, default 50, at most 500' },
+    ],
     run: async (args, ctx) => {
       const status = args.status;
       if (status !== undefined && status !== 'unmatched' && status !== 'credited') throw new UsageError('--status must be unmatched or credited');
       const limit = args.limit === undefined ? 50 : Math.min(positiveIntArg(args, 'limit'), 500);
-      return { inbound_payments: await listInboundPayments(ctx.db(), { status, limit }) };
+      const { listInboundPayments } = await import('../load/deposits');
+      return { inbound_payments: await listInboundPayments(await ctx.db(), { status, limit }) };
     },
   },
 ];

@@ -1,28 +1,31 @@
-import { parseAmount } from '@cowrie/core';
-import { operatorAuditContext, recordAuditEvent, recordOperatorAction, workspaceForMode } from '@cowrie/accounts';
-import { currencyStatus } from '@cowrie/catalog';
-import { auditLedger, creditWallet, findWallet, renderBalance } from '@cowrie/ledger';
 import { CliFinding, modeArg, positiveIntArg, UsageError, type CliCommand } from '../command';
 
 export const walletCommands: CliCommand[] = [
   {
     name: 'wallet credit',
-    usage: 'cowrie wallet credit --workspace ID --currency CUR --amount N [--mode live|test] [--live-money]',
-    options: ['workspace', 'currency', 'amount', 'mode', 'live-money'],
-    flags: ['live-money'],
-    required: ['workspace', 'currency', 'amount'],
-    // Sandbox funding: a completed ledger credit on channel `adjustment`, on
-    // the live wallet (what `key create` keys use by default) or, with
-    // --mode test, on the test one. In production a live credit creates real
-    // money: it needs --live-money and is kept as an OperatorAction. Every
-    // credit is in the audit trail, in the transaction that makes it.
+    summary: 'a ledger credit (sandbox funding), channel adjustment; in production a live credit needs --live-money',
+    details: [
+      'A completed credit on the live wallet (what key create keys use by default) or, with --mode test,',
+      'on the test one. In production a live credit creates real money: it needs --live-money and is',
+      'recorded in OperatorAction. Every credit is in the audit trail, in the transaction that makes it.',
+    ].join('\n'),
+    options: [
+      { name: 'workspace', value: 'ID', help: "the workspace's live id", required: true },
+      { name: 'currency', value: 'CUR', help: 'a wallet catalog currency (NGN, USD, …)', required: true },
+      { name: 'amount', value: 'N', help: 'in major units, greater than 0', required: true },
+      { name: 'mode', value: 'live|test', help: 'the wallet credited (default live)' },
+      { name: 'live-money', help: 'confirms a live credit in production (recorded)' },
+    ],
     run: async (args, ctx) => {
       const mode = modeArg(args);
       const liveMoney = ctx.config.NODE_ENV === 'production' && mode === 'live';
       if (liveMoney && args['live-money'] === undefined) {
         throw new UsageError('in production a credit to a live wallet creates real money: pass --live-money to confirm (it is recorded), or --mode test');
       }
-      const db = ctx.db();
+      const { workspaceForMode, recordOperatorAction } = await import('../load/accounts');
+      const { operatorAuditContext, recordAuditEvent } = await import('../load/audit');
+      const { creditWallet, currencyStatus, findWallet, parseAmount, renderBalance } = await import('../load/ledger');
+      const db = await ctx.db();
       const workspaceId = await workspaceForMode(db, positiveIntArg(args, 'workspace'), mode);
       const currency = args.currency!.trim().toUpperCase();
       if (!currencyStatus(currency)) throw new UsageError(`--currency ${currency} is not in the wallet catalog`);
@@ -61,13 +64,24 @@ export const walletCommands: CliCommand[] = [
   },
   {
     name: 'ledger audit',
-    usage: 'cowrie ledger audit [--workspace ID]',
-    options: ['workspace'],
-    required: [],
-    // Every rule the ledger keeps by construction, checked against what is stored; exit 1 on any violation.
+    summary: 'checks the whole ledger in one snapshot, live and test apart; exits 1 on any violation',
+    details: [
+      'Every rule the ledger keeps by construction, checked against what is stored, in one snapshot;',
+      'prints the JSON report and exits 1 on any violation. Both modes unless --mode. --workspace',
+      'alone names one workspace row (either side); with --mode it names a business by its live id.',
+    ].join('\n'),
+    options: [
+      { name: 'workspace', value: 'ID', help: 'one workspace (see above)' },
+      { name: 'mode', value: 'live|test', help: 'one side only' },
+    ],
     run: async (args, ctx) => {
-      const workspaceId = args.workspace === undefined ? undefined : positiveIntArg(args, 'workspace');
-      const audit = await auditLedger(ctx.db(), { workspaceId });
+      const mode = args.mode === undefined ? undefined : modeArg(args);
+      const { workspaceForMode } = await import('../load/accounts');
+      const { auditLedger } = await import('../load/ledger');
+      const db = await ctx.db();
+      let workspaceId = args.workspace === undefined ? undefined : positiveIntArg(args, 'workspace');
+      if (workspaceId !== undefined && mode !== undefined) workspaceId = await workspaceForMode(db, workspaceId, mode);
+      const audit = await auditLedger(db, { workspaceId, mode });
       return audit.ok ? audit : new CliFinding(audit, 1);
     },
   },

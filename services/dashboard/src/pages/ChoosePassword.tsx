@@ -18,7 +18,12 @@ export function ChoosePassword() {
   const change = useMutation({
     mutationFn: async () =>
       (await session.call<Schemas['Session']>('POST', '/auth/password', { body: { current_password: current, new_password: next } })).data,
-    onSuccess: (data) => session.signIn(data.token, { email: session.email, passwordChangeRequired: data.password_change_required }),
+    onSuccess: (data) =>
+      session.signIn(data.token, {
+        email: session.email,
+        passwordChangeRequired: data.password_change_required,
+        mfaEnrolmentRequired: data.mfa_enrolment_required,
+      }),
   });
   const signOut = useMutation({
     mutationFn: () => session.call<Schemas['SignedOut']>('POST', '/auth/logout'),

@@ -4,15 +4,33 @@ import { apiRequest, type Schemas } from '../api';
 import { useSession } from '../session';
 import { Button, ErrorNote } from '../ui';
 
+type Session = Schemas['Session'];
+
+/**
+ * Sign-in: the email and password, then, for a user with two-step sign-in,
+ * a code of their authenticator app (or a recovery code) with the challenge
+ * the first step answered.
+ */
 export function SignIn() {
   const session = useSession();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
+  const [challenge, setChallenge] = useState<string | null>(null);
+  const signedIn = (data: Session) =>
+    session.signIn(data.token, {
+      email: email.trim().toLowerCase(),
+      passwordChangeRequired: data.password_change_required,
+      mfaEnrolmentRequired: data.mfa_enrolment_required,
+    });
   const login = useMutation({
     mutationFn: async () =>
-      (await apiRequest<Schemas['Session']>({ token: null, mode: session.mode }, 'POST', '/auth/login', { body: { email, password } })).data,
-    onSuccess: (data) => session.signIn(data.token, { email: email.trim().toLowerCase(), passwordChangeRequired: data.password_change_required }),
+      (await apiRequest<Session | Schemas['MfaChallenge']>({ token: null, mode: session.mode }, 'POST', '/auth/login', { body: { email, password } })).data,
+    onSuccess: (data) => {
+      if (data.mfa_required) setChallenge(data.challenge);
+      else signedIn(data);
+    },
   });
+  if (challenge) return <CodeStep challenge={challenge} onSignedIn={signedIn} onRestart={() => setChallenge(null)} />;
   const submit = (event: FormEvent) => {
     event.preventDefault();
     login.mutate();
@@ -36,6 +54,37 @@ export function SignIn() {
           Sign in
         </Button>
         <p className="hint">No account? An operator creates one with the CLI: npx cowrie user create.</p>
+      </form>
+    </main>
+  );
+}
+
+/** The second step: a code for the challenge (valid 5 minutes; a wrong code may be tried again). */
+function CodeStep({ challenge, onSignedIn, onRestart }: { challenge: string; onSignedIn: (data: Session) => void; onRestart: () => void }) {
+  const session = useSession();
+  const [code, setCode] = useState('');
+  const verify = useMutation({
+    mutationFn: async () =>
+      (await apiRequest<Session>({ token: null, mode: session.mode }, 'POST', '/auth/login/mfa', { body: { challenge, code: code.trim() } })).data,
+    onSuccess: onSignedIn,
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    verify.mutate();
+  };
+  return (
+    <main className="signin">
+      <form className="card signin-card" onSubmit={submit} aria-labelledby="code-title">
+        <p className="brand brand-large">Cowrie</p>
+        <h1 id="code-title">Two-step sign-in</h1>
+        <p className="hint">Enter the 6-digit code your authenticator app shows for Cowrie. Lost the device? Enter one of your recovery codes instead.</p>
+        <label htmlFor="signin-code">Code</label>
+        <input id="signin-code" autoComplete="one-time-code" required autoFocus value={code} onChange={(e) => setCode(e.target.value)} />
+        <ErrorNote error={verify.error} />
+        <Button type="submit" variant="primary" busy={verify.isPending} busyLabel="Checking…">
+          Sign in
+        </Button>
+        <Button onClick={onRestart}>Start again</Button>
       </form>
     </main>
   );

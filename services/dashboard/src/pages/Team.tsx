@@ -37,8 +37,10 @@ function InviteForm({ onInvited, onCancel }: { onInvited: (invited: Invited) => 
   );
 }
 
-function MemberRow({ m, isMe }: { m: Member; isMe: boolean }) {
+function MemberRow({ m, isMe, iAmOwner }: { m: Member; isMe: boolean; iAmOwner: boolean }) {
   const remove = useApiMutation<unknown>(() => ({ method: 'DELETE', path: `/users/${m.id}` }), ['/users']);
+  // An owner resets another user's second factor (a lost phone): they sign in with their password alone and enrol again.
+  const reset = useApiMutation<Member>(() => ({ method: 'DELETE', path: `/users/${m.id}/mfa` }), ['/users']);
   return (
     <tr>
       <td data-label="Email">
@@ -54,15 +56,26 @@ function MemberRow({ m, isMe }: { m: Member; isMe: boolean }) {
           {m.status === 'active' && m.password_change_required && <div className="muted small">has not chosen a password yet</div>}
         </div>
       </td>
+      <td data-label="Two-step">{m.mfa_enabled ? <span className="badge badge-active">on</span> : <span className="muted">off</span>}</td>
       <td data-label="Added">
         <Time value={m.created_at} />
       </td>
       <td data-label="Actions">
-        <div>
+        <div className="actions">
           {m.status === 'active' && !isMe && (
             <ConfirmButton label="Remove" confirmLabel={`Remove ${m.email}`} busy={remove.isPending} busyLabel="Removing…" onConfirm={() => remove.mutate()} />
           )}
+          {m.status === 'active' && !isMe && iAmOwner && m.mfa_enabled && (
+            <ConfirmButton
+              label="Reset two-step"
+              confirmLabel={`Reset two-step sign-in of ${m.email}`}
+              busy={reset.isPending}
+              busyLabel="Resetting…"
+              onConfirm={() => reset.mutate()}
+            />
+          )}
           <ErrorNote error={remove.error} prefix="Not removed" />
+          <ErrorNote error={reset.error} prefix="Not reset" />
         </div>
       </td>
     </tr>
@@ -75,10 +88,11 @@ export function Team() {
   const users = useApiQuery<Member[]>('/users');
   const [inviting, setInviting] = useState(false);
   const [invited, setInvited] = useState<Invited | null>(null);
+  const isMe = (m: Member) => !!email && m.email.toLowerCase() === email.toLowerCase();
   return (
     <>
       <PageHeader title="Team">
-        <p className="lead">The people who sign in to this dashboard. Owners and admins invite and remove them.</p>
+        <p className="lead">The people who sign in to this dashboard. Owners and admins invite and remove them; owners reset a lost second factor.</p>
       </PageHeader>
       {invited && (
         <SecretOnce label={`One-time password for ${invited.user.email}`} value={invited.one_time_password} onDone={() => setInvited(null)}>
@@ -105,9 +119,9 @@ export function Team() {
         )}
         <QueryResult query={users} loading="Loading users…" failed="Users could not be loaded" empty="No users.">
           {(rows) => (
-            <Table columns={['Email', 'Role', 'Status', 'Added', 'Actions']} caption="Users">
+            <Table columns={['Email', 'Role', 'Status', 'Two-step', 'Added', 'Actions']} caption="Users">
               {rows.map((m) => (
-                <MemberRow key={m.id} m={m} isMe={!!email && m.email.toLowerCase() === email.toLowerCase()} />
+                <MemberRow key={m.id} m={m} isMe={isMe(m)} iAmOwner={rows.some((r) => isMe(r) && r.role === 'owner')} />
               ))}
             </Table>
           )}

@@ -1,4 +1,5 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
+import { Link, useSearch } from 'wouter';
 import type { Schemas } from '../api';
 import { useApiQuery, usePagedList } from '../queries';
 import {
@@ -42,10 +43,31 @@ function TransactionDetail({ t }: { t: Transaction }) {
     ['Rail', t.provider],
     ["Rail's reference", t.providerReference],
     ['Idempotency key', t.idempotencyKey],
+    ['Reversal of', reversalOf(t)],
+    ['Reversed by', reversedBy(t)],
     ['Created', t.createdAt],
     ['Updated', t.updatedAt],
   ];
   return <DetailList fields={fields} />;
+}
+
+/** The payout a reversal credit gives back (`metadata.reversal_of`), or null. */
+const reversalOf = (t: Transaction) => (typeof t.metadata.reversal_of === 'string' ? t.metadata.reversal_of : null);
+/** The reversal credit of a reversed payout (`metadata.reversed_by`), or null. */
+const reversedBy = (t: Transaction) => (typeof t.metadata.reversed_by === 'string' ? t.metadata.reversed_by : null);
+
+/** A reversal and its payout name each other: a link to the other one, found by the ledger's search. */
+function ReversalLink({ t }: { t: Transaction }) {
+  const other = reversalOf(t) ?? reversedBy(t);
+  if (!other) return null;
+  return (
+    <div className="small">
+      {reversalOf(t) ? 'Gives back ' : 'Reversed: the money came back as '}
+      <Link href={`/transactions?search=${encodeURIComponent(other)}`} className="mono">
+        {other}
+      </Link>
+    </div>
+  );
 }
 
 /** The events a transaction produced (transfer.*, collection.successful) and each one's webhook deliveries, read when its detail opens. */
@@ -111,6 +133,7 @@ export function TransactionRow({ t, full = false }: { t: Transaction; full?: boo
             t.title || t.category
           )}
           <div className="muted mono small url">{t.reference}</div>
+          <ReversalLink t={t} />
         </div>
       </td>
       {full && (
@@ -145,8 +168,15 @@ export function Transactions() {
   const [currency, setCurrency] = useState('');
   const [from, setFrom] = useState('');
   const [until, setUntil] = useState('');
-  const [searchText, setSearchText] = useState('');
-  const [search, setSearch] = useState('');
+  // A link to one transaction (a reversal's payout, say) opens the ledger searched for its reference.
+  const linked = new URLSearchParams(useSearch()).get('search') ?? '';
+  const [searchText, setSearchText] = useState(linked);
+  const [search, setSearch] = useState(linked);
+  useEffect(() => {
+    if (!linked) return;
+    setSearchText(linked);
+    setSearch(linked);
+  }, [linked]);
   const [limit, setLimit] = useState(25);
   const fromIso = fromLocalInput(from);
   const toIso = dayAfter(until);

@@ -57,8 +57,17 @@ export function Webhooks() {
         <p className="lead">Cowrie posts signed events to these URLs. Verify each request with the endpoint&apos;s signing secret.</p>
       </PageHeader>
       {shown && (
-        <SecretOnce label={shown.title} value={shown.secret} onDone={() => setShown(null)}>
+        <SecretOnce
+          label={shown.title}
+          value={shown.secret}
+          also={{ label: 'The same secret for Standard Webhooks libraries', value: shown.standardWebhooksSecret, copyLabel: 'Copy whsec_' }}
+          onDone={() => setShown(null)}
+        >
           <p className="hint">{shown.note}</p>
+          <p className="hint">
+            Verify X-Cowrie-Signature with the first (@cowrie/sdk&apos;s verifyWebhookSignature), or the webhook-signature header with the second (a Standard
+            Webhooks library such as the standardwebhooks npm package).
+          </p>
         </SecretOnce>
       )}
       <section aria-labelledby="endpoints-title">
@@ -75,7 +84,12 @@ export function Webhooks() {
             onCancel={() => setAdding(false)}
             onCreated={(endpoint) => {
               setAdding(false);
-              setShown({ title: `Signing secret for ${endpoint.url}`, secret: endpoint.secret, note: 'Every delivery to this endpoint is signed with it.' });
+              setShown({
+                title: `Signing secret for ${endpoint.url}`,
+                secret: endpoint.secret,
+                standardWebhooksSecret: endpoint.standard_webhooks_secret,
+                note: 'Every delivery to this endpoint is signed with it.',
+              });
             }}
           />
         )}

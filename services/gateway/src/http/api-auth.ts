@@ -14,6 +14,7 @@ import {
 import { hitDashboardBudget, hitPublicApiBudget, rateLimitHeaders, type FixedWindowHit } from '@cowrie/api-limits';
 import type { GatewayDeps } from '../deps';
 import { bindRequestLog } from './request-context';
+import type { RouteAuth, SessionRule } from './route-registry';
 
 function bearerToken(header: string | undefined): string | null {
   if (!header) return null;
@@ -49,6 +50,16 @@ export function requireApiKeyWithinBudget(deps: Pick<GatewayDeps, 'sql' | 'redis
   };
 }
 
+/**
+ * Whether a route is hidden from the request's key: a test helper
+ * (`testModeOnly`) to any key but a test one. The route then answers as an
+ * unknown route does (404 not_found), before its scope, its input or an
+ * Idempotency-Key is looked at, so a live key learns nothing of it.
+ */
+export function routeHiddenFromKey(req: Request, auth: RouteAuth): boolean {
+  return auth.kind === 'api_key' && auth.testModeOnly === true && req.apiKey?.mode !== 'test';
+}
+
 /** 403 insufficient_scope when the request's key lacks `scope`. */
 export function assertScope(req: Request, scope: Scope): void {
   if (!req.apiKey?.scopes.includes(scope)) {
@@ -66,21 +77,41 @@ export function refuseOverBudget(hit: FixedWindowHit): void {
 }
 
 /**
- * What a session route asks of its user beyond a current session: a one-time
- * password changed first (unless `beforePasswordChange`), and the team role.
+ * What a session route asks of its user beyond a current session (its
+ * SessionRule, from the route registry): a one-time password changed first
+ * (unless `beforePasswordChange`), a second factor turned on first by an owner
+ * or admin under REQUIRE_MFA_FOR_ADMINS (unless `beforeMfaEnrolment`), the
+ * team role, and for a guarded change a sign-in or step-up within
+ * STEP_UP_SECONDS.
  */
-export function assertSessionMay(req: Request, auth: { role: 'team_admin' | 'any_user'; beforePasswordChange?: true }): void {
+export function assertSessionMay(req: Request, rule: SessionRule): void {
   const session = req.session;
   if (!session) throw new AppError('unauthorized', 'Sign in required');
-  if (session.passwordChangeRequired && !auth.beforePasswordChange) {
+  if (session.passwordChangeRequired && !rule.beforePasswordChange) {
     throw new AppError('insufficient_scope', 'Choose a new password first (POST /auth/password): this session signed in with a one-time password', {
       details: { reason: 'password_change_required' },
     });
   }
-  if (auth.role === 'team_admin' && !managesTeam(session.role)) {
+  if (session.mfaEnrolmentRequired && !rule.beforeMfaEnrolment) {
+    throw new AppError('insufficient_scope', 'Turn on two-step sign-in first (POST /auth/mfa/totp): owners and admins need a second factor', {
+      details: { reason: 'mfa_enrolment_required' },
+    });
+  }
+  if (rule.role === 'team_admin' && !managesTeam(session.role)) {
     throw new AppError('insufficient_scope', 'Only an owner or an admin of this workspace can do this; members can read', {
       details: { required_role: 'admin' },
     });
+  }
+  if (rule.role === 'owner' && session.role !== 'owner') {
+    throw new AppError('insufficient_scope', 'Only an owner of this workspace can do this', { details: { required_role: 'owner' } });
+  }
+  if (rule.stepUp && !session.steppedUp) {
+    const stepUpWith = session.mfaEnabled ? 'code' : 'password';
+    throw new AppError(
+      'insufficient_scope',
+      `Confirm it is you first: send your ${stepUpWith === 'code' ? 'two-step code' : 'password'} to POST /auth/step-up, then this request again`,
+      { details: { reason: 'step_up_required', step_up_with: stepUpWith } },
+    );
   }
 }
 
@@ -101,6 +132,7 @@ function dashboardMode(header: string | string[] | undefined): Mode {
  * shared by all replicas), with the same headers and 429 as /v1's.
  */
 export function requireSession(deps: Pick<GatewayDeps, 'config' | 'redis' | 'db'>): RequestHandler {
+  const policy = { requireMfaForAdmins: deps.config.REQUIRE_MFA_FOR_ADMINS, stepUpSeconds: deps.config.STEP_UP_SECONDS };
   return async (req, res, next) => {
     const token = bearerToken(req.headers.authorization);
     if (!token) throw new AppError('unauthorized', 'Sign in required; send Authorization: Bearer <session token>');
@@ -109,11 +141,10 @@ export function requireSession(deps: Pick<GatewayDeps, 'config' | 'redis' | 'db'
     if (!session) throw new AppError('unauthorized', 'Invalid or expired session');
     const mode = dashboardMode(req.headers[MODE_HEADER]);
     // Signed out, disabled or deleted since the token was issued: refused from the next request on.
-    const user = await currentSessionUser(deps.db, session, mode);
+    const user = await currentSessionUser(deps.db, session, mode, policy);
     if (user === null) throw new AppError('unauthorized', 'This session has ended; sign in again');
-    const { workspaceId, email, role, passwordChangeRequired } = user;
-    req.session = { ...session, workspaceId, businessId: session.workspaceId, mode, email, role, passwordChangeRequired };
-    bindRequestLog(req, { workspaceId, userId: session.userId });
+    req.session = { ...session, ...user, businessId: session.workspaceId, mode };
+    bindRequestLog(req, { workspaceId: user.workspaceId, userId: session.userId });
     const hit = await hitDashboardBudget(deps.redis, { keyPrefix: deps.config.REDIS_KEY_PREFIX, sessionToken: token, limit: deps.config.DASHBOARD_RATE_LIMIT });
     res.set(rateLimitHeaders(hit));
     refuseOverBudget(hit);

@@ -24,6 +24,9 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, next) => {
   const requestId = req.id ?? randomUUID();
   if (err instanceof AppError) {
     if (err.headers) res.set(err.headers);
+    // Every 429 says when to come back: its retry_after_seconds is its Retry-After header too.
+    const retryAfter = err.details?.retry_after_seconds;
+    if (err.status === 429 && typeof retryAfter === 'number' && !res.get('Retry-After')) res.set('Retry-After', String(retryAfter));
     if (err.status >= 500) req.log?.warn({ errorCode: err.code, status: err.status, cause: String(err.cause ?? '') }, err.message);
     res.status(err.status).json(errorEnvelope(err.code, err.message, requestId, err.details));
     return;

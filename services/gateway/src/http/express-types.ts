@@ -1,5 +1,5 @@
 import type { Logger, Mode } from '@cowrie/core';
-import type { AuthenticatedKey, Session, UserRole } from '@cowrie/accounts';
+import type { AuthenticatedKey, CurrentSessionUser, Session } from '@cowrie/accounts';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -15,7 +15,7 @@ declare global {
        * is the workspace of the mode the request chose (Cowrie-Mode header),
        * `businessId` the live workspace its users belong to.
        */
-      session?: Session & { mode: Mode; businessId: number; email: string; role: UserRole; passwordChangeRequired: boolean };
+      session?: Session & { mode: Mode; businessId: number } & CurrentSessionUser;
       /** The request's Idempotency-Key and request hash, when it carried one (POST /v1). */
       idempotency?: { key: string; requestHash: string };
     }

@@ -9,8 +9,16 @@ import {
 } from '@cowrie/api-limits';
 import type { GatewayDeps } from '../deps';
 import { assertInputShape } from './validate';
-import { assertScope, assertSessionMay } from './api-auth';
-import { sessionRoleOf, type RouteRegistry } from './route-registry';
+import { assertScope, assertSessionMay, routeHiddenFromKey } from './api-auth';
+import { sessionRuleOf, type RouteRegistry } from './route-registry';
+
+/** A stored answer sealed with ENCRYPTION_KEY; an answer itself is always an envelope ({data, meta} or {error}), never this shape. */
+interface SealedAnswer {
+  sealed: string;
+}
+
+const isSealedAnswer = (body: unknown): body is SealedAnswer =>
+  typeof body === 'object' && body !== null && Object.keys(body).length === 1 && typeof (body as { sealed?: unknown }).sealed === 'string';
 
 function withRequestId(body: unknown, requestId: string): unknown {
   if (body && typeof body === 'object' && 'meta' in body) {
@@ -29,9 +37,9 @@ function withRequestId(body: unknown, requestId: string): unknown {
  * the two never both execute.
  */
 export function idempotencyLayer(deps: Pick<GatewayDeps, 'db' | 'config'>): RequestHandler {
-  // A response that carries a secret (a rolled API key) is stored sealed with ENCRYPTION_KEY, never readable at rest.
-  const seal = (body: unknown) => ({ sealed: encryptSecret(JSON.stringify(body), deps.config.ENCRYPTION_KEY) });
-  const unseal = (stored: unknown) => JSON.parse(decryptSecret((stored as { sealed: string }).sealed, deps.config.ENCRYPTION_KEY)) as unknown;
+  // An answer that may carry a secret (a new API key, a one-time password) is stored sealed with ENCRYPTION_KEY, never readable at rest.
+  const seal = (body: unknown): SealedAnswer => ({ sealed: encryptSecret(JSON.stringify(body), deps.config.ENCRYPTION_KEY) });
+  const unseal = (stored: SealedAnswer) => JSON.parse(decryptSecret(stored.sealed, deps.config.ENCRYPTION_KEY)) as unknown;
   return async (req, res, next) => {
     if (req.method !== 'POST') return next();
     const raw = req.get('Idempotency-Key');
@@ -45,12 +53,16 @@ export function idempotencyLayer(deps: Pick<GatewayDeps, 'db' | 'config'>): Requ
     // A key without the route's scope, or a session user without its role, is
     // refused before anything is looked up: neither may be handed the stored
     // answer (a new API key, a one-time password) of a caller who had it.
-    const route = (req.app.locals.routes as RouteRegistry | undefined)?.routeFor(req.method, req.baseUrl + req.path);
+    // Routing is case-sensitive like this lookup (app.ts), so a route Express
+    // serves is one the registry finds.
+    const found = (req.app.locals.routes as RouteRegistry | undefined)?.routeFor(req.method, req.baseUrl + req.path);
+    // A route hidden from this key (a test helper to a live key) is an unknown route here too.
+    const route = found && !routeHiddenFromKey(req, found.auth) ? found : undefined;
     if (route?.auth.kind === 'api_key' && route.auth.scope) assertScope(req, route.auth.scope);
-    if (route?.auth.kind === 'session') {
-      assertSessionMay(req, { role: sessionRoleOf({ method: route.method, auth: route.auth }), beforePasswordChange: route.auth.beforePasswordChange });
-    }
-    const sealed = route?.responseHoldsSecret === true;
+    // The same for a session that has not stepped up: a replay hands over what the request would make.
+    if (route?.auth.kind === 'session') assertSessionMay(req, sessionRuleOf({ method: route.method, auth: route.auth }, req.body));
+    // Stored in clear only when the route is known to answer no secret.
+    const sealed = route === undefined || route.responseHoldsSecret === true;
     const workspaceId = req.apiKey?.workspaceId ?? req.session?.workspaceId;
     if (workspaceId === undefined) return next();
     // The hash walks the whole body: a body the routes would refuse is refused first, the same way.
@@ -70,7 +82,10 @@ export function idempotencyLayer(deps: Pick<GatewayDeps, 'db' | 'config'>): Requ
     }
     if (outcome.kind === 'replay') {
       res.set('Idempotent-Replayed', 'true');
-      res.status(outcome.status).json(withRequestId(sealed ? unseal(outcome.body) : outcome.body, req.id));
+      // Whether it was stored sealed is read from the record (the route's flag may have changed since).
+      const storedSealed = isSealedAnswer(outcome.body);
+      if (storedSealed || sealed) res.set('Cache-Control', 'no-store');
+      res.status(outcome.status).json(withRequestId(isSealedAnswer(outcome.body) ? unseal(outcome.body) : outcome.body, req.id));
       return;
     }
     captureOutcome(

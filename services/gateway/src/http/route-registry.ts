@@ -1,30 +1,69 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
 import type { z } from 'zod';
 import type { Scope } from '@cowrie/accounts';
-import { assertScope, assertSessionMay } from './api-auth';
+import { assertScope, assertSessionMay, routeHiddenFromKey } from './api-auth';
 import { parseBody, parseParams, parseQuery } from './validate';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'delete';
 
 /** Who may call a route; the registry applies the guard and the document says it. */
 export type RouteAuth =
-  /** /v1: the API key is checked by the router; `scope` null means any valid key. */
-  | { kind: 'api_key'; scope: Scope | null }
   /**
-   * Dashboard routes: a session JWT. Who may: `role` team_admin (an owner or
-   * an admin), or any user; when it is not given, reads (GET) are for any
-   * user and changes for owners and admins only (sessionRoleOf).
-   * `beforePasswordChange`: answers before a one-time password is changed.
+   * /v1: the API key is checked by the router; `scope` null means any valid key.
+   * `testModeOnly`: the route exists for test keys (`ck_test_`) only, a test
+   * helper; to a live key it answers 404 as if it did not (routeHiddenFromKey).
+   * `scopeByInput`: with `scope` null, the scope depends on the request (the
+   * handler asserts it) and this says which, for the document.
    */
-  | { kind: 'session'; role?: SessionRole; beforePasswordChange?: true }
+  | { kind: 'api_key'; scope: Scope | null; testModeOnly?: true; scopeByInput?: string }
+  /**
+   * Dashboard routes: a session JWT. Who may: `role` owner, team_admin (an
+   * owner or an admin), or any user; when it is not given, reads (GET) are
+   * for any user and changes for owners and admins only (sessionRoleOf).
+   * `beforePasswordChange`: answers before a one-time password is changed.
+   * `beforeMfaEnrolment`: answers to an owner or admin who must first turn on
+   * a second factor (REQUIRE_MFA_FOR_ADMINS).
+   * `stepUp`: a guarded change (money, keys, the team, webhook URLs and
+   * secrets): the session must have signed in or stepped up within
+   * STEP_UP_SECONDS (POST /auth/step-up), else 403 step_up_required.
+   */
+  | { kind: 'session'; role?: SessionRole; beforePasswordChange?: true; beforeMfaEnrolment?: true; stepUp?: StepUpRule }
   | { kind: 'none' };
 
 /** Which users of a workspace a session route admits. */
-export type SessionRole = 'team_admin' | 'any_user';
+export type SessionRole = 'owner' | 'team_admin' | 'any_user';
+
+/**
+ * When a session route needs a fresh step-up: always (`true`), or only for a
+ * request whose body asks for the guarded change (`when`, read on the body as
+ * sent; `description` says which, in the API document).
+ */
+export type StepUpRule = true | { when: (body: unknown) => boolean; description: string };
+
+type SessionAuth = Extract<RouteAuth, { kind: 'session' }>;
 
 /** A session route's role: its own, else any user for a read and owners and admins for a change. */
 export const sessionRoleOf = (spec: { method: HttpMethod; auth: { kind: 'session'; role?: SessionRole } }): SessionRole =>
   spec.auth.role ?? (spec.method === 'get' ? 'any_user' : 'team_admin');
+
+/** What a session route asks of one request's session (assertSessionMay): its role, what it answers before, and whether it needs a step-up. */
+export interface SessionRule {
+  role: SessionRole;
+  beforePasswordChange?: true;
+  beforeMfaEnrolment?: true;
+  stepUp: boolean;
+}
+
+/** The rule of a session route for one request, `body` as sent (the step-up of a `when` rule depends on it). */
+export function sessionRuleOf(spec: { method: HttpMethod; auth: SessionAuth }, body: unknown): SessionRule {
+  const { stepUp } = spec.auth;
+  return {
+    role: sessionRoleOf(spec),
+    beforePasswordChange: spec.auth.beforePasswordChange,
+    beforeMfaEnrolment: spec.auth.beforeMfaEnrolment,
+    stepUp: stepUp === true || (stepUp !== undefined && stepUp.when(body)),
+  };
+}
 
 export interface RouteResponse {
   description: string;
@@ -60,7 +99,12 @@ export interface RouteSpec<
    * like POST /v1 does. Every POST /v1 does already (the /v1 router applies it).
    */
   idempotent?: true;
-  /** Its success answer carries a secret: the Idempotency-Key layer stores it sealed (ENCRYPTION_KEY). */
+  /**
+   * Its success answer carries a secret (an API key, a signing secret, a
+   * one-time password, a session token): every answer is sent with
+   * `Cache-Control: no-store`, replays included, and the Idempotency-Key layer
+   * stores it sealed (ENCRYPTION_KEY).
+   */
   responseHoldsSecret?: true;
   /** Every status the route answers on purpose: successes with their `data`, errors by description. */
   responses: Record<number, RouteResponse>;
@@ -160,17 +204,20 @@ export class RouteMount {
       guards.push(this.guards.idempotency);
     }
     const scope = spec.auth.kind === 'api_key' ? spec.auth.scope : null;
-    const sessionRule =
-      spec.auth.kind === 'session'
-        ? { role: sessionRoleOf({ method: spec.method, auth: spec.auth }), beforePasswordChange: spec.auth.beforePasswordChange }
-        : null;
+    const sessionAuth = spec.auth.kind === 'session' ? spec.auth : null;
+    const noStore = spec.responseHoldsSecret === true;
     const { body, query, params } = spec.request ?? {};
     // One handler after the guards: the label, the scope, the schemas and the
     // route itself (each express handler is a router step on every request).
-    const run: RequestHandler = async (req, res) => {
+    const run: RequestHandler = async (req, res, next) => {
+      // On to the next route, and at the end of the router its 404: to a key
+      // it is hidden from, the route does not exist.
+      if (routeHiddenFromKey(req, spec.auth)) return next();
       res.locals.routeTemplate = fullPath;
+      // No browser or proxy keeps a secret (the Idempotency-Key layer marks its replays so too).
+      if (noStore) res.set('Cache-Control', 'no-store');
       if (scope) assertScope(req, scope);
-      if (sessionRule) assertSessionMay(req, sessionRule);
+      if (sessionAuth) assertSessionMay(req, sessionRuleOf({ method: spec.method, auth: sessionAuth }, req.body));
       const input = {
         params: params ? parseParams(params, req) : undefined,
         query: query ? parseQuery(query, req) : undefined,
@@ -180,6 +227,8 @@ export class RouteMount {
     };
     const label: RequestHandler = (_req, res, next) => {
       res.locals.routeTemplate = fullPath;
+      // Before the guards: an idempotent replay of a secret is not cached either.
+      if (noStore) res.set('Cache-Control', 'no-store');
       next();
     };
     const chain = guards.length ? [label, ...guards, run] : [run];

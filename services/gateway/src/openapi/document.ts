@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
-import { SIGNATURE_HEADER, WEBHOOK_RETRY_DELAYS_MS } from '@cowrie/webhooks';
-import { sessionRoleOf, type RegisteredRoute, type RouteRegistry } from '../http/route-registry';
+import { SIGNATURE_HEADER, STANDARD_WEBHOOKS_HEADERS, WEBHOOK_RETRY_DELAYS_MS } from '@cowrie/webhooks';
+import { sessionRoleOf, type RegisteredRoute, type RouteRegistry, type SessionRole, type StepUpRule } from '../http/route-registry';
 import { SCHEMA_NAMES, ZErrorResponse, ZResponseMeta } from './schemas';
 import { WEBHOOK_EVENTS, type WebhookEventSpec } from './webhooks';
 
@@ -122,7 +122,7 @@ const pathParamNames = (fullPath: string) => [...fullPath.matchAll(/:([A-Za-z0-9
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'invalid_request: a field is missing or invalid (details.field names it)',
   401: 'unauthorized: missing, malformed, unknown or revoked credential',
-  403: 'insufficient_scope: the API key lacks the required scope; on a dashboard route, the user must first change their one-time password (details.reason password_change_required) or lacks the role',
+  403: 'insufficient_scope: the API key lacks the required scope; on a dashboard route, the user must first change their one-time password (details.reason password_change_required) or, as an owner or admin under REQUIRE_MFA_FOR_ADMINS, turn on a second factor (details.reason mfa_enrolment_required), or lacks the role',
   404: 'not_found',
   409: 'idempotency_conflict: the Idempotency-Key was reused with a different request, or is still in progress',
   429: 'rate_limited: request budget (per API key on /v1, per session on dashboard routes) or another limit exceeded (details.retry_after_seconds)',
@@ -141,7 +141,11 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Payouts: 'Money out of a wallet to a bank account or a saved beneficiary.',
   'Bank lookup': 'The banks a payout can reach, and the name of an account number.',
   'Balances and ledger': 'Wallet balances, ledger transactions and the accounts paid.',
-  Dashboard: 'Dashboard users sign in for a session token; the webhook routes take it.',
+  'Test helpers':
+    "What a test key (`ck_test_`) can make happen on the test side's sandbox rails: a payer's transfer, the code a phone would get, the bank returning a payout, an event. Each goes through the path the real thing takes, so its credits, events and webhooks are the real ones. To a live key these routes do not exist (404 not_found).",
+  Dashboard:
+    'Dashboard users sign in for a session token (with a second factor on, in two steps: the password, then a code); the dashboard routes take it. ' +
+    'Guarded changes (payouts, API keys, invitations, webhook URLs and secrets) also need a sign-in or a step-up within STEP_UP_SECONDS.',
   'Webhooks (dashboard)': 'Webhook endpoints and the delivery log, with a dashboard session.',
   'Balances and ledger (dashboard)': "The signed-in workspace's balances and ledger, with a dashboard session: the reads of /v1/balances and /v1/transactions.",
   'Payouts (dashboard)':
@@ -153,7 +157,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   'API keys (dashboard)': "The workspace's own API keys, with a dashboard session: create (shown once), list, revoke, roll with a grace period.",
   'Audit trail (dashboard)':
     'Who did what in the workspace (sign-ins, keys, the team, payouts sent from the dashboard, webhook endpoints, the operator CLI), with a dashboard session of an owner or an admin: filtered, paged, and as CSV. Rows are append-only and kept for as long as the database is.',
-  'Webhook events': `What Cowrie posts to a subscribed endpoint: a JSON body signed with the endpoint secret in ${SIGNATURE_HEADER}. Any 2xx answer acknowledges it; anything else, or no answer within WEBHOOK_TIMEOUT_MS, fails the attempt. A delivery is attempted ${WEBHOOK_RETRY_DELAYS_MS.length} times at most, waiting ${WEBHOOK_RETRY_DELAYS_MS.join(', ')} ms before each.`,
+  'Webhook events': `What Cowrie posts to a subscribed endpoint: a JSON body signed with the endpoint secret twice, in ${SIGNATURE_HEADER} (verify it with @cowrie/sdk's verifyWebhookSignature and the 64-hex \`secret\`) and in the Standard Webhooks headers ${Object.values(STANDARD_WEBHOOKS_HEADERS).join(', ')} (verify them with a Standard Webhooks library, such as the standardwebhooks npm package, and \`standard_webhooks_secret\`, the same key as \`whsec_…\`). Any 2xx answer acknowledges it; anything else, or no answer within WEBHOOK_TIMEOUT_MS, fails the attempt. A delivery is attempted ${WEBHOOK_RETRY_DELAYS_MS.length} times at most, waiting ${WEBHOOK_RETRY_DELAYS_MS.join(', ')} ms before each.`,
 };
 const WEBHOOK_TAG = 'Webhook events';
 
@@ -191,7 +195,11 @@ function responsesOf(route: RegisteredRoute, schemas: DocumentSchemas): Record<s
   const v1 = route.auth.kind === 'api_key';
   // API keys and dashboard sessions both have a request budget, and its headers.
   const budgeted = route.auth.kind !== 'none';
-  const headers = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' }, ...(budgeted ? RATE_LIMIT_HEADERS : {}) };
+  const headers = {
+    'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+    ...(budgeted ? RATE_LIMIT_HEADERS : {}),
+    ...(route.responseHoldsSecret ? { 'Cache-Control': { $ref: '#/components/headers/Cache-Control-No-Store' } } : {}),
+  };
   const errors = new Set<number>();
   for (const [status, response] of Object.entries(route.responses)) {
     const code = Number(status);
@@ -237,45 +245,66 @@ function responsesOf(route: RegisteredRoute, schemas: DocumentSchemas): Record<s
   // The errors every route of its kind can answer.
   if (route.auth.kind !== 'none') errors.add(401);
   if (route.auth.kind !== 'none') errors.add(429);
-  if (route.auth.kind === 'api_key' && route.auth.scope) errors.add(403);
-  // Any session route refuses a user who must first change a one-time password.
-  if (route.auth.kind === 'session' && !route.auth.beforePasswordChange) errors.add(403);
+  if (route.auth.kind === 'api_key' && (route.auth.scope || route.auth.scopeByInput)) errors.add(403);
+  // A test helper does not exist for a live key.
+  if (route.auth.kind === 'api_key' && route.auth.testModeOnly) errors.add(404);
+  // Any session route refuses a user who must first change a one-time password, or turn on a second factor, unless it answers them.
+  if (route.auth.kind === 'session' && (!route.auth.beforePasswordChange || !route.auth.beforeMfaEnrolment || route.auth.stepUp)) errors.add(403);
   if (route.request?.body || route.request?.query || route.request?.params) errors.add(400);
   if (v1 && route.method === 'post') errors.add(409);
   for (const code of [...errors].sort()) {
     const own = route.responses[code]?.description;
     responses[String(code)] = {
       description: own ?? ERROR_DESCRIPTIONS[code] ?? 'Error',
-      headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } },
+      headers: {
+        'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+        ...(code === 429 ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}),
+      },
       content: { 'application/json': { schema: schemas.of(ZErrorResponse, 'output') } },
     };
   }
   return responses;
 }
 
+const SESSION_ROLE_LINES: Record<SessionRole, string> = {
+  owner: 'Dashboard session (POST /auth/login) of an owner; an admin or a member gets 403.',
+  team_admin: 'Dashboard session (POST /auth/login) of an owner or an admin; a member gets 403.',
+  any_user: 'Dashboard session (POST /auth/login) of any user of the workspace.',
+};
+
+function stepUpLineOf(rule: StepUpRule): string {
+  const when = rule === true ? '' : ` (${rule.description})`;
+  return (
+    `**Step-up${when}:** the session must have signed in or stepped up (POST /auth/step-up) within the last STEP_UP_SECONDS (default 300); ` +
+    'otherwise 403 insufficient_scope with details.reason step_up_required (and details.step_up_with: code or password). ' +
+    'Step up, then send the same request again (with the same Idempotency-Key).'
+  );
+}
+
 function operationOf(route: RegisteredRoute, schemas: DocumentSchemas): JsonSchema {
   const auth = route.auth;
   const security = auth.kind === 'api_key' ? [{ apiKey: [] }] : auth.kind === 'session' ? [{ session: [] }] : [];
+  const keyLine = auth.kind === 'api_key' && auth.testModeOnly ? ' Test keys (`ck_test_`) only: a live key gets 404 not_found.' : '';
   const scopeLine =
     auth.kind === 'api_key'
-      ? auth.scope
-        ? `Scope: \`${auth.scope}\`.`
-        : 'Any valid API key.'
+      ? (auth.scope ? `Scope: \`${auth.scope}\`.` : auth.scopeByInput ? `Scope: ${auth.scopeByInput}.` : 'Any valid API key.') + keyLine
       : auth.kind === 'session'
-        ? sessionRoleOf({ method: route.method, auth }) === 'team_admin'
-          ? 'Dashboard session (POST /auth/login) of an owner or an admin; a member gets 403.'
-          : 'Dashboard session (POST /auth/login) of any user of the workspace.'
+        ? SESSION_ROLE_LINES[sessionRoleOf({ method: route.method, auth })]
         : 'No authentication.';
+  const stepUpLine = auth.kind === 'session' && auth.stepUp ? stepUpLineOf(auth.stepUp) : undefined;
   const operation: JsonSchema = {
     operationId: route.operationId,
     summary: route.summary,
-    description: [route.description, scopeLine].filter(Boolean).join('\n\n'),
+    description: [route.description, scopeLine, stepUpLine].filter(Boolean).join('\n\n'),
     tags: [route.tag],
     security,
     parameters: parametersOf(route, schemas),
     responses: responsesOf(route, schemas),
   };
   if (auth.kind === 'api_key') operation['x-cowrie-scope'] = auth.scope;
+  if (auth.kind === 'api_key' && auth.testModeOnly) operation['x-cowrie-test-mode-only'] = true;
+  // Machine-readable: true, or the condition under which this route needs a step-up.
+  if (auth.kind === 'session' && auth.stepUp) operation['x-cowrie-step-up'] = auth.stepUp === true ? true : auth.stepUp.description;
   if (route.request?.body) {
     operation.requestBody = { required: true, content: { 'application/json': { schema: schemas.of(route.request.body, 'input') } } };
   }
@@ -304,6 +333,9 @@ function webhookOf(event: WebhookEventSpec, schemas: DocumentSchemas): JsonSchem
         { $ref: '#/components/parameters/CowrieSignature' },
         { $ref: '#/components/parameters/CowrieEvent' },
         { $ref: '#/components/parameters/CowrieDelivery' },
+        { $ref: '#/components/parameters/StandardWebhookId' },
+        { $ref: '#/components/parameters/StandardWebhookTimestamp' },
+        { $ref: '#/components/parameters/StandardWebhookSignature' },
       ],
       requestBody: { required: true, content: { 'application/json': { schema: schemas.of(event.body, 'output') } } },
       responses: {
@@ -354,7 +386,7 @@ export function buildOpenApiDocument(registry: RouteRegistry, options: OpenApiOp
         'Payouts, deposits, contact verification and outbound webhooks.',
         'Success bodies are `{data, meta: {request_id}}`; errors are `{error: {code, message, details?}, request_id}` (ErrorResponse).',
         'Send `Idempotency-Key` on POST requests to retry them safely; clients must ignore unknown response fields and event names.',
-        `The events Cowrie posts to webhook endpoints are under \`webhooks\`, each signed in ${SIGNATURE_HEADER}.`,
+        `The events Cowrie posts to webhook endpoints are under \`webhooks\`, each signed in ${SIGNATURE_HEADER} and in the Standard Webhooks headers (${Object.values(STANDARD_WEBHOOKS_HEADERS).join(', ')}).`,
       ].join('\n\n'),
       license: { name: 'MIT', identifier: 'MIT' },
     },
@@ -407,12 +439,40 @@ export function buildOpenApiDocument(registry: RouteRegistry, options: OpenApiOp
           description: 'The delivery id, as the body `id`: the same on every retry of this delivery, so de-duplicate on it.',
           schema: { type: 'string', format: 'uuid' },
         },
+        StandardWebhookId: {
+          name: STANDARD_WEBHOOKS_HEADERS.id,
+          in: 'header',
+          required: true,
+          description: 'Standard Webhooks: the delivery id, the same as X-Cowrie-Delivery and the body `id`, kept across retries, resends and recovers.',
+          schema: { type: 'string', format: 'uuid' },
+        },
+        StandardWebhookTimestamp: {
+          name: STANDARD_WEBHOOKS_HEADERS.timestamp,
+          in: 'header',
+          required: true,
+          description: 'Standard Webhooks: when this attempt was signed, in Unix seconds (the `t` of X-Cowrie-Signature).',
+          schema: { type: 'string', pattern: '^\\d+$' },
+        },
+        StandardWebhookSignature: {
+          name: STANDARD_WEBHOOKS_HEADERS.signature,
+          in: 'header',
+          required: true,
+          description:
+            "Standard Webhooks: `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.` followed by the raw body bytes, keyed with the endpoint secret (the same key bytes as X-Cowrie-Signature's; `standard_webhooks_secret` is that key as `whsec_<base64>`). A Standard Webhooks library verifies it: `new Webhook(standard_webhooks_secret).verify(rawBody, headers)` of the standardwebhooks npm package, which also refuses a timestamp more than 5 minutes from now. During a secret roll's grace period one signature per secret, space-separated, the new one first (`v1,<new> v1,<old>`): any one that matches verifies.",
+          schema: { type: 'string', pattern: '^v1,[A-Za-z0-9+/]{43}=( v1,[A-Za-z0-9+/]{43}=)*$' },
+        },
       },
       headers: {
         'X-Request-Id': { description: 'UUID of this request, also in the body', schema: { type: 'string', format: 'uuid' } },
         'X-RateLimit-Limit': { description: 'Requests allowed in the window', schema: { type: 'integer' } },
         'X-RateLimit-Remaining': { description: 'Requests left after this one, never below 0', schema: { type: 'integer' } },
         'X-RateLimit-Reset': { description: 'Window end as a Unix timestamp in seconds', schema: { type: 'integer' } },
+        'Retry-After': { description: 'Seconds to wait before trying again (as `error.details.retry_after_seconds`)', schema: { type: 'integer', minimum: 1 } },
+        'Cache-Control-No-Store': {
+          description:
+            '`no-store`: the answer carries a secret (a key, a signing secret, a password, a session token) that no cache may keep; replays say so too',
+          schema: { type: 'string', const: 'no-store' },
+        },
       },
     },
   };

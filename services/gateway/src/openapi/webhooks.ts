@@ -1,7 +1,23 @@
 import { z } from 'zod';
-import { collectionExpiredPayload, collectionSuccessfulPayload, reservedAccountCreatedPayload } from '@cowrie/deposits';
-import { eventData as verificationEventData } from '@cowrie/verification';
-import { ENDPOINT_DISABLED_EVENT, PING_EVENT, pingEventData, type EndpointDisabledEventData, type WebhookBody } from '@cowrie/webhooks';
+import type { Scope } from '@cowrie/accounts';
+import {
+  collectionExpiredPayload,
+  collectionSuccessfulPayload,
+  reservedAccountCreatedPayload,
+  sampleCollectionExpiredData,
+  sampleCollectionSuccessfulData,
+  sampleReservedAccountCreatedData,
+} from '@cowrie/deposits';
+import { sampleTransferEventData } from '@cowrie/payouts';
+import { eventData as verificationEventData, sampleVerificationEventData } from '@cowrie/verification';
+import {
+  ENDPOINT_DISABLED_EVENT,
+  PING_EVENT,
+  pingEventData,
+  sampleEndpointDisabledData,
+  type EndpointDisabledEventData,
+  type WebhookBody,
+} from '@cowrie/webhooks';
 import { ZCustomer } from '../routes/deposits';
 import { ZTransaction } from '../routes/payouts';
 import { ZVerificationChannel } from '../routes/verifications';
@@ -111,6 +127,18 @@ const ZPingData = named(
   responseOf<ReturnType<typeof pingEventData>>()(z.object({ message: z.string(), endpoint_id: z.number().int().meta({ description: 'The endpoint tested' }) })),
 );
 
+/** What a sample event is made for: the workspace whose endpoints receive it, and its time. */
+export interface SampleContext {
+  workspaceId: number;
+  now: Date;
+}
+
+/** How the webhook trigger test helper sends an event: the scope of the action that makes it, and a sample `data`. */
+export interface EventTrigger {
+  scope: Scope;
+  sample: (ctx: SampleContext) => unknown;
+}
+
 /** One event Cowrie posts to the webhook endpoints subscribed to it. */
 export interface WebhookEventSpec {
   /** The event name: body `event`, header X-Cowrie-Event, and what an endpoint subscribes to. */
@@ -121,10 +149,12 @@ export interface WebhookEventSpec {
   body: z.ZodType;
   /** The schema of its `data`. */
   data: z.ZodType;
+  /** Absent: the trigger test helper does not send it (ping: the dashboard's test action does). */
+  trigger?: EventTrigger;
 }
 
 /** `{id, event, created_at, data, livemode}` of one event, named after it (`transfer.completed` → TransferCompletedEvent). */
-function event(name: string, summary: string, description: string, data: z.ZodType): WebhookEventSpec {
+function event(name: string, summary: string, description: string, data: z.ZodType, trigger?: EventTrigger): WebhookEventSpec {
   const schemaName = `${name
     .split(/[._]/)
     .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
@@ -145,7 +175,7 @@ function event(name: string, summary: string, description: string, data: z.ZodTy
   );
   // The dashboard's ping goes to the endpoint tested, whatever it subscribes to.
   const audience = name === PING_EVENT ? '' : `\n\nSent to every active endpoint whose \`events\` holds \`${name}\` or \`*\`.`;
-  return { name, summary, description: description + audience, body, data };
+  return { name, summary, description: description + audience, body, data, trigger };
 }
 
 /**
@@ -161,43 +191,60 @@ export const WEBHOOK_EVENTS: readonly WebhookEventSpec[] = [
     'A transfer or withdrawal completed',
     'The rail confirmed the payout: its hold is settled. `data` is the ledger transaction, `status` completed.',
     ZTransaction,
+    { scope: 'payouts:write', sample: ({ workspaceId, now }) => sampleTransferEventData('completed', { workspaceId, now }) },
   ),
   event(
     'transfer.failed',
     'A transfer or withdrawal failed',
     'The rail refused the payout, or never confirmed it within PAYOUT_UNKNOWN_GRACE_MS: its hold is released. `data` is the ledger transaction, `status` failed.',
     ZTransaction,
+    { scope: 'payouts:write', sample: ({ workspaceId, now }) => sampleTransferEventData('failed', { workspaceId, now }) },
+  ),
+  event(
+    'transfer.reversed',
+    'A completed transfer or withdrawal was reversed',
+    "The bank returned a payout that had completed (the rail reported it reversed): the wallet got its amount and fees back once, as a `reversal` credit (channel `payout`, `metadata.reversal_of` the payout's reference). `data` is the ledger transaction, `status` reversed, `metadata.reversed_by` the credit's reference. A payout reversed before it settled fails instead (`transfer.failed`).",
+    ZTransaction,
+    { scope: 'payouts:write', sample: ({ workspaceId, now }) => sampleTransferEventData('reversed', { workspaceId, now }) },
   ),
   event(
     'collection.successful',
     'Money arrived in a one-off or reserved account',
     'A bank transfer into a pending one-off account (for its exact amount) or an active reserved account was credited to the wallet.',
     ZCollectionSuccessfulData,
+    { scope: 'collections:write', sample: ({ now }) => sampleCollectionSuccessfulData(now) },
   ),
   event(
     'collection.expired',
     'A one-off account expired unpaid',
     'Sent once, when a pending collection is read (GET /v1/collections/{id}) after its `expires_at`.',
     ZCollectionExpiredData,
+    { scope: 'collections:write', sample: ({ now }) => sampleCollectionExpiredData(now) },
   ),
   event(
     'reserved_account.created',
     'A reserved account was opened',
     "A persistent account was opened, for a customer (POST /v1/reserved-accounts) or as the business's own (POST /v1/deposits, channel reserved_va).",
     ZReservedAccountCreatedData,
+    { scope: 'collections:write', sample: () => sampleReservedAccountCreatedData() },
   ),
-  event('verification.verified', 'A code was checked and was right', 'The verification is verified.', ZVerificationEventData),
+  event('verification.verified', 'A code was checked and was right', 'The verification is verified.', ZVerificationEventData, {
+    scope: 'verification:write',
+    sample: ({ now }) => sampleVerificationEventData('verified', now),
+  }),
   event(
     'verification.failed',
     'A verification failed',
     'The last allowed check had a wrong code (`reason` invalid_code), or a check found no attempt left (`reason` too_many_attempts).',
     ZVerificationEventData,
+    { scope: 'verification:write', sample: ({ now }) => sampleVerificationEventData('failed', now) },
   ),
   event(
     'verification.expired',
     'A code expired unchecked',
     'The first check after the code expired found it so; the verification is expired.',
     ZVerificationEventData,
+    { scope: 'verification:write', sample: ({ now }) => sampleVerificationEventData('expired', now) },
   ),
   event(
     ENDPOINT_DISABLED_EVENT,
@@ -205,6 +252,8 @@ export const WEBHOOK_EVENTS: readonly WebhookEventSpec[] = [
     "Every delivery to one of the workspace's endpoints failed for WEBHOOK_DISABLE_AFTER_SECONDS (default 5 days), at least WEBHOOK_DISABLE_MIN_FAILURES times, " +
       'so Cowrie switched it off. PUT /webhook-endpoints/{id} with `active: true` enables it again; POST /webhook-endpoints/{id}/recover sends what it missed.',
     ZEndpointDisabledData,
+    // No API key's action makes it (the webhook sender switches an endpoint off): any key that reads may see a sample.
+    { scope: 'read', sample: ({ now }) => sampleEndpointDisabledData(now) },
   ),
   event(
     PING_EVENT,
@@ -236,3 +285,8 @@ export function webhookEventTypes(): WebhookEventType[] {
   });
   return eventTypes;
 }
+
+/** The events the webhook trigger test helper sends, in the catalog's order. */
+export const TRIGGERABLE_EVENTS: readonly (WebhookEventSpec & { trigger: EventTrigger })[] = WEBHOOK_EVENTS.filter(
+  (e): e is WebhookEventSpec & { trigger: EventTrigger } => e.trigger !== undefined,
+);

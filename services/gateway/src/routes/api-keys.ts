@@ -58,6 +58,8 @@ const parseKeyId = (raw: string): number => parsePathId(raw, () => new AppError(
  */
 export function registerApiKeyRoutes(app: RouteMount, deps: GatewayDeps) {
   const auth = { kind: 'session' } as const;
+  // Making a key (or a new one in a roll) hands out the workspace's money: a guarded change.
+  const guarded = { kind: 'session', stepUp: true } as const;
   const tag = 'API keys (dashboard)';
 
   app.route(
@@ -70,7 +72,7 @@ export function registerApiKeyRoutes(app: RouteMount, deps: GatewayDeps) {
         "The key is returned once. It is a key of the session's mode (Cowrie-Mode: test makes a ck_test_ key). " +
         'Send Idempotency-Key: a retry then answers with the same key instead of making a second one.',
       tag,
-      auth,
+      auth: guarded,
       idempotent: true,
       responseHoldsSecret: true,
       request: { body: named('CreateApiKeyRequest', ZCreateApiKeyRequest) },
@@ -136,7 +138,7 @@ export function registerApiKeyRoutes(app: RouteMount, deps: GatewayDeps) {
         'A new key with the same name and scopes, returned once; the old key keeps working for `grace_seconds` (default a day), then stops. ' +
         'Send Idempotency-Key: a retry then replays the same new key instead of making another.',
       tag,
-      auth,
+      auth: guarded,
       idempotent: true,
       responseHoldsSecret: true,
       request: { params: ZKeyParams, body: named('RollApiKeyRequest', ZRollApiKeyRequest) },

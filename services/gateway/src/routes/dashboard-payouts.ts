@@ -38,6 +38,8 @@ export function registerDashboardPayoutRoutes(app: RouteMount, deps: GatewayDeps
       }),
   );
   const auth = { kind: 'session' } as const;
+  // Money leaving the wallet: a guarded change (a sign-in or step-up within STEP_UP_SECONDS).
+  const guarded = { kind: 'session', stepUp: true } as const;
   const tag = 'Payouts (dashboard)';
   const keyRequired = {
     400: { description: 'invalid_request: as for /v1, or the Idempotency-Key header is missing (a payout from the dashboard must carry one)' },
@@ -60,7 +62,7 @@ export function registerDashboardPayoutRoutes(app: RouteMount, deps: GatewayDeps
       operationId: 'createSessionTransfer',
       summary: 'Send money to a bank account from the dashboard',
       tag,
-      auth,
+      auth: guarded,
       idempotent: true,
     },
     requireIdempotencyKey(handlers.transfer),
@@ -72,7 +74,7 @@ export function registerDashboardPayoutRoutes(app: RouteMount, deps: GatewayDeps
       operationId: 'createSessionWithdrawal',
       summary: 'Send money to a saved beneficiary from the dashboard',
       tag,
-      auth,
+      auth: guarded,
       idempotent: true,
     },
     requireIdempotencyKey(handlers.withdrawal),

@@ -11,7 +11,7 @@ const ZTransactionEvent = named(
   responseOf<TransactionEvent>()(
     z.object({
       id: z.number().int().meta({ description: 'The outbox event id' }),
-      event: z.string().meta({ description: 'transfer.completed, transfer.failed or collection.successful' }),
+      event: z.string().meta({ description: 'transfer.completed, transfer.failed, transfer.reversed or collection.successful' }),
       created_at: ZTimestamp,
       deliveries: z.array(
         z.object({

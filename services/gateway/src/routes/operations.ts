@@ -4,7 +4,7 @@ import express, { type Express, type RequestHandler } from 'express';
 import { Queue } from 'bullmq';
 import { errorEnvelope, constantTimeEqual } from '@cowrie/core';
 import { hasOperatorToken, renderMetrics } from '@cowrie/metrics';
-import { giveBackAttempt, takeAttempt } from '@cowrie/api-limits';
+import { clientAddressGroup, giveBackAttempt, takeAttempt } from '@cowrie/api-limits';
 import type { GatewayDeps } from '../deps';
 import { notFoundHandler } from '../http/error-handler';
 import type { RouteMount } from '../http/route-registry';
@@ -98,13 +98,13 @@ const OPS_AUTH_WINDOW_SECONDS = 900;
 
 /**
  * HTTP basic auth of the operator pages. Failed attempts are counted per
- * client address (each attempt takes a place first, a right password gives it
+ * client address (an IPv6 one by its /64; each attempt takes a place first, a right password gives it
  * back) and logged without the credentials; past OPS_AUTH_FAILURES in the
  * window the address gets 429 until it ends.
  */
 function basicAuth(deps: Pick<GatewayDeps, 'redis' | 'config'>, username: string, password: string): RequestHandler {
   return async (req, res, next) => {
-    const key = `${deps.config.REDIS_KEY_PREFIX}ops-auth:${req.ip ?? req.socket.remoteAddress ?? 'unknown'}`;
+    const key = `${deps.config.REDIS_KEY_PREFIX}ops-auth:${clientAddressGroup(req.ip ?? req.socket.remoteAddress ?? 'unknown')}`;
     const hit = await takeAttempt(deps.redis, { key, limit: OPS_AUTH_FAILURES, windowSeconds: OPS_AUTH_WINDOW_SECONDS });
     if (!hit.allowed) {
       res

@@ -1,5 +1,5 @@
 import express, { type Express, type Request } from 'express';
-import { AppError } from '@cowrie/core';
+import { AppError, withRailErrors } from '@cowrie/core';
 import {
   PAYSTACK_SIGNATURE_HEADER,
   SANDBOX_SIGNATURE_HEADER,
@@ -9,14 +9,16 @@ import {
   type InboundTransfer,
 } from '@cowrie/collection-rails';
 import { receiveInboundTransfer } from '@cowrie/deposits';
+import { receivePayoutNotification } from '@cowrie/payouts';
+import { createModeRails, parsePaystackTransferNotification } from '@cowrie/rails';
 import type { GatewayDeps } from '../deps';
 import { notFoundHandler } from '../http/error-handler';
 import { sendData } from '../http/respond';
 
-/** The exact bytes the provider signed; the JSON parser must not see these routes first. */
-function verifiedJson(req: Request, secret: string, header: string, provider: string): unknown {
+/** The exact bytes the provider signed (with one of `secrets`); the JSON parser must not see these routes first. */
+function verifiedJson(req: Request, secrets: string | string[], header: string, provider: string): unknown {
   const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-  if (!verifyHmacSha512(secret, raw, req.get(header))) {
+  if (![secrets].flat().some((secret) => verifyHmacSha512(secret, raw, req.get(header)))) {
     req.log.warn({ provider }, 'rail notification with a missing or invalid signature refused');
     throw new AppError('unauthorized', 'Invalid notification signature');
   }
@@ -40,15 +42,42 @@ export function registerRailNotificationRoutes(app: Express, deps: GatewayDeps) 
   rails.use(express.raw({ type: () => true, limit: deps.config.BODY_LIMIT }));
 
   const receive = async (req: Request, transfer: InboundTransfer) => {
-    const outcome = await receiveInboundTransfer({ db: deps.db, logger: req.log }, transfer);
+    const outcome = await receiveInboundTransfer({ db: deps.db, logger: req.log, production: deps.config.NODE_ENV === 'production' }, transfer);
     if (!outcome.duplicate) deps.metrics.inboundPayments.inc({ provider: outcome.provider, status: outcome.status, reason: outcome.reason ?? '' });
     return { received: true, matched: outcome.matched, duplicate: outcome.duplicate, status: outcome.status, reason: outcome.reason };
   };
 
-  const { COLLECTION_RAIL, PAYSTACK_SECRET_KEY, COLLECTION_SANDBOX_SECRET } = deps.config;
-  if (COLLECTION_RAIL === 'paystack' && PAYSTACK_SECRET_KEY)
+  const { COLLECTION_RAIL, PAYSTACK_SECRET_KEY, COLLECTION_SANDBOX_SECRET, PAYOUT_RAIL, PAYOUT_PAYSTACK_SECRET_KEY } = deps.config;
+  // Paystack sends every event of an integration to one URL, signed with that integration's secret key:
+  // collections' charges and payouts' transfers alike, each verified with its rail's key.
+  const collectionKey = COLLECTION_RAIL === 'paystack' ? PAYSTACK_SECRET_KEY : undefined;
+  const payoutKey = PAYOUT_RAIL === 'paystack' ? PAYOUT_PAYSTACK_SECRET_KEY : undefined;
+  const payoutRails = payoutKey ? createModeRails(deps.config, { redis: deps.redis, sql: deps.sql }) : null;
+  if (collectionKey || payoutKey)
     rails.post('/paystack/notifications', async (req, res) => {
-      const body = verifiedJson(req, PAYSTACK_SECRET_KEY, PAYSTACK_SIGNATURE_HEADER, 'Paystack');
+      const body = verifiedJson(
+        req,
+        [collectionKey, payoutKey].filter((k): k is string => !!k),
+        PAYSTACK_SIGNATURE_HEADER,
+        'Paystack',
+      );
+      const transfer = parsePaystackTransferNotification(body);
+      if (transfer.kind === 'invalid') throw new AppError('invalid_request', `Unreadable notification: ${transfer.reason}`);
+      if (transfer.kind === 'transfer') {
+        if (!payoutRails) return sendData(req, res, 200, { received: true, ignored: transfer.event });
+        // The notification names the payout; the rail's own answer to verify is what is applied.
+        // A rail that cannot be asked answers 503, so Paystack delivers it again.
+        const outcome = await withRailErrors(
+          () =>
+            receivePayoutNotification(
+              { sql: deps.sql, rails: payoutRails, log: req.log },
+              { provider: 'paystack', event: transfer.event, reference: transfer.reference, payload: body as Record<string, unknown> },
+            ),
+          { kind: 'unavailable', message: 'Paystack could not confirm the transfer; deliver it again later' },
+        );
+        return sendData(req, res, 200, { received: true, ...outcome });
+      }
+      if (!collectionKey) return sendData(req, res, 200, { received: true, ignored: (body as { event?: string }).event ?? null });
       const notification = parsePaystackNotification(body);
       if (notification.kind === 'invalid') throw new AppError('invalid_request', `Unreadable notification: ${notification.reason}`);
       // Acknowledged so Paystack does not retry events Cowrie has no use for.

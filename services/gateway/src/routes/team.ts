@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AppError, parsePathId } from '@cowrie/core';
-import { USER_ROLES, ZInviteUserRequest, inviteUser, listTeam, removeUser, type TeamMemberView } from '@cowrie/accounts';
+import { USER_ROLES, ZInviteUserRequest, inviteUser, listTeam, removeUser, resetSecondFactor, type TeamMemberView } from '@cowrie/accounts';
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
 import { sendData, sessionOf } from '../http/respond';
@@ -16,6 +16,7 @@ const ZTeamMember = named(
       role: z.enum(USER_ROLES).meta({ description: 'owner (made with the CLI), admin or member; owners and admins manage the team' }),
       status: z.enum(['active', 'removed']),
       password_change_required: z.boolean().meta({ description: 'Has not yet replaced the one-time password of their invitation' }),
+      mfa_enabled: z.boolean().meta({ description: 'Signs in with a second factor (TOTP)' }),
       created_at: ZTimestamp,
     }),
   ),
@@ -64,7 +65,7 @@ export function registerTeamRoutes(app: RouteMount, deps: GatewayDeps) {
         'Owners and admins only. The one-time password is returned once; the new user must choose their own at first sign-in. ' +
         'Send Idempotency-Key: a retry then answers with the same user and password instead of failing on the email.',
       tag,
-      auth: { kind: 'session', role: 'team_admin' },
+      auth: { kind: 'session', role: 'team_admin', stepUp: true },
       idempotent: true,
       responseHoldsSecret: true,
       request: { body: named('InviteUserRequest', ZInviteUserRequest) },
@@ -106,6 +107,38 @@ export function registerTeamRoutes(app: RouteMount, deps: GatewayDeps) {
         return user;
       });
       sendData(req, res, 200, removed);
+    },
+  );
+
+  app.route(
+    {
+      method: 'delete',
+      path: '/users/:id/mfa',
+      operationId: 'resetUserSecondFactor',
+      summary: "Reset a user's second factor",
+      description:
+        'Owners only, for another user (a lost phone): their TOTP secret and recovery codes are deleted and their sessions end. ' +
+        'They sign in with their password alone, and enrol again (as an owner or admin under REQUIRE_MFA_FOR_ADMINS, before anything else).',
+      tag,
+      auth: { kind: 'session', role: 'owner', stepUp: true },
+      request: { params: ZUserParams },
+      responses: {
+        200: { description: 'The user, without a second factor', data: ZTeamMember },
+        400: { description: 'invalid_request: your own (turn it off with a code: POST /auth/mfa/totp/disable)' },
+        403: { description: 'insufficient_scope: the signed-in user is not an owner, or has not stepped up (details.reason step_up_required)' },
+        ...notFound,
+      },
+    },
+    async ({ params }, req, res) => {
+      const session = sessionOf(req);
+      const reset = await resetSecondFactor(deps.db, { workspaceId: session.businessId, actor: session, id: parseUserId(params.id) });
+      // After the reset's own transaction (both its statements, one batch).
+      await recordAuditAfter(deps.db, req, {
+        action: 'user.mfa_reset',
+        objectId: reset.user.id,
+        details: { email: reset.user.email, had_second_factor: reset.hadSecondFactor },
+      });
+      sendData(req, res, 200, reset.user);
     },
   );
 }

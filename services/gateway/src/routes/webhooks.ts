@@ -28,6 +28,7 @@ import {
   ZRollWebhookSecretRequest,
   updateWebhookEndpoint,
   type WebhookDeliveryLogRow,
+  type ShownWebhookSecret,
   type WebhookEndpointView,
   webhooksQueue,
 } from '@cowrie/webhooks';
@@ -53,23 +54,39 @@ const endpointFields = {
   disabled_at: ZTimestamp.nullable(),
 };
 const ZWebhookEndpoint = named('WebhookEndpoint', responseOf<WebhookEndpointView>()(z.object(endpointFields)));
+/** The Standard Webhooks spelling of a secret: `whsec_` + base64 of the 64 characters' UTF-8 bytes (88 characters). */
+const standardWebhooksSecretField = (when: string) =>
+  z.string().meta({
+    pattern: '^whsec_[A-Za-z0-9+/]{86}==$',
+    description:
+      'The same HMAC key in Standard Webhooks form (`whsec_` + base64 of the UTF-8 bytes of `secret`), for the webhook-signature header ' +
+      `and that standard's libraries (new Webhook(secret) of the standardwebhooks npm package); ${when}`,
+  });
 const ZCreatedWebhookEndpoint = named(
   'CreatedWebhookEndpoint',
-  responseOf<WebhookEndpointView & { secret: string }>()(
+  responseOf<WebhookEndpointView & ShownWebhookSecret>()(
     z.object({
       ...endpointFields,
-      secret: z.string().meta({ pattern: '^[0-9a-f]{64}$', description: 'HMAC key of the signatures; returned once, at creation only' }),
+      secret: z.string().meta({
+        pattern: '^[0-9a-f]{64}$',
+        description: 'HMAC key of the signatures, for X-Cowrie-Signature (the string itself, as UTF-8, is the key); returned once, at creation only',
+      }),
+      standard_webhooks_secret: standardWebhooksSecretField('returned once, at creation only'),
     }),
   ),
 );
 const ZRolledWebhookSecret = named(
   'RolledWebhookSecret',
-  responseOf<WebhookEndpointView & { secret: string; previous_secret_expires_at: string | null }>()(
+  responseOf<WebhookEndpointView & ShownWebhookSecret & { previous_secret_expires_at: string | null }>()(
     z.object({
       ...endpointFields,
-      secret: z.string().meta({ pattern: '^[0-9a-f]{64}$', description: 'The new HMAC key of the signatures; returned once, here only' }),
+      secret: z
+        .string()
+        .meta({ pattern: '^[0-9a-f]{64}$', description: 'The new HMAC key of the signatures, for X-Cowrie-Signature; returned once, here only' }),
+      standard_webhooks_secret: standardWebhooksSecretField('the new key, returned once, here only'),
       previous_secret_expires_at: ZTimestamp.nullable().meta({
-        description: 'Until then every delivery is signed with both secrets (t=…,v1=<new>,v1=<old>); null when the old secret stopped at once',
+        description:
+          'Until then every delivery is signed with both secrets (X-Cowrie-Signature `t=…,v1=<new>,v1=<old>`, webhook-signature `v1,<new> v1,<old>`); null when the old secret stopped at once',
       }),
     }),
   ),
@@ -140,6 +157,11 @@ const deliveryNotFound = { 404: { description: 'not_found: no such delivery log 
 // The id is read by parseEndpointId: anything that is not one of the workspace's endpoints is 404.
 const ZEndpointParams = z.object({ id: z.string().meta({ description: 'Webhook endpoint id' }) });
 const notFound = { 404: { description: 'not_found: no such endpoint in this workspace' } };
+/** An update that sends the endpoint's events somewhere else needs a step-up; one of its events or active does not. */
+const urlChange = {
+  when: (body: unknown) => typeof body === 'object' && body !== null && (body as { url?: unknown }).url !== undefined,
+  description: 'when the body has a url',
+};
 // Recovered dispatches wait behind every live one (jobs without a priority come first).
 const RECOVER_PRIORITY = 10;
 
@@ -160,9 +182,11 @@ export function registerWebhookRoutes(app: RouteMount, deps: GatewayDeps) {
       path: '/webhook-endpoints',
       operationId: 'createWebhookEndpoint',
       summary: 'Create a webhook endpoint',
-      description: 'The secret is returned once. Loopback, private and metadata addresses are refused.',
+      description:
+        'The secret is returned once, in both forms: `secret` (64 hex, for X-Cowrie-Signature) and `standard_webhooks_secret` (`whsec_…`, the same key, for webhook-signature). Loopback, private and metadata addresses are refused.',
       tag,
       auth,
+      responseHoldsSecret: true,
       request: { body: named('CreateWebhookEndpointRequest', ZCreateWebhookEndpoint) },
       responses: { 201: { description: 'The endpoint, with its secret', data: ZCreatedWebhookEndpoint } },
     },
@@ -200,8 +224,9 @@ export function registerWebhookRoutes(app: RouteMount, deps: GatewayDeps) {
       path: '/webhook-endpoints/:id',
       operationId: 'updateWebhookEndpoint',
       summary: 'Update url, events or active',
+      description: 'A new `url` is a guarded change (step-up); events and active are not.',
       tag,
-      auth,
+      auth: { kind: 'session', stepUp: urlChange },
       request: { params: ZEndpointParams, body: named('UpdateWebhookEndpointRequest', ZUpdateWebhookEndpoint) },
       responses: { 200: { description: 'The endpoint', data: ZWebhookEndpoint }, ...notFound },
     },
@@ -251,15 +276,23 @@ export function registerWebhookRoutes(app: RouteMount, deps: GatewayDeps) {
       operationId: 'rollWebhookEndpointSecret',
       summary: "Roll an endpoint's signing secret",
       description:
-        'A new secret, returned once. For `grace_seconds` (default a day) every delivery is signed with the new and the old secret ' +
-        '(`t=<ts>,v1=<new>,v1=<old>`): a receiver accepts a delivery when any v1 value matches the secret it holds. ' +
-        'Send Idempotency-Key: a retry then replays the same secret instead of rolling again.',
+        'A new secret, returned once, in both forms (`secret` and `standard_webhooks_secret`). For `grace_seconds` (default a day) every delivery is signed with the new and the old secret ' +
+        '(`t=<ts>,v1=<new>,v1=<old>` in X-Cowrie-Signature, `v1,<new> v1,<old>` in webhook-signature): a receiver accepts a delivery when any v1 value matches the secret it holds. ' +
+        'Send Idempotency-Key: a retry then replays the same secret instead of rolling again. ' +
+        "Two rolls at the same moment apply one after the other: the later one's old secret is the earlier one's new secret.",
       tag,
-      auth,
+      auth: { kind: 'session', stepUp: true },
       idempotent: true,
       responseHoldsSecret: true,
       request: { params: ZEndpointParams, body: named('RollWebhookSecretRequest', ZRollWebhookSecretRequest) },
-      responses: { 201: { description: 'The endpoint with its new secret', data: ZRolledWebhookSecret }, ...notFound },
+      responses: {
+        201: { description: 'The endpoint with its new secret', data: ZRolledWebhookSecret },
+        ...notFound,
+        409: {
+          description:
+            'idempotency_conflict: the Idempotency-Key was sent with another body or is still in progress, or (details.reason concurrent_roll) other rolls of this endpoint kept landing first; rolls at the same moment otherwise apply one after the other',
+        },
+      },
     },
     async ({ params, body }, req, res) => {
       const rolled = await deps.db.$transaction(async (tx) => {

@@ -5,7 +5,8 @@ import { Button, ConfirmButton, ErrorNote, GraceSelect, Time, fromLocalInput } f
 import { EventPicker } from './EventPicker';
 
 type Endpoint = Schemas['WebhookEndpoint'];
-export type ShownSecret = { title: string; secret: string; note: string };
+/** A signing secret as the API answered it once: the 64-hex form and the same key in Standard Webhooks form. */
+export type ShownSecret = { title: string; secret: string; standardWebhooksSecret: string; note: string };
 
 /** How long a rolled secret still signs deliveries, in seconds. */
 const GRACE_CHOICES = [
@@ -31,7 +32,8 @@ function EditEndpoint({ endpoint, onDone }: { endpoint: Endpoint; onDone: () => 
   const [events, setEvents] = useState(endpoint.events);
   const [active, setActive] = useState(endpoint.active);
   const save = useApiMutation<Endpoint>(
-    () => ({ method: 'PUT', path: `/webhook-endpoints/${endpoint.id}`, body: { url, events, active } }),
+    // The url only when it changed: a new url is a guarded change (a step-up), the events and active are not.
+    () => ({ method: 'PUT', path: `/webhook-endpoints/${endpoint.id}`, body: url === endpoint.url ? { events, active } : { url, events, active } }),
     ['/webhook-endpoints'],
   );
   const submit = (event: FormEvent) => {
@@ -172,6 +174,7 @@ export function EndpointCard({ endpoint, onSecret }: { endpoint: Endpoint; onSec
                     onSecret({
                       title: `New signing secret for ${rolled.url}`,
                       secret: rolled.secret,
+                      standardWebhooksSecret: rolled.standard_webhooks_secret,
                       note: rolled.previous_secret_expires_at
                         ? `Until ${new Date(rolled.previous_secret_expires_at).toLocaleString()} every delivery carries two signatures (the new and the old secret); verify either.`
                         : 'The old secret no longer signs deliveries.',

@@ -1,0 +1,15 @@
+// Loaded with import() by the commands that need it, never at start. esbuild keeps
+// every export of a module loaded with import(), so each such module is this short
+// list rather than a package's whole index (which would load its other dependencies).
+export {
+  announceApiKeyChange,
+  apiKeyIdentity,
+  createApiKey,
+  createDashboardUser,
+  createWorkspace,
+  dashboardUserIdentity,
+  disableDashboardUser,
+  recordOperatorAction,
+  revokeApiKey,
+  workspaceForMode,
+} from '@cowrie/accounts';

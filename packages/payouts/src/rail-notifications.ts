@@ -1,0 +1,79 @@
+import type { Logger, Mode } from '@cowrie/core';
+import { columnList, defineStatement, sqlColumn, sqlParam, type SqlPool } from '@cowrie/db';
+import { ledgerTransactionColumns } from '@cowrie/ledger';
+import type { ModeRails } from '@cowrie/rails';
+import { applyRailResult, type PayoutOutcome } from './settle-payout';
+
+/** What a payout rail told Cowrie about one of its transfers, unprompted (a provider's webhook, the sandbox bank's notice). */
+export interface PayoutNotification {
+  /** The rail that sent it (a ledger row's `provider`). */
+  provider: string;
+  /** The rail's event name, e.g. `transfer.reversed`. */
+  event: string;
+  /** The transfer's reference: Cowrie's `snd_` reference, sent as the rail's reference. */
+  reference: string;
+  /** The notification as received, kept when it names no payout Cowrie knows. */
+  payload: Record<string, unknown>;
+}
+
+/**
+ * What came of a notification: `applied` (the rail's confirmed state was
+ * applied; `outcome` says what changed, `skipped` when nothing did),
+ * `unmatched` (no payout of that rail has the reference: kept for review,
+ * never credited), `unconfirmed` (the rail does not show the transfer when
+ * asked: nothing changed; the reconciler asks again on its schedule).
+ */
+export type PayoutNotificationOutcome = { kind: 'applied'; outcome: PayoutOutcome['kind'] } | { kind: 'unmatched' } | { kind: 'unconfirmed' };
+
+const PAYOUT_BY_REFERENCE = defineStatement({
+  name: 'cowrie-payout-by-reference',
+  params: { reference: sqlParam.text },
+  text: (
+    p,
+  ) => `SELECT ${columnList(ledgerTransactionColumns, 't')}, w."mode" AS "workspaceMode" FROM "LedgerTransaction" t JOIN "Workspace" w ON w."id" = t."workspaceId"
+           WHERE t."reference" = ${p.reference} AND t."type" = 'debit'`,
+  result: { ...ledgerTransactionColumns, workspaceMode: sqlColumn.text.as<Mode>() },
+});
+
+const KEEP_UNMATCHED = defineStatement({
+  name: 'cowrie-keep-unmatched-payout-event',
+  params: { provider: sqlParam.text, event: sqlParam.text, reference: sqlParam.text, payload: sqlParam.json },
+  text: (p) => `INSERT INTO "UnmatchedPayoutEvent" ("provider", "event", "reference", "payload")
+           VALUES (${p.provider}, ${p.event}, ${p.reference}, ${p.payload})
+           ON CONFLICT ("provider", "event", "reference") DO UPDATE SET "received" = "UnmatchedPayoutEvent"."received" + 1`,
+});
+
+/**
+ * A payout rail's notification about one of its transfers. The notification
+ * only says which payout to look at: what is applied is what the rail answers
+ * when asked by reference (its verify), the same answer the worker and the
+ * reconciler act on, so a notification delivered many times, late, out of
+ * order, or racing the reconciler changes the payout at most once (every
+ * close is gated on the row's status). A reference no payout of that rail has
+ * is logged and kept for review (UnmatchedPayoutEvent), never credited. A rail
+ * that cannot be asked throws: the caller answers so the provider retries.
+ */
+export async function receivePayoutNotification(
+  { sql, rails, log }: { sql: SqlPool; rails: ModeRails; log: Logger },
+  notification: PayoutNotification,
+): Promise<PayoutNotificationOutcome> {
+  const found = (await PAYOUT_BY_REFERENCE.run(sql, { reference: notification.reference })).rows[0];
+  if (!found || found.provider !== notification.provider) {
+    await KEEP_UNMATCHED.run(sql, notification);
+    log.warn(
+      { provider: notification.provider, event: notification.event, reference: notification.reference },
+      'a payout rail notified about a transfer Cowrie does not know: kept for review, nothing credited',
+    );
+    return { kind: 'unmatched' };
+  }
+  const { workspaceMode, ...row } = found;
+  const known = await rails[workspaceMode].byId(row.provider).verifyTransfer(row.reference);
+  // Nothing to apply: the rail does not show it, or shows it unsettled while Cowrie's row is final.
+  if (!known || (known.status === 'pending' && row.status !== 'processing')) {
+    log.warn({ reference: row.reference, event: notification.event, rail: known?.status ?? 'not found' }, 'payout notification not confirmed by the rail');
+    return { kind: 'unconfirmed' };
+  }
+  const outcome = await applyRailResult(sql, row, known);
+  log.info({ reference: row.reference, event: notification.event, outcome: outcome.kind }, 'payout notification applied');
+  return { kind: 'applied', outcome: outcome.kind };
+}

@@ -1,0 +1,195 @@
+import { z } from 'zod';
+import { accountNumberField, amountField } from '@cowrie/core';
+import { UNMATCHED_REASONS, receiveSandboxTransferIn, type SandboxTransferInResult } from '@cowrie/deposits';
+import { instrumentCalls, railObserver } from '@cowrie/metrics';
+import { reverseSandboxPayout } from '@cowrie/payouts';
+import { createModeRails, mapModeRails } from '@cowrie/rails';
+import { readSandboxCode, sandboxOutbox, type SandboxCode } from '@cowrie/verification';
+import { recordSampleEvent, type RecordedSampleEvent } from '@cowrie/webhooks';
+import type { Prisma } from '@cowrie/db';
+import type { GatewayDeps } from '../deps';
+import { assertScope } from '../http/api-auth';
+import type { RouteMount } from '../http/route-registry';
+import { apiKeyOf, sendData } from '../http/respond';
+import { ZAmount, ZTimestamp, named, responseOf } from '../openapi/schemas';
+import { TRIGGERABLE_EVENTS } from '../openapi/webhooks';
+import { ZTransaction } from './payouts';
+
+const TAG = 'Test helpers';
+const NOT_FOR_LIVE_KEYS = 'A live key gets this 404 on every test helper, as if the route did not exist.';
+
+const ZTransferInRequest = named(
+  'TestTransferInRequest',
+  z.object({
+    account_number: accountNumberField.meta({ description: "The number of one of this workspace's reserved accounts or one-off collections" }),
+    amount: amountField(),
+  }),
+);
+
+const ZTransferIn = named(
+  'TestTransferIn',
+  responseOf<SandboxTransferInResult>()(
+    z.object({
+      status: z.enum(['credited', 'unmatched']),
+      reason: z.enum(UNMATCHED_REASONS).nullable().meta({ description: 'Why an unmatched transfer credited nobody; null when credited' }),
+      channel: z.enum(['collection_va', 'reserved_va']).nullable(),
+      account_number: z.string(),
+      amount: ZAmount,
+      currency: z.string().meta({ description: "The account's currency" }),
+      provider_reference: z.string().meta({ description: "The sandbox bank's reference of the transfer (collection.successful's provider_reference)" }),
+      transaction_reference: z.string().nullable().meta({ description: "The credit's ledger reference (crd_), when credited" }),
+      collection_id: z.number().int().nullable(),
+      reserved_account_id: z.number().int().nullable(),
+    }),
+  ),
+);
+
+const ZCodeParams = z.object({ reference: z.string().meta({ description: 'The verification reference (a UUID)' }) });
+const ZSandboxCode = named(
+  'TestVerificationCode',
+  responseOf<SandboxCode>()(
+    z.object({
+      reference: z.string().meta({ format: 'uuid' }),
+      code: z.string().meta({ description: 'The one-time code the sandbox sent' }),
+      sent_at: ZTimestamp,
+    }),
+  ),
+);
+
+const ZPayoutParams = z.object({ reference: z.string().max(100).meta({ description: "The payout's reference (snd_…)" }) });
+
+const TRIGGERABLE = TRIGGERABLE_EVENTS.map((e) => e.name) as [string, ...string[]];
+const ZTriggerRequest = named(
+  'TestWebhookTriggerRequest',
+  z.object({
+    event: z.enum(TRIGGERABLE, { error: `must be one of ${TRIGGERABLE.join(', ')}` }).meta({ description: 'The event to send a sample of' }),
+  }),
+);
+const ZTriggered = named(
+  'TestWebhookTrigger',
+  responseOf<RecordedSampleEvent>()(
+    z.object({
+      event: z.string(),
+      data: z.unknown().meta({ description: "The sample `data` every delivery carries; it validates against the event's schema (document `webhooks`)" }),
+      endpoints: z.number().int().meta({ description: "The workspace's active endpoints subscribed to the event: each gets one delivery" }),
+    }),
+  ),
+);
+
+const scopesOfEvents = TRIGGERABLE_EVENTS.map((e) => `${e.name}: \`${e.trigger.scope}\``).join('; ');
+
+/**
+ * The test helpers under /v1/test_helpers (Stripe's convention), for test
+ * keys only (`testModeOnly`: a live key gets 404 as for an unknown route):
+ * what would otherwise need a payer, a phone, a bank or an event to happen.
+ * Each calls the path the real thing takes, so its effects (credits, events,
+ * webhooks) are the real ones, on the test side.
+ */
+export function registerTestHelperRoutes(v1: RouteMount, deps: GatewayDeps) {
+  const modeRails = mapModeRails(createModeRails(deps.config, { redis: deps.redis, sql: deps.sql }), (rail) =>
+    instrumentCalls(rail, railObserver(deps.metrics, `payout:${rail.id}`)),
+  );
+  const outbox = sandboxOutbox(deps.redis, deps.config);
+
+  v1.route(
+    {
+      method: 'post',
+      path: '/test_helpers/deposits/transfer_in',
+      operationId: 'testTransferIn',
+      summary: "Pay into one of the workspace's test accounts",
+      description:
+        "A sandbox bank transfer of `amount`, in the account's currency, into one of this workspace's reserved accounts or one-off collections, through the path a provider's notification takes: credited to the wallet with a collection.successful event (a one-off collection must be pending and paid its exact amount), or recorded unmatched with its reason, as a real transfer would be.",
+      tag: TAG,
+      auth: { kind: 'api_key', scope: 'collections:write', testModeOnly: true },
+      request: { body: ZTransferInRequest },
+      responses: {
+        201: { description: 'What the inbound path made of the transfer', data: ZTransferIn },
+        404: { description: `not_found: no reserved account or collection of this workspace has the number. ${NOT_FOR_LIVE_KEYS}` },
+      },
+    },
+    async ({ body }, req, res) => {
+      const result = await receiveSandboxTransferIn(
+        { db: deps.db, logger: req.log, production: deps.config.NODE_ENV === 'production' },
+        { workspaceId: apiKeyOf(req).workspaceId, accountNumber: body.account_number, amount: body.amount },
+      );
+      deps.metrics.inboundPayments.inc({ provider: 'sandbox', status: result.status, reason: result.reason ?? '' });
+      sendData(req, res, 201, result);
+    },
+  );
+
+  v1.route(
+    {
+      method: 'get',
+      path: '/test_helpers/verifications/:reference/code',
+      operationId: 'testVerificationCode',
+      summary: 'The code the sandbox sent for a verification',
+      description:
+        "Read from the sandbox provider's outbox (its last message for this reference), as `cowrie sandbox messages` reads it: the code a person would have received. The verification's row holds only a hash.",
+      tag: TAG,
+      auth: { kind: 'api_key', scope: 'verification:write', testModeOnly: true },
+      request: { params: ZCodeParams },
+      responseHoldsSecret: true,
+      responses: {
+        200: { description: 'The code', data: ZSandboxCode },
+        404: {
+          description: `not_found: no verification of this workspace has the reference, or the sandbox sent it no code (delivery failed or not yet made, or past VERIFY_SANDBOX_RETENTION_SECONDS). ${NOT_FOR_LIVE_KEYS}`,
+        },
+      },
+    },
+    async ({ params }, req, res) => {
+      sendData(req, res, 200, await readSandboxCode({ db: deps.db, outbox }, { workspaceId: apiKeyOf(req).workspaceId, reference: params.reference }));
+    },
+  );
+
+  v1.route(
+    {
+      method: 'post',
+      path: '/test_helpers/transfers/:reference/reverse',
+      operationId: 'testReverseTransfer',
+      summary: 'The sandbox bank returns a completed payout',
+      description:
+        'The bank returns the transfer now, and its notification is applied at once through the path every rail notification takes: the payout becomes `reversed`, its amount and fees are credited back once (a `reversal` credit) and transfer.reversed is sent, as for a transfer to 0000000003. A payout already reversed is answered as it is.',
+      tag: TAG,
+      auth: { kind: 'api_key', scope: 'payouts:write', testModeOnly: true },
+      request: { params: ZPayoutParams },
+      responses: {
+        200: { description: 'The payout, reversed', data: ZTransaction },
+        400: { description: 'invalid_request: the payout is not completed (details.status: processing or failed)' },
+        404: { description: `not_found: no payout of this workspace has the reference. ${NOT_FOR_LIVE_KEYS}` },
+      },
+    },
+    async ({ params }, req, res) => {
+      const payout = await reverseSandboxPayout(
+        { db: deps.db, sql: deps.sql, rails: modeRails, log: req.log },
+        { workspaceId: apiKeyOf(req).workspaceId, reference: params.reference },
+      );
+      sendData(req, res, 200, payout);
+    },
+  );
+
+  v1.route(
+    {
+      method: 'post',
+      path: '/test_helpers/webhooks/trigger',
+      operationId: 'testTriggerWebhook',
+      summary: 'Send a sample event to the test endpoints',
+      description: `A sample of the event, with a body that validates against its schema (document \`webhooks\`) and references that name no record, is recorded like a real event: the relay delivers it, signed, to this workspace's active test endpoints subscribed to it (\`livemode\` false). ping is not sent here (the dashboard's test action sends it).`,
+      tag: TAG,
+      auth: { kind: 'api_key', scope: null, scopeByInput: `the one of the action that makes the event (${scopesOfEvents})`, testModeOnly: true },
+      request: { body: ZTriggerRequest },
+      responses: {
+        201: { description: 'The sample recorded, and how many endpoints it goes to', data: ZTriggered },
+        400: { description: 'invalid_request: `event` is not one of the events this helper sends (the message lists them)' },
+        403: { description: 'insufficient_scope: the key lacks the scope of the action that makes the event (details.required_scope)' },
+        404: { description: `not_found: ${NOT_FOR_LIVE_KEYS}` },
+      },
+    },
+    async ({ body }, req, res) => {
+      const spec = TRIGGERABLE_EVENTS.find((e) => e.name === body.event)!;
+      assertScope(req, spec.trigger.scope);
+      const { workspaceId } = apiKeyOf(req);
+      const data = spec.trigger.sample({ workspaceId, now: new Date() }) as Prisma.InputJsonValue;
+      sendData(req, res, 201, await recordSampleEvent(deps.db, { workspaceId, event: spec.name, data }));
+    },
+  );
+}
