@@ -82,12 +82,21 @@ export interface ApiKeyView {
 type ApiKeyViewRow = Pick<ApiKey, 'id' | 'name' | 'lookupId' | 'mode' | 'scopes' | 'revokedAt' | 'lastUsedAt' | 'createdAt'>;
 const API_KEY_VIEW_SELECT = { id: true, name: true, lookupId: true, mode: true, scopes: true, revokedAt: true, lastUsedAt: true, createdAt: true } as const;
 
+/** A key's public prefix, `ck_<mode>_<lookup id>`: how its owner and the audit trail tell keys apart. */
+export const apiKeyPrefix = (key: { mode: string; lookupId: string }): string => `ck_${key.mode}_${key.lookupId}`;
+
+/** A key's workspace row (the side it is kept on) and its prefix; null when there is no such key. */
+export async function apiKeyIdentity(db: DbOrTx, id: number): Promise<{ workspaceId: number; prefix: string } | null> {
+  const row = await db.apiKey.findUnique({ where: { id }, select: { workspaceId: true, mode: true, lookupId: true } });
+  return row && { workspaceId: row.workspaceId, prefix: apiKeyPrefix(row) };
+}
+
 function viewOf(row: ApiKeyViewRow, now: Date): ApiKeyView {
   const status = !row.revokedAt ? 'active' : row.revokedAt > now ? 'expiring' : 'revoked';
   return {
     id: row.id,
     name: row.name,
-    prefix: `ck_${row.mode}_${row.lookupId}`,
+    prefix: apiKeyPrefix(row),
     mode: row.mode as Mode,
     scopes: row.scopes as Scope[],
     status,

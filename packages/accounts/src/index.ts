@@ -6,4 +6,6 @@ export * from './sessions';
 export * from './workspaces';
 export * from './api-key-cache';
 export * from './team';
+export * from './audit-catalog';
+export * from './audit-trail';
 export * from './second-factor';

@@ -272,7 +272,7 @@ export interface SignedInUser {
 export async function checkLoginChallengeCode(
   db: DbOrTx,
   opts: { challenge: LoginChallenge; code: string; encryptionKey: string; now?: Date },
-): Promise<{ kind: 'signed_in'; user: SignedInUser } | { kind: 'ended' } | Extract<SecondFactorCheck, { kind: 'refused' }>> {
+): Promise<{ kind: 'signed_in'; user: SignedInUser; via: 'totp' | 'recovery_code' } | { kind: 'ended' } | Extract<SecondFactorCheck, { kind: 'refused' }>> {
   const user = await db.dashboardUser.findUnique({
     where: { id: opts.challenge.userId },
     select: { id: true, workspaceId: true, sessionVersion: true, role: true, passwordChangeRequired: true, totpConfirmedAt: true, disabledAt: true },
@@ -281,7 +281,7 @@ export async function checkLoginChallengeCode(
   const check = await checkSecondFactor(db, { userId: user.id, code: opts.code, encryptionKey: opts.encryptionKey, now: opts.now });
   if (check.kind === 'refused') return check;
   const { disabledAt: _disabledAt, ...signedIn } = user;
-  return { kind: 'signed_in', user: signedIn };
+  return { kind: 'signed_in', user: signedIn, via: check.via };
 }
 
 /** What the dashboard shows of a user's second factor. */
@@ -293,10 +293,15 @@ export interface SecondFactorStatus {
   enrolment_required: boolean;
 }
 
+/** The user's unused recovery codes. */
+export async function recoveryCodesRemaining(db: DbOrTx, userId: number): Promise<number> {
+  return db.mfaRecoveryCode.count({ where: { userId, usedAt: null } });
+}
+
 export async function secondFactorStatus(db: DbOrTx, opts: { userId: number; requireMfaForAdmins: boolean }): Promise<SecondFactorStatus> {
   const user = await db.dashboardUser.findUnique({ where: { id: opts.userId }, select: { role: true, totpConfirmedAt: true } });
   if (!user) throw sessionEnded();
-  const remaining = hasSecondFactor(user) ? await db.mfaRecoveryCode.count({ where: { userId: opts.userId, usedAt: null } }) : 0;
+  const remaining = hasSecondFactor(user) ? await recoveryCodesRemaining(db, opts.userId) : 0;
   return {
     totp_enabled: hasSecondFactor(user),
     recovery_codes_remaining: remaining,

@@ -79,6 +79,7 @@ export async function currentSessionUser(
     where: { id: session.userId },
     select: {
       workspaceId: true,
+      email: true,
       sessionVersion: true,
       disabledAt: true,
       role: true,
@@ -94,6 +95,7 @@ export async function currentSessionUser(
   const steppedUpAt = ('stepUps' in user ? user.stepUps[0]?.steppedUpAt : undefined) ?? null;
   return {
     workspaceId,
+    email: user.email,
     role: user.role as UserRole,
     passwordChangeRequired: user.passwordChangeRequired,
     mfaEnabled: hasSecondFactor(user),
@@ -105,6 +107,8 @@ export async function currentSessionUser(
 /** What a current session may do: its workspace (of the mode chosen), its user's role, and what it must do first. */
 export interface CurrentSessionUser {
   workspaceId: number;
+  /** The user's email (who acted, in the audit trail). */
+  email: string;
   role: UserRole;
   /** Signed in with a one-time password not yet changed: only the password change (and sign-out) answer. */
   passwordChangeRequired: boolean;
@@ -119,6 +123,11 @@ export interface CurrentSessionUser {
 /** Ends every session of a user (sign-out): tokens issued before no longer work. */
 export async function endUserSessions(db: DbOrTx, userId: number): Promise<void> {
   await db.dashboardUser.updateMany({ where: { id: userId }, data: { sessionVersion: { increment: 1 } } });
+}
+
+/** A user's business (its live workspace) and email; null when there is no such user. */
+export async function dashboardUserIdentity(db: DbOrTx, userId: number): Promise<{ workspaceId: number; email: string } | null> {
+  return db.dashboardUser.findUnique({ where: { id: userId }, select: { workspaceId: true, email: true } });
 }
 
 /** Disables a user (an operator's action): sign-in and every session are refused from now on. */

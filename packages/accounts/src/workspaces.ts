@@ -1,7 +1,7 @@
-import { hostname, userInfo } from 'node:os';
 import type { Mode } from '@cowrie/core';
 import { WALLET_CATALOG } from '@cowrie/catalog';
 import { defineStatement, modelColumns, sqlColumn, sqlList, sqlParam, type DbOrTx, type SqlQueryable, type Workspace } from '@cowrie/db';
+import { operatorIdentity } from './audit-trail';
 
 const workspaceColumns = modelColumns<Workspace>()('Workspace', { id: sqlColumn.int, name: sqlColumn.text, createdAt: sqlColumn.timestamp });
 
@@ -90,15 +90,5 @@ export async function recordOperatorAction(
   db: DbOrTx,
   input: { action: string; workspaceId: number; details: Record<string, string | number | boolean | null> },
 ) {
-  const actor = `${osUser()}@${hostname()}`;
-  return db.operatorAction.create({ data: { action: input.action, workspaceId: input.workspaceId, actor, details: input.details } });
-}
-
-function osUser(): string {
-  try {
-    return userInfo().username;
-  } catch {
-    // A container user without a passwd entry.
-    return process.env.USER ?? `uid ${process.getuid?.() ?? 'unknown'}`;
-  }
+  return db.operatorAction.create({ data: { action: input.action, workspaceId: input.workspaceId, actor: operatorIdentity(), details: input.details } });
 }

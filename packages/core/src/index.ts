@@ -11,3 +11,4 @@ export * from './crypto';
 export * from './queues';
 export * from './modes';
 export * from './page-cursor';
+export * from './csv';

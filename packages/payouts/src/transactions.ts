@@ -1,5 +1,4 @@
-import { stringify } from 'csv-stringify/sync';
-import { AppError, decodePageCursor, newestFirst, pageLimit, pageOf, rowsAfter, type PagePosition } from '@cowrie/core';
+import { AppError, csvRecords, csvText, decodePageCursor, newestFirst, pageLimit, pageOf, rowsAfter, type PagePosition } from '@cowrie/core';
 import type { DbOrTx, LedgerTransaction, Prisma } from '@cowrie/db';
 import { asObject, renderTransaction } from './render';
 
@@ -84,21 +83,14 @@ const CSV_COLUMNS = [
   'description',
 ] as const;
 
-// RFC 4180: CRLF between records.
-const CSV_OPTIONS = { record_delimiter: 'windows' } as const;
-
 /** Rows read per statement while exporting. */
 const EXPORT_PAGE_SIZE = 1000;
-
-// A spreadsheet runs a cell that begins with one of these as a formula (CSV injection).
-const FORMULA_START = /^[=+\-@\t\r]/;
-const asText = (value: string | null): string => (value === null ? '' : FORMULA_START.test(value) ? `'${value}` : value);
 
 /** One transaction as an export's row: amounts exactly as the API renders them, text a spreadsheet will not run. */
 function csvRecord(row: LedgerTransaction): string[] {
   const t = renderTransaction(row);
   return [
-    asText(t.reference),
+    csvText(t.reference),
     t.createdAt,
     t.type,
     t.direction,
@@ -108,14 +100,14 @@ function csvRecord(row: LedgerTransaction): string[] {
     t.currency,
     t.amount,
     t.fees,
-    asText(t.counterpartyName),
-    asText(t.counterpartyAccount),
-    asText(t.counterpartyBank),
-    asText(t.provider),
-    asText(t.providerReference),
-    asText(t.idempotencyKey),
-    asText(t.title),
-    asText(t.description),
+    csvText(t.counterpartyName),
+    csvText(t.counterpartyAccount),
+    csvText(t.counterpartyBank),
+    csvText(t.provider),
+    csvText(t.providerReference),
+    csvText(t.idempotencyKey),
+    csvText(t.title),
+    csvText(t.description),
   ];
 }
 
@@ -126,7 +118,7 @@ function csvRecord(row: LedgerTransaction): string[] {
  */
 export async function* transactionsCsv(db: DbOrTx, input: TransactionFilters & { workspaceId: number }): AsyncGenerator<string> {
   // The header goes with the first page, so nothing is sent before the first read succeeded.
-  let header = stringify([[...CSV_COLUMNS]], CSV_OPTIONS);
+  let header = csvRecords([[...CSV_COLUMNS]]);
   const where = filtered(input.workspaceId, input);
   let after: PagePosition | null = null;
   for (;;) {
@@ -135,7 +127,7 @@ export async function* transactionsCsv(db: DbOrTx, input: TransactionFilters & {
       orderBy: newestFirst(),
       take: EXPORT_PAGE_SIZE,
     });
-    yield header + stringify(rows.map(csvRecord), CSV_OPTIONS);
+    yield header + csvRecords(rows.map(csvRecord));
     header = '';
     const last = rows.at(-1);
     if (!last || rows.length < EXPORT_PAGE_SIZE) return;

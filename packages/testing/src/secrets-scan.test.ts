@@ -70,3 +70,21 @@ test('finds a remembered key, a webhook secret (current, previous, whsec_), a se
   env.logLines.splice(-2);
   expect(await scan()).toEqual([]);
 });
+
+test('looks in the audit trail too, whose rows nothing may remove', async () => {
+  const { key, workspaceId } = await createWorkspaceWithKey(env.db);
+  const planted = await env.db.auditEvent.create({
+    data: { workspaceId, livemode: true, action: 'api_key.created', actorType: 'operator', actor: 'ops@host', details: { prefix: key } },
+  });
+  expect((await scan()).map((l) => [l.where, l.what])).toEqual([
+    ['postgres', 'a password or key the test used'],
+    ['postgres', 'an API key'],
+  ]);
+  // The trail refuses a DELETE: only a superuser with triggers switched off takes the planted row out again.
+  await expect(env.db.auditEvent.delete({ where: { id: planted.id } })).rejects.toThrow(/append-only/);
+  await env.db.$transaction(async (tx) => {
+    await tx.$executeRawUnsafe('SET LOCAL session_replication_role = replica');
+    await tx.auditEvent.delete({ where: { id: planted.id } });
+  });
+  expect(await scan()).toEqual([]);
+});

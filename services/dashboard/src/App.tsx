@@ -1,6 +1,7 @@
 import { Redirect, Route, Switch } from 'wouter';
 import { Layout } from './Layout';
 import { ApiKeys } from './pages/ApiKeys';
+import { Audit } from './pages/Audit';
 import { ChoosePassword } from './pages/ChoosePassword';
 import { Deposits } from './pages/Deposits';
 import { EnrolSecondFactor } from './pages/EnrolSecondFactor';
@@ -31,6 +32,7 @@ export function App() {
         <Route path="/api-keys" component={ApiKeys} />
         <Route path="/webhooks" component={Webhooks} />
         <Route path="/team" component={Team} />
+        <Route path="/audit" component={Audit} />
         <Route path="/security" component={Security} />
         <Route path="/signin">
           <Redirect to="/" />

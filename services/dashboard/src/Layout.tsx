@@ -2,6 +2,7 @@ import type { ReactNode } from 'react';
 import { useMutation } from '@tanstack/react-query';
 import { Link, useRoute } from 'wouter';
 import type { Schemas } from './api';
+import { useMyRole } from './queries';
 import { useSession } from './session';
 import { Button } from './ui';
 
@@ -23,6 +24,8 @@ export function Layout({ children }: { children: ReactNode }) {
     onSettled: () => session.forget(),
   });
   const test = session.mode === 'test';
+  // The audit trail is for owners and admins: members are not shown the way to a page that refuses them.
+  const role = useMyRole();
   return (
     <div className={test ? 'frame frame-test' : 'frame'}>
       <a className="skip-link" href="#main">
@@ -40,6 +43,7 @@ export function Layout({ children }: { children: ReactNode }) {
           <NavLink href="/webhooks">Webhooks</NavLink>
           <NavLink href="/team">Team</NavLink>
           <NavLink href="/security">Security</NavLink>
+          {(role === 'owner' || role === 'admin') && <NavLink href="/audit">Audit</NavLink>}
         </nav>
         <div className="topbar-actions">
           <label className="mode-switch">

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { RequestOptions } from './api';
+import type { RequestOptions, Schemas } from './api';
 import { useSession } from './session';
 
 /** A GET of the session's mode; cached per mode and path. */
@@ -62,4 +62,12 @@ export function usePagedList<T>(base: string, params: URLSearchParams) {
     loadingOlder: page.isFetching && page.isPlaceholderData,
   };
   return { page, pager, rows: { isPending: page.isPending, isError: page.isError, error: page.error, data: page.data?.items } };
+}
+
+/** The signed-in user's role (from the team list), or null while it is not known. */
+export function useMyRole(): Schemas['TeamMember']['role'] | null {
+  const { email } = useSession();
+  const users = useApiQuery<Schemas['TeamMember'][]>('/users');
+  const me = users.data?.find((u) => !!email && u.email.toLowerCase() === email.toLowerCase());
+  return me?.role ?? null;
 }

@@ -1,4 +1,6 @@
 import { useEffect, useId, useRef, useState, type ButtonHTMLAttributes, type InputHTMLAttributes, type ReactNode, type Ref } from 'react';
+import { useMutation } from '@tanstack/react-query';
+import { useSession } from './session';
 
 interface ButtonProps extends ButtonHTMLAttributes<HTMLButtonElement> {
   ref?: Ref<HTMLButtonElement>;
@@ -308,6 +310,54 @@ export function fromLocalInput(value: string): string {
   if (!value) return '';
   const date = new Date(value.length === 10 ? `${value}T00:00` : value);
   return Number.isNaN(date.getTime()) ? '' : date.toISOString();
+}
+
+/** The day after a date input's value (`to` is exclusive: "until 3 May" keeps all of 3 May); '' when empty or invalid. */
+export function dayAfter(value: string): string {
+  if (!value) return '';
+  const date = new Date(`${value}T00:00`);
+  date.setDate(date.getDate() + 1);
+  return Number.isNaN(date.getTime()) ? '' : date.toISOString();
+}
+
+/** Saves a file the service answered (through an object URL, which the page drops once the download started). */
+function saveBlob(blob: Blob, filename: string) {
+  const url = URL.createObjectURL(blob);
+  const anchor = document.createElement('a');
+  anchor.href = url;
+  anchor.download = filename;
+  document.body.append(anchor);
+  anchor.click();
+  anchor.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** "Download CSV" of an export route (`path` with the page's filters), saved under the name the service gives; `scope` says what it holds. */
+export function DownloadCsv({ path, scope }: { path: string; scope: string }) {
+  const { download } = useSession();
+  const exportCsv = useMutation({
+    mutationFn: async (from: string) => {
+      const { blob, filename } = await download(from);
+      saveBlob(blob, filename);
+      return filename;
+    },
+  });
+  return (
+    <>
+      <div className="button-row export-row">
+        <Button busy={exportCsv.isPending} busyLabel="Preparing the CSV…" onClick={() => exportCsv.mutate(path)}>
+          Download CSV
+        </Button>
+        <span className="muted small">{scope}</span>
+      </div>
+      {exportCsv.data && !exportCsv.isPending && (
+        <p className="note note-ok" role="status">
+          Downloaded {exportCsv.data}
+        </p>
+      )}
+      <ErrorNote error={exportCsv.error} prefix="The CSV was not downloaded" />
+    </>
+  );
 }
 
 /** A filter's label and its select, "Any" first (the empty value); a choice is a value or a value with its label. */

@@ -27,6 +27,7 @@ import { registerDashboardTransactionDetailRoute } from './routes/dashboard-tran
 import { registerDashboardVerificationRoutes } from './routes/dashboard-verifications';
 import { registerDashboardDepositRoutes } from './routes/dashboard-deposits';
 import { registerTeamRoutes } from './routes/team';
+import { registerAuditEventRoutes } from './routes/audit-events';
 import { registerTestHelperRoutes } from './routes/test-helpers';
 import { registerDocsRoutes, registerMetricsRoute, registerQueueBoard } from './routes/operations';
 
@@ -99,6 +100,7 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   registerDashboardDepositRoutes(root, deps);
   registerDashboardPayoutRoutes(root, deps, payoutHandlers);
   registerTeamRoutes(root, deps);
+  registerAuditEventRoutes(root, deps);
   registerDashboardApp(app, deps.logger);
 
   app.use(notFoundHandler);

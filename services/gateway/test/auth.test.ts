@@ -176,6 +176,7 @@ describe('the session guard', () => {
       expect(good.status).toBe(200);
       const who = {
         userId: user.id,
+        email: user.email,
         businessId: workspace.id,
         version: 0,
         role: 'owner',

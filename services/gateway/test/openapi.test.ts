@@ -202,6 +202,16 @@ test('self-service API keys answer as documented', async () => {
   expect((await api('DELETE', '/users/999999', { token: session })).status).toBe(404);
 });
 
+test('the audit trail answers as documented', async () => {
+  const page = await api('GET', '/audit-events?limit=2', { token: session });
+  expect([page.status, page.body.error]).toEqual([200, undefined]);
+  expect(page.body.data).toHaveLength(2);
+  await api('GET', `/audit-events?action=user.signed_in&cursor=${encodeURIComponent(page.body.meta.next_cursor)}`, { token: session });
+  expect((await api('GET', '/audit-events?action=nothing.at_all', { token: session })).status).toBe(400);
+  expect((await api('GET', '/audit-events', { token: apiKey })).status).toBe(401);
+  expect((await api('GET', '/audit-events/export?action=api_key.created', { token: session })).status).toBe(200);
+});
+
 test('two-step sign-in, the step-up and the reset of a second factor answer as documented', async () => {
   const member = await createUserFor(gw.env.db, workspaceId, 'contract.mfa@example.com');
   await gw.env.db.dashboardUser.update({ where: { id: member.id }, data: { role: 'member' } });

@@ -70,6 +70,7 @@ const EXPECTED = [
   'cowrie-payout-provider-error',
   'cowrie-payout-take-up',
   'cowrie-payouts-with-mode',
+  'cowrie-record-audit-event',
   'cowrie-reverse-settled-debit',
   'cowrie-sandbox-claim-reversals',
   'cowrie-sandbox-return-transfer',

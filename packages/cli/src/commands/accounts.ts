@@ -1,6 +1,9 @@
 import { modeArg, positiveIntArg, type CliCommand } from '../command';
 import { readNewPassword } from '../password-input';
 
+// Every command here is in the audit trail (actor: the operator's user@host),
+// in the transaction that does it; a workspace is recorded right after its
+// own statement commits (both through plain pg, no Prisma).
 export const accountCommands: CliCommand[] = [
   {
     name: 'workspace create',
@@ -8,7 +11,15 @@ export const accountCommands: CliCommand[] = [
     options: [{ name: 'name', value: 'NAME', help: 'the business name, at most 200 characters', required: true }],
     run: async (args, ctx) => {
       const { createWorkspace } = await import('../load/accounts');
-      return createWorkspace(await ctx.sql(), { name: args.name! });
+      const { operatorAuditContext, recordAuditEvent } = await import('../load/audit');
+      const sql = await ctx.sql();
+      const workspace = await createWorkspace(sql, { name: args.name! });
+      await recordAuditEvent(sql, operatorAuditContext(workspace.id), {
+        action: 'workspace.created',
+        objectId: workspace.id,
+        details: { name: workspace.name },
+      });
+      return workspace;
     },
   },
   {
@@ -20,8 +31,18 @@ export const accountCommands: CliCommand[] = [
       { name: 'mode', value: 'live|test', help: 'the side the key acts on (default live)' },
     ],
     run: async (args, ctx) => {
-      const { createApiKey } = await import('../load/accounts');
-      return createApiKey(await ctx.db(), { workspaceId: positiveIntArg(args, 'workspace'), scopes: args.scopes!, mode: modeArg(args) });
+      const { apiKeyIdentity, createApiKey } = await import('../load/accounts');
+      const { operatorAuditContext, recordAuditEvent } = await import('../load/audit');
+      return (await ctx.db()).$transaction(async (tx) => {
+        const created = await createApiKey(tx, { workspaceId: positiveIntArg(args, 'workspace'), scopes: args.scopes!, mode: modeArg(args) });
+        const key = (await apiKeyIdentity(tx, created.id))!;
+        await recordAuditEvent(tx, operatorAuditContext(key.workspaceId), {
+          action: 'api_key.created',
+          objectId: created.id,
+          details: { prefix: key.prefix, name: null, scopes: created.scopes },
+        });
+        return created;
+      });
     },
   },
   {
@@ -30,8 +51,16 @@ export const accountCommands: CliCommand[] = [
     details: 'Every gateway reads the key again on its next request (the revocation epoch in Redis).',
     options: [{ name: 'id', value: 'KEY_ID', help: "the key's id (key create's id)", required: true }],
     run: async (args, ctx) => {
-      const { announceApiKeyChange, revokeApiKey } = await import('../load/accounts');
-      const revoked = await revokeApiKey(await ctx.db(), positiveIntArg(args, 'id'));
+      const { announceApiKeyChange, apiKeyIdentity, revokeApiKey } = await import('../load/accounts');
+      const { operatorAuditContext, recordAuditEvent } = await import('../load/audit');
+      const revoked = await (
+        await ctx.db()
+      ).$transaction(async (tx) => {
+        const done = await revokeApiKey(tx, positiveIntArg(args, 'id'));
+        const key = (await apiKeyIdentity(tx, done.id))!;
+        await recordAuditEvent(tx, operatorAuditContext(key.workspaceId), { action: 'api_key.revoked', objectId: done.id, details: { prefix: key.prefix } });
+        return done;
+      });
       await announceApiKeyChange(await ctx.redis(), ctx.config.REDIS_KEY_PREFIX);
       return revoked;
     },
@@ -52,9 +81,18 @@ export const accountCommands: CliCommand[] = [
     ],
     run: async (args, ctx) => {
       const { createDashboardUser } = await import('../load/accounts');
+      const { operatorAuditContext, recordAuditEvent } = await import('../load/audit');
       const workspaceId = positiveIntArg(args, 'workspace');
       const password = await readNewPassword(args, ctx);
-      return createDashboardUser(await ctx.db(), { workspaceId, email: args.email!, password });
+      return (await ctx.db()).$transaction(async (tx) => {
+        const user = await createDashboardUser(tx, { workspaceId, email: args.email!, password });
+        await recordAuditEvent(tx, operatorAuditContext(user.workspace_id), {
+          action: 'user.created',
+          objectId: user.id,
+          details: { email: user.email, role: 'owner' },
+        });
+        return user;
+      });
     },
   },
   {
@@ -62,8 +100,14 @@ export const accountCommands: CliCommand[] = [
     summary: "refuses the user's sign-in and ends every session of theirs from the next request on",
     options: [{ name: 'id', value: 'USER_ID', help: "the user's id (user create's id)", required: true }],
     run: async (args, ctx) => {
-      const { disableDashboardUser } = await import('../load/accounts');
-      return disableDashboardUser(await ctx.db(), positiveIntArg(args, 'id'));
+      const { dashboardUserIdentity, disableDashboardUser } = await import('../load/accounts');
+      const { operatorAuditContext, recordAuditEvent } = await import('../load/audit');
+      return (await ctx.db()).$transaction(async (tx) => {
+        const disabled = await disableDashboardUser(tx, positiveIntArg(args, 'id'));
+        const user = (await dashboardUserIdentity(tx, disabled.id))!;
+        await recordAuditEvent(tx, operatorAuditContext(user.workspaceId), { action: 'user.disabled', objectId: disabled.id, details: { email: user.email } });
+        return disabled;
+      });
     },
   },
 ];

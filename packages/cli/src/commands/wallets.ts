@@ -7,7 +7,7 @@ export const walletCommands: CliCommand[] = [
     details: [
       'A completed credit on the live wallet (what key create keys use by default) or, with --mode test,',
       'on the test one. In production a live credit creates real money: it needs --live-money and is',
-      'recorded in OperatorAction.',
+      'recorded in OperatorAction. Every credit is in the audit trail, in the transaction that makes it.',
     ].join('\n'),
     options: [
       { name: 'workspace', value: 'ID', help: "the workspace's live id", required: true },
@@ -23,6 +23,7 @@ export const walletCommands: CliCommand[] = [
         throw new UsageError('in production a credit to a live wallet creates real money: pass --live-money to confirm (it is recorded), or --mode test');
       }
       const { workspaceForMode, recordOperatorAction } = await import('../load/accounts');
+      const { operatorAuditContext, recordAuditEvent } = await import('../load/audit');
       const { creditWallet, currencyStatus, findWallet, parseAmount, renderBalance } = await import('../load/ledger');
       const db = await ctx.db();
       const workspaceId = await workspaceForMode(db, positiveIntArg(args, 'workspace'), mode);
@@ -42,6 +43,11 @@ export const walletCommands: CliCommand[] = [
           title: 'Wallet funding',
           description: 'Operator credit (cowrie wallet credit)',
           provider: 'operator',
+        });
+        await recordAuditEvent(tx, operatorAuditContext(workspaceId), {
+          action: 'wallet.credited',
+          objectId: credit.transaction.walletId,
+          details: { currency, amount: amount.value.toFixed(6), reference: credit.transaction.reference },
         });
         if (liveMoney) {
           await recordOperatorAction(tx, {

@@ -3,9 +3,11 @@
 // list rather than a package's whole index (which would load its other dependencies).
 export {
   announceApiKeyChange,
+  apiKeyIdentity,
   createApiKey,
   createDashboardUser,
   createWorkspace,
+  dashboardUserIdentity,
   disableDashboardUser,
   recordOperatorAction,
   revokeApiKey,

@@ -1,13 +1,12 @@
 import { useEffect, useState } from 'react';
 import { Link, useSearch } from 'wouter';
-import { useMutation } from '@tanstack/react-query';
 import type { Schemas } from '../api';
 import { useApiQuery, usePagedList } from '../queries';
-import { useSession } from '../session';
 import {
   Amount,
   Button,
   DetailList,
+  DownloadCsv,
   ErrorNote,
   FilterInput,
   FilterSelect,
@@ -17,6 +16,7 @@ import {
   RowsSelect,
   Table,
   Time,
+  dayAfter,
   fromLocalInput,
 } from '../ui';
 
@@ -157,33 +157,12 @@ export function TransactionRow({ t, full = false }: { t: Transaction; full?: boo
   );
 }
 
-/** Saves a file the service answered (through an object URL, which the page drops once the download started). */
-function saveBlob(blob: Blob, filename: string) {
-  const url = URL.createObjectURL(blob);
-  const anchor = document.createElement('a');
-  anchor.href = url;
-  anchor.download = filename;
-  document.body.append(anchor);
-  anchor.click();
-  anchor.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
-
-/** The day after a date input's value (`to` is exclusive: "until 3 May" keeps all of 3 May). */
-function dayAfter(value: string): string {
-  if (!value) return '';
-  const date = new Date(`${value}T00:00`);
-  date.setDate(date.getDate() + 1);
-  return Number.isNaN(date.getTime()) ? '' : date.toISOString();
-}
-
 /**
  * The ledger, newest first, filtered by status, type, currency, dates and a
  * search, a page at a time (the API's cursor; the cursors of the pages before
  * are kept to go back), and the filtered set as a CSV download.
  */
 export function Transactions() {
-  const { download } = useSession();
   const [status, setStatus] = useState<Status | ''>('');
   const [type, setType] = useState<'' | 'debit' | 'credit'>('');
   const [currency, setCurrency] = useState('');
@@ -211,13 +190,6 @@ export function Transactions() {
   });
   const { page, pager, rows } = usePagedList<Transaction>('/transactions', new URLSearchParams({ limit: String(limit), ...Object.fromEntries(filters) }));
   const balances = useApiQuery<Schemas['Balance'][]>('/balances');
-  const exportCsv = useMutation({
-    mutationFn: async (path: string) => {
-      const { blob, filename } = await download(path);
-      saveBlob(blob, filename);
-      return filename;
-    },
-  });
   const filtered = status || type || currency || from || until || search;
   return (
     <>
@@ -259,18 +231,10 @@ export function Transactions() {
         <Button type="submit">Search</Button>
         <RowsSelect id="tx-limit" value={limit} onChange={setLimit} sizes={PAGE_SIZES} />
       </form>
-      <div className="button-row export-row">
-        <Button busy={exportCsv.isPending} busyLabel="Preparing the CSV…" onClick={() => exportCsv.mutate(`/transactions/export?${filters}`)}>
-          Download CSV
-        </Button>
-        <span className="muted small">{filtered ? 'Every transaction these filters keep, not only this page.' : 'Every transaction, not only this page.'}</span>
-      </div>
-      {exportCsv.data && !exportCsv.isPending && (
-        <p className="note note-ok" role="status">
-          Downloaded {exportCsv.data}
-        </p>
-      )}
-      <ErrorNote error={exportCsv.error} prefix="The CSV was not downloaded" />
+      <DownloadCsv
+        path={`/transactions/export?${filters}`}
+        scope={filtered ? 'Every transaction these filters keep, not only this page.' : 'Every transaction, not only this page.'}
+      />
       <QueryResult
         query={rows}
         loading="Loading transactions…"

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import type { Request, Response } from 'express';
 import { AppError, successEnvelope } from '@cowrie/core';
 
@@ -20,4 +21,32 @@ export function apiKeyOf(req: Request) {
 export function sessionOf(req: Request) {
   if (!req.session) throw new AppError('unauthorized', 'Sign in required');
   return req.session;
+}
+
+/**
+ * Streams a CSV export (`rows`: its chunks, the header with the first) as
+ * `<name>-<date>.csv`, written as they are read. The first chunk is read before
+ * anything is sent, so a failure there still gets the error envelope; a
+ * failure later cuts the connection, so a client cannot take half a file for
+ * the whole.
+ */
+export async function sendCsv(req: Request, res: Response, name: string, rows: AsyncGenerator<string>): Promise<void> {
+  const first = await rows.next();
+  res.status(200).set({
+    'Content-Type': 'text/csv; charset=utf-8',
+    'Content-Disposition': `attachment; filename="${name}-${new Date().toISOString().slice(0, 10)}.csv"`,
+    'Cache-Control': 'no-store',
+  });
+  try {
+    for (let chunk = first; !chunk.done; chunk = await rows.next()) {
+      if (res.destroyed) return;
+      if (!res.write(chunk.value)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+    }
+    res.end();
+  } catch (err) {
+    req.log.error({ err }, `${name} export failed after it started`);
+    res.destroy();
+  } finally {
+    await rows.return(undefined);
+  }
 }

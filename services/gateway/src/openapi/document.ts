@@ -155,6 +155,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   'Deposits (dashboard)': "The signed-in workspace's collections, reserved accounts and the transfers into them, with a dashboard session.",
   'Verification (dashboard)': "The signed-in workspace's verifications, with a dashboard session: destinations masked, never a code.",
   'API keys (dashboard)': "The workspace's own API keys, with a dashboard session: create (shown once), list, revoke, roll with a grace period.",
+  'Audit trail (dashboard)':
+    'Who did what in the workspace (sign-ins, keys, the team, payouts sent from the dashboard, webhook endpoints, the operator CLI), with a dashboard session of an owner or an admin: filtered, paged, and as CSV. Rows are append-only and kept for as long as the database is.',
   'Webhook events': `What Cowrie posts to a subscribed endpoint: a JSON body signed with the endpoint secret twice, in ${SIGNATURE_HEADER} (verify it with @cowrie/sdk's verifyWebhookSignature and the 64-hex \`secret\`) and in the Standard Webhooks headers ${Object.values(STANDARD_WEBHOOKS_HEADERS).join(', ')} (verify them with a Standard Webhooks library, such as the standardwebhooks npm package, and \`standard_webhooks_secret\`, the same key as \`whsec_…\`). Any 2xx answer acknowledges it; anything else, or no answer within WEBHOOK_TIMEOUT_MS, fails the attempt. A delivery is attempted ${WEBHOOK_RETRY_DELAYS_MS.length} times at most, waiting ${WEBHOOK_RETRY_DELAYS_MS.join(', ')} ms before each.`,
 };
 const WEBHOOK_TAG = 'Webhook events';

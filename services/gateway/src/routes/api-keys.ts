@@ -14,6 +14,7 @@ import {
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
 import { sendData, sessionOf } from '../http/respond';
+import { recordAudit } from '../http/audit';
 import { ZTimestamp, named, responseOf } from '../openapi/schemas';
 
 const keyFields = {
@@ -79,7 +80,12 @@ export function registerApiKeyRoutes(app: RouteMount, deps: GatewayDeps) {
     },
     async ({ body }, req, res) => {
       const session = sessionOf(req);
-      sendData(req, res, 201, await createOwnApiKey(deps.db, { workspaceId: session.workspaceId, mode: session.mode, input: body }));
+      const created = await deps.db.$transaction(async (tx) => {
+        const key = await createOwnApiKey(tx, { workspaceId: session.workspaceId, mode: session.mode, input: body });
+        await recordAudit(tx, req, { action: 'api_key.created', objectId: key.id, details: { prefix: key.prefix, name: key.name, scopes: key.scopes } });
+        return key;
+      });
+      sendData(req, res, 201, created);
     },
   );
 
@@ -112,7 +118,11 @@ export function registerApiKeyRoutes(app: RouteMount, deps: GatewayDeps) {
       responses: { 200: { description: 'The revoked key', data: ZApiKey }, ...notFound },
     },
     async ({ params }, req, res) => {
-      const revoked = await revokeOwnApiKey(deps.db, { workspaceId: sessionOf(req).workspaceId, id: parseKeyId(params.id) });
+      const revoked = await deps.db.$transaction(async (tx) => {
+        const key = await revokeOwnApiKey(tx, { workspaceId: sessionOf(req).workspaceId, id: parseKeyId(params.id) });
+        await recordAudit(tx, req, { action: 'api_key.revoked', objectId: key.id, details: { prefix: key.prefix } });
+        return key;
+      });
       await announceApiKeyChange(deps.redis, deps.config.REDIS_KEY_PREFIX);
       sendData(req, res, 200, revoked);
     },
@@ -141,7 +151,16 @@ export function registerApiKeyRoutes(app: RouteMount, deps: GatewayDeps) {
     async ({ params, body }, req, res) => {
       const workspaceId = sessionOf(req).workspaceId;
       const id = parseKeyId(params.id);
-      const rolled = await deps.db.$transaction((tx) => rollOwnApiKey(tx, { workspaceId, id, graceSeconds: body.grace_seconds }));
+      const rolled = await deps.db.$transaction(async (tx) => {
+        const roll = await rollOwnApiKey(tx, { workspaceId, id, graceSeconds: body.grace_seconds });
+        const { previous } = roll;
+        await recordAudit(tx, req, {
+          action: 'api_key.rolled',
+          objectId: previous.id,
+          details: { prefix: previous.prefix, new_key_id: roll.id, new_prefix: roll.prefix, old_key_stops_at: previous.expires_at },
+        });
+        return roll;
+      });
       await announceApiKeyChange(deps.redis, deps.config.REDIS_KEY_PREFIX);
       sendData(req, res, 201, rolled);
     },

@@ -13,11 +13,14 @@ import {
   issueSessionToken,
   mfaEnrolmentRequired,
   readLoginChallenge,
+  recoveryCodesRemaining,
+  recordSignInFailure,
   spendLoginChallenge,
 } from '@cowrie/accounts';
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
 import { sendData, sessionOf } from '../http/respond';
+import { auditAfter, recordAudit, recordAuditAfter, requestOrigin } from '../http/audit';
 import { signInAttempts } from '../http/sign-in-attempts';
 import { named } from '../openapi/schemas';
 
@@ -120,13 +123,23 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
     async ({ body: { email, password } }, req, res) => {
       const rightPassword = await attempts.password(req, email, 'Too many sign-in attempts; try again later');
       const user = await checkDashboardCredentials(deps.db, email, password);
-      if (!user) throw new AppError('unauthorized', 'Email or password is incorrect');
+      if (!user) {
+        await auditAfter(req, 'user.sign_in_failed', () => recordSignInFailure(deps.db, requestOrigin(req), email));
+        throw new AppError('unauthorized', 'Email or password is incorrect');
+      }
       await rightPassword();
       if (hasSecondFactor(user)) {
+        // Signed in (and recorded) at the second step.
         const challenge = await issueLoginChallenge(user, deps.config.JWT_SECRET);
         sendData(req, res, 200, { mfa_required: true, challenge, expires_in: LOGIN_CHALLENGE_TTL_SECONDS });
         return;
       }
+      await recordAuditAfter(
+        deps.db,
+        req,
+        { action: 'user.signed_in', objectId: user.id, details: {} },
+        { workspaceId: user.workspaceId, actor: { type: 'user', userId: user.id, email: user.email } },
+      );
       sendData(req, res, 200, await newSession(user));
     },
   );
@@ -166,6 +179,7 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
         throw new AppError('unauthorized', 'This sign-in has expired; sign in again with your password');
       }
       if (outcome.kind === 'refused') {
+        await auditAfter(req, 'user.sign_in_failed', () => recordSignInFailure(deps.db, requestOrigin(req), email));
         throw new AppError('unauthorized', outcome.reason === 'replayed' ? 'This code was already used; wait for the next one' : 'The code is incorrect');
       }
       await rightCode();
@@ -173,6 +187,12 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
       if (!(await spendLoginChallenge(deps.redis, deps.config.REDIS_KEY_PREFIX, challenge))) {
         throw new AppError('unauthorized', 'This sign-in was already completed; sign in again');
       }
+      const who = { workspaceId: outcome.user.workspaceId, actor: { type: 'user' as const, userId: outcome.user.id, email } };
+      if (outcome.via === 'recovery_code') {
+        const remaining = await recoveryCodesRemaining(deps.db, outcome.user.id);
+        await recordAuditAfter(deps.db, req, { action: 'user.recovery_code_used', objectId: outcome.user.id, details: { remaining } }, who);
+      }
+      await recordAuditAfter(deps.db, req, { action: 'user.signed_in', objectId: outcome.user.id, details: {} }, who);
       sendData(req, res, 200, await newSession(outcome.user));
     },
   );
@@ -211,6 +231,8 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
         throw err;
       }
       await rightPassword();
+      // After the change, not in its transaction: the new password is hashed (scrypt) inside it.
+      await recordAuditAfter(deps.db, req, { action: 'user.password_changed', objectId: userId, details: {} });
       sendData(req, res, 200, await newSession(changed));
     },
   );
@@ -227,7 +249,11 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
       responses: { 200: { description: 'Signed out', data: ZSignedOut } },
     },
     async (_input, req, res) => {
-      await endUserSessions(deps.db, sessionOf(req).userId);
+      const { userId } = sessionOf(req);
+      await deps.db.$transaction(async (tx) => {
+        await endUserSessions(tx, userId);
+        await recordAudit(tx, req, { action: 'user.signed_out', objectId: userId, details: {} });
+      });
       sendData(req, res, 200, { signed_out: true });
     },
   );

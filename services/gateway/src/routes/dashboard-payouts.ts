@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { AppError, parsePathId } from '@cowrie/core';
+import { AppError, formatAmount, parsePathId } from '@cowrie/core';
 import { removeBeneficiary } from '@cowrie/payouts';
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
 import { sendData, sessionOf } from '../http/respond';
+import { recordAuditAfter } from '../http/audit';
 import { named } from '../openapi/schemas';
 import { payoutSpecs, type createPayoutHandlers } from './payouts';
 
@@ -19,7 +20,23 @@ const ZRemovedBeneficiary = named('RemovedBeneficiary', z.object({ id: z.number(
  * never sends money twice.
  */
 export function registerDashboardPayoutRoutes(app: RouteMount, deps: GatewayDeps, handlersFor: ReturnType<typeof createPayoutHandlers>) {
-  const handlers = handlersFor((req) => sessionOf(req));
+  // A payout sent from the dashboard is in the audit trail, recorded once its row and hold have committed (before the rail is called).
+  const handlers = handlersFor(
+    (req) => sessionOf(req),
+    (req, payout, kind) =>
+      recordAuditAfter(deps.db, req, {
+        action: 'payout.sent',
+        objectId: payout.id,
+        details: {
+          kind,
+          reference: payout.reference,
+          currency: payout.currency,
+          amount: formatAmount(payout.amount),
+          counterparty_account: payout.counterpartyAccount,
+          counterparty_bank: payout.counterpartyBank,
+        },
+      }),
+  );
   const auth = { kind: 'session' } as const;
   // Money leaving the wallet: a guarded change (a sign-in or step-up within STEP_UP_SECONDS).
   const guarded = { kind: 'session', stepUp: true } as const;

@@ -6,6 +6,7 @@ import {
   confirmTotpEnrolment,
   dashboardUserEmail,
   recordStepUp,
+  recoveryCodesRemaining,
   secondFactorRefusal,
   secondFactorStatus,
   startTotpEnrolment,
@@ -16,6 +17,7 @@ import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
 import { sendData, sessionOf } from '../http/respond';
 import { signInAttempts } from '../http/sign-in-attempts';
+import { recordAuditAfter } from '../http/audit';
 import { ZTimestamp, named, responseOf } from '../openapi/schemas';
 
 const ZCode = z.string().trim().min(1).max(64);
@@ -157,6 +159,7 @@ export function registerMfaRoutes(app: RouteMount, deps: GatewayDeps) {
       if (confirmed.kind === 'wrong_code') throw secondFactorRefusal({ kind: 'refused', reason: 'wrong_code' });
       await rightCode();
       if (session.sessionId) await recordStepUp(deps.db, session);
+      await recordAuditAfter(deps.db, req, { action: 'user.mfa_enrolled', objectId: session.userId, details: { method: 'totp' } });
       sendData(req, res, 200, { recovery_codes: confirmed.recoveryCodes });
     },
   );
@@ -183,7 +186,7 @@ export function registerMfaRoutes(app: RouteMount, deps: GatewayDeps) {
       const check = await turnOffSecondFactor(deps.db, { userId, code: body.code, encryptionKey });
       if (check.kind === 'refused') throw secondFactorRefusal(check);
       await rightCode();
-      req.log.info({ event: 'user.mfa_disabled', userId }, 'second factor turned off by its user');
+      await recordAuditAfter(deps.db, req, { action: 'user.mfa_disabled', objectId: userId, details: { method: 'totp' } });
       sendData(req, res, 200, await status(userId));
     },
   );
@@ -221,6 +224,10 @@ export function registerMfaRoutes(app: RouteMount, deps: GatewayDeps) {
         const check = await checkSecondFactor(deps.db, { userId: session.userId, code: body.code, encryptionKey });
         if (check.kind === 'refused') throw secondFactorRefusal(check);
         await rightCode();
+        if (check.via === 'recovery_code') {
+          const remaining = await recoveryCodesRemaining(deps.db, session.userId);
+          await recordAuditAfter(deps.db, req, { action: 'user.recovery_code_used', objectId: session.userId, details: { remaining } });
+        }
       } else {
         if (body.password === undefined) {
           throw new AppError('invalid_request', 'password: is required; a user without two-step sign-in steps up with their password', {

@@ -197,6 +197,9 @@ const railErrors = {
 /** Whom a payout request acts for: the workspace and mode of its API key (/v1) or of its session (the dashboard). */
 export type PayoutActor = (req: Request) => { workspaceId: number; mode: Mode };
 
+/** Called once a request opened a new payout (not for a replay that found one), before its job is queued. */
+export type PayoutOpened = (req: Request, payout: CreatedPayout['transaction'], kind: 'transfer' | 'withdrawal') => Promise<void>;
+
 /**
  * Payouts, bank lookup and beneficiaries: one handler per action, shared by
  * the /v1 routes (API key) and the dashboard's (session), so both answer by
@@ -212,10 +215,11 @@ export function createPayoutHandlers(deps: GatewayDeps) {
     instrumentCalls(rail, railObserver(deps.metrics, `payout:${rail.id}`)),
   );
 
-  async function runAndAnswer(req: Request, res: Response, payout: CreatedPayout) {
+  async function runAndAnswer(req: Request, res: Response, payout: CreatedPayout, opened: () => Promise<void>) {
     const id = payout.transaction.id;
     let answer: PayoutAnswer | null = null;
     if (payout.created) {
+      await opened();
       const run = await enqueueAndWait(
         deps.queues.payouts,
         payoutsQueue,
@@ -235,8 +239,14 @@ export function createPayoutHandlers(deps: GatewayDeps) {
     sendData(req, res, 201, answer.transaction);
   }
 
-  /** The handlers acting for `actorOf`'s workspace, on its mode's rails (a test key or test session reaches the sandbox rail only). */
-  return (actorOf: PayoutActor) => {
+  /**
+   * The handlers acting for `actorOf`'s workspace, on its mode's rails (a test
+   * key or test session reaches the sandbox rail only); `onOpened` hears of
+   * each payout they open (the dashboard's audit trail).
+   */
+  return (actorOf: PayoutActor, onOpened?: PayoutOpened) => {
+    const opened = (req: Request, payout: CreatedPayout, kind: 'transfer' | 'withdrawal') => () =>
+      onOpened ? onOpened(req, payout.transaction, kind) : Promise.resolve();
     const depsFor = (req: Request): PayoutDeps => ({
       db: deps.db,
       sql: deps.sql,
@@ -258,7 +268,7 @@ export function createPayoutHandlers(deps: GatewayDeps) {
           idempotencyKey: body.idempotency_key,
           request: req.idempotency,
         });
-        await runAndAnswer(req, res, payout);
+        await runAndAnswer(req, res, payout, opened(req, payout, 'transfer'));
       },
       async withdrawal({ body }: { body: z.output<typeof ZWithdrawalBody> }, req: Request, res: Response) {
         const payout = await createWithdrawal(depsFor(req), {
@@ -270,7 +280,7 @@ export function createPayoutHandlers(deps: GatewayDeps) {
           idempotencyKey: body.idempotency_key,
           request: req.idempotency,
         });
-        await runAndAnswer(req, res, payout);
+        await runAndAnswer(req, res, payout, opened(req, payout, 'withdrawal'));
       },
       async banks(_input: unknown, req: Request, res: Response) {
         sendData(req, res, 200, await listBanks(railsFor(req)));

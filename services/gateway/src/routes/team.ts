@@ -4,6 +4,7 @@ import { USER_ROLES, ZInviteUserRequest, inviteUser, listTeam, removeUser, reset
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
 import { sendData, sessionOf } from '../http/respond';
+import { recordAudit, recordAuditAfter } from '../http/audit';
 import { ZTimestamp, named, responseOf } from '../openapi/schemas';
 
 const ZTeamMember = named(
@@ -75,7 +76,10 @@ export function registerTeamRoutes(app: RouteMount, deps: GatewayDeps) {
       },
     },
     async ({ body }, req, res) => {
-      sendData(req, res, 201, await inviteUser(deps.db, { workspaceId: sessionOf(req).businessId, email: body.email, role: body.role }));
+      const invited = await inviteUser(deps.db, { workspaceId: sessionOf(req).businessId, email: body.email, role: body.role });
+      const { user } = invited;
+      await recordAuditAfter(deps.db, req, { action: 'user.invited', objectId: user.id, details: { email: user.email, role: user.role } });
+      sendData(req, res, 201, invited);
     },
   );
 
@@ -97,7 +101,12 @@ export function registerTeamRoutes(app: RouteMount, deps: GatewayDeps) {
     },
     async ({ params }, req, res) => {
       const session = sessionOf(req);
-      sendData(req, res, 200, await removeUser(deps.db, { workspaceId: session.businessId, actor: session, id: parseUserId(params.id) }));
+      const removed = await deps.db.$transaction(async (tx) => {
+        const user = await removeUser(tx, { workspaceId: session.businessId, actor: session, id: parseUserId(params.id) });
+        await recordAudit(tx, req, { action: 'user.removed', objectId: user.id, details: { email: user.email, role: user.role } });
+        return user;
+      });
+      sendData(req, res, 200, removed);
     },
   );
 
@@ -123,11 +132,12 @@ export function registerTeamRoutes(app: RouteMount, deps: GatewayDeps) {
     async ({ params }, req, res) => {
       const session = sessionOf(req);
       const reset = await resetSecondFactor(deps.db, { workspaceId: session.businessId, actor: session, id: parseUserId(params.id) });
-      // The audit event of this reset is recorded here (who, whom, when), once the audit trail exists (issue #31).
-      req.log.info(
-        { event: 'user.mfa_reset', actorUserId: session.userId, targetUserId: reset.user.id, hadSecondFactor: reset.hadSecondFactor },
-        "an owner reset a user's second factor",
-      );
+      // After the reset's own transaction (both its statements, one batch).
+      await recordAuditAfter(deps.db, req, {
+        action: 'user.mfa_reset',
+        objectId: reset.user.id,
+        details: { email: reset.user.email, had_second_factor: reset.hadSecondFactor },
+      });
       sendData(req, res, 200, reset.user);
     },
   );

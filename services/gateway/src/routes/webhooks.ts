@@ -35,6 +35,7 @@ import {
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
 import { sendData, sendPage, sessionOf } from '../http/respond';
+import { recordAudit, recordAuditAfter } from '../http/audit';
 import { refuseOverBudget } from '../http/api-auth';
 import { hitWebhookTestBudget, reserveWebhookRecoverPace } from '@cowrie/api-limits';
 import { ZPageMeta, ZTimestamp, named, responseOf } from '../openapi/schemas';
@@ -197,6 +198,7 @@ export function registerWebhookRoutes(app: RouteMount, deps: GatewayDeps) {
         policy,
         maxEndpoints: deps.config.WEBHOOK_ENDPOINTS_MAX,
       });
+      await recordAuditAfter(deps.db, req, { action: 'webhook_endpoint.created', objectId: created.id, details: { url: created.url, events: created.events } });
       sendData(req, res, 201, created);
     },
   );
@@ -230,7 +232,18 @@ export function registerWebhookRoutes(app: RouteMount, deps: GatewayDeps) {
     },
     async ({ params, body }, req, res) => {
       const id = parseEndpointId(params.id);
-      sendData(req, res, 200, await updateWebhookEndpoint(deps.db, { workspaceId: sessionOf(req).workspaceId, id, input: body, policy }));
+      // Not in a transaction: a new url is looked up in DNS (the address policy) before the write.
+      const updated = await updateWebhookEndpoint(deps.db, { workspaceId: sessionOf(req).workspaceId, id, input: body, policy });
+      await recordAuditAfter(deps.db, req, {
+        action: 'webhook_endpoint.updated',
+        objectId: id,
+        details: {
+          ...(body.url !== undefined ? { url: updated.url } : {}),
+          ...(body.events !== undefined ? { events: updated.events } : {}),
+          ...(body.active !== undefined ? { active: updated.active } : {}),
+        },
+      });
+      sendData(req, res, 200, updated);
     },
   );
 
@@ -247,7 +260,12 @@ export function registerWebhookRoutes(app: RouteMount, deps: GatewayDeps) {
     },
     async ({ params }, req, res) => {
       const id = parseEndpointId(params.id);
-      sendData(req, res, 200, await deleteWebhookEndpoint(deps.db, { workspaceId: sessionOf(req).workspaceId, id }));
+      const deleted = await deps.db.$transaction(async (tx) => {
+        const done = await deleteWebhookEndpoint(tx, { workspaceId: sessionOf(req).workspaceId, id });
+        await recordAudit(tx, req, { action: 'webhook_endpoint.deleted', objectId: id, details: {} });
+        return done;
+      });
+      sendData(req, res, 200, deleted);
     },
   );
 
@@ -277,11 +295,15 @@ export function registerWebhookRoutes(app: RouteMount, deps: GatewayDeps) {
       },
     },
     async ({ params, body }, req, res) => {
-      const rolled = await rollWebhookEndpointSecret(deps.db, {
-        workspaceId: sessionOf(req).workspaceId,
-        id: parseEndpointId(params.id),
-        graceSeconds: body.grace_seconds,
-        encryptionKey: deps.config.ENCRYPTION_KEY,
+      const rolled = await deps.db.$transaction(async (tx) => {
+        const endpoint = await rollWebhookEndpointSecret(tx, {
+          workspaceId: sessionOf(req).workspaceId,
+          id: parseEndpointId(params.id),
+          graceSeconds: body.grace_seconds,
+          encryptionKey: deps.config.ENCRYPTION_KEY,
+        });
+        await recordAudit(tx, req, { action: 'webhook_endpoint.secret_rolled', objectId: endpoint.id, details: { grace_seconds: body.grace_seconds } });
+        return endpoint;
       });
       sendData(req, res, 201, rolled);
     },
@@ -401,6 +423,11 @@ export function registerWebhookRoutes(app: RouteMount, deps: GatewayDeps) {
     },
     async ({ params }, req, res) => {
       const resent = await resendWebhookDelivery(deps.db, { workspaceId: sessionOf(req).workspaceId, id: parseDeliveryLogId(params.id) });
+      await recordAuditAfter(deps.db, req, {
+        action: 'webhook_delivery.resent',
+        objectId: resent.id,
+        details: { delivery_id: resent.deliveryId, dispatch: resent.dispatch, event: resent.event, endpoint_id: resent.endpointId },
+      });
       await enqueueDeliveries(deps.queues.webhooks.queue, [resent]);
       sendData(req, res, 201, resent);
     },
@@ -426,6 +453,7 @@ export function registerWebhookRoutes(app: RouteMount, deps: GatewayDeps) {
       const workspaceId = sessionOf(req).workspaceId;
       const endpoint = await getWebhookEndpoint(deps.db, workspaceId, parseEndpointId(params.id));
       const { dispatches, ...recovered } = await recoverWebhookDeliveries(deps.db, { workspaceId, endpointId: endpoint.id, since: body.since });
+      await recordAuditAfter(deps.db, req, { action: 'webhook_endpoint.recovered', objectId: endpoint.id, details: recovered });
       if (dispatches.length) {
         const pace = await reserveWebhookRecoverPace(deps.redis, {
           keyPrefix: deps.config.REDIS_KEY_PREFIX,

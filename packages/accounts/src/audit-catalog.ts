@@ -1,0 +1,207 @@
+import { z } from 'zod';
+import { SCOPES } from './scopes';
+import { USER_ROLES } from './team';
+
+/** What an audited action acts on: its rows' `object.type`. */
+export const AUDIT_OBJECT_TYPES = ['user', 'api_key', 'transaction', 'payout_request', 'webhook_endpoint', 'webhook_delivery', 'workspace', 'wallet'] as const;
+export type AuditObjectType = (typeof AUDIT_OBJECT_TYPES)[number];
+
+/**
+ * One action of the catalog.
+ * - `object`: what it acts on (the row's object type; the caller gives the id).
+ * - `scope`: `mode` when it acts on one side of the business (a key, an
+ *   endpoint, a payout of the live or the test side: the row's `livemode` is
+ *   that side's), `business` when on the whole business (sign-in, the team,
+ *   the workspace itself: `livemode` true).
+ * - `details`: the only fields its row keeps besides the columns; anything
+ *   else a caller passes is dropped, so a secret cannot ride along.
+ * - `planned`: named now, recorded once the feature exists (role changes,
+ *   payout requests, workspace settings).
+ */
+interface AuditActionDefinition {
+  object: AuditObjectType;
+  scope: 'mode' | 'business';
+  summary: string;
+  details: z.ZodObject;
+  planned?: true;
+}
+
+const none = z.object({});
+const email = z.string().max(254);
+const role = z.enum(USER_ROLES);
+const keyPrefix = z.string().max(40).meta({ description: '`ck_<mode>_<lookup id>`: the public part of the key' });
+
+/**
+ * Every action the audit trail records, in one place: its name (the row's
+ * `action`, a filter of GET /audit-events), what it acts on, and the fields
+ * of its `details`. None of them holds a secret: never a password, a key, a
+ * one-time password, a webhook secret or a code, only what tells them apart.
+ */
+export const AUDIT_ACTIONS = {
+  // ─── Signing in and out (the dashboard) ────────────────────────────────────
+  'user.signed_in': { object: 'user', scope: 'business', summary: 'A user signed in to the dashboard', details: none },
+  'user.sign_in_failed': {
+    object: 'user',
+    scope: 'business',
+    summary:
+      'A sign-in was refused (a wrong password or second-factor code, or a removed or unknown user). `email` is the email tried when it is one (never the password); the row belongs to the business of the user with that email, if any',
+    details: z.object({ email: email.nullable() }),
+  },
+  'user.signed_out': { object: 'user', scope: 'business', summary: 'A user signed out (every session of theirs ended)', details: none },
+  'user.password_changed': { object: 'user', scope: 'business', summary: 'A user changed their own password (a one-time one included)', details: none },
+
+  // ─── The second factor ────────────────────────────────────────────────────────
+  'user.mfa_enrolled': {
+    object: 'user',
+    scope: 'business',
+    summary: 'A user turned on a second factor (confirmed its first code)',
+    details: z.object({ method: z.string().max(40) }),
+  },
+  'user.mfa_disabled': {
+    object: 'user',
+    scope: 'business',
+    summary: 'A user turned off their second factor (with a code of it)',
+    details: z.object({ method: z.string().max(40) }),
+  },
+  'user.mfa_reset': {
+    object: 'user',
+    scope: 'business',
+    summary: "An owner reset another user's second factor (`had_second_factor`: whether one was on)",
+    details: z.object({ email, had_second_factor: z.boolean() }),
+  },
+  'user.recovery_code_used': {
+    object: 'user',
+    scope: 'business',
+    summary: 'A user used a recovery code in place of a code of their second factor, to sign in or to step up (`remaining`: the unused ones left)',
+    details: z.object({ remaining: z.number().int() }),
+  },
+
+  // ─── The team ────────────────────────────────────────────────────────────
+  'user.invited': {
+    object: 'user',
+    scope: 'business',
+    summary: 'An owner or admin added a user (with a one-time password)',
+    details: z.object({ email, role }),
+  },
+  'user.removed': { object: 'user', scope: 'business', summary: 'An owner or admin removed a user', details: z.object({ email, role }) },
+  'user.role_changed': {
+    object: 'user',
+    scope: 'business',
+    summary: "An owner or admin changed a user's role",
+    details: z.object({ email, from: role, to: role }),
+    planned: true,
+  },
+  'user.created': { object: 'user', scope: 'business', summary: 'The operator made a user (an owner) with the CLI', details: z.object({ email, role }) },
+  'user.disabled': {
+    object: 'user',
+    scope: 'business',
+    summary: 'The operator disabled a user with the CLI: sign-in and every session refused',
+    details: z.object({ email }),
+  },
+
+  // ─── API keys (the dashboard and the CLI) ────────────────────────────────────
+  'api_key.created': {
+    object: 'api_key',
+    scope: 'mode',
+    summary: 'An API key was made',
+    details: z.object({ prefix: keyPrefix, name: z.string().max(100).nullable(), scopes: z.array(z.enum(SCOPES)) }),
+  },
+  'api_key.rolled': {
+    object: 'api_key',
+    scope: 'mode',
+    summary: 'An API key was rolled: a new key (new_key_id) with its scopes, the old one working until old_key_stops_at',
+    details: z.object({ prefix: keyPrefix, new_key_id: z.number().int(), new_prefix: keyPrefix, old_key_stops_at: z.string().nullable() }),
+  },
+  'api_key.revoked': { object: 'api_key', scope: 'mode', summary: 'An API key was revoked', details: z.object({ prefix: keyPrefix }) },
+
+  // ─── Money ─────────────────────────────────────────────────────────────────
+  'payout.sent': {
+    object: 'transaction',
+    scope: 'mode',
+    summary: 'A transfer or a withdrawal was sent from the dashboard (the row is the payout as it was created; its outcome is the transaction)',
+    details: z.object({
+      kind: z.enum(['transfer', 'withdrawal']),
+      reference: z.string(),
+      currency: z.string(),
+      amount: z.string(),
+      counterparty_account: z.string().nullable(),
+      counterparty_bank: z.string().nullable(),
+    }),
+  },
+  'payout_request.approved': {
+    object: 'payout_request',
+    scope: 'mode',
+    summary: 'An owner or admin approved a payout request',
+    details: z.object({ currency: z.string(), amount: z.string() }),
+    planned: true,
+  },
+  'payout_request.rejected': {
+    object: 'payout_request',
+    scope: 'mode',
+    summary: 'An owner or admin rejected a payout request',
+    details: z.object({ currency: z.string(), amount: z.string() }),
+    planned: true,
+  },
+  'wallet.credited': {
+    object: 'wallet',
+    scope: 'mode',
+    summary: 'The operator credited a wallet with the CLI (cowrie wallet credit)',
+    details: z.object({ currency: z.string(), amount: z.string(), reference: z.string() }),
+  },
+
+  // ─── Webhooks ──────────────────────────────────────────────────────────────
+  'webhook_endpoint.created': {
+    object: 'webhook_endpoint',
+    scope: 'mode',
+    summary: 'A webhook endpoint was added',
+    details: z.object({ url: z.string(), events: z.array(z.string()) }),
+  },
+  'webhook_endpoint.updated': {
+    object: 'webhook_endpoint',
+    scope: 'mode',
+    summary: "A webhook endpoint's url, events or active changed (the values it was given)",
+    details: z.object({ url: z.string().optional(), events: z.array(z.string()).optional(), active: z.boolean().optional() }),
+  },
+  'webhook_endpoint.deleted': { object: 'webhook_endpoint', scope: 'mode', summary: 'A webhook endpoint was deleted', details: none },
+  'webhook_endpoint.secret_rolled': {
+    object: 'webhook_endpoint',
+    scope: 'mode',
+    summary: "A webhook endpoint's signing secret was rolled",
+    details: z.object({ grace_seconds: z.number().int() }),
+  },
+  'webhook_endpoint.recovered': {
+    object: 'webhook_endpoint',
+    scope: 'mode',
+    summary: "An endpoint's failed deliveries since a time were queued again",
+    details: z.object({ since: z.string(), queued: z.number().int(), has_more: z.boolean() }),
+  },
+  'webhook_delivery.resent': {
+    object: 'webhook_delivery',
+    scope: 'mode',
+    summary: 'A delivery was sent again (a new dispatch; the object is the new log row)',
+    details: z.object({ delivery_id: z.string(), dispatch: z.number().int(), event: z.string(), endpoint_id: z.number().int() }),
+  },
+
+  // ─── The workspace ───────────────────────────────────────────────────────────
+  'workspace.created': {
+    object: 'workspace',
+    scope: 'business',
+    summary: 'The operator made the workspace with the CLI',
+    details: z.object({ name: z.string() }),
+  },
+  'workspace.settings_changed': {
+    object: 'workspace',
+    scope: 'business',
+    summary: "The workspace's settings changed (the names of the settings)",
+    details: z.object({ settings: z.array(z.string()) }),
+    planned: true,
+  },
+} as const satisfies Record<string, AuditActionDefinition>;
+
+export type AuditAction = keyof typeof AUDIT_ACTIONS;
+
+/** Every action's name, in catalog order (the `action` filter's values). */
+export const AUDIT_ACTION_NAMES = Object.keys(AUDIT_ACTIONS) as [AuditAction, ...AuditAction[]];
+
+/** The `details` an action's row keeps. */
+export type AuditDetails<A extends AuditAction> = z.input<(typeof AUDIT_ACTIONS)[A]['details']>;
