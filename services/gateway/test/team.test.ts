@@ -2,6 +2,7 @@
 // user whose session keeps working, a one-time password that works for more
 // than choosing a new one (or is stored or logged readable), another
 // workspace's users reachable.
+import { hashPassword } from '@cowrie/accounts';
 import { rememberSecret } from '@cowrie/testing';
 import { call, signInNewWorkspace, startTestGateway } from './start-test-gateway';
 
@@ -60,7 +61,7 @@ test('an owner invites a member with a one-time password that only lets them cho
   const change = (body: unknown) => call(gw.url, 'POST', '/auth/password', { token, body });
   for (const [body, field] of [
     [{ current_password: 'wrong password', new_password: 'a long new passphrase' }, 'current_password'],
-    [{ current_password: one_time_password, new_password: 'short' }, 'new_password'],
+    [{ current_password: one_time_password, new_password: 'elevenchars' }, 'new_password'],
     [{ current_password: one_time_password, new_password: one_time_password }, 'new_password'],
     [{ new_password: 'a long new passphrase' }, 'current_password'],
   ] as const) {
@@ -83,6 +84,24 @@ test('an owner invites a member with a one-time password that only lets them cho
   const refused = await invite(member, { email: 'friend@example.com', role: 'admin' });
   expect([refused.status, refused.body.error.code]).toEqual([403, 'insufficient_scope']);
   expect((await call(gw.url, 'DELETE', `/users/${user.id}`, { token: member })).status).toBe(403);
+});
+
+test('a new password is at least 12 characters and not a common or breached one; an existing shorter password keeps signing in', async () => {
+  const { user, one_time_password } = await invited('picky.member@example.com', 'member');
+  const token = (await signIn('picky.member@example.com', one_time_password)).body.data.token as string;
+  const change = (new_password: string) => call(gw.url, 'POST', '/auth/password', { token, body: { current_password: one_time_password, new_password } });
+  for (const [password, message] of [
+    ['elevenchars', 'new_password must be at least 12 characters'],
+    ['Qwerty123456', 'new_password is too common'],
+    ['Sunshine2024!', 'new_password is too common'],
+  ] as const) {
+    const res = await change(password);
+    expect([res.status, res.body.error.code, res.body.error.details.field]).toEqual([400, 'invalid_request', 'new_password']);
+    expect(res.body.error.message).toContain(message);
+  }
+  // A password set before the rule (8 characters) still signs in: the rule is for new ones.
+  await gw.env.db.dashboardUser.update({ where: { id: user.id }, data: { passwordHash: await hashPassword('oldpass1'), passwordChangeRequired: false } });
+  expect((await signIn('picky.member@example.com', 'oldpass1')).status).toBe(200);
 });
 
 test('a member reads everything and changes nothing: no money moved, no key or endpoint made', async () => {

@@ -190,7 +190,10 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
       request: { body: named('ChangePasswordRequest', ZChangePasswordRequest) },
       responses: {
         200: { description: 'A new session token', data: ZSession },
-        400: { description: 'invalid_request: current_password is incorrect, or new_password is too short or the same' },
+        400: {
+          description:
+            'invalid_request: current_password is incorrect, or new_password is shorter than 12 characters, a common or breached password, or the same',
+        },
         429: {
           description:
             "rate_limited, with Retry-After: too many failed password attempts for the user's email from this client address, or from this address (the sign-in counters: a wrong current password counts as a failed sign-in)",
