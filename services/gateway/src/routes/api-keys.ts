@@ -26,8 +26,13 @@ const keyFields = {
   created_at: ZTimestamp,
   last_used_at: ZTimestamp.nullable().meta({ description: 'Last request it authenticated, to the minute' }),
   expires_at: ZTimestamp.nullable().meta({ description: 'When an expiring key stops working, or when a revoked one stopped' }),
+  created_by_user_id: z
+    .number()
+    .int()
+    .nullable()
+    .meta({ description: 'The dashboard user whose session made it (a create or a roll); null for a key the operator CLI made' }),
 };
-const ZApiKey = named('ApiKey', responseOf<ApiKeyView>()(z.object(keyFields)));
+export const ZApiKey = named('ApiKey', responseOf<ApiKeyView>()(z.object(keyFields)));
 const ZCreatedApiKey = named(
   'CreatedApiKey',
   responseOf<ApiKeyView & { key: string }>()(
@@ -79,7 +84,12 @@ export function registerApiKeyRoutes(app: RouteMount, deps: GatewayDeps) {
     },
     async ({ body }, req, res) => {
       const session = sessionOf(req);
-      sendData(req, res, 201, await createOwnApiKey(deps.db, { workspaceId: session.workspaceId, mode: session.mode, input: body }));
+      sendData(
+        req,
+        res,
+        201,
+        await createOwnApiKey(deps.db, { workspaceId: session.workspaceId, mode: session.mode, input: body, createdByUserId: session.userId }),
+      );
     },
   );
 
@@ -139,9 +149,9 @@ export function registerApiKeyRoutes(app: RouteMount, deps: GatewayDeps) {
       },
     },
     async ({ params, body }, req, res) => {
-      const workspaceId = sessionOf(req).workspaceId;
+      const { workspaceId, userId } = sessionOf(req);
       const id = parseKeyId(params.id);
-      const rolled = await deps.db.$transaction((tx) => rollOwnApiKey(tx, { workspaceId, id, graceSeconds: body.grace_seconds }));
+      const rolled = await deps.db.$transaction((tx) => rollOwnApiKey(tx, { workspaceId, id, graceSeconds: body.grace_seconds, createdByUserId: userId }));
       await announceApiKeyChange(deps.redis, deps.config.REDIS_KEY_PREFIX);
       sendData(req, res, 201, rolled);
     },

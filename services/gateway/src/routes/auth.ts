@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AppError } from '@cowrie/core';
 import {
   LOGIN_CHALLENGE_TTL_SECONDS,
+  ONE_TIME_PASSWORD_EXPIRED_MESSAGE,
   ZChangePasswordRequest,
   changeOwnPassword,
   checkDashboardCredentials,
@@ -12,6 +13,7 @@ import {
   issueLoginChallenge,
   issueSessionToken,
   mfaEnrolmentRequired,
+  oneTimePasswordExpired,
   readLoginChallenge,
   spendLoginChallenge,
 } from '@cowrie/accounts';
@@ -108,7 +110,8 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
         200: { description: 'A session token, or a challenge for the second step', data: z.union([ZSession, ZMfaChallenge]) },
         401: {
           description:
-            'unauthorized: email or password is incorrect (an unknown email, a wrong password and a disabled user get the same answer, after the same work)',
+            'unauthorized: email or password is incorrect (an unknown email, a wrong password and a disabled user get the same answer, after the same work); ' +
+            'or the right one-time password of an invitation that expired (72 hours after it, or when its inviter was removed), which says so',
         },
         429: {
           description:
@@ -122,6 +125,7 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
       const user = await checkDashboardCredentials(deps.db, email, password);
       if (!user) throw new AppError('unauthorized', 'Email or password is incorrect');
       await rightPassword();
+      if (oneTimePasswordExpired(user)) throw new AppError('unauthorized', ONE_TIME_PASSWORD_EXPIRED_MESSAGE);
       if (hasSecondFactor(user)) {
         const challenge = await issueLoginChallenge(user, deps.config.JWT_SECRET);
         sendData(req, res, 200, { mfa_required: true, challenge, expires_in: LOGIN_CHALLENGE_TTL_SECONDS });
