@@ -30,11 +30,20 @@ export interface CreateApiKeyInput {
 }
 
 /** Stores a new key on the workspace row `keptOn`; the plaintext is returned this once and only its hash is stored. */
-async function insertApiKey(db: DbOrTx, opts: { keptOn: number; mode: Mode; scopes: Scope[]; name: string | null }) {
+async function insertApiKey(db: DbOrTx, opts: { keptOn: number; mode: Mode; scopes: Scope[]; name: string | null; createdByUserId?: number | null }) {
   const lookupId = randomBytes(8).toString('hex');
   const secret = randomBytes(32).toString('base64url');
   const row = await db.apiKey.create({
-    data: { workspaceId: opts.keptOn, lookupId, secretHash: sha256Hex(secret), mode: opts.mode, scopes: opts.scopes, name: opts.name },
+    data: {
+      workspaceId: opts.keptOn,
+      lookupId,
+      secretHash: sha256Hex(secret),
+      mode: opts.mode,
+      scopes: opts.scopes,
+      name: opts.name,
+      createdByUserId: opts.createdByUserId ?? null,
+    },
+    select: API_KEY_VIEW_SELECT,
   });
   return { row, key: `ck_${opts.mode}_${lookupId}_${secret}` };
 }
@@ -77,10 +86,22 @@ export interface ApiKeyView {
   last_used_at: string | null;
   /** When an expiring key stops working; for a revoked one, when it stopped. */
   expires_at: string | null;
+  /** The dashboard user whose session made it (a create or a roll); null for a key the operator CLI made. */
+  created_by_user_id: number | null;
 }
 
-type ApiKeyViewRow = Pick<ApiKey, 'id' | 'name' | 'lookupId' | 'mode' | 'scopes' | 'revokedAt' | 'lastUsedAt' | 'createdAt'>;
-const API_KEY_VIEW_SELECT = { id: true, name: true, lookupId: true, mode: true, scopes: true, revokedAt: true, lastUsedAt: true, createdAt: true } as const;
+type ApiKeyViewRow = Pick<ApiKey, 'id' | 'name' | 'lookupId' | 'mode' | 'scopes' | 'revokedAt' | 'lastUsedAt' | 'createdAt' | 'createdByUserId'>;
+const API_KEY_VIEW_SELECT = {
+  id: true,
+  name: true,
+  lookupId: true,
+  mode: true,
+  scopes: true,
+  revokedAt: true,
+  lastUsedAt: true,
+  createdAt: true,
+  createdByUserId: true,
+} as const;
 
 /** A key's public prefix, `ck_<mode>_<lookup id>`: how its owner and the audit trail tell keys apart. */
 export const apiKeyPrefix = (key: { mode: string; lookupId: string }): string => `ck_${key.mode}_${key.lookupId}`;
@@ -103,6 +124,7 @@ function viewOf(row: ApiKeyViewRow, now: Date): ApiKeyView {
     created_at: row.createdAt.toISOString(),
     last_used_at: row.lastUsedAt?.toISOString() ?? null,
     expires_at: row.revokedAt?.toISOString() ?? null,
+    created_by_user_id: row.createdByUserId,
   };
 }
 
@@ -113,8 +135,17 @@ export async function listOwnApiKeys(db: DbOrTx, workspaceId: number, now = new 
 }
 
 /** A new key on the workspace row of the session's mode; the key is in the answer this once. */
-export async function createOwnApiKey(db: DbOrTx, opts: { workspaceId: number; mode: Mode; input: z.output<typeof ZCreateApiKeyRequest> }) {
-  const { row, key } = await insertApiKey(db, { keptOn: opts.workspaceId, mode: opts.mode, scopes: [...new Set(opts.input.scopes)], name: opts.input.name });
+export async function createOwnApiKey(
+  db: DbOrTx,
+  opts: { workspaceId: number; mode: Mode; input: z.output<typeof ZCreateApiKeyRequest>; createdByUserId: number },
+) {
+  const { row, key } = await insertApiKey(db, {
+    keptOn: opts.workspaceId,
+    mode: opts.mode,
+    scopes: [...new Set(opts.input.scopes)],
+    name: opts.input.name,
+    createdByUserId: opts.createdByUserId,
+  });
   return { ...viewOf(row, new Date()), key };
 }
 
@@ -140,15 +171,36 @@ export async function revokeOwnApiKey(db: DbOrTx, opts: { workspaceId: number; i
  * period and then stops. A revoked key cannot be rolled; rolling an expiring
  * key again never lengthens its grace. Then announceApiKeyChange.
  */
-export async function rollOwnApiKey(db: DbOrTx, opts: { workspaceId: number; id: number; graceSeconds: number; now?: Date }) {
+export async function rollOwnApiKey(db: DbOrTx, opts: { workspaceId: number; id: number; graceSeconds: number; createdByUserId: number; now?: Date }) {
   const now = opts.now ?? new Date();
   const old = await ownApiKey(db, opts.workspaceId, opts.id);
   if (apiKeyStopped(old, now)) throw new AppError('invalid_request', 'This API key is revoked; create a new one instead', { details: { field: 'id' } });
   const graceEnds = new Date(now.getTime() + opts.graceSeconds * 1000);
   const stopsAt = old.revokedAt && old.revokedAt < graceEnds ? old.revokedAt : graceEnds;
-  const { row, key } = await insertApiKey(db, { keptOn: opts.workspaceId, mode: old.mode as Mode, scopes: old.scopes as Scope[], name: old.name });
+  const { row, key } = await insertApiKey(db, {
+    keptOn: opts.workspaceId,
+    mode: old.mode as Mode,
+    scopes: old.scopes as Scope[],
+    name: old.name,
+    createdByUserId: opts.createdByUserId,
+  });
   const previous = await db.apiKey.update({ where: { id: old.id }, data: { revokedAt: stopsAt }, select: API_KEY_VIEW_SELECT });
   return { ...viewOf(row, now), key, previous: viewOf(previous, now) };
+}
+
+/** The keys a dashboard user made (both modes; revoked ones too), newest first. */
+export async function listApiKeysCreatedBy(db: DbOrTx, userId: number, now = new Date()): Promise<ApiKeyView[]> {
+  const rows = await db.apiKey.findMany({ where: { createdByUserId: userId }, select: API_KEY_VIEW_SELECT, orderBy: { id: 'desc' } });
+  return rows.map((row) => viewOf(row, now));
+}
+
+/** Revokes now every key a dashboard user made that still works (an expiring one too). Then announceApiKeyChange. Returns how many. */
+export async function revokeApiKeysCreatedBy(db: DbOrTx, userId: number, now = new Date()): Promise<number> {
+  const { count } = await db.apiKey.updateMany({
+    where: { createdByUserId: userId, OR: [{ revokedAt: null }, { revokedAt: { gt: now } }] },
+    data: { revokedAt: now },
+  });
+  return count;
 }
 
 export interface AuthenticatedKey {

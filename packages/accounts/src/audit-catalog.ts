@@ -83,7 +83,12 @@ export const AUDIT_ACTIONS = {
     summary: 'An owner or admin added a user (with a one-time password)',
     details: z.object({ email, role }),
   },
-  'user.removed': { object: 'user', scope: 'business', summary: 'An owner or admin removed a user', details: z.object({ email, role }) },
+  'user.removed': {
+    object: 'user',
+    scope: 'business',
+    summary: 'An owner or admin removed a user (and, when asked, revoked the API keys they made)',
+    details: z.object({ email, role, revoked_api_keys: z.number().int().nonnegative().optional() }),
+  },
   'user.role_changed': {
     object: 'user',
     scope: 'business',

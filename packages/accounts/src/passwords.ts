@@ -76,9 +76,36 @@ export function needsRehash(stored: string): boolean {
   return kind !== 'scrypt' || Number(n) !== PARAMS.N || Number(r) !== PARAMS.r || Number(p) !== PARAMS.p;
 }
 
-/** Checks a new password: 8 to 200 characters. Returns the problem, or null. */
+/** The shortest new password (NIST SP 800-63B asks at least 8; we ask more, as a passphrase is easy to type). */
+export const MIN_PASSWORD_LENGTH = 12;
+export const MAX_PASSWORD_LENGTH = 200;
+
+let commonPasswords: Set<string> | undefined;
+/**
+ * The ~49,000 most common passwords of public breaches, lower-cased, shipped
+ * with zxcvbn-ts (MIT; offline: no request leaves the machine). Decompressed
+ * at the first new password, not when the package loads.
+ */
+function common(): Set<string> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded at first use: sign-in and the CLI's other commands never pay for it
+  commonPasswords ??= new Set((require('@zxcvbn-ts/language-common') as typeof import('@zxcvbn-ts/language-common')).dictionary['passwords-common']);
+  return commonPasswords;
+}
+
+/**
+ * Checks a NEW password (existing ones keep working): 12 to 200 characters,
+ * and neither a common or breached password (any case) nor one with digits
+ * or symbols put around it ("Sunshine2024!"), nor one character repeated.
+ * Returns the problem, or null.
+ */
 export function passwordProblem(password: string): string | null {
-  if (password.length < 8) return 'must be at least 8 characters';
-  if (password.length > 200) return 'must be at most 200 characters';
+  if (password.length < MIN_PASSWORD_LENGTH) return `must be at least ${MIN_PASSWORD_LENGTH} characters`;
+  if (password.length > MAX_PASSWORD_LENGTH) return `must be at most ${MAX_PASSWORD_LENGTH} characters`;
+  const lower = password.toLowerCase();
+  const core = lower.replace(/^[^\p{L}]+|[^\p{L}]+$/gu, '');
+  const list = common();
+  if (list.has(lower) || (core && list.has(core)) || new Set(core || lower).size === 1) {
+    return 'is too common: it is, or is built on, a common or breached password; choose another (a few unrelated words make a good one)';
+  }
   return null;
 }

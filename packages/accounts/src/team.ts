@@ -1,9 +1,24 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { AppError, emailField } from '@cowrie/core';
-import type { DbOrTx, PrismaClient } from '@cowrie/db';
+import type { DbOrTx, Prisma, PrismaClient } from '@cowrie/db';
 import { hashPassword, passwordProblem, verifyPassword } from './passwords';
 import { NO_SECOND_FACTOR } from './second-factor';
+import { listApiKeysCreatedBy, revokeApiKeysCreatedBy, type ApiKeyView } from './api-keys';
+
+/** How long an invitation's one-time password signs in (NIST SP 800-63B: a short-lived secret). */
+export const ONE_TIME_PASSWORD_TTL_HOURS = 72;
+
+/**
+ * Whether a user's one-time password (an invitation not yet replaced by a
+ * password of their own) has expired: 72 hours after the invitation, or at
+ * once when the inviter was removed.
+ */
+export const oneTimePasswordExpired = (user: { passwordChangeRequired: boolean; oneTimePasswordExpiresAt: Date | null }, now = new Date()): boolean =>
+  user.passwordChangeRequired && user.oneTimePasswordExpiresAt !== null && user.oneTimePasswordExpiresAt <= now;
+
+export const ONE_TIME_PASSWORD_EXPIRED_MESSAGE =
+  'This one-time password has expired (it lasts 72 hours, and ends when whoever invited you is removed); ask an owner or admin to invite you again';
 
 /**
  * owner: made with the operator CLI; admin: invited, manages the team like
@@ -29,6 +44,10 @@ export interface TeamMemberView {
   password_change_required: boolean;
   /** Has a second factor (TOTP) in force. */
   mfa_enabled: boolean;
+  /** Who invited them; null for owners the operator CLI made. */
+  invited_by_user_id: number | null;
+  /** While password_change_required: when the one-time password stops signing in; else null. */
+  one_time_password_expires_at: string | null;
   created_at: string;
 }
 
@@ -39,6 +58,8 @@ interface UserRow {
   disabledAt: Date | null;
   passwordChangeRequired: boolean;
   totpConfirmedAt: Date | null;
+  invitedByUserId: number | null;
+  oneTimePasswordExpiresAt: Date | null;
   createdAt: Date;
 }
 
@@ -50,6 +71,8 @@ function teamMemberView(row: UserRow): TeamMemberView {
     status: row.disabledAt ? 'removed' : 'active',
     password_change_required: row.passwordChangeRequired,
     mfa_enabled: row.totpConfirmedAt !== null,
+    invited_by_user_id: row.invitedByUserId,
+    one_time_password_expires_at: row.passwordChangeRequired ? (row.oneTimePasswordExpiresAt?.toISOString() ?? null) : null,
     created_at: row.createdAt.toISOString(),
   };
 }
@@ -78,7 +101,7 @@ const oneTimePassword = () => randomBytes(18).toString('base64url');
  */
 export async function inviteUser(
   db: PrismaClient,
-  opts: { workspaceId: number; email: string; role: (typeof INVITED_ROLES)[number] },
+  opts: { workspaceId: number; email: string; role: (typeof INVITED_ROLES)[number]; invitedByUserId: number; now?: Date },
 ): Promise<{ user: TeamMemberView; one_time_password: string }> {
   const email = opts.email.trim().toLowerCase();
   const password = oneTimePassword();
@@ -86,21 +109,48 @@ export async function inviteUser(
   const created = await db.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`dashboard-user:${email}`}))`;
     if (await tx.dashboardUser.findUnique({ where: { email }, select: { id: true } })) return null;
-    return tx.dashboardUser.create({ data: { workspaceId: opts.workspaceId, email, passwordHash, role: opts.role, passwordChangeRequired: true } });
+    const expiresAt = new Date((opts.now ?? new Date()).getTime() + ONE_TIME_PASSWORD_TTL_HOURS * 3600_000);
+    return tx.dashboardUser.create({
+      data: {
+        workspaceId: opts.workspaceId,
+        email,
+        passwordHash,
+        role: opts.role,
+        passwordChangeRequired: true,
+        invitedByUserId: opts.invitedByUserId,
+        oneTimePasswordExpiresAt: expiresAt,
+      },
+    });
   });
   if (!created) throw new AppError('invalid_request', 'email: a dashboard user with this email already exists', { details: { field: 'email' } });
   return { user: teamMemberView(created), one_time_password: password };
 }
 
+/** A removed user, with the API keys they made (after the removal: revoked ones too). */
+export type RemovedUserView = TeamMemberView & { api_keys: ApiKeyView[] };
+
 /**
  * Removes a user from the business: they can no longer sign in, and every
- * session of theirs ends at once. Nobody removes themselves (sign out
- * instead), and an admin cannot remove an owner.
+ * session of theirs ends at once; the one-time passwords of the invitations
+ * they made that were not yet replaced end too. With `revokeApiKeys`, every
+ * key they made that still works is revoked in the same transaction (then
+ * announceApiKeyChange). Nobody removes themselves (sign out instead), and an
+ * admin cannot remove an owner. Removing a removed user again only revokes
+ * (when asked).
  */
 export async function removeUser(
-  db: DbOrTx,
-  opts: { workspaceId: number; actor: { userId: number; role: UserRole }; id: number; now?: Date },
-): Promise<TeamMemberView> {
+  db: PrismaClient,
+  opts: {
+    workspaceId: number;
+    actor: { userId: number; role: UserRole };
+    id: number;
+    revokeApiKeys?: boolean;
+    now?: Date;
+    /** Runs in the removal's transaction once the user is removed (the audit row, so both commit or neither). */
+    alsoInTransaction?: (tx: Prisma.TransactionClient, removed: RemovedUserView, revokedApiKeys: number) => Promise<void>;
+  },
+): Promise<RemovedUserView & { revokedApiKeys: number }> {
+  const now = opts.now ?? new Date();
   const target = await db.dashboardUser.findFirst({ where: { id: opts.id, workspaceId: opts.workspaceId } });
   if (!target) throw userNotFound();
   if (target.id === opts.actor.userId) {
@@ -109,13 +159,33 @@ export async function removeUser(
   if (target.role === 'owner' && opts.actor.role !== 'owner') {
     throw new AppError('insufficient_scope', 'Only an owner can remove an owner', { details: { required_role: 'owner' } });
   }
-  if (target.disabledAt) return teamMemberView(target);
-  const [removed] = await db.dashboardUser.updateManyAndReturn({
-    where: { id: target.id, workspaceId: opts.workspaceId },
-    data: { disabledAt: opts.now ?? new Date(), sessionVersion: { increment: 1 } },
+  return db.$transaction(async (tx) => {
+    let removed = target;
+    if (!target.disabledAt) {
+      const [row] = await tx.dashboardUser.updateManyAndReturn({
+        where: { id: target.id, workspaceId: opts.workspaceId },
+        data: { disabledAt: now, sessionVersion: { increment: 1 } },
+      });
+      if (!row) throw userNotFound();
+      removed = row;
+      // Their invitations die with them: a one-time password not yet replaced stops signing in, and its sessions end.
+      await tx.dashboardUser.updateMany({
+        where: { invitedByUserId: target.id, passwordChangeRequired: true, disabledAt: null },
+        data: { oneTimePasswordExpiresAt: now, sessionVersion: { increment: 1 } },
+      });
+    }
+    const revokedApiKeys = opts.revokeApiKeys ? await revokeApiKeysCreatedBy(tx, target.id, now) : 0;
+    const view = { ...teamMemberView(removed), api_keys: await listApiKeysCreatedBy(tx, target.id, now) };
+    await opts.alsoInTransaction?.(tx, view, revokedApiKeys);
+    return { ...view, revokedApiKeys };
   });
-  if (!removed) throw userNotFound();
-  return teamMemberView(removed);
+}
+
+/** The API keys a user of the business made (both modes, revoked ones too), newest first; not_found for anyone else's user. */
+export async function listUserApiKeys(db: DbOrTx, opts: { workspaceId: number; id: number }): Promise<ApiKeyView[]> {
+  const user = await db.dashboardUser.findFirst({ where: { id: opts.id, workspaceId: opts.workspaceId }, select: { id: true } });
+  if (!user) throw userNotFound();
+  return listApiKeysCreatedBy(db, user.id);
 }
 
 /**
@@ -179,12 +249,20 @@ export async function changeOwnPassword(
   if (!(await verifyPassword(opts.currentPassword, user.passwordHash))) {
     throw new AppError('invalid_request', 'current_password: is incorrect', { details: { field: 'current_password' } });
   }
+  if (oneTimePasswordExpired(user)) {
+    throw new AppError('invalid_request', `current_password: ${ONE_TIME_PASSWORD_EXPIRED_MESSAGE}`, { details: { field: 'current_password' } });
+  }
   if (opts.newPassword === opts.currentPassword) {
     throw new AppError('invalid_request', 'new_password: must differ from the current password', { details: { field: 'new_password' } });
   }
   const [changed] = await db.dashboardUser.updateManyAndReturn({
     where: { id: user.id, sessionVersion: user.sessionVersion },
-    data: { passwordHash: await hashPassword(opts.newPassword), passwordChangeRequired: false, sessionVersion: { increment: 1 } },
+    data: {
+      passwordHash: await hashPassword(opts.newPassword),
+      passwordChangeRequired: false,
+      oneTimePasswordExpiresAt: null,
+      sessionVersion: { increment: 1 },
+    },
   });
   // Another change (or a sign-out) won the race: this session has ended.
   if (!changed) throw new AppError('unauthorized', 'This session has ended; sign in again');

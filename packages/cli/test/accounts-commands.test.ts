@@ -71,8 +71,9 @@ test.each([
   [['key', 'create', '--workspace', '999999', '--scopes', 'read'], /workspace 999999 does not exist/],
   [['key', 'revoke', '--id', '999999'], /does not exist/],
   [['workspace', 'create', '--name', 'x', '--colour', 'red'], /colour/],
-  [['user', 'create', '--workspace', '1', '--email', 'not-an-email', '--password', 'longenough'], /invalid email/],
-  [['user', 'create', '--workspace', '1', '--email', 'a@b.co', '--password', 'short'], /at least 8/],
+  [['user', 'create', '--workspace', '1', '--email', 'not-an-email', '--password', 'long enough passphrase'], /invalid email/],
+  [['user', 'create', '--workspace', '1', '--email', 'a@b.co', '--password', 'elevenchars'], /at least 12 characters/],
+  [['user', 'create', '--workspace', '1', '--email', 'a@b.co', '--password', 'Password123!'], /too common/],
 ])('%j fails with a clear error and a non-zero exit', async (argv, message) => {
   const out = await cli(...argv);
   expect(out.code).not.toBe(0);

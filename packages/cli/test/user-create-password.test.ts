@@ -81,7 +81,8 @@ test('no password flag and stdin not a terminal: a clear error at once, no promp
 
 test.each([
   [['--password-stdin'], '', /stdin was empty/, 2],
-  [['--password-stdin'], 'short\n', /password must be at least 8/, 1],
+  [['--password-stdin'], 'elevenchars\n', /password must be at least 12 characters/, 1],
+  [['--password-stdin'], 'qwerty123456\n', /password is too common/, 1],
   [['--password-stdin', '--password', 'another long one'], PASSWORD, /give one/, 2],
 ])('%j with stdin %j fails clearly', async (extra, stdin, message, code) => {
   const email = nextEmail();

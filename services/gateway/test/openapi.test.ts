@@ -198,7 +198,10 @@ test('self-service API keys answer as documented', async () => {
   expect(changed.status).toBe(200);
   rememberSecret('contract member passphrase');
   expect((await api('DELETE', `/users/${invited.body.data.user.id}`, { token: changed.body.data.token })).status).toBe(403);
-  expect((await api('DELETE', `/users/${invited.body.data.user.id}`, { token: session })).status).toBe(200);
+  expect((await api('GET', `/users/${invited.body.data.user.id}/api-keys`, { token: changed.body.data.token })).status).toBe(403);
+  expect((await api('GET', `/users/${invited.body.data.user.id}/api-keys`, { token: session })).status).toBe(200);
+  expect((await api('GET', '/users/999999/api-keys', { token: session })).status).toBe(404);
+  expect((await api('DELETE', `/users/${invited.body.data.user.id}?revoke_api_keys=true`, { token: session })).status).toBe(200);
   expect((await api('DELETE', '/users/999999', { token: session })).status).toBe(404);
 });
 

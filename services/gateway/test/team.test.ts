@@ -2,6 +2,7 @@
 // user whose session keeps working, a one-time password that works for more
 // than choosing a new one (or is stored or logged readable), another
 // workspace's users reachable.
+import { hashPassword } from '@cowrie/accounts';
 import { rememberSecret } from '@cowrie/testing';
 import { call, signInNewWorkspace, startTestGateway } from './start-test-gateway';
 
@@ -16,13 +17,20 @@ beforeAll(async () => {
 });
 afterAll(() => gw.close());
 
+/** The id of workspace A's owner. */
+const ownerId = async () =>
+  ((await call(gw.url, 'GET', '/users', { token: owner.token })).body.data as { id: number; role: string }[]).find((u) => u.role === 'owner')!.id;
+
 const invite = (token: string, body: unknown, headers: Record<string, string> = {}) => call(gw.url, 'POST', '/users', { token, body, headers });
 
 async function invited(email: string, role: 'admin' | 'member') {
   const res = await invite(owner.token, { email, role });
   expect(res.status).toBe(201);
   rememberSecret(res.body.data.one_time_password);
-  return res.body.data as { user: { id: number; email: string; role: string }; one_time_password: string };
+  return res.body.data as {
+    user: { id: number; email: string; role: string; invited_by_user_id: number | null; one_time_password_expires_at: string };
+    one_time_password: string;
+  };
 }
 
 const signIn = (email: string, password: string) => call(gw.url, 'POST', '/auth/login', { body: { email, password } });
@@ -60,7 +68,7 @@ test('an owner invites a member with a one-time password that only lets them cho
   const change = (body: unknown) => call(gw.url, 'POST', '/auth/password', { token, body });
   for (const [body, field] of [
     [{ current_password: 'wrong password', new_password: 'a long new passphrase' }, 'current_password'],
-    [{ current_password: one_time_password, new_password: 'short' }, 'new_password'],
+    [{ current_password: one_time_password, new_password: 'elevenchars' }, 'new_password'],
     [{ current_password: one_time_password, new_password: one_time_password }, 'new_password'],
     [{ new_password: 'a long new passphrase' }, 'current_password'],
   ] as const) {
@@ -83,6 +91,24 @@ test('an owner invites a member with a one-time password that only lets them cho
   const refused = await invite(member, { email: 'friend@example.com', role: 'admin' });
   expect([refused.status, refused.body.error.code]).toEqual([403, 'insufficient_scope']);
   expect((await call(gw.url, 'DELETE', `/users/${user.id}`, { token: member })).status).toBe(403);
+});
+
+test('a new password is at least 12 characters and not a common or breached one; an existing shorter password keeps signing in', async () => {
+  const { user, one_time_password } = await invited('picky.member@example.com', 'member');
+  const token = (await signIn('picky.member@example.com', one_time_password)).body.data.token as string;
+  const change = (new_password: string) => call(gw.url, 'POST', '/auth/password', { token, body: { current_password: one_time_password, new_password } });
+  for (const [password, message] of [
+    ['elevenchars', 'new_password must be at least 12 characters'],
+    ['Qwerty123456', 'new_password is too common'],
+    ['Sunshine2024!', 'new_password is too common'],
+  ] as const) {
+    const res = await change(password);
+    expect([res.status, res.body.error.code, res.body.error.details.field]).toEqual([400, 'invalid_request', 'new_password']);
+    expect(res.body.error.message).toContain(message);
+  }
+  // A password set before the rule (8 characters) still signs in: the rule is for new ones.
+  await gw.env.db.dashboardUser.update({ where: { id: user.id }, data: { passwordHash: await hashPassword('oldpass1'), passwordChangeRequired: false } });
+  expect((await signIn('picky.member@example.com', 'oldpass1')).status).toBe(200);
 });
 
 test('a member reads everything and changes nothing: no money moved, no key or endpoint made', async () => {
@@ -142,6 +168,107 @@ test('removing a user ends their sessions at once; nobody removes themselves, an
   expect([upward.status, upward.body.error.code]).toEqual([403, 'insufficient_scope']);
   expect((await call(gw.url, 'DELETE', `/users/${admin.user.id}`, { token: owner.token })).status).toBe(200);
   expect((await call(gw.url, 'GET', '/users', { token: adminToken })).status).toBe(401);
+});
+
+test('offboarding: keys record who made them; removing a user lists their keys and, when asked, revokes them at once (both modes)', async () => {
+  const admin = await invited('keys.admin@example.com', 'admin');
+  const adminToken = await onboard(admin.user.email, admin.one_time_password);
+  const make = (name: string, headers: Record<string, string> = {}) =>
+    call(gw.url, 'POST', '/api-keys', { token: adminToken, body: { name, scopes: ['read'] }, headers: { 'Idempotency-Key': `make-${name}`, ...headers } });
+  const live = await make('Admin live');
+  const test = await make('Admin test', { 'Cowrie-Mode': 'test' });
+  const rolledFrom = await make('Admin rolled');
+  [live, test, rolledFrom].forEach((made) => rememberSecret(made.body.data.key));
+  expect([live.status, test.status, live.body.data.created_by_user_id, test.body.data.created_by_user_id]).toEqual([201, 201, admin.user.id, admin.user.id]);
+  // The owner rolls the admin's key: the new key is the owner's, the old one (expiring) stays the admin's.
+  const rolled = await call(gw.url, 'POST', `/api-keys/${rolledFrom.body.data.id}/roll`, {
+    token: owner.token,
+    body: { grace_seconds: 3600 },
+    headers: { 'Idempotency-Key': 'roll-admin-key' },
+  });
+  rememberSecret(rolled.body.data.key);
+  expect([rolled.status, rolled.body.data.created_by_user_id, rolled.body.data.previous.created_by_user_id]).toEqual([201, await ownerId(), admin.user.id]);
+
+  const listed = await call(gw.url, 'GET', `/users/${admin.user.id}/api-keys`, { token: owner.token });
+  expect(listed.status).toBe(200);
+  expect(listed.body.data.map((k: { name: string; status: string }) => [k.name, k.status])).toEqual([
+    ['Admin rolled', 'expiring'],
+    ['Admin test', 'active'],
+    ['Admin live', 'active'],
+  ]);
+  expect((await call(gw.url, 'GET', `/users/${admin.user.id}/api-keys`, { token: other.token })).status).toBe(404);
+  const channels = (key: string) => call(gw.url, 'GET', '/v1/channels', { token: key });
+  for (const key of [live, test, rolledFrom].map((made) => made.body.data.key as string)) expect((await channels(key)).status).toBe(200);
+
+  // Removing without the option shows the keys and leaves them working.
+  const removed = await call(gw.url, 'DELETE', `/users/${admin.user.id}`, { token: owner.token });
+  expect(removed.status).toBe(200);
+  expect(removed.body.data).toMatchObject({ id: admin.user.id, status: 'removed' });
+  expect(removed.body.data.api_keys.map((k: { status: string }) => k.status)).toEqual(['expiring', 'active', 'active']);
+  expect((await channels(live.body.data.key)).status).toBe(200);
+
+  // Again with revoke_api_keys=true: every key of theirs stops at once (the expiring one too); the owner's rolled key works on.
+  const revoked = await call(gw.url, 'DELETE', `/users/${admin.user.id}?revoke_api_keys=true`, { token: owner.token });
+  expect(revoked.status).toBe(200);
+  expect(revoked.body.data.api_keys.map((k: { status: string }) => k.status)).toEqual(['revoked', 'revoked', 'revoked']);
+  for (const key of [live, test, rolledFrom].map((made) => made.body.data.key as string)) expect((await channels(key)).status).toBe(401);
+  expect((await channels(rolled.body.data.key)).status).toBe(200);
+  const bad = await call(gw.url, 'DELETE', `/users/${admin.user.id}?revoke_api_keys=yes`, { token: owner.token });
+  expect([bad.status, bad.body.error.code]).toEqual([400, 'invalid_request']);
+});
+
+test('removing a user and revoking their keys is one step: a user with live keys, removed with revoke_api_keys=true', async () => {
+  const member = await invited('keys.member@example.com', 'admin');
+  const token = await onboard(member.user.email, member.one_time_password);
+  const made = await call(gw.url, 'POST', '/api-keys', { token, body: { name: 'One step', scopes: ['read'] }, headers: { 'Idempotency-Key': 'one-step' } });
+  rememberSecret(made.body.data.key);
+  const removed = await call(gw.url, 'DELETE', `/users/${member.user.id}?revoke_api_keys=true`, { token: owner.token });
+  expect([removed.status, removed.body.data.status, removed.body.data.api_keys[0].status]).toEqual([200, 'removed', 'revoked']);
+  expect((await call(gw.url, 'GET', '/v1/channels', { token: made.body.data.key })).status).toBe(401);
+  expect((await call(gw.url, 'GET', '/users', { token })).status).toBe(401);
+});
+
+test("an invitation's one-time password expires after 72 hours, and dies when the inviter is removed", async () => {
+  const before = Date.now();
+  const late = await invited('late.member@example.com', 'member');
+  const expiresAt = Date.parse(late.user.one_time_password_expires_at);
+  expect(expiresAt - before).toBeGreaterThanOrEqual(72 * 3600_000);
+  expect(expiresAt - Date.now()).toBeLessThanOrEqual(72 * 3600_000);
+  expect(late.user.invited_by_user_id).toBe(await ownerId());
+  // A session opened with it before it expired cannot change it afterwards either.
+  const early = (await signIn(late.user.email, late.one_time_password)).body.data.token as string;
+  // 72 hours pass.
+  await gw.env.db.dashboardUser.update({ where: { id: late.user.id }, data: { oneTimePasswordExpiresAt: new Date(Date.now() - 1000) } });
+  const refused = await signIn(late.user.email, late.one_time_password);
+  expect([refused.status, refused.body.error.code]).toEqual([401, 'unauthorized']);
+  expect(refused.body.error.message).toMatch(/one-time password has expired/);
+  const change = await call(gw.url, 'POST', '/auth/password', {
+    token: early,
+    body: { current_password: late.one_time_password, new_password: 'too late a passphrase' },
+  });
+  expect([change.status, change.body.error.details.field]).toEqual([400, 'current_password']);
+  expect(change.body.error.message).toMatch(/one-time password has expired/);
+
+  // An admin invites two; one chooses a password, the other not yet. The admin is removed: the pending one-time password dies, the chosen password works on.
+  const admin = await invited('inviting.admin@example.com', 'admin');
+  const adminToken = await onboard(admin.user.email, admin.one_time_password);
+  const inviteAs = async (email: string) => {
+    const res = await invite(adminToken, { email, role: 'member' }, { 'Idempotency-Key': `by-admin-${email}` });
+    rememberSecret(res.body.data.one_time_password);
+    expect(res.body.data.user.invited_by_user_id).toBe(admin.user.id);
+    return res.body.data as { user: { id: number; email: string }; one_time_password: string };
+  };
+  const pending = await inviteAs('pending.member@example.com');
+  const settled = await inviteAs('settled.member@example.com');
+  const settledToken = await onboard(settled.user.email, settled.one_time_password);
+  const pendingSession = (await signIn(pending.user.email, pending.one_time_password)).body.data.token as string;
+  expect((await call(gw.url, 'DELETE', `/users/${admin.user.id}`, { token: owner.token })).status).toBe(200);
+
+  const dead = await signIn(pending.user.email, pending.one_time_password);
+  expect([dead.status, dead.body.error.message]).toEqual([401, expect.stringMatching(/one-time password has expired/)]);
+  expect((await call(gw.url, 'POST', '/auth/logout', { token: pendingSession })).status).toBe(401);
+  expect((await call(gw.url, 'GET', '/users', { token: settledToken })).status).toBe(200);
+  expect((await signIn(settled.user.email, `${settled.user.email} chose this`)).status).toBe(200);
 });
 
 test('invitations: a retry with its Idempotency-Key answers the same; a taken email, a bad role or email is 400; test mode shows the same team', async () => {

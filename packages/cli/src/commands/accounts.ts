@@ -76,7 +76,7 @@ export const accountCommands: CliCommand[] = [
     options: [
       { name: 'workspace', value: 'ID', help: "the workspace's live id", required: true },
       { name: 'email', value: 'EMAIL', help: 'the sign-in email', required: true },
-      { name: 'password-stdin', help: 'read the password from stdin (at least 8 characters)' },
+      { name: 'password-stdin', help: 'read the password from stdin (at least 12 characters, not a common one)' },
       { name: 'password', value: 'PASSWORD', help: 'deprecated: visible in the process list and shell history', deprecated: true },
     ],
     run: async (args, ctx) => {

@@ -56,13 +56,13 @@ export function ChoosePassword() {
           type="password"
           autoComplete="new-password"
           required
-          minLength={8}
+          minLength={12}
           aria-describedby="password-rule"
           value={next}
           onChange={(e) => setNext(e.target.value)}
         />
         <p className="hint" id="password-rule">
-          At least 8 characters.
+          At least 12 characters, and not a common or breached password (a few unrelated words make a good one).
         </p>
         <label htmlFor="password-repeat">New password again</label>
         <input id="password-repeat" type="password" autoComplete="new-password" required value={repeat} onChange={(e) => setRepeat(e.target.value)} />

@@ -53,7 +53,13 @@ function MemberRow({ m, isMe, iAmOwner }: { m: Member; isMe: boolean; iAmOwner: 
       <td data-label="Status">
         <div>
           <span className={`badge badge-${m.status === 'active' ? 'active' : 'revoked'}`}>{m.status}</span>
-          {m.status === 'active' && m.password_change_required && <div className="muted small">has not chosen a password yet</div>}
+          {m.status === 'active' && m.password_change_required && (
+            <div className="muted small">
+              {m.one_time_password_expires_at && Date.parse(m.one_time_password_expires_at) <= Date.now()
+                ? 'invitation expired: the one-time password no longer signs in'
+                : 'has not chosen a password yet'}
+            </div>
+          )}
         </div>
       </td>
       <td data-label="Two-step">{m.mfa_enabled ? <span className="badge badge-active">on</span> : <span className="muted">off</span>}</td>

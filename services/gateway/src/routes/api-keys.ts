@@ -27,8 +27,13 @@ const keyFields = {
   created_at: ZTimestamp,
   last_used_at: ZTimestamp.nullable().meta({ description: 'Last request it authenticated, to the minute' }),
   expires_at: ZTimestamp.nullable().meta({ description: 'When an expiring key stops working, or when a revoked one stopped' }),
+  created_by_user_id: z
+    .number()
+    .int()
+    .nullable()
+    .meta({ description: 'The dashboard user whose session made it (a create or a roll); null for a key the operator CLI made' }),
 };
-const ZApiKey = named('ApiKey', responseOf<ApiKeyView>()(z.object(keyFields)));
+export const ZApiKey = named('ApiKey', responseOf<ApiKeyView>()(z.object(keyFields)));
 const ZCreatedApiKey = named(
   'CreatedApiKey',
   responseOf<ApiKeyView & { key: string }>()(
@@ -81,7 +86,7 @@ export function registerApiKeyRoutes(app: RouteMount, deps: GatewayDeps) {
     async ({ body }, req, res) => {
       const session = sessionOf(req);
       const created = await deps.db.$transaction(async (tx) => {
-        const key = await createOwnApiKey(tx, { workspaceId: session.workspaceId, mode: session.mode, input: body });
+        const key = await createOwnApiKey(tx, { workspaceId: session.workspaceId, mode: session.mode, input: body, createdByUserId: session.userId });
         await recordAudit(tx, req, { action: 'api_key.created', objectId: key.id, details: { prefix: key.prefix, name: key.name, scopes: key.scopes } });
         return key;
       });
@@ -149,10 +154,10 @@ export function registerApiKeyRoutes(app: RouteMount, deps: GatewayDeps) {
       },
     },
     async ({ params, body }, req, res) => {
-      const workspaceId = sessionOf(req).workspaceId;
+      const { workspaceId, userId } = sessionOf(req);
       const id = parseKeyId(params.id);
       const rolled = await deps.db.$transaction(async (tx) => {
-        const roll = await rollOwnApiKey(tx, { workspaceId, id, graceSeconds: body.grace_seconds });
+        const roll = await rollOwnApiKey(tx, { workspaceId, id, graceSeconds: body.grace_seconds, createdByUserId: userId });
         const { previous } = roll;
         await recordAudit(tx, req, {
           action: 'api_key.rolled',

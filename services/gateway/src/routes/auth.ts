@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AppError } from '@cowrie/core';
 import {
   LOGIN_CHALLENGE_TTL_SECONDS,
+  ONE_TIME_PASSWORD_EXPIRED_MESSAGE,
   ZChangePasswordRequest,
   changeOwnPassword,
   checkDashboardCredentials,
@@ -12,6 +13,7 @@ import {
   issueLoginChallenge,
   issueSessionToken,
   mfaEnrolmentRequired,
+  oneTimePasswordExpired,
   readLoginChallenge,
   recoveryCodesRemaining,
   recordSignInFailure,
@@ -111,7 +113,8 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
         200: { description: 'A session token, or a challenge for the second step', data: z.union([ZSession, ZMfaChallenge]) },
         401: {
           description:
-            'unauthorized: email or password is incorrect (an unknown email, a wrong password and a disabled user get the same answer, after the same work)',
+            'unauthorized: email or password is incorrect (an unknown email, a wrong password and a disabled user get the same answer, after the same work); ' +
+            'or the right one-time password of an invitation that expired (72 hours after it, or when its inviter was removed), which says so',
         },
         429: {
           description:
@@ -128,6 +131,7 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
         throw new AppError('unauthorized', 'Email or password is incorrect');
       }
       await rightPassword();
+      if (oneTimePasswordExpired(user)) throw new AppError('unauthorized', ONE_TIME_PASSWORD_EXPIRED_MESSAGE);
       if (hasSecondFactor(user)) {
         // Signed in (and recorded) at the second step.
         const challenge = await issueLoginChallenge(user, deps.config.JWT_SECRET);
@@ -210,7 +214,10 @@ export function registerAuthRoutes(app: RouteMount, deps: GatewayDeps) {
       request: { body: named('ChangePasswordRequest', ZChangePasswordRequest) },
       responses: {
         200: { description: 'A new session token', data: ZSession },
-        400: { description: 'invalid_request: current_password is incorrect, or new_password is too short or the same' },
+        400: {
+          description:
+            'invalid_request: current_password is incorrect, or new_password is shorter than 12 characters, a common or breached password, or the same',
+        },
         429: {
           description:
             "rate_limited, with Retry-After: too many failed password attempts for the user's email from this client address, or from this address (the sign-in counters: a wrong current password counts as a failed sign-in)",

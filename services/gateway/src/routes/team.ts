@@ -1,11 +1,23 @@
 import { z } from 'zod';
 import { AppError, parsePathId } from '@cowrie/core';
-import { USER_ROLES, ZInviteUserRequest, inviteUser, listTeam, removeUser, resetSecondFactor, type TeamMemberView } from '@cowrie/accounts';
+import {
+  USER_ROLES,
+  ZInviteUserRequest,
+  announceApiKeyChange,
+  inviteUser,
+  listTeam,
+  listUserApiKeys,
+  removeUser,
+  resetSecondFactor,
+  type RemovedUserView,
+  type TeamMemberView,
+} from '@cowrie/accounts';
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
 import { sendData, sessionOf } from '../http/respond';
 import { recordAudit, recordAuditAfter } from '../http/audit';
 import { ZTimestamp, named, responseOf } from '../openapi/schemas';
+import { ZApiKey } from './api-keys';
 
 const ZTeamMember = named(
   'TeamMember',
@@ -17,10 +29,29 @@ const ZTeamMember = named(
       status: z.enum(['active', 'removed']),
       password_change_required: z.boolean().meta({ description: 'Has not yet replaced the one-time password of their invitation' }),
       mfa_enabled: z.boolean().meta({ description: 'Signs in with a second factor (TOTP)' }),
+      invited_by_user_id: z.number().int().nullable().meta({ description: 'Who invited them; null for owners the operator CLI made' }),
+      one_time_password_expires_at: ZTimestamp.nullable().meta({
+        description:
+          'While password_change_required: when the one-time password stops signing in (72 hours after the invitation; at once when the inviter is removed); else null',
+      }),
       created_at: ZTimestamp,
     }),
   ),
 );
+const ZRemovedUser = named(
+  'RemovedUser',
+  responseOf<RemovedUserView>()(
+    ZTeamMember.extend({
+      api_keys: z.array(ZApiKey).meta({ description: 'The API keys the user made (both modes), after the removal: revoked ones too, newest first' }),
+    }),
+  ),
+);
+const ZRemoveUserQuery = z.object({
+  revoke_api_keys: z
+    .enum(['true', 'false'])
+    .optional()
+    .meta({ description: 'true: revoke every API key the user made that still works (an expiring one too), in the same step' }),
+});
 const ZInvitedUser = named(
   'InvitedUser',
   z.object({
@@ -76,7 +107,12 @@ export function registerTeamRoutes(app: RouteMount, deps: GatewayDeps) {
       },
     },
     async ({ body }, req, res) => {
-      const invited = await inviteUser(deps.db, { workspaceId: sessionOf(req).businessId, email: body.email, role: body.role });
+      const invited = await inviteUser(deps.db, {
+        workspaceId: sessionOf(req).businessId,
+        email: body.email,
+        role: body.role,
+        invitedByUserId: sessionOf(req).userId,
+      });
       const { user } = invited;
       await recordAuditAfter(deps.db, req, { action: 'user.invited', objectId: user.id, details: { email: user.email, role: user.role } });
       sendData(req, res, 201, invited);
@@ -89,24 +125,56 @@ export function registerTeamRoutes(app: RouteMount, deps: GatewayDeps) {
       path: '/users/:id',
       operationId: 'removeUser',
       summary: 'Remove a user',
-      description: 'Owners and admins only; not yourself, and only an owner removes an owner. The user can no longer sign in, and their sessions end at once.',
+      description:
+        'Owners and admins only; not yourself, and only an owner removes an owner. The user can no longer sign in, and their sessions end at once; ' +
+        "the one-time passwords of their invitations not yet replaced end too. The answer lists the API keys they made; with revoke_api_keys=true they are revoked in the same step (a removed user's keys can be revoked by removing them again).",
       tag,
       auth: { kind: 'session', role: 'team_admin' },
-      request: { params: ZUserParams },
+      request: { params: ZUserParams, query: ZRemoveUserQuery },
       responses: {
-        200: { description: 'The removed user', data: ZTeamMember },
+        200: { description: 'The removed user and the API keys they made', data: ZRemovedUser },
         403: { description: 'insufficient_scope: the signed-in user is a member, or an admin removing an owner' },
         ...notFound,
       },
     },
-    async ({ params }, req, res) => {
+    async ({ params, query }, req, res) => {
       const session = sessionOf(req);
-      const removed = await deps.db.$transaction(async (tx) => {
-        const user = await removeUser(tx, { workspaceId: session.businessId, actor: session, id: parseUserId(params.id) });
-        await recordAudit(tx, req, { action: 'user.removed', objectId: user.id, details: { email: user.email, role: user.role } });
-        return user;
+      const { revokedApiKeys, ...removed } = await removeUser(deps.db, {
+        workspaceId: session.businessId,
+        actor: session,
+        id: parseUserId(params.id),
+        revokeApiKeys: query.revoke_api_keys === 'true',
+        alsoInTransaction: (tx, user, revokedCount) =>
+          recordAudit(tx, req, {
+            action: 'user.removed',
+            objectId: user.id,
+            details: { email: user.email, role: user.role, revoked_api_keys: revokedCount },
+          }),
       });
+      if (revokedApiKeys > 0) await announceApiKeyChange(deps.redis, deps.config.REDIS_KEY_PREFIX);
       sendData(req, res, 200, removed);
+    },
+  );
+
+  app.route(
+    {
+      method: 'get',
+      path: '/users/:id/api-keys',
+      operationId: 'listUserApiKeys',
+      summary: 'The API keys a user made',
+      description:
+        'Owners and admins only: the keys a user of the business made from the dashboard (both modes, revoked ones too), newest first; before removing them, for instance.',
+      tag,
+      auth: { kind: 'session', role: 'team_admin' },
+      request: { params: ZUserParams },
+      responses: {
+        200: { description: 'Their keys', data: z.array(ZApiKey) },
+        403: { description: 'insufficient_scope: the signed-in user is a member' },
+        ...notFound,
+      },
+    },
+    async ({ params }, req, res) => {
+      sendData(req, res, 200, await listUserApiKeys(deps.db, { workspaceId: sessionOf(req).businessId, id: parseUserId(params.id) }));
     },
   );
 
