@@ -1,18 +1,17 @@
 import { hostname, userInfo } from 'node:os';
 import { z } from 'zod';
 import {
-  csvRecords,
   csvText,
   decodePageCursor,
   emailField,
   newestFirst,
   pageLimit,
   pageOf,
+  pagedCsv,
   queryTimeField,
   redactSecretText,
   redactSecrets,
   rowsAfter,
-  type PagePosition,
 } from '@cowrie/core';
 import { defineStatement, sqlColumn, sqlParam, type AuditEvent, type DbOrTx, type Prisma, type SqlQueryable } from '@cowrie/db';
 import { AUDIT_ACTIONS, AUDIT_ACTION_NAMES, type AuditAction, type AuditDetails, type AuditObjectType } from './audit-catalog';
@@ -287,8 +286,6 @@ const CSV_COLUMNS = [
   'details',
 ] as const;
 
-const EXPORT_PAGE_SIZE = 1000;
-
 function csvRecord(row: AuditEvent): string[] {
   const v = auditEventView(row);
   return [
@@ -314,20 +311,10 @@ function csvRecord(row: AuditEvent): string[] {
  * memory. A text cell a spreadsheet would run as a formula starts with `'`.
  */
 export async function* auditEventsCsv(db: DbOrTx, input: AuditEventFilters & { workspaceId: number }): AsyncGenerator<string> {
-  // The header goes with the first page, so nothing is sent before the first read succeeded.
-  let header = csvRecords([[...CSV_COLUMNS]]);
   const where = filtered(input.workspaceId, input);
-  let after: PagePosition | null = null;
-  for (;;) {
-    const rows: AuditEvent[] = await db.auditEvent.findMany({
-      where: after ? { AND: [where, rowsAfter(after)] } : where,
-      orderBy: newestFirst(),
-      take: EXPORT_PAGE_SIZE,
-    });
-    yield header + csvRecords(rows.map(csvRecord));
-    header = '';
-    const last = rows.at(-1);
-    if (!last || rows.length < EXPORT_PAGE_SIZE) return;
-    after = { createdAt: last.createdAt, id: Number(last.id) };
-  }
+  yield* pagedCsv({
+    columns: CSV_COLUMNS,
+    record: csvRecord,
+    page: (after, size) => db.auditEvent.findMany({ where: after ? { AND: [where, rowsAfter(after)] } : where, orderBy: newestFirst(), take: size }),
+  });
 }

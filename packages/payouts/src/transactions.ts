@@ -1,4 +1,4 @@
-import { AppError, csvRecords, csvText, decodePageCursor, newestFirst, pageLimit, pageOf, rowsAfter, type PagePosition } from '@cowrie/core';
+import { AppError, csvText, decodePageCursor, newestFirst, pageLimit, pageOf, pagedCsv, rowsAfter } from '@cowrie/core';
 import type { DbOrTx, LedgerTransaction, Prisma } from '@cowrie/db';
 import { asObject, renderTransaction } from './render';
 
@@ -84,7 +84,6 @@ const CSV_COLUMNS = [
 ] as const;
 
 /** Rows read per statement while exporting. */
-const EXPORT_PAGE_SIZE = 1000;
 
 /** One transaction as an export's row: amounts exactly as the API renders them, text a spreadsheet will not run. */
 function csvRecord(row: LedgerTransaction): string[] {
@@ -117,22 +116,12 @@ function csvRecord(row: LedgerTransaction): string[] {
  * comes, so an export of any size holds one page in memory.
  */
 export async function* transactionsCsv(db: DbOrTx, input: TransactionFilters & { workspaceId: number }): AsyncGenerator<string> {
-  // The header goes with the first page, so nothing is sent before the first read succeeded.
-  let header = csvRecords([[...CSV_COLUMNS]]);
   const where = filtered(input.workspaceId, input);
-  let after: PagePosition | null = null;
-  for (;;) {
-    const rows: LedgerTransaction[] = await db.ledgerTransaction.findMany({
-      where: after ? { AND: [where, rowsAfter(after)] } : where,
-      orderBy: newestFirst(),
-      take: EXPORT_PAGE_SIZE,
-    });
-    yield header + csvRecords(rows.map(csvRecord));
-    header = '';
-    const last = rows.at(-1);
-    if (!last || rows.length < EXPORT_PAGE_SIZE) return;
-    after = { createdAt: last.createdAt, id: last.id };
-  }
+  yield* pagedCsv({
+    columns: CSV_COLUMNS,
+    record: csvRecord,
+    page: (after, size) => db.ledgerTransaction.findMany({ where: after ? { AND: [where, rowsAfter(after)] } : where, orderBy: newestFirst(), take: size }),
+  });
 }
 
 interface RecipientRow {
