@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { ensureBuild, ensureInstall, root } from './lib/ensure-install.mjs';
+import { testFilesInRepository, unrunTestFiles } from './lib/unrun-tests.mjs';
 
 ensureInstall();
 const jestArgs = process.argv.slice(2);
@@ -36,9 +37,11 @@ if (jestArgs.length === 0) {
 
 let passed = 0;
 let failed = 0;
+const summaries = [];
 function count(resultsFile) {
   if (!existsSync(resultsFile)) return false;
   const summary = JSON.parse(readFileSync(resultsFile, 'utf8'));
+  summaries.push(summary);
   passed += summary.numPassedTests;
   failed += summary.numFailedTests + summary.numRuntimeErrorTestSuites;
   return true;
@@ -63,6 +66,11 @@ if (jestArgs.length === 0) {
   for (const dir of packages) if (count(path.join(root, dir, '.test-results.json'))) counted += 1;
   if (tests.status !== 0 && failed === 0) failed = 1;
   if (counted === 0) failed += 1;
+  // A test file no package's task ran (outside Jest's roots, or in a package
+  // without a `test` script) fails the gate rather than never running.
+  const unrun = unrunTestFiles(testFilesInRepository(root), summaries);
+  for (const file of unrun) console.log(`not run by any package's test task: ${path.relative(root, file)}`);
+  failed += unrun.length;
 } else {
   const results = path.join(root, '.test-results.json');
   rmSync(results, { force: true });
