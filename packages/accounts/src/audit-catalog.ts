@@ -148,7 +148,7 @@ export const AUDIT_ACTIONS = {
   'payout_request.approved': {
     object: 'payout_request',
     scope: 'mode',
-    summary: 'An owner or admin approved a payout request (not their own): its payout was sent (`reference`), under the requester\'s Idempotency-Key',
+    summary: "An owner or admin approved a payout request (not their own): its payout was sent (`reference`), under the requester's Idempotency-Key",
     details: z.object({ currency: z.string(), amount: z.string(), requested_by: email, reference: z.string() }),
   },
   'payout_request.rejected': {
@@ -207,7 +207,8 @@ export const AUDIT_ACTIONS = {
   'workspace.settings_changed': {
     object: 'workspace',
     scope: 'mode',
-    summary: "An owner changed the settings of a side of the workspace (`settings`: the names of those that changed; the payout approval thresholds before and after)",
+    summary:
+      'An owner changed the settings of a side of the workspace (`settings`: the names of those that changed; the payout approval thresholds before and after)',
     details: z.object({
       settings: z.array(z.string()),
       payout_approval_thresholds: z.object({ before: z.record(z.string(), z.string()), after: z.record(z.string(), z.string()) }).optional(),

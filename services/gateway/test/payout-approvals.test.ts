@@ -6,6 +6,7 @@
 // original request making a second request or a payout, money held while a
 // request waits, the threshold changed by someone who is not an owner or
 // without a trace, or /v1 payouts touched by any of it.
+import { auditWallet, findWallet } from '@cowrie/ledger';
 import { createUserFor, createWorkspaceWithKey } from '@cowrie/testing';
 import { call, sessionSignedInAgo, stepUp } from './start-test-gateway';
 import { fund, startPayoutStack } from './payout-stack';
@@ -284,6 +285,9 @@ test('two approvals at once (two approvers, or one approver twice) send one payo
   const rows = await debits(t.workspaceId);
   expect(rows.map((r) => r.requestKey).sort()).toEqual(['race-0', 'race-1', 'race-2', 'race-3', 'race-4']);
   expect(await available(t.owner.token)).toBe('9500.000000');
+  // The wallet's balance and hold are what its entries say (the file's cleanup audits the whole ledger too).
+  const wallet = (await findWallet(stack.env.db, t.workspaceId, 'NGN'))!;
+  expect(await auditWallet(stack.env.db, wallet.id)).toMatchObject({ consistent: true });
 });
 
 test('rejection (with a reason; the requester may withdraw their own), and a decided request cannot be decided again', async () => {
@@ -333,7 +337,9 @@ test('expiry: 24 hours after it was made a pending request reads as expired and 
   expect(approve.status).toBe(400);
   expect(approve.body.error.details).toEqual({ reason: 'payout_request_expired', status: 'expired' });
   expect(approve.body.error.message).toMatch(/^This payout request expired at .*: ask for the payout again$/);
-  expect((await call(stack.url, 'POST', `/payout-requests/${id}/reject`, { token: t.owner.token, body: {} })).body.error.details.reason).toBe('payout_request_expired');
+  expect((await call(stack.url, 'POST', `/payout-requests/${id}/reject`, { token: t.owner.token, body: {} })).body.error.details.reason).toBe(
+    'payout_request_expired',
+  );
   expect(await debits(t.workspaceId)).toEqual([]);
   const list = async (status: string) =>
     (await call(stack.url, 'GET', `/payout-requests?status=${status}`, { token: t.owner.token })).body.data.map((r: { id: number }) => r.id);
@@ -408,4 +414,39 @@ test('the list: newest first, filtered by status, cursor paged', async () => {
   expect((await call(stack.url, 'GET', '/payout-requests?status=lost', { token: t.member.token })).status).toBe(400);
   // The test side has none of them.
   expect((await call(stack.url, 'GET', '/payout-requests', { token: t.member.token, headers: { 'Cowrie-Mode': 'test' } })).body.data).toEqual([]);
+});
+
+test('a payout the rail refuses at approval is answered as the payout routes answer it; approving again answers that payout, never a second', async () => {
+  const t = await team();
+  await setThresholds(t.owner.token, { NGN: '10' });
+  const asked = await send(t.owner.token, 'rail-throws', { ...transfer('40'), account_number: '0000000002' });
+  const path = `/payout-requests/${asked.body.data.id}/approve`;
+  const thrown = await call(stack.url, 'POST', path, { token: t.admin.token });
+  expect(thrown.status).toBe(502);
+  expect(thrown.body.error.code).toBe('provider_error');
+  expect(thrown.body.error.details).toMatchObject({ payout_request: asked.body.data.id, transaction: { status: 'failed' } });
+  const again = await call(stack.url, 'POST', path, { token: t.admin.token });
+  expect(again.status).toBe(200);
+  expect(again.body.data).toMatchObject({ status: 'approved', transaction: { id: thrown.body.error.details.transaction.id, status: 'failed' } });
+  expect(await debits(t.workspaceId)).toHaveLength(1);
+  expect(await available(t.owner.token)).toBe('1000.000000');
+});
+
+test('an approval whose process died before the payout was opened is finished by its approver, once', async () => {
+  const t = await team();
+  await setThresholds(t.owner.token, { NGN: '10' });
+  const asked = await send(t.owner.token, 'half-approved', transfer('40'));
+  const id = asked.body.data.id as number;
+  // What a crash between the approval's update and the payout's open leaves behind.
+  await stack.env.db.payoutRequest.update({
+    where: { id },
+    data: { status: 'approved', decidedByUserId: t.admin.id, decidedByEmail: t.admin.email, decidedAt: new Date() },
+  });
+  const other = await call(stack.url, 'POST', `/payout-requests/${id}/approve`, { token: t.otherOwner.token });
+  expect(other.status).toBe(400);
+  const finished = await call(stack.url, 'POST', `/payout-requests/${id}/approve`, { token: t.admin.token });
+  expect(finished.status).toBe(200);
+  expect(finished.body.data).toMatchObject({ status: 'approved', transaction: { status: 'completed' } });
+  expect((await debits(t.workspaceId)).map((d) => d.requestKey)).toEqual(['half-approved']);
+  expect(await available(t.owner.token)).toBe('960.000000');
 });

@@ -162,8 +162,8 @@ function Thresholds({ owner }: { owner: boolean }) {
     <section className="card" aria-labelledby="thresholds-title">
       <h2 id="thresholds-title">Approval thresholds</h2>
       <p className="hint">
-        A payout from the dashboard above its currency&apos;s threshold is not sent: it waits here for another owner or admin, for 24 hours. Payouts
-        through the API never wait.
+        A payout from the dashboard above its currency&apos;s threshold is not sent: it waits here for another owner or admin, for 24 hours. Payouts through the
+        API never wait.
       </p>
       <QueryResult query={settings} loading="Loading the settings…" failed="The settings could not be loaded">
         {() =>
@@ -212,11 +212,7 @@ function Thresholds({ owner }: { owner: boolean }) {
                   ))}
                 </ul>
               )}
-              {owner ? (
-                <Button onClick={() => setEditing({ ...current })}>Change thresholds</Button>
-              ) : (
-                <p className="muted small">Owners change them.</p>
-              )}
+              {owner ? <Button onClick={() => setEditing({ ...current })}>Change thresholds</Button> : <p className="muted small">Owners change them.</p>}
             </>
           )
         }

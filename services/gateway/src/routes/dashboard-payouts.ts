@@ -114,7 +114,7 @@ export function registerDashboardPayoutRoutes(app: RouteMount, deps: GatewayDeps
   const becameRequest = {
     202: {
       description:
-        "Above the approval threshold of its currency (GET /workspace/settings): not sent, nothing held; a payout request waiting for another owner or admin (a retry with the same Idempotency-Key answers the same request)",
+        'Above the approval threshold of its currency (GET /workspace/settings): not sent, nothing held; a payout request waiting for another owner or admin (a retry with the same Idempotency-Key answers the same request)',
       data: ZPayoutRequest,
     },
   };

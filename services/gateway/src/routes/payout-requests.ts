@@ -31,7 +31,8 @@ export const ZPayoutRequest = named(
       id: z.number().int(),
       kind: z.enum(['transfer', 'withdrawal']),
       status: z.enum(PAYOUT_REQUEST_STATUSES).meta({
-        description: 'pending (waiting), approved (its payout was sent: see `transaction`), rejected, or expired (24 hours passed while pending; it can no longer be approved)',
+        description:
+          'pending (waiting), approved (its payout was sent: see `transaction`), rejected, or expired (24 hours passed while pending; it can no longer be approved)',
       }),
       currency: z.string(),
       amount: ZAmount,
@@ -189,8 +190,11 @@ export function registerPayoutRequestRoutes(app: RouteMount, deps: GatewayDeps, 
       responses: {
         200: { description: 'Approved; `transaction` is the payout as the rail left it', data: ZPayoutRequest },
         ...notDecidable,
-        403: { description: 'insufficient_scope: `details.reason` `own_payout_request` (its requester cannot approve it), or not an owner or admin, or step_up_required' },
-        404: { description: 'not_found: no such request on this side, or the payout\'s wallet or beneficiary is gone' },
+        403: {
+          description:
+            'insufficient_scope: `details.reason` `own_payout_request` (its requester cannot approve it), or not an owner or admin, or step_up_required',
+        },
+        404: { description: "not_found: no such request on this side, or the payout's wallet or beneficiary is gone" },
         502: { description: 'provider_error: the rail failed or its outcome is unknown (as for a payout; `details.transaction`, `details.payout_request`)' },
         503: { description: 'provider_error: the rail is unavailable' },
         504: { description: 'provider_error: the rail timed out' },
@@ -206,7 +210,12 @@ export function registerPayoutRequestRoutes(app: RouteMount, deps: GatewayDeps, 
           await recordAuditAfter(deps.db, req, {
             action: 'payout_request.approved',
             objectId: request.id,
-            details: { currency: request.currency, amount: formatAmount(request.amount), requested_by: request.requestedByEmail, reference: payout.transaction.reference },
+            details: {
+              currency: request.currency,
+              amount: formatAmount(request.amount),
+              requested_by: request.requestedByEmail,
+              reference: payout.transaction.reference,
+            },
           });
         }
         try {
