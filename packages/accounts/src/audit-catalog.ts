@@ -15,8 +15,7 @@ export type AuditObjectType = (typeof AUDIT_OBJECT_TYPES)[number];
  *   the workspace itself: `livemode` true).
  * - `details`: the only fields its row keeps besides the columns; anything
  *   else a caller passes is dropped, so a secret cannot ride along.
- * - `planned`: named now, recorded once the feature exists (role changes,
- *   payout requests, workspace settings).
+ * - `planned`: named now, recorded once the feature exists (role changes).
  */
 interface AuditActionDefinition {
   object: AuditObjectType;
@@ -133,19 +132,30 @@ export const AUDIT_ACTIONS = {
       counterparty_bank: z.string().nullable(),
     }),
   },
+  'payout_request.created': {
+    object: 'payout_request',
+    scope: 'mode',
+    summary: "A dashboard payout above its currency's approval threshold became a payout request (nothing sent, nothing held)",
+    details: z.object({
+      kind: z.enum(['transfer', 'withdrawal']),
+      currency: z.string(),
+      amount: z.string(),
+      threshold: z.string(),
+      counterparty_account: z.string(),
+      counterparty_bank: z.string().nullable(),
+    }),
+  },
   'payout_request.approved': {
     object: 'payout_request',
     scope: 'mode',
-    summary: 'An owner or admin approved a payout request',
-    details: z.object({ currency: z.string(), amount: z.string() }),
-    planned: true,
+    summary: "An owner or admin approved a payout request (not their own): its payout was sent (`reference`), under the requester's Idempotency-Key",
+    details: z.object({ currency: z.string(), amount: z.string(), requested_by: email, reference: z.string() }),
   },
   'payout_request.rejected': {
     object: 'payout_request',
     scope: 'mode',
-    summary: 'An owner or admin rejected a payout request',
-    details: z.object({ currency: z.string(), amount: z.string() }),
-    planned: true,
+    summary: 'An owner or admin rejected a payout request (its requester included, withdrawing it): nothing was sent',
+    details: z.object({ currency: z.string(), amount: z.string(), requested_by: email, reason: z.string().nullable() }),
   },
   'wallet.credited': {
     object: 'wallet',
@@ -196,10 +206,13 @@ export const AUDIT_ACTIONS = {
   },
   'workspace.settings_changed': {
     object: 'workspace',
-    scope: 'business',
-    summary: "The workspace's settings changed (the names of the settings)",
-    details: z.object({ settings: z.array(z.string()) }),
-    planned: true,
+    scope: 'mode',
+    summary:
+      'An owner changed the settings of a side of the workspace (`settings`: the names of those that changed; the payout approval thresholds before and after)',
+    details: z.object({
+      settings: z.array(z.string()),
+      payout_approval_thresholds: z.object({ before: z.record(z.string(), z.string()), after: z.record(z.string(), z.string()) }).optional(),
+    }),
   },
 } as const satisfies Record<string, AuditActionDefinition>;
 

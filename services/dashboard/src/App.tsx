@@ -6,6 +6,7 @@ import { ChoosePassword } from './pages/ChoosePassword';
 import { Deposits } from './pages/Deposits';
 import { EnrolSecondFactor } from './pages/EnrolSecondFactor';
 import { Home } from './pages/Home';
+import { PayoutRequests } from './pages/PayoutRequests';
 import { Payouts } from './pages/Payouts';
 import { Security } from './pages/Security';
 import { SignIn } from './pages/SignIn';
@@ -27,6 +28,7 @@ export function App() {
         <Route path="/" component={Home} />
         <Route path="/transactions" component={Transactions} />
         <Route path="/payouts" component={Payouts} />
+        <Route path="/payout-requests" component={PayoutRequests} />
         <Route path="/deposits" component={Deposits} />
         <Route path="/verifications" component={Verifications} />
         <Route path="/api-keys" component={ApiKeys} />

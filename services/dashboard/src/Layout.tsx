@@ -37,6 +37,7 @@ export function Layout({ children }: { children: ReactNode }) {
           <NavLink href="/">Home</NavLink>
           <NavLink href="/transactions">Transactions</NavLink>
           <NavLink href="/payouts">Payouts</NavLink>
+          <NavLink href="/payout-requests">Approvals</NavLink>
           <NavLink href="/deposits">Deposits</NavLink>
           <NavLink href="/verifications">Verifications</NavLink>
           <NavLink href="/api-keys">API keys</NavLink>

@@ -347,7 +347,7 @@ test(
     await expectText(focused, 'Transactions');
     await page.keyboard.press('Tab');
     await expectText(focused, 'Payouts');
-    for (const next of ['Deposits', 'Verifications', 'API keys']) {
+    for (const next of ['Approvals', 'Deposits', 'Verifications', 'API keys']) {
       await page.keyboard.press('Tab');
       await expectText(focused, next);
     }

@@ -273,6 +273,33 @@ test("the session's payouts, bank lookup and beneficiaries answer as documented"
   expect((await api('DELETE', `/beneficiaries/${beneficiary.body.data.id}`, { token: session })).status).toBe(404);
 });
 
+test('payout approvals: the settings, payouts that become requests, their approval and rejection answer as documented', async () => {
+  await steppedUp();
+  await fund(gw.env.db, workspaceId, 'NGN', '100');
+  expect((await api('GET', '/workspace/settings', { token: session })).status).toBe(200);
+  expect((await api('PUT', '/workspace/settings', { token: session, body: { payout_approval_thresholds: { NGN: '20' } } })).status).toBe(200);
+  expect((await api('PUT', '/workspace/settings', { token: session, body: { payout_approval_thresholds: { NGN: 'x' } } })).status).toBe(400);
+  const transfer = { currency: 'NGN', amount: '25', account_number: '0123456789', bank_code: '058', account_name: 'Ada Obi' };
+  const asked = await api('POST', '/transfers', { token: session, body: transfer, headers: { 'Idempotency-Key': 'contract-request-1' } });
+  expect(asked.status).toBe(202);
+  const beneficiary = await api('POST', '/beneficiaries', { token: session, body: { account_number: '0987654321', bank_code: '058', currency: 'NGN' } });
+  const withdrawal = { currency: 'NGN', amount: '30', beneficiary_id: beneficiary.body.data.id };
+  const askedToo = await api('POST', '/withdrawals', { token: session, body: withdrawal, headers: { 'Idempotency-Key': 'contract-request-2' } });
+  expect(askedToo.status).toBe(202);
+  expect((await api('GET', '/payout-requests?status=pending', { token: session })).body.data).toHaveLength(2);
+  expect((await api('GET', `/payout-requests/${asked.body.data.id}`, { token: session })).status).toBe(200);
+  expect((await api('GET', '/payout-requests/999999', { token: session })).status).toBe(404);
+  expect((await api('POST', `/payout-requests/${asked.body.data.id}/approve`, { token: session })).status).toBe(403);
+
+  const admin = await createUserFor(gw.env.db, workspaceId, 'contract-admin@example.com');
+  await gw.env.db.dashboardUser.update({ where: { id: admin.id }, data: { role: 'admin' } });
+  const adminSession = (await api('POST', '/auth/login', { body: { email: admin.email, password: admin.password } })).body.data.token;
+  expect((await api('POST', `/payout-requests/${asked.body.data.id}/approve`, { token: adminSession })).status).toBe(200);
+  expect((await api('POST', `/payout-requests/${askedToo.body.data.id}/reject`, { token: adminSession, body: { reason: 'no' } })).status).toBe(200);
+  expect((await api('POST', `/payout-requests/${askedToo.body.data.id}/approve`, { token: adminSession })).status).toBe(400);
+  expect((await api('PUT', '/workspace/settings', { token: session, body: { payout_approval_thresholds: {} } })).status).toBe(200);
+});
+
 test('webhook endpoint management and the delivery log answer as documented', async () => {
   await steppedUp();
   const created = await api('POST', '/webhook-endpoints', { token: session, body: { url: `${receiver.url}/hook` } });

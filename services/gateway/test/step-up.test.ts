@@ -1,6 +1,7 @@
 // Risk: a stolen or forgotten dashboard session moving money or handing out
 // keys long after its user last proved who they are: a guarded change
-// (transfer, withdrawal, API key create and roll, invitation, owner reset of a
+// (transfer, withdrawal, payout request approval, approval thresholds, API key
+// create and roll, invitation, owner reset of a
 // second factor, webhook URL change and secret roll) accepted from a session
 // that neither signed in nor stepped up within STEP_UP_SECONDS, an
 // Idempotency-Key replay handing such a session what a fresh one made, a 403
@@ -206,6 +207,8 @@ test('the API document marks exactly the guarded routes, and says how to step up
       'DELETE /users/{id}/mfa',
       'PUT /webhook-endpoints/{id} (when the body has a url)',
       'POST /webhook-endpoints/{id}/roll-secret',
+      'POST /payout-requests/{id}/approve',
+      'PUT /workspace/settings',
     ].sort(),
   );
   expect(doc.paths['/auth/step-up'].post.requestBody).toBeDefined();

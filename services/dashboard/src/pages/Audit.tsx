@@ -39,6 +39,7 @@ const ACTIONS = [
   'api_key.rolled',
   'api_key.revoked',
   'payout.sent',
+  'payout_request.created',
   'payout_request.approved',
   'payout_request.rejected',
   'wallet.credited',

@@ -5,9 +5,13 @@ import { useApiMutation, useApiQuery } from '../queries';
 import { Amount, Button, ConfirmButton, ErrorNote, PageHeader, QueryResult, Table, Time } from '../ui';
 
 type Transaction = Schemas['Transaction'];
+type PayoutRequest = Schemas['PayoutRequest'];
+/** A payout's answer: the transaction, or (above the approval threshold, 202) the payout request it became. */
+type PayoutAnswer = Transaction | PayoutRequest;
+const isRequest = (answer: PayoutAnswer): answer is PayoutRequest => 'expires_at' in answer;
 type Beneficiary = Schemas['Beneficiary'];
 /** Reads and writes that move money make the balances and the ledger stale. */
-const MONEY_READS = ['/balances', '/transactions'];
+const MONEY_READS = ['/balances', '/transactions', '/payout-requests'];
 
 /** The currencies the workspace holds (its wallets), NGN first when there are none yet. */
 function useCurrencies() {
@@ -53,8 +57,19 @@ function AmountField({ id, value, onChange, currency }: { id: string; value: str
   );
 }
 
-/** A payout's answer: the transaction as the API gave it, with a way to the ledger. */
-function Sent({ t }: { t: Transaction }) {
+/** A payout's answer: the transaction as the API gave it, with a way to the ledger; or the request it became, with a way to the approvals. */
+function Sent({ t }: { t: PayoutAnswer }) {
+  if (isRequest(t)) {
+    return (
+      <p className="note note-info" role="status">
+        <span>
+          Not sent yet: <Amount value={t.amount} currency={t.currency} /> is above the approval threshold, so this payout waits for another owner or admin to
+          approve it (until <Time value={t.expires_at} />
+          ). Nothing is held from the balance meanwhile. <Link href="/payout-requests">See it in Approvals</Link>
+        </span>
+      </p>
+    );
+  }
   return (
     <p className={t.status === 'failed' ? 'note note-error' : 'note note-ok'} role="status">
       <span>
@@ -102,7 +117,7 @@ function TransferForm() {
     path: '/banks/resolve',
     body: { account_number: accountNumber, bank_code: bankCode, currency: cur },
   }));
-  const send = useApiMutation<Transaction, { key: string; account: Schemas['ResolvedBankAccount'] }>(
+  const send = useApiMutation<PayoutAnswer, { key: string; account: Schemas['ResolvedBankAccount'] }>(
     ({ key, account }) => ({
       method: 'POST',
       path: '/transfers',
@@ -202,7 +217,7 @@ function WithdrawalForm({ beneficiaries }: { beneficiaries: Beneficiary[] }) {
   const [amount, setAmount] = useState('');
   const [confirming, setConfirming] = useState(false);
   const beneficiary = beneficiaries.find((b) => String(b.id) === beneficiaryId);
-  const send = useApiMutation<Transaction, string>(
+  const send = useApiMutation<PayoutAnswer, string>(
     (key) => ({
       method: 'POST',
       path: '/withdrawals',

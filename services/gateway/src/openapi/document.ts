@@ -150,6 +150,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   'Balances and ledger (dashboard)': "The signed-in workspace's balances and ledger, with a dashboard session: the reads of /v1/balances and /v1/transactions.",
   'Payouts (dashboard)':
     "Transfers, withdrawals, bank lookup and beneficiaries with a dashboard session: the handlers of /v1's payout routes, acting for the signed-in workspace; a payout must carry an Idempotency-Key.",
+  'Payout approvals (dashboard)':
+    "Maker-checker for the dashboard's payouts, with a dashboard session: an owner sets, per side and currency, the amount above which a transfer or withdrawal from the dashboard becomes a payout request (202) instead of being sent; another owner or admin approves it (with a step-up; the payout is then sent once, under the requester's Idempotency-Key) or rejects it within 24 hours. /v1 payouts never wait for one.",
   'Team (dashboard)':
     "The workspace's dashboard users, with a dashboard session: everyone lists them, owners and admins invite (a one-time password) and remove.",
   'Deposits (dashboard)': "The signed-in workspace's collections, reserved accounts and the transfers into them, with a dashboard session.",

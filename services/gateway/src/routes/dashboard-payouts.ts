@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { AppError, formatAmount, parsePathId } from '@cowrie/core';
-import { removeBeneficiary } from '@cowrie/payouts';
+import { payoutRequestFor, readPayoutRequest, removeBeneficiary, type PayoutOrder } from '@cowrie/payouts';
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
 import { sendData, sessionOf } from '../http/respond';
 import { recordAuditAfter } from '../http/audit';
 import { named } from '../openapi/schemas';
 import { payoutSpecs, type createPayoutHandlers } from './payouts';
+import { ZPayoutRequest, registerPayoutRequestRoutes } from './payout-requests';
 
 const ZBeneficiaryParams = z.object({ id: z.string().meta({ description: 'Beneficiary id' }) });
 const beneficiaryNotFound = () => new AppError('not_found', 'Beneficiary not found');
@@ -55,30 +56,94 @@ export function registerDashboardPayoutRoutes(app: RouteMount, deps: GatewayDeps
       return handler(input, req, res);
     };
 
+  type TransferInput = Parameters<typeof handlers.transfer>[0];
+  type WithdrawalInput = Parameters<typeof handlers.withdrawal>[0];
+  type Handler<I> = (input: I, req: Parameters<typeof handlers.transfer>[1], res: Parameters<typeof handlers.transfer>[2]) => Promise<void>;
+  /**
+   * Above the side's approval threshold for its currency, a payout is not
+   * sent: it becomes a payout request (202), or a retry of its key answers the
+   * request it made (payoutRequestFor).
+   */
+  const orApprovalRequest =
+    <I>(order: (input: I) => PayoutOrder, send: Handler<I>): Handler<I> =>
+    async (input, req, res) => {
+      const session = sessionOf(req);
+      const found = await payoutRequestFor(deps.db, {
+        workspaceId: session.workspaceId,
+        order: order(input),
+        request: req.idempotency!,
+        requester: { userId: session.userId, email: session.email },
+      });
+      if (!found) return send(input, req, res);
+      const { request } = found;
+      if (found.created) {
+        await recordAuditAfter(deps.db, req, {
+          action: 'payout_request.created',
+          objectId: request.id,
+          details: {
+            kind: request.kind as PayoutOrder['kind'],
+            currency: request.currency,
+            amount: formatAmount(request.amount),
+            threshold: formatAmount(found.threshold),
+            counterparty_account: request.counterpartyAccount,
+            counterparty_bank: request.counterpartyBank,
+          },
+        });
+      }
+      sendData(req, res, 202, await readPayoutRequest(deps.db, session.workspaceId, request.id));
+    };
+  const transferOrder = ({ body }: TransferInput): PayoutOrder => ({
+    kind: 'transfer',
+    currency: body.currency,
+    amount: formatAmount(body.amount),
+    accountNumber: body.account_number,
+    bankCode: body.bank_code,
+    accountName: body.account_name,
+    bankName: body.bank_name,
+    narration: body.narration,
+    idempotencyKey: body.idempotency_key,
+  });
+  const withdrawalOrder = ({ body }: WithdrawalInput): PayoutOrder => ({
+    kind: 'withdrawal',
+    currency: body.currency,
+    amount: formatAmount(body.amount),
+    beneficiaryId: body.beneficiary_id,
+    narration: body.narration,
+    idempotencyKey: body.idempotency_key,
+  });
+  const becameRequest = {
+    202: {
+      description:
+        'Above the approval threshold of its currency (GET /workspace/settings): not sent, nothing held; a payout request waiting for another owner or admin (a retry with the same Idempotency-Key answers the same request)',
+      data: ZPayoutRequest,
+    },
+  };
+
   app.route(
     {
       ...payoutSpecs.transfer,
-      responses: { ...payoutSpecs.transfer.responses, ...keyRequired },
+      responses: { ...payoutSpecs.transfer.responses, ...keyRequired, ...becameRequest },
       operationId: 'createSessionTransfer',
       summary: 'Send money to a bank account from the dashboard',
       tag,
       auth: guarded,
       idempotent: true,
     },
-    requireIdempotencyKey(handlers.transfer),
+    requireIdempotencyKey(orApprovalRequest(transferOrder, handlers.transfer)),
   );
   app.route(
     {
       ...payoutSpecs.withdrawal,
-      responses: { ...payoutSpecs.withdrawal.responses, ...keyRequired },
+      responses: { ...payoutSpecs.withdrawal.responses, ...keyRequired, ...becameRequest },
       operationId: 'createSessionWithdrawal',
       summary: 'Send money to a saved beneficiary from the dashboard',
       tag,
       auth: guarded,
       idempotent: true,
     },
-    requireIdempotencyKey(handlers.withdrawal),
+    requireIdempotencyKey(orApprovalRequest(withdrawalOrder, handlers.withdrawal)),
   );
+  registerPayoutRequestRoutes(app, deps, handlers);
   app.route({ ...payoutSpecs.banks, operationId: 'listSessionBanks', tag, auth }, handlers.banks);
   app.route({ ...payoutSpecs.resolve, operationId: 'resolveSessionBankAccount', tag, auth }, handlers.resolve);
   app.route({ ...payoutSpecs.createBeneficiary, operationId: 'createSessionBeneficiary', tag, auth, idempotent: true }, handlers.createBeneficiary);

@@ -215,7 +215,7 @@ export function createPayoutHandlers(deps: GatewayDeps) {
     instrumentCalls(rail, railObserver(deps.metrics, `payout:${rail.id}`)),
   );
 
-  async function runAndAnswer(req: Request, res: Response, payout: CreatedPayout, opened: () => Promise<void>) {
+  async function runPayout(req: Request, payout: CreatedPayout, opened: () => Promise<void>): Promise<RenderedTransaction> {
     const id = payout.transaction.id;
     let answer: PayoutAnswer | null = null;
     if (payout.created) {
@@ -236,7 +236,11 @@ export function createPayoutHandlers(deps: GatewayDeps) {
       const { status, message, details } = answer.providerError;
       throw new AppError('provider_error', message, { status, details: { transaction: answer.transaction, ...details } });
     }
-    sendData(req, res, 201, answer.transaction);
+    return answer.transaction;
+  }
+
+  async function runAndAnswer(req: Request, res: Response, payout: CreatedPayout, opened: () => Promise<void>) {
+    sendData(req, res, 201, await runPayout(req, payout, opened));
   }
 
   /**
@@ -255,6 +259,10 @@ export function createPayoutHandlers(deps: GatewayDeps) {
     });
     const railsFor = (req: Request) => modeRails[actorOf(req).mode];
     return {
+      /** The payout rules' deps on the actor's side (a payout request's approval opens its payout with them). */
+      payoutDeps: depsFor,
+      /** Runs a payout opened elsewhere (an approved payout request) as the routes do: its answer, or the provider_error they throw. */
+      run: (req: Request, payout: CreatedPayout, kind: 'transfer' | 'withdrawal') => runPayout(req, payout, opened(req, payout, kind)),
       async transfer({ body }: { body: z.output<typeof ZTransferBody> }, req: Request, res: Response) {
         const payout = await createTransfer(depsFor(req), {
           workspaceId: actorOf(req).workspaceId,
