@@ -3,7 +3,7 @@
 // docs/reference/errors.md and the static API reference docs/api/index.html
 // (Redocly, from packages/sdk/openapi.json). Run it after changing a config
 // variable, an error code or reason, or the API document; the docs test
-// (services/gateway/test/docs-reference.test.ts) fails until you do.
+// (packages/repository/test/docs-reference.test.ts) fails until you do.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

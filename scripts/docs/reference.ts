@@ -1,5 +1,5 @@
 // The references made from the code (`npm run docs:generate` writes them;
-// services/gateway/test/docs-reference.test.ts fails when a file differs from
+// packages/repository/test/docs-reference.test.ts fails when a file differs from
 // what this makes):
 //
 // - docs/reference/configuration.md: every variable of @cowrie/core's config
@@ -133,7 +133,7 @@ export function configVariables(): ConfigVariable[] {
 const cell = (text: string) => text.replace(/\|/g, '\\|');
 const code = (text: string) => (text === '' ? '(empty)' : `\`${text}\``);
 
-export function configurationReference(): string {
+function configurationReference(): string {
   const variables = configVariables();
   const undescribed = variables.filter((v) => !v.meaning).map((v) => v.name);
   if (undescribed.length) throw new Error(`${CONFIG_SOURCE}: give each of these variables its own comment above it: ${undescribed.join(', ')}`);
@@ -240,12 +240,13 @@ export function errorReasons(): ReasonUse[] {
   return [...uses.values()].sort((a, b) => a.code.localeCompare(b.code) || a.reason.localeCompare(b.reason) || (a.status ?? 0) - (b.status ?? 0));
 }
 
-export function errorsReference(): string {
-  const codes = Object.entries(ERROR_CATALOG).map(
+function errorsReference(): string {
+  const catalog: Record<string, { status: number; otherStatuses?: readonly number[]; when: string }> = ERROR_CATALOG;
+  const codes = Object.entries(catalog).map(
     ([name, entry]) => `| \`${name}\` | ${[entry.status, ...(entry.otherStatuses ?? [])].join(', ')} | ${cell(entry.when)} |`,
   );
   const reasons = errorReasons().map((r) => {
-    const status = r.status ?? (ERROR_CATALOG as Record<string, { status: number }>)[r.code]!.status;
+    const status = r.status ?? catalog[r.code]!.status;
     const reason = r.reason.startsWith('computed: ') ? `(${r.reason.replace(/: (.*)$/, ': `$1`')}, see the source)` : `\`${r.reason}\``;
     return `| \`${r.code}\` | ${status} | ${reason} | ${[...r.files].map((f) => `\`${f}\``).join(', ')} |`;
   });
