@@ -11,6 +11,7 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'yaml';
+import { runCli } from '@cowrie/cli';
 import { loadConfig, weakSecretReason } from '@cowrie/core';
 
 const ROOT = path.join(__dirname, '../../..');
@@ -242,6 +243,26 @@ describe('docker-compose.yml', () => {
       const { refused } = interpolated(PRODUCTION.services[name]!.environment!, {});
       expect(refused.sort()).toEqual(['ENCRYPTION_KEY', 'JWT_SECRET']);
     }
+  });
+
+  test('stops before anything starts when the configuration is one the services would refuse: its config-check one-shot', async () => {
+    const check = PRODUCTION.services['config-check']!;
+    expect(check.command).toEqual(['node', 'scripts/container/cowrie.mjs', 'config', 'check']);
+    // The environment every service shares.
+    expect(check.environment).toEqual(PRODUCTION.services.migrate!.environment);
+    for (const name of ['migrate', ...SERVICES])
+      expect(PRODUCTION.services[name]!.depends_on?.['config-check']).toEqual({ condition: 'service_completed_successfully' });
+    const refused = await runCli(['config', 'check'], interpolated(check.environment!, strong).env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/PAYOUT_RAIL: is sandbox[\s\S]*COLLECTION_RAIL: is sandbox/);
+    const weak = await runCli(
+      ['config', 'check'],
+      interpolated(check.environment!, { ...strong, ALLOW_SANDBOX_IN_PRODUCTION: 'true', ENCRYPTION_KEY: '0'.repeat(63) + '1' }).env,
+    );
+    expect(weak.code).toBe(1);
+    expect(weak.stderr).toMatch(/ENCRYPTION_KEY: is a value published/);
+    const staging = await runCli(['config', 'check'], interpolated(check.environment!, { ...strong, ALLOW_SANDBOX_IN_PRODUCTION: 'true' }).env);
+    expect(staging).toEqual({ code: 0, stdout: '{"ok":true,"node_env":"production"}', stderr: '' });
   });
 
   test('gives the services an environment they refuse with weak secrets, or with the sandbox rails unless the staging flag says so', () => {
