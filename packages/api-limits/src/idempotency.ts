@@ -1,7 +1,7 @@
 import { sha256Hex } from '@cowrie/core';
 import { Prisma, type DbOrTx } from '@cowrie/db';
 
-/** Keys must be under 255 characters . */
+/** Keys must be under 255 characters. */
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 254;
 /** Records are kept 24 hours from the first successful write. */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 3600 * 1000;
