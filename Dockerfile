@@ -21,6 +21,8 @@ FROM ${NODE_IMAGE}
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /app /app
+# `cowrie` on the PATH: docker compose exec gateway cowrie --help
+RUN ln -s /app/scripts/container/cowrie.mjs /usr/local/bin/cowrie
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 CMD ["node", "scripts/container/healthcheck.mjs"]
@@ -29,5 +31,5 @@ HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 CMD ["nod
 #   node services/verification-dispatcher/dist/main.js
 #   node services/webhook-sender/dist/main.js
 #   node --experimental-wasm-modules --no-warnings packages/db/migrate/cli.mjs apply
-#   node packages/cli/bin/cowrie.js <command>        (the operator CLI)
+#   cowrie <command>                                  (the operator CLI, on the PATH)
 CMD ["node", "services/gateway/dist/main.js"]

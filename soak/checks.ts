@@ -1,6 +1,6 @@
 // What must hold after the soak, whatever was killed: the ledger whole, every
 // payout settled as the rail says, every event delivered, every verification
-// in a state the interface allows, every answer one it allows.
+// in a state the API allows, every answer one it allows.
 import type { PrismaClient } from '@cowrie/db';
 import { Decimal } from '@cowrie/core';
 import { auditLedger } from '@cowrie/ledger';
@@ -129,7 +129,7 @@ export async function checkSoak(opts: {
   for (const v of verifications) {
     verificationCounts[v.status] = (verificationCounts[v.status] ?? 0) + 1;
     if (!(VERIFICATION_STATUSES as readonly string[]).includes(v.status))
-      violate('verification in a state the interface does not have', `${v.reference}: ${v.status}`);
+      violate('verification in a state the API does not have', `${v.reference}: ${v.status}`);
     if (v.attempts > v.maxAttempts) violate('verification attempts above the maximum', `${v.reference}: ${v.attempts} > ${v.maxAttempts}`);
     const sent = await opts.codesSent(v.reference);
     if (sent > 1) violate('a code delivered more than once for one start', `${v.reference}: ${sent}`);
@@ -177,7 +177,7 @@ export async function checkSoak(opts: {
     } else if (found.length) violate('an inbound transfer that matches nothing was credited', sent.reference);
   }
 
-  for (const d of opts.answers.disallowed) violate('an answer the interface does not allow', `${d.op}: ${d.status} ${JSON.stringify(d.body).slice(0, 300)}`);
+  for (const d of opts.answers.disallowed) violate('an answer the API does not allow', `${d.op}: ${d.status} ${JSON.stringify(d.body).slice(0, 300)}`);
 
   return {
     violations,

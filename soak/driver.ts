@@ -38,7 +38,7 @@ export interface PingAnswer {
   stable: boolean;
 }
 
-/** Every answer the API gave, by status and code, and the answers the interface does not allow. */
+/** Every answer the API gave, by status and code, and the answers the API does not allow. */
 export interface AnswerLog {
   counts: Record<string, number>;
   disallowed: Array<{ op: string; status: number; body: unknown }>;
@@ -47,7 +47,7 @@ export interface AnswerLog {
   operations: number;
 }
 
-/** Statuses the interface allows: any 2xx and 4xx; a 5xx only as provider_error (502, 503, 504). */
+/** Statuses the API allows: any 2xx and 4xx; a 5xx only as provider_error (502, 503, 504). */
 type Body = {
   error?: { code?: string };
   data?: { reference?: string; id?: number; account?: { account_number?: string }; ok?: boolean; delivery_id?: number };

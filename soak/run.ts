@@ -304,7 +304,7 @@ async function main() {
     });
     ok = violations.length === 0;
     if (!ok) {
-      // What the services logged about each answer the interface does not allow (by its request id), then the last errors of each.
+      // What the services logged about each answer the API does not allow (by its request id), then the last errors of each.
       for (const d of driver.log.disallowed) {
         const requestId = (d.body as { request_id?: string } | null)?.request_id;
         const lines = requestId

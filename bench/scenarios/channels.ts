@@ -2,7 +2,7 @@
 // Postgres, the Redis rate-limit counter, the envelope) beside a bare express
 // route in the same run: at saturation (50 connections) and open loop at
 // RATE requests/s. Targets: ratio >= 0.5, p99 < 50 ms at 50 connections,
-// gateway RSS < 200 MB; issue 21: p99 < 10 ms at RATE.
+// gateway RSS < 200 MB; p99 < 10 ms at RATE.
 import { createApiKey, createWorkspace } from '@cowrie/accounts';
 import { createDb } from '@cowrie/db';
 import {

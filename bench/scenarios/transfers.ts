@@ -9,7 +9,7 @@
 // per-transaction log gives latencies from each transaction's scheduled start,
 // Poisson arrivals like loadAtRate's). Afterwards every transfer must be final
 // (none left `processing`) and the wallet audit hold.
-// Targets: ratio >= 0.25, p99 < 250 ms at 50 connections; issue 21: p99 < 60
+// Targets: ratio >= 0.25, p99 < 250 ms at 50 connections; p99 < 60
 // ms at RATE.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';

@@ -5,7 +5,7 @@
 // limits are raised far out of reach, so nothing is refused. Baseline: the
 // bare express route in the same run. Measured at saturation (50 connections)
 // and open loop at RATE starts/s. Targets: p99 < 100 ms at 50 connections
-// (issue 4); p99 < 40 ms at RATE (issue 21).
+// and p99 < 40 ms at RATE.
 import { randomBytes } from 'node:crypto';
 import { createApiKey, createWorkspace } from '@cowrie/accounts';
 import { createDb } from '@cowrie/db';

@@ -19,7 +19,7 @@
 // sender can: its capacity (this scenario's saturation figure).
 // The relay polls every WEBHOOK_RELAY_POLL_MS (the default, 20 ms, set
 // explicitly); nothing queues wake-ups, as no module does.
-// Targets (issue 6): >= 1,000 deliveries/s and p99 < 100 ms; issue 21: every
+// Targets: >= 1,000 deliveries/s and p99 < 100 ms; every
 // offered delivery delivered, p99 < 100 ms at 1,000 deliveries/s.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createWorkspace } from '@cowrie/accounts';

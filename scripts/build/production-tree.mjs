@@ -26,7 +26,7 @@ const copy = (relative) => cpSync(path.join(root, relative), path.join(out, rela
 const workspaces = ['packages', 'services'].flatMap((group) => readdirSync(path.join(root, group)).map((name) => `${group}/${name}`));
 
 // 1. What runs: each runnable's dist/ (its @cowrie/* code compiled in), the CLI's bin, the migrations,
-// the container healthcheck
+// the container's scripts
 // (first: npm links the CLI's bin only when the file exists).
 for (const workspace of workspaces) {
   if (existsSync(path.join(root, workspace, 'dist/main.js'))) copy(`${workspace}/dist`);
@@ -40,7 +40,7 @@ for (const required of ['services/gateway', 'services/payout-worker', 'services/
 copy('packages/cli/bin');
 copy('packages/db/migrate');
 copy('prisma');
-copy('scripts/container/healthcheck.mjs');
+copy('scripts/container'); // the healthcheck, the `cowrie` command, the sandbox's secrets
 for (const workspace of workspaces) rmSync(path.join(out, workspace, 'dist/meta.json'), { force: true });
 
 // 2. The manifests: npm installs the production dependencies of every workspace from the lock.

@@ -1,4 +1,4 @@
-/** Every scope a key can carry (interface: Authentication 2). */
+/** Every scope a key can carry. */
 export const SCOPES = ['read', 'payouts:write', 'verification:write', 'collections:write'] as const;
 export type Scope = (typeof SCOPES)[number];
 

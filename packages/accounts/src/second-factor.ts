@@ -136,7 +136,7 @@ export async function checkSecondFactor(db: DbOrTx, opts: { userId: number; code
   return count === 1 ? { kind: 'accepted', via: 'recovery_code' } : { kind: 'refused', reason: 'wrong_code' };
 }
 
-/** The interface's answer to a refused code, on a session route (400 naming the field). */
+/** The API's answer to a refused code, on a session route (400 naming the field). */
 export function secondFactorRefusal(check: Extract<SecondFactorCheck, { kind: 'refused' }>): AppError {
   switch (check.reason) {
     case 'no_factor':

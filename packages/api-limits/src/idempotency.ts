@@ -1,7 +1,7 @@
 import { sha256Hex } from '@cowrie/core';
 import { Prisma, type DbOrTx } from '@cowrie/db';
 
-/** Keys must be under 255 characters (interface: Limits). */
+/** Keys must be under 255 characters. */
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 254;
 /** Records are kept 24 hours from the first successful write. */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 3600 * 1000;
@@ -26,7 +26,7 @@ export function stableStringify(value: unknown): string {
 }
 
 /**
- * SHA-256 of `METHOD:path:sorted-body` (interface: Idempotency-Key header 2).
+ * SHA-256 of `METHOD:path:sorted-body`.
  * A key is the workspace's; `caller` (a dashboard user's id) makes the same
  * key and body from another caller a different request, so a reuse is a
  * conflict, never a replay of someone else's answer (a new key's secret).

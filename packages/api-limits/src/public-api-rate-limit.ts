@@ -1,7 +1,7 @@
 import type { RedisClient } from '@cowrie/core';
 import { hitFixedWindow, type FixedWindowHit } from './fixed-window';
 
-/** The interface's request budget window: fixed 60 seconds per API key. */
+/** The API's request budget window: fixed 60 seconds per API key. */
 export const PUBLIC_API_WINDOW_SECONDS = 60;
 
 /**

@@ -10,7 +10,7 @@ export interface Capability {
 }
 
 /**
- * The machine-readable capability map (interface: Versioning 4–6). Deposit
+ * The machine-readable capability map. Deposit
  * channel availability follows the channel catalog, so one override changes both.
  */
 export function capabilityMap(channels: readonly Channel[]) {

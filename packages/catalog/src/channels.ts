@@ -12,7 +12,7 @@ export interface Channel {
   currencies: string[];
 }
 
-/** Shipped defaults (interface: Channel catalog entry). */
+/** Shipped defaults. */
 export const DEFAULT_CHANNELS: readonly Channel[] = [
   { id: 'card', label: 'Card', status: 'coming_soon', currencies: ['NGN'] },
   { id: 'collection_va', label: 'Bank transfer to a one-off account', status: 'live', currencies: ['NGN'] },

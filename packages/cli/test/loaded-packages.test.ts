@@ -1,6 +1,6 @@
 // Risk: a command paying at start for every other command's packages, or
 // `workspace create` starting Prisma's query compiler (together most of the
-// command's time, #32: under 0.5 s), and help that loads anything at all.
+// command's time: under 0.5 s), and help that loads anything at all.
 // It runs the compiled CLI (dist/, made by npm run build), as operators do.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';

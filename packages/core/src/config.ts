@@ -137,29 +137,39 @@ function parseTrustProxy(raw: string | undefined, ctx: z.RefinementCtx): false |
 
 /**
  * Every setting Cowrie reads from the environment, in one place. A bad value
- * stops start-up with a message naming the variable (see loadConfig).
+ * stops start-up with a message naming the variable (see loadConfig). Each
+ * variable has its own comment above it, its meaning:
+ * docs/reference/configuration.md is made from those comments and the
+ * schemas' defaults by `npm run docs:generate`, and a test fails when the two
+ * differ.
  */
 export const ZConfig = z
   .object({
+    // production turns on its checks (secrets, live rails) and defaults (second factors, a read-only Bull Board); test is the test suites'
     NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
     // pino level for every service
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     // auto: pretty on a terminal, JSON otherwise
     LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
-    // gateway listen address
+    // the gateway's listen port
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    // the gateway's listen address (0.0.0.0 in a container, behind a proxy)
     HOST: z.string().min(1).default('127.0.0.1'),
+    // the Postgres database; `npm start` creates it when missing, migrations run before the services start
     DATABASE_URL: z.string().url().default('postgresql://postgres@127.0.0.1:5432/cowrie'),
     // connections per Postgres pool; every process has two (Prisma, and plain pg for the hot paths)
     DATABASE_POOL_SIZE: positiveInt(10),
+    // a single Redis node (redis:// or rediss://, with credentials if any); it must run with maxmemory-policy noeviction
     REDIS_URL: z.string().min(1).default('redis://127.0.0.1:6379'),
     // host:port,host:port — when set, ioredis connects to a Redis Cluster instead of REDIS_URL
     REDIS_CLUSTER_NODES: csv,
     // host:port,host:port of Sentinels, with REDIS_SENTINEL_NAME the master's name
     REDIS_SENTINELS: csv,
+    // the name of the master the Sentinels watch
     REDIS_SENTINEL_NAME: z.string().default('mymaster'),
-    // credentials of the Redis nodes (a single node's REDIS_URL may carry its own instead)
+    // user name of the Redis nodes (a single node's REDIS_URL may carry its own instead)
     REDIS_USERNAME: z.string().min(1).optional(),
+    // password of the Redis nodes (a single node's REDIS_URL may carry its own instead)
     REDIS_PASSWORD: z.string().min(1).optional(),
     // the Sentinels' own password, when they have one
     REDIS_SENTINEL_PASSWORD: z.string().min(1).optional(),
@@ -254,6 +264,7 @@ export const ZConfig = z
     PAYOUT_UNKNOWN_GRACE_MS: positiveInt(30 * 60_000),
     // first re-check of an unknown outcome; later ones back off (doubling) up to PAYOUT_UNKNOWN_MAX_CHECK_MS
     PAYOUT_UNKNOWN_FIRST_CHECK_MS: positiveInt(5_000),
+    // the longest wait between two re-checks of an unknown outcome
     PAYOUT_UNKNOWN_MAX_CHECK_MS: positiveInt(5 * 60_000),
     // the reversal watch: a completed payout is asked about again (is it reversed?) for this many hours after it settled,
     // first PAYOUT_REVERSAL_FIRST_CHECK_MS after it was sent, then twice as long each time, and once more at the end,
@@ -263,14 +274,19 @@ export const ZConfig = z
       .positive()
       .max(24 * 365)
       .default(72),
+    // the reversal watch's first question, this long after the payout was sent
     PAYOUT_REVERSAL_FIRST_CHECK_MS: positiveInt(15 * 60_000),
     // how long the gateway waits for a code delivery outcome
     VERIFY_SYNC_WAIT_MS: nonNegativeInt(10_000),
-    // verification limits (interface: Limits)
+    // verifications started per destination (every channel counted) per VERIFY_RATE_WINDOW_SECONDS, checked before a code is sent
     VERIFY_RATE_DEST_LIMIT: positiveInt(5),
+    // verifications started per workspace per VERIFY_RATE_WINDOW_SECONDS
     VERIFY_RATE_BIZ_LIMIT: positiveInt(20),
+    // the window of both verification limits
     VERIFY_RATE_WINDOW_SECONDS: positiveInt(900),
+    // checks of a code before its verification fails
     VERIFY_MAX_ATTEMPTS: positiveInt(5),
+    // how long a code can be checked after it was sent
     VERIFY_CODE_TTL_SECONDS: positiveInt(300),
     // who delivers sms and voice codes: the offline sandbox or Termii's HTTP API
     VERIFY_SMS_PROVIDER: z.enum(['sandbox', 'termii']).default('sandbox'),
@@ -315,8 +331,9 @@ export const ZConfig = z
     WEBHOOK_DISABLE_MIN_FAILURES: positiveInt(10),
     // a recover sends an endpoint at most this many deliveries per second (each gives way to live deliveries)
     WEBHOOK_RECOVER_RATE_PER_SECOND: positiveInt(10),
-    // concurrent jobs per worker process
+    // concurrent payout jobs per payout-worker process
     PAYOUT_WORKER_CONCURRENCY: positiveInt(16),
+    // concurrent code deliveries per verification-dispatcher process
     VERIFICATION_WORKER_CONCURRENCY: positiveInt(16),
     // BullMQ lock of a code-delivery job; a job of a dispatcher that died is handed to another after it
     VERIFY_JOB_LOCK_MS: positiveInt(30_000),
@@ -330,12 +347,15 @@ export const ZConfig = z
     METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
     // listen address of the workers' metrics ports
     METRICS_HOST: z.string().min(1).default('127.0.0.1'),
-    // metrics/health port of each worker (/metrics, /healthz, /readyz); unset means no port
+    // the payout-worker's metrics and health port (/metrics, /healthz, /readyz); unset means no port
     PAYOUT_WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+    // the verification-dispatcher's metrics and health port; unset means no port
     VERIFICATION_WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+    // the webhook-sender's metrics and health port; unset means no port
     WEBHOOK_WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
-    // Bull Board at /ops/queues: HTTP basic credentials of the operator; the board is off (404) unless both are set
+    // Bull Board at /ops/queues: the operator's HTTP basic user name; the board is off (404) unless it and OPS_PASSWORD are set
     OPS_USERNAME: z.string().min(1).optional(),
+    // the operator's HTTP basic password of Bull Board
     OPS_PASSWORD: z.string().min(12, 'must be at least 12 characters').optional(),
     // Bull Board without retry, clean, pause or delete: `true` by default in production, `false` elsewhere
     OPS_BOARD_READ_ONLY: z.enum(['true', 'false']).optional(),

@@ -1,19 +1,59 @@
-/** The closed set of error codes of the interface, each with its one HTTP status. */
-export const ERROR_STATUS = {
-  invalid_request: 400,
-  unauthorized: 401,
-  insufficient_scope: 403,
-  not_found: 404,
-  idempotency_conflict: 409,
-  rate_limited: 429,
-  internal_error: 500,
-  coming_soon: 501,
-  provider_error: 502,
-  /** GET /readyz only: a dependency is not answering, or the gateway is stopping. */
-  not_ready: 503,
-} as const;
+/**
+ * The closed set of error codes, each with its usual HTTP status (a few codes
+ * may also be sent with another) and when it is sent. Clients branch on the
+ * code, never on the message. docs/reference/errors.md is made from this
+ * catalog by `npm run docs:generate`, and a test fails when the two differ.
+ */
+export const ERROR_CATALOG = {
+  invalid_request: {
+    status: 400,
+    when: 'The request cannot be done as asked: a field missing or invalid (`details.field` names it), an amount beyond the available balance (`Exceeds balance: <available> <currency>`), an unsupported currency or channel, a code that could not be delivered, a deposit channel that is not live. Nothing was changed; fix the request before sending it again.',
+  },
+  unauthorized: {
+    status: 401,
+    when: 'The credential is missing, malformed, unknown, expired or revoked: an API key on `/v1`, a session token on the dashboard routes, or a sign-in that failed.',
+  },
+  insufficient_scope: {
+    status: 403,
+    when: "The credential is valid but may not do this: the API key lacks the route's scope, the user's role is not enough, or the session must first change its one-time password, enrol a second factor or step up (`details.reason` says which).",
+  },
+  not_found: {
+    status: 404,
+    when: "Nothing with that id or reference in this workspace (another workspace's records are never found), no wallet for the currency, an unknown or inactive beneficiary, or a test helper called with a live key.",
+  },
+  idempotency_conflict: {
+    status: 409,
+    when: 'The Idempotency-Key was used before with a different method, path or body (or that first request is still running). Use a new key for a new request.',
+  },
+  rate_limited: {
+    status: 429,
+    when: 'A limit was reached: the request budget of the API key or the session (`details.limit`, `X-RateLimit-*` headers), a verification limit per destination or per workspace (`details.reason`), failed sign-ins, or another per-action limit. `details.retry_after_seconds` and the `Retry-After` header say when to try again.',
+  },
+  internal_error: {
+    status: 500,
+    when: 'A bug: the message carries the request id to quote. Never sent for bad input.',
+  },
+  coming_soon: {
+    status: 501,
+    when: 'The feature is announced but not available on this deployment: a payout in a currency the catalog lists as `coming_soon`, `POST /v1/cards`.',
+  },
+  provider_error: {
+    status: 502,
+    otherStatuses: [503, 504],
+    when: "A rail or provider failed: 502 when it answered with a failure or an error, 503 when it is not configured, unavailable, or Cowrie's own Postgres or Redis is not answering (try again), 504 when it timed out. A payout whose outcome is unknown stays `processing` with its money held until the rail says; it is never sent twice.",
+  },
+  not_ready: {
+    status: 503,
+    when: '`GET /readyz` only: Postgres or Redis is not answering, or the gateway is stopping (`details.checks`).',
+  },
+} as const satisfies Record<string, { status: number; otherStatuses?: readonly number[]; when: string }>;
 
-export type ErrorCode = keyof typeof ERROR_STATUS;
+export type ErrorCode = keyof typeof ERROR_CATALOG;
+
+/** Each code's usual HTTP status (ERROR_CATALOG). */
+export const ERROR_STATUS = Object.fromEntries(Object.entries(ERROR_CATALOG).map(([code, entry]) => [code, entry.status])) as {
+  [C in ErrorCode]: (typeof ERROR_CATALOG)[C]['status'];
+};
 
 export interface AppErrorOptions {
   details?: Record<string, unknown>;

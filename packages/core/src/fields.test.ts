@@ -1,4 +1,4 @@
-// Risk: a shared request field drifts from the interface's rule (an amount
+// Risk: a shared request field drifts from the API's rule (an amount
 // below 1 or finer than 6 decimals accepted, a currency not uppercased, an
 // amount read through a double). Every route that takes these fields uses
 // these schemas, so the rule is tested here once.

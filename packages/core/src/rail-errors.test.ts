@@ -1,4 +1,4 @@
-// Risk: a rail's failure answered differently from what the interface
+// Risk: a rail's failure answered differently from what the API
 // documents: a payout route's 502/503/504 with the rail's message, a deposit
 // route's 503 naming only the provider, a refused input as a 400 naming the
 // field (never a 5xx), or an unrelated error disguised as a provider error.

@@ -50,7 +50,7 @@ export function isRailError(err: unknown): err is RailError {
 export type RailFailureAnswer = { kind: 'as_reported' } | { kind: 'unavailable'; message: string };
 
 /**
- * A rail's failure as the interface answers it: `provider_error` (see
+ * A rail's failure as the API answers it: `provider_error` (see
  * RailFailureAnswer), or 400 `invalid_request` naming the field for input the
  * rail refused. Anything else is returned as it is.
  */

@@ -1,7 +1,7 @@
 import { AppError } from '@cowrie/core';
 import type { Channel, ChannelId } from '@cowrie/catalog';
 
-/** The interface's exact messages. */
+/** The API's exact messages. */
 export const CARD_DEPOSITS_UNAVAILABLE = 'Card deposits are not available yet. No card provider is configured.';
 export const OPEN_BANKING_UNAVAILABLE = 'Open banking is not available yet.';
 

@@ -18,7 +18,7 @@ export function collectionExpiredPayload(row: Pick<Collection, 'id' | 'reference
  * Reads a collection of the workspace (another workspace's id is not found).
  * A `pending` collection read after its expiry becomes `expired` and emits
  * collection.expired, in one transaction; the conditional update makes
- * concurrent reads emit it exactly once (interface: the event is sent on read).
+ * concurrent reads emit it exactly once.
  */
 export async function readCollection(ctx: Pick<DepositsContext, 'db' | 'now'>, workspaceId: number, id: number): Promise<Collection> {
   const row = await ctx.db.collection.findFirst({ where: { id, workspaceId } });

@@ -15,13 +15,13 @@ export interface CreateDepositOptions {
   openBankingRedirectUrl?: string;
 }
 
-/** A deposit result (interface: Deposit result). It carries no database id. */
+/** A deposit result. It carries no database id. */
 export type DepositResult =
   | { channel: 'collection_va' | 'reserved_va'; status: 'pending' | 'active'; account: ReturnType<typeof renderDepositAccount> }
   | { channel: 'open_banking'; status: 'pending'; redirect_url: string };
 
 /**
- * POST /v1/deposits, per the interface's per-channel table. The business is
+ * POST /v1/deposits, per the per-channel rules (docs/accept-deposits.md). The business is
  * always the account holder; customer-specific collections are the
  * collections surface.
  */

@@ -1,7 +1,7 @@
 import { formatAmount } from '@cowrie/core';
 import type { Collection, ReservedAccount } from '@cowrie/db';
 
-/** `account` of a deposit result (interface: Deposit result); `expires_at` for one-off accounts only. */
+/** `account` of a deposit result; `expires_at` for one-off accounts only. */
 export function renderDepositAccount(row: Collection | ReservedAccount) {
   const account = { bank: row.bankName, bank_code: row.bankCode, account_number: row.accountNumber, account_name: row.accountName };
   return 'expiresAt' in row ? { ...account, expires_at: row.expiresAt.toISOString() } : account;

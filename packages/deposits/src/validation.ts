@@ -35,7 +35,7 @@ const depositCurrencyField = currencyCodeField
 const optionalReferenceField = clientReferenceField.nullish().transform((v) => v ?? undefined);
 
 /**
- * POST /v1/deposits, per channel (interface: the per-channel table): each
+ * POST /v1/deposits, per channel: each
  * channel reads only the fields it uses. A card deposit is refused whatever
  * else the body says, so its branch reads nothing else.
  */

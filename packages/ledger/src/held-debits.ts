@@ -142,8 +142,8 @@ type DebitFields = InputOf<typeof DEBIT_FIELDS>;
  * ledger key (debits only: credits' keys are the system's, apart from the
  * clients'), whatever its status, or the same Idempotency-Key header on a
  * debit that is not `failed`: a payout the rail definitely did not pay frees
- * its header key, so a retry runs as a new attempt (interface: only
- * successful responses are stored, so failed requests can be retried); the
+ * its header key, so a retry runs as a new attempt (only successful
+ * responses are stored, so failed requests can be retried); the
  * partial unique index on the header key covers the same rows, so two such
  * retries racing still open one. Takes the SQL of the three
  * values. Each key is its own lookup on its own unique index, led by the
@@ -259,10 +259,10 @@ function debitFields({ draft, reference, idempotencyKey, total }: OpenRequest): 
 
 /**
  * Pre-flight checks 2 to 4 and the `processing` row with its hold, for one
- * payout in one statement (interface: POST /v1/transfers; see OPEN_HELD_DEBIT).
+ * payout in one statement.
  * The hold's conditional update is the overdraft guard under concurrency; the
  * unique (workspace, type, idempotency key) and (workspace, request key)
- * indexes make a racing duplicate find the first. Every answer the interface
+ * indexes make a racing duplicate find the first. Every answer the API
  * names (404 wallet, `Exceeds balance`, the first row of a repeated key) comes
  * from here. A repeated Idempotency-Key header is answered with its payout
  * before the balance is looked at: the request was done, not asked again.

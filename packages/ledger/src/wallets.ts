@@ -2,7 +2,7 @@ import { Decimal, formatAmount } from '@cowrie/core';
 import { currencyStatus } from '@cowrie/catalog';
 import type { DbOrTx, Wallet } from '@cowrie/db';
 
-/** The three balances of a wallet (interface: balances): available = ledger - pending. */
+/** The three balances of a wallet: available = ledger - pending. */
 export function walletBalances(wallet: Pick<Wallet, 'balance' | 'held'>) {
   const ledger = new Decimal(wallet.balance.toString());
   const pending = new Decimal(wallet.held.toString());

@@ -6,7 +6,7 @@ import { checkPayoutCurrency } from './currency';
 import { payoutFee } from './fees';
 import { findActiveBeneficiary } from './beneficiaries';
 
-/** Narration of a transfer sent without one (interface: POST /v1/transfers). */
+/** Narration of a transfer sent without one. */
 export const DEFAULT_TRANSFER_NARRATION = 'Cowrie transfer';
 
 export interface PayoutDeps {
@@ -69,7 +69,7 @@ export interface TransferInput {
   request?: PayoutRequestKey;
 }
 
-/** POST /v1/transfers: the checks in the interface's order, then a `processing` row and its hold. */
+/** POST /v1/transfers: the checks in the documented order, then a `processing` row and its hold. */
 export async function createTransfer(deps: PayoutDeps, input: TransferInput): Promise<CreatedPayout> {
   const currency = checkPayoutCurrency(input.currency);
   const counterpartyBank = await counterpartyBankName(deps.rails, currency, input.bankName, input.bankCode);

@@ -5,7 +5,7 @@ export const asObject = (value: unknown): Record<string, unknown> =>
   value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 
 /**
- * A ledger transaction as the interface shows it: camelCase, amounts as
+ * A ledger transaction as the API shows it: camelCase, amounts as
  * 6-digit decimal strings, `metadata` always carrying `provider` and `raw`.
  */
 export function renderTransaction(row: LedgerTransaction) {
@@ -40,7 +40,7 @@ export function renderTransaction(row: LedgerTransaction) {
 
 export type RenderedTransaction = ReturnType<typeof renderTransaction>;
 
-/** A beneficiary record (docs/design.md: Records the interface leaves open), snake_case. */
+/** A beneficiary record (docs/design.md: Records and decisions of our own), snake_case. */
 export function renderBeneficiary(row: Beneficiary) {
   return {
     id: row.id,

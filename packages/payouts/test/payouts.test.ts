@@ -377,7 +377,7 @@ interface PlanNode {
 }
 const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
 
-describe('the Idempotency-Key header after a definite failure (#30: only successful responses are stored)', () => {
+describe('the Idempotency-Key header after a definite failure (only successful responses are stored)', () => {
   const request = { key: 'retry-after-failure', requestHash: 'hash-of-the-request' };
   const sendWithKey = (workspaceId: number, accountNumber: string) =>
     createTransfer(deps, { workspaceId, currency: 'NGN', amount: new Decimal('10'), accountNumber, bankCode: '058', request });

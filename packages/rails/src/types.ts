@@ -1,12 +1,12 @@
 import type { Decimal } from '@cowrie/core';
 
-/** A bank a rail can pay into (interface: Bank record). */
+/** A bank a rail can pay into. */
 export interface Bank {
   bankCode: string;
   bankName: string;
 }
 
-/** An account name as the rail resolved it (interface: Resolved account). */
+/** An account name as the rail resolved it. */
 export interface ResolvedAccount {
   accountName: string;
   accountNumber: string;

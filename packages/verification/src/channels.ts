@@ -1,4 +1,4 @@
-/** The channels a code can travel on (interface: POST /v1/verifications). */
+/** The channels a code can travel on. */
 export const VERIFICATION_CHANNELS = ['sms', 'voice', 'email'] as const;
 export type VerificationChannel = (typeof VERIFICATION_CHANNELS)[number];
 

@@ -17,7 +17,7 @@ import { verificationColumns } from './verification-columns';
 import { eventData } from './views';
 import { deleteVoiceCode } from './voice-copy';
 
-/** `data` of POST /v1/verifications/:reference/check (interface: its table). */
+/** `data` of POST /v1/verifications/:reference/check. */
 export type CheckOutcome =
   | { status: 'verified' }
   | { status: 'failed'; reason: 'invalid_code'; attempts_remaining: number }

@@ -1,7 +1,7 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { constantTimeEqual, sha256Hex } from '@cowrie/core';
 
-/** A generated code has 4 digits (interface: Limits, code length). */
+/** A generated code has 4 digits. */
 export const GENERATED_CODE_LENGTH = 4;
 /** An operator-supplied code has 4 to 8 digits. */
 export const SUPPLIED_CODE_PATTERN = /^\d{4,8}$/;

@@ -121,7 +121,7 @@ const MARK_DELIVERY_FAILED = defineStatement({
 
 /**
  * Marks a verification whose code could not be delivered `failed` (the row is
- * kept; interface: States). Only a pending, undelivered row changes, so a
+ * kept). Only a pending, undelivered row changes, so a
  * late or repeated failure never overwrites a delivered or checked one.
  */
 export async function markDeliveryFailed(sql: SqlQueryable, verificationId: number, reason: string, now = new Date()): Promise<boolean> {

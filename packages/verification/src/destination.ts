@@ -6,10 +6,9 @@ export type DestinationResult = { kind: 'valid'; destination: string } | { kind:
 
 /**
  * A phone destination as E.164, limited to Nigeria: `+234` followed by 10
- * digits (interface: POST /v1/verifications rule 1). Written as a Nigerian
- * number without the country code (`0801 234 5678`) is accepted and
- * normalised. libphonenumber-js parses; the rule of the interface decides, so
- * the sandbox's `+2340000000000` passes although no operator owns it.
+ * digits. Written as a Nigerian number without the country code
+ * (`0801 234 5678`) is accepted and normalised. libphonenumber-js parses;
+ * the API's rule decides, so the sandbox's `+2340000000000` passes although no operator owns it.
  */
 export function normalisePhone(raw: string): DestinationResult {
   const trimmed = raw.trim();
@@ -25,7 +24,7 @@ export function normalisePhone(raw: string): DestinationResult {
   return { kind: 'valid', destination: parsed.number };
 }
 
-/** An email destination, trimmed and lowercased (rule 2). */
+/** An email destination, trimmed and lowercased. */
 export function normaliseEmail(raw: string): DestinationResult {
   const email = raw.trim().toLowerCase();
   if (!emailField.safeParse(email).success) {

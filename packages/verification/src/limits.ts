@@ -17,7 +17,7 @@ const businessKey = (c: LimitConfig, workspaceUid: string) => `${c.REDIS_KEY_PRE
 
 /**
  * Counts one verification start against the per-destination and per-business
- * limits (interface: Limits), in Redis so every replica shares the count. Both
+ * limits, in Redis so every replica shares the count. Both
  * count every channel, and both run before anything is sent. The two are
  * checked and counted as one atomic step: a request either limit refuses is
  * counted in neither, and racing requests can never take a counter past its

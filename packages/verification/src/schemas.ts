@@ -28,7 +28,7 @@ export const ZStartVerificationRequest = z
         const problem = metadataProblem(value);
         if (problem) ctx.addIssue({ code: 'custom', message: problem });
       }),
-    // Operator-supplied code (rule 4: never from an untrusted client).
+    // Operator-supplied code (it bypasses generation: never from an untrusted client).
     code: z.string().regex(SUPPLIED_CODE_PATTERN, 'must be 4 to 8 digits').optional(),
   })
   .transform((body, ctx) => {

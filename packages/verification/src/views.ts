@@ -3,7 +3,7 @@ import type { DbOrTx, VerificationModel } from '@cowrie/db';
 import type { VerificationChannel, VerificationStatus } from './channels';
 import { maskDestination } from './destination';
 
-/** Response of POST /v1/verifications (the one camelCase key is the interface's). */
+/** Response of POST /v1/verifications (the one camelCase key is the API's). */
 export interface StartedVerification {
   reference: string;
   channel: string;
@@ -51,7 +51,7 @@ export function toVerificationRecord(row: VerificationModel): VerificationRecord
   };
 }
 
-/** `data` of verification.verified / .failed / .expired (interface: Event kinds). */
+/** `data` of verification.verified / .failed / .expired. */
 export function eventData(
   row: Pick<VerificationModel, 'reference' | 'channel' | 'destination' | 'status' | 'attempts' | 'verifiedAt'>,
   reason?: 'invalid_code' | 'too_many_attempts',

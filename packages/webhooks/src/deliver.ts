@@ -5,7 +5,7 @@ import type { AttemptResult, WebhookHttpClient } from './http-client';
 import { STANDARD_WEBHOOKS_HEADERS, standardWebhooksSignatureHeader, webhookSignatureHeader } from './signature';
 
 /**
- * Interface: Retries. Three attempts, waiting 0, 500 and 1500 ms before each:
+ * Three attempts, waiting 0, 500 and 1500 ms before each:
  * long enough to ride out a receiver restart, short enough to finish well
  * inside a job's lock.
  */

@@ -6,14 +6,14 @@ import type { DispatchKey } from './delivery-store';
 import { getWebhookEndpoint } from './endpoints';
 import { PING_EVENT } from './events';
 
-/** The body of every delivery (interface: Events, Delivery). */
+/** The body of every delivery. */
 export interface WebhookBody {
   /** The delivery UUID, also X-Cowrie-Delivery. */
   id: string;
   event: string;
   created_at: string;
   data: unknown;
-  /** false for an event of a workspace's test mode (as Stripe's events carry it); an addition to the interface's fields. */
+  /** false for an event of a workspace's test mode (as Stripe's events carry it); an addition to the API's fields. */
   livemode: boolean;
 }
 
@@ -33,7 +33,7 @@ export const serialiseWebhookBody = (body: WebhookBody): Buffer => Buffer.from(J
 
 // ─── The delivery log ──────────────────────────────────────────────────────────
 
-/** Interface: Webhook delivery log row (camelCase keys), plus its own `id` and `deliveryId`. */
+/** A webhook delivery log row (camelCase keys), plus its own `id` and `deliveryId`. */
 export interface WebhookDeliveryLogRow {
   id: number;
   deliveryId: string;
@@ -83,7 +83,7 @@ export function deliveryLogView(row: DeliveryRow): WebhookDeliveryLogRow {
   };
 }
 
-/** Interface: Limits (Delivery log `limit`). */
+/** The delivery log's `limit`: default and maximum. */
 export const DELIVERY_LOG_DEFAULT_LIMIT = 50;
 export const DELIVERY_LOG_MAX_LIMIT = 200;
 

@@ -1,4 +1,4 @@
-// Risk: a delivery given a second final outcome (the interface: one outcome,
+// Risk: a delivery given a second final outcome (the contract: one outcome,
 // never redelivered once logged), or one outcome of a batch stored on another row.
 import { createTestEnv, createWorkspaceWithKey, type TestEnv } from '@cowrie/testing';
 import { randomUUID } from 'node:crypto';

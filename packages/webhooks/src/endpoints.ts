@@ -7,7 +7,7 @@ import { resolveAllowedAddresses, systemResolver, type Resolver } from './guarde
 import { ALL_EVENTS } from './events';
 import { standardWebhooksSecret } from './signature';
 
-/** Interface: Limits (Webhook URL). */
+/** The longest webhook URL. */
 export const WEBHOOK_URL_MAX_LENGTH = 512;
 // A subscription list beyond this is a mistake, not a use case.
 const MAX_EVENTS_PER_ENDPOINT = 100;
@@ -58,7 +58,7 @@ function normaliseEvents(events: string[] | null | undefined): string[] {
   return unique.length === 0 ? [...ALL_EVENTS] : unique;
 }
 
-/** The public view (interface: Webhook endpoint); the secret is never part of it. */
+/** The public view; the secret is never part of it. */
 export interface WebhookEndpointView {
   id: number;
   url: string;

@@ -5,7 +5,7 @@ export const ALL_EVENTS: readonly string[] = [WILDCARD_EVENT];
 /** The event the dashboard's test action sends. */
 export const PING_EVENT = 'ping';
 
-/** An endpoint receives an event when its list holds the exact name or `*` (interface: Events). */
+/** An endpoint receives an event when its list holds the exact name or `*`. */
 export function endpointWantsEvent(subscribed: readonly string[], event: string): boolean {
   return subscribed.includes(WILDCARD_EVENT) || subscribed.includes(event);
 }

@@ -7,10 +7,10 @@ export const webhooksQueue = defineQueue(
   {
     // Fans unrelayed outbox events out to matching endpoints.
     'outbox.relay': jobOf<{ events: number; deliveries: number }>()(z.object({})),
-    // Delivers one dispatch of an (event, endpoint) pair with the interface's 3 attempts: its first (0), or a resend.
+    // Delivers one dispatch of an (event, endpoint) pair with the API's 3 attempts: its first (0), or a resend.
     'webhook.deliver': jobOf<DeliveredJobResult>()(z.object({ deliveryId: z.string().uuid(), dispatch: z.number().int().min(0).default(0) })),
   },
-  // Retries of a delivery follow the interface's own schedule inside the job;
+  // Retries of a delivery follow the API's own schedule inside the job;
   // BullMQ itself does not retry.
   { attempts: 1, removeOnComplete: { age: 3600, count: 10_000 }, removeOnFail: { age: 7 * 86400 } },
 );

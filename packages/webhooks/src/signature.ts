@@ -8,7 +8,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 /** The header carrying `t=<unix seconds>,v1=<hex HMAC-SHA256>`. */
 export const SIGNATURE_HEADER = 'X-Cowrie-Signature';
 
-/** Receivers' suggested replay window (interface: Events). */
+/** Receivers' suggested replay window. */
 export const DEFAULT_SIGNATURE_TOLERANCE_SECONDS = 300;
 
 const toBuffer = (body: string | Uint8Array): Buffer =>

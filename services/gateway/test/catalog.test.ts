@@ -28,7 +28,7 @@ describe('shipped defaults', () => {
     }
   });
 
-  test('GET /v1/capabilities lists every area of the interface', async () => {
+  test('GET /v1/capabilities lists every capability area', async () => {
     const res = await call(gw.url, 'GET', '/v1/capabilities', { token: key });
     expect(res.status).toBe(200);
     const ids = res.body.data.areas.map((a: { id: string }) => a.id);

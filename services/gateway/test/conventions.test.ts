@@ -1,5 +1,5 @@
 // Risk: a bad request reaching a 5xx or leaking internals; the envelope, request
-// ids and body limits drifting from the interface.
+// ids and body limits drifting from the API contract.
 import { createWorkspaceWithKey } from '@cowrie/testing';
 import { call, startTestGateway } from './start-test-gateway';
 

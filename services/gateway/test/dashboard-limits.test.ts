@@ -1,7 +1,7 @@
 // Risk: the dashboard routes as an unmetered lever: a session hammering the
 // gateway, a workspace piling up endpoints, or test pings used to flood
 // someone's server. Each has a limit with its environment override, and each
-// refusal is the interface's 429 rate_limited with details.retry_after_seconds.
+// refusal is the API's 429 rate_limited with details.retry_after_seconds.
 import { startWebhookWorker, type RunningWebhookWorker } from '@cowrie/webhook-sender';
 import { createUserFor, createWorkspaceWithKey, startHttpReceiver, type HttpReceiver } from '@cowrie/testing';
 import { call, startTestGateway } from './start-test-gateway';

@@ -1,4 +1,4 @@
-// Risk: a request answered 500 (which the interface does not have) when the
+// Risk: a request answered 500 (which the API does not have) when the
 // database is only busy: every pooled connection taken for longer than an
 // interactive transaction may wait (Prisma's P2028). A rail notification is
 // the case the soak found: Paystack must see a retryable 503, and the retry

@@ -1,5 +1,5 @@
 // Risk: a request that loses Redis or Postgres midway answered 500, a status
-// the interface does not have, instead of its 503 provider_error, which a
+// the API does not have, instead of its 503 provider_error, which a
 // client retries (with its Idempotency-Key for a write).
 import { createWorkspaceWithKey, startRedisServer, type RedisServer } from '@cowrie/testing';
 import { call, startTestGateway } from './start-test-gateway';

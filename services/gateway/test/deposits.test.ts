@@ -1,4 +1,4 @@
-// Risk: a deposit channel answering differently from the interface's
+// Risk: a deposit channel answering differently from the API's
 // per-channel table (status, payload, exact messages), a second account opened
 // for one reference or one workspace currency, a database id leaking, a rail
 // failure half-writing, or one workspace reading another's collections.

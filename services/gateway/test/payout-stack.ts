@@ -25,7 +25,7 @@ export async function fund(db: PrismaClient, workspaceId: number, currency: stri
   await fundWallet(db, workspaceId, amount, currency);
 }
 
-/** The interface's ledger transaction fields, exactly. */
+/** The API's ledger transaction fields, exactly. */
 export const LEDGER_FIELDS = [
   'id',
   'type',

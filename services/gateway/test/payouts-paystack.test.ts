@@ -100,7 +100,7 @@ test('Paystack reports a failure → 201 failed, hold released', async () => {
   expect(await held()).toBe(before);
 });
 
-/** The interface's provider error for a payout whose outcome is being confirmed. */
+/** The API's provider error for a payout whose outcome is being confirmed. */
 function expectOutcomeUnknown(res: Awaited<ReturnType<typeof transfer>>, status: number) {
   expect(res.status).toBe(status);
   expect(res.body.error.code).toBe('provider_error');

@@ -165,7 +165,7 @@ describe('POST /v1/transfers', () => {
     expect(await stack.env.db.wallet.count({ where: { workspaceId: ws, currency: 'GBP' } })).toBe(0);
   });
 
-  test('checks run in the interface order: currency, wallet, balance, then idempotency_key', async () => {
+  test('checks run in the documented order: currency, wallet, balance, then idempotency_key', async () => {
     const { key: k, workspaceId: ws } = await freshWorkspace('10');
     await stack.env.db.wallet.deleteMany({ where: { workspaceId: ws, currency: 'GBP' } });
     // coming_soon before the wallet; the wallet before the balance

@@ -66,7 +66,7 @@ test(`${TRIALS} seeded trials of ambiguous rail answers: one send per reference,
     ),
   );
   const ids = answers.map((res) => {
-    // The interface's answers only: the row as the rail left it, or the provider error, with the row processing
+    // The API's answers only: the row as the rail left it, or the provider error, with the row processing
     // while its outcome is confirmed, or failed when nothing can have been sent (a call before the send timed out).
     if (res.status === 201) return res.body.data.id as number;
     expect([502, 504]).toContain(res.status);

@@ -1,4 +1,4 @@
-// Risk: the verification endpoints drifting from the interface (shapes, codes,
+// Risk: the verification endpoints drifting from the API contract (shapes, codes,
 // statuses), a code or its hash leaking into a response or a log, a failed
 // delivery answered as a success, bad input reaching a provider.
 import { createWorkspaceWithKey } from '@cowrie/testing';

@@ -305,7 +305,7 @@ test('the delivery log pages with a cursor and filters by endpoint, event, outco
     const res = await list(bad);
     expect([bad, res.status, res.body.error.code]).toEqual([bad, 400, 'invalid_request']);
   }
-  // The interface's list stays as it was: a plain array under data.
+  // The API's list stays as it was: a plain array under data.
   const plain = await call(gw.url, 'GET', `/webhook-deliveries?endpoint_id=${endpoint.id}&limit=1`, { token: a.token });
   expect(plain.body.data).toHaveLength(1);
 });

@@ -61,7 +61,7 @@ test('end to end: an event recorded in a transaction is delivered, signed, and l
 
   const raw = req.rawBody.toString('utf8');
   const body = JSON.parse(raw);
-  // The interface's fields in its order, then `livemode` (an addition: false for a test-mode event).
+  // The API's fields in its order, then `livemode` (an addition: false for a test-mode event).
   expect(Object.keys(body)).toEqual(['id', 'event', 'created_at', 'data', 'livemode']);
   expect(body.livemode).toBe(true);
   expect(body.id).toMatch(UUID);

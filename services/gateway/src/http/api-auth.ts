@@ -67,7 +67,7 @@ export function assertScope(req: Request, scope: Scope): void {
   }
 }
 
-/** The interface's 429 for a spent budget: `details` = {limit, retry_after_seconds}, with Retry-After. */
+/** The API's 429 for a spent budget: `details` = {limit, retry_after_seconds}, with Retry-After. */
 export function refuseOverBudget(hit: FixedWindowHit): void {
   if (hit.allowed) return;
   throw new AppError('rate_limited', 'Rate limit exceeded', {

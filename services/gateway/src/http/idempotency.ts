@@ -29,11 +29,11 @@ function withRequestId(body: unknown, requestId: string): unknown {
 }
 
 /**
- * The Idempotency-Key header on POST /v1 (interface: Idempotency-Key header),
+ * The Idempotency-Key header on POST /v1,
  * and on the dashboard POSTs marked `idempotent` (keyed by the session's workspace,
  * answered only to the user who sent it first).
- * Beyond the interface's point 5, a second request with a key still in flight
- * waits for the first and replays it, or gets 409 if it does not finish in time:
+ * Where a looser rule would leave concurrent requests unordered, a second
+ * request with a key still in flight waits for the first and replays it, or gets 409 if it does not finish in time:
  * the two never both execute.
  */
 export function idempotencyLayer(deps: Pick<GatewayDeps, 'db' | 'config'>): RequestHandler {

@@ -72,7 +72,7 @@ export const ZVerificationRecord = named(
 
 const ZReferenceParams = z.object({ reference: ZReference });
 
-/** Verification-limit 429s carry no X-RateLimit-* headers (interface: Limits), although the budget middleware set them. */
+/** Verification-limit 429s carry no X-RateLimit-* headers, although the budget middleware set them. */
 function dropRateLimitHeaders(res: Response) {
   for (const name of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) res.removeHeader(name);
 }

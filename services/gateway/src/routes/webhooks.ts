@@ -166,8 +166,7 @@ const urlChange = {
 const RECOVER_PRIORITY = 10;
 
 /**
- * Webhook endpoint management and the delivery log (interface: Webhook
- * endpoint management). Dashboard session only; API keys get 401.
+ * Webhook endpoint management and the delivery log. Dashboard session only; API keys get 401.
  */
 export function registerWebhookRoutes(app: RouteMount, deps: GatewayDeps) {
   const policy = createAddressPolicy(deps.config.WEBHOOK_ALLOWED_CIDRS);
