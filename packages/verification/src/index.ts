@@ -13,3 +13,4 @@ export * from './providers';
 export * from './queue';
 export * from './sandbox-code';
 export * from './samples';
+export * from './fraud-guard';

@@ -5,7 +5,7 @@ import { Button, DetailList, FilterSelect, PageHeader, Pager, QueryResult, Table
 
 type Verification = Schemas['Verification'];
 const STATUSES: Schemas['VerificationStatus'][] = ['pending', 'verified', 'failed', 'expired'];
-const CHANNELS: Schemas['VerificationChannel'][] = ['sms', 'voice', 'email'];
+const CHANNELS: Schemas['VerificationChannel'][] = ['sms', 'voice', 'email', 'whatsapp'];
 
 /** One verification as GET /verifications/:reference gives it: the destination masked, never a code. */
 function VerificationDetail({ reference, onClose }: { reference: string; onClose: () => void }) {
