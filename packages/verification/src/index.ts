@@ -14,3 +14,4 @@ export * from './queue';
 export * from './sandbox-code';
 export * from './samples';
 export * from './fraud-guard';
+export * from './conversion';
