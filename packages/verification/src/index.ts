@@ -15,3 +15,4 @@ export * from './sandbox-code';
 export * from './samples';
 export * from './fraud-guard';
 export * from './conversion';
+export * from './delivery-reports';

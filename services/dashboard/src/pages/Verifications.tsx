@@ -3,7 +3,7 @@ import type { Schemas } from '../api';
 import { useApiMutation, useApiQuery, useMyRole, usePagedList } from '../queries';
 import { Button, ConfirmButton, DetailList, ErrorNote, FilterSelect, PageHeader, Pager, QueryResult, Table, Time } from '../ui';
 
-type Verification = Schemas['Verification'];
+type Verification = Schemas['DashboardVerification'];
 type Guard = Schemas['VerificationGuard'];
 type GuardedPrefix = Guard['prefixes'][number];
 
@@ -105,6 +105,7 @@ function VerificationDetail({ reference, onClose }: { reference: string; onClose
               ['Status', v.status],
               ['Attempts', `${v.attempts} of ${v.max_attempts}`],
               ['Provider', v.provider],
+              ['Delivery report', v.delivery_status ? `${v.delivery_status}${v.delivery_reported_at ? ` at ${v.delivery_reported_at}` : ''}` : 'none yet'],
               ['Created', v.created_at],
               ['Expires', v.expires_at ?? '—'],
               ['Verified', v.verified_at ?? '—'],
@@ -145,7 +146,11 @@ export function Verifications() {
         empty={status || channel ? 'No verifications match these filters.' : 'No verifications yet. POST /v1/verifications sends a code.'}
       >
         {(items) => (
-          <Table columns={['Created', 'Channel', 'Destination', 'Status', 'Attempts', 'Detail']} caption="Verifications" stale={page.isPlaceholderData}>
+          <Table
+            columns={['Created', 'Channel', 'Destination', 'Status', 'Delivery', 'Attempts', 'Detail']}
+            caption="Verifications"
+            stale={page.isPlaceholderData}
+          >
             {items.map((v) => (
               <tr key={v.reference}>
                 <td data-label="Created">
@@ -158,6 +163,7 @@ export function Verifications() {
                 <td data-label="Status">
                   <span className={`badge badge-${v.status}`}>{v.status}</span>
                 </td>
+                <td data-label="Delivery">{v.delivery_status ?? <span className="muted">—</span>}</td>
                 <td data-label="Attempts">
                   {v.attempts} of {v.max_attempts}
                 </td>

@@ -8,14 +8,28 @@ import {
   listGuardedPrefixes,
   listVerifications,
   parseGuardPrefix,
-  toVerificationRecord,
+  toDashboardVerificationRecord,
+  type DashboardVerificationRecord,
 } from '@cowrie/verification';
 import type { GatewayDeps } from '../deps';
 import { recordAuditAfter } from '../http/audit';
 import type { RouteMount } from '../http/route-registry';
 import { sendData, sendPage, sessionOf } from '../http/respond';
-import { ZPageMeta, named, pageQueryFields } from '../openapi/schemas';
+import { ZPageMeta, ZTimestamp, named, pageQueryFields, responseOf } from '../openapi/schemas';
 import { ZVerificationChannel, ZVerificationRecord, ZVerificationStatus } from './verifications';
+
+const ZDashboardVerification = named(
+  'DashboardVerification',
+  responseOf<DashboardVerificationRecord>()(
+    ZVerificationRecord.extend({
+      delivery_status: z
+        .enum(['delivered', 'undelivered'])
+        .nullable()
+        .meta({ description: "What the provider's delivery report said of the handset (null: no report yet, or a provider without reports)" }),
+      delivery_reported_at: ZTimestamp.nullable().meta({ description: 'When the report says that happened' }),
+    }),
+  ),
+);
 
 const ZVerificationsQuery = z.object({
   status: ZVerificationStatus.optional().meta({ description: 'Only verifications with this status' }),
@@ -78,7 +92,7 @@ export function registerDashboardVerificationRoutes(app: RouteMount, deps: Gatew
       tag,
       auth,
       request: { query: ZVerificationsQuery },
-      responses: { 200: { description: 'A page of verifications', data: z.array(ZVerificationRecord), meta: ZPageMeta } },
+      responses: { 200: { description: 'A page of verifications', data: z.array(ZDashboardVerification), meta: ZPageMeta } },
     },
     async ({ query }, req, res) => {
       sendPage(req, res, await listVerifications(deps.db, { workspaceId: sessionOf(req).workspaceId, ...query }));
@@ -159,14 +173,14 @@ export function registerDashboardVerificationRoutes(app: RouteMount, deps: Gatew
       auth,
       request: { params: z.object({ reference: z.string().meta({ description: 'The verification reference (a UUID)' }) }) },
       responses: {
-        200: { description: 'The verification record (metadata and code are never returned)', data: ZVerificationRecord },
+        200: { description: 'The verification record with its delivery report (metadata and code are never returned)', data: ZDashboardVerification },
         404: { description: 'not_found: no verification with this reference in this workspace' },
       },
     },
     async ({ params }, req, res) => {
       const row = await findVerification(deps.db, sessionOf(req).workspaceId, params.reference);
       if (!row) throw new AppError('not_found', 'Verification not found');
-      sendData(req, res, 200, toVerificationRecord(row));
+      sendData(req, res, 200, toDashboardVerificationRecord(row));
     },
   );
 }
