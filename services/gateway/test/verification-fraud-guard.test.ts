@@ -92,6 +92,8 @@ describe('block', () => {
       await call(gw.url, 'POST', `/v1/verifications/${reference}/check`, { token: key, body: { code: message!.code } });
       expect((await start(key, { channel: 'sms', destination: '+2348071999999' })).status).toBe(i === 0 ? 429 : 201);
     }
+    const metrics = parseMetrics(await (await fetch(`${gw.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text());
+    expect(sampleValue(metrics, 'cowrie_verification_conversion_total', { channel: 'sms', prefix: '+234807 1', outcome: 'verified' })).toBe(2);
   });
 
   test('an idempotency key of a refused start is not stored: after the block lifts, the same request runs', async () => {
