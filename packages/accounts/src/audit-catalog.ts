@@ -197,6 +197,15 @@ export const AUDIT_ACTIONS = {
     details: z.object({ delivery_id: z.string(), dispatch: z.number().int(), event: z.string(), endpoint_id: z.number().int() }),
   },
 
+  // ─── Verification ──────────────────────────────────────────────────────────
+  'verification.guard_cleared': {
+    object: 'workspace',
+    scope: 'mode',
+    summary:
+      "An owner cleared a destination prefix the fraud guard counted (`prefix`, e.g. `+234803 1`): its hour's starts and verified checks were dropped (what it held, and whether it was blocking)",
+    details: z.object({ prefix: z.string().max(20), starts: z.number().int(), verified: z.number().int(), blocking: z.boolean() }),
+  },
+
   // ─── The workspace ───────────────────────────────────────────────────────────
   'workspace.created': {
     object: 'workspace',

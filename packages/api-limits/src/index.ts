@@ -5,3 +5,4 @@ export * from './dashboard-limits';
 export * from './attempt-window';
 export * from './sign-in-limits';
 export * from './client-address';
+export { runScript } from './run-script';

@@ -11,9 +11,10 @@ export interface Capability {
 
 /**
  * The machine-readable capability map. Deposit
- * channel availability follows the channel catalog, so one override changes both.
+ * channel availability follows the channel catalog, so one override changes both;
+ * the verification channels are the deployment's (`verificationChannels`).
  */
-export function capabilityMap(channels: readonly Channel[]) {
+export function capabilityMap(channels: readonly Channel[], verificationChannels: Record<string, CapabilityStatus> = {}) {
   const channel = (id: string) => channels.find((c) => c.id === id)?.status ?? 'coming_soon';
   const areas: Capability[] = [
     {
@@ -44,5 +45,7 @@ export function capabilityMap(channels: readonly Channel[]) {
     api_version: 'v1',
     areas,
     deposit_channels: Object.fromEntries(channels.map((c) => [c.id, c.status])),
+    /** The channels a verification code travels on (sms, voice, email, whatsapp) and their availability in live mode. */
+    verification_channels: verificationChannels,
   };
 }

@@ -208,3 +208,22 @@ test.each([
   expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(/TRUST_PROXY:/);
   expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(message);
 });
+
+test('verification channels and the fraud guard: defaults, and what the WhatsApp provider needs', () => {
+  const c = loadConfig({});
+  expect([c.VERIFY_FRAUD_GUARD, c.VERIFY_FRAUD_GUARD_MIN_STARTS, c.VERIFY_FRAUD_GUARD_MIN_CONVERSION]).toEqual(['monitor', 30, 0.2]);
+  expect(c.VERIFY_WHATSAPP_PROVIDER).toBe('sandbox');
+  expect(loadConfig({ VERIFY_FRAUD_GUARD: 'block', VERIFY_FRAUD_GUARD_MIN_STARTS: '5', VERIFY_FRAUD_GUARD_MIN_CONVERSION: '0.5' })).toMatchObject({
+    VERIFY_FRAUD_GUARD: 'block',
+    VERIFY_FRAUD_GUARD_MIN_STARTS: 5,
+    VERIFY_FRAUD_GUARD_MIN_CONVERSION: 0.5,
+  });
+  expect(() => loadConfig({ VERIFY_FRAUD_GUARD: 'strict' })).toThrow(/VERIFY_FRAUD_GUARD/);
+  expect(() => loadConfig({ VERIFY_FRAUD_GUARD_MIN_CONVERSION: '1.5' })).toThrow(/VERIFY_FRAUD_GUARD_MIN_CONVERSION/);
+  expect(() => loadConfig({ VERIFY_WHATSAPP_PROVIDER: 'whatsapp_cloud' })).toThrow(
+    /WHATSAPP_ACCESS_TOKEN: is required when VERIFY_WHATSAPP_PROVIDER=whatsapp_cloud[\s\S]*WHATSAPP_PHONE_NUMBER_ID: is required/,
+  );
+  expect(() =>
+    loadConfig({ VERIFY_WHATSAPP_PROVIDER: 'whatsapp_cloud', WHATSAPP_ACCESS_TOKEN: 't', WHATSAPP_PHONE_NUMBER_ID: '105954558954427' }),
+  ).not.toThrow();
+});

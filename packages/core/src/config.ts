@@ -34,6 +34,10 @@ export const SECRET_CONFIG_KEYS = [
   'PAYOUT_PAYSTACK_SECRET_KEY',
   'VERIFY_TERMII_API_KEY',
   'VERIFY_SMTP_URL',
+  'VERIFY_TERMII_SECRET_KEY',
+  'WHATSAPP_ACCESS_TOKEN',
+  'WHATSAPP_APP_SECRET',
+  'WHATSAPP_WEBHOOK_VERIFY_TOKEN',
   'METRICS_TOKEN',
   'OPS_PASSWORD',
   'REDIS_PASSWORD',
@@ -304,6 +308,31 @@ export const ZConfig = z
     VERIFY_TERMII_SENDER_ID: z.string().min(3).max(11).default('Cowrie'),
     // Termii sms route: generic, or dnd for numbers on Do-Not-Disturb
     VERIFY_TERMII_CHANNEL: z.enum(['generic', 'dnd']).default('generic'),
+    // Termii secret key: checks X-Termii-Signature on its delivery reports (POST /rails/termii/reports); reports are refused without it
+    VERIFY_TERMII_SECRET_KEY: z.string().min(1).optional(),
+    // who delivers whatsapp codes: the offline sandbox or the WhatsApp Business Cloud API (WHATSAPP_*)
+    VERIFY_WHATSAPP_PROVIDER: z.enum(['sandbox', 'whatsapp_cloud']).default('sandbox'),
+    // WhatsApp Business Cloud API: a system user's access token (required with VERIFY_WHATSAPP_PROVIDER=whatsapp_cloud)
+    WHATSAPP_ACCESS_TOKEN: z.string().min(1).optional(),
+    // WhatsApp Business Cloud API: the sending phone number's id (required with VERIFY_WHATSAPP_PROVIDER=whatsapp_cloud)
+    WHATSAPP_PHONE_NUMBER_ID: z.string().regex(/^\d+$/, 'must be the numeric phone number id').optional(),
+    // the name of an approved authentication template with a copy-code button; the code is its body parameter
+    WHATSAPP_TEMPLATE_NAME: z.string().min(1).max(512).default('verification_code'),
+    // the language the template was approved in
+    WHATSAPP_TEMPLATE_LANGUAGE: z.string().min(2).max(15).default('en_US'),
+    // the Graph API base URL, with its version
+    WHATSAPP_BASE_URL: z.string().url().default('https://graph.facebook.com/v21.0'),
+    // the Meta app's secret: checks X-Hub-Signature-256 on WhatsApp status callbacks (POST /rails/whatsapp/reports); refused without it
+    WHATSAPP_APP_SECRET: z.string().min(1).optional(),
+    // the token Meta echoes when the callback URL is subscribed (GET /rails/whatsapp/reports?hub.verify_token=...)
+    WHATSAPP_WEBHOOK_VERIFY_TOKEN: z.string().min(1).optional(),
+    // the guard against SMS pumping (sms and voice starts per workspace and destination prefix over a sliding hour):
+    // off; monitor (count and log, refuse nothing); block (refuse new starts to a prefix with low conversion)
+    VERIFY_FRAUD_GUARD: z.enum(['off', 'monitor', 'block']).default('monitor'),
+    // a prefix is judged once it had this many starts in the hour...
+    VERIFY_FRAUD_GUARD_MIN_STARTS: positiveInt(30),
+    // ...and is blocked while its verified / started stays below this
+    VERIFY_FRAUD_GUARD_MIN_CONVERSION: z.coerce.number().min(0).max(1).default(0.2),
     // per-call timeout of a delivery provider (SMTP or HTTP)
     VERIFY_PROVIDER_TIMEOUT_MS: positiveInt(8000),
     // how long the sandbox keeps the last messages of a destination in Redis
@@ -389,6 +418,11 @@ export const ZConfig = z
       ctx.addIssue({ code: 'custom', path: ['VERIFY_SMTP_URL'], message: 'is required when VERIFY_EMAIL_PROVIDER=smtp' });
     if (c.VERIFY_SMS_PROVIDER === 'termii' && !c.VERIFY_TERMII_API_KEY)
       ctx.addIssue({ code: 'custom', path: ['VERIFY_TERMII_API_KEY'], message: 'is required when VERIFY_SMS_PROVIDER=termii' });
+    if (c.VERIFY_WHATSAPP_PROVIDER === 'whatsapp_cloud') {
+      for (const name of ['WHATSAPP_ACCESS_TOKEN', 'WHATSAPP_PHONE_NUMBER_ID'] as const) {
+        if (!c[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'is required when VERIFY_WHATSAPP_PROVIDER=whatsapp_cloud' });
+      }
+    }
     if (c.NODE_ENV === 'production' && c.PAYOUT_UNKNOWN_GRACE_MS < 10 * 60_000) {
       ctx.addIssue({
         code: 'custom',

@@ -112,8 +112,26 @@ export function createMetrics(options: CreateMetricsOptions) {
     }),
     verificationOutcomes: new Counter({
       name: 'cowrie_verification_outcomes_total',
-      help: 'Verification outcomes by stage: start (started, delivery_failed, rate_limited), delivery (sent, failed, skipped), check (verified, invalid_code, expired, not_found, failed, too_many_attempts)',
+      help: 'Verification outcomes by stage: start (started, delivery_failed, rate_limited, fraud_guard), delivery (sent, failed, skipped), check (verified, invalid_code, expired, not_found, failed, too_many_attempts)',
       labelNames: ['stage', 'outcome'] as const,
+      registers,
+    }),
+    /**
+     * Verification starts, verified checks and fraud-guard refusals by channel
+     * and destination prefix (`+234803 1`; `none` for email). A prefix is the
+     * country code and four digits: at most 10,000 values per channel.
+     */
+    verificationConversion: new Counter({
+      name: 'cowrie_verification_conversion_total',
+      help: 'Verification starts (started), checks that verified (verified) and starts the fraud guard refused (refused) or, in monitor mode, would have refused (would_refuse), by channel and destination prefix',
+      labelNames: ['channel', 'prefix', 'outcome'] as const,
+      registers,
+    }),
+    /** Delivery reports from providers (Termii delivery reports, WhatsApp status callbacks). */
+    verificationDeliveryReports: new Counter({
+      name: 'cowrie_verification_delivery_reports_total',
+      help: 'Delivery reports received, by provider and status (delivered, undelivered, unknown_message, ignored)',
+      labelNames: ['provider', 'status'] as const,
       registers,
     }),
     /** Every transfer a collection rail reported: credited, or held for an operator (unmatched) with its reason. */

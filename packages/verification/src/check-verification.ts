@@ -12,6 +12,7 @@ import {
   type VerificationModel,
 } from '@cowrie/db';
 import { codeMatches } from './code';
+import { recordGuardedVerification, type FraudGuardConfig } from './fraud-guard';
 import { isReference } from './schemas';
 import { verificationColumns } from './verification-columns';
 import { eventData } from './views';
@@ -29,6 +30,10 @@ export interface CheckVerificationDeps {
   /** With keyPrefix: where a voice code's sealed copy is dropped once the row is terminal. */
   redis?: RedisClient;
   keyPrefix?: string;
+  /** With redis: the fraud guard counts a check that verifies an sms or voice code toward its prefix. */
+  fraudGuard?: { config: FraudGuardConfig; workspaceUid: string };
+  /** Told once, when this check moved a row to verified (instrumentation). */
+  onVerified?: (row: { channel: string; destination: string }) => void;
 }
 
 export interface CheckVerificationInput {
@@ -229,6 +234,7 @@ export async function checkVerification(deps: CheckVerificationDeps, input: Chec
     const row = await findRow(deps.sql, input.workspaceId, input.reference);
     if (!row) return { status: 'failed', reason: 'not_found' };
     const outcome = await judge(deps, row, input.code, now);
+    if (outcome && outcome.status === 'verified' && row.status === 'pending') await countVerified(deps, row, now);
     if (outcome) {
       if (outcome.status === 'verified' || outcome.reason !== 'invalid_code' || outcome.attempts_remaining === 0) {
         await dropVoiceCopy(deps, row);
@@ -287,6 +293,18 @@ async function expire(sql: SqlQueryable, row: CheckableRow, now: Date): Promise<
 async function failExhausted(sql: SqlQueryable, row: CheckableRow, now: Date): Promise<boolean> {
   const payload = eventData({ ...row, status: 'failed' }, 'too_many_attempts');
   return (await transition(sql, FAIL_EXHAUSTED, row, now, { name: 'verification.failed', payload })) !== null;
+}
+
+/** A check that turned a pending row verified: the fraud guard's conversion and the caller's count. */
+async function countVerified(deps: CheckVerificationDeps, row: CheckableRow, now: Date) {
+  deps.onVerified?.({ channel: row.channel, destination: row.destination });
+  if (!deps.redis || !deps.fraudGuard) return;
+  await recordGuardedVerification(deps.redis, deps.fraudGuard.config, {
+    workspaceUid: deps.fraudGuard.workspaceUid,
+    channel: row.channel,
+    destination: row.destination,
+    now: now.getTime(),
+  }).catch(() => undefined);
 }
 
 async function dropVoiceCopy(deps: CheckVerificationDeps, row: CheckableRow) {

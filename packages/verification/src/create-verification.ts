@@ -39,7 +39,10 @@ export interface CreatedVerification {
   sealedCode: string;
 }
 
-type CreateConfig = Pick<Config, 'ENCRYPTION_KEY' | 'VERIFY_CODE_TTL_SECONDS' | 'VERIFY_MAX_ATTEMPTS' | 'VERIFY_SMS_PROVIDER' | 'VERIFY_EMAIL_PROVIDER'>;
+type CreateConfig = Pick<
+  Config,
+  'ENCRYPTION_KEY' | 'VERIFY_CODE_TTL_SECONDS' | 'VERIFY_MAX_ATTEMPTS' | 'VERIFY_SMS_PROVIDER' | 'VERIFY_EMAIL_PROVIDER' | 'VERIFY_WHATSAPP_PROVIDER'
+>;
 
 /** One new row's values (INSERT_VERIFICATIONS). */
 const NEW_ROW_FIELDS = {

@@ -1,5 +1,6 @@
 // Risk: a non-Nigerian or malformed number, or a bad email, reaching a provider;
-// a destination shown unmasked.
+// a destination shown unmasked; whatsapp offered where it would reach nobody.
+import { channelAvailable, verificationChannelStatuses } from './channels';
 import { maskDestination, normaliseDestination, normaliseEmail, normalisePhone } from './destination';
 
 describe('phone destinations', () => {
@@ -69,5 +70,20 @@ describe('masking', () => {
       expect(masked).not.toContain(n.slice(7, 11));
       expect(masked).toHaveLength(n.length);
     }
+  });
+});
+
+describe('channel availability', () => {
+  const config = { NODE_ENV: 'production' as const, ALLOW_SANDBOX_IN_PRODUCTION: false, VERIFY_WHATSAPP_PROVIDER: 'sandbox' as const };
+  test('production without a WhatsApp provider: whatsapp is not available in live mode (the sandbox would send nothing), the rest are', () => {
+    expect(verificationChannelStatuses(config)).toEqual({ sms: 'live', voice: 'live', email: 'live', whatsapp: 'coming_soon' });
+    expect(channelAvailable(config, 'whatsapp', 'test')).toBe(true);
+  });
+  test.each([
+    [{ ...config, VERIFY_WHATSAPP_PROVIDER: 'whatsapp_cloud' as const }],
+    [{ ...config, ALLOW_SANDBOX_IN_PRODUCTION: true }],
+    [{ ...config, NODE_ENV: 'development' as const }],
+  ])('available with a provider, on staging, or outside production', (c) => {
+    expect(channelAvailable(c, 'whatsapp', 'live')).toBe(true);
   });
 });

@@ -13,3 +13,6 @@ export * from './providers';
 export * from './queue';
 export * from './sandbox-code';
 export * from './samples';
+export * from './fraud-guard';
+export * from './conversion';
+export * from './delivery-reports';

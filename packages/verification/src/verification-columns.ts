@@ -24,6 +24,8 @@ export const verificationColumns = modelColumns<VerificationModel>()('Verificati
   sendStartedAt: sqlColumn.timestamp.orNull,
   deliveredAt: sqlColumn.timestamp.orNull,
   deliveryError: sqlColumn.text.orNull,
+  deliveryStatus: sqlColumn.text.orNull,
+  deliveryReportedAt: sqlColumn.timestamp.orNull,
   createdAt: sqlColumn.timestamp,
   updatedAt: sqlColumn.timestamp,
 });

@@ -26,6 +26,24 @@ export interface VerificationRecord {
   created_at: string;
 }
 
+/**
+ * The dashboard's view of a verification: the record and what the provider's
+ * delivery report said (`delivered`, `undelivered`, or null without one) and
+ * when. Not part of the /v1 record, whose fields the interface lists.
+ */
+export interface DashboardVerificationRecord extends VerificationRecord {
+  delivery_status: string | null;
+  delivery_reported_at: string | null;
+}
+
+export function toDashboardVerificationRecord(row: VerificationModel): DashboardVerificationRecord {
+  return {
+    ...toVerificationRecord(row),
+    delivery_status: row.deliveryStatus,
+    delivery_reported_at: row.deliveryReportedAt ? row.deliveryReportedAt.toISOString() : null,
+  };
+}
+
 export function toStartedVerification(row: VerificationModel): StartedVerification {
   return {
     reference: row.reference,
@@ -77,7 +95,7 @@ export interface ListVerificationsInput {
   cursor?: string;
 }
 
-/** A workspace's verifications, newest first, a page at a time: each as GET /v1/verifications/:reference shows it (masked, never a code). */
+/** A workspace's verifications, newest first, a page at a time: each as the dashboard shows it (masked, never a code). */
 export async function listVerifications(db: DbOrTx, input: ListVerificationsInput) {
   const limit = pageLimit(input.limit);
   const rows = await db.verification.findMany({
@@ -90,5 +108,5 @@ export async function listVerifications(db: DbOrTx, input: ListVerificationsInpu
     orderBy: newestFirst(),
     take: limit + 1,
   });
-  return pageOf(rows, limit, toVerificationRecord);
+  return pageOf(rows, limit, toDashboardVerificationRecord);
 }

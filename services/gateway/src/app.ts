@@ -16,6 +16,7 @@ import { registerCatalogRoutes } from './routes/catalog';
 import { registerVerificationRoutes } from './routes/verifications';
 import { registerDepositRoutes } from './routes/deposits';
 import { registerRailNotificationRoutes } from './routes/rail-notifications';
+import { registerVerificationReportRoutes } from './routes/verification-reports';
 import { registerWebhookRoutes } from './routes/webhooks';
 import { createPayoutHandlers, registerPayoutRoutes } from './routes/payouts';
 import { registerDashboardPayoutRoutes } from './routes/dashboard-payouts';
@@ -61,6 +62,8 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   app.use(httpMetrics(deps.metrics, routes));
   useRequestContext(app, deps.logger);
   // Before the JSON parser: provider signatures are checked over the raw body.
+  // Before the rail notifications, whose router answers 404 for any other /rails path.
+  registerVerificationReportRoutes(app, deps);
   registerRailNotificationRoutes(app, deps);
   app.use(jsonBody({ limit: deps.config.BODY_LIMIT }));
 

@@ -116,6 +116,12 @@ test(
     await page.reload();
     const rows = page.getByRole('table', { name: 'Verifications' }).locator('tbody tr');
     await expectCount(rows, 2);
+    // Conversion by channel over the last hour: one sms and one email started, none verified.
+    const conversion = page.getByRole('table', { name: 'Conversion by channel' }).locator('tbody tr');
+    await expectCount(conversion, 4);
+    await expectText(conversion.first(), 'sms');
+    expect((await conversion.first().innerText()).trim().split(/\s+/)).toEqual(['sms', '1', '0', '0%']);
+    await page.getByText('No prefix is over the threshold.').waitFor();
     await screenshotBothWidths(page, 'verifications');
 
     await page.getByLabel('Channel').selectOption('email');

@@ -103,7 +103,7 @@ test('each operation says how it is authenticated, and /v1 operations their scop
   const startBody = op('/v1/verifications', 'post').requestBody.content['application/json'].schema;
   expect(startBody).toEqual({ $ref: '#/components/schemas/StartVerificationRequest' });
   const start = contract.resolve(startBody);
-  expect(start.properties.channel.enum).toEqual(['sms', 'voice', 'email']);
+  expect(start.properties.channel.enum).toEqual(['sms', 'voice', 'email', 'whatsapp']);
   expect(start.required).toEqual(['channel', 'destination']);
   expect(op('/v1/deposits', 'post').parameters).toContainEqual({ $ref: '#/components/parameters/IdempotencyKey' });
 });
@@ -176,6 +176,9 @@ test('self-service API keys answer as documented', async () => {
   expect((await api('GET', '/verifications?limit=1&channel=email', { token: session })).body.data).toHaveLength(1);
   expect((await api('GET', `/verifications/${started.body.data.reference}`, { token: session })).status).toBe(200);
   expect((await api('GET', '/verifications/00000000-0000-4000-8000-000000000000', { token: session })).status).toBe(404);
+  // The fraud guard (monitor by default) counted the sms started above.
+  expect((await api('GET', '/verification-guard', { token: session })).body.data.prefixes).toContainEqual(expect.objectContaining({ prefix: '+234801 2' }));
+  expect((await api('POST', '/verification-guard/clear', { token: session, body: { prefix: '+234801 2' } })).status).toBe(200);
   await api('POST', '/v1/collections', { token: apiKey, body: { customer_name: 'Ada Obi', customer_email: 'ada@example.com', amount: 500 } });
   expect((await api('GET', '/collections?status=pending&limit=5', { token: session })).body.data.length).toBeGreaterThan(0);
   await api('GET', '/reserved-accounts', { token: session });

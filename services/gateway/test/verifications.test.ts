@@ -250,7 +250,7 @@ describe('scopes', () => {
 
 describe('bad input: 400 naming the field, nothing stored, nothing sent', () => {
   test.each([
-    ['an unsupported channel', { channel: 'whatsapp', destination: '+2348010101010' }, 'channel', /channel must be one of sms, voice, email/],
+    ['an unsupported channel', { channel: 'telegram', destination: '+2348010101010' }, 'channel', /channel must be one of sms, voice, email, whatsapp/],
     ['a missing channel', { destination: '+2348010101010' }, 'channel', /channel/],
     ['a missing destination', { channel: 'sms' }, 'destination', /destination is required/],
     ['a numeric destination', { channel: 'sms', destination: 2348010101010 }, 'destination', /destination must be a string/],

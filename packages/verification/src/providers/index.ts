@@ -4,11 +4,13 @@ import { createSandboxProvider, sandboxOutbox } from './sandbox';
 import { createSmtpProvider } from './smtp';
 import { createTermiiProvider } from './termii';
 import type { DeliveryProvider } from './types';
+import { createWhatsAppProvider } from './whatsapp';
 
 export * from './types';
 export * from './sandbox';
 export * from './smtp';
 export * from './termii';
+export * from './whatsapp';
 
 type ProviderConfig = Pick<
   Config,
@@ -22,13 +24,24 @@ type ProviderConfig = Pick<
   | 'VERIFY_TERMII_BASE_URL'
   | 'VERIFY_TERMII_SENDER_ID'
   | 'VERIFY_TERMII_CHANNEL'
+  | 'VERIFY_WHATSAPP_PROVIDER'
+  | 'WHATSAPP_ACCESS_TOKEN'
+  | 'WHATSAPP_PHONE_NUMBER_ID'
+  | 'WHATSAPP_TEMPLATE_NAME'
+  | 'WHATSAPP_TEMPLATE_LANGUAGE'
+  | 'WHATSAPP_BASE_URL'
   | 'VERIFY_PROVIDER_TIMEOUT_MS'
   | 'VERIFY_SANDBOX_RETENTION_SECONDS'
 >;
 
 /** The provider id each channel uses in `mode` under this configuration (stored on the row): always the sandbox in test mode. */
-export function providerIdFor(config: Pick<Config, 'VERIFY_SMS_PROVIDER' | 'VERIFY_EMAIL_PROVIDER'>, channel: VerificationChannel, mode: Mode): string {
+export function providerIdFor(
+  config: Pick<Config, 'VERIFY_SMS_PROVIDER' | 'VERIFY_EMAIL_PROVIDER' | 'VERIFY_WHATSAPP_PROVIDER'>,
+  channel: VerificationChannel,
+  mode: Mode,
+): string {
   if (mode === 'test') return 'sandbox';
+  if (channel === 'whatsapp') return config.VERIFY_WHATSAPP_PROVIDER;
   return channel === 'email' ? config.VERIFY_EMAIL_PROVIDER : config.VERIFY_SMS_PROVIDER;
 }
 
@@ -40,7 +53,7 @@ export interface DeliveryProviders {
 
 /**
  * The providers chosen by env for live mode: sandbox by default, Termii for
- * sms/voice and SMTP for email when configured. Test mode uses the sandbox,
+ * sms/voice, SMTP for email and the WhatsApp Cloud API for whatsapp when configured. Test mode uses the sandbox,
  * whose messages say which mode they came from.
  */
 export function createDeliveryProviders(config: ProviderConfig, redis: RedisClient): DeliveryProviders {
@@ -62,10 +75,22 @@ export function createDeliveryProviders(config: ProviderConfig, redis: RedisClie
     config.VERIFY_EMAIL_PROVIDER === 'smtp'
       ? createSmtpProvider({ url: config.VERIFY_SMTP_URL ?? '', from: config.VERIFY_EMAIL_FROM, timeoutMs: config.VERIFY_PROVIDER_TIMEOUT_MS })
       : sandbox;
+  const whatsapp: DeliveryProvider =
+    config.VERIFY_WHATSAPP_PROVIDER === 'whatsapp_cloud'
+      ? createWhatsAppProvider({
+          accessToken: config.WHATSAPP_ACCESS_TOKEN ?? '',
+          baseUrl: config.WHATSAPP_BASE_URL,
+          phoneNumberId: config.WHATSAPP_PHONE_NUMBER_ID ?? '',
+          templateName: config.WHATSAPP_TEMPLATE_NAME,
+          templateLanguage: config.WHATSAPP_TEMPLATE_LANGUAGE,
+          timeoutMs: config.VERIFY_PROVIDER_TIMEOUT_MS,
+        })
+      : sandbox;
+  const live: Record<VerificationChannel, DeliveryProvider> = { sms: phone, voice: phone, email, whatsapp };
   return {
-    forChannel: (channel, mode) => (mode === 'test' ? testSandbox : channel === 'email' ? email : phone),
+    forChannel: (channel, mode) => (mode === 'test' ? testSandbox : live[channel]),
     close: async () => {
-      await Promise.allSettled([phone.close?.(), email.close?.()]);
+      await Promise.allSettled([phone.close?.(), email.close?.(), whatsapp.close?.()]);
     },
   };
 }

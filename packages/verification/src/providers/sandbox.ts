@@ -4,6 +4,8 @@ import { randomUUID } from 'node:crypto';
 
 /** Destinations the sandbox refuses, so clients can rehearse a delivery failure (docs/design.md, Sandbox rails). */
 export const SANDBOX_UNDELIVERABLE = new Set(['+2340000000000', 'bounce@example.com']);
+/** A number the sandbox treats as not on WhatsApp (its sms and voice still arrive). */
+export const SANDBOX_NOT_ON_WHATSAPP = '+2340000000001';
 /** How many messages the sandbox keeps per destination. */
 export const SANDBOX_MESSAGES_KEPT = 20;
 
@@ -50,6 +52,7 @@ export function createSandboxProvider(opts: { outbox: SandboxOutbox; retentionSe
       if (SANDBOX_UNDELIVERABLE.has(message.destination)) {
         throw new DeliveryError(`the sandbox ${message.channel === 'email' ? 'mailbox bounced the message' : 'number is unreachable'}`);
       }
+      if (message.channel === 'whatsapp' && message.destination === SANDBOX_NOT_ON_WHATSAPP) throw new DeliveryError('the number is not on WhatsApp');
       const entry: SandboxMessage = {
         id: randomUUID(),
         channel: message.channel,

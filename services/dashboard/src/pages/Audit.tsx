@@ -49,6 +49,7 @@ const ACTIONS = [
   'webhook_endpoint.secret_rolled',
   'webhook_endpoint.recovered',
   'webhook_delivery.resent',
+  'verification.guard_cleared',
   'workspace.created',
   'workspace.settings_changed',
 ] as const satisfies readonly AuditAction[];

@@ -45,7 +45,7 @@ export const ZAmount = z.string().meta({ pattern: '^-?\\d+\\.\\d{6}$', descripti
 /** A database id in a path (`/collections/:id`). */
 export const ZIdParams = z.object({ id: z.coerce.number().int().positive().max(2_147_483_647).meta({ description: 'The id the API gave it' }) });
 
-const ZRequestId = z.string().meta({ format: 'uuid', description: 'UUID of the request, also sent as X-Request-Id' });
+export const ZRequestId = z.string().meta({ format: 'uuid', description: 'UUID of the request, also sent as X-Request-Id' });
 
 /** `meta` of every success body. */
 export const ZResponseMeta = named('ResponseMeta', z.object({ request_id: ZRequestId }).meta({ description: '`meta` of a success body' }));

@@ -4,6 +4,9 @@ import { AppError, enqueueAndWait } from '@cowrie/core';
 import {
   VERIFICATION_CHANNELS,
   ZCheckVerificationRequest,
+  channelAvailable,
+  destinationPrefix,
+  guardVerificationStart,
   ZStartVerificationRequest,
   checkVerification,
   createVerification,
@@ -33,7 +36,7 @@ const ZStartedVerification = named(
   responseOf<StartedVerification>()(
     z.object({
       reference: z.string().meta({ format: 'uuid' }),
-      channel: ZVerificationChannel.meta({ description: 'sms, voice or email' }),
+      channel: ZVerificationChannel.meta({ description: 'sms, voice, email or whatsapp' }),
       destination: z.string().meta({ description: 'Masked' }),
       expiresAt: ZTimestamp,
       status: ZVerificationStatus,
@@ -87,22 +90,51 @@ export function registerVerificationRoutes(v1: RouteMount, deps: GatewayDeps) {
       operationId: 'startVerification',
       summary: 'Send a one-time code to a phone number or email address',
       description:
-        'Phone numbers are normalised to E.164 (Nigerian numbers only); emails are lowercased. A supplied `code` bypasses generation and must never come from an untrusted client.',
+        'Phone numbers (sms, voice, whatsapp) are normalised to E.164 (Nigerian numbers only); emails are lowercased. A supplied `code` bypasses generation and must never come from an untrusted client. sms and voice starts pass the fraud guard first (VERIFY_FRAUD_GUARD): a destination prefix with many starts and few verified checks in the last hour may be refused with 429 `details.reason` `fraud_guard`.',
       tag: 'Verification',
       auth: { kind: 'api_key', scope: 'verification:write' },
       request: { body: named('StartVerificationRequest', ZStartVerificationRequest) },
       responses: {
         201: { description: 'The code was sent', data: ZStartedVerification },
         400: { description: 'invalid_request: invalid destination or field, or `Could not deliver the code: …` (details.reference names the failed row)' },
-        429: { description: 'rate_limited: request budget, or a per-destination/per-business verification limit (details.reason)' },
+        429: {
+          description:
+            'rate_limited: request budget, a per-destination/per-business verification limit, or the fraud guard (details.reason `destination`, `business` or `fraud_guard`, with retry_after_seconds)',
+        },
         503: { description: 'provider_error: code delivery is unavailable right now (details.reference)' },
       },
     },
     async ({ body }, req, res) => {
-      const { workspaceId, workspaceUid } = apiKeyOf(req);
+      const { workspaceId, workspaceUid, mode } = apiKeyOf(req);
+      if (!channelAvailable(config, body.channel, mode)) {
+        throw new AppError('invalid_request', `channel ${body.channel} is not available on this deployment`, { details: { field: 'channel' } });
+      }
+      const prefix = destinationPrefix(body.destination) ?? 'none';
+      const counted = { channel: body.channel, prefix };
+
+      // The fraud guard first: a start it refuses is counted nowhere, and never stored by the idempotency layer (a 429).
+      const guard = await guardVerificationStart(redis, config, { workspaceUid, channel: body.channel, destination: body.destination });
+      if (guard.kind === 'refused') {
+        deps.metrics.verificationOutcomes.inc({ stage: 'start', outcome: 'fraud_guard' });
+        deps.metrics.verificationConversion.inc({ ...counted, outcome: 'refused' });
+        req.log.warn({ channel: body.channel, prefix: guard.prefix }, 'verification refused by the fraud guard');
+        dropRateLimitHeaders(res);
+        throw new AppError('rate_limited', 'Too many unverified codes to this destination prefix; retry later', {
+          details: { reason: 'fraud_guard', retry_after_seconds: guard.retryAfterSeconds, prefix: guard.prefix },
+          headers: { 'Retry-After': String(guard.retryAfterSeconds) },
+        });
+      }
+      if (guard.kind === 'counted' && guard.blocking) {
+        deps.metrics.verificationConversion.inc({ ...counted, outcome: 'would_refuse' });
+        req.log.warn(
+          { channel: body.channel, prefix: guard.prefix, mode: config.VERIFY_FRAUD_GUARD },
+          'fraud guard: prefix has low conversion (monitor: not refused)',
+        );
+      }
 
       const limit = await hitVerificationLimits(redis, config, { workspaceUid, destination: body.destination });
       if (limit.kind === 'refused') {
+        if (guard.kind === 'counted') await guard.release();
         deps.metrics.verificationOutcomes.inc({ stage: 'start', outcome: 'rate_limited' });
         dropRateLimitHeaders(res);
         throw new AppError('rate_limited', `Too many verifications for this ${limit.reason === 'destination' ? 'destination' : 'business'}; retry later`, {
@@ -111,7 +143,8 @@ export function registerVerificationRoutes(v1: RouteMount, deps: GatewayDeps) {
         });
       }
 
-      const { verification, sealedCode } = await createVerification(deps.sql, config, { workspaceId, mode: apiKeyOf(req).mode, ...body });
+      deps.metrics.verificationConversion.inc({ ...counted, outcome: 'started' });
+      const { verification, sealedCode } = await createVerification(deps.sql, config, { workspaceId, mode, ...body });
       const reference = verification.reference;
       req.log.info({ reference, channel: verification.channel }, 'verification started');
 
@@ -166,9 +199,16 @@ export function registerVerificationRoutes(v1: RouteMount, deps: GatewayDeps) {
       responses: { 201: { description: 'The outcome of the check', data: ZCheckOutcome } },
     },
     async ({ params, body }, req, res) => {
-      const { workspaceId } = apiKeyOf(req);
+      const { workspaceId, workspaceUid } = apiKeyOf(req);
       const outcome = await checkVerification(
-        { sql: deps.sql, redis, keyPrefix: config.REDIS_KEY_PREFIX },
+        {
+          sql: deps.sql,
+          redis,
+          keyPrefix: config.REDIS_KEY_PREFIX,
+          fraudGuard: { config, workspaceUid },
+          onVerified: (row) =>
+            deps.metrics.verificationConversion.inc({ channel: row.channel, prefix: destinationPrefix(row.destination) ?? 'none', outcome: 'verified' }),
+        },
         { workspaceId, reference: params.reference, code: body.code },
       );
       deps.metrics.verificationOutcomes.inc({ stage: 'check', outcome: outcome.status === 'verified' ? 'verified' : outcome.reason });
