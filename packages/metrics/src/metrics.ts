@@ -19,7 +19,10 @@ const JOB_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 export interface CreateMetricsOptions {
   /** The `service` label on every sample (gateway, payout-worker, ...). */
   service: string;
-  /** Process metrics (CPU, memory, event loop lag, GC). Default true; tests turn them off. */
+  /**
+   * Process metrics (CPU, memory, event loop lag, GC) under prom-client's standard names
+   * (`process_*`, `nodejs_*`, no prefix), which community dashboards expect. Default true; tests turn them off.
+   */
   processMetrics?: boolean;
 }
 
@@ -32,7 +35,7 @@ export interface CreateMetricsOptions {
 export function createMetrics(options: CreateMetricsOptions) {
   const registry = new Registry();
   registry.setDefaultLabels({ service: options.service });
-  if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: 'cowrie_' });
+  if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
   const registers = [registry];
   const depthSources = new Set<DepthSource>();
 
