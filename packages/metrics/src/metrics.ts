@@ -93,6 +93,24 @@ export function createMetrics(options: CreateMetricsOptions) {
       labelNames: ['outcome'] as const,
       registers,
     }),
+    /** One series per endpoint: bounded by the endpoints that exist (WEBHOOK_ENDPOINTS_MAX per workspace). */
+    webhookEndpointDeliveries: new Counter({
+      name: 'cowrie_webhook_endpoint_deliveries_total',
+      help: 'Finished webhook dispatches by endpoint id and outcome (delivered, failed)',
+      labelNames: ['endpoint', 'outcome'] as const,
+      registers,
+    }),
+    payouts: new Counter({
+      name: 'cowrie_payouts_total',
+      help: "Payout jobs by the payout's outcome: completed, failed, reversed, provider_error, unknown (the rail could not say), pending (the rail has it, unsettled), skipped (nothing to do)",
+      labelNames: ['outcome'] as const,
+      registers,
+    }),
+    payoutsProcessingOldest: new Gauge({
+      name: 'cowrie_payouts_processing_oldest_seconds',
+      help: 'Age of the oldest payout still processing (0 when none), as the payout reconciler last saw it',
+      registers,
+    }),
     webhookAttempts: new Histogram({
       name: 'cowrie_webhook_delivery_attempts',
       help: 'HTTP attempts a finished webhook dispatch took (1 to 3)',
