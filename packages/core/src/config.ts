@@ -252,6 +252,8 @@ export const ZConfig = z
     PAYOUT_BANKS_CACHE_TTL_SECONDS: positiveInt(3600),
     // how often the payout reconciler looks for processing payouts left without a live job
     PAYOUT_RECONCILE_EVERY_MS: positiveInt(30_000),
+    // how often each payout worker audits the whole ledger (one read-only snapshot) for the monitoring's gauges and alert; 0: never
+    LEDGER_AUDIT_EVERY_MS: nonNegativeInt(3_600_000),
     // a processing payout untouched for this long and without a live job is re-queued
     PAYOUT_RECONCILE_AFTER_MS: positiveInt(60_000),
     // BullMQ lock of a payout job; a job of a worker that died is handed to another after it

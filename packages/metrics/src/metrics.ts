@@ -111,6 +111,21 @@ export function createMetrics(options: CreateMetricsOptions) {
       help: 'Age of the oldest payout still processing (0 when none), as the payout reconciler last saw it',
       registers,
     }),
+    ledgerAuditViolations: new Gauge({
+      name: 'cowrie_ledger_audit_violations',
+      help: 'Violations the last ledger audit of this payout worker found (0: the ledger holds); it audits every LEDGER_AUDIT_EVERY_MS',
+      registers,
+    }),
+    ledgerAuditLastSuccess: new Gauge({
+      name: 'cowrie_ledger_audit_last_success_timestamp_seconds',
+      help: 'When the last ledger audit that ran to the end finished (Unix seconds; 0: none yet)',
+      registers,
+    }),
+    ledgerAuditFailures: new Counter({
+      name: 'cowrie_ledger_audit_failures_total',
+      help: 'Ledger audits that could not run to the end (an error, not a violation)',
+      registers,
+    }),
     webhookAttempts: new Histogram({
       name: 'cowrie_webhook_delivery_attempts',
       help: 'HTTP attempts a finished webhook dispatch took (1 to 3)',

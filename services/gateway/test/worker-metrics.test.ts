@@ -95,6 +95,13 @@ test('payout jobs and rail calls are timed on the payout-worker port', async () 
   expect(sampleValue(samples, 'cowrie_payouts_processing_oldest_seconds')).toBeGreaterThanOrEqual(0);
 });
 
+test('the payout worker audits the ledger at start and reports it: when an audit last ran to the end, and what it found', async () => {
+  const samples = await scrapeWhen('payout-worker', (s) => (sampleValue(s, 'cowrie_ledger_audit_last_success_timestamp_seconds') ?? 0) > 0);
+  expect(sampleValue(samples, 'cowrie_ledger_audit_last_success_timestamp_seconds')).toBeLessThanOrEqual(Date.now() / 1000);
+  expect(sampleValue(samples, 'cowrie_ledger_audit_violations')).toBe(0);
+  expect(sampleValue(samples, 'cowrie_ledger_audit_failures_total')).toBe(0);
+});
+
 test('code deliveries are counted on the verification-dispatcher port', async () => {
   const { key } = await createWorkspaceWithKey(gw.env.db, { name: 'Codes' });
   expect((await call(gw.url, 'POST', '/v1/verifications', { token: key, body: { channel: 'sms', destination: '+2348011111111' } })).status).toBe(201);

@@ -6,6 +6,7 @@ import { instrumentCalls, railObserver, type CowrieMetrics } from '@cowrie/metri
 import { startServiceWorker, type RunningWorker } from '@cowrie/service-kit';
 import { handlers } from './handlers';
 import { startPayoutReconciler, startSandboxNotices } from './reconciler-loop';
+import { startLedgerAuditLoop } from './ledger-audit-loop';
 
 export interface RunningPayoutWorker extends RunningWorker {
   worker: Worker;
@@ -62,7 +63,11 @@ export async function startPayoutWorker(
         ready: async () => {
           await queue.removeJobScheduler(LEGACY_RECONCILE_SCHEDULER_ID).catch(() => undefined);
         },
-        startLoops: () => [startPayoutReconciler({ sql, queue, rails, config, logger, metrics }), startSandboxNotices({ sql, rails, logger })],
+        startLoops: () => [
+          startPayoutReconciler({ sql, queue, rails, config, logger, metrics }),
+          startSandboxNotices({ sql, rails, logger }),
+          ...startLedgerAuditLoop({ db, everyMs: config.LEDGER_AUDIT_EVERY_MS, logger, metrics }),
+        ],
       };
     },
   });
