@@ -20,8 +20,8 @@ const UNTRACED_PATHS = /^\/(healthz|readyz|livez|metrics)(?:[/?]|$)/;
  * on Prometheus (metrics and logs exporters default to `none`), and logs stay
  * on stdout, with `trace_id` and `span_id` on every line written in a span.
  *
- * Instrumented: incoming and outgoing HTTP (the rails', providers' and
- * webhook calls use got, over node:http), express routes, pg and ioredis
+ * Instrumented: incoming and outgoing HTTP (the rails' and providers' calls
+ * use got, over node:http; webhook deliveries use undici), express routes, pg and ioredis
  * (only inside a traced operation, so idle polling makes no traces), and
  * BullMQ through its telemetry option (@cowrie/core queueTelemetry).
  */
@@ -37,6 +37,7 @@ export function startTracing(service: string): void {
   const { PgInstrumentation } = require('@opentelemetry/instrumentation-pg') as typeof import('@opentelemetry/instrumentation-pg');
   const { IORedisInstrumentation } = require('@opentelemetry/instrumentation-ioredis') as typeof import('@opentelemetry/instrumentation-ioredis');
   const { PinoInstrumentation } = require('@opentelemetry/instrumentation-pino') as typeof import('@opentelemetry/instrumentation-pino');
+  const { UndiciInstrumentation } = require('@opentelemetry/instrumentation-undici') as typeof import('@opentelemetry/instrumentation-undici');
   /* eslint-enable @typescript-eslint/no-require-imports */
   sdk = new NodeSDK({
     ...(!process.env.OTEL_SERVICE_NAME?.trim() && { serviceName: service }),
@@ -47,6 +48,8 @@ export function startTracing(service: string): void {
       new PgInstrumentation({ requireParentSpan: true }),
       new IORedisInstrumentation({ requireParentSpan: true }),
       new PinoInstrumentation({ disableLogSending: true }),
+      // Webhook deliveries are sent with undici (their own agent, for the address policy).
+      new UndiciInstrumentation(),
     ],
   });
   sdk.start();

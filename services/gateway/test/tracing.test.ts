@@ -2,9 +2,9 @@
 // queued and that job's rail call in separate traces, so an operator cannot
 // follow one transfer), a protocol of OTEL_EXPORTER_OTLP_PROTOCOL ignored, log
 // lines without the trace id, or tracing that costs something when it is off.
-// The compiled gateway and payout-worker run as production runs them, with
-// the standard OTEL_* variables, exporting to a real OTLP/HTTP receiver here:
-// the gateway over http/protobuf, the worker over http/json.
+// The compiled gateway, payout-worker and webhook-sender run as production
+// runs them, with the standard OTEL_* variables, exporting to a real OTLP/HTTP
+// receiver here: the gateway over http/protobuf, the workers over http/json.
 import {
   createTestEnv,
   createWorkspaceWithKey,
@@ -16,12 +16,15 @@ import {
   type HttpReceiver,
   type TestEnv,
 } from '@cowrie/testing';
+import { encryptSecret } from '@cowrie/core';
+import { recordEvent } from '@cowrie/db';
 import { startPaystackStandIn, type PaystackStandIn } from '@cowrie/paystack/test/paystack-stand-in';
 import { spansOf, type ReceivedSpan } from './otlp-spans';
 import { call } from './start-test-gateway';
 
 const SERVER = 2;
 const CLIENT = 3;
+const PRODUCER = 4;
 const CONSUMER = 5;
 
 let env: TestEnv;
@@ -132,6 +135,48 @@ test('one trace joins a transfer: the gateway request (http/protobuf), its payou
     expect(lines.find((l) => l.msg === 'worker consuming')).not.toHaveProperty('trace_id');
   } finally {
     await stop(gateway, worker);
+  }
+});
+
+test("one trace joins an event's relay (the add of its delivery job) and the delivery's job and POST", async () => {
+  const receiver = await startHttpReceiver();
+  const { workspace } = await createWorkspaceWithKey(env.db);
+  await env.db.webhookEndpoint.create({
+    data: { workspaceId: workspace.id, url: `${receiver.url}/hook`, events: ['*'], secretEncrypted: encryptSecret('0'.repeat(64), env.config.ENCRYPTION_KEY) },
+  });
+  await recordEvent(env.db, { workspaceId: workspace.id, event: 'transfer.completed', payload: { reference: 'trace-me' } });
+  const sender = spawnServiceProcess(env.config, 'webhook-sender', { WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8', ...otel('http/json') });
+  try {
+    const post = (s: ReceivedSpan) =>
+      s.service === 'webhook-sender' &&
+      s.kind === CLIENT &&
+      String(s.attributes['url.full'] ?? s.attributes['http.url'] ?? '').startsWith(`${receiver.url}/hook`);
+    let trace: ReceivedSpan[] = [];
+    await waitFor(
+      async () => {
+        const spans = spansOf(collector.requests);
+        const sent = spans.find(post);
+        trace = sent ? spans.filter((s) => s.traceId === sent.traceId) : [];
+        return trace.some((s) => s.kind === CONSUMER) && trace.some((s) => s.kind === PRODUCER);
+      },
+      20_000,
+      100,
+    );
+    expect(receiver.requests.filter((r) => r.path === '/hook')).toHaveLength(1);
+    const byId = new Map(trace.map((s) => [s.spanId, s]));
+    const ancestors = (span: ReceivedSpan) => {
+      const out: ReceivedSpan[] = [];
+      for (let p = byId.get(span.parentSpanId); p; p = byId.get(p.parentSpanId)) out.push(p);
+      return out;
+    };
+    const chain = ancestors(trace.find(post)!);
+    // The POST is inside the delivery job's span, which continues the relay's add.
+    expect(chain.find((s) => s.kind === CONSUMER)).toMatchObject({ service: 'webhook-sender', name: 'process webhooks' });
+    expect(chain.find((s) => s.kind === PRODUCER)).toMatchObject({ service: 'webhook-sender' });
+    expect(chain.findIndex((s) => s.kind === CONSUMER)).toBeLessThan(chain.findIndex((s) => s.kind === PRODUCER));
+  } finally {
+    await stop(sender);
+    await receiver.close();
   }
 });
 
