@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { rememberPreviousSealingKeys } from './crypto';
 
 const DEV_ONLY_SESSION_SECRET = 'cowrie-dev-only-session-secret-do-not-use-in-production';
 const DEV_ONLY_ENCRYPTION_KEY = '00'.repeat(31) + '01';
@@ -20,7 +21,7 @@ const PUBLISHED_SECRETS = new Set([
 ]);
 
 /** Secrets checked for strength in production: what signs, seals or opens something. */
-const PRODUCTION_SECRETS = ['JWT_SECRET', 'ENCRYPTION_KEY', 'COLLECTION_SANDBOX_SECRET', 'METRICS_TOKEN', 'OPS_PASSWORD'] as const;
+const PRODUCTION_SECRETS = ['JWT_SECRET', 'ENCRYPTION_KEY', 'ENCRYPTION_KEY_PREVIOUS', 'COLLECTION_SANDBOX_SECRET', 'METRICS_TOKEN', 'OPS_PASSWORD'] as const;
 
 /**
  * Every variable whose value is a secret or holds one: the log redaction
@@ -29,6 +30,7 @@ const PRODUCTION_SECRETS = ['JWT_SECRET', 'ENCRYPTION_KEY', 'COLLECTION_SANDBOX_
 export const SECRET_CONFIG_KEYS = [
   'JWT_SECRET',
   'ENCRYPTION_KEY',
+  'ENCRYPTION_KEY_PREVIOUS',
   'COLLECTION_SANDBOX_SECRET',
   'PAYSTACK_SECRET_KEY',
   'PAYOUT_PAYSTACK_SECRET_KEY',
@@ -214,6 +216,11 @@ export const ZConfig = z
       .string()
       .regex(/^[0-9a-fA-F]{64}$/, 'expected 64 hex characters')
       .optional(),
+    // the ENCRYPTION_KEY it replaced, while rotating: it still opens what it sealed, never seals; drop it once `cowrie secrets reseal` ran
+    ENCRYPTION_KEY_PREVIOUS: z
+      .string()
+      .regex(/^[0-9a-fA-F]{64}$/, 'expected 64 hex characters')
+      .optional(),
     // requests per API key per fixed 60-second window
     PUBLIC_API_RATE_LIMIT: positiveInt(120),
     // how long a request waits for an in-flight request with the same Idempotency-Key
@@ -259,6 +266,8 @@ export const ZConfig = z
     PAYOUT_BANKS_CACHE_TTL_SECONDS: positiveInt(3600),
     // how often the payout reconciler looks for processing payouts left without a live job
     PAYOUT_RECONCILE_EVERY_MS: positiveInt(30_000),
+    // how often each payout worker audits the whole ledger (one read-only snapshot) for the monitoring's gauges and alert; 0: never
+    LEDGER_AUDIT_EVERY_MS: nonNegativeInt(3_600_000),
     // a processing payout untouched for this long and without a live job is re-queued
     PAYOUT_RECONCILE_AFTER_MS: positiveInt(60_000),
     // BullMQ lock of a payout job; a job of a worker that died is handed to another after it
@@ -531,5 +540,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const lines = parsed.error.issues.map((i) => `${i.path.join('.') || '(config)'}: ${i.message}`);
     throw new ConfigError(`invalid configuration\n  ${lines.join('\n  ')}`);
   }
-  return parsed.data;
+  const config = parsed.data;
+  if (config.ENCRYPTION_KEY) rememberPreviousSealingKeys(config.ENCRYPTION_KEY, config.ENCRYPTION_KEY_PREVIOUS ? [config.ENCRYPTION_KEY_PREVIOUS] : []);
+  return config;
 }

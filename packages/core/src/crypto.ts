@@ -24,10 +24,61 @@ export function encryptSecret(plaintext: string, keyHex: string): string {
   return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.');
 }
 
-export function decryptSecret(sealed: string, keyHex: string): string {
+/** Opens a sealed value with one key; throws when it was sealed under another (GCM's tag does not match) or was altered. */
+function openWith(sealed: string, keyHex: string): string {
   const [version, iv, tag, body] = sealed.split('.');
   if (version !== 'v1' || !iv || !tag || body === undefined) throw new Error('not a sealed secret');
   const decipher = createDecipheriv('aes-256-gcm', Buffer.from(keyHex, 'hex'), Buffer.from(iv, 'base64url'));
   decipher.setAuthTag(Buffer.from(tag, 'base64url'));
   return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+}
+
+/**
+ * The keys a sealing key replaced (ENCRYPTION_KEY_PREVIOUS), by the key that
+ * replaced them: loadConfig records them, so every decryptSecret with the
+ * current key also opens what the previous one sealed, while encryptSecret
+ * seals only with the current one. Keyed by the current key, so configurations
+ * side by side in one process (tests) never lend each other keys.
+ */
+const previousKeys = new Map<string, readonly string[]>();
+
+/** Records that `current` replaced `previous` (called by loadConfig for ENCRYPTION_KEY_PREVIOUS). */
+export function rememberPreviousSealingKeys(current: string, previous: readonly string[]): void {
+  const others = previous.filter((key) => key.toLowerCase() !== current.toLowerCase());
+  if (others.length) previousKeys.set(current.toLowerCase(), others);
+  else previousKeys.delete(current.toLowerCase());
+}
+
+/** Which key opens `sealed`: the current one, a previous one of it, or none. */
+export function sealedUnder(sealed: string, keyHex: string): 'current' | 'previous' | 'none' {
+  try {
+    openWith(sealed, keyHex);
+    return 'current';
+  } catch {
+    for (const previous of previousKeys.get(keyHex.toLowerCase()) ?? []) {
+      try {
+        openWith(sealed, previous);
+        return 'previous';
+      } catch {
+        // the next one
+      }
+    }
+    return 'none';
+  }
+}
+
+/** Opens a value sealed with `keyHex` or with a key it replaced (ENCRYPTION_KEY_PREVIOUS). */
+export function decryptSecret(sealed: string, keyHex: string): string {
+  try {
+    return openWith(sealed, keyHex);
+  } catch (err) {
+    for (const previous of previousKeys.get(keyHex.toLowerCase()) ?? []) {
+      try {
+        return openWith(sealed, previous);
+      } catch {
+        // the next one
+      }
+    }
+    throw err;
+  }
 }

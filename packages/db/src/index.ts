@@ -23,3 +23,4 @@ export function createDb({ databaseUrl, poolSize = 10 }: CreateDbOptions): Prism
 export * from './outbox';
 export * from './sql';
 export * from './statement';
+export * from './reseal';

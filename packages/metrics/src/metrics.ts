@@ -19,7 +19,10 @@ const JOB_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 export interface CreateMetricsOptions {
   /** The `service` label on every sample (gateway, payout-worker, ...). */
   service: string;
-  /** Process metrics (CPU, memory, event loop lag, GC). Default true; tests turn them off. */
+  /**
+   * Process metrics (CPU, memory, event loop lag, GC) under prom-client's standard names
+   * (`process_*`, `nodejs_*`, no prefix), which community dashboards expect. Default true; tests turn them off.
+   */
   processMetrics?: boolean;
 }
 
@@ -32,7 +35,7 @@ export interface CreateMetricsOptions {
 export function createMetrics(options: CreateMetricsOptions) {
   const registry = new Registry();
   registry.setDefaultLabels({ service: options.service });
-  if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: 'cowrie_' });
+  if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
   const registers = [registry];
   const depthSources = new Set<DepthSource>();
 
@@ -88,6 +91,39 @@ export function createMetrics(options: CreateMetricsOptions) {
       name: 'cowrie_webhook_deliveries_total',
       help: 'Webhook dispatches by final outcome (delivered, failed, skipped)',
       labelNames: ['outcome'] as const,
+      registers,
+    }),
+    /** One series per endpoint: bounded by the endpoints that exist (WEBHOOK_ENDPOINTS_MAX per workspace). */
+    webhookEndpointDeliveries: new Counter({
+      name: 'cowrie_webhook_endpoint_deliveries_total',
+      help: 'Finished webhook dispatches by endpoint id and outcome (delivered, failed)',
+      labelNames: ['endpoint', 'outcome'] as const,
+      registers,
+    }),
+    payouts: new Counter({
+      name: 'cowrie_payouts_total',
+      help: "Payout jobs by the payout's outcome: completed, failed, reversed, provider_error, unknown (the rail could not say), pending (the rail has it, unsettled), skipped (nothing to do)",
+      labelNames: ['outcome'] as const,
+      registers,
+    }),
+    payoutsProcessingOldest: new Gauge({
+      name: 'cowrie_payouts_processing_oldest_seconds',
+      help: 'Age of the oldest payout still processing (0 when none), as the payout reconciler last saw it',
+      registers,
+    }),
+    ledgerAuditViolations: new Gauge({
+      name: 'cowrie_ledger_audit_violations',
+      help: 'Violations the last ledger audit of this payout worker found (0: the ledger holds); it audits every LEDGER_AUDIT_EVERY_MS',
+      registers,
+    }),
+    ledgerAuditLastSuccess: new Gauge({
+      name: 'cowrie_ledger_audit_last_success_timestamp_seconds',
+      help: 'When the last ledger audit that ran to the end finished (Unix seconds; 0: none yet)',
+      registers,
+    }),
+    ledgerAuditFailures: new Counter({
+      name: 'cowrie_ledger_audit_failures_total',
+      help: 'Ledger audits that could not run to the end (an error, not a violation)',
       registers,
     }),
     webhookAttempts: new Histogram({

@@ -276,3 +276,20 @@ export async function checkDueReversals({
   }
   return { checked: claimed.length, reversed };
 }
+
+const OLDEST_PROCESSING_PAYOUT_COLUMNS = { createdAt: ledgerTransactionColumns.createdAt };
+
+/** The oldest `processing` payout's creation: the first entry of the (status, createdAt) index. */
+const OLDEST_PROCESSING_PAYOUT = defineStatement({
+  name: 'cowrie-oldest-processing-payout',
+  params: {},
+  text: () => `SELECT ${columnList(OLDEST_PROCESSING_PAYOUT_COLUMNS, 't')} FROM "LedgerTransaction" t
+           WHERE t."status" = 'processing' AND t."type" = 'debit' ORDER BY t."createdAt" LIMIT 1`,
+  result: OLDEST_PROCESSING_PAYOUT_COLUMNS,
+});
+
+/** Seconds since the oldest payout still `processing` was made; 0 when none is (the processing-age metric). */
+export async function oldestProcessingPayoutAgeSeconds(sql: SqlQueryable, now = new Date()): Promise<number> {
+  const { rows } = await OLDEST_PROCESSING_PAYOUT.run(sql, {});
+  return rows[0] ? Math.max(0, (now.getTime() - rows[0].createdAt.getTime()) / 1000) : 0;
+}

@@ -113,6 +113,10 @@ describe('both compose files', () => {
           expect(service.healthcheck).toEqual({ disable: true });
           // Nothing restarts a one-shot; the services wait for it to succeed.
           for (const name of SERVICES) expect(parsed.services[name]!.depends_on?.[unquote(row[0]!)]).toEqual({ condition: 'service_completed_successfully' });
+        } else if (healthcheck === 'none') {
+          // The monitoring profile's third-party images: started only with --profile monitoring.
+          expect(service.healthcheck).toBeUndefined();
+          expect(service.profiles).toEqual(['monitoring']);
         } else if (healthcheck.startsWith("the image's")) {
           // The Dockerfile's HEALTHCHECK: /healthz on HEALTHCHECK_PORT, else PORT.
           expect(service.healthcheck).toBeUndefined();

@@ -1,5 +1,5 @@
 import { Worker, type Job, type WorkerOptions } from 'bullmq';
-import { dispatchJob, type HandlerMap, type JobSpec, type Logger, type QueueDefinition, type RedisClient } from '@cowrie/core';
+import { dispatchJob, queueTelemetry, type HandlerMap, type JobSpec, type Logger, type QueueDefinition, type RedisClient } from '@cowrie/core';
 
 export interface StartQueueWorkerOptions<J extends Record<string, JobSpec>, Ctx> {
   def: QueueDefinition<J>;
@@ -39,6 +39,7 @@ async function stayIfHandedBack(worker: Worker, log: Logger): Promise<void> {
  */
 export async function startQueueWorker<J extends Record<string, JobSpec>, Ctx>(opts: StartQueueWorkerOptions<J, Ctx>): Promise<Worker> {
   const log = opts.logger.child({ queue: opts.def.name });
+  const telemetry = queueTelemetry();
   const worker = new Worker(
     opts.def.name,
     async (job) => {
@@ -55,7 +56,15 @@ export async function startQueueWorker<J extends Record<string, JobSpec>, Ctx>(o
         throw err;
       }
     },
-    { ...opts.workerOptions, connection: opts.connection, prefix: opts.prefix, concurrency: opts.concurrency, autorun: false },
+    {
+      ...opts.workerOptions,
+      connection: opts.connection,
+      prefix: opts.prefix,
+      concurrency: opts.concurrency,
+      autorun: false,
+      // Each job's span continues the trace of whoever added it (tracing on only).
+      ...(telemetry && { telemetry }),
+    },
   );
   worker.on('error', (err) => log.error({ err: { message: err.message } }, 'worker error'));
   if (opts.ready) await opts.ready();

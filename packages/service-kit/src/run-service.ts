@@ -1,5 +1,6 @@
 import type { Logger } from '@cowrie/core';
 import { boundHeapGrowth } from './heap-growth';
+import { stopTracing } from './tracing';
 import { handleUnhandledRejections } from './unhandled-rejections';
 
 export interface RunningService {
@@ -26,7 +27,8 @@ export function runService(name: string, start: () => Promise<{ service: Running
           process.exit(1);
         }, graceMs + 5000).unref();
         service.stop().then(
-          () => process.exit(0),
+          // Buffered spans are sent before the exit (a no-op when tracing is off).
+          () => stopTracing().then(() => process.exit(0)),
           (err) => {
             logger.error({ err: { message: (err as Error).message } }, `${name} stop failed`);
             process.exit(1);

@@ -29,7 +29,7 @@ export interface VerificationRecord {
 /**
  * The dashboard's view of a verification: the record and what the provider's
  * delivery report said (`delivered`, `undelivered`, or null without one) and
- * when. Not part of the /v1 record, whose fields the interface lists.
+ * when. Not part of the /v1 record, whose fields are fixed.
  */
 export interface DashboardVerificationRecord extends VerificationRecord {
   delivery_status: string | null;

@@ -1,6 +1,8 @@
+// First: tracing starts before what it instruments is loaded.
+import './tracing';
 import { loadConfig, createServiceLogger, railsByMode } from '@cowrie/core';
 import { purgeExpiredIdempotencyRecords } from '@cowrie/api-limits';
-import { boundHeapGrowth, handleUnhandledRejections } from '@cowrie/service-kit';
+import { boundHeapGrowth, handleUnhandledRejections, stopTracing } from '@cowrie/service-kit';
 import { createApp } from './app';
 import { closeGatewayDeps, createGatewayDeps } from './deps';
 import { Lifecycle } from './http/lifecycle';
@@ -57,6 +59,7 @@ async function main() {
     await closeGatewayDeps(deps);
     clearTimeout(force);
     logger.info('gateway stopped');
+    await stopTracing();
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));

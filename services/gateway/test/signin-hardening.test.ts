@@ -89,7 +89,7 @@ test('200 concurrent wrong passwords: while the admitted guesses are hashed the 
   // The longest the gateway's event loop was held since the last scrape (prom-client's monitorEventLoopDelay histogram, reset per scrape).
   const eventLoopMaxMs = async () => {
     const text = await (await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } })).text();
-    return Number(/^cowrie_nodejs_eventloop_lag_max_seconds(?:{[^}]*})? (\S+)$/m.exec(text)![1]) * 1000;
+    return Number(/^nodejs_eventloop_lag_max_seconds(?:{[^}]*})? (\S+)$/m.exec(text)![1]) * 1000;
   };
   try {
     await waitFor(async () => (await fetch(`${base}/healthz`).catch(() => null))?.ok, 30_000, 100);

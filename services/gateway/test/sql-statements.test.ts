@@ -54,6 +54,7 @@ const EXPECTED = [
   'cowrie-find-verifications',
   'cowrie-keep-unmatched-payout-event',
   'cowrie-next-reversal-check',
+  'cowrie-oldest-processing-payout',
   'cowrie-open-held-debit',
   'cowrie-open-held-debits',
   'cowrie-outbox-claim',

@@ -89,6 +89,17 @@ test('payout jobs and rail calls are timed on the payout-worker port', async () 
   expect(sampleValue(samples, 'cowrie_rail_call_duration_seconds_count', { rail: 'payout:sandbox', operation: 'transfer', outcome: 'error' })).toBe(1);
   expect(sampleValue(samples, 'cowrie_rail_call_errors_total', { rail: 'payout:sandbox', operation: 'transfer' })).toBe(1);
   expect(sampleValue(samples, 'cowrie_queue_jobs', { queue: 'payouts', state: 'waiting' })).toBe(0);
+  // Payouts by the payout's outcome: one completed, the other as the rail's throw left it.
+  expect(sampleValue(samples, 'cowrie_payouts_total', { outcome: 'completed' })).toBe(1);
+  expect(samples.filter((s) => s.name === 'cowrie_payouts_total').reduce((sum, s) => sum + s.value, 0)).toBe(2);
+  expect(sampleValue(samples, 'cowrie_payouts_processing_oldest_seconds')).toBeGreaterThanOrEqual(0);
+});
+
+test('the payout worker audits the ledger at start and reports it: when an audit last ran to the end, and what it found', async () => {
+  const samples = await scrapeWhen('payout-worker', (s) => (sampleValue(s, 'cowrie_ledger_audit_last_success_timestamp_seconds') ?? 0) > 0);
+  expect(sampleValue(samples, 'cowrie_ledger_audit_last_success_timestamp_seconds')).toBeLessThanOrEqual(Date.now() / 1000);
+  expect(sampleValue(samples, 'cowrie_ledger_audit_violations')).toBe(0);
+  expect(sampleValue(samples, 'cowrie_ledger_audit_failures_total')).toBe(0);
 });
 
 test('code deliveries are counted on the verification-dispatcher port', async () => {
@@ -111,6 +122,7 @@ test('webhook delivery outcomes and attempts are counted on the webhook-sender p
   const samples = await scrapeWhen('webhook-sender', (s) => (jobsTimed(s, 'webhooks', 'webhook.deliver') ?? 0) >= 1);
   expect(sampleValue(samples, 'cowrie_webhook_deliveries_total', { outcome: 'delivered' })).toBe(1);
   expect(sampleValue(samples, 'cowrie_webhook_delivery_attempts_sum', { outcome: 'delivered' })).toBe(1);
+  expect(sampleValue(samples, 'cowrie_webhook_endpoint_deliveries_total', { endpoint: String(endpoint.body.data.id), outcome: 'delivered' })).toBe(1);
   expect(sampleValue(samples, 'cowrie_job_duration_seconds_count', { queue: 'webhooks', job: 'webhook.deliver', outcome: 'completed' })).toBeGreaterThanOrEqual(
     1,
   );

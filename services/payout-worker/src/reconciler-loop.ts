@@ -1,7 +1,8 @@
 import type { Queue } from 'bullmq';
 import type { Logger, Config } from '@cowrie/core';
 import type { SqlPool } from '@cowrie/db';
-import { checkDuePayouts, checkDueReversals, reconcilePayoutsExclusively, receivePayoutNotification } from '@cowrie/payouts';
+import { checkDuePayouts, checkDueReversals, oldestProcessingPayoutAgeSeconds, reconcilePayoutsExclusively, receivePayoutNotification } from '@cowrie/payouts';
+import type { CowrieMetrics } from '@cowrie/metrics';
 import { sendDueSandboxReversals, type ModeRails } from '@cowrie/rails';
 import { startPollingLoop, type PollingLoop } from '@cowrie/service-kit';
 import { hasLivePayoutJob, outcomeScheduleOf, requeuePayout } from './handlers';
@@ -17,7 +18,15 @@ import { hasLivePayoutJob, outcomeScheduleOf, requeuePayout } from './handlers';
  * at a time (an advisory lock) and the outcome checks are shared out (each
  * claimed with SKIP LOCKED).
  */
-export function startPayoutReconciler(opts: { sql: SqlPool; queue: Queue; rails: ModeRails; config: Config; logger: Logger }): PollingLoop {
+export function startPayoutReconciler(opts: {
+  sql: SqlPool;
+  queue: Queue;
+  rails: ModeRails;
+  config: Config;
+  logger: Logger;
+  /** Where the oldest processing payout's age goes (cowrie_payouts_processing_oldest_seconds), each pass. */
+  metrics?: CowrieMetrics;
+}): PollingLoop {
   const { config, logger } = opts;
   const schedule = outcomeScheduleOf(config);
   let lastRequeue = 0;
@@ -27,6 +36,7 @@ export function startPayoutReconciler(opts: { sql: SqlPool; queue: Queue; rails:
     everyMs: Math.min(config.PAYOUT_RECONCILE_EVERY_MS, config.PAYOUT_UNKNOWN_FIRST_CHECK_MS),
     logger,
     pass: async () => {
+      if (opts.metrics) opts.metrics.payoutsProcessingOldest.set(await oldestProcessingPayoutAgeSeconds(opts.sql));
       const checked = await checkDuePayouts({ sql: opts.sql, rails: opts.rails, schedule, log: logger });
       if (checked.checked) logger.info(checked, 'payout outcomes checked with the rail');
       const watched = await checkDueReversals({ sql: opts.sql, rails: opts.rails, schedule, log: logger });

@@ -1,11 +1,12 @@
 import type { Queue, Worker } from 'bullmq';
 import { createServiceLogger, type Logger, type Config } from '@cowrie/core';
-import { payoutsQueue } from '@cowrie/payouts';
+import { payoutsQueue, type PayoutOutcome } from '@cowrie/payouts';
 import { createModeRails, mapModeRails } from '@cowrie/rails';
 import { instrumentCalls, railObserver, type CowrieMetrics } from '@cowrie/metrics';
 import { startServiceWorker, type RunningWorker } from '@cowrie/service-kit';
 import { handlers } from './handlers';
 import { startPayoutReconciler, startSandboxNotices } from './reconciler-loop';
+import { startLedgerAuditLoop } from './ledger-audit-loop';
 
 export interface RunningPayoutWorker extends RunningWorker {
   worker: Worker;
@@ -40,6 +41,11 @@ export async function startPayoutWorker(
     config,
     logger,
     metrics,
+    outcomeMetrics: (m, job, result) => {
+      // The job's result is the catalog's PayoutOutcome; typed here so a renamed field does not compile.
+      const outcome = result as PayoutOutcome | null;
+      if (job.name === 'payout.execute' && typeof outcome?.kind === 'string') m.payouts.inc({ outcome: outcome.kind });
+    },
     def: payoutsQueue,
     handlers,
     concurrency: config.PAYOUT_WORKER_CONCURRENCY,
@@ -57,7 +63,11 @@ export async function startPayoutWorker(
         ready: async () => {
           await queue.removeJobScheduler(LEGACY_RECONCILE_SCHEDULER_ID).catch(() => undefined);
         },
-        startLoops: () => [startPayoutReconciler({ sql, queue, rails, config, logger }), startSandboxNotices({ sql, rails, logger })],
+        startLoops: () => [
+          startPayoutReconciler({ sql, queue, rails, config, logger, metrics }),
+          startSandboxNotices({ sql, rails, logger }),
+          ...startLedgerAuditLoop({ db, everyMs: config.LEDGER_AUDIT_EVERY_MS, logger, metrics }),
+        ],
       };
     },
   });

@@ -1,3 +1,5 @@
+// First: tracing starts before what it instruments is loaded.
+import './tracing';
 import { runWorkerService } from '@cowrie/service-kit';
 import { startVerificationWorker } from './worker';
 

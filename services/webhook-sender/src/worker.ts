@@ -45,7 +45,9 @@ export async function startWebhookWorker(
       const outcome = result as DeliveredJobResult | null;
       if (job.name !== 'webhook.deliver' || typeof outcome?.kind !== 'string') return;
       metrics.webhookDeliveries.inc({ outcome: outcome.kind });
-      if (outcome.kind !== 'skipped') metrics.webhookAttempts.observe({ outcome: outcome.kind }, outcome.attempts);
+      if (outcome.kind === 'skipped') return;
+      metrics.webhookAttempts.observe({ outcome: outcome.kind }, outcome.attempts);
+      metrics.webhookEndpointDeliveries.inc({ endpoint: String(outcome.endpointId), outcome: outcome.kind });
     },
     def: webhooksQueue,
     handlers,

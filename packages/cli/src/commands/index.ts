@@ -4,6 +4,14 @@ import { verificationCommands } from './verification';
 import { depositCommands } from './deposits';
 import { walletCommands } from './wallets';
 import { configCommands } from './config';
+import { secretCommands } from './secrets';
 
 /** Every `cowrie` command; each domain adds its own list here. */
-export const COMMANDS: CliCommand[] = [...accountCommands, ...walletCommands, ...verificationCommands, ...depositCommands, ...configCommands];
+export const COMMANDS: CliCommand[] = [
+  ...accountCommands,
+  ...walletCommands,
+  ...verificationCommands,
+  ...depositCommands,
+  ...configCommands,
+  ...secretCommands,
+];

@@ -1,5 +1,6 @@
 import { Queue, type JobsOptions, type ConnectionOptions } from 'bullmq';
 import type { z } from 'zod';
+import { queueTelemetry } from './telemetry';
 
 export interface JobSpec<S extends z.ZodType = z.ZodType, R = unknown> {
   schema: S;
@@ -59,7 +60,8 @@ export interface QueueConnection {
 }
 
 export function openQueue<J extends Record<string, JobSpec>>(def: QueueDefinition<J>, conn: QueueConnection): Queue {
-  return new Queue(def.name, { connection: conn.connection, prefix: conn.prefix, defaultJobOptions: def.defaultJobOptions });
+  const telemetry = queueTelemetry();
+  return new Queue(def.name, { connection: conn.connection, prefix: conn.prefix, defaultJobOptions: def.defaultJobOptions, ...(telemetry && { telemetry }) });
 }
 
 /** Adds a job after parsing its payload against the catalog; the id makes re-adds no-ops. */

@@ -1,2 +1,3 @@
 export * from './define-queue';
 export * from './wait-for-job';
+export * from './telemetry';
