@@ -27,6 +27,7 @@ interface Service {
   depends_on?: Record<string, { condition: string }>;
   volumes?: string[];
   ports?: string[];
+  profiles?: string[];
 }
 const compose = (file: string) => parse(read(file), { merge: true }) as { name: string; services: Record<string, Service>; volumes: Record<string, unknown> };
 const PRODUCTION = compose('docker-compose.yml');
