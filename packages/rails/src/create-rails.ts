@@ -1,14 +1,21 @@
-import { AppError, type Config, type Mode, type RedisClient } from '@cowrie/core';
+import { AppError, type Config, type Decimal, type Mode, type RedisClient } from '@cowrie/core';
 import type { SqlQueryable } from '@cowrie/db';
 import { currencyStatus } from '@cowrie/catalog';
 import { cachedBanks } from './bank-cache';
+import { createFlutterwaveRail } from './flutterwave-rail';
 import { createPaystackRail } from './paystack-rail';
+import { parseRoutingRules, routePayout, type PayoutRoute, type RoutingRule } from './routing';
 import { createSandboxRail } from './sandbox-rail';
 import type { PayoutRail, Bank } from './types';
 
 export type RailsConfig = Pick<
   Config,
   | 'PAYOUT_RAIL'
+  | 'PAYOUT_RAILS'
+  | 'PAYOUT_ROUTING_RULES'
+  | 'PAYOUT_FLUTTERWAVE_SECRET_KEY'
+  | 'PAYOUT_FLUTTERWAVE_BASE_URL'
+  | 'PAYOUT_FLUTTERWAVE_TIMEOUT_MS'
   | 'PAYOUT_SANDBOX_DELAY_MS'
   | 'PAYOUT_PAYSTACK_SECRET_KEY'
   | 'PAYOUT_PAYSTACK_BASE_URL'
@@ -18,8 +25,16 @@ export type RailsConfig = Pick<
 >;
 
 export interface Rails {
-  /** The rail a payout in `currency` goes through: `live` currencies use PAYOUT_RAIL, `sandbox` ones the sandbox. */
+  /** The first rail of `currency` (banks, account names, beneficiaries): `live` currencies use PAYOUT_RAILS' first, `sandbox` ones the sandbox. */
   forCurrency(currency: string): PayoutRail;
+  /**
+   * The rails one payout may go through, in order (the first is tried first;
+   * a payout moves on only when a rail certainly did not take it), and the
+   * routing rule that chose them (null: the configured order).
+   */
+  route(payout: { currency: string; bankCode: string | null; amount: Decimal; workspaceId: number }): PayoutRoute;
+  /** The configured rules, more specific ones (the operator's table) passed in first. */
+  readonly rules: readonly RoutingRule[];
   /** The rail a ledger row names as its `provider`. */
   byId(id: string): PayoutRail;
   /** A rail's bank list, cached in Redis for PAYOUT_BANKS_CACHE_TTL_SECONDS (and in the process for at most 10 s of it). */
@@ -48,8 +63,20 @@ export function createRails(config: RailsConfig, { redis, sql }: RailsStores, mo
     timeoutMs: config.PAYOUT_PAYSTACK_TIMEOUT_MS,
     banks: () => banks(paystack),
   });
-  const all: Record<string, PayoutRail> = mode === 'test' ? { sandbox } : { sandbox, paystack };
-  const liveRail = mode === 'test' ? sandbox : all[config.PAYOUT_RAIL]!;
+  const flutterwave: PayoutRail = createFlutterwaveRail({
+    secretKey: config.PAYOUT_FLUTTERWAVE_SECRET_KEY,
+    baseUrl: config.PAYOUT_FLUTTERWAVE_BASE_URL,
+    timeoutMs: config.PAYOUT_FLUTTERWAVE_TIMEOUT_MS,
+    banks: () => banks(flutterwave),
+  });
+  // Test mode never holds a real rail: a test workspace's payouts reach the sandbox only.
+  const all: Record<string, PayoutRail> = mode === 'test' ? { sandbox } : { sandbox, paystack, flutterwave };
+  // PAYOUT_RAILS, unless PAYOUT_RAIL was changed on a loaded config without it (its first is PAYOUT_RAIL).
+  const configured: readonly string[] = config.PAYOUT_RAILS[0] === config.PAYOUT_RAIL ? config.PAYOUT_RAILS : [config.PAYOUT_RAIL];
+  const liveOrder = mode === 'test' ? ['sandbox'] : configured;
+  const liveRail = all[liveOrder[0]!]!;
+  const rules = mode === 'test' || liveOrder.length < 2 ? [] : parseRoutingRules(config.PAYOUT_ROUTING_RULES);
+  const sandboxRoute: PayoutRoute = { rails: ['sandbox'], rule: null };
   // In front of Redis, each process keeps the list briefly: a transfer names
   // its bank from it on every request.
   const localTtlMs = Math.min(LOCAL_BANKS_TTL_MS, config.PAYOUT_BANKS_CACHE_TTL_SECONDS * 1000);
@@ -69,6 +96,13 @@ export function createRails(config: RailsConfig, { redis, sql }: RailsStores, mo
       if (status === 'live') return liveRail;
       throw new AppError('coming_soon', `Payouts in ${currency.toUpperCase()} are coming soon`);
     },
+    route(payout) {
+      const status = currencyStatus(payout.currency);
+      if (status === 'sandbox') return sandboxRoute;
+      if (status !== 'live') throw new AppError('coming_soon', `Payouts in ${payout.currency.toUpperCase()} are coming soon`);
+      return routePayout(rules, liveOrder, payout);
+    },
+    rules,
     byId(id) {
       const rail = all[id];
       if (!rail) throw new Error(`unknown payout rail ${id} in ${mode} mode`);
@@ -98,6 +132,8 @@ export function mapRails(rails: Rails, wrap: (rail: PayoutRail) => PayoutRail): 
   };
   return {
     forCurrency: (currency) => once(rails.forCurrency(currency)),
+    route: (payout) => rails.route(payout),
+    rules: rails.rules,
     byId: (id) => once(rails.byId(id)),
     banks: (rail) => rails.banks(rail),
   };
