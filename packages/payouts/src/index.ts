@@ -14,3 +14,4 @@ export * from './queue';
 export * from './rail-notifications';
 export * from './sandbox-reversal';
 export * from './samples';
+export * from './rail-route';

@@ -73,6 +73,8 @@ export interface PaystackStandIn {
     hangMs: number;
     acceptThenFail: boolean;
     hideFromVerify: boolean;
+    /** POST /transfer answers 400 "Your balance is not enough…" and records nothing (Paystack's own balance too low). */
+    balanceTooLow?: boolean;
     behaviour?: (transfer: { reference: string; reason: string }) => StandInSend | undefined;
     /** Where a `transfer.reversed` notification is POSTed (signed with the secret) when `reverseAfterMs` reverses a transfer; none when unset. */
     notifyUrl?: string;
@@ -247,6 +249,7 @@ export async function startPaystackStandIn({ secret = 'sk_test_standin' }: { sec
         if (!Number.isInteger(body.amount) || body.amount <= 0) return send(res, 400, { status: false, message: 'Invalid amount' });
         if (!/^[a-z0-9_-]{16,50}$/.test(body.reference ?? '')) return send(res, 400, { status: false, message: 'Invalid reference' });
         if (transfers.has(body.reference)) return send(res, 400, { status: false, message: 'Duplicate Transfer Reference' });
+        if (options.balanceTooLow) return send(res, 400, { status: false, message: 'Your balance is not enough to fulfil this request' });
         const account = recipient.details.account_number as string;
         const planned = options.behaviour?.({ reference: body.reference, reason: String(body.reason ?? '') });
         if (planned && !planned.record) {

@@ -4,6 +4,7 @@ import { currencyStatus } from '@cowrie/catalog';
 import { cachedBanks } from './bank-cache';
 import { createFlutterwaveRail } from './flutterwave-rail';
 import { createPaystackRail } from './paystack-rail';
+import { createRailHealth, type RailHealth } from './health';
 import { parseRoutingRules, routePayout, type PayoutRoute, type RoutingRule } from './routing';
 import { createSandboxRail } from './sandbox-rail';
 import type { PayoutRail, Bank } from './types';
@@ -16,6 +17,8 @@ export type RailsConfig = Pick<
   | 'PAYOUT_FLUTTERWAVE_SECRET_KEY'
   | 'PAYOUT_FLUTTERWAVE_BASE_URL'
   | 'PAYOUT_FLUTTERWAVE_TIMEOUT_MS'
+  | 'PAYOUT_RAIL_COOLDOWN_MS'
+  | 'PAYOUT_RAIL_MAX_COOLDOWN_MS'
   | 'PAYOUT_SANDBOX_DELAY_MS'
   | 'PAYOUT_PAYSTACK_SECRET_KEY'
   | 'PAYOUT_PAYSTACK_BASE_URL'
@@ -33,8 +36,12 @@ export interface Rails {
    * routing rule that chose them (null: the configured order).
    */
   route(payout: { currency: string; bankCode: string | null; amount: Decimal; workspaceId: number }): PayoutRoute;
-  /** The configured rules, more specific ones (the operator's table) passed in first. */
+  /** The configured rules (PAYOUT_ROUTING_RULES), in the order they are tried. */
   readonly rules: readonly RoutingRule[];
+  /** The rails a live payout may go through, in the configured order. */
+  readonly order: readonly string[];
+  /** The breaker of the rails (null with a single rail: nothing to pass a payout on to). */
+  readonly health: RailHealth | null;
   /** The rail a ledger row names as its `provider`. */
   byId(id: string): PayoutRail;
   /** A rail's bank list, cached in Redis for PAYOUT_BANKS_CACHE_TTL_SECONDS (and in the process for at most 10 s of it). */
@@ -77,6 +84,10 @@ export function createRails(config: RailsConfig, { redis, sql }: RailsStores, mo
   const liveRail = all[liveOrder[0]!]!;
   const rules = mode === 'test' || liveOrder.length < 2 ? [] : parseRoutingRules(config.PAYOUT_ROUTING_RULES);
   const sandboxRoute: PayoutRoute = { rails: ['sandbox'], rule: null };
+  const health =
+    liveOrder.length > 1
+      ? createRailHealth({ redis, keyPrefix: config.REDIS_KEY_PREFIX, cooldownMs: config.PAYOUT_RAIL_COOLDOWN_MS, maxCooldownMs: config.PAYOUT_RAIL_MAX_COOLDOWN_MS })
+      : null;
   // In front of Redis, each process keeps the list briefly: a transfer names
   // its bank from it on every request.
   const localTtlMs = Math.min(LOCAL_BANKS_TTL_MS, config.PAYOUT_BANKS_CACHE_TTL_SECONDS * 1000);
@@ -103,6 +114,8 @@ export function createRails(config: RailsConfig, { redis, sql }: RailsStores, mo
       return routePayout(rules, liveOrder, payout);
     },
     rules,
+    order: liveOrder,
+    health,
     byId(id) {
       const rail = all[id];
       if (!rail) throw new Error(`unknown payout rail ${id} in ${mode} mode`);
@@ -134,6 +147,8 @@ export function mapRails(rails: Rails, wrap: (rail: PayoutRail) => PayoutRail): 
     forCurrency: (currency) => once(rails.forCurrency(currency)),
     route: (payout) => rails.route(payout),
     rules: rails.rules,
+    order: rails.order,
+    health: rails.health,
     byId: (id) => once(rails.byId(id)),
     banks: (rail) => rails.banks(rail),
   };

@@ -6,3 +6,4 @@ export * from './flutterwave-rail';
 export * from './bank-cache';
 export * from './create-rails';
 export * from './routing';
+export * from './health';

@@ -66,6 +66,7 @@ const EXPECTED = [
   'cowrie-payout-by-reference',
   'cowrie-payout-checks',
   'cowrie-payout-current-row',
+  'cowrie-payout-fail-over',
   'cowrie-payout-keep-rail-answer',
   'cowrie-payout-provider-error',
   'cowrie-payout-take-up',
