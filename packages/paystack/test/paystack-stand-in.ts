@@ -48,7 +48,8 @@ import type { AddressInfo } from 'node:net';
  */
 export interface StandInSend {
   record: boolean;
-  answer: 'ok' | '5xx' | 'hang';
+  /** `refuse`: Paystack's own balance is too low (400, nothing recorded; with `record: false`). */
+  answer: 'ok' | '5xx' | 'hang' | 'refuse';
   /** A recorded transfer stays invisible to verify this long. */
   visibleAfterMs?: number;
   /** The transfer is `pending` at first and reaches this final status after `afterMs` (Paystack settling later). */
@@ -253,6 +254,7 @@ export async function startPaystackStandIn({ secret = 'sk_test_standin' }: { sec
         const account = recipient.details.account_number as string;
         const planned = options.behaviour?.({ reference: body.reference, reason: String(body.reason ?? '') });
         if (planned && !planned.record) {
+          if (planned.answer === 'refuse') return send(res, 400, { status: false, message: 'Your balance is not enough to fulfil this request' });
           return planned.answer === 'hang' ? later(options.hangMs, () => res.destroy()) : send(res, 500, { status: false, message: 'Internal server error' });
         }
         if (account === '0000000009' && !planned) return send(res, 500, { status: false, message: 'Internal server error' });

@@ -30,7 +30,8 @@ import type { AddressInfo, Socket } from 'node:net';
  */
 export interface FlutterwaveSend {
   record: boolean;
-  answer: 'ok' | '5xx' | 'hang';
+  /** `refuse`: Flutterwave's own balance is too low (400 "Insufficient funds", nothing recorded; with `record: false`). */
+  answer: 'ok' | '5xx' | 'hang' | 'refuse';
   /** A recorded transfer stays invisible to a fetch this long. */
   visibleAfterMs?: number;
   /** NEW at first, this status after `afterMs`. */
@@ -176,6 +177,7 @@ export async function startFlutterwaveStandIn({
         const account = String(body.account_number);
         const planned = options.behaviour?.({ reference: body.reference, narration: String(body.narration ?? '') });
         if (planned && !planned.record) {
+          if (planned.answer === 'refuse') return send(res, 400, { status: 'error', message: 'Insufficient funds in customer wallet', data: null });
           return planned.answer === 'hang' ? later(options.hangMs, () => res.destroy()) : send(res, 500, { status: 'error', message: 'Internal server error', data: null });
         }
         if (account === '0000000009' && !planned) return send(res, 500, { status: 'error', message: 'Internal server error', data: null });

@@ -7,6 +7,7 @@
 // asked to send, under which reference.
 import { randomBytes } from 'node:crypto';
 import { findWallet } from '@cowrie/ledger';
+import { transactionWithEvents } from '@cowrie/payouts';
 import { createWorkspaceWithKey, waitFor } from '@cowrie/testing';
 import { startPaystackStandIn, type PaystackStandIn } from '@cowrie/paystack/test/paystack-stand-in';
 import { flutterwaveTransferEvent, startFlutterwaveStandIn, type FlutterwaveStandIn } from '@cowrie/rails/test/flutterwave-stand-in';
@@ -110,6 +111,12 @@ test('the first rail refusing before accepting (down): the payout moves to the s
   expect(await held(ws.id)).toBe('0.000000');
   expect((await findWallet(stack.env.db, ws.id, 'NGN'))!.balance.toFixed(6)).toBe('749.500000');
   expect(await stack.env.db.outboxEvent.count({ where: { workspaceId: ws.id, event: 'transfer.completed' } })).toBe(1);
+  // The dashboard's transaction detail lists the rails it went through.
+  const detail = await transactionWithEvents(stack.env.db, ws.id, t.reference);
+  expect(detail.attempts).toEqual([
+    expect.objectContaining({ rail: 'paystack', reference: t.reference, outcome: 'refused', reason: expect.stringMatching(/Paystack failed with HTTP 500/) }),
+    expect.objectContaining({ rail: 'flutterwave', reference: `${t.reference}-2`, outcome: 'completed', reason: null }),
+  ]);
   // The transaction as read later says the same.
   const read = await call(stack.url, 'GET', '/v1/transactions', { token: ws.key });
   expect(read.body.data.find((x: { reference: string }) => x.reference === t.reference)).toMatchObject({ status: 'completed', provider: 'flutterwave', providerReference: t.providerReference });
