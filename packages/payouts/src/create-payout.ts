@@ -30,13 +30,13 @@ export type PayoutRequestKey = RequestKey;
  * may go through, first one first, and the rule that chose them: recorded in
  * its metadata when there is a choice) and the fee schedule's fee.
  */
-function payoutBasics(
+async function payoutBasics(
   deps: PayoutDeps,
   currency: string,
   bankCode: string | null,
   input: { workspaceId: number; amount: Decimal; idempotencyKey?: string; request?: PayoutRequestKey },
 ) {
-  const route = deps.rails.route({ currency, bankCode, amount: input.amount, workspaceId: input.workspaceId });
+  const route = await deps.rails.route({ currency, bankCode, amount: input.amount, workspaceId: input.workspaceId });
   return {
     routeMetadata: routeMetadata(route),
     workspaceId: input.workspaceId,
@@ -82,7 +82,7 @@ export async function createTransfer(deps: PayoutDeps, input: TransferInput): Pr
   const currency = checkPayoutCurrency(input.currency);
   const counterpartyBank = await counterpartyBankName(deps.rails, currency, input.bankName, input.bankCode);
   const counterpartyName = input.accountName ?? null;
-  const { routeMetadata: route, ...basics } = payoutBasics(deps, currency, input.bankCode ?? null, input);
+  const { routeMetadata: route, ...basics } = await payoutBasics(deps, currency, input.bankCode ?? null, input);
   return openHeldDebit(deps.sql, {
     ...basics,
     category: 'send',
@@ -123,7 +123,7 @@ export async function createWithdrawal(deps: PayoutDeps, input: WithdrawalInput)
     });
   }
   const narration = `Withdrawal to ${beneficiary.name}`;
-  const { routeMetadata: route, ...basics } = payoutBasics(deps, currency, beneficiary.bankCode, input);
+  const { routeMetadata: route, ...basics } = await payoutBasics(deps, currency, beneficiary.bankCode, input);
   return openHeldDebit(deps.sql, {
     ...basics,
     category: 'payout',

@@ -5,7 +5,7 @@ import { cachedBanks } from './bank-cache';
 import { createFlutterwaveRail } from './flutterwave-rail';
 import { createPaystackRail } from './paystack-rail';
 import { createRailHealth, type RailHealth } from './health';
-import { parseRoutingRules, routePayout, type PayoutRoute, type RoutingRule } from './routing';
+import { parseRoutingRules, routePayout, tableRoutingRules, type PayoutRoute, type RoutingRule } from './routing';
 import { createSandboxRail } from './sandbox-rail';
 import type { PayoutRail, Bank } from './types';
 
@@ -35,8 +35,8 @@ export interface Rails {
    * a payout moves on only when a rail certainly did not take it), and the
    * routing rule that chose them (null: the configured order).
    */
-  route(payout: { currency: string; bankCode: string | null; amount: Decimal; workspaceId: number }): PayoutRoute;
-  /** The configured rules (PAYOUT_ROUTING_RULES), in the order they are tried. */
+  route(payout: { currency: string; bankCode: string | null; amount: Decimal; workspaceId: number }): Promise<PayoutRoute>;
+  /** The configured rules (PAYOUT_ROUTING_RULES), tried after the operator's table (`cowrie rail rule …`). */
   readonly rules: readonly RoutingRule[];
   /** The rails a live payout may go through, in the configured order. */
   readonly order: readonly string[];
@@ -49,6 +49,8 @@ export interface Rails {
 }
 
 const LOCAL_BANKS_TTL_MS = 10_000;
+/** How long a process routes by the operator's table of rules as it last read it. */
+const TABLE_RULES_TTL_MS = 10_000;
 
 /** What the rails keep state in: Redis for the bank list cache, Postgres for the sandbox's bank. */
 export interface RailsStores {
@@ -84,6 +86,19 @@ export function createRails(config: RailsConfig, { redis, sql }: RailsStores, mo
   const liveRail = all[liveOrder[0]!]!;
   const rules = mode === 'test' || liveOrder.length < 2 ? [] : parseRoutingRules(config.PAYOUT_ROUTING_RULES);
   const sandboxRoute: PayoutRoute = { rails: ['sandbox'], rule: null };
+  // The operator's rules, read at most every TABLE_RULES_TTL_MS; with one rail there is nothing to choose and nothing is read.
+  let tableRules: { rules: Promise<RoutingRule[]>; until: number } | null = null;
+  const currentTableRules = (): Promise<RoutingRule[]> => {
+    if (liveOrder.length < 2) return Promise.resolve([]);
+    if (!tableRules || tableRules.until <= Date.now()) {
+      const loading = tableRoutingRules(sql);
+      tableRules = { rules: loading, until: Date.now() + TABLE_RULES_TTL_MS };
+      loading.catch(() => {
+        tableRules = null;
+      });
+    }
+    return tableRules.rules;
+  };
   const health =
     liveOrder.length > 1
       ? createRailHealth({ redis, keyPrefix: config.REDIS_KEY_PREFIX, cooldownMs: config.PAYOUT_RAIL_COOLDOWN_MS, maxCooldownMs: config.PAYOUT_RAIL_MAX_COOLDOWN_MS })
@@ -107,11 +122,12 @@ export function createRails(config: RailsConfig, { redis, sql }: RailsStores, mo
       if (status === 'live') return liveRail;
       throw new AppError('coming_soon', `Payouts in ${currency.toUpperCase()} are coming soon`);
     },
-    route(payout) {
+    async route(payout) {
       const status = currencyStatus(payout.currency);
       if (status === 'sandbox') return sandboxRoute;
       if (status !== 'live') throw new AppError('coming_soon', `Payouts in ${payout.currency.toUpperCase()} are coming soon`);
-      return routePayout(rules, liveOrder, payout);
+      if (mode === 'test') return sandboxRoute;
+      return routePayout([...(await currentTableRules()), ...rules], liveOrder, payout);
     },
     rules,
     order: liveOrder,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { Decimal } from '@cowrie/core';
+import { AppError, Decimal, PAYOUT_RAIL_IDS } from '@cowrie/core';
+import { columnList, defineStatement, modelColumns, sqlColumn, type PayoutRoutingRule, type PrismaClient, type SqlQueryable } from '@cowrie/db';
 
 /**
  * One routing rule: which rails, in which order, a payout it matches goes
@@ -98,4 +99,94 @@ export function routePayout(
     if (rails.length) return { rails, rule: rule.name };
   }
   return { rails: configured, rule: null };
+}
+
+const routingRuleColumns = modelColumns<PayoutRoutingRule>()('PayoutRoutingRule', {
+  name: sqlColumn.text,
+  position: sqlColumn.int,
+  currency: sqlColumn.text.orNull,
+  bankCodes: sqlColumn.textList,
+  minAmount: sqlColumn.decimal.orNull,
+  maxAmount: sqlColumn.decimal.orNull,
+  workspaceId: sqlColumn.int.orNull,
+  rails: sqlColumn.textList,
+});
+
+/** The operator's routing rules (`cowrie rail rule …`), in the order they are tried. */
+const TABLE_RULES = defineStatement({
+  name: 'cowrie-payout-routing-rules',
+  params: {},
+  text: () => `SELECT ${columnList(routingRuleColumns)} FROM "PayoutRoutingRule" ORDER BY "position", "id"`,
+  result: routingRuleColumns,
+});
+
+/** The operator's table of routing rules, read as rules. */
+export async function tableRoutingRules(sql: SqlQueryable): Promise<RoutingRule[]> {
+  const { rows } = await TABLE_RULES.run(sql, {});
+  return rows.map((r) => ({
+    name: r.name,
+    currency: r.currency ?? undefined,
+    bankCodes: r.bankCodes.length ? r.bankCodes : undefined,
+    minAmount: r.minAmount ? new Decimal(r.minAmount.toString()) : undefined,
+    maxAmount: r.maxAmount ? new Decimal(r.maxAmount.toString()) : undefined,
+    workspaceId: r.workspaceId ?? undefined,
+    rails: r.rails,
+  }));
+}
+
+/** A rule as the CLI shows it (the JSON form PAYOUT_ROUTING_RULES takes, with its position). */
+export function renderRoutingRule(rule: RoutingRule, position?: number) {
+  return {
+    name: rule.name,
+    ...(position === undefined ? {} : { position }),
+    currency: rule.currency ?? null,
+    bank_codes: rule.bankCodes ?? null,
+    min_amount: rule.minAmount?.toFixed() ?? null,
+    max_amount: rule.maxAmount?.toFixed() ?? null,
+    workspace_id: rule.workspaceId ?? null,
+    rails: rule.rails,
+  };
+}
+
+/**
+ * Adds (or, with the same name, replaces) one of the operator's routing
+ * rules, at `position` (lower first; default after the others). Its rails
+ * must be payout rails Cowrie has; whether this deployment runs them is
+ * decided per payout (a rule left with none is passed over).
+ */
+export async function saveRoutingRule(db: PrismaClient, input: unknown, position?: number) {
+  const parsed = ZRoutingRule.extend({ name: z.string().min(1).max(100) }).safeParse(input);
+  if (!parsed.success) throw new AppError('invalid_request', parsed.error.issues.map((i) => `${i.path.join('.') || 'rule'} ${i.message}`).join('; '));
+  const r = parsed.data;
+  const unknown = r.rails.filter((rail) => !(PAYOUT_RAIL_IDS as readonly string[]).includes(rail));
+  if (unknown.length) throw new AppError('invalid_request', `rails names an unknown rail: ${unknown.join(', ')}`);
+  const last = await db.payoutRoutingRule.aggregate({ _max: { position: true } });
+  const data = {
+    position: position ?? (last._max.position ?? 0) + 1,
+    currency: r.currency ?? null,
+    bankCodes: r.bank_codes ?? [],
+    minAmount: r.min_amount?.toFixed() ?? null,
+    maxAmount: r.max_amount?.toFixed() ?? null,
+    workspaceId: r.workspace_id ?? null,
+    rails: r.rails,
+  };
+  const row = await db.payoutRoutingRule.upsert({ where: { name: r.name }, create: { name: r.name, ...data }, update: data });
+  return renderRoutingRule(
+    {
+      name: row.name,
+      currency: r.currency,
+      bankCodes: r.bank_codes,
+      minAmount: r.min_amount,
+      maxAmount: r.max_amount,
+      workspaceId: r.workspace_id,
+      rails: r.rails,
+    },
+    row.position,
+  );
+}
+
+export async function removeRoutingRule(db: PrismaClient, name: string) {
+  const { count } = await db.payoutRoutingRule.deleteMany({ where: { name } });
+  if (!count) throw new AppError('not_found', `No routing rule named ${name}`);
+  return { name, removed: true };
 }

@@ -61,22 +61,22 @@ describe('createRails', () => {
   });
   afterAll(() => env.cleanup());
 
-  test('routes live payouts by the rules over PAYOUT_RAILS; sandbox currencies and test mode reach the sandbox only; one rail has no breaker', () => {
+  test('routes live payouts by the rules over PAYOUT_RAILS; sandbox currencies and test mode reach the sandbox only; one rail has no breaker', async () => {
     const config = loadConfig({
       PAYOUT_RAILS: 'paystack,flutterwave',
       PAYOUT_ROUTING_RULES: JSON.stringify([{ name: 'gtb', bank_codes: ['058'], rails: ['flutterwave', 'paystack'] }]),
     });
     const live = createRails(config, env, 'live');
-    expect(live.route(payout())).toEqual({ rails: ['flutterwave', 'paystack'], rule: 'gtb' });
-    expect(live.route(payout({ bankCode: '057' }))).toEqual({ rails: ['paystack', 'flutterwave'], rule: null });
+    expect(await live.route(payout())).toEqual({ rails: ['flutterwave', 'paystack'], rule: 'gtb' });
+    expect(await live.route(payout({ bankCode: '057' }))).toEqual({ rails: ['paystack', 'flutterwave'], rule: null });
     expect(live.forCurrency('NGN').id).toBe('paystack');
     expect(live.byId('flutterwave').id).toBe('flutterwave');
     expect(live.health).not.toBeNull();
     const test = createRails(config, env, 'test');
-    expect(test.route(payout())).toEqual({ rails: ['sandbox'], rule: null });
+    expect(await test.route(payout())).toEqual({ rails: ['sandbox'], rule: null });
     expect(() => test.byId('flutterwave')).toThrow(/unknown payout rail flutterwave in test mode/);
     expect(test.health).toBeNull();
     expect(createRails(loadConfig({ PAYOUT_RAIL: 'paystack' }), env).health).toBeNull();
-    expect(createRails(loadConfig({ PAYOUT_RAIL: 'paystack' }), env).route(payout())).toEqual({ rails: ['paystack'], rule: null });
+    expect(await createRails(loadConfig({ PAYOUT_RAIL: 'paystack' }), env).route(payout())).toEqual({ rails: ['paystack'], rule: null });
   });
 });

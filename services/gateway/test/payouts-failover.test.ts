@@ -7,7 +7,9 @@
 // asked to send, under which reference.
 import { randomBytes } from 'node:crypto';
 import { findWallet } from '@cowrie/ledger';
+import { createMetrics, parseMetrics, sampleValue } from '@cowrie/metrics';
 import { transactionWithEvents } from '@cowrie/payouts';
+import { startPayoutWorker } from '@cowrie/payout-worker';
 import { createWorkspaceWithKey, waitFor } from '@cowrie/testing';
 import { startPaystackStandIn, type PaystackStandIn } from '@cowrie/paystack/test/paystack-stand-in';
 import { flutterwaveTransferEvent, startFlutterwaveStandIn, type FlutterwaveStandIn } from '@cowrie/rails/test/flutterwave-stand-in';
@@ -219,6 +221,17 @@ test('a rail that refused is passed over while it cools down (no call at all), t
     { rail: 'paystack', state: 'open', failures: 1, open_until: expect.any(String) },
     { rail: 'flutterwave', state: 'closed', failures: 0, open_until: null },
   ]);
+  // ... and so do the payout worker's metrics.
+  const metrics = createMetrics({ service: 'payout-worker', processMetrics: false });
+  const metered = await startPayoutWorker(stack.env.config, stack.env.logger, { metrics });
+  try {
+    const samples = parseMetrics(await metrics.registry.metrics());
+    expect(sampleValue(samples, 'cowrie_payout_rail_state', { rail: 'paystack', state: 'open' })).toBe(1);
+    expect(sampleValue(samples, 'cowrie_payout_rail_state', { rail: 'paystack', state: 'closed' })).toBe(0);
+    expect(sampleValue(samples, 'cowrie_payout_rail_state', { rail: 'flutterwave', state: 'closed' })).toBe(1);
+  } finally {
+    await metered.stop();
+  }
 
   // The cool-down ends: the next payout is the probe, and its success closes the breaker.
   await stack.env.redis.hset(`${stack.env.config.REDIS_KEY_PREFIX}rails:health:paystack`, 'openUntil', String(Date.now() - 1));

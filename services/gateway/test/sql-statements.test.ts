@@ -69,6 +69,7 @@ const EXPECTED = [
   'cowrie-payout-fail-over',
   'cowrie-payout-keep-rail-answer',
   'cowrie-payout-provider-error',
+  'cowrie-payout-routing-rules',
   'cowrie-payout-take-up',
   'cowrie-payouts-with-mode',
   'cowrie-record-audit-event',

@@ -3,6 +3,7 @@ import { accountCommands } from './accounts';
 import { verificationCommands } from './verification';
 import { depositCommands } from './deposits';
 import { walletCommands } from './wallets';
+import { railCommands } from './rails';
 
 /** Every `cowrie` command; each domain adds its own list here. */
-export const COMMANDS: CliCommand[] = [...accountCommands, ...walletCommands, ...verificationCommands, ...depositCommands];
+export const COMMANDS: CliCommand[] = [...accountCommands, ...walletCommands, ...verificationCommands, ...depositCommands, ...railCommands];
