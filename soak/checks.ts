@@ -123,7 +123,8 @@ export async function checkSoak(opts: {
       else paidBy[p.provider] = (paidBy[p.provider] ?? 0) + 1;
     }
     if (p.status === 'completed' && truth === 'reversed') violate('reversed by the rail but completed in the ledger', p.reference);
-    else if (p.status === 'completed' && truth !== 'success') violate('completed without the rail paying', `${p.reference}: rail ${truth ?? 'has no transfer'}`);
+    else if (p.status === 'completed' && truth !== 'success')
+      violate('completed without the rail paying', `${p.reference}: rail ${truth ?? 'has no transfer'}`);
     if (p.status === 'failed' && held.some((t) => t.status === 'success')) violate('failed (money refunded) though a rail paid', p.reference);
     if (p.status === 'reversed' && truth !== 'reversed') violate('reversed (money back) though the rail did not reverse it', p.reference);
     const credits = creditsOf.get(`reversal:${p.reference}`) ?? [];

@@ -42,7 +42,8 @@ const payoutRails = String(values.rails)
   .split(',')
   .map((r) => r.trim())
   .filter(Boolean);
-const railsOk = payoutRails[0] === 'paystack' && payoutRails.every((r) => ['paystack', 'flutterwave'].includes(r)) && new Set(payoutRails).size === payoutRails.length;
+const railsOk =
+  payoutRails[0] === 'paystack' && payoutRails.every((r) => ['paystack', 'flutterwave'].includes(r)) && new Set(payoutRails).size === payoutRails.length;
 if (!Number.isInteger(seed) || !(minutes > 0) || !(replicaCount >= 1) || !['single', 'cluster'].includes(redisMode) || !railsOk) {
   console.error(
     'usage: npm run soak -- --seed <integer> --minutes <number> [--redis single|cluster] [--replicas <n>] [--lanes <n>] [--rails paystack|paystack,flutterwave]',
@@ -195,7 +196,8 @@ async function main() {
         if (roll < 0.12) return { record: true, answer: '5xx' };
         if (roll < 0.16) return { record: true, answer: 'hang', visibleAfterMs: 2000 };
         if (roll < 0.2) return { record: false, answer: 'hang' };
-        if (roll < 0.26) return { record: true, answer: 'ok', settle: { afterMs: 500 + Math.floor(roll * 20_000), status: roll < 0.24 ? 'SUCCESSFUL' : 'FAILED' } };
+        if (roll < 0.26)
+          return { record: true, answer: 'ok', settle: { afterMs: 500 + Math.floor(roll * 20_000), status: roll < 0.24 ? 'SUCCESSFUL' : 'FAILED' } };
         if (roll < 0.32) {
           const reverseAfterMs = 1000 + Math.floor((roll - 0.26) * 150_000);
           reversalsDueBy = Math.max(reversalsDueBy, Date.now() + reverseAfterMs);

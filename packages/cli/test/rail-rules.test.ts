@@ -52,7 +52,10 @@ test('a rule set with the CLI routes payouts before the configured rules; list s
   expect(list.json).toMatchObject({ rails: ['paystack', 'flutterwave'], table: [{ name: 'gtb-small', position: 1 }], config: [{ name: 'from-config' }] });
 
   // The same name replaces it.
-  expect((await cli('set', '--name', 'gtb-small', '--rails', 'flutterwave', '--bank-codes', '058')).json).toMatchObject({ rails: ['flutterwave'], max_amount: null });
+  expect((await cli('set', '--name', 'gtb-small', '--rails', 'flutterwave', '--bank-codes', '058')).json).toMatchObject({
+    rails: ['flutterwave'],
+    max_amount: null,
+  });
   expect(await rails().route(payout('058', '9000'))).toEqual({ rails: ['flutterwave'], rule: 'gtb-small' });
 
   expect((await cli('remove', '--name', 'gtb-small')).json).toEqual({ name: 'gtb-small', removed: true });

@@ -180,9 +180,10 @@ describe("production: live mode's rails are all real, or all sandbox on a stagin
         loadConfig({ ...base, ...providers, ...payoutsReal, ...collectionsReal, PAYOUT_RAILS: 'paystack,sandbox', ALLOW_SANDBOX_IN_PRODUCTION: flag }),
       ).toThrow(/PAYOUT_RAILS: mixes sandbox with a real rail/);
     }
-    expect(
-      loadConfig({ ...base, ...providers, ...payoutsReal, ...collectionsReal, ...flutterwave, PAYOUT_RAILS: 'paystack,flutterwave' }),
-    ).toMatchObject({ PAYOUT_RAIL: 'paystack', PAYOUT_RAILS: ['paystack', 'flutterwave'] });
+    expect(loadConfig({ ...base, ...providers, ...payoutsReal, ...collectionsReal, ...flutterwave, PAYOUT_RAILS: 'paystack,flutterwave' })).toMatchObject({
+      PAYOUT_RAIL: 'paystack',
+      PAYOUT_RAILS: ['paystack', 'flutterwave'],
+    });
     // Flutterwave's key: required, and a live one.
     expect(() => loadConfig({ ...base, ...providers, ...payoutsReal, ...collectionsReal, PAYOUT_RAILS: 'paystack,flutterwave' })).toThrow(
       /PAYOUT_FLUTTERWAVE_SECRET_KEY: is required in production/,

@@ -244,7 +244,10 @@ export const ZConfig = z
       .optional()
       .transform((v, ctx) => {
         if (v === undefined || v.trim() === '') return undefined;
-        const list = v.split(',').map((s) => s.trim()).filter(Boolean);
+        const list = v
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
         for (const id of list)
           if (!(PAYOUT_RAIL_IDS as readonly string[]).includes(id)) {
             ctx.addIssue({ code: 'custom', message: `names an unknown rail ${id} (one of ${PAYOUT_RAIL_IDS.join(', ')})` });

@@ -141,8 +141,7 @@ export function createMetrics(options: CreateMetricsOptions) {
             let timer: NodeJS.Timeout | undefined;
             const timeout = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), DEPTH_TIMEOUT_MS)));
             const states = await Promise.race([source().catch(() => null), timeout]).finally(() => clearTimeout(timer));
-            for (const { rail, state } of states ?? [])
-              for (const each of RAIL_STATES) this.set({ rail, state: each }, each === state ? 1 : 0);
+            for (const { rail, state } of states ?? []) for (const each of RAIL_STATES) this.set({ rail, state: each }, each === state ? 1 : 0);
           }),
         );
       },

@@ -168,7 +168,8 @@ export type RailRefusal = { outcome: 'refused' | 'failed'; reason: string; error
 
 function refusalOf(answer: TransferResult | RailError): RailRefusal | null {
   if (answer instanceof RailError) return answer.maybeSent ? null : { outcome: 'refused', reason: answer.message, error: answer };
-  if (answer.status === 'failed' && answer.failure === 'rail') return { outcome: 'failed', reason: answer.reason ?? 'the rail failed the transfer', result: answer };
+  if (answer.status === 'failed' && answer.failure === 'rail')
+    return { outcome: 'failed', reason: answer.reason ?? 'the rail failed the transfer', result: answer };
   return null;
 }
 
@@ -263,7 +264,10 @@ async function stepOnRail(
   if (askFirst) {
     const known = await askRail(rail, row, log, signal);
     if (known === undefined)
-      return { kind: 'done', outcome: await awaitUnknownOutcome(sql, row, schedule, { status: 502, message: 'The payout rail could not confirm this transfer' }) };
+      return {
+        kind: 'done',
+        outcome: await awaitUnknownOutcome(sql, row, schedule, { status: 502, message: 'The payout rail could not confirm this transfer' }),
+      };
     if (known) {
       log.info({ reference, rail: rail.id, status: known.status }, 'payout found at the rail; not sending again');
       return settleOrRefuse(sql, row, known, schedule);
@@ -359,7 +363,16 @@ export async function executePayout({
 
   let next: RailStep;
   if (taken.awaiting) {
-    const checked = await checkRail({ sql, rail: modeRails.byId(row.provider), row, awaiting: taken.awaiting, unknownSince: taken.unknownSince, schedule, log, signal });
+    const checked = await checkRail({
+      sql,
+      rail: modeRails.byId(row.provider),
+      row,
+      awaiting: taken.awaiting,
+      unknownSince: taken.unknownSince,
+      schedule,
+      log,
+      signal,
+    });
     if (checked.kind === 'done') return checked.outcome;
     next = checked;
   } else {
@@ -381,7 +394,10 @@ export async function executePayout({
     const to = nextRailOf(row)!;
     const moved = await failOver(sql, row, to, next.refusal);
     if (!moved) return { kind: 'skipped', status: null };
-    log.warn({ reference: row.reference, from: row.provider, to, reason: next.refusal.reason }, 'payout moved to the next rail: the last one certainly did not take it');
+    log.warn(
+      { reference: row.reference, from: row.provider, to, reason: next.refusal.reason },
+      'payout moved to the next rail: the last one certainly did not take it',
+    );
     row = moved;
     next = await stepOnRail(step, modeRails.byId(row.provider), row, false);
   }
@@ -429,6 +445,10 @@ export async function checkPayoutOutcome(options: CheckPayoutOutcomeOptions): Pr
   const checked = await checkRail(options);
   if (checked.kind === 'done') return checked.outcome;
   const moved = await failOver(options.sql, options.row, nextRailOf(options.row)!, checked.refusal);
-  if (moved) options.log.warn({ reference: options.row.reference, from: options.row.provider, to: moved.provider }, 'payout moved to the next rail; it is sent there when re-queued');
+  if (moved)
+    options.log.warn(
+      { reference: options.row.reference, from: options.row.provider, to: moved.provider },
+      'payout moved to the next rail; it is sent there when re-queued',
+    );
   return moved ? { kind: 'pending' } : { kind: 'skipped', status: null };
 }

@@ -80,7 +80,10 @@ export async function receivePayoutNotification(
   const next = known.status === 'failed' && known.failure === 'rail' && row.status === 'processing' ? nextRailOf(row) : null;
   if (next) {
     const moved = await failOver(sql, row, next, { outcome: 'failed', reason: known.reason ?? 'the rail failed the transfer' });
-    log.warn({ reference: row.reference, from: row.provider, to: next, moved: !!moved }, 'payout notification: the rail failed it on its own; moved to the next rail');
+    log.warn(
+      { reference: row.reference, from: row.provider, to: next, moved: !!moved },
+      'payout notification: the rail failed it on its own; moved to the next rail',
+    );
     return { kind: 'applied', outcome: moved ? 'pending' : 'skipped' };
   }
   const outcome = await applyRailResult(sql, row, known);

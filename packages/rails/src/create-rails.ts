@@ -101,7 +101,12 @@ export function createRails(config: RailsConfig, { redis, sql }: RailsStores, mo
   };
   const health =
     liveOrder.length > 1
-      ? createRailHealth({ redis, keyPrefix: config.REDIS_KEY_PREFIX, cooldownMs: config.PAYOUT_RAIL_COOLDOWN_MS, maxCooldownMs: config.PAYOUT_RAIL_MAX_COOLDOWN_MS })
+      ? createRailHealth({
+          redis,
+          keyPrefix: config.REDIS_KEY_PREFIX,
+          cooldownMs: config.PAYOUT_RAIL_COOLDOWN_MS,
+          maxCooldownMs: config.PAYOUT_RAIL_MAX_COOLDOWN_MS,
+        })
       : null;
   // In front of Redis, each process keeps the list briefly: a transfer names
   // its bank from it on every request.

@@ -44,7 +44,8 @@ const FLUTTERWAVE_STATUS: Record<string, TransferStatus> = {
  * else (a wrong account, a closed bank) is the destination's and would fail
  * on every rail.
  */
-const RAIL_OWN_FAILURE = /insufficient (funds|balance)|balance (is )?(too )?low|not enough|wallet balance|transfers? (are|is) (not enabled|disabled)|ip (address )?not whitelisted/i;
+const RAIL_OWN_FAILURE =
+  /insufficient (funds|balance)|balance (is )?(too )?low|not enough|wallet balance|transfers? (are|is) (not enabled|disabled)|ip (address )?not whitelisted/i;
 
 /**
  * Flutterwave's documented v3 transfer API (create a transfer with our
@@ -102,7 +103,11 @@ export function createFlutterwaveRail(options: FlutterwaveRailOptions): PayoutRa
       body = asObject(JSON.parse(res.body || '{}')) as FlutterwaveBody;
     } catch {
       if (res.statusCode < 500)
-        throw new RailError(502, `Flutterwave answered ${res.statusCode} with a body that is not JSON`, { provider, maybeSent: sends, raw: { status_code: res.statusCode } });
+        throw new RailError(502, `Flutterwave answered ${res.statusCode} with a body that is not JSON`, {
+          provider,
+          maybeSent: sends,
+          raw: { status_code: res.statusCode },
+        });
     }
     if (res.statusCode >= 500)
       throw new RailError(502, `Flutterwave failed with HTTP ${res.statusCode}${body.message ? `: ${body.message}` : ''}`, {
@@ -144,7 +149,8 @@ export function createFlutterwaveRail(options: FlutterwaveRailOptions): PayoutRa
       throw new RailError(502, `Flutterwave bank list failed: ${r.body.message ?? `HTTP ${r.statusCode}`}`, { provider, maybeSent: false });
     const banks = new Map<string, Bank>();
     for (const item of r.body.data.map(asObject)) {
-      if (typeof item.code === 'string' && typeof item.name === 'string' && !banks.has(item.code)) banks.set(item.code, { bankCode: item.code, bankName: item.name });
+      if (typeof item.code === 'string' && typeof item.name === 'string' && !banks.has(item.code))
+        banks.set(item.code, { bankCode: item.code, bankName: item.name });
     }
     return [...banks.values()];
   }

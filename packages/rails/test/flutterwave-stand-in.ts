@@ -142,7 +142,13 @@ export async function startFlutterwaveStandIn({
   };
   const settle = (transfer: Record<string, any>, status: 'SUCCESSFUL' | 'FAILED' | 'REVERSED', message?: string) => {
     transfer.status = status;
-    transfer.complete_message = message ?? (status === 'SUCCESSFUL' ? 'Transaction was successful' : status === 'FAILED' ? 'DISBURSE FAILED: Account resolve failed' : 'Transfer reversed by the bank');
+    transfer.complete_message =
+      message ??
+      (status === 'SUCCESSFUL'
+        ? 'Transaction was successful'
+        : status === 'FAILED'
+          ? 'DISBURSE FAILED: Account resolve failed'
+          : 'Transfer reversed by the bank');
     notify(transfer);
   };
 
@@ -156,29 +162,44 @@ export async function startFlutterwaveStandIn({
       } catch {
         body = undefined;
       }
-      requests.push({ method: req.method ?? '', path: url.pathname, query: Object.fromEntries(url.searchParams), body, raw, authorization: req.headers.authorization });
+      requests.push({
+        method: req.method ?? '',
+        path: url.pathname,
+        query: Object.fromEntries(url.searchParams),
+        body,
+        raw,
+        authorization: req.headers.authorization,
+      });
       if (req.headers.authorization !== `Bearer ${secret}`) return send(res, 401, { status: 'error', message: 'Invalid authorization key', data: null });
 
-      if (req.method === 'GET' && url.pathname === '/v3/banks/NG') return send(res, 200, { status: 'success', message: 'Banks fetched successfully', data: BANKS });
+      if (req.method === 'GET' && url.pathname === '/v3/banks/NG')
+        return send(res, 200, { status: 'success', message: 'Banks fetched successfully', data: BANKS });
       if (req.method === 'POST' && url.pathname === '/v3/accounts/resolve') {
         const account = String(body?.account_number ?? '');
         if (account === '9999999999' || !/^\d{10}$/.test(account) || !BANKS.some((b) => b.code === body?.account_bank))
           return send(res, 400, { status: 'error', message: 'Sorry, that account number is invalid, please check and try again', data: null });
-        return send(res, 200, { status: 'success', message: 'Account details fetched', data: { account_number: account, account_name: `FLW NAME ${account.slice(-4)}` } });
+        return send(res, 200, {
+          status: 'success',
+          message: 'Account details fetched',
+          data: { account_number: account, account_name: `FLW NAME ${account.slice(-4)}` },
+        });
       }
       if (req.method === 'POST' && url.pathname === '/v3/transfers') {
         if (typeof body?.amount !== 'number' || !(body.amount > 0)) return send(res, 400, { status: 'error', message: 'Invalid amount', data: null });
         if (typeof body.reference !== 'string' || !body.reference) return send(res, 400, { status: 'error', message: 'Invalid reference', data: null });
         const bank = BANKS.find((b) => b.code === body.account_bank);
         if (!bank) return send(res, 400, { status: 'error', message: 'Invalid account_bank', data: null });
-        if (transfers.has(body.reference)) return send(res, 400, { status: 'error', message: 'Duplicate reference: a transfer with this reference already exists', data: null });
+        if (transfers.has(body.reference))
+          return send(res, 400, { status: 'error', message: 'Duplicate reference: a transfer with this reference already exists', data: null });
         if (options.balance !== null && body.amount > options.balance)
           return send(res, 400, { status: 'error', message: 'Insufficient funds in customer wallet', data: null });
         const account = String(body.account_number);
         const planned = options.behaviour?.({ reference: body.reference, narration: String(body.narration ?? '') });
         if (planned && !planned.record) {
           if (planned.answer === 'refuse') return send(res, 400, { status: 'error', message: 'Insufficient funds in customer wallet', data: null });
-          return planned.answer === 'hang' ? later(options.hangMs, () => res.destroy()) : send(res, 500, { status: 'error', message: 'Internal server error', data: null });
+          return planned.answer === 'hang'
+            ? later(options.hangMs, () => res.destroy())
+            : send(res, 500, { status: 'error', message: 'Internal server error', data: null });
         }
         if (account === '0000000009' && !planned) return send(res, 500, { status: 'error', message: 'Internal server error', data: null });
         if (account === '0000000005' && !planned) return later(options.hangMs, () => res.destroy());
@@ -227,8 +248,16 @@ export async function startFlutterwaveStandIn({
         const reference = url.searchParams.get('reference');
         const found = [...transfers.values()].filter((t) => (id ? String(t.id) === id : reference ? t.reference === reference : true));
         const visible = found.filter((t) => (visibleAt.get(t.reference) ?? 0) <= Date.now());
-        if (id) return visible[0] ? send(res, 200, { status: 'success', message: 'Transfer fetched', data: visible[0] }) : send(res, 404, { status: 'error', message: 'Transfer not found', data: null });
-        return send(res, 200, { status: 'success', message: 'Transfers fetched', meta: { page_info: { total: visible.length, current_page: 1, total_pages: 1 } }, data: visible });
+        if (id)
+          return visible[0]
+            ? send(res, 200, { status: 'success', message: 'Transfer fetched', data: visible[0] })
+            : send(res, 404, { status: 'error', message: 'Transfer not found', data: null });
+        return send(res, 200, {
+          status: 'success',
+          message: 'Transfers fetched',
+          meta: { page_info: { total: visible.length, current_page: 1, total_pages: 1 } },
+          data: visible,
+        });
       }
       send(res, 404, { status: 'error', message: 'Not found', data: null });
     })().catch(() => res.destroy());

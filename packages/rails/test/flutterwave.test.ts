@@ -51,7 +51,10 @@ test('resolveAccount posts to /v3/accounts/resolve; an unresolvable account or u
     bankName: 'GTBank Plc',
   });
   expect(standIn.requests.at(-1)!.body).toEqual({ account_number: '0123456789', account_bank: '058' });
-  await expect(rail.resolveAccount({ accountNumber: '9999999999', bankCode: '058' })).rejects.toMatchObject({ name: 'RailInputError', field: 'account_number' });
+  await expect(rail.resolveAccount({ accountNumber: '9999999999', bankCode: '058' })).rejects.toMatchObject({
+    name: 'RailInputError',
+    field: 'account_number',
+  });
   await expect(rail.resolveAccount({ accountNumber: '0123456789', bankCode: '000' })).rejects.toBeInstanceOf(RailInputError);
 });
 
@@ -92,9 +95,17 @@ test('NEW is pending until Flutterwave settles it; verify by reference reads the
 });
 
 test("a FAILED for a wrong account is the destination's failure; insufficient funds is the rail's own", async () => {
-  await expect(rail.transfer(request('0000000006'))).resolves.toMatchObject({ status: 'failed', failure: 'destination', reason: expect.stringMatching(/Account resolve failed/) });
+  await expect(rail.transfer(request('0000000006'))).resolves.toMatchObject({
+    status: 'failed',
+    failure: 'destination',
+    reason: expect.stringMatching(/Account resolve failed/),
+  });
   standIn.options.balance = 100;
-  await expect(rail.transfer(request('0123456789'))).resolves.toMatchObject({ status: 'failed', failure: 'rail', reason: expect.stringMatching(/Insufficient funds/) });
+  await expect(rail.transfer(request('0123456789'))).resolves.toMatchObject({
+    status: 'failed',
+    failure: 'rail',
+    reason: expect.stringMatching(/Insufficient funds/),
+  });
   // Settling later as FAILED for the same reason is the rail's too.
   standIn.options.balance = null;
   const req = request('0000000007');

@@ -28,7 +28,10 @@ test('each condition: currency, destination bank, amount band (min inclusive, ma
     ]),
   );
   expect(routePayout(rules, configured, payout({ workspaceId: 7, bankCode: '057' }))).toEqual({ rails: ['flutterwave'], rule: 'ws-7' });
-  expect(routePayout(rules, configured, payout({ bankCode: '044', amount: new Decimal('9000') }))).toEqual({ rails: ['flutterwave', 'paystack'], rule: 'zenith' });
+  expect(routePayout(rules, configured, payout({ bankCode: '044', amount: new Decimal('9000') }))).toEqual({
+    rails: ['flutterwave', 'paystack'],
+    rule: 'zenith',
+  });
   expect(routePayout(rules, configured, payout({ amount: new Decimal('4999.99') })).rule).toBe('small');
   expect(routePayout(rules, configured, payout({ amount: new Decimal('5000') }))).toEqual({ rails: configured, rule: null });
   expect(routePayout(rules, configured, payout({ amount: new Decimal('0') })).rule).toBe('small');
@@ -36,12 +39,7 @@ test('each condition: currency, destination bank, amount band (min inclusive, ma
 });
 
 test('a rule keeps only the rails this deployment runs; one left with none is passed over', () => {
-  const rules = parseRoutingRules(
-    JSON.stringify([
-      { name: 'sandbox-only', rails: ['sandbox'] },
-      { rails: ['flutterwave', 'sandbox', 'flutterwave'] },
-    ]),
-  );
+  const rules = parseRoutingRules(JSON.stringify([{ name: 'sandbox-only', rails: ['sandbox'] }, { rails: ['flutterwave', 'sandbox', 'flutterwave'] }]));
   expect(routePayout(rules, configured, payout())).toEqual({ rails: ['flutterwave'], rule: 'rule-2' });
 });
 

@@ -121,7 +121,11 @@ test('the first rail refusing before accepting (down): the payout moves to the s
   ]);
   // The transaction as read later says the same.
   const read = await call(stack.url, 'GET', '/v1/transactions', { token: ws.key });
-  expect(read.body.data.find((x: { reference: string }) => x.reference === t.reference)).toMatchObject({ status: 'completed', provider: 'flutterwave', providerReference: t.providerReference });
+  expect(read.body.data.find((x: { reference: string }) => x.reference === t.reference)).toMatchObject({
+    status: 'completed',
+    provider: 'flutterwave',
+    providerReference: t.providerReference,
+  });
 });
 
 test("the first rail's own balance too low is its failure: the payout moves on", async () => {
@@ -261,7 +265,11 @@ test('Flutterwave notifications arrive on the notification path, verified by ver
   expect(t.provider).toBe('flutterwave');
   flutterwave.reverse(`${t.reference}-2`);
   const { rawBody, headers } = flutterwaveTransferEvent(flutterwave.hash, flutterwave.transfers.get(`${t.reference}-2`)!);
-  const refused = await fetch(`${stack.url}/rails/flutterwave/notifications`, { method: 'POST', headers: { ...headers, 'verif-hash': 'wrong' }, body: rawBody });
+  const refused = await fetch(`${stack.url}/rails/flutterwave/notifications`, {
+    method: 'POST',
+    headers: { ...headers, 'verif-hash': 'wrong' },
+    body: rawBody,
+  });
   expect(refused.status).toBe(401);
   const ok = await fetch(`${stack.url}/rails/flutterwave/notifications`, { method: 'POST', headers, body: rawBody });
   expect(ok.status).toBe(200);

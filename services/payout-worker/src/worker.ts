@@ -52,9 +52,7 @@ export async function startPayoutWorker(
       const modeRails = createModeRails(config, { redis, sql });
       const health = modeRails.live.health;
       if (metrics && health) metrics.watchRailHealth(() => health.states(modeRails.live.order));
-      const rails = metrics
-        ? mapModeRails(modeRails, (rail) => instrumentCalls(rail, railObserver(metrics, `payout:${rail.id}`)))
-        : modeRails;
+      const rails = metrics ? mapModeRails(modeRails, (rail) => instrumentCalls(rail, railObserver(metrics, `payout:${rail.id}`))) : modeRails;
       return {
         makeCtx: (job, log) => ({ config, db, sql, redis, rails, queue, log, job, signal: graceOver }),
         ready: async () => {

@@ -32,7 +32,9 @@ const ZPayoutAttempt = named(
   responseOf<PayoutAttemptView>()(
     z.object({
       rail: z.string().meta({ description: 'The payout rail of this attempt' }),
-      reference: z.string().meta({ description: 'The reference it was sent with at that rail (the payout’s own on its first rail, `<reference>-<n>` on the n-th)' }),
+      reference: z
+        .string()
+        .meta({ description: 'The reference it was sent with at that rail (the payout’s own on its first rail, `<reference>-<n>` on the n-th)' }),
       outcome: z.string().meta({
         description:
           'refused (the rail certainly did not take it), failed (the rail’s own failure), skipped (its breaker was open): it moved to the next rail; for the rail it stayed on, the payout’s status',

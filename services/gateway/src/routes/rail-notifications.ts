@@ -53,7 +53,8 @@ export function registerRailNotificationRoutes(app: Express, deps: GatewayDeps) 
     return { received: true, matched: outcome.matched, duplicate: outcome.duplicate, status: outcome.status, reason: outcome.reason };
   };
 
-  const { COLLECTION_RAIL, PAYSTACK_SECRET_KEY, COLLECTION_SANDBOX_SECRET, PAYOUT_RAILS, PAYOUT_PAYSTACK_SECRET_KEY, PAYOUT_FLUTTERWAVE_WEBHOOK_HASH } = deps.config;
+  const { COLLECTION_RAIL, PAYSTACK_SECRET_KEY, COLLECTION_SANDBOX_SECRET, PAYOUT_RAILS, PAYOUT_PAYSTACK_SECRET_KEY, PAYOUT_FLUTTERWAVE_WEBHOOK_HASH } =
+    deps.config;
   // Paystack sends every event of an integration to one URL, signed with that integration's secret key:
   // collections' charges and payouts' transfers alike, each verified with its rail's key.
   const collectionKey = COLLECTION_RAIL === 'paystack' ? PAYSTACK_SECRET_KEY : undefined;
