@@ -156,7 +156,7 @@ export async function transfers(): Promise<ScenarioResult> {
 
   const port = await freePort();
   // Pool sizes and PAYOUT_WORKER_CONCURRENCY come from the caller's environment (startProcess passes it on).
-  const rails = process.env.BENCH_PAYOUT_RAILS ? { PAYOUT_RAILS: process.env.BENCH_PAYOUT_RAILS, NODE_ENV: 'development' } : {};
+  const rails: Record<string, string> = process.env.BENCH_PAYOUT_RAILS ? { PAYOUT_RAILS: process.env.BENCH_PAYOUT_RAILS, NODE_ENV: 'development' } : {};
   const shared = { DATABASE_URL: databaseUrl, ...redisEnv, PAYOUT_FEE_SCHEDULE: '{}', ...rails };
   const gateway = startProcess('services/gateway/dist/main.js', { ...shared, PORT: String(port), PUBLIC_API_RATE_LIMIT: '1000000000' });
   const worker = startProcess('services/payout-worker/dist/main.js', shared);
