@@ -5,6 +5,8 @@ import type { PrismaClient } from '@cowrie/db';
 import { Decimal } from '@cowrie/core';
 import { auditLedger } from '@cowrie/ledger';
 import type { PaystackStandIn } from '@cowrie/paystack/test/paystack-stand-in';
+import type { FlutterwaveStandIn } from '@cowrie/rails/test/flutterwave-stand-in';
+import { payoutReferenceOf, railReferenceOf } from '@cowrie/payouts';
 import type { HttpReceiver } from '@cowrie/testing';
 import { codeMatches, VERIFICATION_STATUSES } from '@cowrie/verification';
 import type { TermiiRequest } from '@cowrie/verification/test/termii-stand-in';
@@ -15,9 +17,43 @@ export interface SoakViolation {
   detail: string;
 }
 
+/** What one payout rail did, read from its stand-in: each transfer's state by the reference it was sent under, and the sends that reached it. */
+export interface RailTruth {
+  id: string;
+  /** success (paid), failed, reversed (paid, then returned) or pending. */
+  transfers: Map<string, 'success' | 'failed' | 'reversed' | 'pending'>;
+  sends: Map<string, number>;
+}
+
+export function paystackTruth(standIn: PaystackStandIn): RailTruth {
+  const transfers: RailTruth['transfers'] = new Map();
+  for (const [reference, t] of standIn.transfers) {
+    const status = String(t.status);
+    transfers.set(reference, status === 'success' || status === 'failed' || status === 'reversed' ? status : 'pending');
+  }
+  const sends = new Map<string, number>();
+  for (const r of standIn.requests)
+    if (r.method === 'POST' && r.path === '/transfer' && r.body?.reference) sends.set(r.body.reference, (sends.get(r.body.reference) ?? 0) + 1);
+  return { id: 'paystack', transfers, sends };
+}
+
+export function flutterwaveTruth(standIn: FlutterwaveStandIn): RailTruth {
+  const states = { SUCCESSFUL: 'success', FAILED: 'failed', REVERSED: 'reversed' } as const;
+  const transfers: RailTruth['transfers'] = new Map();
+  for (const [reference, t] of standIn.transfers) transfers.set(reference, states[String(t.status) as keyof typeof states] ?? 'pending');
+  const sends = new Map<string, number>();
+  for (const r of standIn.requests)
+    if (r.method === 'POST' && r.path === '/v3/transfers' && r.body?.reference) sends.set(r.body.reference, (sends.get(r.body.reference) ?? 0) + 1);
+  return { id: 'flutterwave', transfers, sends };
+}
+
 export interface SoakFigures {
   payouts: Record<string, number>;
   railSends: number;
+  /** Payouts that moved to another rail (more than one attempt on record). */
+  failedOver: number;
+  /** Completed payouts per rail that paid them. */
+  paidBy: Record<string, number>;
   events: number;
   deliveries: number;
   verifications: Record<string, number>;
@@ -29,7 +65,8 @@ export interface SoakFigures {
 
 export async function checkSoak(opts: {
   db: PrismaClient;
-  standIn: PaystackStandIn;
+  /** Every payout rail's truth (one with a single rail). */
+  rails: RailTruth[];
   /** The receivers behind the stable endpoints. */
   receivers: HttpReceiver[];
   /** The receiver behind the endpoints the driver created, changed and deleted. */
@@ -51,18 +88,20 @@ export async function checkSoak(opts: {
   for (const v of audit.violations) violate(`ledger: ${v.rule}`, JSON.stringify(v));
   const payouts = await opts.db.ledgerTransaction.findMany({
     where: { direction: 'out' },
-    select: { id: true, reference: true, status: true, amount: true, fees: true },
+    select: { id: true, reference: true, status: true, amount: true, fees: true, provider: true, metadata: true },
   });
   const payoutCounts: Record<string, number> = {};
   for (const p of payouts) payoutCounts[p.status] = (payoutCounts[p.status] ?? 0) + 1;
   for (const p of payouts.filter((p) => p.status === 'processing')) violate('payout left processing', `${p.reference} (id ${p.id})`);
 
-  // The rail's truth: one accepted send per reference at most (the stand-in
-  // refuses a repeat as Paystack does; a repeat that reached it is counted),
-  // and each payout's final status is what the rail did with it.
-  const sends = new Map<string, number>();
-  for (const r of opts.standIn.requests)
-    if (r.method === 'POST' && r.path === '/transfer' && r.body?.reference) sends.set(r.body.reference, (sends.get(r.body.reference) ?? 0) + 1);
+  // The rails' truth: what each rail holds, by the payout its reference belongs to
+  // (`snd_…` on a payout's first rail, `snd_…-<n>` on its n-th).
+  const atRails = new Map<string, Array<{ rail: string; reference: string; status: string }>>();
+  for (const rail of opts.rails)
+    for (const [reference, status] of rail.transfers) {
+      const payout = payoutReferenceOf(reference);
+      atRails.set(payout, [...(atRails.get(payout) ?? []), { rail: rail.id, reference, status }]);
+    }
   // A reversal's money comes back exactly once: one reversal credit of the payout's amount and fees.
   const reversalCredits = await opts.db.ledgerTransaction.findMany({
     where: { type: 'credit', category: 'reversal' },
@@ -70,21 +109,35 @@ export async function checkSoak(opts: {
   });
   const creditsOf = new Map<string, string[]>();
   for (const c of reversalCredits) creditsOf.set(c.idempotencyKey, [...(creditsOf.get(c.idempotencyKey) ?? []), c.amount.toFixed(6)]);
+  const paidBy: Record<string, number> = {};
   for (const p of payouts) {
-    const truth = opts.standIn.transfers.get(p.reference);
-    if (p.status === 'completed' && truth?.status === 'reversed') violate('reversed by the rail but completed in the ledger', p.reference);
-    else if (p.status === 'completed' && truth?.status !== 'success')
-      violate('completed without the rail paying', `${p.reference}: rail ${truth?.status ?? 'has no transfer'}`);
-    if (p.status === 'failed' && truth?.status === 'success') violate('failed (money refunded) though the rail paid', p.reference);
-    if (p.status === 'reversed' && truth?.status !== 'reversed') violate('reversed (money back) though the rail did not reverse it', p.reference);
+    const held = atRails.get(p.reference) ?? [];
+    // Money left on a rail: paid, or paid and returned.
+    const paid = held.filter((t) => t.status === 'success' || t.status === 'reversed');
+    if (paid.length > 1) violate('paid on two rails', `${p.reference}: ${paid.map((t) => `${t.rail} ${t.reference} ${t.status}`).join(', ')}`);
+    // The payout's own rail, under the reference it was sent with there.
+    const truth = held.find((t) => t.rail === p.provider && t.reference === railReferenceOf(p))?.status;
+    if (p.status === 'completed') {
+      if (paid.length !== 1 || paid[0]!.rail !== p.provider)
+        violate('a completed payout not paid by exactly one rail (its own)', `${p.reference} (${p.provider}): ${JSON.stringify(held)}`);
+      else paidBy[p.provider] = (paidBy[p.provider] ?? 0) + 1;
+    }
+    if (p.status === 'completed' && truth === 'reversed') violate('reversed by the rail but completed in the ledger', p.reference);
+    else if (p.status === 'completed' && truth !== 'success')
+      violate('completed without the rail paying', `${p.reference}: rail ${truth ?? 'has no transfer'}`);
+    if (p.status === 'failed' && held.some((t) => t.status === 'success')) violate('failed (money refunded) though a rail paid', p.reference);
+    if (p.status === 'reversed' && truth !== 'reversed') violate('reversed (money back) though the rail did not reverse it', p.reference);
     const credits = creditsOf.get(`reversal:${p.reference}`) ?? [];
     if (p.status === 'reversed' && (credits.length !== 1 || credits[0] !== p.amount.plus(p.fees).toFixed(6)))
       violate('a reversed payout whose money did not come back exactly once', `${p.reference}: ${credits.length} credit(s) ${credits.join(', ')}`);
     if (p.status !== 'reversed' && credits.length > 0) violate('a reversal credit for a payout that is not reversed', `${p.reference} (${p.status})`);
   }
-  for (const reference of opts.standIn.transfers.keys()) {
-    if (!payouts.some((p) => p.reference === reference)) violate('the rail paid a transfer no payout has', reference);
-  }
+  const known = new Set(payouts.map((p) => p.reference));
+  for (const reference of atRails.keys()) if (!known.has(reference)) violate('a rail paid a transfer no payout has', reference);
+  // A payout that moved to another rail has more than one attempt on record.
+  const attemptCounts = await opts.db.payoutAttempt.groupBy({ by: ['transactionId'], _count: { rail: true } });
+  const failedOver = attemptCounts.filter((a) => a._count.rail > 1).length;
+  const sends = opts.rails.flatMap((r) => [...r.sends.values()]);
 
   // Every event reached each stable endpoint (they match every event and never
   // change), each churned endpoint's deliveries ran to the end, and the log
@@ -183,7 +236,9 @@ export async function checkSoak(opts: {
     violations,
     figures: {
       payouts: payoutCounts,
-      railSends: [...sends.values()].reduce((a, b) => a + b, 0),
+      railSends: sends.reduce((a, b) => a + b, 0),
+      failedOver,
+      paidBy,
       events: events.length,
       deliveries: deliveries.length,
       verifications: verificationCounts,

@@ -1,9 +1,13 @@
-// `npm run soak -- --seed N --minutes M [--replicas R] [--lanes L]`: the chaos
+// `npm run soak -- --seed N --minutes M [--replicas R] [--lanes L] [--rails paystack,flutterwave]`: the chaos
 // soak. Starts its own Redis (AOF), database, Paystack stand-in, webhook
 // receivers and R replicas of every service; drives a seeded mix through the
 // public API while a seeded schedule kills processes, Redis and Postgres
 // connections and pauses the rail; then, after a quiet period, checks what must
-// hold (checks.ts). Prints the seed first and last; exits 1 on any violation.
+// hold (checks.ts). With two payout rails both stand-ins fail on seeded plans
+// (a rail's own refusals among them, which move payouts to the other rail),
+// one rail goes down for a whole period, and the checks add that no payout
+// was paid on two rails; it prints how many payouts failed over. Prints the
+// seed first and last; exits 1 on any violation.
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
@@ -11,7 +15,8 @@ import { createRedis, encryptSecret, loadConfig } from '@cowrie/core';
 import { createDb } from '@cowrie/db';
 import { createUserFor, createWorkspaceWithKey, seededRandom, waitFor, fundWallet } from '@cowrie/testing';
 import { readSandboxMessages, sandboxOutbox } from '@cowrie/verification';
-import { checkSoak } from './checks';
+import { payoutReferenceOf } from '@cowrie/payouts';
+import { checkSoak, flutterwaveTruth, paystackTruth } from './checks';
 import { startDriver, type Business } from './driver';
 import { createWorld, RECONCILE_EVERY_MS, type RedisMode, type World } from './world';
 
@@ -22,6 +27,8 @@ const { values } = parseArgs({
     replicas: { type: 'string', default: '2' },
     lanes: { type: 'string', default: '6' },
     redis: { type: 'string', default: 'single' },
+    // The payout rails, in order (PAYOUT_RAILS): paystack, or paystack,flutterwave.
+    rails: { type: 'string', default: 'paystack' },
     'keep-database': { type: 'boolean', default: false },
     // Where to write the JSON report too (soak/many.ts reads it).
     report: { type: 'string' },
@@ -31,8 +38,16 @@ const seed = Number(values.seed);
 const minutes = Number(values.minutes);
 const replicaCount = Number(values.replicas);
 const redisMode = values.redis as RedisMode;
-if (!Number.isInteger(seed) || !(minutes > 0) || !(replicaCount >= 1) || !['single', 'cluster'].includes(redisMode)) {
-  console.error('usage: npm run soak -- --seed <integer> --minutes <number> [--redis single|cluster] [--replicas <n>] [--lanes <n>]');
+const payoutRails = String(values.rails)
+  .split(',')
+  .map((r) => r.trim())
+  .filter(Boolean);
+const railsOk =
+  payoutRails[0] === 'paystack' && payoutRails.every((r) => ['paystack', 'flutterwave'].includes(r)) && new Set(payoutRails).size === payoutRails.length;
+if (!Number.isInteger(seed) || !(minutes > 0) || !(replicaCount >= 1) || !['single', 'cluster'].includes(redisMode) || !railsOk) {
+  console.error(
+    'usage: npm run soak -- --seed <integer> --minutes <number> [--redis single|cluster] [--replicas <n>] [--lanes <n>] [--rails paystack|paystack,flutterwave]',
+  );
   process.exit(2);
 }
 
@@ -41,7 +56,7 @@ const say = (line: string) => console.log(`[soak ${((Date.now() - started) / 100
 
 interface Fault {
   at: number;
-  kind: 'kill service' | 'restart redis' | 'terminate postgres connections' | 'pause rail';
+  kind: 'kill service' | 'restart redis' | 'terminate postgres connections' | 'pause rail' | 'rail outage';
 }
 
 /** The fault schedule, from the seed alone: process kills every 20-60 s, Redis every 90-180 s, Postgres connections every 30-60 s, a rail pause every 60-120 s; each at least once. */
@@ -58,6 +73,8 @@ function faultSchedule(durationMs: number): Fault[] {
   every('restart redis', 90, 180);
   every('terminate postgres connections', 30, 60);
   every('pause rail', 60, 120);
+  // With two payout rails, one of them is down for a whole period (refusing before it accepts anything), once per run.
+  if (payoutRails.length > 1) faults.push({ at: Math.round(durationMs * (0.2 + rng.next() * 0.2)), kind: 'rail outage' });
   return faults.sort((a, b) => a.at - b.at);
 }
 
@@ -91,6 +108,23 @@ async function injectFault(world: World, fault: Fault, rng: ReturnType<typeof se
       say(`terminated ${rows.length} Postgres connections`);
       return;
     }
+    case 'rail outage': {
+      // A fifth of the run, 15 to 90 s: the first rail (Paystack answers every call 500, so nothing is
+      // accepted: a recipient is never made) or the second (Flutterwave's port closed).
+      const ms = Math.min(90_000, Math.max(15_000, Math.round(minutes * 60_000 * 0.2)));
+      const down = rng.pick(payoutRails);
+      say(`rail outage: ${down} down for ${ms} ms`);
+      if (down === 'paystack') {
+        world.standIn.options.mode = 'error_500';
+        setTimeout(() => {
+          world.standIn.options.mode = 'ok';
+        }, ms);
+      } else {
+        await world.flutterwave!.goDown();
+        setTimeout(() => void world.flutterwave!.comeUp(), ms);
+      }
+      return;
+    }
     case 'pause rail': {
       const ms = rng.int(3000, 10000);
       say(`rail verify down and sends hanging for ${ms} ms`);
@@ -111,7 +145,7 @@ async function injectFault(world: World, fault: Fault, rng: ReturnType<typeof se
 
 async function main() {
   say(`seed ${seed}: ${minutes} min, ${redisMode} Redis, ${replicaCount} replicas of each service, ${values.lanes} lanes`);
-  const world = await createWorld({ seed, replicas: replicaCount, redis: redisMode });
+  const world = await createWorld({ seed, replicas: replicaCount, redis: redisMode, rails: payoutRails });
   const config = loadConfig({ ...world.env });
   const db = createDb({ databaseUrl: world.databaseUrl, poolSize: 3 });
   const redis = createRedis(config, { name: 'soak' });
@@ -122,8 +156,11 @@ async function main() {
     let reversalsDueBy = 0;
     // The rail: seeded by the payout's narration (the driver's operation tag), so a seed replays the same outcomes.
     world.standIn.options.hangMs = 1500;
+    const twoRails = payoutRails.length > 1;
     world.standIn.options.behaviour = ({ reason }) => {
       const roll = seededRandom(seed ^ hash(reason)).next();
+      // With a second rail: Paystack's own balance too low now and then (the payout moves on).
+      if (twoRails && seededRandom(seed ^ hash(`refuse:${reason}`)).next() < 0.05) return { record: false, answer: 'refuse' };
       if (roll < 0.06) return { record: false, answer: '5xx' };
       if (roll < 0.1) return { record: true, answer: '5xx' };
       if (roll < 0.14) return { record: true, answer: 'hang', visibleAfterMs: 2000 };
@@ -146,6 +183,30 @@ async function main() {
     };
     // Half the reversal notifications are lost.
     world.standIn.options.notifies = (reference) => seededRandom(seed ^ hash(`notify:${reference}`)).next() < 0.5;
+    // The second rail: its own plan, seeded by the payout's narration too (its refusals leave a payout nowhere else to go: it fails).
+    const flutterwave = world.flutterwave;
+    if (flutterwave) {
+      flutterwave.options.hangMs = 1500;
+      flutterwave.options.instant = false;
+      flutterwave.options.settleMs = 300;
+      flutterwave.options.behaviour = ({ narration }) => {
+        const roll = seededRandom((seed + 11) ^ hash(narration)).next();
+        if (roll < 0.04) return { record: false, answer: 'refuse' };
+        if (roll < 0.08) return { record: false, answer: '5xx' };
+        if (roll < 0.12) return { record: true, answer: '5xx' };
+        if (roll < 0.16) return { record: true, answer: 'hang', visibleAfterMs: 2000 };
+        if (roll < 0.2) return { record: false, answer: 'hang' };
+        if (roll < 0.26)
+          return { record: true, answer: 'ok', settle: { afterMs: 500 + Math.floor(roll * 20_000), status: roll < 0.24 ? 'SUCCESSFUL' : 'FAILED' } };
+        if (roll < 0.32) {
+          const reverseAfterMs = 1000 + Math.floor((roll - 0.26) * 150_000);
+          reversalsDueBy = Math.max(reversalsDueBy, Date.now() + reverseAfterMs);
+          return { record: true, answer: 'ok', reverseAfterMs };
+        }
+        return undefined;
+      };
+      flutterwave.options.notifies = (reference) => seededRandom(seed ^ hash(`flw-notify:${reference}`)).next() < 0.5;
+    }
     // The SMS provider: seeded by the phone (one per start): refusals, answers that hang after sending, slow answers.
     world.termii.reply = ({ body }) => {
       const roll = seededRandom(seed ^ hash(String(body.to ?? body.phone_number))).next();
@@ -240,11 +301,16 @@ async function main() {
     // Quiet: every process up, the rail answering; twice the reconciler interval, then until nothing is in flight.
     for (const replica of world.replicas) if (!replica.child) world.start(replica);
     world.standIn.options.verifyDown = false;
+    world.standIn.options.mode = 'ok';
+    await world.flutterwave?.comeUp();
     await new Promise((r) => setTimeout(r, 2 * RECONCILE_EVERY_MS));
     const settled = async () => {
       if (Date.now() < reversalsDueBy) return false;
       // Every transfer the bank returned is reversed in the ledger (by its notification, or by the reversal watch).
-      const returned = [...world.standIn.transfers.values()].filter((t) => t.status === 'reversed').map((t) => String(t.reference));
+      const returned = [
+        ...[...world.standIn.transfers.values()].filter((t) => t.status === 'reversed'),
+        ...[...(world.flutterwave?.transfers.values() ?? [])].filter((t) => t.status === 'REVERSED'),
+      ].map((t) => payoutReferenceOf(String(t.reference)));
       const unreversed = await db.ledgerTransaction.count({ where: { reference: { in: returned }, status: 'completed' } });
       if (unreversed > 0) return false;
       const processing = await db.ledgerTransaction.count({ where: { direction: 'out', status: 'processing' } });
@@ -263,7 +329,7 @@ async function main() {
     }
     const { violations, figures } = await checkSoak({
       db,
-      standIn: world.standIn,
+      rails: [paystackTruth(world.standIn), ...(world.flutterwave ? [flutterwaveTruth(world.flutterwave)] : [])],
       receivers: world.receivers,
       churnReceiver: world.churnReceiver,
       stableEndpointIds: businesses.flatMap((b) => b.stableEndpoints),
@@ -280,6 +346,7 @@ async function main() {
       minutes,
       redis: redisMode,
       replicas: replicaCount,
+      rails: payoutRails,
       operations: driver.log.operations,
       mix: driver.mix,
       answers: driver.log.counts,
@@ -296,12 +363,14 @@ async function main() {
       operations: driver.log.operations,
       faults: Object.values(faultCounts).reduce((a, b) => a + b, 0),
       payouts: Object.values(figures.payouts).reduce((a, b) => a + b, 0),
+      'failed over': figures.failedOver,
       events: figures.events,
       deliveries: figures.deliveries,
       'inbound credits': figures.inboundCredits,
       'sms sent': figures.smsSent,
       violations: violations.length,
     });
+    say(`payouts failed over to another rail: ${figures.failedOver} (rails ${payoutRails.join(',')}; completed by rail ${JSON.stringify(figures.paidBy)})`);
     ok = violations.length === 0;
     if (!ok) {
       // What the services logged about each answer the API does not allow (by its request id), then the last errors of each.
@@ -322,7 +391,7 @@ async function main() {
     if (keep) say(`database kept for inspection: ${world.databaseName}`);
   }
   say(
-    `seed ${seed}: ${ok ? 'no violations' : 'VIOLATIONS'}; replay with npm run soak -- --seed ${seed} --minutes ${minutes} --redis ${redisMode} --replicas ${replicaCount}`,
+    `seed ${seed}: ${ok ? 'no violations' : 'VIOLATIONS'}; replay with npm run soak -- --seed ${seed} --minutes ${minutes} --redis ${redisMode} --replicas ${replicaCount} --rails ${payoutRails.join(',')}`,
   );
   process.exit(ok ? 0 : 1);
 }

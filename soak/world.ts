@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { loadConfig } from '@cowrie/core';
 import { freePort, spawnServiceProcess, startHttpReceiver, startRedisCluster, startRedisServer, type HttpReceiver, type RedisServer } from '@cowrie/testing';
 import { startPaystackStandIn, type PaystackStandIn } from '@cowrie/paystack/test/paystack-stand-in';
+import { startFlutterwaveStandIn, type FlutterwaveStandIn } from '@cowrie/rails/test/flutterwave-stand-in';
 import { startTermiiStandIn, type TermiiStandIn } from '@cowrie/verification/test/termii-stand-in';
 import { dropDatabase, freshDatabase } from '../bench/lib';
 
@@ -44,6 +45,10 @@ export interface World {
   redisNodes: RedisServer[];
   /** The payout rail (Paystack transfers). */
   standIn: PaystackStandIn;
+  /** The second payout rail (Flutterwave transfers) when the soak runs with `--rails paystack,flutterwave`. */
+  flutterwave: FlutterwaveStandIn | null;
+  /** PAYOUT_RAILS, in order. */
+  payoutRails: string[];
   /** The collection rail (Paystack virtual accounts); its notifications are signed with `collectionSecret`. */
   collectionStandIn: PaystackStandIn;
   collectionSecret: string;
@@ -61,7 +66,7 @@ export interface World {
   close(opts: { keepDatabase: boolean }): Promise<void>;
 }
 
-export async function createWorld(opts: { seed: number; replicas: number; redis: RedisMode }): Promise<World> {
+export async function createWorld(opts: { seed: number; replicas: number; redis: RedisMode; rails: string[] }): Promise<World> {
   const databaseUrl = await freshDatabase(`cowrie_soak_${opts.seed}_${randomBytes(3).toString('hex')}`);
   // The database's name as created (freshDatabase tags it with this process's run).
   const databaseName = new URL(databaseUrl).pathname.slice(1);
@@ -74,6 +79,7 @@ export async function createWorld(opts: { seed: number; replicas: number; redis:
   const standIn = await startPaystackStandIn();
   const collectionSecret = `sk_test_soak_collections_${randomBytes(6).toString('hex')}`;
   const collectionStandIn = await startPaystackStandIn({ secret: collectionSecret });
+  const flutterwave = opts.rails.includes('flutterwave') ? await startFlutterwaveStandIn({ hash: `soak-flw-${randomBytes(6).toString('hex')}` }) : null;
   const termii = await startTermiiStandIn();
   const receivers = await Promise.all([0, 1, 2].map(() => startHttpReceiver()));
   const churnReceiver = await startHttpReceiver();
@@ -89,7 +95,18 @@ export async function createWorld(opts: { seed: number; replicas: number; redis:
     PUBLIC_API_RATE_LIMIT: '1000000',
     VERIFY_RATE_DEST_LIMIT: '1000',
     VERIFY_RATE_BIZ_LIMIT: '1000000',
-    PAYOUT_RAIL: 'paystack',
+    PAYOUT_RAILS: opts.rails.join(','),
+    ...(flutterwave
+      ? {
+          PAYOUT_FLUTTERWAVE_SECRET_KEY: flutterwave.secret,
+          PAYOUT_FLUTTERWAVE_BASE_URL: flutterwave.url,
+          PAYOUT_FLUTTERWAVE_TIMEOUT_MS: '800',
+          PAYOUT_FLUTTERWAVE_WEBHOOK_HASH: flutterwave.hash,
+          // A rail that failed on its own is passed over for seconds, not minutes, within a soak.
+          PAYOUT_RAIL_COOLDOWN_MS: '2000',
+          PAYOUT_RAIL_MAX_COOLDOWN_MS: '10000',
+        }
+      : {}),
     PAYOUT_PAYSTACK_SECRET_KEY: standIn.secret,
     PAYOUT_PAYSTACK_BASE_URL: standIn.url,
     PAYOUT_PAYSTACK_TIMEOUT_MS: '800',
@@ -133,6 +150,7 @@ export async function createWorld(opts: { seed: number; replicas: number; redis:
   // The payout rail's transfer.reversed notifications go to a gateway (when the chaos has it up; a lost one is found by the watch).
   const notifyGateway = replicas.find((r) => r.service === 'gateway')?.url;
   if (notifyGateway) standIn.options.notifyUrl = `${notifyGateway}/rails/paystack/notifications`;
+  if (notifyGateway && flutterwave) flutterwave.options.notifyUrl = `${notifyGateway}/rails/flutterwave/notifications`;
 
   const config = loadConfig(env);
   let closing = false;
@@ -175,6 +193,8 @@ export async function createWorld(opts: { seed: number; replicas: number; redis:
     databaseName,
     redisNodes,
     standIn,
+    flutterwave,
+    payoutRails: opts.rails,
     collectionStandIn,
     collectionSecret,
     termii,
@@ -188,6 +208,7 @@ export async function createWorld(opts: { seed: number; replicas: number; redis:
       closing = true;
       await Promise.all(replicas.map(kill));
       await standIn.close();
+      await flutterwave?.close();
       await collectionStandIn.close();
       await termii.close();
       await Promise.all([...receivers, churnReceiver].map((r) => r.close()));

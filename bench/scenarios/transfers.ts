@@ -9,6 +9,11 @@
 // per-transaction log gives latencies from each transaction's scheduled start,
 // Poisson arrivals like loadAtRate's). Afterwards every transfer must be final
 // (none left `processing`) and the wallet audit hold.
+// BENCH_PAYOUT_RAILS=sandbox,flutterwave measures the same path with two payout
+// rails configured (a route recorded on each payout, the rail breaker read
+// before each send); outside production, since production refuses the sandbox
+// beside a real rail: compare with BENCH_PAYOUT_RAILS=sandbox (one rail, the
+// same NODE_ENV). Nothing reaches the second rail: the sandbox takes every one.
 // Targets: ratio >= 0.25, p99 < 250 ms at 50 connections; p99 < 60
 // ms at RATE.
 import { spawn } from 'node:child_process';
@@ -151,7 +156,8 @@ export async function transfers(): Promise<ScenarioResult> {
 
   const port = await freePort();
   // Pool sizes and PAYOUT_WORKER_CONCURRENCY come from the caller's environment (startProcess passes it on).
-  const shared = { DATABASE_URL: databaseUrl, ...redisEnv, PAYOUT_FEE_SCHEDULE: '{}' };
+  const rails: Record<string, string> = process.env.BENCH_PAYOUT_RAILS ? { PAYOUT_RAILS: process.env.BENCH_PAYOUT_RAILS, NODE_ENV: 'development' } : {};
+  const shared = { DATABASE_URL: databaseUrl, ...redisEnv, PAYOUT_FEE_SCHEDULE: '{}', ...rails };
   const gateway = startProcess('services/gateway/dist/main.js', { ...shared, PORT: String(port), PUBLIC_API_RATE_LIMIT: '1000000000' });
   const worker = startProcess('services/payout-worker/dist/main.js', shared);
   try {

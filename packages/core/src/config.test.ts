@@ -173,11 +173,51 @@ describe("production: live mode's rails are all real, or all sandbox on a stagin
     );
   });
 
+  test('several payout rails (PAYOUT_RAILS) are all real: sandbox beside a real one is refused, with or without the flag', () => {
+    const flutterwave = { PAYOUT_FLUTTERWAVE_SECRET_KEY: 'FLWSECK-live-payouts' };
+    for (const flag of ['true', 'false']) {
+      expect(() =>
+        loadConfig({ ...base, ...providers, ...payoutsReal, ...collectionsReal, PAYOUT_RAILS: 'paystack,sandbox', ALLOW_SANDBOX_IN_PRODUCTION: flag }),
+      ).toThrow(/PAYOUT_RAILS: mixes sandbox with a real rail/);
+    }
+    expect(loadConfig({ ...base, ...providers, ...payoutsReal, ...collectionsReal, ...flutterwave, PAYOUT_RAILS: 'paystack,flutterwave' })).toMatchObject({
+      PAYOUT_RAIL: 'paystack',
+      PAYOUT_RAILS: ['paystack', 'flutterwave'],
+    });
+    // Flutterwave's key: required, and a live one.
+    expect(() => loadConfig({ ...base, ...providers, ...payoutsReal, ...collectionsReal, PAYOUT_RAILS: 'paystack,flutterwave' })).toThrow(
+      /PAYOUT_FLUTTERWAVE_SECRET_KEY: is required in production/,
+    );
+    let message = '';
+    try {
+      loadConfig({ ...base, ...providers, ...payoutsReal, ...collectionsReal, PAYOUT_RAILS: 'flutterwave', PAYOUT_FLUTTERWAVE_SECRET_KEY: 'FLWSECK_TEST-abc' });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(/PAYOUT_FLUTTERWAVE_SECRET_KEY: is a test key/);
+    expect(message).not.toContain('FLWSECK_TEST-abc');
+    // Paystack further down the list still needs its live key.
+    expect(() =>
+      loadConfig({ ...base, ...providers, ...collectionsReal, ...flutterwave, PAYOUT_RAILS: 'flutterwave,paystack', PAYOUT_PAYSTACK_SECRET_KEY: 'sk_test_x' }),
+    ).toThrow(/PAYOUT_PAYSTACK_SECRET_KEY: is a test key/);
+  });
+
   test('a staging deployment (every rail sandbox) does not use the Paystack keys, so their kind is not checked', () => {
     expect(() =>
       loadConfig({ ...base, ...providers, ALLOW_SANDBOX_IN_PRODUCTION: 'true', PAYSTACK_SECRET_KEY: 'sk_test_x', PAYOUT_PAYSTACK_SECRET_KEY: 'sk_test_y' }),
     ).not.toThrow();
   });
+});
+
+test('PAYOUT_RAILS is an ordered list of known rails, each once; PAYOUT_RAIL alone is a list of one', () => {
+  expect(loadConfig({}).PAYOUT_RAILS).toEqual(['sandbox']);
+  expect(loadConfig({ PAYOUT_RAIL: 'paystack' })).toMatchObject({ PAYOUT_RAIL: 'paystack', PAYOUT_RAILS: ['paystack'] });
+  expect(loadConfig({ PAYOUT_RAIL: 'sandbox', PAYOUT_RAILS: ' flutterwave , paystack ' })).toMatchObject({
+    PAYOUT_RAIL: 'flutterwave',
+    PAYOUT_RAILS: ['flutterwave', 'paystack'],
+  });
+  expect(() => loadConfig({ PAYOUT_RAILS: 'paystack,mpesa' })).toThrow(/PAYOUT_RAILS: names an unknown rail mpesa/);
+  expect(() => loadConfig({ PAYOUT_RAILS: 'paystack,paystack' })).toThrow(/PAYOUT_RAILS: names a rail twice/);
 });
 
 test("TRUST_PROXY is off by default; it takes a hop count, or a list of the proxies' addresses and CIDRs (what express reads as `trust proxy`)", () => {

@@ -2,6 +2,10 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { rememberPreviousSealingKeys } from './crypto';
 
+/** The payout rails a deployment can name in PAYOUT_RAIL / PAYOUT_RAILS. */
+export const PAYOUT_RAIL_IDS = ['sandbox', 'paystack', 'flutterwave'] as const;
+export type PayoutRailId = (typeof PAYOUT_RAIL_IDS)[number];
+
 const DEV_ONLY_SESSION_SECRET = 'cowrie-dev-only-session-secret-do-not-use-in-production';
 const DEV_ONLY_ENCRYPTION_KEY = '00'.repeat(31) + '01';
 // Shipped as a default by earlier versions: refused where secrets are checked.
@@ -34,6 +38,8 @@ export const SECRET_CONFIG_KEYS = [
   'COLLECTION_SANDBOX_SECRET',
   'PAYSTACK_SECRET_KEY',
   'PAYOUT_PAYSTACK_SECRET_KEY',
+  'PAYOUT_FLUTTERWAVE_SECRET_KEY',
+  'PAYOUT_FLUTTERWAVE_WEBHOOK_HASH',
   'VERIFY_TERMII_API_KEY',
   'VERIFY_SMTP_URL',
   'VERIFY_TERMII_SECRET_KEY',
@@ -251,7 +257,36 @@ export const ZConfig = z
     // how long the gateway waits for a payout's rail outcome before answering `processing`
     PAYOUT_SYNC_WAIT_MS: nonNegativeInt(10_000),
     // payout rail of the `live` wallet currencies (NGN): the offline sandbox or Paystack; `sandbox` currencies always use the sandbox
-    PAYOUT_RAIL: z.enum(['sandbox', 'paystack']).default('sandbox'),
+    PAYOUT_RAIL: z.enum(PAYOUT_RAIL_IDS).default('sandbox'),
+    // the payout rails of the `live` currencies in order of preference, comma-separated (paystack,flutterwave): a payout goes to the
+    // first (or the first its routing rule names) and moves to the next only when a rail certainly did not take it; overrides PAYOUT_RAIL
+    PAYOUT_RAILS: z
+      .string()
+      .optional()
+      .transform((v, ctx) => {
+        if (v === undefined || v.trim() === '') return undefined;
+        const list = v
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
+        for (const id of list)
+          if (!(PAYOUT_RAIL_IDS as readonly string[]).includes(id)) {
+            ctx.addIssue({ code: 'custom', message: `names an unknown rail ${id} (one of ${PAYOUT_RAIL_IDS.join(', ')})` });
+            return z.NEVER;
+          }
+        if (new Set(list).size !== list.length) {
+          ctx.addIssue({ code: 'custom', message: 'names a rail twice' });
+          return z.NEVER;
+        }
+        return list as PayoutRailId[];
+      }),
+    // routing rules for payouts over several rails, JSON: [{"currency":"NGN","bank_codes":["058"],"min_amount":"0","max_amount":"50000",
+    // "workspace_id":1,"rails":["flutterwave","paystack"],"name":"gtb-small"}]; the first rule that matches a payout orders its rails
+    PAYOUT_ROUTING_RULES: z.string().default('[]'),
+    // how long a rail that failed on its own (down, refused credentials, its balance too low) is skipped, doubling while it keeps failing
+    PAYOUT_RAIL_COOLDOWN_MS: positiveInt(30_000),
+    // the longest that cool-down grows to
+    PAYOUT_RAIL_MAX_COOLDOWN_MS: positiveInt(10 * 60_000),
     // payout fees per currency (or "*"), JSON: {"NGN":{"flat":"10","percent":"0.5","cap":"100"}}; default none
     PAYOUT_FEE_SCHEDULE: z.string().default('{}').transform(parseFeeSchedule),
     // artificial latency of every sandbox rail transfer and verify (tests of slow rails); 0 in production
@@ -262,6 +297,14 @@ export const ZConfig = z
     PAYOUT_PAYSTACK_BASE_URL: z.string().url().default('https://api.paystack.co'),
     // per-request timeout of a Paystack call; a timed-out transfer is re-queried, never re-sent blindly
     PAYOUT_PAYSTACK_TIMEOUT_MS: positiveInt(15_000),
+    // Flutterwave secret key (FLWSECK-...; required, and not a test key, in production when PAYOUT_RAILS names flutterwave); without it the rail answers 503
+    PAYOUT_FLUTTERWAVE_SECRET_KEY: z.string().optional(),
+    // Flutterwave API base URL, without /v3 (tests point it at a local stand-in)
+    PAYOUT_FLUTTERWAVE_BASE_URL: z.string().url().default('https://api.flutterwave.com'),
+    // the secret hash set on the Flutterwave dashboard, sent back in each webhook's verif-hash header; POST /rails/flutterwave/notifications exists only with it
+    PAYOUT_FLUTTERWAVE_WEBHOOK_HASH: z.string().min(1).optional(),
+    // per-request timeout of a Flutterwave call; a timed-out transfer is re-queried, never re-sent blindly
+    PAYOUT_FLUTTERWAVE_TIMEOUT_MS: positiveInt(15_000),
     // how long the bank list of a rail stays cached in Redis
     PAYOUT_BANKS_CACHE_TTL_SECONDS: positiveInt(3600),
     // how often the payout reconciler looks for processing payouts left without a live job
@@ -405,8 +448,12 @@ export const ZConfig = z
   })
   .transform((c) => {
     const production = c.NODE_ENV === 'production';
+    const payoutRails = c.PAYOUT_RAILS ?? [c.PAYOUT_RAIL];
     return {
       ...c,
+      // PAYOUT_RAILS wins; PAYOUT_RAIL is the first of them (a single rail is PAYOUT_RAIL's behaviour).
+      PAYOUT_RAILS: payoutRails,
+      PAYOUT_RAIL: payoutRails[0]!,
       OPS_BOARD_READ_ONLY: c.OPS_BOARD_READ_ONLY === undefined ? production : c.OPS_BOARD_READ_ONLY === 'true',
       REQUIRE_MFA_FOR_ADMINS: c.REQUIRE_MFA_FOR_ADMINS === undefined ? production : c.REQUIRE_MFA_FOR_ADMINS === 'true',
       JWT_SECRET: c.JWT_SECRET ?? (production ? '' : DEV_ONLY_SESSION_SECRET),
@@ -467,6 +514,8 @@ const CODE_PROVIDERS = ['VERIFY_SMS_PROVIDER', 'VERIFY_EMAIL_PROVIDER'] as const
 
 interface LiveModeChoices {
   PAYOUT_RAIL: string;
+  PAYOUT_RAILS: readonly string[];
+  PAYOUT_FLUTTERWAVE_SECRET_KEY?: string;
   COLLECTION_RAIL: string;
   PAYOUT_PAYSTACK_SECRET_KEY?: string;
   PAYSTACK_SECRET_KEY?: string;
@@ -487,6 +536,21 @@ interface LiveModeChoices {
  */
 function productionLiveModeIssues(c: LiveModeChoices): Array<{ variable: string; message: string }> {
   const issues: Array<{ variable: string; message: string }> = [];
+  // Several payout rails are all real or all sandbox: a failover must never move a payout between play money and real money.
+  if (c.PAYOUT_RAILS.includes('sandbox') && c.PAYOUT_RAILS.some((r) => r !== 'sandbox'))
+    issues.push({
+      variable: 'PAYOUT_RAILS',
+      message: `mixes sandbox with a real rail (${c.PAYOUT_RAILS.join(',')}): in production a deployment's payout rails are all real or all sandbox`,
+    });
+  if (c.PAYOUT_RAILS.includes('flutterwave')) {
+    const key = c.PAYOUT_FLUTTERWAVE_SECRET_KEY;
+    if (!key) issues.push({ variable: 'PAYOUT_FLUTTERWAVE_SECRET_KEY', message: 'is required in production when PAYOUT_RAILS names flutterwave' });
+    else if (/^FLWSECK_TEST/i.test(key) || !key.startsWith('FLWSECK'))
+      issues.push({
+        variable: 'PAYOUT_FLUTTERWAVE_SECRET_KEY',
+        message: `is ${key.startsWith('FLWSECK') ? 'a test key (FLWSECK_TEST…)' : 'not a Flutterwave secret key'}: in production it must be a live key (FLWSECK-…)`,
+      });
+  }
   const railOf = (name: (typeof MONEY_RAILS)[number]['rail']) => c[name];
   const sandboxRails = MONEY_RAILS.filter(({ rail }) => railOf(rail) === 'sandbox');
   if (sandboxRails.length > 0 && sandboxRails.length < MONEY_RAILS.length) {
@@ -506,7 +570,8 @@ function productionLiveModeIssues(c: LiveModeChoices): Array<{ variable: string;
     }
   }
   for (const { rail, key } of MONEY_RAILS) {
-    if (railOf(rail) !== 'paystack') continue;
+    const isPaystack = rail === 'PAYOUT_RAIL' ? c.PAYOUT_RAILS.includes('paystack') : railOf(rail) === 'paystack';
+    if (!isPaystack) continue;
     const value = c[key];
     // PAYSTACK_SECRET_KEY is required with COLLECTION_RAIL=paystack in every environment (below).
     if (!value && key === 'PAYOUT_PAYSTACK_SECRET_KEY') issues.push({ variable: key, message: `is required in production when ${rail}=paystack` });

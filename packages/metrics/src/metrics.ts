@@ -11,6 +11,10 @@ export const QUEUE_DEPTH_STATES = ['waiting', 'active', 'delayed', 'failed', 'pr
 /** A scrape never waits longer than this for Redis; a slow Redis shows as missing samples. */
 const DEPTH_TIMEOUT_MS = 2000;
 
+/** The payout rails' breaker states, read on each scrape. */
+export type RailStateSource = () => Promise<ReadonlyArray<{ rail: string; state: string }>>;
+const RAIL_STATES = ['closed', 'open', 'half_open'] as const;
+
 /** Seconds; from a cached GET to a rail call that waits out its timeout. */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 /** Jobs run longer than requests: a webhook delivery with its retries takes up to ~32 s. */
@@ -38,6 +42,7 @@ export function createMetrics(options: CreateMetricsOptions) {
   if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
   const registers = [registry];
   const depthSources = new Set<DepthSource>();
+  const railHealthSources = new Set<RailStateSource>();
 
   return {
     registry,
@@ -177,6 +182,28 @@ export function createMetrics(options: CreateMetricsOptions) {
       labelNames: ['provider', 'status', 'reason'] as const,
       registers,
     }),
+    /** Read from Redis on each scrape, for the rails given to watchRailHealth (several payout rails only). */
+    payoutRailState: new Gauge({
+      name: 'cowrie_payout_rail_state',
+      help: "1 for the state each payout rail's breaker is in (closed: used; open: passed over after failing on its own; half_open: one probe payout may try it), 0 for the others",
+      labelNames: ['rail', 'state'] as const,
+      registers,
+      async collect() {
+        this.reset();
+        await Promise.all(
+          [...railHealthSources].map(async (source) => {
+            let timer: NodeJS.Timeout | undefined;
+            const timeout = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), DEPTH_TIMEOUT_MS)));
+            const states = await Promise.race([source().catch(() => null), timeout]).finally(() => clearTimeout(timer));
+            for (const { rail, state } of states ?? []) for (const each of RAIL_STATES) this.set({ rail, state: each }, each === state ? 1 : 0);
+          }),
+        );
+      },
+    }),
+    /** Report the breaker state of the payout rails on every scrape. */
+    watchRailHealth(source: RailStateSource) {
+      railHealthSources.add(source);
+    },
     /** Report the depth of these queues on every scrape. */
     watchQueues(queues: Iterable<DepthSource>) {
       for (const queue of queues) depthSources.add(queue);

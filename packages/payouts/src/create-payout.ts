@@ -5,6 +5,7 @@ import { isRailError, type Rails } from '@cowrie/rails';
 import { checkPayoutCurrency } from './currency';
 import { payoutFee } from './fees';
 import { findActiveBeneficiary } from './beneficiaries';
+import { routeMetadata } from './rail-route';
 
 /** Narration of a transfer sent without one. */
 export const DEFAULT_TRANSFER_NARRATION = 'Cowrie transfer';
@@ -24,16 +25,23 @@ export type CreatedPayout = OpenedDebit;
 /** The `Idempotency-Key` header a payout was asked for with, and the hash of that request (see RequestKey). */
 export type PayoutRequestKey = RequestKey;
 
-/** What every payout's draft takes from its request: the rail of the currency and the fee schedule's fee. */
-function payoutBasics(
+/**
+ * What every payout's draft takes from its request: its route (the rails it
+ * may go through, first one first, and the rule that chose them: recorded in
+ * its metadata when there is a choice) and the fee schedule's fee.
+ */
+async function payoutBasics(
   deps: PayoutDeps,
   currency: string,
+  bankCode: string | null,
   input: { workspaceId: number; amount: Decimal; idempotencyKey?: string; request?: PayoutRequestKey },
 ) {
+  const route = await deps.rails.route({ currency, bankCode, amount: input.amount, workspaceId: input.workspaceId });
   return {
+    routeMetadata: routeMetadata(route),
     workspaceId: input.workspaceId,
     currency,
-    provider: deps.rails.forCurrency(currency).id,
+    provider: route.rails[0]!,
     amount: input.amount,
     fees: payoutFee(deps.feeSchedule, currency, input.amount),
     idempotencyKey: input.idempotencyKey,
@@ -74,8 +82,9 @@ export async function createTransfer(deps: PayoutDeps, input: TransferInput): Pr
   const currency = checkPayoutCurrency(input.currency);
   const counterpartyBank = await counterpartyBankName(deps.rails, currency, input.bankName, input.bankCode);
   const counterpartyName = input.accountName ?? null;
+  const { routeMetadata: route, ...basics } = await payoutBasics(deps, currency, input.bankCode ?? null, input);
   return openHeldDebit(deps.sql, {
-    ...payoutBasics(deps, currency, input),
+    ...basics,
     category: 'send',
     channel: 'transfer',
     title: `Transfer to ${counterpartyName ?? input.accountNumber}`,
@@ -85,7 +94,7 @@ export async function createTransfer(deps: PayoutDeps, input: TransferInput): Pr
     counterpartyBank,
     bankCode: input.bankCode ?? null,
     beneficiaryId: null,
-    metadata: input.bankName ? { bank_name: input.bankName } : {},
+    metadata: { ...(input.bankName ? { bank_name: input.bankName } : {}), ...route },
   });
 }
 
@@ -114,8 +123,9 @@ export async function createWithdrawal(deps: PayoutDeps, input: WithdrawalInput)
     });
   }
   const narration = `Withdrawal to ${beneficiary.name}`;
+  const { routeMetadata: route, ...basics } = await payoutBasics(deps, currency, beneficiary.bankCode, input);
   return openHeldDebit(deps.sql, {
-    ...payoutBasics(deps, currency, input),
+    ...basics,
     category: 'payout',
     channel: 'payout',
     title: narration,
@@ -125,6 +135,6 @@ export async function createWithdrawal(deps: PayoutDeps, input: WithdrawalInput)
     counterpartyBank: beneficiary.bankName,
     bankCode: beneficiary.bankCode,
     beneficiaryId: beneficiary.id,
-    metadata: { beneficiary_id: beneficiary.id },
+    metadata: { beneficiary_id: beneficiary.id, ...route },
   });
 }

@@ -13,7 +13,8 @@ import {
   type StatementRow,
 } from '@cowrie/db';
 import { ledgerTransactionColumns } from '@cowrie/ledger';
-import { RailError, type ModeRails, type PayoutRail, type TransferResult } from '@cowrie/rails';
+import { RailError, type ModeRails, type PayoutRail, type RailHealth, type TransferResult } from '@cowrie/rails';
+import { nextRailOf, railReferenceOf } from './rail-route';
 import {
   DEFAULT_OUTCOME_SCHEDULE,
   applyRailResult,
@@ -74,6 +75,11 @@ const TAKE_UP = defineStatement({
         ORDER BY t."id"
         ON CONFLICT ("transactionId") DO UPDATE SET "attempts" = "PayoutDispatch"."attempts" + 1, "lastSentAt" = ${p.now}, "updatedAt" = ${p.now}
         RETURNING "transactionId", "attempts"
+      ), recorded AS (
+        -- The rail's attempt, on record before the rail is called (the first rail's: a later rail's was written when the payout moved to it).
+        INSERT INTO "PayoutAttempt" ("transactionId", "rail", "reference", "outcome", "createdAt", "updatedAt")
+        SELECT t."id", t."provider", t."reference", 'sending', ${p.now}, ${p.now} FROM attempt a JOIN "LedgerTransaction" t ON t."id" = a."transactionId"
+        ON CONFLICT ("transactionId", "rail") DO NOTHING
       )
       SELECT ${columnList(ledgerTransactionColumns, 't')}, a."attempts" AS "dispatchAttempts",
         CASE WHEN prior."outcome" IN ('unknown', 'pending') THEN prior."outcome" END AS "awaiting", prior."unknownSince",
@@ -136,56 +142,135 @@ async function takeUp(sql: SqlPool, request: TakeUpRequest): Promise<TakenUp | n
 }
 
 /**
- * What the rail knows of a payout's reference (null: nothing), or undefined
- * when it could not be asked (logged). A shutdown's abort is thrown on.
+ * What the rail knows of a payout's reference on it (null: nothing), or
+ * undefined when it could not be asked (logged). A shutdown's abort is thrown on.
  */
 async function askRail(rail: PayoutRail, row: LedgerTransaction, log: Logger, signal?: AbortSignal): Promise<TransferResult | null | undefined> {
+  const reference = railReferenceOf(row, rail.id);
   try {
-    return await rail.verifyTransfer(row.reference, { signal });
+    return await rail.verifyTransfer(reference, { signal });
   } catch (err) {
     if (signal?.aborted) throw err;
-    log.warn({ reference: row.reference, error: (err as Error).message }, 'the rail could not be asked about a payout; asking again later');
+    log.warn({ reference, rail: rail.id, error: (err as Error).message }, 'the rail could not be asked about a payout; asking again later');
     return undefined;
   }
 }
 
 /**
- * Sends one `processing` payout to its rail and settles it (the payout
- * worker's `payout.execute`). It acts only on a `processing` row. When an
- * earlier attempt may have reached the rail it asks the rail by reference
- * first, and a resend, if any, carries the same reference (the rail's
- * idempotency key).
- *
- * An outcome the rail cannot confirm stays unknown: after a timeout, a reset
- * or a 5xx that may have been sent, one "not found" proves nothing (the rail
- * may commit the transfer a moment later), so the row stays `processing` with
- * its hold and the rail is asked again on a backoff schedule
- * (checkPayoutOutcome). Only a definitive answer settles or releases it, or a
- * grace window in which the rail kept not knowing the reference. A rail that
- * certainly sent nothing (it refused before accepting) fails the payout at once.
+ * Why a rail certainly did not take a payout, in a way that is the rail's
+ * own, so the next rail of its route may: it refused before accepting (down,
+ * unreachable, credentials, rate limited: a RailError that sent nothing) or
+ * answered a definite `failed` for its own reason (its balance). Null for
+ * everything else: a destination's failure fails on every rail, and an
+ * ambiguous outcome may have paid.
  */
-export async function executePayout({
-  sql,
-  rails,
-  transactionId,
-  log,
-  signal,
-  schedule = DEFAULT_OUTCOME_SCHEDULE,
-}: ExecutePayoutOptions): Promise<PayoutOutcome> {
-  const taken = await takeUp(sql, { transactionId, reversalFirstCheckMs: schedule.reversalFirstCheckMs });
-  if (!taken) return { kind: 'skipped', status: null };
-  if ('skipped' in taken) return { kind: 'skipped', status: taken.skipped };
-  const { row } = taken;
-  const rail = rails[taken.mode].byId(row.provider);
+export type RailRefusal = { outcome: 'refused' | 'failed'; reason: string; error?: RailError; result?: TransferResult };
 
-  if (taken.awaiting) return checkPayoutOutcome({ sql, rail, row, awaiting: taken.awaiting, unknownSince: taken.unknownSince, schedule, log, signal });
+function refusalOf(answer: TransferResult | RailError): RailRefusal | null {
+  if (answer instanceof RailError) return answer.maybeSent ? null : { outcome: 'refused', reason: answer.message, error: answer };
+  if (answer.status === 'failed' && answer.failure === 'rail')
+    return { outcome: 'failed', reason: answer.reason ?? 'the rail failed the transfer', result: answer };
+  return null;
+}
 
-  if (taken.earlierAttempts > 0) {
+/**
+ * Moves a `processing` payout from its rail to the next of its route, in one
+ * statement: the rail's attempt keeps why (refused, failed, skipped), the
+ * next rail's attempt is on record (`sending`, its own reference) before it is
+ * called, the row names the new rail (`provider`, no provider reference), and
+ * what the dispatch awaited from the old rail is cleared. Only while the row
+ * is still `processing` on that rail: false when anyone else settled or moved it.
+ */
+const FAIL_OVER = defineStatement({
+  name: 'cowrie-payout-fail-over',
+  params: {
+    transactionId: sqlParam.int,
+    from: sqlParam.text,
+    fromReference: sqlParam.text,
+    outcome: sqlParam.text,
+    reason: sqlParam.text,
+    to: sqlParam.text,
+    toReference: sqlParam.text,
+    now: sqlParam.timestamp,
+  },
+  text: (p) => `
+      WITH moved AS (
+        UPDATE "LedgerTransaction" SET "provider" = ${p.to}, "providerReference" = NULL, "updatedAt" = ${p.now}
+        WHERE "id" = ${p.transactionId} AND "status" = 'processing' AND "type" = 'debit' AND "provider" = ${p.from}
+        RETURNING "id"
+      ), closed AS (
+        INSERT INTO "PayoutAttempt" ("transactionId", "rail", "reference", "outcome", "reason", "createdAt", "updatedAt")
+        SELECT "id", ${p.from}, ${p.fromReference}, ${p.outcome}, ${p.reason}, ${p.now}, ${p.now} FROM moved
+        ON CONFLICT ("transactionId", "rail") DO UPDATE SET "outcome" = EXCLUDED."outcome", "reason" = EXCLUDED."reason", "updatedAt" = EXCLUDED."updatedAt"
+      ), opened AS (
+        INSERT INTO "PayoutAttempt" ("transactionId", "rail", "reference", "outcome", "createdAt", "updatedAt")
+        SELECT "id", ${p.to}, ${p.toReference}, 'sending', ${p.now}, ${p.now} FROM moved
+        ON CONFLICT ("transactionId", "rail") DO NOTHING
+      ), cleared AS (
+        UPDATE "PayoutDispatch" SET "outcome" = NULL, "errorStatus" = NULL, "errorMessage" = NULL, "unknownSince" = NULL, "nextCheckAt" = NULL, "updatedAt" = ${p.now}
+        WHERE "transactionId" IN (SELECT "id" FROM moved)
+      )
+      SELECT count(*)::int AS "moved" FROM moved`,
+  result: { moved: sqlColumn.int },
+});
+
+/**
+ * The payout moves to `to`, the next rail of its route (see FAIL_OVER): the
+ * row as it now is, or null when it was settled or moved meanwhile.
+ */
+export async function failOver(
+  sql: SqlQueryable,
+  row: LedgerTransaction,
+  to: string,
+  why: { outcome: RailRefusal['outcome'] | 'skipped'; reason: string },
+): Promise<LedgerTransaction | null> {
+  const now = new Date();
+  const { rows } = await FAIL_OVER.run(sql, {
+    transactionId: row.id,
+    from: row.provider,
+    fromReference: railReferenceOf(row),
+    outcome: why.outcome,
+    reason: why.reason.slice(0, 500),
+    to,
+    toReference: railReferenceOf(row, to),
+    now,
+  });
+  if (!rows[0]?.moved) return null;
+  return { ...row, provider: to, providerReference: null, updatedAt: now };
+}
+
+/** What the step on one rail came to: a final or awaited outcome, or the rail's refusal (the caller moves on or fails it). */
+type RailStep = { kind: 'done'; outcome: PayoutOutcome } | { kind: 'refused'; refusal: RailRefusal };
+
+/** Applies the rail's answer, unless it is the rail's own definite failure and another rail may take the payout. */
+async function settleOrRefuse(sql: SqlPool, row: LedgerTransaction, result: TransferResult, schedule: OutcomeSchedule): Promise<RailStep> {
+  const refusal = nextRailOf(row) ? refusalOf(result) : null;
+  if (refusal) return { kind: 'refused', refusal };
+  return { kind: 'done', outcome: await applyRailResult(sql, row, result, schedule) };
+}
+
+/**
+ * One rail's step for a payout taken up to send: ask first when an earlier
+ * attempt may have reached it, then send under the rail's own reference.
+ */
+async function stepOnRail(
+  opts: { sql: SqlPool; log: Logger; signal?: AbortSignal; schedule: OutcomeSchedule; health: RailHealth | null },
+  rail: PayoutRail,
+  row: LedgerTransaction,
+  askFirst: boolean,
+): Promise<RailStep> {
+  const { sql, log, signal, schedule, health } = opts;
+  const reference = railReferenceOf(row, rail.id);
+  if (askFirst) {
     const known = await askRail(rail, row, log, signal);
-    if (known === undefined) return awaitUnknownOutcome(sql, row, schedule, { status: 502, message: 'The payout rail could not confirm this transfer' });
+    if (known === undefined)
+      return {
+        kind: 'done',
+        outcome: await awaitUnknownOutcome(sql, row, schedule, { status: 502, message: 'The payout rail could not confirm this transfer' }),
+      };
     if (known) {
-      log.info({ reference: row.reference, status: known.status }, 'payout found at the rail; not sending again');
-      return applyRailResult(sql, row, known, schedule);
+      log.info({ reference, rail: rail.id, status: known.status }, 'payout found at the rail; not sending again');
+      return settleOrRefuse(sql, row, known, schedule);
     }
     // The earlier attempt's process died before it heard back: the rail does
     // not know the reference, and a send with the same one cannot pay twice.
@@ -196,7 +281,7 @@ export async function executePayout({
   let sendBegan = false;
   try {
     result = await rail.transfer({
-      reference: row.reference,
+      reference,
       amount: new Decimal(row.amount.toString()),
       currency: row.currency,
       accountNumber: row.counterpartyAccount ?? '',
@@ -220,19 +305,103 @@ export async function executePayout({
     const railError =
       err instanceof RailError ? err : new RailError(502, 'The payout rail failed unexpectedly', { provider: rail.id, maybeSent: true, cause: err });
     if (!railError.maybeSent) {
-      log.warn({ reference: row.reference, status: railError.status, error: railError.message }, 'payout rail failed; nothing was sent');
-      return failWithProviderError(sql, row, { status: railError.status, message: railError.message, raw: railError.raw });
+      await health?.failed(rail.id);
+      log.warn({ reference, rail: rail.id, status: railError.status, error: railError.message }, 'payout rail failed; nothing was sent');
+      if (nextRailOf(row)) return { kind: 'refused', refusal: refusalOf(railError)! };
+      return { kind: 'done', outcome: await failWithProviderError(sql, row, { status: railError.status, message: railError.message, raw: railError.raw }) };
     }
-    // Ambiguous: money may have moved. Ask; whatever it cannot confirm stays unknown.
+    // Ambiguous: money may have moved. It stays on this rail: ask; whatever it cannot confirm stays unknown.
     const known = await askRail(rail, row, log, signal);
-    if (known) return applyRailResult(sql, row, known, schedule);
+    if (known) return settleOrRefuse(sql, row, known, schedule);
     log.warn(
-      { reference: row.reference, status: railError.status, error: railError.message },
+      { reference, rail: rail.id, status: railError.status, error: railError.message },
       'payout outcome unknown: it stays processing with its hold until the rail confirms',
     );
-    return awaitUnknownOutcome(sql, row, schedule, { status: railError.status, message: railError.message });
+    return { kind: 'done', outcome: await awaitUnknownOutcome(sql, row, schedule, { status: railError.status, message: railError.message }) };
   }
-  return applyRailResult(sql, row, result, schedule);
+  if (health) await (result.status === 'failed' && result.failure === 'rail' ? health.failed(rail.id) : health.succeeded(rail.id));
+  return settleOrRefuse(sql, row, result, schedule);
+}
+
+/**
+ * Sends one `processing` payout to its rail and settles it (the payout
+ * worker's `payout.execute`). It acts only on a `processing` row. When an
+ * earlier attempt may have reached the rail it asks the rail by reference
+ * first, and a resend, if any, carries the same reference (the rail's
+ * idempotency key).
+ *
+ * An outcome the rail cannot confirm stays unknown: after a timeout, a reset
+ * or a 5xx that may have been sent, one "not found" proves nothing (the rail
+ * may commit the transfer a moment later), so the row stays `processing` with
+ * its hold and the rail is asked again on a backoff schedule
+ * (checkPayoutOutcome). Only a definitive answer settles or releases it, or a
+ * grace window in which the rail kept not knowing the reference. It never
+ * moves to another rail.
+ *
+ * A payout with more rails in its route moves to the next one only when its
+ * rail certainly did not take it (refusalOf: refused before accepting, or a
+ * definite failure that is the rail's own), or when the rail's breaker is
+ * open and it was never sent there; the last rail's refusal fails it as
+ * before. The client sees one transaction and one final status.
+ */
+export async function executePayout({
+  sql,
+  rails,
+  transactionId,
+  log,
+  signal,
+  schedule = DEFAULT_OUTCOME_SCHEDULE,
+}: ExecutePayoutOptions): Promise<PayoutOutcome> {
+  const taken = await takeUp(sql, { transactionId, reversalFirstCheckMs: schedule.reversalFirstCheckMs });
+  if (!taken) return { kind: 'skipped', status: null };
+  if ('skipped' in taken) return { kind: 'skipped', status: taken.skipped };
+  let { row } = taken;
+  const modeRails = rails[taken.mode];
+  // One-rail payouts never look at rail health: a breaker has nowhere to send them.
+  const health = nextRailOf(row) ? modeRails.health : null;
+  const step = { sql, log, signal, schedule, health };
+
+  let next: RailStep;
+  if (taken.awaiting) {
+    const checked = await checkRail({
+      sql,
+      rail: modeRails.byId(row.provider),
+      row,
+      awaiting: taken.awaiting,
+      unknownSince: taken.unknownSince,
+      schedule,
+      log,
+      signal,
+    });
+    if (checked.kind === 'done') return checked.outcome;
+    next = checked;
+  } else {
+    const rail = modeRails.byId(row.provider);
+    // A rail whose breaker is open is passed over, but only by a payout never sent to it (and never the last rail).
+    if (health && taken.earlierAttempts === 0 && !(await health.allows(rail.id))) {
+      next = { kind: 'refused', refusal: { outcome: 'refused', reason: `the ${rail.id} rail is cooling down after failing` } };
+      const moved = await failOver(sql, row, nextRailOf(row)!, { outcome: 'skipped', reason: next.refusal.reason });
+      if (!moved) return { kind: 'skipped', status: null };
+      log.info({ reference: row.reference, from: rail.id, to: moved.provider }, 'payout passed over a cooling rail');
+      row = moved;
+      next = await stepOnRail(step, modeRails.byId(row.provider), row, false);
+    } else {
+      next = await stepOnRail(step, rail, row, taken.earlierAttempts > 0);
+    }
+  }
+  // The rail certainly did not take it: on to the next rail of its route, each on record before it is called.
+  while (next.kind === 'refused') {
+    const to = nextRailOf(row)!;
+    const moved = await failOver(sql, row, to, next.refusal);
+    if (!moved) return { kind: 'skipped', status: null };
+    log.warn(
+      { reference: row.reference, from: row.provider, to, reason: next.refusal.reason },
+      'payout moved to the next rail: the last one certainly did not take it',
+    );
+    row = moved;
+    next = await stepOnRail(step, modeRails.byId(row.provider), row, false);
+  }
+  return next.outcome;
 }
 
 export interface CheckPayoutOutcomeOptions {
@@ -247,34 +416,39 @@ export interface CheckPayoutOutcomeOptions {
   now?: Date;
 }
 
+/** checkPayoutOutcome's step: the outcome, or the rail's own definite failure of a payout another rail may take. */
+async function checkRail({ sql, rail, row, awaiting, unknownSince, schedule, log, signal, now = new Date() }: CheckPayoutOutcomeOptions): Promise<RailStep> {
+  const known = await askRail(rail, row, log, signal);
+  if (known === undefined) return { kind: 'done', outcome: await awaitUnknownOutcome(sql, row, schedule) };
+  if (known) {
+    if (known.status !== 'pending') log.info({ reference: row.reference, rail: rail.id, status: known.status }, 'payout outcome confirmed by the rail');
+    return settleOrRefuse(sql, row, known, schedule);
+  }
+  const since = awaiting === 'unknown' && unknownSince ? unknownSince : null;
+  if (since && now.getTime() - since.getTime() >= schedule.graceMs) {
+    log.warn({ reference: row.reference, unknownSince: since.toISOString() }, 'the rail never knew this payout within the grace window: failed, hold released');
+    return { kind: 'done', outcome: await failUnconfirmed(sql, row, since) };
+  }
+  return { kind: 'done', outcome: await awaitUnknownOutcome(sql, row, schedule) };
+}
+
 /**
  * Asks the rail about a payout it has not settled, by reference, and never
  * sends: a definitive answer settles or releases it; `pending`, an error or
  * "not found" schedule the next check. An unknown outcome the rail still does
  * not know after the grace window was never sent: the payout fails and its
- * hold is released.
+ * hold is released. A definite failure that is the rail's own, of a payout
+ * with a next rail, moves it there (recorded, never sent from here): the
+ * re-queue pass hands it to a worker, which sends it on the next rail.
  */
-export async function checkPayoutOutcome({
-  sql,
-  rail,
-  row,
-  awaiting,
-  unknownSince,
-  schedule,
-  log,
-  signal,
-  now = new Date(),
-}: CheckPayoutOutcomeOptions): Promise<PayoutOutcome> {
-  const known = await askRail(rail, row, log, signal);
-  if (known === undefined) return awaitUnknownOutcome(sql, row, schedule);
-  if (known) {
-    if (known.status !== 'pending') log.info({ reference: row.reference, status: known.status }, 'payout outcome confirmed by the rail');
-    return applyRailResult(sql, row, known, schedule);
-  }
-  const since = awaiting === 'unknown' && unknownSince ? unknownSince : null;
-  if (since && now.getTime() - since.getTime() >= schedule.graceMs) {
-    log.warn({ reference: row.reference, unknownSince: since.toISOString() }, 'the rail never knew this payout within the grace window: failed, hold released');
-    return failUnconfirmed(sql, row, since);
-  }
-  return awaitUnknownOutcome(sql, row, schedule);
+export async function checkPayoutOutcome(options: CheckPayoutOutcomeOptions): Promise<PayoutOutcome> {
+  const checked = await checkRail(options);
+  if (checked.kind === 'done') return checked.outcome;
+  const moved = await failOver(options.sql, options.row, nextRailOf(options.row)!, checked.refusal);
+  if (moved)
+    options.log.warn(
+      { reference: options.row.reference, from: options.row.provider, to: moved.provider },
+      'payout moved to the next rail; it is sent there when re-queued',
+    );
+  return moved ? { kind: 'pending' } : { kind: 'skipped', status: null };
 }

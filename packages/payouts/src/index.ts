@@ -15,3 +15,4 @@ export * from './rail-notifications';
 export * from './sandbox-reversal';
 export * from './samples';
 export * from './payout-requests';
+export * from './rail-route';

@@ -3,6 +3,8 @@ import { columnList, defineStatement, sqlColumn, sqlParam, type SqlPool } from '
 import { ledgerTransactionColumns } from '@cowrie/ledger';
 import type { ModeRails } from '@cowrie/rails';
 import { applyRailResult, type PayoutOutcome } from './settle-payout';
+import { failOver } from './execute-payout';
+import { nextRailOf, payoutReferenceOf, railReferenceOf } from './rail-route';
 
 /** What a payout rail told Cowrie about one of its transfers, unprompted (a provider's webhook, the sandbox bank's notice). */
 export interface PayoutNotification {
@@ -10,7 +12,7 @@ export interface PayoutNotification {
   provider: string;
   /** The rail's event name, e.g. `transfer.reversed`. */
   event: string;
-  /** The transfer's reference: Cowrie's `snd_` reference, sent as the rail's reference. */
+  /** The transfer's reference at the rail: Cowrie's `snd_` reference (`snd_…-<n>` for a payout's n-th rail). */
   reference: string;
   /** The notification as received, kept when it names no payout Cowrie knows. */
   payload: Record<string, unknown>;
@@ -57,8 +59,9 @@ export async function receivePayoutNotification(
   { sql, rails, log }: { sql: SqlPool; rails: ModeRails; log: Logger },
   notification: PayoutNotification,
 ): Promise<PayoutNotificationOutcome> {
-  const found = (await PAYOUT_BY_REFERENCE.run(sql, { reference: notification.reference })).rows[0];
-  if (!found || found.provider !== notification.provider) {
+  const found = (await PAYOUT_BY_REFERENCE.run(sql, { reference: payoutReferenceOf(notification.reference) })).rows[0];
+  // Only the payout's current rail, under the reference it was sent with there: an earlier rail certainly did not take it.
+  if (!found || found.provider !== notification.provider || railReferenceOf(found) !== notification.reference) {
     await KEEP_UNMATCHED.run(sql, notification);
     log.warn(
       { provider: notification.provider, event: notification.event, reference: notification.reference },
@@ -67,11 +70,21 @@ export async function receivePayoutNotification(
     return { kind: 'unmatched' };
   }
   const { workspaceMode, ...row } = found;
-  const known = await rails[workspaceMode].byId(row.provider).verifyTransfer(row.reference);
+  const known = await rails[workspaceMode].byId(row.provider).verifyTransfer(notification.reference);
   // Nothing to apply: the rail does not show it, or shows it unsettled while Cowrie's row is final.
   if (!known || (known.status === 'pending' && row.status !== 'processing')) {
     log.warn({ reference: row.reference, event: notification.event, rail: known?.status ?? 'not found' }, 'payout notification not confirmed by the rail');
     return { kind: 'unconfirmed' };
+  }
+  // The rail's own definite failure of a payout with another rail to go: moved there (the re-queue pass sends it), not failed.
+  const next = known.status === 'failed' && known.failure === 'rail' && row.status === 'processing' ? nextRailOf(row) : null;
+  if (next) {
+    const moved = await failOver(sql, row, next, { outcome: 'failed', reason: known.reason ?? 'the rail failed the transfer' });
+    log.warn(
+      { reference: row.reference, from: row.provider, to: next, moved: !!moved },
+      'payout notification: the rail failed it on its own; moved to the next rail',
+    );
+    return { kind: 'applied', outcome: moved ? 'pending' : 'skipped' };
   }
   const outcome = await applyRailResult(sql, row, known);
   log.info({ reference: row.reference, event: notification.event, outcome: outcome.kind }, 'payout notification applied');

@@ -5,6 +5,7 @@ import type { ModeRails } from '@cowrie/rails';
 import { checkPayoutOutcome } from './execute-payout';
 import { applyRailResult } from './settle-payout';
 import { payoutDispatchColumns } from './payout-dispatch-columns';
+import { railReferenceOf } from './rail-route';
 import type { OutcomeSchedule, PayoutOutcome } from './settle-payout';
 
 /** A payout as the reconciler hands it on: what its job id is made of. */
@@ -257,7 +258,8 @@ export async function checkDueReversals({
         }
         if (row.status !== 'completed') return NEXT_REVERSAL_CHECK.run(sql, { transactionId: row.id, next: later(0), asked: 0 });
         try {
-          const known = await rails[found.mode].byId(row.provider).verifyTransfer(row.reference);
+          // Asked of the rail that paid it, under the reference it was sent with there.
+          const known = await rails[found.mode].byId(row.provider).verifyTransfer(railReferenceOf(row));
           if (known?.status === 'reversed') {
             const outcome = await applyRailResult(sql, row, known, schedule);
             if (outcome.kind === 'reversed') reversed += 1;

@@ -217,5 +217,30 @@ export async function transactionWithEvents(db: DbOrTx, workspaceId: number, ref
         created_at: d.createdAt.toISOString(),
       })),
   }));
-  return { transaction: renderTransaction(row), events };
+  const attempts = row.type === 'debit' ? await payoutAttempts(db, row) : [];
+  return { transaction: renderTransaction(row), events, attempts };
+}
+
+/** One rail's attempt at a payout as the dashboard shows it. */
+export interface PayoutAttemptView {
+  rail: string;
+  /** The reference it was sent with at that rail. */
+  reference: string;
+  /** refused, failed or skipped (it moved on), or, for the rail it stayed on, the payout's own status (processing while it is). */
+  outcome: string;
+  reason: string | null;
+  created_at: string;
+}
+
+/** The rails a payout was sent to, in order: each one's reference and what came of it. */
+async function payoutAttempts(db: DbOrTx, row: LedgerTransaction): Promise<PayoutAttemptView[]> {
+  const attempts = await db.payoutAttempt.findMany({ where: { transactionId: row.id }, orderBy: { createdAt: 'asc' } });
+  return attempts.map((a) => ({
+    rail: a.rail,
+    reference: a.reference,
+    // The attempt that stayed is the payout's own: its status says how it ended (no write on the hot path to say it twice).
+    outcome: a.outcome === 'sending' && a.rail === row.provider ? row.status : a.outcome,
+    reason: a.reason,
+    created_at: a.createdAt.toISOString(),
+  }));
 }

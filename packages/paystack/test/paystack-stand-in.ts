@@ -48,7 +48,8 @@ import type { AddressInfo } from 'node:net';
  */
 export interface StandInSend {
   record: boolean;
-  answer: 'ok' | '5xx' | 'hang';
+  /** `refuse`: Paystack's own balance is too low (400, nothing recorded; with `record: false`). */
+  answer: 'ok' | '5xx' | 'hang' | 'refuse';
   /** A recorded transfer stays invisible to verify this long. */
   visibleAfterMs?: number;
   /** The transfer is `pending` at first and reaches this final status after `afterMs` (Paystack settling later). */
@@ -73,6 +74,8 @@ export interface PaystackStandIn {
     hangMs: number;
     acceptThenFail: boolean;
     hideFromVerify: boolean;
+    /** POST /transfer answers 400 "Your balance is not enough…" and records nothing (Paystack's own balance too low). */
+    balanceTooLow?: boolean;
     behaviour?: (transfer: { reference: string; reason: string }) => StandInSend | undefined;
     /** Where a `transfer.reversed` notification is POSTed (signed with the secret) when `reverseAfterMs` reverses a transfer; none when unset. */
     notifyUrl?: string;
@@ -247,9 +250,11 @@ export async function startPaystackStandIn({ secret = 'sk_test_standin' }: { sec
         if (!Number.isInteger(body.amount) || body.amount <= 0) return send(res, 400, { status: false, message: 'Invalid amount' });
         if (!/^[a-z0-9_-]{16,50}$/.test(body.reference ?? '')) return send(res, 400, { status: false, message: 'Invalid reference' });
         if (transfers.has(body.reference)) return send(res, 400, { status: false, message: 'Duplicate Transfer Reference' });
+        if (options.balanceTooLow) return send(res, 400, { status: false, message: 'Your balance is not enough to fulfil this request' });
         const account = recipient.details.account_number as string;
         const planned = options.behaviour?.({ reference: body.reference, reason: String(body.reason ?? '') });
         if (planned && !planned.record) {
+          if (planned.answer === 'refuse') return send(res, 400, { status: false, message: 'Your balance is not enough to fulfil this request' });
           return planned.answer === 'hang' ? later(options.hangMs, () => res.destroy()) : send(res, 500, { status: false, message: 'Internal server error' });
         }
         if (account === '0000000009' && !planned) return send(res, 500, { status: false, message: 'Internal server error' });

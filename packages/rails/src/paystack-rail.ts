@@ -25,6 +25,9 @@ const PAYSTACK_STATUS: Record<string, TransferStatus> = {
   rejected: 'failed',
 };
 
+/** A refusal that is Paystack's own (its balance, transfers not enabled on the integration), not the destination's. */
+const PAYSTACK_OWN_FAILURE = /balance is not enough|insufficient balance|cannot initiate third party payouts|transfers? (are|is) (not enabled|disabled)/i;
+
 /**
  * Paystack's documented transfer API (transfer recipient, transfer, verify,
  * bank list, account resolve) over `got`. Timeouts → 504, 5xx → 502, missing
@@ -176,7 +179,9 @@ export function createPaystackRail(options: PaystackRailOptions): PayoutRail {
             raw: sent.body as Record<string, unknown>,
           });
         }
-        return failed(sent.body.message ?? `Paystack refused the transfer (HTTP ${sent.statusCode})`, sent.body as Record<string, unknown>);
+        const refusal = failed(sent.body.message ?? `Paystack refused the transfer (HTTP ${sent.statusCode})`, sent.body as Record<string, unknown>);
+        // Paystack's own balance too low: another rail may pay it.
+        return PAYSTACK_OWN_FAILURE.test(refusal.reason ?? '') ? { ...refusal, failure: 'rail' } : refusal;
       }
       const result = toResult(sent.body);
       return { ...result, accountName: result.accountName ?? accountName };

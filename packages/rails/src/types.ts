@@ -49,6 +49,13 @@ export interface TransferResult {
   accountName?: string | null;
   /** Why the rail reported a failure. */
   reason?: string;
+  /**
+   * Whose failure a `failed` is: `rail` when it is the rail's own (its
+   * balance, its configuration), so another rail may pay it; `destination`
+   * (or unsaid) when it would fail anywhere (a wrong account). Only a rail's
+   * own definite failure moves a payout to the next rail.
+   */
+  failure?: 'rail' | 'destination';
   /** The rail's response object, kept as the ledger row's `metadata.raw`. */
   raw: Record<string, unknown>;
 }

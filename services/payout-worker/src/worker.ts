@@ -55,9 +55,10 @@ export async function startPayoutWorker(
     // Rail calls still running past the grace period are abandoned; the payout stays `processing`.
     pastGrace: { kind: 'abort', reason: 'payout worker stopping', unwindMs: 2000 },
     wire: ({ db, sql, redis, queue, graceOver }) => {
-      const rails = metrics
-        ? mapModeRails(createModeRails(config, { redis, sql }), (rail) => instrumentCalls(rail, railObserver(metrics, `payout:${rail.id}`)))
-        : createModeRails(config, { redis, sql });
+      const modeRails = createModeRails(config, { redis, sql });
+      const health = modeRails.live.health;
+      if (metrics && health) metrics.watchRailHealth(() => health.states(modeRails.live.order));
+      const rails = metrics ? mapModeRails(modeRails, (rail) => instrumentCalls(rail, railObserver(metrics, `payout:${rail.id}`))) : modeRails;
       return {
         makeCtx: (job, log) => ({ config, db, sql, redis, rails, queue, log, job, signal: graceOver }),
         ready: async () => {

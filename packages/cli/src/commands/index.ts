@@ -5,6 +5,7 @@ import { depositCommands } from './deposits';
 import { walletCommands } from './wallets';
 import { configCommands } from './config';
 import { secretCommands } from './secrets';
+import { railCommands } from './rails';
 
 /** Every `cowrie` command; each domain adds its own list here. */
 export const COMMANDS: CliCommand[] = [
@@ -14,4 +15,5 @@ export const COMMANDS: CliCommand[] = [
   ...depositCommands,
   ...configCommands,
   ...secretCommands,
+  ...railCommands,
 ];

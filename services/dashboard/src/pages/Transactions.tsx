@@ -73,8 +73,25 @@ function ReversalLink({ t }: { t: Transaction }) {
 /** The events a transaction produced (transfer.*, collection.successful) and each one's webhook deliveries, read when its detail opens. */
 function TransactionEvents({ reference }: { reference: string }) {
   const detail = useApiQuery<Schemas['TransactionDetail']>(`/transactions/${encodeURIComponent(reference)}`);
+  const attempts = detail.data?.attempts ?? [];
   return (
     <div className="events">
+      {attempts.length > 0 && (
+        <>
+          <h4>Rails</h4>
+          <ul className="event-log">
+            {attempts.map((a) => (
+              <li key={a.rail}>
+                <span className="mono">{a.rail}</span> <Time value={a.created_at} /> <span className="mono small">{a.reference}</span>
+                <div className="small muted">
+                  {a.outcome}
+                  {a.reason ? `: ${a.reason}` : ''}
+                </div>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
       <h4>Events</h4>
       <QueryResult
         query={{ ...detail, data: detail.data?.events }}

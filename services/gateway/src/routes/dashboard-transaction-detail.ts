@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { transactionWithEvents, type TransactionEvent } from '@cowrie/payouts';
+import { transactionWithEvents, type PayoutAttemptView, type TransactionEvent } from '@cowrie/payouts';
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
 import { sendData, sessionOf } from '../http/respond';
@@ -27,7 +27,32 @@ const ZTransactionEvent = named(
   ),
 );
 
-const ZTransactionDetail = named('TransactionDetail', z.object({ transaction: ZTransaction, events: z.array(ZTransactionEvent) }));
+const ZPayoutAttempt = named(
+  'PayoutAttempt',
+  responseOf<PayoutAttemptView>()(
+    z.object({
+      rail: z.string().meta({ description: 'The payout rail of this attempt' }),
+      reference: z
+        .string()
+        .meta({ description: 'The reference it was sent with at that rail (the payout’s own on its first rail, `<reference>-<n>` on the n-th)' }),
+      outcome: z.string().meta({
+        description:
+          'refused (the rail certainly did not take it), failed (the rail’s own failure), skipped (its breaker was open): it moved to the next rail; for the rail it stayed on, the payout’s status',
+      }),
+      reason: z.string().nullable(),
+      created_at: ZTimestamp,
+    }),
+  ),
+);
+
+const ZTransactionDetail = named(
+  'TransactionDetail',
+  z.object({
+    transaction: ZTransaction,
+    events: z.array(ZTransactionEvent),
+    attempts: z.array(ZPayoutAttempt).meta({ description: 'A payout’s rail attempts, in order (several when it moved to another rail); empty for credits' }),
+  }),
+);
 
 /** One transaction for the dashboard's detail view: every field, and the events it produced with their deliveries. */
 export function registerDashboardTransactionDetailRoute(app: RouteMount, deps: GatewayDeps) {

@@ -3,6 +3,7 @@ import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
 import { sendData } from '../http/respond';
 import { errorEnvelope, railsByMode } from '@cowrie/core';
+import { createRailHealth } from '@cowrie/rails';
 import { named } from '../openapi/schemas';
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
@@ -75,7 +76,23 @@ const ZRailsByMode = z
   .object({ live: ZRails, test: ZRails })
   .meta({ description: 'The rail or code provider each kind of work uses in each mode (test mode: always the sandbox)' });
 const ZHealth = named('Health', z.object({ status: z.literal('ok') }));
-const ZReadiness = named('Readiness', z.object({ status: z.literal('ready'), checks: ZChecks, rails: ZRailsByMode }));
+const ZPayoutRailHealth = z
+  .array(
+    z.object({
+      rail: z.string(),
+      state: z.enum(['closed', 'open', 'half_open']),
+      failures: z.number().int(),
+      open_until: z.string().nullable(),
+    }),
+  )
+  .meta({
+    description:
+      "With several payout rails (PAYOUT_RAILS), each one's breaker: closed (used), open (passed over until open_until after failing on its own), half_open (one probe payout may try it)",
+  });
+const ZReadiness = named(
+  'Readiness',
+  z.object({ status: z.literal('ready'), checks: ZChecks, rails: ZRailsByMode, payout_rails: ZPayoutRailHealth.optional() }),
+);
 
 export interface HealthOptions {
   /** True once the process is stopping: /readyz answers 503 so load balancers stop routing to it. */
@@ -83,6 +100,17 @@ export interface HealthOptions {
 }
 
 export function registerHealthRoutes(app: RouteMount, deps: GatewayDeps, options: HealthOptions = {}) {
+  const { PAYOUT_RAILS, REDIS_KEY_PREFIX, PAYOUT_RAIL_COOLDOWN_MS, PAYOUT_RAIL_MAX_COOLDOWN_MS } = deps.config;
+  const railHealth =
+    PAYOUT_RAILS.length > 1
+      ? createRailHealth({ redis: deps.redis, keyPrefix: REDIS_KEY_PREFIX, cooldownMs: PAYOUT_RAIL_COOLDOWN_MS, maxCooldownMs: PAYOUT_RAIL_MAX_COOLDOWN_MS })
+      : null;
+  // A rail's breaker is information, never a reason to be unready: another rail pays meanwhile.
+  const payoutRails = async () => {
+    if (!railHealth) return undefined;
+    const states = await withTimeout(railHealth.states(PAYOUT_RAILS), 2000).catch(() => null);
+    return states?.map((s) => ({ rail: s.rail, state: s.state, failures: s.failures, open_until: s.openUntil }));
+  };
   app.route(
     {
       method: 'get',
@@ -114,7 +142,7 @@ export function registerHealthRoutes(app: RouteMount, deps: GatewayDeps, options
         return;
       }
       const { ready, checks } = await readiness(deps);
-      if (ready) return sendData(req, res, 200, { status: 'ready', checks, rails: railsByMode(deps.config) });
+      if (ready) return sendData(req, res, 200, { status: 'ready', checks, rails: railsByMode(deps.config), payout_rails: await payoutRails() });
       res.status(503).json(errorEnvelope('not_ready', 'A dependency is not answering', req.id, { checks }));
     },
   );

@@ -10,7 +10,13 @@ import {
 } from '@cowrie/collection-rails';
 import { receiveInboundTransfer } from '@cowrie/deposits';
 import { receivePayoutNotification } from '@cowrie/payouts';
-import { createModeRails, parsePaystackTransferNotification } from '@cowrie/rails';
+import {
+  FLUTTERWAVE_SIGNATURE_HEADER,
+  createModeRails,
+  parseFlutterwaveTransferNotification,
+  parsePaystackTransferNotification,
+  verifyFlutterwaveHash,
+} from '@cowrie/rails';
 import type { GatewayDeps } from '../deps';
 import { notFoundHandler } from '../http/error-handler';
 import { sendData } from '../http/respond';
@@ -47,12 +53,25 @@ export function registerRailNotificationRoutes(app: Express, deps: GatewayDeps) 
     return { received: true, matched: outcome.matched, duplicate: outcome.duplicate, status: outcome.status, reason: outcome.reason };
   };
 
-  const { COLLECTION_RAIL, PAYSTACK_SECRET_KEY, COLLECTION_SANDBOX_SECRET, PAYOUT_RAIL, PAYOUT_PAYSTACK_SECRET_KEY } = deps.config;
+  const { COLLECTION_RAIL, PAYSTACK_SECRET_KEY, COLLECTION_SANDBOX_SECRET, PAYOUT_RAILS, PAYOUT_PAYSTACK_SECRET_KEY, PAYOUT_FLUTTERWAVE_WEBHOOK_HASH } =
+    deps.config;
   // Paystack sends every event of an integration to one URL, signed with that integration's secret key:
   // collections' charges and payouts' transfers alike, each verified with its rail's key.
   const collectionKey = COLLECTION_RAIL === 'paystack' ? PAYSTACK_SECRET_KEY : undefined;
-  const payoutKey = PAYOUT_RAIL === 'paystack' ? PAYOUT_PAYSTACK_SECRET_KEY : undefined;
-  const payoutRails = payoutKey ? createModeRails(deps.config, { redis: deps.redis, sql: deps.sql }) : null;
+  const payoutKey = PAYOUT_RAILS.includes('paystack') ? PAYOUT_PAYSTACK_SECRET_KEY : undefined;
+  const flutterwaveHash = PAYOUT_RAILS.includes('flutterwave') ? PAYOUT_FLUTTERWAVE_WEBHOOK_HASH : undefined;
+  const payoutRails = payoutKey || flutterwaveHash ? createModeRails(deps.config, { redis: deps.redis, sql: deps.sql }) : null;
+  // A payout rail's notification names the payout; the rail's own answer when asked is what is applied.
+  // A rail that cannot be asked answers 503, so the provider delivers it again.
+  const receivePayout = (req: Request, provider: string, event: string, reference: string, body: unknown) =>
+    withRailErrors(
+      () =>
+        receivePayoutNotification(
+          { sql: deps.sql, rails: payoutRails!, log: req.log },
+          { provider, event, reference, payload: body as Record<string, unknown> },
+        ),
+      { kind: 'unavailable', message: `The ${provider} rail could not confirm the transfer; deliver it again later` },
+    );
   if (collectionKey || payoutKey)
     rails.post('/paystack/notifications', async (req, res) => {
       const body = verifiedJson(
@@ -65,16 +84,7 @@ export function registerRailNotificationRoutes(app: Express, deps: GatewayDeps) 
       if (transfer.kind === 'invalid') throw new AppError('invalid_request', `Unreadable notification: ${transfer.reason}`);
       if (transfer.kind === 'transfer') {
         if (!payoutRails) return sendData(req, res, 200, { received: true, ignored: transfer.event });
-        // The notification names the payout; the rail's own answer to verify is what is applied.
-        // A rail that cannot be asked answers 503, so Paystack delivers it again.
-        const outcome = await withRailErrors(
-          () =>
-            receivePayoutNotification(
-              { sql: deps.sql, rails: payoutRails, log: req.log },
-              { provider: 'paystack', event: transfer.event, reference: transfer.reference, payload: body as Record<string, unknown> },
-            ),
-          { kind: 'unavailable', message: 'Paystack could not confirm the transfer; deliver it again later' },
-        );
+        const outcome = await receivePayout(req, 'paystack', transfer.event, transfer.reference, body);
         return sendData(req, res, 200, { received: true, ...outcome });
       }
       if (!collectionKey) return sendData(req, res, 200, { received: true, ignored: (body as { event?: string }).event ?? null });
@@ -83,6 +93,27 @@ export function registerRailNotificationRoutes(app: Express, deps: GatewayDeps) 
       // Acknowledged so Paystack does not retry events Cowrie has no use for.
       if (notification.kind === 'ignored') return sendData(req, res, 200, { received: true, ignored: notification.event });
       sendData(req, res, 200, await receive(req, notification.transfer));
+    });
+
+  // Flutterwave authenticates its webhooks with the secret hash set on its dashboard, sent back as is in `verif-hash`.
+  if (flutterwaveHash)
+    rails.post('/flutterwave/notifications', async (req, res) => {
+      if (!verifyFlutterwaveHash(flutterwaveHash, req.get(FLUTTERWAVE_SIGNATURE_HEADER))) {
+        req.log.warn({ provider: 'Flutterwave' }, 'rail notification with a missing or invalid signature refused');
+        throw new AppError('unauthorized', 'Invalid notification signature');
+      }
+      let body: unknown;
+      try {
+        body = JSON.parse((Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0)).toString('utf8'));
+      } catch {
+        throw new AppError('invalid_request', 'The notification body is not valid JSON');
+      }
+      const transfer = parseFlutterwaveTransferNotification(body);
+      if (transfer.kind === 'invalid') throw new AppError('invalid_request', `Unreadable notification: ${transfer.reason}`);
+      // Acknowledged so Flutterwave does not retry events Cowrie has no use for.
+      if (transfer.kind === 'other') return sendData(req, res, 200, { received: true, ignored: (body as { event?: string }).event ?? null });
+      const outcome = await receivePayout(req, 'flutterwave', transfer.event, transfer.reference, body);
+      sendData(req, res, 200, { received: true, ...outcome });
     });
 
   if (COLLECTION_RAIL === 'sandbox' && COLLECTION_SANDBOX_SECRET)
