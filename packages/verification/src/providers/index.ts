@@ -9,6 +9,7 @@ export * from './types';
 export * from './sandbox';
 export * from './smtp';
 export * from './termii';
+export * from './email';
 
 type ProviderConfig = Pick<
   Config,
