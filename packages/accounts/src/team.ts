@@ -141,12 +141,25 @@ export async function inviteUser(
 }
 
 /**
+ * Takes the business's team lock (role changes and removals, one at a time)
+ * and reads the actor again under it: a session whose user was removed or
+ * demoted meanwhile acts with what they are now. An actor removed meanwhile
+ * is refused (their session has ended).
+ */
+async function lockTeam(tx: Prisma.TransactionClient, workspaceId: number, actorId: number) {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`dashboard-team:${workspaceId}`}))`;
+  const actor = await tx.dashboardUser.findFirst({ where: { id: actorId, workspaceId, disabledAt: null }, select: { role: true } });
+  if (!actor) throw new AppError('unauthorized', 'This session has ended; sign in again');
+  return actor;
+}
+
+/**
  * Changes another user's role. Owners change any role; admins move users
  * between admin and member, but neither make nor change an owner. Nobody
- * changes their own, a removed user keeps theirs, and the business always
- * keeps an owner: under one lock per business the actor's role is read again
- * and the owners counted, so two owners demoting each other at once cannot
- * leave none. Takes effect from the user's next request (roles are read on
+ * changes their own, and a removed user keeps theirs. The business always
+ * keeps an owner: only an owner demotes one, never themselves, and under one
+ * lock per business (teamLock) the actor's role is read again, so of two
+ * owners demoting each other at once the second is no longer an owner. Takes effect from the user's next request (roles are read on
  * every one). `from` equal to `to`: nothing changed.
  */
 export async function changeUserRole(
@@ -157,9 +170,8 @@ export async function changeUserRole(
     throw new AppError('invalid_request', 'You cannot change your own role; another owner can', { details: { field: 'id' } });
   }
   return db.$transaction(async (tx) => {
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`team-roles:${opts.workspaceId}`}))`;
-    const actor = await tx.dashboardUser.findFirst({ where: { id: opts.actor.userId, workspaceId: opts.workspaceId, disabledAt: null } });
-    if (!actor || !managesTeam(actor.role as UserRole)) {
+    const actor = await lockTeam(tx, opts.workspaceId, opts.actor.userId);
+    if (!managesTeam(actor.role as UserRole)) {
       throw new AppError('insufficient_scope', 'Only owners and admins change roles', { details: { required_role: 'admin' } });
     }
     const target = await tx.dashboardUser.findFirst({ where: { id: opts.id, workspaceId: opts.workspaceId } });
@@ -170,12 +182,6 @@ export async function changeUserRole(
       throw new AppError('insufficient_scope', 'Only an owner makes an owner or changes the role of one', { details: { required_role: 'owner' } });
     }
     if (from === opts.role) return { user: teamMemberView(target), from };
-    if (from === 'owner') {
-      const owners = await tx.dashboardUser.count({ where: { workspaceId: opts.workspaceId, role: 'owner', disabledAt: null, id: { not: target.id } } });
-      if (owners === 0) {
-        throw new AppError('invalid_request', 'The business must keep an owner: make another user owner first', { details: { field: 'role', reason: 'last_owner' } });
-      }
-    }
     const changed = await tx.dashboardUser.update({ where: { id: target.id }, data: { role: opts.role } });
     return { user: teamMemberView(changed), from };
   });
@@ -215,10 +221,15 @@ export async function removeUser(
   if (target.id === opts.actor.userId) {
     throw new AppError('invalid_request', 'You cannot remove yourself; another owner or admin can', { details: { field: 'id' } });
   }
-  if (target.role === 'owner' && opts.actor.role !== 'owner') {
-    throw new AppError('insufficient_scope', 'Only an owner can remove an owner', { details: { required_role: 'owner' } });
-  }
+  const ownerOnly = () => new AppError('insufficient_scope', 'Only an owner can remove an owner', { details: { required_role: 'owner' } });
+  if (target.role === 'owner' && opts.actor.role !== 'owner') throw ownerOnly();
   return db.$transaction(async (tx) => {
+    // Of two owners removing each other at once, the second finds itself removed: the business keeps an owner.
+    const actor = await lockTeam(tx, opts.workspaceId, opts.actor.userId);
+    if (!managesTeam(actor.role as UserRole)) {
+      throw new AppError('insufficient_scope', 'Only owners and admins remove users', { details: { required_role: 'admin' } });
+    }
+    if (target.role === 'owner' && actor.role !== 'owner') throw ownerOnly();
     let removed = target;
     if (!target.disabledAt) {
       const [row] = await tx.dashboardUser.updateManyAndReturn({
