@@ -119,4 +119,3 @@ export const ZNewPassword = z
     const problem = passwordProblem(value);
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   });
-

@@ -87,8 +87,7 @@ const oneTimePassword = () => randomBytes(18).toString('base64url');
 export type InvitationDelivery = 'one_time_password' | 'email';
 
 export type Invitation =
-  | { kind: 'one_time_password'; user: TeamMemberView; one_time_password: string }
-  | { kind: 'email'; user: TeamMemberView; link: IssuedPasswordLink };
+  { kind: 'one_time_password'; user: TeamMemberView; one_time_password: string } | { kind: 'email'; user: TeamMemberView; link: IssuedPasswordLink };
 
 /**
  * Adds a user to the business. With a one-time password (returned this

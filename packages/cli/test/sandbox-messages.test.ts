@@ -13,7 +13,12 @@ beforeAll(async () => {
   const sandbox = createSandboxProvider({ outbox: sandboxOutbox(env.redis, env.config), retentionSeconds: 60 });
   await sandbox.send({ channel: 'sms', destination: '+2348012345678', code: '1357', reference: 'ref-a', validForMinutes: 5 });
   await sandbox.send({ channel: 'email', destination: 'dev@example.com', code: '2468', reference: 'ref-b', validForMinutes: 5 });
-  await sandbox.sendEmail({ to: 'owner@example.com', subject: 'Reset your Cowrie dashboard password', text: 'Choose a new password here: …', kind: 'password_reset' });
+  await sandbox.sendEmail({
+    to: 'owner@example.com',
+    subject: 'Reset your Cowrie dashboard password',
+    text: 'Choose a new password here: …',
+    kind: 'password_reset',
+  });
 });
 afterAll(() => env.cleanup());
 

@@ -218,6 +218,8 @@ test('DASHBOARD_URL defaults to the local dashboard outside production; invitati
   const production = { NODE_ENV: 'production', JWT_SECRET: STRONG_SESSION_SECRET, ENCRYPTION_KEY: STRONG_ENCRYPTION_KEY, ALLOW_SANDBOX_IN_PRODUCTION: 'true' };
   expect(loadConfig(production).DASHBOARD_URL).toBeUndefined();
   // Production with SMTP but no address for the links keeps one-time passwords; asking for email without one is refused.
-  expect(loadConfig({ ...production, VERIFY_EMAIL_PROVIDER: 'smtp', VERIFY_SMTP_URL: 'smtp://mail.example.com:25' }).DASHBOARD_INVITES).toBe('one_time_password');
+  expect(loadConfig({ ...production, VERIFY_EMAIL_PROVIDER: 'smtp', VERIFY_SMTP_URL: 'smtp://mail.example.com:25' }).DASHBOARD_INVITES).toBe(
+    'one_time_password',
+  );
   expect(() => loadConfig({ ...production, DASHBOARD_INVITES: 'email' })).toThrow(/DASHBOARD_URL/);
 });

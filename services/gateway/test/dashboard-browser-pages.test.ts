@@ -195,7 +195,10 @@ test(
     await page.getByRole('link', { name: 'Team' }).click();
     const member = users.filter({ hasText: email });
     await member.getByRole('button', { name: 'Remove' }).click();
-    await page.getByRole('dialog', { name: `Remove ${email}?` }).getByRole('button', { name: `Remove ${email}` }).click();
+    await page
+      .getByRole('dialog', { name: `Remove ${email}?` })
+      .getByRole('button', { name: `Remove ${email}` })
+      .click();
     await expectText(member, 'removed');
     const login = await call(gw.url, 'POST', '/auth/login', { body: { email, password: 'a member of the team' } });
     expect(login.status).toBe(401);

@@ -136,7 +136,7 @@ test(
 );
 
 test(
-  "removing a user lists the API keys they made and revokes them in the same step (the box is checked by default)",
+  'removing a user lists the API keys they made and revokes them in the same step (the box is checked by default)',
   async () => {
     const session = await call(gw.url, 'POST', '/auth/login', { body: { email: INVITEE, password: INVITEE_PASSWORD } });
     const made = await call(gw.url, 'POST', '/api-keys', { token: session.body.data.token, body: { name: 'Their checkout server', scopes: ['read'] } });

@@ -30,7 +30,8 @@ async function member(email: string, role: 'admin' | 'member') {
   return { id: invited.body.data.user.id as number, token: changed.body.data.token as string, password };
 }
 
-const ownerId = async () => ((await call(gw.url, 'GET', '/users', { token: owner.token })).body.data as { id: number; role: string }[]).find((u) => u.role === 'owner')!.id;
+const ownerId = async () =>
+  ((await call(gw.url, 'GET', '/users', { token: owner.token })).body.data as { id: number; role: string }[]).find((u) => u.role === 'owner')!.id;
 
 test('an owner changes a role after a step-up; it is audited and in force at the next request', async () => {
   const alice = await member('alice.roles@example.com', 'admin');
@@ -86,11 +87,10 @@ test('two owners demoting each other at once leave the business one owner', asyn
   const first = await ownerId();
   const [a, b] = await Promise.all([setRole(owner.token, erin.id, 'member'), setRole(erin.token, first, 'member')]);
   expect([a.status, b.status].sort()).toEqual([200, 403]);
-  const owners = ((await call(gw.url, 'GET', '/users', { token: a.status === 200 ? owner.token : erin.token })).body.data as { role: string; status: string }[]).filter(
-    (u) => u.role === 'owner' && u.status === 'active',
-  );
+  const owners = (
+    (await call(gw.url, 'GET', '/users', { token: a.status === 200 ? owner.token : erin.token })).body.data as { role: string; status: string }[]
+  ).filter((u) => u.role === 'owner' && u.status === 'active');
   expect(owners).toHaveLength(1);
-
 });
 
 test('two owners removing each other at once leave the business one owner', async () => {

@@ -12,7 +12,13 @@ import type { EmailSender } from './types';
 export function createEmailSender(
   config: Pick<
     Config,
-    'REDIS_KEY_PREFIX' | 'ENCRYPTION_KEY' | 'VERIFY_EMAIL_PROVIDER' | 'VERIFY_SMTP_URL' | 'VERIFY_EMAIL_FROM' | 'VERIFY_PROVIDER_TIMEOUT_MS' | 'VERIFY_SANDBOX_RETENTION_SECONDS'
+    | 'REDIS_KEY_PREFIX'
+    | 'ENCRYPTION_KEY'
+    | 'VERIFY_EMAIL_PROVIDER'
+    | 'VERIFY_SMTP_URL'
+    | 'VERIFY_EMAIL_FROM'
+    | 'VERIFY_PROVIDER_TIMEOUT_MS'
+    | 'VERIFY_SANDBOX_RETENTION_SECONDS'
   >,
   redis: RedisClient,
 ): EmailSender {

@@ -10,7 +10,17 @@ import { Button, ErrorNote } from '../ui';
  * not a common or breached one): the fields of every page that chooses one
  * (a one-time password's replacement, a reset link, an invitation link).
  */
-export function NewPasswordFields({ value, onChange, repeat, onRepeat }: { value: string; onChange: (v: string) => void; repeat: string; onRepeat: (v: string) => void }) {
+export function NewPasswordFields({
+  value,
+  onChange,
+  repeat,
+  onRepeat,
+}: {
+  value: string;
+  onChange: (v: string) => void;
+  repeat: string;
+  onRepeat: (v: string) => void;
+}) {
   return (
     <>
       <label htmlFor="password-new">New password</label>
@@ -76,8 +86,11 @@ export function SetPasswordWithLink({ purpose }: { purpose: 'reset' | 'invitatio
   const password = useTwoPasswords();
   const set = useMutation({
     mutationFn: async () =>
-      (await apiRequest<Schemas['PasswordSet']>({ token: null, mode: session.mode }, 'POST', '/auth/password-reset/confirm', { body: { token, password: password.value } }))
-        .data,
+      (
+        await apiRequest<Schemas['PasswordSet']>({ token: null, mode: session.mode }, 'POST', '/auth/password-reset/confirm', {
+          body: { token, password: password.value },
+        })
+      ).data,
     onSuccess: () => {
       if (session.token) session.forget();
     },
@@ -153,8 +166,8 @@ export function ForgotPassword() {
         <h1 id="forgot-title">Reset your password</h1>
         {ask.isSuccess ? (
           <p className="note note-info" role="status">
-            If an account signs in with {email.trim().toLowerCase()}, we have sent it a link to choose a new password. The link works once, for 30
-            minutes. Nothing there? Check the spam folder, or ask again in a few minutes.
+            If an account signs in with {email.trim().toLowerCase()}, we have sent it a link to choose a new password. The link works once, for 30 minutes.
+            Nothing there? Check the spam folder, or ask again in a few minutes.
           </p>
         ) : (
           <>

@@ -81,7 +81,8 @@ function RemoveDialog({ m, onClose }: { m: Member; onClose: () => void }) {
                   <ul className="key-list" aria-label={`API keys of ${m.email}`}>
                     {working.map((k) => (
                       <li key={k.id}>
-                        {k.name ?? <span className="muted">(no name)</span>} <span className="mono small muted">{k.prefix}…</span> <span className="muted small">({k.mode})</span>
+                        {k.name ?? <span className="muted">(no name)</span>} <span className="mono small muted">{k.prefix}…</span>{' '}
+                        <span className="muted small">({k.mode})</span>
                         {k.last_used_at && (
                           <span className="muted small">
                             {' '}
@@ -102,7 +103,13 @@ function RemoveDialog({ m, onClose }: { m: Member; onClose: () => void }) {
         </QueryResult>
         <ErrorNote error={remove.error} prefix="Not removed" />
         <div className="button-row">
-          <Button variant="danger" busy={remove.isPending} busyLabel="Removing…" disabled={keys.isPending} onClick={() => remove.mutate(undefined, { onSuccess: onClose })}>
+          <Button
+            variant="danger"
+            busy={remove.isPending}
+            busyLabel="Removing…"
+            disabled={keys.isPending}
+            onClick={() => remove.mutate(undefined, { onSuccess: onClose })}
+          >
             Remove {m.email}
           </Button>
           <Button onClick={onClose} disabled={remove.isPending}>

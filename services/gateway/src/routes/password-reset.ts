@@ -103,7 +103,7 @@ export function registerPasswordResetRoutes(app: RouteMount, deps: GatewayDeps) 
       operationId: 'confirmPasswordReset',
       summary: 'Choose a new password with an emailed link',
       description:
-        "The token of a password reset link or of an emailed invitation, and the new password (12 characters or more, not a common or breached one). The link is spent, and every session of the user ends: the answer is no session; sign in with the new password (and a code, with a second factor).",
+        'The token of a password reset link or of an emailed invitation, and the new password (12 characters or more, not a common or breached one). The link is spent, and every session of the user ends: the answer is no session; sign in with the new password (and a code, with a second factor).',
       tag: 'Dashboard',
       auth: { kind: 'none' },
       request: { body: named('PasswordResetConfirmRequest', ZUsePasswordLinkRequest) },

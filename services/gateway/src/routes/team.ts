@@ -69,7 +69,8 @@ const ZInvitedUserByEmail = named(
     invite: z.object({
       delivery: z.literal('email').meta({ description: 'A link to choose their password went to their email (DASHBOARD_INVITES=email); no one-time password' }),
       email_sent: z.boolean().meta({
-        description: 'Whether the email provider took the email; if not, they can ask for a link with "Forgot password?" (POST /auth/password-reset) until the invitation expires',
+        description:
+          'Whether the email provider took the email; if not, they can ask for a link with "Forgot password?" (POST /auth/password-reset) until the invitation expires',
       }),
       expires_at: ZTimestamp.meta({ description: 'When the link stops working (72 hours; at once when the inviter is removed)' }),
     }),
