@@ -157,16 +157,17 @@ async function lockTeam(tx: Prisma.TransactionClient, workspaceId: number, actor
  * between admin and member, but neither make nor change an owner. Nobody
  * changes their own, and a removed user keeps theirs. The business always
  * keeps an owner: only an owner demotes one, never themselves, and under one
- * lock per business (teamLock) the actor's role is read again, so of two
- * owners demoting each other at once the second is no longer an owner. Takes effect from the user's next request (roles are read on
- * every one). `from` equal to `to`: nothing changed.
+ * lock per business (lockTeam) the actor's role is read again, so of two
+ * owners demoting each other at once the second is no longer an owner.
+ * Takes effect from the user's next request (roles are read on every one).
+ * `from` equal to `to`: nothing changed.
  */
 export async function changeUserRole(
   db: PrismaClient,
   opts: { workspaceId: number; actor: { userId: number }; id: number; role: UserRole },
 ): Promise<{ user: TeamMemberView; from: UserRole }> {
   if (opts.id === opts.actor.userId) {
-    throw new AppError('invalid_request', 'You cannot change your own role; another owner can', { details: { field: 'id' } });
+    throw new AppError('invalid_request', 'You cannot change your own role; another owner or admin can', { details: { field: 'id' } });
   }
   return db.$transaction(async (tx) => {
     const actor = await lockTeam(tx, opts.workspaceId, opts.actor.userId);
