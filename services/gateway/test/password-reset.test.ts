@@ -8,6 +8,9 @@ import { createUserFor, createWorkspaceWithKey, rememberSecret } from '@cowrie/t
 import { readSandboxMessages, sandboxOutbox } from '@cowrie/verification';
 import { call, startTestGateway } from './start-test-gateway';
 
+// Each test hashes several passwords (scrypt, memory-hard on purpose): on a loaded machine that takes longer than jest's default.
+jest.setTimeout(120_000);
+
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
 
 beforeAll(async () => {

@@ -6,6 +6,9 @@ import { rememberSecret } from '@cowrie/testing';
 import { readSandboxMessages, sandboxOutbox } from '@cowrie/verification';
 import { call, signInNewWorkspace, startTestGateway } from './start-test-gateway';
 
+// Each test hashes several passwords (scrypt, memory-hard on purpose): on a loaded machine that takes longer than jest's default.
+jest.setTimeout(120_000);
+
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
 let owner: Awaited<ReturnType<typeof signInNewWorkspace>>;
 
