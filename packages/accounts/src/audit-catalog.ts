@@ -15,14 +15,12 @@ export type AuditObjectType = (typeof AUDIT_OBJECT_TYPES)[number];
  *   the workspace itself: `livemode` true).
  * - `details`: the only fields its row keeps besides the columns; anything
  *   else a caller passes is dropped, so a secret cannot ride along.
- * - `planned`: named now, recorded once the feature exists (role changes).
  */
 interface AuditActionDefinition {
   object: AuditObjectType;
   scope: 'mode' | 'business';
   summary: string;
   details: z.ZodObject;
-  planned?: true;
 }
 
 const none = z.object({});
@@ -48,6 +46,18 @@ export const AUDIT_ACTIONS = {
   },
   'user.signed_out': { object: 'user', scope: 'business', summary: 'A user signed out (every session of theirs ended)', details: none },
   'user.password_changed': { object: 'user', scope: 'business', summary: 'A user changed their own password (a one-time one included)', details: none },
+  'user.password_reset_requested': {
+    object: 'user',
+    scope: 'business',
+    summary: "Someone asked for a password reset link for a user's email, and it was sent (`sent`: whether the email provider took it); the actor is anonymous",
+    details: z.object({ sent: z.boolean() }),
+  },
+  'user.password_reset': {
+    object: 'user',
+    scope: 'business',
+    summary: 'A user chose a new password with an emailed link (`via`: a password reset, or their invitation); every session of theirs ended',
+    details: z.object({ via: z.enum(['reset', 'invitation']) }),
+  },
 
   // ─── The second factor ────────────────────────────────────────────────────────
   'user.mfa_enrolled': {
@@ -79,8 +89,8 @@ export const AUDIT_ACTIONS = {
   'user.invited': {
     object: 'user',
     scope: 'business',
-    summary: 'An owner or admin added a user (with a one-time password)',
-    details: z.object({ email, role }),
+    summary: 'An owner or admin added a user (`delivery`: a one-time password, or a link by email; absent on rows from before links)',
+    details: z.object({ email, role, delivery: z.enum(['one_time_password', 'email']).optional(), email_sent: z.boolean().optional() }),
   },
   'user.removed': {
     object: 'user',
@@ -93,7 +103,6 @@ export const AUDIT_ACTIONS = {
     scope: 'business',
     summary: "An owner or admin changed a user's role",
     details: z.object({ email, from: role, to: role }),
-    planned: true,
   },
   'user.created': { object: 'user', scope: 'business', summary: 'The operator made a user (an owner) with the CLI', details: z.object({ email, role }) },
   'user.disabled': {

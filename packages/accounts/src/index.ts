@@ -9,3 +9,4 @@ export * from './team';
 export * from './audit-catalog';
 export * from './audit-trail';
 export * from './second-factor';
+export * from './password-links';

@@ -2,20 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { AppError, emailField } from '@cowrie/core';
 import type { DbOrTx, Prisma, PrismaClient } from '@cowrie/db';
-import { hashPassword, passwordProblem, verifyPassword } from './passwords';
+import { ZNewPassword, hashPassword, verifyPassword } from './passwords';
 import { NO_SECOND_FACTOR } from './second-factor';
 import { listApiKeysCreatedBy, revokeApiKeysCreatedBy, type ApiKeyView } from './api-keys';
-
-/** How long an invitation's one-time password signs in (NIST SP 800-63B: a short-lived secret). */
-export const ONE_TIME_PASSWORD_TTL_HOURS = 72;
-
-/**
- * Whether a user's one-time password (an invitation not yet replaced by a
- * password of their own) has expired: 72 hours after the invitation, or at
- * once when the inviter was removed.
- */
-export const oneTimePasswordExpired = (user: { passwordChangeRequired: boolean; oneTimePasswordExpiresAt: Date | null }, now = new Date()): boolean =>
-  user.passwordChangeRequired && user.oneTimePasswordExpiresAt !== null && user.oneTimePasswordExpiresAt <= now;
+import { ONE_TIME_PASSWORD_TTL_HOURS, issuePasswordLink, oneTimePasswordExpired, type IssuedPasswordLink } from './password-links';
 
 export const ONE_TIME_PASSWORD_EXPIRED_MESSAGE =
   'This one-time password has expired (it lasts 72 hours, and ends when whoever invited you is removed); ask an owner or admin to invite you again';
@@ -93,24 +83,41 @@ export const ZInviteUserRequest = z.object({
 /** A one-time password: 18 random bytes, 24 URL-safe characters. */
 const oneTimePassword = () => randomBytes(18).toString('base64url');
 
+/** How an invitation reaches its user: a one-time password the inviter passes on, or a link emailed to them. */
+export type InvitationDelivery = 'one_time_password' | 'email';
+
+export type Invitation =
+  { kind: 'one_time_password'; user: TeamMemberView; one_time_password: string } | { kind: 'email'; user: TeamMemberView; link: IssuedPasswordLink };
+
 /**
- * Adds a user to the business with a one-time password, returned this once:
- * their first sign-in must choose a new one (changeOwnPassword) before any
- * other dashboard route answers. An email already in use (in any business) is
- * refused without saying whose.
+ * Adds a user to the business. With a one-time password (returned this
+ * once), their first sign-in must choose a new one (changeOwnPassword) before
+ * any other dashboard route answers. By email, the answer holds the token of
+ * a link to choose their password (usePasswordLink) for the caller to email,
+ * and the user has a random password nobody knows. Either lasts 72 hours and
+ * dies when the inviter is removed. An email already in use (in any business)
+ * is refused without saying whose.
  */
 export async function inviteUser(
   db: PrismaClient,
-  opts: { workspaceId: number; email: string; role: (typeof INVITED_ROLES)[number]; invitedByUserId: number; now?: Date },
-): Promise<{ user: TeamMemberView; one_time_password: string }> {
+  opts: {
+    workspaceId: number;
+    email: string;
+    role: (typeof INVITED_ROLES)[number];
+    invitedByUserId: number;
+    delivery?: InvitationDelivery;
+    now?: Date;
+  },
+): Promise<Invitation> {
   const email = opts.email.trim().toLowerCase();
+  const now = opts.now ?? new Date();
   const password = oneTimePassword();
   const passwordHash = await hashPassword(password);
   const created = await db.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`dashboard-user:${email}`}))`;
     if (await tx.dashboardUser.findUnique({ where: { email }, select: { id: true } })) return null;
-    const expiresAt = new Date((opts.now ?? new Date()).getTime() + ONE_TIME_PASSWORD_TTL_HOURS * 3600_000);
-    return tx.dashboardUser.create({
+    const expiresAt = new Date(now.getTime() + ONE_TIME_PASSWORD_TTL_HOURS * 3600_000);
+    const user = await tx.dashboardUser.create({
       data: {
         workspaceId: opts.workspaceId,
         email,
@@ -121,10 +128,68 @@ export async function inviteUser(
         oneTimePasswordExpiresAt: expiresAt,
       },
     });
+    const link =
+      opts.delivery === 'email'
+        ? await issuePasswordLink(tx, { userId: user.id, sessionVersion: user.sessionVersion, purpose: 'invitation', expiresAt, now })
+        : null;
+    return { user, link };
   });
   if (!created) throw new AppError('invalid_request', 'email: a dashboard user with this email already exists', { details: { field: 'email' } });
-  return { user: teamMemberView(created), one_time_password: password };
+  const user = teamMemberView(created.user);
+  return created.link ? { kind: 'email', user, link: created.link } : { kind: 'one_time_password', user, one_time_password: password };
 }
+
+/**
+ * Takes the business's team lock (role changes and removals, one at a time)
+ * and reads the actor again under it: a session whose user was removed or
+ * demoted meanwhile acts with what they are now. An actor removed meanwhile
+ * is refused (their session has ended).
+ */
+async function lockTeam(tx: Prisma.TransactionClient, workspaceId: number, actorId: number) {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`dashboard-team:${workspaceId}`}))`;
+  const actor = await tx.dashboardUser.findFirst({ where: { id: actorId, workspaceId, disabledAt: null }, select: { role: true } });
+  if (!actor) throw new AppError('unauthorized', 'This session has ended; sign in again');
+  return actor;
+}
+
+/**
+ * Changes another user's role. Owners change any role; admins move users
+ * between admin and member, but neither make nor change an owner. Nobody
+ * changes their own, and a removed user keeps theirs. The business always
+ * keeps an owner: only an owner demotes one, never themselves, and under one
+ * lock per business (lockTeam) the actor's role is read again, so of two
+ * owners demoting each other at once the second is no longer an owner.
+ * Takes effect from the user's next request (roles are read on every one).
+ * `from` equal to `to`: nothing changed.
+ */
+export async function changeUserRole(
+  db: PrismaClient,
+  opts: { workspaceId: number; actor: { userId: number }; id: number; role: UserRole },
+): Promise<{ user: TeamMemberView; from: UserRole }> {
+  if (opts.id === opts.actor.userId) {
+    throw new AppError('invalid_request', 'You cannot change your own role; another owner or admin can', { details: { field: 'id' } });
+  }
+  return db.$transaction(async (tx) => {
+    const actor = await lockTeam(tx, opts.workspaceId, opts.actor.userId);
+    if (!managesTeam(actor.role as UserRole)) {
+      throw new AppError('insufficient_scope', 'Only owners and admins change roles', { details: { required_role: 'admin' } });
+    }
+    const target = await tx.dashboardUser.findFirst({ where: { id: opts.id, workspaceId: opts.workspaceId } });
+    if (!target) throw userNotFound();
+    if (target.disabledAt) throw new AppError('invalid_request', 'This user was removed; invite them again under another email', { details: { field: 'id' } });
+    const from = target.role as UserRole;
+    if ((from === 'owner' || opts.role === 'owner') && actor.role !== 'owner') {
+      throw new AppError('insufficient_scope', 'Only an owner makes an owner or changes the role of one', { details: { required_role: 'owner' } });
+    }
+    if (from === opts.role) return { user: teamMemberView(target), from };
+    const changed = await tx.dashboardUser.update({ where: { id: target.id }, data: { role: opts.role } });
+    return { user: teamMemberView(changed), from };
+  });
+}
+
+export const ZChangeRoleRequest = z.object({
+  role: z.enum(USER_ROLES).meta({ description: 'owner (only an owner gives or takes it), admin or member' }),
+});
 
 /** A removed user, with the API keys they made (after the removal: revoked ones too). */
 export type RemovedUserView = TeamMemberView & { api_keys: ApiKeyView[] };
@@ -156,10 +221,15 @@ export async function removeUser(
   if (target.id === opts.actor.userId) {
     throw new AppError('invalid_request', 'You cannot remove yourself; another owner or admin can', { details: { field: 'id' } });
   }
-  if (target.role === 'owner' && opts.actor.role !== 'owner') {
-    throw new AppError('insufficient_scope', 'Only an owner can remove an owner', { details: { required_role: 'owner' } });
-  }
+  const ownerOnly = () => new AppError('insufficient_scope', 'Only an owner can remove an owner', { details: { required_role: 'owner' } });
+  if (target.role === 'owner' && opts.actor.role !== 'owner') throw ownerOnly();
   return db.$transaction(async (tx) => {
+    // Of two owners removing each other at once, the second finds itself removed: the business keeps an owner.
+    const actor = await lockTeam(tx, opts.workspaceId, opts.actor.userId);
+    if (!managesTeam(actor.role as UserRole)) {
+      throw new AppError('insufficient_scope', 'Only owners and admins remove users', { details: { required_role: 'admin' } });
+    }
+    if (target.role === 'owner' && actor.role !== 'owner') throw ownerOnly();
     let removed = target;
     if (!target.disabledAt) {
       const [row] = await tx.dashboardUser.updateManyAndReturn({
@@ -220,13 +290,7 @@ export async function resetSecondFactor(
 
 export const ZChangePasswordRequest = z.object({
   current_password: z.string().min(1).max(200),
-  new_password: z
-    .string()
-    .max(200)
-    .superRefine((value, ctx) => {
-      const problem = passwordProblem(value);
-      if (problem) ctx.addIssue({ code: 'custom', message: problem });
-    }),
+  new_password: ZNewPassword,
 });
 
 /** The email a dashboard user signs in with (whose sign-in limits a password change shares); null when the user is gone or switched off. */

@@ -85,6 +85,34 @@ export async function takeSecondFactorAttempt(redis: RedisClient, opts: SignInLi
   });
 }
 
+/** Password reset requests of one email from every address per window (each sends an email: a mailbox must not be flooded). */
+const PASSWORD_RESET_EMAIL_REQUESTS = 5;
+/** Password reset requests from one client address per window (an IPv6 /64), whatever the email. */
+const PASSWORD_RESET_ADDRESS_REQUESTS = 20;
+
+/**
+ * One password reset request (POST /auth/password-reset), counted whether or
+ * not the email is a user's and never given back, so the limit tells nothing
+ * about the email either: refused (429, until the window ends) past five
+ * requests for one email from every address, or twenty from one client
+ * address (an IPv6 /64), within 15 minutes of the first. The sign-ins' own
+ * counters are separate: asking for resets never locks anyone's sign-in.
+ */
+export async function takePasswordResetAttempt(
+  redis: RedisClient,
+  opts: Pick<SignInLimits, 'keyPrefix' | 'email' | 'clientAddress'>,
+): Promise<{ kind: 'allowed' } | { kind: 'refused'; retryAfterSeconds: number }> {
+  const counters = [
+    { key: `${opts.keyPrefix}reset-email:${normalisedEmail(opts.email)}`, limit: PASSWORD_RESET_EMAIL_REQUESTS },
+    { key: `${opts.keyPrefix}reset-ip:${clientAddressGroup(opts.clientAddress)}`, limit: PASSWORD_RESET_ADDRESS_REQUESTS },
+  ];
+  for (const counter of counters) {
+    const attempt = await takeAttempt(redis, { ...counter, windowSeconds: SIGN_IN_WINDOW_SECONDS });
+    if (!attempt.allowed) return { kind: 'refused', retryAfterSeconds: attempt.retryAfterSeconds };
+  }
+  return { kind: 'allowed' };
+}
+
 function normalisedEmail(email: string): string {
   return email.trim().toLowerCase();
 }

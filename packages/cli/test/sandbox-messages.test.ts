@@ -13,6 +13,12 @@ beforeAll(async () => {
   const sandbox = createSandboxProvider({ outbox: sandboxOutbox(env.redis, env.config), retentionSeconds: 60 });
   await sandbox.send({ channel: 'sms', destination: '+2348012345678', code: '1357', reference: 'ref-a', validForMinutes: 5 });
   await sandbox.send({ channel: 'email', destination: 'dev@example.com', code: '2468', reference: 'ref-b', validForMinutes: 5 });
+  await sandbox.sendEmail({
+    to: 'owner@example.com',
+    subject: 'Reset your Cowrie dashboard password',
+    text: 'Choose a new password here: …',
+    kind: 'password_reset',
+  });
 });
 afterAll(() => env.cleanup());
 
@@ -33,6 +39,20 @@ test('emails are matched lowercased; an unknown destination has no messages', as
   const none = await runCli(['sandbox', 'messages', '--destination', 'other@example.com'], cliEnv);
   expect(none.code).toBe(0);
   expect(JSON.parse(none.stdout)).toEqual({ destination: 'other@example.com', messages: [] });
+});
+
+test("the dashboard's own emails (a password reset, an invitation) are shown with their subject and text", async () => {
+  const out = await runCli(['sandbox', 'messages', '--destination', 'owner@example.com'], cliEnv);
+  expect(JSON.parse(out.stdout).messages).toEqual([
+    expect.objectContaining({
+      channel: 'email',
+      reference: 'password_reset',
+      code: '',
+      subject: 'Reset your Cowrie dashboard password',
+      text: 'Choose a new password here: …',
+      mode: 'live',
+    }),
+  ]);
 });
 
 test('a bad or missing destination is a usage error on stderr', async () => {

@@ -267,3 +267,18 @@ test('verification channels and the fraud guard: defaults, and what the WhatsApp
     loadConfig({ VERIFY_WHATSAPP_PROVIDER: 'whatsapp_cloud', WHATSAPP_ACCESS_TOKEN: 't', WHATSAPP_PHONE_NUMBER_ID: '105954558954427' }),
   ).not.toThrow();
 });
+
+test('DASHBOARD_URL defaults to the local dashboard outside production; invitations go by email only with an SMTP provider or when asked', () => {
+  expect(loadConfig({}).DASHBOARD_URL).toBe('http://localhost:3000/dashboard');
+  expect(loadConfig({ PORT: '8080', DASHBOARD_URL: 'https://pay.example.com/dashboard/' }).DASHBOARD_URL).toBe('https://pay.example.com/dashboard');
+  expect(loadConfig({}).DASHBOARD_INVITES).toBe('one_time_password');
+  expect(loadConfig({ VERIFY_EMAIL_PROVIDER: 'smtp', VERIFY_SMTP_URL: 'smtp://mail.example.com:25' }).DASHBOARD_INVITES).toBe('email');
+  expect(loadConfig({ DASHBOARD_INVITES: 'email' }).DASHBOARD_INVITES).toBe('email');
+  const production = { NODE_ENV: 'production', JWT_SECRET: STRONG_SESSION_SECRET, ENCRYPTION_KEY: STRONG_ENCRYPTION_KEY, ALLOW_SANDBOX_IN_PRODUCTION: 'true' };
+  expect(loadConfig(production).DASHBOARD_URL).toBeUndefined();
+  // Production with SMTP but no address for the links keeps one-time passwords; asking for email without one is refused.
+  expect(loadConfig({ ...production, VERIFY_EMAIL_PROVIDER: 'smtp', VERIFY_SMTP_URL: 'smtp://mail.example.com:25' }).DASHBOARD_INVITES).toBe(
+    'one_time_password',
+  );
+  expect(() => loadConfig({ ...production, DASHBOARD_INVITES: 'email' })).toThrow(/DASHBOARD_URL/);
+});

@@ -217,6 +217,10 @@ export const ZConfig = z
     REQUIRE_MFA_FOR_ADMINS: z.enum(['true', 'false']).optional(),
     // how long a sign-in or a step-up (a code, or the password of a user without a second factor) lets a session move money, make keys, invite or change webhook URLs
     STEP_UP_SECONDS: positiveInt(300),
+    // the dashboard's public address, as its users reach it (https://pay.example.com/dashboard): the base of the links in password reset and invitation emails; outside production http://localhost:PORT/dashboard by default
+    DASHBOARD_URL: z.string().url().optional(),
+    // how the team page's invitations reach their user: a link by email, or a one-time password the inviter passes on; by default email when VERIFY_EMAIL_PROVIDER=smtp and DASHBOARD_URL is known
+    DASHBOARD_INVITES: z.enum(['email', 'one_time_password']).optional(),
     // 64 hex characters (32 bytes): AES-256-GCM key for secrets at rest and in job data
     ENCRYPTION_KEY: z
       .string()
@@ -458,6 +462,8 @@ export const ZConfig = z
       REQUIRE_MFA_FOR_ADMINS: c.REQUIRE_MFA_FOR_ADMINS === undefined ? production : c.REQUIRE_MFA_FOR_ADMINS === 'true',
       JWT_SECRET: c.JWT_SECRET ?? (production ? '' : DEV_ONLY_SESSION_SECRET),
       ENCRYPTION_KEY: c.ENCRYPTION_KEY ?? (production ? '' : DEV_ONLY_ENCRYPTION_KEY),
+      DASHBOARD_URL: (c.DASHBOARD_URL ?? (production ? undefined : `http://localhost:${c.PORT}/dashboard`))?.replace(/\/+$/, ''),
+      DASHBOARD_INVITES: c.DASHBOARD_INVITES ?? (c.VERIFY_EMAIL_PROVIDER === 'smtp' && (c.DASHBOARD_URL || !production) ? 'email' : 'one_time_password'),
     };
   })
   .superRefine((c, ctx) => {
@@ -470,6 +476,8 @@ export const ZConfig = z
         if (reason) ctx.addIssue({ code: 'custom', path: [name], message: reason });
       }
     }
+    if (c.DASHBOARD_INVITES === 'email' && !c.DASHBOARD_URL)
+      ctx.addIssue({ code: 'custom', path: ['DASHBOARD_URL'], message: 'is required in production when DASHBOARD_INVITES=email (the links in the emails)' });
     if (c.VERIFY_EMAIL_PROVIDER === 'smtp' && !c.VERIFY_SMTP_URL)
       ctx.addIssue({ code: 'custom', path: ['VERIFY_SMTP_URL'], message: 'is required when VERIFY_EMAIL_PROVIDER=smtp' });
     if (c.VERIFY_SMS_PROVIDER === 'termii' && !c.VERIFY_TERMII_API_KEY)

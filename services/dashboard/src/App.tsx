@@ -1,4 +1,4 @@
-import { Redirect, Route, Switch } from 'wouter';
+import { Redirect, Route, Switch, useLocation } from 'wouter';
 import { Layout } from './Layout';
 import { ApiKeys } from './pages/ApiKeys';
 import { Audit } from './pages/Audit';
@@ -9,6 +9,7 @@ import { Home } from './pages/Home';
 import { PayoutRequests } from './pages/PayoutRequests';
 import { Payouts } from './pages/Payouts';
 import { Security } from './pages/Security';
+import { ForgotPassword, SetPasswordWithLink } from './pages/SetPassword';
 import { SignIn } from './pages/SignIn';
 import { Team } from './pages/Team';
 import { Transactions } from './pages/Transactions';
@@ -19,7 +20,11 @@ import { PageHeader } from './ui';
 
 export function App() {
   const { token, passwordChangeRequired, mfaEnrolmentRequired } = useSession();
-  if (!token) return <SignIn />;
+  const [location] = useLocation();
+  // The pages an emailed link opens, signed in or not (the link speaks for the user).
+  if (location === '/reset-password') return <SetPasswordWithLink purpose="reset" />;
+  if (location === '/accept-invitation') return <SetPasswordWithLink purpose="invitation" />;
+  if (!token) return location === '/forgot-password' ? <ForgotPassword /> : <SignIn />;
   if (passwordChangeRequired) return <ChoosePassword />;
   if (mfaEnrolmentRequired) return <EnrolSecondFactor />;
   return (
@@ -37,6 +42,9 @@ export function App() {
         <Route path="/audit" component={Audit} />
         <Route path="/security" component={Security} />
         <Route path="/signin">
+          <Redirect to="/" />
+        </Route>
+        <Route path="/forgot-password">
           <Redirect to="/" />
         </Route>
         <Route>

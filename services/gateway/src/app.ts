@@ -11,6 +11,7 @@ import type { Lifecycle } from './http/lifecycle';
 import { RouteRegistry } from './http/route-registry';
 import { registerHealthRoutes } from './routes/health';
 import { registerAuthRoutes } from './routes/auth';
+import { registerPasswordResetRoutes } from './routes/password-reset';
 import { registerMfaRoutes } from './routes/mfa';
 import { registerCatalogRoutes } from './routes/catalog';
 import { registerVerificationRoutes } from './routes/verifications';
@@ -92,6 +93,7 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   registerQueueBoard(app, deps);
   registerHealthRoutes(root, deps, { stopping: options.lifecycle?.isStopping });
   registerAuthRoutes(root, deps);
+  registerPasswordResetRoutes(root, deps);
   registerMfaRoutes(root, deps);
   registerWebhookRoutes(root, deps);
   registerApiKeyRoutes(root, deps);

@@ -1,11 +1,12 @@
 import { QueueEvents } from 'bullmq';
 import { createServiceLogger, createRedis, openQueue, type JobChannel, type Logger, type Config, type RedisClient } from '@cowrie/core';
 import { payoutsQueue } from '@cowrie/payouts';
-import { verificationsQueue } from '@cowrie/verification';
+import { createEmailSender, verificationsQueue, type EmailSender } from '@cowrie/verification';
 import { webhooksQueue } from '@cowrie/webhooks';
 import { createDb, createSqlPool, type PrismaClient, type SqlPool } from '@cowrie/db';
 import { loadChannelCatalog, type Channel } from '@cowrie/catalog';
 import { createMetrics, type CowrieMetrics } from '@cowrie/metrics';
+import { BackgroundTasks } from './http/background';
 
 /** Each queue the gateway adds jobs to, with the events of its jobs' outcomes. */
 export interface GatewayQueues {
@@ -29,6 +30,10 @@ export interface GatewayDeps {
   connections: RedisClient[];
   /** The gateway's Prometheus families (GET /metrics). */
   metrics: CowrieMetrics;
+  /** The dashboard's own emails (password resets, invitations): live mode's email provider. */
+  email: EmailSender;
+  /** Work started after answering (a reset's email); closing waits for it. */
+  background: BackgroundTasks;
 }
 
 export interface GatewayDepsOptions {
@@ -54,10 +59,14 @@ export function createGatewayDeps(config: Config, logger = createServiceLogger(c
   const sql = createSqlPool({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, logger });
   const metrics = createMetrics({ service: 'gateway', processMetrics: options.processMetrics ?? false });
   metrics.watchQueues(Object.values(queues).map((c) => c.queue));
-  return { config, logger, db, redis, queues, channels: loadChannelCatalog(config), sql, connections, metrics };
+  const email = createEmailSender(config, redis);
+  const background = new BackgroundTasks(logger);
+  return { config, logger, db, redis, queues, channels: loadChannelCatalog(config), sql, connections, metrics, email, background };
 }
 
 export async function closeGatewayDeps(deps: GatewayDeps): Promise<void> {
+  await deps.background.idle();
+  await deps.email.close?.();
   const channels = Object.values(deps.queues);
   await Promise.allSettled(channels.map((c) => c.events.close()));
   await Promise.allSettled(channels.map((c) => c.queue.close()));

@@ -156,7 +156,7 @@ test(
     await page.getByRole('button', { name: 'Invite a user' }).click();
     const email = `member-${Date.now()}@example.com`;
     await page.keyboard.type(email);
-    await page.getByLabel('Role').selectOption('member');
+    await page.getByLabel('Role', { exact: true }).selectOption('member');
     await page.getByRole('button', { name: 'Invite', exact: true }).click();
     const shown = page.getByRole('region', { name: `One-time password for ${email}` });
     await shown.getByRole('button', { name: 'Copy' }).click();
@@ -201,7 +201,10 @@ test(
     await page.getByRole('link', { name: 'Team' }).click();
     const member = users.filter({ hasText: email });
     await member.getByRole('button', { name: 'Remove' }).click();
-    await member.getByRole('button', { name: `Remove ${email}` }).click();
+    await page
+      .getByRole('dialog', { name: `Remove ${email}?` })
+      .getByRole('button', { name: `Remove ${email}` })
+      .click();
     await expectText(member, 'removed');
     const login = await call(gw.url, 'POST', '/auth/login', { body: { email, password: 'a member of the team' } });
     expect(login.status).toBe(401);

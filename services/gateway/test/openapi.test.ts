@@ -204,6 +204,21 @@ test('self-service API keys answer as documented', async () => {
   expect((await api('GET', `/users/${invited.body.data.user.id}/api-keys`, { token: changed.body.data.token })).status).toBe(403);
   expect((await api('GET', `/users/${invited.body.data.user.id}/api-keys`, { token: session })).status).toBe(200);
   expect((await api('GET', '/users/999999/api-keys', { token: session })).status).toBe(404);
+  // A role change, and a forgotten password's link.
+  await steppedUp();
+  expect((await api('PUT', `/users/${invited.body.data.user.id}/role`, { token: session, body: { role: 'admin' } })).status).toBe(200);
+  expect((await api('PUT', `/users/${invited.body.data.user.id}/role`, { token: changed.body.data.token, body: { role: 'member' } })).status).toBe(400);
+  expect((await api('PUT', '/users/999999/role', { token: session, body: { role: 'admin' } })).status).toBe(404);
+  expect((await api('POST', '/auth/password-reset', { body: { email: 'contract.member@example.com' } })).status).toBe(202);
+  await gw.deps.background.idle();
+  const [resetEmail] = await readSandboxMessages(sandboxOutbox(gw.env.redis, gw.env.config), 'contract.member@example.com');
+  const resetToken = /token=([A-Za-z0-9_-]+)/.exec(resetEmail!.text)![1]!;
+  rememberSecret(resetToken);
+  rememberSecret('contract member reset passphrase');
+  const reset = (password: string) => api('POST', '/auth/password-reset/confirm', { body: { token: resetToken, password } });
+  expect((await reset('short')).status).toBe(400);
+  expect((await reset('contract member reset passphrase')).status).toBe(200);
+  expect((await reset('contract member reset passphrase')).status).toBe(400);
   expect((await api('DELETE', `/users/${invited.body.data.user.id}?revoke_api_keys=true`, { token: session })).status).toBe(200);
   expect((await api('DELETE', '/users/999999', { token: session })).status).toBe(404);
 });

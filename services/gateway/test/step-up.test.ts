@@ -204,6 +204,7 @@ test('the API document marks exactly the guarded routes, and says how to step up
       'POST /api-keys',
       'POST /api-keys/{id}/roll',
       'POST /users',
+      'PUT /users/{id}/role',
       'DELETE /users/{id}/mfa',
       'PUT /webhook-endpoints/{id} (when the body has a url)',
       'POST /webhook-endpoints/{id}/roll-secret',

@@ -3,7 +3,8 @@ import { UsageError, type CliCommand } from '../command';
 export const verificationCommands: CliCommand[] = [
   {
     name: 'sandbox messages',
-    summary: 'the last codes the sandbox "sent" to a phone or email, newest first (in production test mode\'s only)',
+    summary:
+      'the last codes (and, to an email, dashboard password reset and invitation links) the sandbox "sent" to a phone or email, newest first (in production test mode\'s only)',
     // What the sandbox provider "sent" to a destination, newest first: how a
     // developer reads a code locally without a real phone or mailbox. In
     // production only test mode's messages are shown.

@@ -11,6 +11,7 @@ export * from './sandbox';
 export * from './smtp';
 export * from './termii';
 export * from './whatsapp';
+export * from './email';
 
 type ProviderConfig = Pick<
   Config,

@@ -1,5 +1,5 @@
 import { decryptSecret, encryptSecret, type Config, type Mode, type RedisClient } from '@cowrie/core';
-import { codeText, DeliveryError, type DeliveryProvider, type CodeMessage, type DeliveryReceipt } from './types';
+import { codeText, DeliveryError, type DeliveryProvider, type CodeMessage, type DeliveryReceipt, type EmailSender } from './types';
 import { randomUUID } from 'node:crypto';
 
 /** Destinations the sandbox refuses, so clients can rehearse a delivery failure (docs/design.md, Sandbox rails). */
@@ -14,7 +14,10 @@ export interface SandboxMessage {
   channel: string;
   destination: string;
   reference: string;
+  /** The code; empty in a dashboard email (EmailMessage), whose `reference` is its kind. */
   code: string;
+  /** A dashboard email's subject (codes have none). */
+  subject?: string;
   text: string;
   sent_at: string;
   /** The mode of the verification's workspace. */
@@ -45,7 +48,22 @@ const sandboxKey = (outbox: SandboxOutbox, destination: string) => `${outbox.key
  * the last messages of each destination in Redis (for tests and local
  * development) for `retentionSeconds`.
  */
-export function createSandboxProvider(opts: { outbox: SandboxOutbox; retentionSeconds: number; mode?: Mode; now?: () => Date }): DeliveryProvider {
+export function createSandboxProvider(opts: {
+  outbox: SandboxOutbox;
+  retentionSeconds: number;
+  mode?: Mode;
+  now?: () => Date;
+}): DeliveryProvider & EmailSender {
+  const keep = async (entry: SandboxMessage): Promise<DeliveryReceipt> => {
+    const key = sandboxKey(opts.outbox, entry.destination);
+    await opts.outbox.redis
+      .multi()
+      .lpush(key, encryptSecret(JSON.stringify(entry), opts.outbox.encryptionKey))
+      .ltrim(key, 0, SANDBOX_MESSAGES_KEPT - 1)
+      .expire(key, opts.retentionSeconds)
+      .exec();
+    return { providerReference: entry.id };
+  };
   return {
     id: 'sandbox',
     async send(message: CodeMessage): Promise<DeliveryReceipt> {
@@ -63,14 +81,21 @@ export function createSandboxProvider(opts: { outbox: SandboxOutbox; retentionSe
         sent_at: (opts.now?.() ?? new Date()).toISOString(),
         mode: opts.mode ?? 'live',
       };
-      const key = sandboxKey(opts.outbox, message.destination);
-      await opts.outbox.redis
-        .multi()
-        .lpush(key, encryptSecret(JSON.stringify(entry), opts.outbox.encryptionKey))
-        .ltrim(key, 0, SANDBOX_MESSAGES_KEPT - 1)
-        .expire(key, opts.retentionSeconds)
-        .exec();
-      return { providerReference: entry.id };
+      return keep(entry);
+    },
+    async sendEmail(message) {
+      if (SANDBOX_UNDELIVERABLE.has(message.to)) throw new DeliveryError('the sandbox mailbox bounced the message');
+      return keep({
+        id: randomUUID(),
+        channel: 'email',
+        destination: message.to,
+        reference: message.kind,
+        code: '',
+        subject: message.subject,
+        text: message.text,
+        sent_at: (opts.now?.() ?? new Date()).toISOString(),
+        mode: opts.mode ?? 'live',
+      });
     },
   };
 }

@@ -81,3 +81,27 @@ test('the smtp provider refuses phone channels', async () => {
   const provider = createSmtpProvider({ url, from: 'codes@cowrie.test', timeoutMs: 1000 });
   await expect(provider.send({ ...message, channel: 'sms', destination: '+2348012345678' })).rejects.toBeInstanceOf(DeliveryError);
 });
+
+test("the dashboard's own emails (a subject and a text) go through the same SMTP provider", async () => {
+  const provider = createSmtpProvider({ url, from: 'Cowrie <codes@cowrie.test>', timeoutMs: 3000 });
+  const receipt = await provider.sendEmail({
+    to: 'ada@example.com',
+    subject: 'Reset your password',
+    text: 'Open https://pay.example.com/x',
+    kind: 'password_reset',
+  });
+  expect(receipt.providerReference).toMatch(/@/);
+  const mail = received.at(-1)!;
+  expect(mail.to).toEqual(['ada@example.com']);
+  expect(mail.raw).toMatch(/Subject: Reset your password/);
+  expect(mail.raw).toContain('Open https://pay.example.com/x');
+  const refused = provider.sendEmail({
+    to: 'nobody@example.com',
+    subject: 'Reset your password',
+    text: 'Open https://pay.example.com/y',
+    kind: 'password_reset',
+  });
+  await expect(refused).rejects.toBeInstanceOf(DeliveryError);
+  await expect(refused).rejects.toThrow('mail server answered 550');
+  await provider.close?.();
+});

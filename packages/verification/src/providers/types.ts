@@ -29,6 +29,26 @@ export interface DeliveryProvider {
 }
 
 /**
+ * An email of the dashboard's own (a password reset link, an invitation), not
+ * a verification code: sent by the email provider of live mode.
+ */
+export interface EmailMessage {
+  /** A lowercased email address. */
+  to: string;
+  subject: string;
+  text: string;
+  /** What it is, kept with the sandbox's copy (`reference`): `password_reset`, `invitation`. */
+  kind: string;
+}
+
+/** Something that sends an EmailMessage; throws a DeliveryError as `send` does. */
+export interface EmailSender {
+  readonly id: string;
+  sendEmail(message: EmailMessage): Promise<DeliveryReceipt>;
+  close?(): Promise<void> | void;
+}
+
+/**
  * A delivery that did not happen. The message is shown to the API client after
  * `Could not deliver the code: `, so it never carries the code or a credential.
  */

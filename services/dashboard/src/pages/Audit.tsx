@@ -26,6 +26,8 @@ const ACTIONS = [
   'user.sign_in_failed',
   'user.signed_out',
   'user.password_changed',
+  'user.password_reset_requested',
+  'user.password_reset',
   'user.mfa_enrolled',
   'user.mfa_disabled',
   'user.mfa_reset',

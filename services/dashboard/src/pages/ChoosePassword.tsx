@@ -3,6 +3,7 @@ import { useMutation } from '@tanstack/react-query';
 import type { Schemas } from '../api';
 import { useSession } from '../session';
 import { Button, ErrorNote } from '../ui';
+import { NewPasswordFields, useTwoPasswords } from './SetPassword';
 
 /**
  * The first screen of a user who signed in with the one-time password of
@@ -12,12 +13,10 @@ import { Button, ErrorNote } from '../ui';
 export function ChoosePassword() {
   const session = useSession();
   const [current, setCurrent] = useState('');
-  const [next, setNext] = useState('');
-  const [repeat, setRepeat] = useState('');
-  const [mismatch, setMismatch] = useState(false);
+  const next = useTwoPasswords();
   const change = useMutation({
     mutationFn: async () =>
-      (await session.call<Schemas['Session']>('POST', '/auth/password', { body: { current_password: current, new_password: next } })).data,
+      (await session.call<Schemas['Session']>('POST', '/auth/password', { body: { current_password: current, new_password: next.value } })).data,
     onSuccess: (data) =>
       session.signIn(data.token, {
         email: session.email,
@@ -31,8 +30,7 @@ export function ChoosePassword() {
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    setMismatch(next !== repeat);
-    if (next === repeat) change.mutate();
+    if (next.check()) change.mutate();
   };
   return (
     <main className="signin">
@@ -50,27 +48,8 @@ export function ChoosePassword() {
           value={current}
           onChange={(e) => setCurrent(e.target.value)}
         />
-        <label htmlFor="password-new">New password</label>
-        <input
-          id="password-new"
-          type="password"
-          autoComplete="new-password"
-          required
-          minLength={12}
-          aria-describedby="password-rule"
-          value={next}
-          onChange={(e) => setNext(e.target.value)}
-        />
-        <p className="hint" id="password-rule">
-          At least 12 characters, and not a common or breached password (a few unrelated words make a good one).
-        </p>
-        <label htmlFor="password-repeat">New password again</label>
-        <input id="password-repeat" type="password" autoComplete="new-password" required value={repeat} onChange={(e) => setRepeat(e.target.value)} />
-        {mismatch && (
-          <p className="note note-error" role="alert">
-            The two new passwords differ.
-          </p>
-        )}
+        <NewPasswordFields {...next.fields} />
+        {next.mismatchNote}
         <ErrorNote error={change.error} prefix="Not changed" />
         <Button type="submit" variant="primary" busy={change.isPending} busyLabel="Saving…">
           Save and continue

@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation } from '@tanstack/react-query';
+import { Link } from 'wouter';
 import { apiRequest, type Schemas } from '../api';
 import { useSession } from '../session';
 import { Button, ErrorNote } from '../ui';
@@ -53,6 +54,7 @@ export function SignIn() {
         <Button type="submit" variant="primary" busy={login.isPending} busyLabel="Signing in…">
           Sign in
         </Button>
+        <Link href="/forgot-password">Forgot password?</Link>
         <p className="hint">No account? An operator creates one with the CLI: npx cowrie user create.</p>
       </form>
     </main>

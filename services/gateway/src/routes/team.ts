@@ -2,9 +2,12 @@ import { z } from 'zod';
 import { AppError, parsePathId } from '@cowrie/core';
 import {
   USER_ROLES,
+  ZChangeRoleRequest,
   ZInviteUserRequest,
   announceApiKeyChange,
+  changeUserRole,
   inviteUser,
+  passwordLinkEmail,
   listTeam,
   listUserApiKeys,
   removeUser,
@@ -59,6 +62,20 @@ const ZInvitedUser = named(
     one_time_password: z.string().meta({ description: 'Shown once, here only: the new user signs in with it and must then choose their own' }),
   }),
 );
+const ZInvitedUserByEmail = named(
+  'InvitedUserByEmail',
+  z.object({
+    user: ZTeamMember,
+    invite: z.object({
+      delivery: z.literal('email').meta({ description: 'A link to choose their password went to their email (DASHBOARD_INVITES=email); no one-time password' }),
+      email_sent: z.boolean().meta({
+        description:
+          'Whether the email provider took the email; if not, they can ask for a link with "Forgot password?" (POST /auth/password-reset) until the invitation expires',
+      }),
+      expires_at: ZTimestamp.meta({ description: 'When the link stops working (72 hours; at once when the inviter is removed)' }),
+    }),
+  }),
+);
 const ZUserParams = z.object({ id: z.string().meta({ description: 'User id' }) });
 const notFound = { 404: { description: 'not_found: no such user in this workspace' } };
 const parseUserId = (raw: string) => parsePathId(raw, () => new AppError('not_found', 'No such user in this workspace'));
@@ -91,31 +108,52 @@ export function registerTeamRoutes(app: RouteMount, deps: GatewayDeps) {
       method: 'post',
       path: '/users',
       operationId: 'inviteUser',
-      summary: 'Add a user with a one-time password',
+      summary: 'Add a user (a one-time password, or a link by email)',
       description:
-        'Owners and admins only. The one-time password is returned once; the new user must choose their own at first sign-in. ' +
-        'Send Idempotency-Key: a retry then answers with the same user and password instead of failing on the email.',
+        'Owners and admins only. Without email invitations (DASHBOARD_INVITES=one_time_password, the default unless VERIFY_EMAIL_PROVIDER=smtp) the answer holds a one-time password, returned once; ' +
+        'the new user must choose their own at first sign-in. With them, a link to choose their password goes to their email and the answer says so (`invite`), with no password. ' +
+        'Send Idempotency-Key: a retry then answers with the same user (and password) instead of failing on the email.',
       tag,
       auth: { kind: 'session', role: 'team_admin', stepUp: true },
       idempotent: true,
       responseHoldsSecret: true,
       request: { body: named('InviteUserRequest', ZInviteUserRequest) },
       responses: {
-        201: { description: 'The user and their one-time password', data: ZInvitedUser },
+        201: { description: 'The user, and their one-time password or how the link went', data: z.union([ZInvitedUser, ZInvitedUserByEmail]) },
         400: { description: 'invalid_request: a bad email or role, or a user with this email exists' },
         403: { description: 'insufficient_scope: the signed-in user is a member' },
       },
     },
     async ({ body }, req, res) => {
+      const delivery = deps.config.DASHBOARD_INVITES;
       const invited = await inviteUser(deps.db, {
         workspaceId: sessionOf(req).businessId,
         email: body.email,
         role: body.role,
         invitedByUserId: sessionOf(req).userId,
+        delivery,
       });
       const { user } = invited;
-      await recordAuditAfter(deps.db, req, { action: 'user.invited', objectId: user.id, details: { email: user.email, role: user.role } });
-      sendData(req, res, 201, invited);
+      if (invited.kind === 'one_time_password') {
+        await recordAuditAfter(deps.db, req, { action: 'user.invited', objectId: user.id, details: { email: user.email, role: user.role } });
+        sendData(req, res, 201, { user, one_time_password: invited.one_time_password });
+        return;
+      }
+      let emailSent = true;
+      try {
+        // DASHBOARD_URL is set whenever invitations go by email (the configuration refuses otherwise).
+        const message = passwordLinkEmail(deps.config.DASHBOARD_URL ?? '', 'invitation', invited.link.token, { role: user.role });
+        await deps.email.sendEmail({ to: user.email, kind: 'invitation', ...message });
+      } catch (err) {
+        emailSent = false;
+        req.log.error({ err: { message: (err as Error).message }, userId: user.id }, 'invitation email not sent');
+      }
+      await recordAuditAfter(deps.db, req, {
+        action: 'user.invited',
+        objectId: user.id,
+        details: { email: user.email, role: user.role, delivery: 'email', email_sent: emailSent },
+      });
+      sendData(req, res, 201, { user, invite: { delivery: 'email', email_sent: emailSent, expires_at: invited.link.expiresAt.toISOString() } });
     },
   );
 
@@ -153,6 +191,42 @@ export function registerTeamRoutes(app: RouteMount, deps: GatewayDeps) {
       });
       if (revokedApiKeys > 0) await announceApiKeyChange(deps.redis, deps.config.REDIS_KEY_PREFIX);
       sendData(req, res, 200, removed);
+    },
+  );
+
+  app.route(
+    {
+      method: 'put',
+      path: '/users/:id/role',
+      operationId: 'changeUserRole',
+      summary: "Change a user's role",
+      description:
+        'Owners change any role; admins move users between admin and member, never to or from owner. Not your own role, not a removed user, ' +
+        'and never the last owner of the business. In force from their next request.',
+      tag,
+      auth: { kind: 'session', role: 'team_admin', stepUp: true },
+      request: { params: ZUserParams, body: named('ChangeRoleRequest', ZChangeRoleRequest) },
+      responses: {
+        200: { description: 'The user with their role', data: ZTeamMember },
+        400: { description: 'invalid_request: your own role, a removed user, or the last owner (details.reason last_owner)' },
+        403: {
+          description:
+            'insufficient_scope: the signed-in user is a member, an admin giving or taking the owner role, or has not stepped up (details.reason step_up_required)',
+        },
+        ...notFound,
+      },
+    },
+    async ({ params, body }, req, res) => {
+      const session = sessionOf(req);
+      const changed = await changeUserRole(deps.db, { workspaceId: session.businessId, actor: session, id: parseUserId(params.id), role: body.role });
+      if (changed.from !== changed.user.role) {
+        await recordAuditAfter(deps.db, req, {
+          action: 'user.role_changed',
+          objectId: changed.user.id,
+          details: { email: changed.user.email, from: changed.from, to: changed.user.role },
+        });
+      }
+      sendData(req, res, 200, changed.user);
     },
   );
 
