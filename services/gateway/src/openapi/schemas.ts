@@ -50,11 +50,32 @@ const ZRequestId = z.string().meta({ format: 'uuid', description: 'UUID of the r
 /** `meta` of every success body. */
 export const ZResponseMeta = named('ResponseMeta', z.object({ request_id: ZRequestId }).meta({ description: '`meta` of a success body' }));
 
+const ZPageCursor = z.string().max(200).optional().meta({ description: '`meta.next_cursor` of the previous page' });
+
 /** The query fields of a cursor-paginated list (pageLimit and decodePageCursor read them). */
 export const pageQueryFields = {
   limit: z.coerce.number().int().min(1).max(100).optional().meta({ description: 'Rows per page, default 20' }),
-  cursor: z.string().max(200).optional().meta({ description: '`meta.next_cursor` of the previous page' }),
+  cursor: ZPageCursor,
 };
+
+/**
+ * The query fields of a list that answered a fixed number of rows before it
+ * paged: its old number is the default page (so a client that sends neither
+ * field gets what it got), and a larger `limit` is refused (`max`) or clamped
+ * (`clamped`: the list clamped it before).
+ */
+export function pageQueryFieldsOf(sizes: { default: number; max: number }, larger: 'refused' | 'clamped' = 'refused') {
+  const limit = z.coerce.number().int().min(1);
+  return {
+    limit: (larger === 'refused' ? limit.max(sizes.max) : limit)
+      .optional()
+      .meta({ description: `Rows per page, default ${sizes.default}${larger === 'clamped' ? `, clamped to ${sizes.max}` : ''}` }),
+    cursor: ZPageCursor,
+  };
+}
+
+/** What the description of a cursor-paginated list says. */
+export const PAGED_LIST = 'Cursor paginated: pass `meta.next_cursor` as `cursor` for the next page (null on the last).';
 
 /** `meta` of a page of a cursor-paginated list. */
 export const ZPageMeta = named(
