@@ -281,6 +281,8 @@ function responsesOf(route: RegisteredRoute, schemas: DocumentSchemas): Record<s
         // The budget is counted once the credential is known: every answer after that carries it.
         ...(budgeted && code !== 401 ? RATE_LIMIT_HEADERS : {}),
         ...(code === 429 || code === 503 ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}),
+        // A route whose answer holds a secret says no-store on every answer, before it knows which it gives.
+        ...(route.responseHoldsSecret ? { 'Cache-Control': { $ref: '#/components/headers/Cache-Control-No-Store' } } : {}),
       },
       content: {
         'application/json': { ...(error ? { example: { error, request_id: EXAMPLE_REQUEST_ID } } : {}), schema: schemas.of(ZErrorResponse, 'output') },
