@@ -71,7 +71,8 @@ const npmEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => 
 
 async function packAndInstall() {
   work = mkdtempSync(path.join(tmpdir(), 'cowrie-sdk-'));
-  const pack = await run('npm', ['pack', '--json', '--pack-destination', work], { cwd: SDK_DIR, env: npmEnv });
+  // prepack builds dist/ (the declarations take a while on a busy machine).
+  const pack = await run('npm', ['pack', '--json', '--pack-destination', work], { cwd: SDK_DIR, env: npmEnv, timeoutMs: 150_000 });
   if (pack.code !== 0) throw new Error(`npm pack failed:\n${pack.stderr}`);
   [packed] = JSON.parse(pack.stdout);
   consumer = path.join(work, 'consumer');
@@ -93,7 +94,7 @@ async function startStack() {
   receiver = await startHttpReceiver();
 }
 
-beforeAll(() => Promise.all([packAndInstall(), startStack()]), 60_000);
+beforeAll(() => Promise.all([packAndInstall(), startStack()]), 180_000);
 afterAll(async () => {
   await verifications?.stop();
   await webhooks?.stop();
@@ -338,7 +339,7 @@ test('examples/rehearse.mts, compiled against the installed tarball and run with
 test('the packed constructEvent accepts a real delivery by either header set and either form of the secret, as the standardwebhooks package does, and refuses the rest', async () => {
   const { apiKey, endpoint } = await payingWorkspace('SDK constructEvent', `${receiver.url}/events`);
   const manifest = JSON.parse(readFileSync(path.join(installed(), 'package.json'), 'utf8'));
-  const sdk = (await import(path.join(installed(), manifest.exports['.'].import.default))) as typeof import('../src');
+  const sdk = (await import(path.join(installed(), manifest.exports['.'].require.default))) as typeof import('../src');
   const transfer = await new sdk.CowrieClient({ baseUrl: gateway.url, apiKey }).transfers.create({
     currency: 'NGN',
     amount: 900,

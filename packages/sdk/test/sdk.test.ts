@@ -218,7 +218,9 @@ test('every cursor list pages itself: for await walks every page, toArray stops 
     expect(await client.beneficiaries.list()).toHaveLength(3);
     const recipients = await client.recipients.list({ limit: 2 }).toArray({ limit: 10 });
     expect(recipients.map((r) => r.account_number).sort()).toEqual(accounts);
-    expect((await client.reservedAccounts.list({ limit: 1 }).toArray({ limit: 5 })).length).toBeGreaterThanOrEqual(0);
+    for (const email of ['p1@example.com', 'p2@example.com']) await client.reservedAccounts.create({ customer_name: 'Ada Obi', customer_email: email });
+    const reserved = await client.reservedAccounts.list({ limit: 1 }).toArray({ limit: 5 });
+    expect(reserved.map((a) => a.customer.email)).toEqual(['p2@example.com', 'p1@example.com']);
   } finally {
     await proxy.close();
   }
