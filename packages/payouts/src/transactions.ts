@@ -161,7 +161,9 @@ export async function listRecipients(db: DbOrTx, input: ListRecipientsInput) {
   const limit = pageLimit(input.limit, RECIPIENT_PAGE_SIZES);
   const after = input.cursor ? decodePageCursor(input.cursor) : null;
   // The column is a UTC timestamp without a zone: the cursor's instant is compared in UTC.
-  const afterClause = after ? Prisma.sql`WHERE (r.last_sent_at, r.last_id) < ((${after.createdAt.toISOString()}::timestamptz AT TIME ZONE 'UTC'), ${after.id})` : Prisma.empty;
+  const afterClause = after
+    ? Prisma.sql`WHERE (r.last_sent_at, r.last_id) < ((${after.createdAt.toISOString()}::timestamptz AT TIME ZONE 'UTC'), ${after.id})`
+    : Prisma.empty;
   const rows = await db.$queryRaw<RecipientRow[]>`
     SELECT * FROM (
       SELECT DISTINCT ON ("counterpartyAccount", COALESCE("bankCode", ''), "currency")

@@ -25,7 +25,9 @@ function checkBundle(meta: Metafile, format: string) {
   for (const input of Object.keys(meta.inputs)) {
     const file = path.resolve(input);
     if (file !== signatureModule && file !== packageJson && !file.startsWith(path.join(root, 'src') + path.sep))
-      throw new Error(`the ${format} bundle would hold ${input}; the SDK inlines only its own sources, its version and ${path.relative(root, signatureModule)}`);
+      throw new Error(
+        `the ${format} bundle would hold ${input}; the SDK inlines only its own sources, its version and ${path.relative(root, signatureModule)}`,
+      );
   }
   for (const output of Object.values(meta.outputs)) {
     for (const imported of output.imports) {

@@ -163,7 +163,12 @@ export class CowrieClient {
    * A cursor-paginated list: awaited, its first page's `data` (or the whole
    * page, `whole`); iterated, every item of every page.
    */
-  private list<O extends PagedOperationId, First>(operation: O, query: QueryParams<O>, options: CallOptions | undefined, answer: (page: Page<Item<O>>) => First) {
+  private list<O extends PagedOperationId, First>(
+    operation: O,
+    query: QueryParams<O>,
+    options: CallOptions | undefined,
+    answer: (page: Page<Item<O>>) => First,
+  ) {
     return new AutoPaginating<Item<O>, First>(
       (cursor) => this.call(operation, { query: (cursor ? { ...query, cursor } : query) as QueryParams<O> }, options) as Promise<Page<Item<O>>>,
       answer,

@@ -24,7 +24,10 @@ export class AutoPaginating<Item, First> implements PromiseLike<First>, AsyncIte
     return this.first;
   }
 
-  then<R1 = First, R2 = never>(onfulfilled?: ((value: First) => R1 | PromiseLike<R1>) | null, onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null): Promise<R1 | R2> {
+  then<R1 = First, R2 = never>(
+    onfulfilled?: ((value: First) => R1 | PromiseLike<R1>) | null,
+    onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
+  ): Promise<R1 | R2> {
     return this.firstPage().then(this.answer).then(onfulfilled, onrejected);
   }
 

@@ -226,7 +226,11 @@ function responsesOf(route: RegisteredRoute, schemas: DocumentSchemas): Record<s
     if (response.csv) {
       responses[status] = {
         description: response.description,
-        headers: { ...headers, 'Content-Disposition': { $ref: '#/components/headers/Content-Disposition' }, 'Cache-Control': { $ref: '#/components/headers/Cache-Control-No-Store' } },
+        headers: {
+          ...headers,
+          'Content-Disposition': { $ref: '#/components/headers/Content-Disposition' },
+          'Cache-Control': { $ref: '#/components/headers/Cache-Control-No-Store' },
+        },
         content: { 'text/csv': { schema: { type: 'string', description: 'RFC 4180 CSV, a header line first' } } },
       };
       continue;

@@ -72,7 +72,11 @@ const FAILED_TRANSFER = {
   counterpartyName: null,
   counterpartyAccount: '0000000001',
   metadata: {
-    raw: { ...sandboxRaw('snd_bf9ff130892f7e4b105e3ff0', '1500.00', '0000000001', ''), status: 'failed', reason: 'The destination bank declined the transfer (sandbox)' },
+    raw: {
+      ...sandboxRaw('snd_bf9ff130892f7e4b105e3ff0', '1500.00', '0000000001', ''),
+      status: 'failed',
+      reason: 'The destination bank declined the transfer (sandbox)',
+    },
     provider: 'sandbox',
   },
 };
@@ -80,7 +84,11 @@ const FAILED_TRANSFER = {
 const REVERSED_TRANSFER = {
   ...TRANSFER,
   status: 'reversed',
-  metadata: { raw: sandboxRaw(TRANSFER_REFERENCE, '1500.00', '0123456789', 'Funmilayo Bello', 'reversed'), provider: 'sandbox', reversed_by: 'crd_02e600ca8953a3d43e2c39dd' },
+  metadata: {
+    raw: sandboxRaw(TRANSFER_REFERENCE, '1500.00', '0123456789', 'Funmilayo Bello', 'reversed'),
+    provider: 'sandbox',
+    reversed_by: 'crd_02e600ca8953a3d43e2c39dd',
+  },
   updatedAt: '2026-11-27T03:05:16.652Z',
 };
 

@@ -3,7 +3,7 @@ import { COLLECTION_STATUSES, listCollections, listDepositPayments, type Deposit
 import { idField } from '@cowrie/core';
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
-import { sendData, sendPage, sessionOf } from '../http/respond';
+import { sendPage, sessionOf } from '../http/respond';
 import { PAGED_LIST, ZAmount, ZPageMeta, ZTimestamp, named, pageQueryFields, responseOf } from '../openapi/schemas';
 import { ZCollection, ZListQuery, ZReservedAccount, reservedAccountsOf } from './deposits';
 
