@@ -125,7 +125,7 @@ async function rehearse() {
     await cowrie.transfers.create({ currency: 'NGN', amount: 10_000_000, account_number: '0123456789', bank_code: '058' });
   } catch (err) {
     if (!(err instanceof CowrieApiError)) throw err;
-    if (err.code === 'rate_limited') await new Promise((r) => setTimeout(r, err.details!.retry_after_seconds * 1000));
+    if (err.code === 'rate_limited') await new Promise((r) => setTimeout(r, (err.details?.retry_after_seconds ?? 1) * 1000));
     refused = `${err.code}: ${err.message}`;
   }
 

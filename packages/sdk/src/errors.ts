@@ -10,47 +10,25 @@ export type ApiErrorCode = components['schemas']['ErrorCode'];
  */
 export type CowrieErrorCode = ApiErrorCode | 'network_error' | 'unknown';
 
-type Open<T> = T & Record<string, unknown>;
+/** `error` of the API's error body: a union by code (components.schemas.ErrorResponse). */
+type ErrorBody = components['schemas']['ErrorResponse']['error'];
+
+/** The `details` the API document gives one code (InvalidRequestDetails, RateLimitedDetails, …; an open object for the rest). */
+type DocumentedDetails<C extends ApiErrorCode> = ErrorBody extends infer B
+  ? B extends { code: infer K }
+    ? C extends K
+      ? NonNullable<B extends { details?: infer D } ? D : never>
+      : never
+    : never
+  : never;
 
 /**
- * What `details` holds for each code, as the API document describes it. Only
- * the fields it names are typed (all optional unless every answer with that
- * code has them); a code it names none for is an open object.
+ * What `details` holds for each code, as the API document describes it
+ * (`retry_after_seconds` of rate_limited, `field` of invalid_request,
+ * `transaction` and `outcome` of provider_error, …). `network_error` (no
+ * answer) has none; `unknown` (not the API's envelope) any.
  */
-export interface ErrorDetailsByCode {
-  /** `field` names the request field at fault; a failed code delivery names the verification's `reference`. */
-  invalid_request: Open<{ field?: string; reference?: string }>;
-  unauthorized: Open<object>;
-  /**
-   * The scope an API key lacks (`required_scope`); on dashboard routes the role
-   * (`required_role`) or what the session must do first (`reason`).
-   */
-  insufficient_scope: Open<{
-    required_scope?: string;
-    required_role?: string;
-    reason?: 'password_change_required' | 'mfa_enrolment_required' | 'step_up_required' | (string & {});
-    step_up_with?: 'code' | 'password';
-  }>;
-  not_found: Open<object>;
-  idempotency_conflict: Open<{ reason?: string }>;
-  /**
-   * Every 429 says when to come back (also the Retry-After header). The request
-   * budget adds its `limit`; a verification limit its `reason` (`destination`,
-   * `business`, …).
-   */
-  rate_limited: Open<{ retry_after_seconds: number; limit?: number; reason?: 'destination' | 'business' | (string & {}) }>;
-  internal_error: Open<object>;
-  coming_soon: Open<object>;
-  /**
-   * A payout's: `transaction` is the ledger row as the rail left it; an
-   * `outcome` of `unknown` means the rail may have the money (the row stays
-   * processing and a `transfer.*` webhook follows), with its `reference`.
-   */
-  provider_error: Open<{ transaction?: components['schemas']['Transaction']; outcome?: 'unknown'; reference?: string; message?: string }>;
-  not_ready: Open<object>;
-  network_error: undefined;
-  unknown: Open<object>;
-}
+export type ErrorDetailsByCode = { [C in ApiErrorCode]: DocumentedDetails<C> } & { network_error: undefined; unknown: Record<string, unknown> };
 
 /** An error of one code: `code` and `details` go together, so checking `code` types `details`. */
 export interface CowrieApiErrorOf<C extends CowrieErrorCode> extends Error {

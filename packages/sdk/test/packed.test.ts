@@ -127,9 +127,12 @@ export type Schemas = keyof components['schemas'];
 export function retryAfter(err: unknown): number | undefined {
   if (!(err instanceof CowrieApiError)) return undefined;
   if (err.code === 'rate_limited') return err.details?.retry_after_seconds;
-  // @ts-expect-error: only a rate_limited error has retry_after_seconds typed
-  const other: number = err.details?.retry_after_seconds;
-  return other;
+  if (err.code === 'invalid_request') {
+    // @ts-expect-error: an invalid_request's details.field is a string, not a number
+    const field: number | undefined = err.details?.field;
+    return field;
+  }
+  return undefined;
 }
 export function amountOf(rawBody: Buffer, headers: Record<string, string>): string | undefined {
   const event = constructEvent(rawBody, headers, 'whsec_x');

@@ -395,8 +395,14 @@ test('schemas are named components that operations refer to, and error codes are
   });
   expect(schemaOf('/v1/transfers', 'post', '400')).toEqual({ $ref: '#/components/schemas/ErrorResponse' });
   const schemas = contract.doc.components.schemas;
-  expect(schemas.ErrorResponse.properties.error.properties.code).toEqual({ $ref: '#/components/schemas/ErrorCode' });
+  // One branch per code whose details the document describes, one for the rest: every code is a branch's, once, and an ErrorCode.
+  const branches = schemas.ErrorResponse.properties.error.anyOf.map((b: any) => b.properties.code.allOf);
+  for (const branch of branches) expect(branch[0]).toEqual({ $ref: '#/components/schemas/ErrorCode' });
+  expect(branches.flatMap((b: any) => b[1].enum ?? [b[1].const]).sort()).toEqual(Object.keys(ERROR_STATUS).sort());
   expect(schemas.ErrorCode.enum).toEqual(Object.keys(ERROR_STATUS));
+  expect(contract.resolve(schemas.ErrorResponse.properties.error.anyOf[3].properties.details)).toMatchObject({
+    allOf: [{ type: 'object' }, { properties: { retry_after_seconds: { type: 'integer' }, limit: { type: 'integer' } } }],
+  });
   // Every named schema is used somewhere, and every reference resolves.
   const refs = new Set(
     JSON.stringify(contract.doc)
