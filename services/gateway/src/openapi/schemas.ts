@@ -104,7 +104,7 @@ const ZErrorCode = named(
 const details = (name: string, description: string, shape: z.ZodRawShape) => named(name, z.looseObject(shape).meta({ description }));
 
 /** What `error.details` holds, by code, where the API says. */
-export const ERROR_DETAILS = {
+const ERROR_DETAILS = {
   invalid_request: details('InvalidRequestDetails', '`details` of invalid_request', {
     field: z.string().optional().meta({ description: 'The request field at fault' }),
     reference: z.string().optional().meta({ description: 'A verification whose code could not be delivered: its reference, to read the failed row' }),
