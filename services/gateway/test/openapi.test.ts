@@ -116,6 +116,7 @@ test('catalog, cards and errors answer as documented', async () => {
   await api('GET', '/v1/channels', { token: 'cwk_not_a_real_key' });
   await api('POST', '/v1/deposits', { token: readOnlyKey, body: { channel: 'reserved_va' } });
   await api('GET', '/healthz');
+  await api('GET', '/v1/openapi.json');
   await api('GET', '/readyz');
 });
 
@@ -377,7 +378,7 @@ test("every header of the API's own was seen above, each on an answer that docum
 });
 
 test('every documented success response was seen from the running gateway above', () => {
-  const missing = contract.documentedSuccesses().filter((s) => !contract.seen.has(s) && s !== 'GET /v1/openapi.json 200');
+  const missing = contract.documentedSuccesses().filter((s) => !contract.seen.has(s));
   expect(missing).toEqual([]);
 });
 

@@ -228,6 +228,10 @@ function responsesOf(route: RegisteredRoute, schemas: DocumentSchemas): Record<s
         description: response.description,
         headers: {
           ...headers,
+          'Cache-Control-No-Cache': {
+            description: '`no-cache`: a cache may keep it but must ask again before using it',
+            schema: { type: 'string', const: 'no-cache' },
+          },
           'Content-Disposition': { $ref: '#/components/headers/Content-Disposition' },
           'Cache-Control': { $ref: '#/components/headers/Cache-Control-No-Store' },
         },
@@ -238,6 +242,8 @@ function responsesOf(route: RegisteredRoute, schemas: DocumentSchemas): Record<s
     if (response.raw) {
       responses[status] = {
         description: response.description,
+        // The one raw answer is this document, which clients revalidate rather than keep.
+        headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' }, 'Cache-Control': { $ref: '#/components/headers/Cache-Control-No-Cache' } },
         content: { 'application/json': { schema: response.data ? schemas.of(response.data, 'output') : { type: 'object' } } },
       };
       continue;
@@ -523,6 +529,10 @@ export function buildOpenApiDocument(registry: RouteRegistry, options: OpenApiOp
           description:
             '`true` when this answer is the stored answer of an earlier request with the same Idempotency-Key (nothing ran again); absent on the first answer',
           schema: { type: 'string', const: 'true' },
+        },
+        'Cache-Control-No-Cache': {
+          description: '`no-cache`: a cache may keep it but must ask again before using it',
+          schema: { type: 'string', const: 'no-cache' },
         },
         'Content-Disposition': { description: '`attachment; filename="<name>-<date>.csv"`', schema: { type: 'string' } },
         'Cache-Control-No-Store': {
