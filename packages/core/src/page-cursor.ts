@@ -26,8 +26,16 @@ export function decodePageCursor(cursor: string): PagePosition {
 const DEFAULT_PAGE_SIZE = 20;
 const MAX_PAGE_SIZE = 100;
 
-/** A list's `limit`, clamped to 1..100, 20 when absent. */
-export const pageLimit = (limit: number | undefined): number => Math.min(Math.max(limit ?? DEFAULT_PAGE_SIZE, 1), MAX_PAGE_SIZE);
+/**
+ * A list's `limit`, clamped to 1..100, 20 when absent; a list that answered a
+ * larger fixed number of rows before it paged keeps that as both (`sizes`), so
+ * a client that sends no `limit` still gets the same first page.
+ */
+export const pageLimit = (limit: number | undefined, sizes: { default: number; max: number } = { default: DEFAULT_PAGE_SIZE, max: MAX_PAGE_SIZE }): number =>
+  Math.min(Math.max(limit ?? sizes.default, 1), sizes.max);
+
+/** The rows after a position of a list ordered by id alone (id desc): a Prisma `where`. */
+export const idsAfter = (after: PagePosition) => ({ id: { lt: after.id } });
 
 /** The order of a paged list, a Prisma `orderBy` for any model with these columns: newest first, ties by id. */
 export const newestFirst = () => [{ createdAt: 'desc' as const }, { id: 'desc' as const }];

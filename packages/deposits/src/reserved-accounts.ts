@@ -1,4 +1,4 @@
-import { AppError } from '@cowrie/core';
+import { AppError, decodePageCursor, idsAfter, pageLimit, pageOf } from '@cowrie/core';
 import { recordEvent, type Prisma, type ReservedAccount } from '@cowrie/db';
 import { newReference, openedAccountColumns } from './rail-call';
 import type { DepositsContext } from './context';
@@ -147,17 +147,32 @@ export async function getReservedAccount(ctx: Pick<DepositsContext, 'db'>, works
   return row;
 }
 
+/**
+ * Rows per page of GET /v1/reserved-accounts: 50 when `limit` is not given, a
+ * larger one clamped to 200 (the list answered so before it paged).
+ */
+export const RESERVED_ACCOUNT_PAGE_SIZES = { default: 50, max: 200 };
+
 export interface ListReservedAccountsQuery {
-  limit: number;
+  limit?: number;
+  /** `next_cursor` of the previous page. */
+  cursor?: string;
   currency?: string;
   customerEmail?: string;
 }
 
-/** A workspace's reserved accounts, newest first. */
-export function listReservedAccounts(ctx: Pick<DepositsContext, 'db'>, workspaceId: number, query: ListReservedAccountsQuery) {
-  return ctx.db.reservedAccount.findMany({
-    where: { workspaceId, currency: query.currency, customerEmail: query.customerEmail?.toLowerCase() },
+/** A workspace's reserved accounts, newest first (by id), cursor paginated; rows as stored (renderReservedAccount renders them). */
+export async function listReservedAccounts(ctx: Pick<DepositsContext, 'db'>, workspaceId: number, query: ListReservedAccountsQuery) {
+  const limit = pageLimit(query.limit, RESERVED_ACCOUNT_PAGE_SIZES);
+  const rows = await ctx.db.reservedAccount.findMany({
+    where: {
+      workspaceId,
+      currency: query.currency,
+      customerEmail: query.customerEmail?.toLowerCase(),
+      ...(query.cursor ? idsAfter(decodePageCursor(query.cursor)) : {}),
+    },
     orderBy: { id: 'desc' },
-    take: query.limit,
+    take: limit + 1,
   });
+  return pageOf(rows, limit, (row) => row);
 }

@@ -1,4 +1,4 @@
-import { AppError, railErrorToAppError } from '@cowrie/core';
+import { AppError, decodePageCursor, idsAfter, pageLimit, pageOf, railErrorToAppError } from '@cowrie/core';
 import type { DbOrTx, PrismaClient } from '@cowrie/db';
 import { RailInputError, type Rails } from '@cowrie/rails';
 import { checkPayoutCurrency } from './currency';
@@ -41,10 +41,26 @@ export async function createBeneficiary({ db, rails }: { db: PrismaClient; rails
   return renderBeneficiary(row);
 }
 
-/** GET /v1/beneficiaries: newest first. */
-export async function listBeneficiaries(db: DbOrTx, workspaceId: number, limit = 500) {
-  const rows = await db.beneficiary.findMany({ where: { workspaceId }, orderBy: { id: 'desc' }, take: limit });
-  return rows.map(renderBeneficiary);
+/**
+ * Rows per page of GET /v1/beneficiaries, when `limit` is not given and at
+ * most: the list answered its first 500 rows before it paged, and a client
+ * that sends no `limit` still gets them.
+ */
+export const BENEFICIARY_PAGE_SIZES = { default: 500, max: 500 };
+
+export interface ListBeneficiariesInput {
+  workspaceId: number;
+  limit?: number;
+  /** `next_cursor` of the previous page. */
+  cursor?: string;
+}
+
+/** GET /v1/beneficiaries: newest first (by id), removed ones included, cursor paginated. */
+export async function listBeneficiaries(db: DbOrTx, input: ListBeneficiariesInput) {
+  const limit = pageLimit(input.limit, BENEFICIARY_PAGE_SIZES);
+  const where = { workspaceId: input.workspaceId, ...(input.cursor ? idsAfter(decodePageCursor(input.cursor)) : {}) };
+  const rows = await db.beneficiary.findMany({ where, orderBy: { id: 'desc' }, take: limit + 1 });
+  return pageOf(rows, limit, renderBeneficiary);
 }
 
 /**

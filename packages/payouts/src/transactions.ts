@@ -1,5 +1,5 @@
-import { AppError, csvText, decodePageCursor, newestFirst, pageLimit, pageOf, pagedCsv, rowsAfter } from '@cowrie/core';
-import type { DbOrTx, LedgerTransaction, Prisma } from '@cowrie/db';
+import { AppError, csvText, decodePageCursor, encodePageCursor, newestFirst, pageLimit, pageOf, pagedCsv, rowsAfter } from '@cowrie/core';
+import { Prisma, type DbOrTx, type LedgerTransaction } from '@cowrie/db';
 import { asObject, renderTransaction } from './render';
 
 export const TRANSACTION_STATUSES = ['processing', 'completed', 'failed', 'reversed'] as const;
@@ -131,36 +131,66 @@ interface RecipientRow {
   bank_name: string | null;
   currency: string;
   last_sent_at: Date;
+  last_id: number;
   payouts: bigint;
+}
+
+/**
+ * Rows per page of GET /v1/recipients, when `limit` is not given and at most:
+ * the list answered its first 100 rows before it paged, and a client that
+ * sends no `limit` still gets them.
+ */
+export const RECIPIENT_PAGE_SIZES = { default: 100, max: 100 };
+
+export interface ListRecipientsInput {
+  workspaceId: number;
+  limit?: number;
+  /** `next_cursor` of the previous page. */
+  cursor?: string;
 }
 
 /**
  * GET /v1/recipients: the distinct accounts this workspace has paid (or is
  * paying), one per (account, bank, currency) with the latest name used,
- * most recent first. Payouts that failed are not recipients.
+ * most recent first (ties by the latest payout's id), cursor paginated on
+ * that latest payout. Payouts that failed are not recipients. A recipient
+ * paid again while a client pages moves to the front, so a walk through the
+ * pages may miss it or see it twice.
  */
-export async function listRecipients(db: DbOrTx, workspaceId: number, limit = 100) {
+export async function listRecipients(db: DbOrTx, input: ListRecipientsInput) {
+  const limit = pageLimit(input.limit, RECIPIENT_PAGE_SIZES);
+  const after = input.cursor ? decodePageCursor(input.cursor) : null;
+  // The column is a UTC timestamp without a zone: the cursor's instant is compared in UTC.
+  const afterClause = after
+    ? Prisma.sql`WHERE (r.last_sent_at, r.last_id) < ((${after.createdAt.toISOString()}::timestamptz AT TIME ZONE 'UTC'), ${after.id})`
+    : Prisma.empty;
   const rows = await db.$queryRaw<RecipientRow[]>`
     SELECT * FROM (
       SELECT DISTINCT ON ("counterpartyAccount", COALESCE("bankCode", ''), "currency")
         "counterpartyName" AS name, "counterpartyAccount" AS account_number, "bankCode" AS bank_code,
-        "counterpartyBank" AS bank_name, "currency", "createdAt" AS last_sent_at,
+        "counterpartyBank" AS bank_name, "currency", "createdAt" AS last_sent_at, "id" AS last_id,
         COUNT(*) OVER (PARTITION BY "counterpartyAccount", COALESCE("bankCode", ''), "currency") AS payouts
       FROM "LedgerTransaction"
-      WHERE "workspaceId" = ${workspaceId} AND "type" = 'debit' AND "status" <> 'failed' AND "counterpartyAccount" IS NOT NULL
-      ORDER BY "counterpartyAccount", COALESCE("bankCode", ''), "currency", "createdAt" DESC
+      WHERE "workspaceId" = ${input.workspaceId} AND "type" = 'debit' AND "status" <> 'failed' AND "counterpartyAccount" IS NOT NULL
+      ORDER BY "counterpartyAccount", COALESCE("bankCode", ''), "currency", "createdAt" DESC, "id" DESC
     ) r
-    ORDER BY last_sent_at DESC
-    LIMIT ${limit}`;
-  return rows.map((r) => ({
-    name: r.name,
-    account_number: r.account_number,
-    bank_code: r.bank_code,
-    bank_name: r.bank_name,
-    currency: r.currency,
-    payouts: Number(r.payouts),
-    last_sent_at: r.last_sent_at.toISOString(),
-  }));
+    ${afterClause}
+    ORDER BY r.last_sent_at DESC, r.last_id DESC
+    LIMIT ${limit + 1}`;
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    items: page.map((r) => ({
+      name: r.name,
+      account_number: r.account_number,
+      bank_code: r.bank_code,
+      bank_name: r.bank_name,
+      currency: r.currency,
+      payouts: Number(r.payouts),
+      last_sent_at: r.last_sent_at.toISOString(),
+    })),
+    nextCursor: rows.length > limit && last ? encodePageCursor({ createdAt: last.last_sent_at, id: last.last_id }) : null,
+  };
 }
 
 /** How far from a transaction's own times its events are looked for. */

@@ -14,15 +14,20 @@ import { generateDtsBundle } from 'dts-bundle-generator';
 const root = path.join(__dirname, '..');
 const dist = path.join(root, 'dist');
 const entry = path.join(root, 'src/index.ts');
-// The only file from outside the SDK that the bundles may hold.
+// The only files from outside the SDK's sources that the bundles may hold: the
+// signature module, and the package's own package.json, of which esbuild keeps
+// only the `version` the client reads (a JSON module's unused fields are dropped).
 const signatureModule = require.resolve('@cowrie/webhooks/src/signature');
+const packageJson = path.join(root, 'package.json');
 
 /** Every bundled file is the SDK's own or the signature module, and the bundle imports only Node's modules. */
 function checkBundle(meta: Metafile, format: string) {
   for (const input of Object.keys(meta.inputs)) {
     const file = path.resolve(input);
-    if (file !== signatureModule && !file.startsWith(path.join(root, 'src') + path.sep))
-      throw new Error(`the ${format} bundle would hold ${input}; the SDK inlines only its own sources and ${path.relative(root, signatureModule)}`);
+    if (file !== signatureModule && file !== packageJson && !file.startsWith(path.join(root, 'src') + path.sep))
+      throw new Error(
+        `the ${format} bundle would hold ${input}; the SDK inlines only its own sources, its version and ${path.relative(root, signatureModule)}`,
+      );
   }
   for (const output of Object.values(meta.outputs)) {
     for (const imported of output.imports) {

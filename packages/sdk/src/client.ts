@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { version } from '../package.json';
+import { CowrieApiError, type CowrieErrorCode } from './errors';
 import { OPERATIONS, type operations } from './generated/openapi';
+import { AutoPaginating, type Page } from './pagination';
+
+/** This SDK's version; requests carry it as `User-Agent: cowrie-node/<version>`. */
+export const SDK_VERSION: string = version;
 
 export type OperationId = keyof typeof OPERATIONS & keyof operations;
 type Op<O extends OperationId> = operations[O];
@@ -17,6 +23,12 @@ type Responses<O extends OperationId> = Op<O> extends { responses: infer R } ? R
 export type SuccessBody<O extends OperationId> = JsonContent<Responses<O>[200 & keyof Responses<O>]> | JsonContent<Responses<O>[201 & keyof Responses<O>]>;
 /** The `data` of an operation's success body. */
 export type Data<O extends OperationId> = SuccessBody<O> extends { data: infer D } ? D : never;
+/** The operations that answer a page of a list (`meta.next_cursor`) and take a `cursor`. */
+export type PagedOperationId = {
+  [O in OperationId]: SuccessBody<O> extends { meta: { next_cursor: string | null } } ? (QueryParams<O> extends { cursor?: string } ? O : never) : never;
+}[OperationId];
+/** One item of a paged operation's list. */
+export type Item<O extends OperationId> = Data<O> extends Array<infer I> ? I : never;
 
 export interface CallInput<O extends OperationId> {
   body?: RequestBody<O>;
@@ -46,22 +58,6 @@ export interface CowrieClientOptions {
   /** Per-attempt timeout (default 30 s; payouts may wait for the rail). */
   timeoutMs?: number;
   fetch?: typeof fetch;
-}
-
-/** An error answer of the API (`{error: {code, message, details}, request_id}`), or a transport failure (status 0). */
-export class CowrieApiError extends Error {
-  override name = 'CowrieApiError';
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly details: Record<string, unknown> | undefined,
-    readonly requestId: string | undefined,
-    /** Attempts made, retries included. */
-    readonly attempts: number,
-  ) {
-    super(message);
-  }
 }
 
 const sleep = (ms: number, signal?: AbortSignal) =>
@@ -113,7 +109,11 @@ export class CowrieClient {
     let url = this.opts.baseUrl + path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(params[name])));
     const query = Object.entries((input.query ?? {}) as Record<string, unknown>).filter(([, v]) => v !== undefined && v !== null);
     if (query.length) url += `?${new URLSearchParams(query.map(([k, v]) => [k, String(v)] as [string, string])).toString()}`;
-    const headers: Record<string, string> = { authorization: `Bearer ${this.opts.apiKey}`, accept: 'application/json' };
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.opts.apiKey}`,
+      accept: 'application/json',
+      'user-agent': `cowrie-node/${SDK_VERSION}`,
+    };
     if (method === 'POST') headers['idempotency-key'] = options.idempotencyKey ?? randomUUID();
     const body = input.body === undefined ? (method === 'POST' ? '{}' : undefined) : JSON.stringify(input.body);
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -141,7 +141,14 @@ export class CowrieClient {
       if (!canRetry) {
         if (transportError) throw new CowrieApiError(0, 'network_error', transportError.message, undefined, undefined, attempt);
         const err = (payload as { error?: { code?: string; message?: string; details?: Record<string, unknown> }; request_id?: string }) ?? {};
-        throw new CowrieApiError(status, err.error?.code ?? 'unknown', err.error?.message ?? `HTTP ${status}`, err.error?.details, err.request_id, attempt);
+        throw new CowrieApiError(
+          status,
+          (err.error?.code ?? 'unknown') as CowrieErrorCode,
+          err.error?.message ?? `HTTP ${status}`,
+          err.error?.details,
+          err.request_id,
+          attempt,
+        );
       }
       const backoff = this.opts.retryDelayMs * 2 ** (attempt - 1);
       await sleep(Math.max(retryAfterMs ?? 0, backoff / 2 + Math.random() * (backoff / 2)), options.signal);
@@ -150,6 +157,22 @@ export class CowrieClient {
 
   private async data<O extends OperationId>(operation: O, input: CallInput<O>, options?: CallOptions): Promise<Data<O>> {
     return ((await this.call(operation, input, options)) as { data: Data<O> }).data;
+  }
+
+  /**
+   * A cursor-paginated list: awaited, its first page's `data` (or the whole
+   * page, `whole`); iterated, every item of every page.
+   */
+  private list<O extends PagedOperationId, First>(
+    operation: O,
+    query: QueryParams<O>,
+    options: CallOptions | undefined,
+    answer: (page: Page<Item<O>>) => First,
+  ) {
+    return new AutoPaginating<Item<O>, First>(
+      (cursor) => this.call(operation, { query: (cursor ? { ...query, cursor } : query) as QueryParams<O> }, options) as Promise<Page<Item<O>>>,
+      answer,
+    );
   }
 
   readonly channels = { list: (o?: CallOptions) => this.data('listChannels', {}, o) };
@@ -170,7 +193,8 @@ export class CowrieClient {
 
   readonly reservedAccounts = {
     create: (body: RequestBody<'createReservedAccount'>, o?: CallOptions) => this.data('createReservedAccount', { body }, o),
-    list: (query: QueryParams<'listReservedAccounts'> = {}, o?: CallOptions) => this.data('listReservedAccounts', { query }, o),
+    /** Newest first; `await` for the first page's accounts, `for await` for all of them (see AutoPaginating). */
+    list: (query: QueryParams<'listReservedAccounts'> = {}, o?: CallOptions) => this.list('listReservedAccounts', query, o, (page) => page.data),
     get: (id: number, o?: CallOptions) => this.data('getReservedAccount', { path: { id } }, o),
   };
 
@@ -200,13 +224,23 @@ export class CowrieClient {
 
   readonly beneficiaries = {
     create: (body: RequestBody<'createBeneficiary'>, o?: CallOptions) => this.data('createBeneficiary', { body }, o),
-    list: (o?: CallOptions) => this.data('listBeneficiaries', {}, o),
+    /** Newest first; `await` for the first page's beneficiaries, `for await` for all of them (see AutoPaginating). */
+    list: (query: QueryParams<'listBeneficiaries'> = {}, o?: CallOptions) => this.list('listBeneficiaries', query, o, (page) => page.data),
   };
 
   readonly balances = { list: (o?: CallOptions) => this.data('listBalances', {}, o) };
-  /** A page of transactions; pass `meta.next_cursor` back as `cursor` for the next. */
-  readonly transactions = { list: (query: QueryParams<'listTransactions'> = {}, o?: CallOptions) => this.call('listTransactions', { query }, o) };
-  readonly recipients = { list: (o?: CallOptions) => this.data('listRecipients', {}, o) };
+  readonly transactions = {
+    /**
+     * Newest first. `await` it for the first page, `{data, meta}` (pass
+     * `meta.next_cursor` back as `cursor` for the next); `for await` it for
+     * every transaction of every page; `.toArray({ limit })` for the first `limit`.
+     */
+    list: (query: QueryParams<'listTransactions'> = {}, o?: CallOptions) => this.list('listTransactions', query, o, (page) => page),
+  };
+  readonly recipients = {
+    /** Most recent first; `await` for the first page's recipients, `for await` for all of them (see AutoPaginating). */
+    list: (query: QueryParams<'listRecipients'> = {}, o?: CallOptions) => this.list('listRecipients', query, o, (page) => page.data),
+  };
 
   /**
    * Test keys (`ck_test_`) only; a live key gets 404 `not_found`. What the

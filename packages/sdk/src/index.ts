@@ -1,4 +1,7 @@
 export * from './client';
+export * from './errors';
+export * from './pagination';
+export * from './webhooks';
 export type { components, operations, paths } from './generated/openapi';
 // The webhook signature format has one implementation: the module the webhook
 // sender signs with. The SDK's build (scripts/build.ts) bundles it into dist/,

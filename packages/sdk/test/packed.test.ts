@@ -15,7 +15,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { closeGatewayDeps, createApp, createGatewayDeps, type GatewayDeps } from '@cowrie/gateway';
 import { startPayoutWorker, type RunningPayoutWorker } from '@cowrie/payout-worker';
+import { Webhook } from 'standardwebhooks';
+import { startVerificationWorker, type RunningVerificationWorker } from '@cowrie/verification-dispatcher';
 import {
+  createKeyFor,
   createTestEnv,
   createWorkspaceWithKey,
   fundWallet,
@@ -28,15 +31,19 @@ import {
 } from '@cowrie/testing';
 import { startWebhookWorker, type RunningWebhookWorker } from '@cowrie/webhook-sender';
 import { createAddressPolicy, createWebhookEndpoint } from '@cowrie/webhooks';
+import { TRIGGERABLE_EVENTS } from '@cowrie/gateway/src/openapi/webhooks';
 
 const SDK_DIR = path.join(__dirname, '..');
 const REPO = path.join(SDK_DIR, '../..');
 const EXAMPLES = ['pay-and-receive.mjs', 'pay-and-receive.cjs'];
+/** The TypeScript example: compiled by tsc against the installed package, then run by Node. */
+const REHEARSAL = 'rehearse.mts';
 
 let env: TestEnv;
 let gateway: RunningGateway<GatewayDeps>;
 let payouts: RunningPayoutWorker;
 let webhooks: RunningWebhookWorker;
+let verifications: RunningVerificationWorker;
 let receiver: HttpReceiver;
 /** A temporary folder outside the repository: the tarball, and `consumer/` with it installed. */
 let work: string;
@@ -64,7 +71,8 @@ const npmEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => 
 
 async function packAndInstall() {
   work = mkdtempSync(path.join(tmpdir(), 'cowrie-sdk-'));
-  const pack = await run('npm', ['pack', '--json', '--pack-destination', work], { cwd: SDK_DIR, env: npmEnv });
+  // prepack builds dist/ (the declarations take a while on a busy machine).
+  const pack = await run('npm', ['pack', '--json', '--pack-destination', work], { cwd: SDK_DIR, env: npmEnv, timeoutMs: 150_000 });
   if (pack.code !== 0) throw new Error(`npm pack failed:\n${pack.stderr}`);
   [packed] = JSON.parse(pack.stdout);
   consumer = path.join(work, 'consumer');
@@ -73,7 +81,7 @@ async function packAndInstall() {
   const install = await run('npm', ['install', '--no-audit', '--no-fund', '--offline', path.join(work, packed.filename)], { cwd: consumer, env: npmEnv });
   if (install.code !== 0) throw new Error(`npm install of the tarball failed:\n${install.stderr}`);
   // The examples the package ships, copied next to the consumer's package.json as a user would.
-  for (const example of EXAMPLES) copyFileSync(path.join(installed(), 'examples', example), path.join(consumer, example));
+  for (const example of [...EXAMPLES, REHEARSAL]) copyFileSync(path.join(installed(), 'examples', example), path.join(consumer, example));
   consumerTypecheck = typecheckConsumer();
 }
 
@@ -82,11 +90,13 @@ async function startStack() {
   gateway = await listenGateway<GatewayDeps>(env, { createDeps: createGatewayDeps, createApp: (deps) => createApp(deps), closeDeps: closeGatewayDeps });
   payouts = await startPayoutWorker(env.config, env.logger);
   webhooks = await startWebhookWorker(env.config, env.logger);
+  verifications = await startVerificationWorker(env.config, env.logger);
   receiver = await startHttpReceiver();
 }
 
-beforeAll(() => Promise.all([packAndInstall(), startStack()]), 60_000);
+beforeAll(() => Promise.all([packAndInstall(), startStack()]), 180_000);
 afterAll(async () => {
+  await verifications?.stop();
   await webhooks?.stop();
   await payouts?.stop();
   await gateway?.close();
@@ -103,7 +113,7 @@ afterAll(async () => {
 function typecheckConsumer(): Promise<Run> {
   writeFileSync(
     path.join(consumer, 'consumer.mts'),
-    `import { CowrieApiError, CowrieClient, verifyWebhookSignature, type components } from '@cowrie/sdk';
+    `import { CowrieApiError, CowrieClient, constructEvent, verifyWebhookSignature, type components } from '@cowrie/sdk';
 const cowrie = new CowrieClient({ baseUrl: 'http://127.0.0.1:3000', apiKey: 'key' });
 export const transfer: Promise<{ id: number; status: 'processing' | 'completed' | 'failed' | 'reversed' }> = cowrie.transfers.create({ currency: 'NGN', amount: 1500, account_number: '0123456789', bank_code: '058' });
 // @ts-expect-error: the API has no such field
@@ -113,6 +123,31 @@ export const verified: boolean = verifyWebhookSignature({ rawBody: new Uint8Arra
 verifyWebhookSignature({ rawBody: '{}', header: 't=1,v1=00' });
 export const isApiError = (err: unknown): err is CowrieApiError => err instanceof CowrieApiError && err.requestId !== '';
 export type Schemas = keyof components['schemas'];
+// An error's code types its details; an event's name types its data.
+export function retryAfter(err: unknown): number | undefined {
+  if (!(err instanceof CowrieApiError)) return undefined;
+  if (err.code === 'rate_limited') return err.details?.retry_after_seconds;
+  if (err.code === 'invalid_request') {
+    // @ts-expect-error: an invalid_request's details.field is a string, not a number
+    const field: number | undefined = err.details?.field;
+    return field;
+  }
+  return undefined;
+}
+export function amountOf(rawBody: Buffer, headers: Record<string, string>): string | undefined {
+  const event = constructEvent(rawBody, headers, 'whsec_x');
+  if (event.event === 'collection.successful') return event.data.amount;
+  // @ts-expect-error: a transfer's data has no paid_at
+  if (event.event === 'transfer.completed') return event.data.paid_at;
+  return undefined;
+}
+export async function references(): Promise<string[]> {
+  const out: string[] = [];
+  for await (const transaction of cowrie.transactions.list({ limit: 50 })) out.push(transaction.reference);
+  const firstPage: { meta: { next_cursor: string | null } } = await cowrie.transactions.list();
+  const beneficiaries: Array<{ id: number }> = await cowrie.beneficiaries.list().toArray({ limit: 10 });
+  return [...out, String(firstPage.meta.next_cursor), String(beneficiaries.length)];
+}
 `,
   );
   writeFileSync(
@@ -141,18 +176,20 @@ sdk.verifyWebhookSignature({ rawBody: '{}', header: 42, secret: 's' });
 /** The installed package's folder inside the consumer. */
 const installed = () => path.join(consumer, 'node_modules/@cowrie/sdk');
 
-/** A funded workspace with an API key and a webhook endpoint at `url`. */
-async function payingWorkspace(name: string, url: string) {
-  const { workspace, key } = await createWorkspaceWithKey(env.db, { name });
-  await fundWallet(env.db, workspace.id, '100000');
+/** A funded workspace with an API key and a webhook endpoint at `url`; with `mode` test, its test side's, with a test key. */
+async function payingWorkspace(name: string, url: string, mode: 'live' | 'test' = 'live') {
+  const { workspace, key: liveKey } = await createWorkspaceWithKey(env.db, { name });
+  const workspaceId = mode === 'live' ? workspace.id : workspace.test_workspace_id;
+  const key = mode === 'live' ? liveKey : await createKeyFor(env.db, workspace.id, 'test');
+  await fundWallet(env.db, workspaceId, '100000');
   const endpoint = await createWebhookEndpoint(env.db, {
-    workspaceId: workspace.id,
+    workspaceId,
     input: { url },
     encryptionKey: env.config.ENCRYPTION_KEY,
     maxEndpoints: env.config.WEBHOOK_ENDPOINTS_MAX,
     policy: createAddressPolicy(env.config.WEBHOOK_ALLOWED_CIDRS),
   });
-  return { workspaceId: workspace.id, apiKey: key, endpoint };
+  return { workspaceId, apiKey: key, liveKey, endpoint };
 }
 
 async function freePort(): Promise<number> {
@@ -172,10 +209,19 @@ test('the tarball holds the bundles, their declarations, the plain-Node examples
     'dist/index.mjs',
     'examples/pay-and-receive.cjs',
     'examples/pay-and-receive.mjs',
+    'examples/rehearse.mts',
     'package.json',
   ]);
   const manifest = JSON.parse(readFileSync(path.join(installed(), 'package.json'), 'utf8'));
-  expect(manifest).toMatchObject({ name: '@cowrie/sdk', engines: { node: '>=20.19' }, publishConfig: { access: 'public' } });
+  expect(manifest).toMatchObject({
+    name: '@cowrie/sdk',
+    license: 'MIT',
+    engines: { node: '>=20.19' },
+    publishConfig: { access: 'public' },
+    repository: { type: 'git', url: expect.stringMatching(/^git\+https:\/\//), directory: 'packages/sdk' },
+    homepage: expect.stringMatching(/^https:\/\//),
+    bugs: { url: expect.stringMatching(/^https:\/\//) },
+  });
   expect(manifest.private).toBeUndefined();
   for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies', 'bundleDependencies']) expect(manifest[field]).toBeUndefined();
   // No file names another package of this repository. The manifest's devDependencies (the
@@ -241,6 +287,101 @@ test('the packed verifier accepts what the webhook sender signed and refuses a t
   expect(sdk.verifyWebhookSignature({ rawBody, header, secret: 'f'.repeat(64) })).toBe(false);
   expect(sdk.verifyWebhookSignature({ rawBody, header, secret, now: sentAt + 301_000 })).toBe(false);
   expect(sdk.verifyWebhookSignature({ rawBody, header, secret, now: sentAt + 299_000 })).toBe(true);
+});
+
+test('examples/rehearse.mts, compiled against the installed tarball and run with a test key, rehearses a deposit, a verification, a reversal and every event through the SDK alone', async () => {
+  const port = await freePort();
+  const { workspaceId, apiKey, liveKey, endpoint } = await payingWorkspace('SDK rehearsal', `http://127.0.0.1:${port}/webhooks/cowrie`, 'test');
+  const tsc = await run(
+    process.execPath,
+    [
+      path.join(REPO, 'node_modules/typescript/bin/tsc'),
+      ...['--strict', '--skipLibCheck', '--target', 'es2022', '--module', 'node16', '--moduleResolution', 'node16'],
+      ...['--types', 'node', '--typeRoots', path.join(REPO, 'node_modules/@types'), REHEARSAL],
+    ],
+    { cwd: consumer },
+  );
+  expect(tsc.stdout + tsc.stderr).toBe('');
+  // The customer's process: Node, the compiled example and its settings; no database, no CLI.
+  const result = await run(process.execPath, [REHEARSAL.replace(/\.mts$/, '.mjs')], {
+    cwd: consumer,
+    env: { PATH: process.env.PATH, COWRIE_URL: gateway.url, COWRIE_API_KEY: apiKey, COWRIE_WEBHOOK_SECRET: endpoint.secret, PORT: String(port) },
+    timeoutMs: 60_000,
+  });
+  expect(result.stderr).toBe('');
+  expect(result.code).toBe(0);
+  const out = JSON.parse(result.stdout);
+  const transactions = await env.db.ledgerTransaction.findMany({ where: { workspaceId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
+  const payout = transactions.find((t) => t.type === 'debit')!;
+  expect(out).toEqual({
+    deposit: expect.stringMatching(/^5000\.000000 NGN into \d{10}$/),
+    verification: ['verified', expect.stringMatching(/^[0-9a-f-]{36} verified$/)],
+    reversal: `${payout.reference} reversed`,
+    triggered: expect.arrayContaining(TRIGGERABLE_EVENTS.map((e) => e.name)),
+    // Every transaction of the test side, one page at a time, and the first two.
+    transactions: { all: transactions.map((t) => t.status), latest: transactions.slice(0, 2).map((t) => t.reference) },
+    refused: expect.stringMatching(/^invalid_request: Exceeds balance/),
+  });
+  expect(transactions.length).toBeGreaterThanOrEqual(4);
+  // Every delivery was verified by constructEvent: the receiver answers 204 only then.
+  const deliveries = await env.db.webhookDelivery.findMany({ where: { endpointId: endpoint.id, completedAt: { not: null } } });
+  expect(deliveries.length).toBeGreaterThanOrEqual(TRIGGERABLE_EVENTS.length + 3);
+  expect(deliveries.filter((d) => d.statusCode !== 204)).toEqual([]);
+  // The example names every event the trigger sends.
+  const example = readFileSync(path.join(installed(), 'examples', REHEARSAL), 'utf8');
+  for (const event of TRIGGERABLE_EVENTS) expect(example).toContain(`'${event.name}',`);
+  // A live key sees no test helper.
+  const manifest = JSON.parse(readFileSync(path.join(installed(), 'package.json'), 'utf8'));
+  const sdk = (await import(path.join(installed(), manifest.exports['.'].require.default))) as typeof import('../src');
+  await expect(new sdk.CowrieClient({ baseUrl: gateway.url, apiKey: liveKey }).testHelpers.triggerWebhook('transfer.completed')).rejects.toMatchObject({
+    status: 404,
+    code: 'not_found',
+  });
+}, 90_000);
+
+test('the packed constructEvent accepts a real delivery by either header set and either form of the secret, as the standardwebhooks package does, and refuses the rest', async () => {
+  const { apiKey, endpoint } = await payingWorkspace('SDK constructEvent', `${receiver.url}/events`);
+  const manifest = JSON.parse(readFileSync(path.join(installed(), 'package.json'), 'utf8'));
+  const sdk = (await import(path.join(installed(), manifest.exports['.'].require.default))) as typeof import('../src');
+  const transfer = await new sdk.CowrieClient({ baseUrl: gateway.url, apiKey }).transfers.create({
+    currency: 'NGN',
+    amount: 900,
+    account_number: '0333333333',
+    bank_code: '058',
+  });
+  const delivered = await waitFor(() => receiver.requests.find((r) => JSON.parse(r.rawBody.toString('utf8')).data?.id === transfer.id));
+  const { rawBody, headers } = delivered;
+  const whsec = sdk.standardWebhooksSecret(endpoint.secret);
+  const cowrieOnly = { 'x-cowrie-signature': headers['x-cowrie-signature'] as string };
+  const standardOnly = Object.fromEntries(Object.values(sdk.STANDARD_WEBHOOKS_HEADERS).map((name) => [name, headers[name] as string]));
+
+  const event = sdk.constructEvent(rawBody, headers, endpoint.secret);
+  expect(event).toMatchObject({ event: 'transfer.completed', data: { id: transfer.id, status: 'completed', amount: '900.000000' } });
+  expect(sdk.constructEvent(rawBody, cowrieOnly, whsec)).toEqual(event);
+  expect(sdk.constructEvent(rawBody.toString('utf8'), new Headers(standardOnly), endpoint.secret)).toEqual(event);
+  expect(sdk.constructEvent(rawBody, standardOnly, whsec)).toEqual(event);
+  // The standard's own library agrees on the same delivery.
+  expect(new Webhook(whsec).verify(rawBody.toString('utf8'), standardOnly)).toEqual(event);
+
+  const refusal = (body: string | Buffer, h: Record<string, string>, secret: string, now?: number) => {
+    try {
+      sdk.constructEvent(body, h, secret, { now });
+      return 'accepted';
+    } catch (err) {
+      return err instanceof sdk.CowrieWebhookError ? err.reason : String(err);
+    }
+  };
+  const tampered = rawBody.toString('utf8').replace('"900.000000"', '"9000.000000"');
+  const sentAt = Number(standardOnly['webhook-timestamp']) * 1000;
+  expect(refusal(tampered, cowrieOnly, endpoint.secret)).toBe('invalid_signature');
+  expect(refusal(tampered, standardOnly, whsec)).toBe('invalid_signature');
+  expect(refusal(rawBody, cowrieOnly, 'f'.repeat(64))).toBe('invalid_signature');
+  expect(refusal(rawBody, {}, endpoint.secret)).toBe('missing_signature');
+  expect(refusal(rawBody, standardOnly, endpoint.secret, sentAt + 301_000)).toBe('timestamp_out_of_tolerance');
+  expect(refusal(rawBody, cowrieOnly, endpoint.secret, sentAt + 299_000)).toBe('accepted');
+  const notAnEvent = '{"hello":"world"}';
+  const signed = { 'x-cowrie-signature': sdk.webhookSignatureHeader(endpoint.secret, Math.floor(Date.now() / 1000), notAnEvent) };
+  expect(refusal(notAnEvent, signed, endpoint.secret)).toBe('invalid_body');
 });
 
 test('its declarations type a consumer on their own, under import and require', async () => {

@@ -38,6 +38,7 @@ interface Seen {
   method: string;
   url: string;
   key: string | undefined;
+  userAgent: string | undefined;
 }
 
 /** A proxy to the gateway that loses the answers of the first `drop` requests (after the gateway handled them). */
@@ -48,7 +49,7 @@ async function lossyProxy(drop: number) {
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => void relay().catch(() => req.socket.destroy()));
     async function relay() {
-      seen.push({ method: req.method!, url: req.url!, key: req.headers['idempotency-key'] as string | undefined });
+      seen.push({ method: req.method!, url: req.url!, key: req.headers['idempotency-key'] as string | undefined, userAgent: req.headers['user-agent'] });
       const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k))) as Record<
         string,
         string
@@ -117,6 +118,9 @@ test('two logical calls use two keys; an explicit key is sent as given', async (
     await client.deposits.create({ channel: 'reserved_va' }, { idempotencyKey: 'my-key-1' });
     await client.channels.list();
     expect(proxy.seen.map((s) => s.key)).toEqual([expect.stringMatching(/^[0-9a-f-]{36}$/), 'my-key-1', undefined]);
+    // Every request names the SDK and its version.
+    const { version } = JSON.parse(readFileSync(path.join(__dirname, '../package.json'), 'utf8'));
+    expect(proxy.seen.map((s) => s.userAgent)).toEqual(Array(3).fill(`cowrie-node/${version}`));
   } finally {
     await proxy.close();
   }
@@ -177,4 +181,66 @@ test('the SDK types come from the document the gateway serves today', async () =
   expect(served).toEqual(JSON.parse(committed));
   const hash = createHash('sha256').update(committed).digest('hex');
   expect(readFileSync(path.join(__dirname, '../src/generated/openapi.ts'), 'utf8')).toContain(`sha256 ${hash}`);
+});
+
+test('every cursor list pages itself: for await walks every page, toArray stops at its limit, await answers the first page as before', async () => {
+  const { workspace, key } = await createWorkspaceWithKey(env.db, { name: 'SDK pages' });
+  await fundWallet(env.db, workspace.id, '1000');
+  const proxy = await lossyProxy(0);
+  try {
+    const client = new CowrieClient({ baseUrl: proxy.url, apiKey: key });
+    const accounts = ['0100000001', '0100000002', '0100000003'];
+    for (const account_number of accounts) {
+      await client.transfers.create({ currency: 'NGN', amount: 10, account_number, bank_code: '058' });
+      await client.beneficiaries.create({ account_number, bank_code: '058', currency: 'NGN' });
+    }
+    const stored = await env.db.ledgerTransaction.findMany({ where: { workspaceId: workspace.id }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
+    expect(stored).toHaveLength(4);
+
+    proxy.seen.length = 0;
+    const walked: string[] = [];
+    for await (const transaction of client.transactions.list({ limit: 1 })) walked.push(transaction.reference);
+    expect(walked).toEqual(stored.map((t) => t.reference));
+    // One request per page, the last one's next_cursor null.
+    expect(proxy.seen.map((s) => new URL(s.url, proxy.url).searchParams.has('cursor'))).toEqual([false, true, true, true]);
+
+    proxy.seen.length = 0;
+    expect((await client.transactions.list({ limit: 2 }).toArray({ limit: 3 })).map((t) => t.reference)).toEqual(stored.slice(0, 3).map((t) => t.reference));
+    expect(proxy.seen).toHaveLength(2);
+
+    const firstPage = await client.transactions.list({ limit: 3 });
+    expect(firstPage.data).toHaveLength(3);
+    expect(firstPage.meta.next_cursor).toEqual(expect.any(String));
+
+    const beneficiaries: number[] = [];
+    for await (const b of client.beneficiaries.list({ limit: 2 })) beneficiaries.push(b.id);
+    expect(beneficiaries).toHaveLength(3);
+    expect(await client.beneficiaries.list()).toHaveLength(3);
+    const recipients = await client.recipients.list({ limit: 2 }).toArray({ limit: 10 });
+    expect(recipients.map((r) => r.account_number).sort()).toEqual(accounts);
+    for (const email of ['p1@example.com', 'p2@example.com']) await client.reservedAccounts.create({ customer_name: 'Ada Obi', customer_email: email });
+    const reserved = await client.reservedAccounts.list({ limit: 1 }).toArray({ limit: 5 });
+    expect(reserved.map((a) => a.customer.email)).toEqual(['p2@example.com', 'p1@example.com']);
+  } finally {
+    await proxy.close();
+  }
+});
+
+test('an error code types its details, and the class narrows by code', async () => {
+  const err = await new CowrieClient({ baseUrl: gateway.url, apiKey }).transfers
+    .create({ currency: 'NGN', amount: 'x' as unknown as number, account_number: '0123456789', bank_code: '058' })
+    .catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(CowrieApiError);
+  if (!(err instanceof CowrieApiError) || err.code !== 'invalid_request') throw new Error('expected invalid_request');
+  const field: string | undefined = err.details?.field;
+  expect(field).toBe('amount');
+});
+
+test('every TypeScript block of the README is an excerpt of an example the tests compile and run', () => {
+  const readme = readFileSync(path.join(__dirname, '../README.md'), 'utf8');
+  const examples = ['quickstart.ts', 'rehearse.mts'].map((f) => readFileSync(path.join(__dirname, '../examples', f), 'utf8'));
+  const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  expect(blocks.length).toBeGreaterThanOrEqual(6);
+  // If this fails, the README shows code the tests do not run: copy it from the example, or put it in one.
+  expect(blocks.filter((block) => !examples.some((example) => example.includes(block)))).toEqual([]);
 });

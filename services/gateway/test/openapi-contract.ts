@@ -22,6 +22,18 @@ function resolveRefs(node: unknown, doc: Json): unknown {
   return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, resolveRefs(v, doc)]));
 }
 
+/** The headers the API sets itself, which the document must name on every answer that carries them. */
+export const CHECKED_HEADERS = [
+  'x-request-id',
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+  'retry-after',
+  'idempotent-replayed',
+  'cache-control',
+  'content-disposition',
+];
+
 const templateRegex = (template: string) => new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
 
 /**
@@ -34,6 +46,8 @@ export class OpenApiContract {
   readonly ajv = addFormats(new Ajv2020({ strict: true, allowUnionTypes: true, allErrors: true }));
   private readonly validators = new Map<string, ValidateFunction>();
   readonly seen = new Set<string>();
+  /** The CHECKED_HEADERS seen on answers checked with their headers. */
+  readonly seenHeaders = new Set<string>();
   /** The webhook events checked by checkWebhook. */
   readonly seenWebhooks = new Set<string>();
   private readonly templates: { template: string; regex: RegExp }[];
@@ -101,14 +115,24 @@ export class OpenApiContract {
     return v;
   }
 
-  /** Throws unless `body` is a documented response of `method path` with `status`. */
-  check(method: string, path: string, status: number, body: unknown): void {
+  /**
+   * Throws unless `body` is a documented response of `method path` with
+   * `status`, and (given `headers`) each header of the API's own it carries
+   * (CHECKED_HEADERS) is documented on that response.
+   */
+  check(method: string, path: string, status: number, body: unknown, headers?: Headers): void {
     const template = this.templateOf(path);
     const validate = this.validator(method, template, status);
     if (!validate(body)) {
       throw new Error(
         `${method} ${path} → ${status} does not match the document: ${this.ajv.errorsText(validate.errors)}\n${JSON.stringify(body, null, 2).slice(0, 2000)}`,
       );
+    }
+    if (headers) {
+      const documented = Object.keys(this.doc.paths[template][method.toLowerCase()].responses[String(status)].headers ?? {}).map((h) => h.toLowerCase());
+      const undocumented = CHECKED_HEADERS.filter((name) => headers.has(name) && !documented.includes(name));
+      if (undocumented.length) throw new Error(`${method} ${path} → ${status} sends headers its answer does not document: ${undocumented.join(', ')}`);
+      for (const name of CHECKED_HEADERS) if (headers.has(name)) this.seenHeaders.add(name);
     }
     this.seen.add(`${method.toUpperCase()} ${template} ${status}`);
   }

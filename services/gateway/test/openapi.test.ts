@@ -12,7 +12,7 @@ import { startWebhookWorker, type RunningWebhookWorker } from '@cowrie/webhook-s
 import { readSandboxMessages, sandboxOutbox } from '@cowrie/verification';
 import { startPayoutWorker, type RunningPayoutWorker } from '@cowrie/payout-worker';
 import { createApp } from '../src/app';
-import { OpenApiContract, expressRoutes } from './openapi-contract';
+import { CHECKED_HEADERS, OpenApiContract, expressRoutes } from './openapi-contract';
 import { fund } from './payout-stack';
 import { call, startTestGateway } from './start-test-gateway';
 
@@ -34,7 +34,7 @@ const steppedUp = () => api('POST', '/auth/step-up', { token: session, body: { p
 /** A call whose answer must be one the document describes, body and status. */
 async function api(method: string, path: string, opts: Parameters<typeof call>[3] = {}) {
   const res = await call(gw.url, method, path, opts);
-  contract.check(method, path, res.status, res.body);
+  contract.check(method, path, res.status, res.body, res.headers);
   return res;
 }
 
@@ -116,6 +116,7 @@ test('catalog, cards and errors answer as documented', async () => {
   await api('GET', '/v1/channels', { token: 'cwk_not_a_real_key' });
   await api('POST', '/v1/deposits', { token: readOnlyKey, body: { channel: 'reserved_va' } });
   await api('GET', '/healthz');
+  await api('GET', '/v1/openapi.json');
   await api('GET', '/readyz');
 });
 
@@ -153,6 +154,9 @@ test('deposits, collections and reserved accounts answer as documented', async (
   // The same Idempotency-Key with another body.
   const headers = { 'Idempotency-Key': 'docs-conflict' };
   await api('POST', '/v1/deposits', { token: apiKey, headers, body: { channel: 'collection_va', amount: 10 } });
+  // The same key and body: the stored answer, replayed (Idempotent-Replayed).
+  const replayed = await api('POST', '/v1/deposits', { token: apiKey, headers, body: { channel: 'collection_va', amount: 10 } });
+  expect(replayed.headers.get('idempotent-replayed')).toBe('true');
   await api('POST', '/v1/deposits', { token: apiKey, headers, body: { channel: 'collection_va', amount: 11 } });
 });
 
@@ -378,13 +382,17 @@ test('payouts, bank lookup, beneficiaries and the ledger views answer as documen
   await api('POST', '/v1/transfers', { token: apiKey, body: { currency: 'NGN', amount: 10_000_000, account_number: '0123456789', bank_code: bankCode } });
   await api('POST', '/v1/transfers', { token: apiKey, body: { currency: 'USD', amount: 10, account_number: '0123456789', bank_code: bankCode } });
   const beneficiary = await api('POST', '/v1/beneficiaries', { token: apiKey, body: { account_number: '0987654321', bank_code: bankCode, currency: 'NGN' } });
-  await api('GET', '/v1/beneficiaries', { token: apiKey });
+  const beneficiaries = await api('GET', '/v1/beneficiaries?limit=1', { token: apiKey });
+  expect(beneficiaries.body.meta.next_cursor).toEqual(expect.any(String));
+  await api('GET', `/v1/beneficiaries?cursor=${encodeURIComponent(beneficiaries.body.meta.next_cursor)}`, { token: apiKey });
   await api('POST', '/v1/withdrawals', { token: apiKey, body: { currency: 'NGN', amount: 100, beneficiary_id: beneficiary.body.data.id } });
   await api('POST', '/v1/withdrawals', { token: apiKey, body: { currency: 'NGN', amount: 100, beneficiary_id: 999999 } });
   await api('GET', '/v1/balances', { token: apiKey });
   const page = await api('GET', '/v1/transactions?limit=2&type=debit&from=2026-01-01T00:00:00Z', { token: apiKey });
   await api('GET', `/v1/transactions?limit=2&cursor=${encodeURIComponent(page.body.meta.next_cursor)}`, { token: apiKey });
-  await api('GET', '/v1/recipients', { token: apiKey });
+  const recipients = await api('GET', '/v1/recipients?limit=1', { token: apiKey });
+  await api('GET', `/v1/recipients?limit=100&cursor=${encodeURIComponent(recipients.body.meta.next_cursor)}`, { token: apiKey });
+  expect((await api('GET', '/v1/recipients?cursor=nope', { token: apiKey })).status).toBe(400);
 });
 
 test('the test helpers answer as documented, to a test key; a live key gets 404', async () => {
@@ -407,11 +415,15 @@ test('the request budget 429 is documented too', async () => {
   // A fixed window can reset mid-loop: twice the limit always reaches a 429.
   for (let i = 0; i <= 2 * gw.env.config.PUBLIC_API_RATE_LIMIT && last?.status !== 429; i++) last = await call(gw.url, 'GET', '/v1/channels', { token: key });
   expect(last!.status).toBe(429);
-  contract.check('GET', '/v1/channels', last!.status, last!.body);
+  contract.check('GET', '/v1/channels', last!.status, last!.body, last!.headers);
+});
+
+test("every header of the API's own was seen above, each on an answer that documents it", () => {
+  expect([...contract.seenHeaders].sort()).toEqual([...CHECKED_HEADERS].sort());
 });
 
 test('every documented success response was seen from the running gateway above', () => {
-  const missing = contract.documentedSuccesses().filter((s) => !contract.seen.has(s) && s !== 'GET /v1/openapi.json 200');
+  const missing = contract.documentedSuccesses().filter((s) => !contract.seen.has(s));
   expect(missing).toEqual([]);
 });
 
@@ -429,8 +441,14 @@ test('schemas are named components that operations refer to, and error codes are
   });
   expect(schemaOf('/v1/transfers', 'post', '400')).toEqual({ $ref: '#/components/schemas/ErrorResponse' });
   const schemas = contract.doc.components.schemas;
-  expect(schemas.ErrorResponse.properties.error.properties.code).toEqual({ $ref: '#/components/schemas/ErrorCode' });
+  // One branch per code whose details the document describes, one for the rest: every code is a branch's, once, and an ErrorCode.
+  const branches = schemas.ErrorResponse.properties.error.anyOf.map((b: any) => b.properties.code.allOf);
+  for (const branch of branches) expect(branch[0]).toEqual({ $ref: '#/components/schemas/ErrorCode' });
+  expect(branches.flatMap((b: any) => b[1].enum ?? [b[1].const]).sort()).toEqual(Object.keys(ERROR_STATUS).sort());
   expect(schemas.ErrorCode.enum).toEqual(Object.keys(ERROR_STATUS));
+  expect(contract.resolve(schemas.ErrorResponse.properties.error.anyOf[3].properties.details)).toMatchObject({
+    allOf: [{ type: 'object' }, { properties: { retry_after_seconds: { type: 'integer' }, limit: { type: 'integer' } } }],
+  });
   // Every named schema is used somewhere, and every reference resolves.
   const refs = new Set(
     JSON.stringify(contract.doc)

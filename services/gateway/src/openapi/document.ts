@@ -2,7 +2,8 @@ import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { SIGNATURE_HEADER, STANDARD_WEBHOOKS_HEADERS, WEBHOOK_RETRY_DELAYS_MS } from '@cowrie/webhooks';
 import { sessionRoleOf, type RegisteredRoute, type RouteRegistry, type SessionRole, type StepUpRule } from '../http/route-registry';
-import { SCHEMA_NAMES, ZErrorResponse, ZResponseMeta } from './schemas';
+import { EXAMPLE_DELIVERY, EXAMPLE_NEXT_CURSOR, EXAMPLE_REQUEST_ID, ERROR_EXAMPLES, OPERATION_EXAMPLES, WEBHOOK_EXAMPLES } from './examples';
+import { SCHEMA_NAMES, ZErrorResponse, ZPageMeta, ZResponseMeta } from './schemas';
 import { WEBHOOK_EVENTS, type WebhookEventSpec } from './webhooks';
 
 type JsonSchema = Record<string, unknown>;
@@ -169,22 +170,33 @@ const RATE_LIMIT_HEADERS = {
   'X-RateLimit-Reset': { $ref: '#/components/headers/X-RateLimit-Reset' },
 };
 
+/** `{example}` when `value` is one, else nothing. */
+const exampleOf = (value: unknown): { example?: unknown } => (value === undefined ? {} : { example: value });
+
 function parametersOf(route: RegisteredRoute, schemas: DocumentSchemas): JsonSchema[] {
   const parameters: JsonSchema[] = [];
+  const examples = OPERATION_EXAMPLES[route.operationId]?.request;
   const names = pathParamNames(route.fullPath);
   const params = route.request?.params ? schemas.of(route.request.params, 'input') : undefined;
   const paramProps = (params?.properties ?? {}) as Record<string, JsonSchema>;
   for (const name of names) {
     if (!paramProps[name]) throw new Error(`${route.method.toUpperCase()} ${route.fullPath}: path parameter ${name} has no schema in request.params`);
     const { description, ...schema } = paramProps[name];
-    parameters.push({ name, in: 'path', required: true, schema, ...(description ? { description } : {}) });
+    parameters.push({ name, in: 'path', required: true, schema, ...(description ? { description } : {}), ...exampleOf(examples?.params?.[name]) });
   }
   if (route.request?.query) {
     const query = schemas.of(route.request.query, 'input');
     const required = new Set((query.required ?? []) as string[]);
     for (const [name, schema] of Object.entries((query.properties ?? {}) as Record<string, JsonSchema>)) {
       const { description, ...rest } = schema;
-      parameters.push({ name, in: 'query', required: required.has(name), schema: rest, ...(description ? { description } : {}) });
+      parameters.push({
+        name,
+        in: 'query',
+        required: required.has(name),
+        schema: rest,
+        ...(description ? { description } : {}),
+        ...exampleOf(examples?.query?.[name]),
+      });
     }
   }
   if ((route.auth.kind === 'api_key' && route.method === 'post') || route.idempotent) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
@@ -197,11 +209,15 @@ function responsesOf(route: RegisteredRoute, schemas: DocumentSchemas): Record<s
   const v1 = route.auth.kind === 'api_key';
   // API keys and dashboard sessions both have a request budget, and its headers.
   const budgeted = route.auth.kind !== 'none';
+  // A POST that takes an Idempotency-Key may be answered by a replay of its first success.
+  const replayable = (v1 && route.method === 'post') || route.idempotent === true;
   const headers = {
     'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
     ...(budgeted ? RATE_LIMIT_HEADERS : {}),
     ...(route.responseHoldsSecret ? { 'Cache-Control': { $ref: '#/components/headers/Cache-Control-No-Store' } } : {}),
+    ...(replayable ? { 'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' } } : {}),
   };
+  const examples = OPERATION_EXAMPLES[route.operationId];
   const errors = new Set<number>();
   for (const [status, response] of Object.entries(route.responses)) {
     const code = Number(status);
@@ -212,7 +228,15 @@ function responsesOf(route: RegisteredRoute, schemas: DocumentSchemas): Record<s
     if (response.csv) {
       responses[status] = {
         description: response.description,
-        headers,
+        headers: {
+          ...headers,
+          'Cache-Control-No-Cache': {
+            description: '`no-cache`: a cache may keep it but must ask again before using it',
+            schema: { type: 'string', const: 'no-cache' },
+          },
+          'Content-Disposition': { $ref: '#/components/headers/Content-Disposition' },
+          'Cache-Control': { $ref: '#/components/headers/Cache-Control-No-Store' },
+        },
         content: { 'text/csv': { schema: { type: 'string', description: 'RFC 4180 CSV, a header line first' } } },
       };
       continue;
@@ -220,16 +244,24 @@ function responsesOf(route: RegisteredRoute, schemas: DocumentSchemas): Record<s
     if (response.raw) {
       responses[status] = {
         description: response.description,
+        // The one raw answer is this document, which clients revalidate rather than keep.
+        headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' }, 'Cache-Control': { $ref: '#/components/headers/Cache-Control-No-Cache' } },
         content: { 'application/json': { schema: response.data ? schemas.of(response.data, 'output') : { type: 'object' } } },
       };
       continue;
     }
+    const data = examples?.responses[code];
+    const meta = {
+      ...(response.meta === ZPageMeta ? { request_id: EXAMPLE_REQUEST_ID, next_cursor: EXAMPLE_NEXT_CURSOR } : { request_id: EXAMPLE_REQUEST_ID }),
+      ...examples?.meta,
+    };
     responses[status] = {
       description: response.description,
       headers,
       content: response.data
         ? {
             'application/json': {
+              ...(data === undefined ? {} : { example: { data, meta } }),
               schema: {
                 type: 'object',
                 required: ['data', 'meta'],
@@ -256,13 +288,20 @@ function responsesOf(route: RegisteredRoute, schemas: DocumentSchemas): Record<s
   if (v1 && route.method === 'post') errors.add(409);
   for (const code of [...errors].sort()) {
     const own = route.responses[code]?.description;
+    const error = v1 ? ERROR_EXAMPLES[code] : undefined;
     responses[String(code)] = {
       description: own ?? ERROR_DESCRIPTIONS[code] ?? 'Error',
       headers: {
         'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
-        ...(code === 429 ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}),
+        // The budget is counted once the credential is known: every answer after that carries it.
+        ...(budgeted && code !== 401 ? RATE_LIMIT_HEADERS : {}),
+        ...(code === 429 || code === 503 ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}),
+        // A route whose answer holds a secret says no-store on every answer, before it knows which it gives.
+        ...(route.responseHoldsSecret ? { 'Cache-Control': { $ref: '#/components/headers/Cache-Control-No-Store' } } : {}),
       },
-      content: { 'application/json': { schema: schemas.of(ZErrorResponse, 'output') } },
+      content: {
+        'application/json': { ...(error ? { example: { error, request_id: EXAMPLE_REQUEST_ID } } : {}), schema: schemas.of(ZErrorResponse, 'output') },
+      },
     };
   }
   return responses;
@@ -308,7 +347,8 @@ function operationOf(route: RegisteredRoute, schemas: DocumentSchemas): JsonSche
   // Machine-readable: true, or the condition under which this route needs a step-up.
   if (auth.kind === 'session' && auth.stepUp) operation['x-cowrie-step-up'] = auth.stepUp === true ? true : auth.stepUp.description;
   if (route.request?.body) {
-    operation.requestBody = { required: true, content: { 'application/json': { schema: schemas.of(route.request.body, 'input') } } };
+    const example = OPERATION_EXAMPLES[route.operationId]?.request?.body;
+    operation.requestBody = { required: true, content: { 'application/json': { ...exampleOf(example), schema: schemas.of(route.request.body, 'input') } } };
   }
   return operation;
 }
@@ -319,6 +359,12 @@ const webhookOperationId = (event: string) =>
     .split(/[._]/)
     .map((word, i) => (i === 0 ? word : word.charAt(0).toUpperCase() + word.slice(1)))
     .join('')}Webhook`;
+
+/** An example body of one event's delivery, when WEBHOOK_EXAMPLES has its `data`. */
+function webhookExampleOf(event: string): { example?: unknown } {
+  const data = WEBHOOK_EXAMPLES[event];
+  return data === undefined ? {} : { example: { id: EXAMPLE_DELIVERY.id, event, created_at: EXAMPLE_DELIVERY.created_at, data, livemode: true } };
+}
 
 /** The request Cowrie makes to a subscribed endpoint for one event. */
 function webhookOf(event: WebhookEventSpec, schemas: DocumentSchemas): JsonSchema {
@@ -339,7 +385,7 @@ function webhookOf(event: WebhookEventSpec, schemas: DocumentSchemas): JsonSchem
         { $ref: '#/components/parameters/StandardWebhookTimestamp' },
         { $ref: '#/components/parameters/StandardWebhookSignature' },
       ],
-      requestBody: { required: true, content: { 'application/json': { schema: schemas.of(event.body, 'output') } } },
+      requestBody: { required: true, content: { 'application/json': { ...webhookExampleOf(event.name), schema: schemas.of(event.body, 'output') } } },
       responses: {
         '2XX': { description: 'Received: any 2xx status acknowledges the delivery.' },
         '4XX': { description: `The receiver refused it. ${failed}` },
@@ -392,7 +438,17 @@ export function buildOpenApiDocument(registry: RouteRegistry, options: OpenApiOp
       ].join('\n\n'),
       license: { name: 'MIT', identifier: 'MIT' },
     },
-    servers: [{ url: '/', description: 'This deployment' }],
+    servers: [
+      {
+        url: '{scheme}://{host}',
+        description: 'A Cowrie deployment: its address, without /v1 (the paths carry it)',
+        variables: {
+          scheme: { default: 'http', enum: ['http', 'https'], description: 'https behind a TLS-terminating proxy' },
+          host: { default: '127.0.0.1:3000', description: 'Host and port of the gateway (HOST and PORT; 127.0.0.1:3000 by default)' },
+        },
+      },
+      { url: '/', description: 'The deployment that served this document' },
+    ],
     tags,
     paths,
     webhooks,
@@ -469,7 +525,21 @@ export function buildOpenApiDocument(registry: RouteRegistry, options: OpenApiOp
         'X-RateLimit-Limit': { description: 'Requests allowed in the window', schema: { type: 'integer' } },
         'X-RateLimit-Remaining': { description: 'Requests left after this one, never below 0', schema: { type: 'integer' } },
         'X-RateLimit-Reset': { description: 'Window end as a Unix timestamp in seconds', schema: { type: 'integer' } },
-        'Retry-After': { description: 'Seconds to wait before trying again (as `error.details.retry_after_seconds`)', schema: { type: 'integer', minimum: 1 } },
+        'Retry-After': {
+          description:
+            'Seconds to wait before trying again: on a 429, as `error.details.retry_after_seconds`; on a 503, 1 when a dependency was lost for a moment (retry a write with the same Idempotency-Key)',
+          schema: { type: 'integer', minimum: 1 },
+        },
+        'Idempotent-Replayed': {
+          description:
+            '`true` when this answer is the stored answer of an earlier request with the same Idempotency-Key (nothing ran again); absent on the first answer',
+          schema: { type: 'string', const: 'true' },
+        },
+        'Cache-Control-No-Cache': {
+          description: '`no-cache`: a cache may keep it but must ask again before using it',
+          schema: { type: 'string', const: 'no-cache' },
+        },
+        'Content-Disposition': { description: '`attachment; filename="<name>-<date>.csv"`', schema: { type: 'string' } },
         'Cache-Control-No-Store': {
           description:
             '`no-store`: the answer carries a secret (a key, a signing secret, a password, a session token) that no cache may keep; replays say so too',

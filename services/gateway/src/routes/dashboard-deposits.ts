@@ -3,8 +3,8 @@ import { COLLECTION_STATUSES, listCollections, listDepositPayments, type Deposit
 import { idField } from '@cowrie/core';
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
-import { sendData, sendPage, sessionOf } from '../http/respond';
-import { ZAmount, ZPageMeta, ZTimestamp, named, pageQueryFields, responseOf } from '../openapi/schemas';
+import { sendPage, sessionOf } from '../http/respond';
+import { PAGED_LIST, ZAmount, ZPageMeta, ZTimestamp, named, pageQueryFields, responseOf } from '../openapi/schemas';
 import { ZCollection, ZListQuery, ZReservedAccount, reservedAccountsOf } from './deposits';
 
 const ZDepositPayment = named(
@@ -67,10 +67,11 @@ export function registerDashboardDepositRoutes(app: RouteMount, deps: GatewayDep
       tag,
       auth,
       request: { query: ZListQuery },
-      responses: { 200: { description: 'Reserved accounts, newest first', data: z.array(ZReservedAccount) } },
+      description: PAGED_LIST,
+      responses: { 200: { description: 'Reserved accounts, newest first', data: z.array(ZReservedAccount), meta: ZPageMeta } },
     },
     async ({ query }, req, res) => {
-      sendData(req, res, 200, await reservedAccountsOf(deps, sessionOf(req).workspaceId, query));
+      sendPage(req, res, await reservedAccountsOf(deps, sessionOf(req).workspaceId, query));
     },
   );
 

@@ -6,6 +6,7 @@ import {
   createCustomerReservedAccount,
   createDeposit,
   listReservedAccounts,
+  RESERVED_ACCOUNT_PAGE_SIZES,
   openCollection,
   readCollection,
   renderCollection,
@@ -21,11 +22,11 @@ import {
 import { instrumentCalls, railObserver } from '@cowrie/metrics';
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
-import { apiKeyOf, sendData } from '../http/respond';
-import { ZAmount, ZIdParams, ZTimestamp, named, responseOf } from '../openapi/schemas';
+import { apiKeyOf, sendData, sendPage } from '../http/respond';
+import { PAGED_LIST, ZAmount, ZIdParams, ZPageMeta, ZTimestamp, named, pageQueryFieldsOf, responseOf } from '../openapi/schemas';
 
 export const ZListQuery = z.object({
-  limit: z.coerce.number().int().positive().optional().meta({ description: 'Default 50, clamped to 200' }),
+  ...pageQueryFieldsOf(RESERVED_ACCOUNT_PAGE_SIZES, 'clamped'),
   currency: currencyCodeField.optional(),
   customer_email: z.string().max(254).optional().meta({ description: "Only this customer's accounts (case-insensitive)" }),
 });
@@ -98,14 +99,15 @@ const collectionErrors = {
 };
 
 /** POST /v1/deposits, the collections surface and the reserved-accounts surface. */
-/** GET /reserved-accounts (/v1 and the dashboard's): newest first, the limit clamped rather than refused, like the delivery log's. */
+/** GET /reserved-accounts (/v1 and the dashboard's): newest first, the limit clamped rather than refused, like the delivery log's; cursor paginated. */
 export async function reservedAccountsOf(deps: Pick<GatewayDeps, 'db'>, workspaceId: number, query: z.output<typeof ZListQuery>) {
-  const rows = await listReservedAccounts({ db: deps.db }, workspaceId, {
-    limit: Math.min(query.limit ?? 50, 200),
+  const page = await listReservedAccounts({ db: deps.db }, workspaceId, {
+    limit: query.limit,
+    cursor: query.cursor,
     currency: query.currency?.toUpperCase(),
     customerEmail: query.customer_email,
   });
-  return rows.map(renderReservedAccount);
+  return { items: page.items.map(renderReservedAccount), nextCursor: page.nextCursor };
 }
 
 export function registerDepositRoutes(v1: RouteMount, deps: GatewayDeps) {
@@ -229,10 +231,11 @@ export function registerDepositRoutes(v1: RouteMount, deps: GatewayDeps) {
       tag: 'Deposits',
       auth: { kind: 'api_key', scope: 'read' },
       request: { query: ZListQuery },
-      responses: { 200: { description: 'Reserved accounts, newest first', data: z.array(ZReservedAccount) } },
+      description: PAGED_LIST,
+      responses: { 200: { description: 'Reserved accounts, newest first', data: z.array(ZReservedAccount), meta: ZPageMeta } },
     },
     async ({ query }, req, res) => {
-      sendData(req, res, 200, await reservedAccountsOf(deps, apiKeyOf(req).workspaceId, query));
+      sendPage(req, res, await reservedAccountsOf(deps, apiKeyOf(req).workspaceId, query));
     },
   );
 

@@ -22,6 +22,8 @@ import {
   listBanks,
   listBeneficiaries,
   listRecipients,
+  BENEFICIARY_PAGE_SIZES,
+  RECIPIENT_PAGE_SIZES,
   listTransactions,
   TRANSACTION_TYPES,
   payoutAnswerFromOutcome,
@@ -41,7 +43,7 @@ import { instrumentCalls, railObserver } from '@cowrie/metrics';
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
 import { apiKeyOf, sendData, sendPage } from '../http/respond';
-import { ZAmount as ZRenderedAmount, ZPageMeta, ZTimestamp, named, pageQueryFields, responseOf } from '../openapi/schemas';
+import { PAGED_LIST, ZAmount as ZRenderedAmount, ZPageMeta, ZTimestamp, named, pageQueryFields, pageQueryFieldsOf, responseOf } from '../openapi/schemas';
 
 const optionalCurrency = currencyCodeField.nullish().transform((v) => v ?? undefined);
 
@@ -92,6 +94,8 @@ export const ZTransactionFilters = z.object({
     .optional()
     .meta({ description: "Part of a reference (Cowrie's, the idempotency key or the rail's) or of the counterparty's name or account, any case" }),
 });
+const ZBeneficiariesQuery = z.object(pageQueryFieldsOf(BENEFICIARY_PAGE_SIZES));
+const ZRecipientsQuery = z.object(pageQueryFieldsOf(RECIPIENT_PAGE_SIZES));
 export const ZTransactionsQuery = ZTransactionFilters.extend({
   ...pageQueryFields,
 });
@@ -162,7 +166,7 @@ export const ZBalance = named(
 );
 const ZRecipient = named(
   'Recipient',
-  responseOf<Awaited<ReturnType<typeof listRecipients>>[number]>()(
+  responseOf<Awaited<ReturnType<typeof listRecipients>>['items'][number]>()(
     z.object({
       name: z.string().nullable(),
       account_number: z.string(),
@@ -310,8 +314,8 @@ export function createPayoutHandlers(deps: GatewayDeps) {
         );
         sendData(req, res, 201, beneficiary);
       },
-      async listBeneficiaries(_input: unknown, req: Request, res: Response) {
-        sendData(req, res, 200, await listBeneficiaries(deps.db, actorOf(req).workspaceId));
+      async listBeneficiaries({ query }: { query: z.output<typeof ZBeneficiariesQuery> }, req: Request, res: Response) {
+        sendPage(req, res, await listBeneficiaries(deps.db, { workspaceId: actorOf(req).workspaceId, ...query }));
       },
     };
   };
@@ -363,7 +367,9 @@ export const payoutSpecs = {
     method: 'get',
     path: '/beneficiaries',
     summary: 'List beneficiaries',
-    responses: { 200: { description: 'Beneficiaries', data: z.array(ZBeneficiary) } },
+    description: `Newest first, removed ones included (\`active\` false). ${PAGED_LIST}`,
+    request: { query: ZBeneficiariesQuery },
+    responses: { 200: { description: 'Beneficiaries', data: z.array(ZBeneficiary), meta: ZPageMeta } },
   },
 } as const;
 
@@ -402,7 +408,7 @@ export function registerPayoutRoutes(v1: RouteMount, deps: GatewayDeps, handlers
       path: '/transactions',
       operationId: 'listTransactions',
       summary: 'Ledger transactions, newest first',
-      description: 'Cursor paginated: pass `meta.next_cursor` as `cursor` for the next page (null on the last).',
+      description: PAGED_LIST,
       tag: 'Balances and ledger',
       auth: read,
       request: { query: ZTransactionsQuery },
@@ -426,12 +432,14 @@ export function registerPayoutRoutes(v1: RouteMount, deps: GatewayDeps, handlers
       path: '/recipients',
       operationId: 'listRecipients',
       summary: 'Accounts this workspace has paid, most recent first',
+      description: `One per account, bank and currency, with the latest name used; failed payouts do not count. ${PAGED_LIST} A recipient paid again while you page moves to the front.`,
       tag: 'Balances and ledger',
       auth: read,
-      responses: { 200: { description: 'Recipients', data: z.array(ZRecipient) } },
+      request: { query: ZRecipientsQuery },
+      responses: { 200: { description: 'Recipients', data: z.array(ZRecipient), meta: ZPageMeta } },
     },
-    async (_input, req, res) => {
-      sendData(req, res, 200, await listRecipients(deps.db, apiKeyOf(req).workspaceId));
+    async ({ query }, req, res) => {
+      sendPage(req, res, await listRecipients(deps.db, { workspaceId: apiKeyOf(req).workspaceId, ...query }));
     },
   );
 }
