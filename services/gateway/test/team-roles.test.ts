@@ -19,9 +19,9 @@ afterAll(() => gw.close());
 
 const setRole = (token: string, id: number, role: unknown) => call(gw.url, 'PUT', `/users/${id}/role`, { token, body: { role } });
 
-/** Invites `email` as `role` and signs them in with a password of their own: their id and a session. */
-async function member(email: string, role: 'admin' | 'member') {
-  const invited = await call(gw.url, 'POST', '/users', { token: owner.token, body: { email, role } });
+/** Invites `email` as `role` (by `inviter`, the file's owner unless given) and signs them in with a password of their own: their id and a session. */
+async function member(email: string, role: 'admin' | 'member', inviter: { token: string } = owner) {
+  const invited = await call(gw.url, 'POST', '/users', { token: inviter.token, body: { email, role } });
   expect(invited.status).toBe(201);
   const otp = invited.body.data.one_time_password as string;
   rememberSecret(otp);
@@ -85,21 +85,26 @@ test('admins move users between admin and member only; members change nothing', 
 });
 
 test('two owners demoting each other at once leave the business one owner', async () => {
-  const erin = await member('erin.roles@example.com', 'admin');
-  expect((await setRole(owner.token, erin.id, 'owner')).body.data.role).toBe('owner');
-  const first = await ownerId();
-  const [a, b] = await Promise.all([setRole(owner.token, erin.id, 'member'), setRole(erin.token, first, 'member')]);
+  // A business of its own: either owner may win, and the loser is a member afterwards.
+  const boss = await signInNewWorkspace(gw, 'Roles demote');
+  const erin = await member('erin.roles@example.com', 'admin', boss);
+  expect((await setRole(boss.token, erin.id, 'owner')).body.data.role).toBe('owner');
+  const first = ((await call(gw.url, 'GET', '/users', { token: boss.token })).body.data as { id: number; email: string }[]).find(
+    (u) => u.email !== 'erin.roles@example.com',
+  )!.id;
+  const [a, b] = await Promise.all([setRole(boss.token, erin.id, 'member'), setRole(erin.token, first, 'member')]);
   expect([a.status, b.status].sort()).toEqual([200, 403]);
   const owners = (
-    (await call(gw.url, 'GET', '/users', { token: a.status === 200 ? owner.token : erin.token })).body.data as { role: string; status: string }[]
+    (await call(gw.url, 'GET', '/users', { token: a.status === 200 ? boss.token : erin.token })).body.data as { role: string; status: string }[]
   ).filter((u) => u.role === 'owner' && u.status === 'active');
   expect(owners).toHaveLength(1);
 });
 
 test('two owners removing each other at once leave the business one owner', async () => {
-  const frank = await member('frank.roles@example.com', 'admin');
-  const grace = await member('grace.roles@example.com', 'admin');
-  for (const u of [frank, grace]) expect((await setRole(owner.token, u.id, 'owner')).status).toBe(200);
+  const boss = await signInNewWorkspace(gw, 'Roles remove');
+  const frank = await member('frank.roles@example.com', 'admin', boss);
+  const grace = await member('grace.roles@example.com', 'admin', boss);
+  for (const u of [frank, grace]) expect((await setRole(boss.token, u.id, 'owner')).status).toBe(200);
   const [a, b] = await Promise.all([
     call(gw.url, 'DELETE', `/users/${grace.id}`, { token: frank.token }),
     call(gw.url, 'DELETE', `/users/${frank.id}`, { token: grace.token }),
