@@ -310,7 +310,13 @@ test.each(RECEIVERS)(
       // A body signed with another secret, a tampered body, and no signature: 400, and never acted on.
       const url = `http://127.0.0.1:${port}/webhooks/cowrie`;
       const t = Math.floor(Date.now() / 1000);
-      const forged = JSON.stringify({ id: 'forged', event: 'transfer.completed', created_at: new Date().toISOString(), data: { id: transfer.id }, livemode: true });
+      const forged = JSON.stringify({
+        id: 'forged',
+        event: 'transfer.completed',
+        created_at: new Date().toISOString(),
+        data: { id: transfer.id },
+        livemode: true,
+      });
       const post = (body: string, headers: Record<string, string>) =>
         fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body }).then((r) => r.status);
       expect(await post(forged, { 'x-cowrie-signature': sdk.webhookSignatureHeader('f'.repeat(64), t, forged) })).toBe(400);
