@@ -28,7 +28,7 @@ const server = createServer((req, res) => {
       res.writeHead(400).end();
       return;
     }
-    res.writeHead(200).end();
+    res.writeHead(204).end();
     events.push(JSON.parse(rawBody.toString('utf8')));
     for (const wait of waits) wait();
   });

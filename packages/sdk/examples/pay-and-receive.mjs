@@ -28,7 +28,7 @@ const server = createServer((req, res) => {
       res.writeHead(400).end();
       return;
     }
-    res.writeHead(200).end();
+    res.writeHead(204).end();
     events.push(JSON.parse(rawBody.toString('utf8')));
     for (const wait of waits) wait();
   });
@@ -49,14 +49,39 @@ function eventWhere(match, timeoutMs = 20_000) {
   });
 }
 
+/** Pays `body`, or says why the API refused it. */
+async function payOrExplain(body) {
+  try {
+    return await cowrie.transfers.create(body);
+  } catch (err) {
+    if (err instanceof CowrieApiError && err.code === 'invalid_request') return `${err.details?.field}: ${err.message}`;
+    throw err;
+  }
+}
+
 await new Promise((resolve) => server.listen(Number(process.env.PORT ?? 4000), '127.0.0.1', resolve));
 try {
   const [wallet] = await cowrie.balances.list();
   // One Idempotency-Key for this payment and all its retries: it is never paid twice.
   const transfer = await cowrie.transfers.create({ currency: 'NGN', amount: 1500, account_number: '0123456789', bank_code: '058' });
   const event = await eventWhere((e) => e.event.startsWith('transfer.') && e.data.id === transfer.id);
+
+  // A payment retried later by hand, after the SDK gave up: the same body and the stored key find the first payment.
+  const body = { currency: 'NGN', amount: 200, account_number: '0444444444', bank_code: '058' };
+  const key = crypto.randomUUID(); // store it with your order
+  const paid = await cowrie.transfers.create(body, { idempotencyKey: key });
+  const retried = await cowrie.transfers.create(body, { idempotencyKey: key });
+
+  // A refusal carries the API's code and, for an invalid_request, the field at fault.
+  const refused = await payOrExplain({ ...body, amount: 'x' });
   console.log(
-    JSON.stringify({ available: wallet.available, transfer: { id: transfer.id, status: transfer.status }, event: { id: event.id, event: event.event } }),
+    JSON.stringify({
+      available: wallet.available,
+      transfer: { id: transfer.id, status: transfer.status },
+      event: { id: event.id, event: event.event },
+      retried: { paid: paid.id, retried: retried.id },
+      refused,
+    }),
   );
 } catch (err) {
   // API errors carry the API's code and the request id to quote to support.

@@ -8,7 +8,7 @@
 // there: the plain-Node examples against a live gateway, payout worker and
 // webhook sender; the TypeScript compiler over a consumer of its types; the
 // packed verifier over what the sender delivered.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -38,6 +38,8 @@ const REPO = path.join(SDK_DIR, '../..');
 const EXAMPLES = ['pay-and-receive.mjs', 'pay-and-receive.cjs'];
 /** The TypeScript example: compiled by tsc against the installed package, then run by Node. */
 const REHEARSAL = 'rehearse.mts';
+/** The webhook receivers the README shows, each a server that runs until stopped. */
+const RECEIVERS = ['receive-webhooks.mjs', 'receive-webhooks-express.cjs'];
 
 let env: TestEnv;
 let gateway: RunningGateway<GatewayDeps>;
@@ -81,7 +83,7 @@ async function packAndInstall() {
   const install = await run('npm', ['install', '--no-audit', '--no-fund', '--offline', path.join(work, packed.filename)], { cwd: consumer, env: npmEnv });
   if (install.code !== 0) throw new Error(`npm install of the tarball failed:\n${install.stderr}`);
   // The examples the package ships, copied next to the consumer's package.json as a user would.
-  for (const example of [...EXAMPLES, REHEARSAL]) copyFileSync(path.join(installed(), 'examples', example), path.join(consumer, example));
+  for (const example of [...EXAMPLES, REHEARSAL, ...RECEIVERS]) copyFileSync(path.join(installed(), 'examples', example), path.join(consumer, example));
   consumerTypecheck = typecheckConsumer();
 }
 
@@ -209,6 +211,8 @@ test('the tarball holds the bundles, their declarations, the plain-Node examples
     'dist/index.mjs',
     'examples/pay-and-receive.cjs',
     'examples/pay-and-receive.mjs',
+    'examples/receive-webhooks-express.cjs',
+    'examples/receive-webhooks.mjs',
     'examples/rehearse.mts',
     'package.json',
   ]);
@@ -251,15 +255,90 @@ test.each(EXAMPLES)('examples/%s, run by Node from the installed tarball, pays a
   expect(result.code).toBe(0);
   const out = JSON.parse(result.stdout);
   const [transaction] = await env.db.ledgerTransaction.findMany({ where: { workspaceId, counterpartyAccount: '0123456789' } });
-  expect(out).toEqual({
+  const expected: Record<string, unknown> = {
     available: '100000.000000',
     transfer: { id: transaction!.id, status: 'completed' },
     event: { id: expect.any(String), event: 'transfer.completed' },
-  });
-  // The example answered 200, which it does only for a signature it verified.
+  };
+  if (example.endsWith('.mjs')) {
+    // The README's retry with a stored key pays once; its CowrieApiError fragment names the field at fault.
+    const retriedByHand = await env.db.ledgerTransaction.findMany({ where: { workspaceId, counterpartyAccount: '0444444444' } });
+    expect(retriedByHand).toHaveLength(1);
+    expected.retried = { paid: retriedByHand[0]!.id, retried: retriedByHand[0]!.id };
+    expected.refused = expect.stringMatching(/^amount: /);
+  }
+  expect(out).toEqual(expected);
+  // The example answered 204, which it does only for a signature it verified.
   const delivery = await waitFor(() => env.db.webhookDelivery.findFirst({ where: { deliveryId: out.event.id, completedAt: { not: null } } }));
-  expect(delivery).toMatchObject({ endpointId: endpoint.id, event: 'transfer.completed', statusCode: 200, ok: 1, attempts: 1 });
+  expect(delivery).toMatchObject({ endpointId: endpoint.id, event: 'transfer.completed', statusCode: 204, ok: 1, attempts: 1 });
 });
+
+test.each(RECEIVERS)(
+  'examples/%s, run by Node from the installed tarball, answers 204 to a delivery the sender signed and 400 to a bad signature',
+  async (example) => {
+    const port = await freePort();
+    const { apiKey, endpoint } = await payingWorkspace(`SDK ${example}`, `http://127.0.0.1:${port}/webhooks/cowrie`);
+    // The customer's process. Express is not in the tarball: the user installs it; here the repository's copy.
+    const child = spawn(process.execPath, [example], {
+      cwd: consumer,
+      env: { PATH: process.env.PATH, COWRIE_WEBHOOK_SECRET: endpoint.secret, PORT: String(port), NODE_PATH: path.join(REPO, 'node_modules') },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    try {
+      await waitFor(() => stdout.startsWith('listening\n') || stderr !== '', 15_000);
+      expect(stderr).toBe('');
+      const manifest = JSON.parse(readFileSync(path.join(installed(), 'package.json'), 'utf8'));
+      const sdk = (await import(path.join(installed(), manifest.exports['.'].require.default))) as typeof import('../src');
+      const transfer = await new sdk.CowrieClient({ baseUrl: gateway.url, apiKey }).transfers.create({
+        currency: 'NGN',
+        amount: 300,
+        account_number: '0555555555',
+        bank_code: '058',
+      });
+      // The webhook sender's real delivery, signed with the endpoint's secret: verified, 204, at the first attempt.
+      const delivery = await waitFor(
+        () => env.db.webhookDelivery.findFirst({ where: { endpointId: endpoint.id, event: 'transfer.completed', completedAt: { not: null } } }),
+        20_000,
+      );
+      expect(delivery).toMatchObject({ statusCode: 204, ok: 1, attempts: 1 });
+      await waitFor(() => stdout.includes(delivery.deliveryId), 10_000);
+
+      // A body signed with another secret, a tampered body, and no signature: 400, and never acted on.
+      const url = `http://127.0.0.1:${port}/webhooks/cowrie`;
+      const t = Math.floor(Date.now() / 1000);
+      const forged = JSON.stringify({
+        id: 'forged',
+        event: 'transfer.completed',
+        created_at: new Date().toISOString(),
+        data: { id: transfer.id },
+        livemode: true,
+      });
+      const post = (body: string, headers: Record<string, string>) =>
+        fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body }).then((r) => r.status);
+      expect(await post(forged, { 'x-cowrie-signature': sdk.webhookSignatureHeader('f'.repeat(64), t, forged) })).toBe(400);
+      const signed = sdk.webhookSignatureHeader(endpoint.secret, t, forged);
+      expect(await post(forged.replace('forged', 'forget'), { 'x-cowrie-signature': signed })).toBe(400);
+      expect(await post(forged, {})).toBe(400);
+      // And the same body with the right secret is accepted: the 400s were the signature's.
+      expect(await post(forged, { 'x-cowrie-signature': signed })).toBe(204);
+      await waitFor(() => stdout.includes('"forged"'), 10_000);
+      expect(stdout.trim().split('\n')).toEqual([
+        'listening',
+        JSON.stringify({ id: delivery.deliveryId, event: 'transfer.completed' }),
+        JSON.stringify({ id: 'forged', event: 'transfer.completed' }),
+      ]);
+      expect(stderr).toBe('');
+    } finally {
+      child.kill();
+      await exited;
+    }
+  },
+  60_000,
+);
 
 test('the packed verifier accepts what the webhook sender signed and refuses a tampered body, a wrong secret or a stale time', async () => {
   const { apiKey, endpoint } = await payingWorkspace('SDK verifier', `${receiver.url}/hooks`);

@@ -236,11 +236,32 @@ test('an error code types its details, and the class narrows by code', async () 
   expect(field).toBe('amount');
 });
 
-test('every TypeScript block of the README is an excerpt of an example the tests compile and run', () => {
+/** Whether `block` is a run of whole lines of `example`, each with the same indent added. */
+function isExcerpt(block: string, example: string): boolean {
+  const want = block.replace(/\n$/, '').split('\n');
+  const lines = example.split('\n');
+  for (let i = 0; i + want.length <= lines.length; i++) {
+    if (!lines[i]!.endsWith(want[0]!)) continue;
+    const indent = lines[i]!.slice(0, lines[i]!.length - want[0]!.length);
+    if (/^ *$/.test(indent) && want.every((line, j) => lines[i + j] === (line === '' ? '' : indent + line))) return true;
+  }
+  return false;
+}
+
+test('every TypeScript and JavaScript block of the README is an excerpt of an example the tests compile and run', () => {
   const readme = readFileSync(path.join(__dirname, '../README.md'), 'utf8');
-  const examples = ['quickstart.ts', 'rehearse.mts'].map((f) => readFileSync(path.join(__dirname, '../examples', f), 'utf8'));
-  const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
-  expect(blocks.length).toBeGreaterThanOrEqual(6);
+  // quickstart.ts runs above; the others run from the packed package (packed.test.ts).
+  const files = ['quickstart.ts', 'rehearse.mts', 'pay-and-receive.mjs', 'pay-and-receive.cjs', 'receive-webhooks.mjs', 'receive-webhooks-express.cjs'];
+  const examples = files.map((f) => readFileSync(path.join(__dirname, '../examples', f), 'utf8'));
+  const blocks = [...readme.matchAll(/```(\w+)\n([\s\S]*?)```/g)].filter((m) => m[1] !== 'sh' && m[1] !== 'bash').map((m) => ({ lang: m[1]!, code: m[2]! }));
+  expect(blocks.filter((b) => b.lang === 'ts').length).toBeGreaterThanOrEqual(6);
+  expect(blocks.filter((b) => b.lang === 'js').length).toBeGreaterThanOrEqual(7);
+  // Every code block is ts or js: a block in another language would escape this check.
+  expect(blocks.filter((b) => b.lang !== 'ts' && b.lang !== 'js')).toEqual([]);
   // If this fails, the README shows code the tests do not run: copy it from the example, or put it in one.
-  expect(blocks.filter((block) => !examples.some((example) => example.includes(block)))).toEqual([]);
+  expect(blocks.filter((block) => !examples.some((example) => isExcerpt(block.code, example))).map((b) => b.code)).toEqual([]);
+  // The excerpt check itself: a changed line, or lines not next to each other, are not an excerpt.
+  expect(isExcerpt('const a = 1;\nconst b = 2;\n', 'x\n  const a = 1;\n  const b = 2;\n')).toBe(true);
+  expect(isExcerpt('const a = 1;\nconst b = 3;\n', 'x\n  const a = 1;\n  const b = 2;\n')).toBe(false);
+  expect(isExcerpt('const a = 1;\nconst b = 2;\n', 'const a = 1;\nx\nconst b = 2;\n')).toBe(false);
 });
