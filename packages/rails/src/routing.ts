@@ -62,15 +62,20 @@ export function parseRoutingRules(json: string): RoutingRule[] {
   }
   const result = z.array(ZRoutingRule).safeParse(parsed);
   if (!result.success) throw new Error(`PAYOUT_ROUTING_RULES: ${result.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`);
-  return result.data.map((r, i) => ({
-    name: r.name ?? `rule-${i + 1}`,
+  return result.data.map((r, i) => toRoutingRule(r.name ?? `rule-${i + 1}`, r));
+}
+
+/** A rule as written (snake_case, as in PAYOUT_ROUTING_RULES and the CLI) as the router reads it. */
+function toRoutingRule(name: string, r: z.output<typeof ZRoutingRule>): RoutingRule {
+  return {
+    name,
     currency: r.currency,
     bankCodes: r.bank_codes,
     minAmount: r.min_amount,
     maxAmount: r.max_amount,
     workspaceId: r.workspace_id,
     rails: r.rails,
-  }));
+  };
 }
 
 /** Whether a payout meets every condition of a rule. */
@@ -171,18 +176,7 @@ export async function saveRoutingRule(db: PrismaClient, input: unknown, position
     rails: r.rails,
   };
   const row = await db.payoutRoutingRule.upsert({ where: { name: r.name }, create: { name: r.name, ...data }, update: data });
-  return renderRoutingRule(
-    {
-      name: row.name,
-      currency: r.currency,
-      bankCodes: r.bank_codes,
-      minAmount: r.min_amount,
-      maxAmount: r.max_amount,
-      workspaceId: r.workspace_id,
-      rails: r.rails,
-    },
-    row.position,
-  );
+  return renderRoutingRule(toRoutingRule(row.name, r), row.position);
 }
 
 export async function removeRoutingRule(db: PrismaClient, name: string) {
