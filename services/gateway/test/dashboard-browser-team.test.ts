@@ -127,7 +127,8 @@ test(
     await dialog.getByLabel('Password').fill(owner.password);
     await dialog.getByRole('button', { name: 'Confirm' }).click();
     await dialog.waitFor({ state: 'detached' });
-    await row.getByRole('button', { name: 'Change role' }).waitFor({ state: 'detached' });
+    // While the change is in flight its button reads "Changing…"; both are gone once the list shows the new role.
+    await row.getByRole('button', { name: /^(Change role|Changing…)$/ }).waitFor({ state: 'detached' });
     expect((await gw.env.db.dashboardUser.findUniqueOrThrow({ where: { email: INVITEE } })).role).toBe('admin');
     expect(await row.getByLabel(`Role of ${INVITEE}`).inputValue()).toBe('admin');
     await screenshotBothWidths(page, 'team-roles');
