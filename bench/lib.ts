@@ -2,11 +2,11 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { createServer } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
 import Redis from 'ioredis';
 import { Client } from 'pg';
+import { freePort, startRedisServer } from '@cowrie/testing';
 
 const root = path.resolve(__dirname, '..');
 
@@ -22,16 +22,7 @@ export interface ScenarioResult {
   [extra: string]: unknown;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
+export { freePort };
 
 const baseDatabaseUrl = () => new URL(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/cowrie');
 const databaseUrlOf = (name: string) => {
@@ -295,6 +286,9 @@ export interface AtRateRun extends LatencyAtRate {
   /** Responses received within the measured seconds, per second. */
   achieved_rps: number;
   max_ms: number;
+  /** When the slowest measured request was scheduled: seconds into the measured window, and the wall clock. */
+  max_at_offset_s: number;
+  max_at: string;
   /** Requests scheduled within the measured seconds. */
   requests: number;
   /** Every request sent, the warm-up's included (what the processes worked on throughout). */
@@ -320,6 +314,7 @@ export async function loadAtRate(opts: AtRateOptions): Promise<AtRateRun> {
   const measureFrom = started + (opts.warmupSeconds ?? 2) * 1000;
   const measureUntil = measureFrom + opts.durationSeconds * 1000;
   const latencies: number[] = [];
+  let slowest = { ms: -1, scheduledAt: 0 };
   let requests = 0;
   let sent = 0;
   let answeredInWindow = 0;
@@ -334,8 +329,10 @@ export async function loadAtRate(opts: AtRateOptions): Promise<AtRateRun> {
     const now = performance.now();
     inFlight -= 1;
     if (scheduledAt >= measureFrom) {
-      if (ok) latencies.push(now - scheduledAt);
-      else failed += 1;
+      if (ok) {
+        latencies.push(now - scheduledAt);
+        if (now - scheduledAt > slowest.ms) slowest = { ms: now - scheduledAt, scheduledAt };
+      } else failed += 1;
       if (now <= measureUntil) answeredInWindow += 1;
     }
     if (!scheduling && inFlight === 0) finished();
@@ -400,6 +397,8 @@ export async function loadAtRate(opts: AtRateOptions): Promise<AtRateRun> {
     p50_ms: round2(percentile(latencies, 50)),
     p99_ms: round2(percentile(latencies, 99)),
     max_ms: round2(percentile(latencies, 100)),
+    max_at_offset_s: round2((slowest.scheduledAt - measureFrom) / 1000),
+    max_at: new Date(performance.timeOrigin + slowest.scheduledAt).toISOString(),
     requests,
     sent,
     non2xx: failed,
@@ -419,61 +418,170 @@ function cpuMsOfPid(pid: number): number {
   }
 }
 
-/** The pids of every process whose command is `comm` (all of Postgres's backends, say). */
-function pidsOf(comm: string): number[] {
-  return readdirSync('/proc')
+/** The application_name of connections the bench itself writes through (a scenario's generator): their backends' CPU is not the operation's. */
+export const GENERATOR_APPLICATION_NAME = 'cowrie-bench-generator';
+
+/** The bench's own redis-server (startBenchRedis): every scenario's services use it, so its CPU is theirs alone. */
+let benchRedis: { pid: number; url: string; stop: () => Promise<void> } | undefined;
+
+/**
+ * Starts a private redis-server for the whole bench run and points
+ * REDIS_URL (which startProcess passes on) at it: the Redis CPU a scenario
+ * reports is then its own, whatever else uses the machine's shared Redis.
+ */
+export async function startBenchRedis(): Promise<void> {
+  const server = await startRedisServer();
+  const pid = readdirSync('/proc')
     .filter((entry) => /^\d+$/.test(entry))
-    .filter((pid) => {
+    .map(Number)
+    .find((candidate) => {
       try {
-        return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === comm;
+        const cmdline = readFileSync(`/proc/${candidate}/cmdline`, 'utf8');
+        return cmdline.startsWith('redis-server') && cmdline.includes(`:${server.port}`);
       } catch {
         return false;
       }
-    })
-    .map(Number);
+    });
+  if (!pid) throw new Error(`the bench's redis-server on port ${server.port} has no process`);
+  benchRedis = { pid, url: server.url, stop: server.stop };
+  process.env.REDIS_URL = server.url;
 }
 
-/** CPU ms used so far by each measured process (by label), by Postgres (every backend) and by Redis. */
-function cpuMsByProcess(): Record<string, number> {
-  const used: Record<string, number> = {};
-  for (const [child, label] of running) if (child.pid) used[label] = (used[label] ?? 0) + cpuMsOfPid(child.pid);
-  for (const comm of ['postgres', 'redis-server']) used[comm] = pidsOf(comm).reduce((sum, pid) => sum + cpuMsOfPid(pid), 0);
+export async function stopBenchRedis(): Promise<void> {
+  await benchRedis?.stop();
+  benchRedis = undefined;
+}
+
+/**
+ * Postgres's processes that work for this run: the backends connected to a
+ * database this run created (but the generator's own, by application name),
+ * and the server's background processes (WAL writer, checkpointer, background
+ * writer, autovacuum), which on a quiet machine work for the run alone.
+ */
+async function postgresPids(): Promise<number[]> {
+  const client = new Client({ connectionString: databaseUrlOf('postgres') });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>(
+      `SELECT pid FROM pg_stat_activity
+        WHERE (datname = ANY($1::text[]) AND coalesce(application_name, '') <> $2)
+           OR (datname IS NULL AND backend_type <> 'client backend')
+           OR backend_type = 'autovacuum worker'`,
+      [[...created], GENERATOR_APPLICATION_NAME],
+    );
+    return rows.map((r) => r.pid);
+  } finally {
+    await client.end();
+  }
+}
+
+/** CPU ms used so far by each process of the run, keyed `label:pid`: the measured processes, Postgres's (postgresPids) and the bench's Redis. */
+async function cpuMsByPid(): Promise<Map<string, number>> {
+  const used = new Map<string, number>();
+  for (const [child, label] of running) if (child.pid) used.set(`${label}:${child.pid}`, cpuMsOfPid(child.pid));
+  for (const pid of await postgresPids()) used.set(`postgres:${pid}`, cpuMsOfPid(pid));
+  if (benchRedis) used.set(`redis-server:${benchRedis.pid}`, cpuMsOfPid(benchRedis.pid));
   return used;
 }
 
 /**
  * Runs `work` (a load of `requests()` requests) and answers the CPU time each
- * process spent per request meanwhile, in ms: what a request costs, which
- * varies far less between machines and runs than a saturation figure.
- * Postgres's backends that ended during the run are not counted.
+ * process spent per request meanwhile, in ms, by label: what a request costs,
+ * which varies far less between machines and runs than a saturation figure.
+ * A process that started during the run counts from zero; a Postgres backend
+ * that ended during it is not counted (the services keep theirs in pools).
  */
 export async function cpuPerRequest<T>(
   work: () => Promise<T>,
   requests: (result: T) => number,
 ): Promise<{ result: T; cpuMsPerRequest: Record<string, number> }> {
-  const before = cpuMsByProcess();
+  const before = await cpuMsByPid();
   const result = await work();
-  const after = cpuMsByProcess();
+  const after = await cpuMsByPid();
   const n = Math.max(1, requests(result));
+  const byLabel: Record<string, number> = {};
+  for (const [key, ms] of after) {
+    const label = key.slice(0, key.lastIndexOf(':'));
+    byLabel[label] = (byLabel[label] ?? 0) + Math.max(0, ms - (before.get(key) ?? 0));
+  }
   const cpuMsPerRequest = Object.fromEntries(
-    Object.entries(after)
-      .filter(([label, ms]) => label in before && ms > before[label]!)
-      .map(([label, ms]) => [label, Math.round(((ms - before[label]!) / n) * 1000) / 1000]),
+    Object.entries(byLabel)
+      .filter(([, ms]) => ms > 0)
+      .map(([label, ms]) => [label, Math.round((ms / n) * 1000) / 1000]),
   );
   return { result, cpuMsPerRequest };
 }
 
+/** The bare express server's label (bench/baseline-server.ts). */
+const BARE_LABEL = 'baseline-server';
+
+/**
+ * The CPU fields of a results file: what one operation cost every process it
+ * touched (`cpu_ms_per_request_at_rate`, by process; `cpu_ms_per_op`, their
+ * sum: services, Postgres, Redis; the generator, this process, excluded),
+ * the bare express route's CPU per request at the same rate in the same run,
+ * and the ratio of the two (`cpu_ratio`), which holds across machines.
+ */
+export function cpuFields(cpuMsPerRequest: Record<string, number>, bare: { cpuMsPerRequest: number; rate: number }) {
+  const operation = Object.fromEntries(Object.entries(cpuMsPerRequest).filter(([label]) => label !== BARE_LABEL));
+  const perOp = Object.values(operation).reduce((a, b) => a + b, 0);
+  return {
+    cpu_ms_per_request_at_rate: operation,
+    cpu_ms_per_op: Math.round(perOp * 1000) / 1000,
+    bare_express_cpu_ms_per_request: bare.cpuMsPerRequest,
+    bare_express_rate_rps: bare.rate,
+    cpu_ratio: bare.cpuMsPerRequest > 0 ? round2(perOp / bare.cpuMsPerRequest) : null,
+  };
+}
+
+/** The bare express route's request (bench/baseline-server.ts). */
+const BARE_REQUEST: HttpRequest = { method: 'GET', path: '/bare' };
+
+/**
+ * The bare express route driven at `rate` for `seconds` (open loop, the same
+ * generator): its latency at that rate and its CPU per request, the yardstick
+ * of cpu_ratio. Starts the bare server when no `port` of a running one is given.
+ */
+export async function bareExpressAtRate(rate: number, seconds: number, port?: number): Promise<{ latency: AtRateRun; cpuMsPerRequest: number }> {
+  const barePort = port ?? (await freePort());
+  const bare = port === undefined ? startProcess('bench/baseline-server.ts', { PORT: String(barePort) }) : undefined;
+  try {
+    const origin = `http://127.0.0.1:${barePort}`;
+    await waitForHttp(`${origin}/bare`);
+    if (bare) await loadAtRate({ origin, rate, durationSeconds: 2, warmupSeconds: 0, next: () => BARE_REQUEST });
+    const run = await cpuPerRequest(
+      () => loadAtRate({ origin, rate, durationSeconds: seconds, next: () => BARE_REQUEST }),
+      (r) => r.sent,
+    );
+    return { latency: run.result, cpuMsPerRequest: run.cpuMsPerRequest[BARE_LABEL] ?? 0 };
+  } finally {
+    if (bare) await stop(bare);
+  }
+}
+
+/** A run whose generator sent later than this at p99 measured the generator, not the service: its latencies are not results. */
+export const GENERATOR_MAX_P99_SEND_LAG_MS = 5;
+
 /**
  * The at-rate fields of a results file: the measured run and, driven at the
- * same rate in the same run, its baseline.
+ * same rate in the same run, its baseline. When the generator could not keep
+ * its schedule (p99 send lag above GENERATOR_MAX_P99_SEND_LAG_MS) the run is
+ * marked `generator_ok: false` and its latencies are kept only under
+ * `invalid_at_rate`, for diagnosis, not as results.
  */
 export function atRateFields(measured: Omit<AtRateRun, 'sent'>, baselineName: string, baseline: LatencyAtRate) {
-  return {
-    rate_rps: measured.rate_rps,
-    achieved_rate_rps: measured.achieved_rps,
+  const generatorOk = measured.p99_send_lag_ms <= GENERATOR_MAX_P99_SEND_LAG_MS;
+  const latencies = {
     p50_at_rate_ms: measured.p50_ms,
     p99_at_rate_ms: measured.p99_ms,
     max_at_rate_ms: measured.max_ms,
+    max_at_rate_offset_s: measured.max_at_offset_s,
+    max_at_rate_at: measured.max_at,
+  };
+  return {
+    rate_rps: measured.rate_rps,
+    achieved_rate_rps: measured.achieved_rps,
+    ...(generatorOk ? latencies : { p50_at_rate_ms: null, p99_at_rate_ms: null, max_at_rate_ms: null, invalid_at_rate: latencies }),
     requests_at_rate: measured.requests,
     non2xx_at_rate: measured.non2xx,
     baseline_at_rate: baselineName,
@@ -481,6 +589,7 @@ export function atRateFields(measured: Omit<AtRateRun, 'sent'>, baselineName: st
     baseline_p99_at_rate_ms: baseline.p99_ms,
     generator_p99_send_lag_ms: measured.p99_send_lag_ms,
     generator_max_send_lag_ms: measured.max_send_lag_ms,
+    generator_ok: generatorOk,
   };
 }
 
@@ -502,9 +611,6 @@ export async function settleDatabase(databaseUrl: string): Promise<void> {
     await client.end();
   }
 }
-
-/** The bare express route's request (bench/baseline-server.ts). */
-const BARE_REQUEST: HttpRequest = { method: 'GET', path: '/bare' };
 
 /**
  * The gateway against the bare express route in the same run, both warmed up
@@ -537,10 +643,7 @@ export async function measureAgainstBareExpress(opts: {
 
   await settleDatabase(opts.databaseUrl);
   const { rate, origin, next } = opts.atRate;
-  const baselineAtRate = await cpuPerRequest(
-    () => loadAtRate({ origin: bareOrigin, rate, durationSeconds: opts.durationSeconds, next: () => BARE_REQUEST }),
-    (run) => run.sent,
-  );
+  const bare = await bareExpressAtRate(rate, opts.durationSeconds, opts.barePort);
   const { result: atRate, cpuMsPerRequest } = await cpuPerRequest(
     () => loadAtRate({ origin, rate, durationSeconds: opts.durationSeconds, next }),
     (run) => run.sent,
@@ -556,9 +659,8 @@ export async function measureAgainstBareExpress(opts: {
     connections: opts.connections,
     duration_s: opts.durationSeconds,
     requests: measured.total,
-    ...atRateFields(atRate, 'bare_express', baselineAtRate.result),
-    cpu_ms_per_request_at_rate: cpuMsPerRequest,
-    baseline_cpu_ms_per_request_at_rate: baselineAtRate.cpuMsPerRequest['baseline-server'] ?? null,
+    ...atRateFields(atRate, 'bare_express', bare.latency),
+    ...cpuFields(cpuMsPerRequest, { cpuMsPerRequest: bare.cpuMsPerRequest, rate }),
   };
 }
 

@@ -2,7 +2,7 @@
 // Each starts the processes it measures on a fresh database, prints its
 // figures, and writes them to bench/results/<scenario>.json, with the peak RSS
 // of every process it measured.
-import { dropBenchDatabases, takePeakRss, writeResult, type ScenarioResult } from './lib';
+import { dropBenchDatabases, startBenchRedis, stopBenchRedis, takePeakRss, writeResult, type ScenarioResult } from './lib';
 import { channels } from './scenarios/channels';
 import { footprint, type FootprintResult } from './scenarios/footprint';
 import { scaleOut } from './scenarios/scale-out';
@@ -31,6 +31,8 @@ async function main() {
     process.exit(2);
   }
   const names = wanted.length ? wanted : Object.keys(SCENARIOS);
+  // One private redis-server for the run: the Redis CPU each scenario reports is its own.
+  await startBenchRedis();
   for (const name of names) {
     console.log(`\n▶ ${name}`);
     // A scenario's databases go once it is done, whether it succeeded or not.
@@ -56,7 +58,14 @@ async function main() {
     if (typeof result.rate_rps === 'number') {
       console.log(
         `${name}: at ${result.rate_rps} ${unit} offered (open loop): ${String(result.achieved_rate_rps)} achieved, ` +
-          `p50 ${String(result.p50_at_rate_ms)} ms, p99 ${String(result.p99_at_rate_ms)} ms, ${String(result.baseline_at_rate)} p99 ${String(result.baseline_p99_at_rate_ms)} ms at the same rate`,
+          `p50 ${String(result.p50_at_rate_ms)} ms, p99 ${String(result.p99_at_rate_ms)} ms, ${String(result.baseline_at_rate)} p99 ${String(result.baseline_p99_at_rate_ms)} ms at the same rate` +
+          `; slowest ${String(result.max_at_rate_ms)} ms at ${String(result.max_at_rate_offset_s)} s; generator ${result.generator_ok ? 'kept its schedule' : 'fell behind: latencies invalid'}`,
+      );
+    }
+    if (typeof result.cpu_ms_per_op === 'number') {
+      console.log(
+        `${name}: CPU per ${name === 'webhook_fanout' ? 'delivery' : 'operation'} ${result.cpu_ms_per_op} ms ${JSON.stringify(result.cpu_ms_per_request_at_rate)}, ` +
+          `bare express ${String(result.bare_express_cpu_ms_per_request)} ms per request, cpu_ratio ${String(result.cpu_ratio)}`,
       );
     }
     console.log(
@@ -65,10 +74,11 @@ async function main() {
         .join(', ')}`,
     );
   }
+  await stopBenchRedis();
   process.exit(0);
 }
 
 main().catch((err) => {
   console.error(err);
-  process.exit(1);
+  void stopBenchRedis().finally(() => process.exit(1));
 });

@@ -29,8 +29,10 @@ import { auditWallet, findWallet } from '@cowrie/ledger';
 import { fundWallet } from '@cowrie/testing';
 import {
   atRateFields,
+  bareExpressAtRate,
   benchRedisEnv,
   clearRedisPrefixes,
+  cpuFields,
   cpuPerRequest,
   emptyDatabase,
   freePort,
@@ -184,6 +186,8 @@ export async function transfers(): Promise<ScenarioResult> {
     await settledCounts(db, wallet.id);
     await settleDatabase(databaseUrl);
     const baselineAtRate = await pgbenchAtRate(pgbenchUrl, RATE);
+    // The yardstick of cpu_ratio: the bare express route at the same rate.
+    const bare = await bareExpressAtRate(RATE, DURATION_S);
     const { result: atRate, cpuMsPerRequest } = await cpuPerRequest(
       () =>
         loadAtRate({
@@ -224,7 +228,7 @@ export async function transfers(): Promise<ScenarioResult> {
       pgbench: `-b tpcb-like -s ${PGBENCH.scale} -c ${PGBENCH.clients} -j ${PGBENCH.threads} -T ${PGBENCH.seconds}`,
       ...atRateFields(atRate, `pgbench_tpcb --rate ${RATE}`, baselineAtRate),
       // The payout's whole path: gateway, worker, Postgres, Redis.
-      cpu_ms_per_request_at_rate: cpuMsPerRequest,
+      ...cpuFields(cpuMsPerRequest, { cpuMsPerRequest: bare.cpuMsPerRequest, rate: RATE }),
     };
     const problems = [
       measured.non2xx > 0 && `${measured.non2xx} of ${measured.total} responses were not 2xx`,

@@ -27,10 +27,14 @@ import { createDb, recordEvent, type PrismaClient } from '@cowrie/db';
 import { createAddressPolicy, createWebhookEndpoint } from '@cowrie/webhooks';
 import {
   atRateFields,
+  bareExpressAtRate,
   BENCH_ENCRYPTION_KEY,
   benchRedisEnv,
   clearRedisPrefixes,
+  cpuFields,
+  cpuPerRequest,
   freshDatabase,
+  GENERATOR_APPLICATION_NAME,
   loadAtRate,
   peakRssMb,
   percentile,
@@ -56,6 +60,8 @@ const PACED: Pace = { eventsPerBatch: 5, batchesPerS: 20, seconds: 15 };
 const LIGHT: Pace = { eventsPerBatch: 2, batchesPerS: 10, seconds: 5 };
 const offeredPerS = (p: Pace) => p.eventsPerBatch * p.batchesPerS * FAN_OUT;
 const BURST_EVENTS = 500;
+/** Connections of the event writer's pool: enough for transactions to overlap when one commit is slow. */
+const GENERATOR_CONNECTIONS = 4;
 /** The payload of every event the bench writes. */
 const eventPayload = (reference: string) => ({ reference, channel: 'email', destination: 'b***@example.com', status: 'verified' });
 /** The bare fan-out's body: a delivery of the same shape and size as the sender's. */
@@ -76,6 +82,8 @@ interface Receiver {
   seen: Set<string>;
   duplicates: number;
   latencies: number[];
+  /** The slowest delivery since the last reset: its latency and its event's created_at. */
+  slowest: { ms: number; createdAt: string };
   received: number;
   lastAt: number;
   reset(): void;
@@ -94,10 +102,12 @@ function startReceiver(): Promise<Receiver> {
     seen: new Set(),
     duplicates: 0,
     latencies: [],
+    slowest: { ms: -1, createdAt: '' },
     received: 0,
     lastAt: 0,
     reset() {
       this.latencies = [];
+      this.slowest = { ms: -1, createdAt: '' };
       this.received = 0;
       this.lastAt = 0;
     },
@@ -118,7 +128,9 @@ function startReceiver(): Promise<Receiver> {
         receiver.seen.add(body.id);
         receiver.received += 1;
         receiver.lastAt = at;
-        receiver.latencies.push(at - Date.parse(body.created_at));
+        const ms = at - Date.parse(body.created_at);
+        receiver.latencies.push(ms);
+        if (ms > receiver.slowest.ms) receiver.slowest = { ms, createdAt: body.created_at };
       } catch {
         // not a delivery; ignored
       }
@@ -151,35 +163,51 @@ async function waitForDeliveries(receiver: Receiver, expected: number, timeoutMs
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Writes events at a steady pace, waits for all their deliveries, and returns
- * deliveries/s over the phase (first event written → last delivery received)
- * and the event-to-delivery latencies.
+ * Writes events at a steady pace, open loop: each transaction starts on its
+ * schedule whether or not the ones before it have committed (the writer's
+ * pool has GENERATOR_CONNECTIONS connections), so a slow commit delays no
+ * later event and the schedule is kept (its lag is recorded). Waits for all
+ * deliveries; returns deliveries/s over the phase (first event written → last
+ * delivery received) and the event-to-delivery latencies.
  */
 async function pacedPhase(db: PrismaClient, workspaceId: number, receiver: Receiver, seq: { n: number }, pace: Pace) {
   receiver.reset();
   const events = pace.eventsPerBatch * pace.batchesPerS * pace.seconds;
-  const started = Date.now();
+  const batches = pace.batchesPerS * pace.seconds;
+  const started = performance.now() + 20;
+  const startedAt = Date.now() + 20;
   /** How late each transaction started against its due time. */
   const lags: number[] = [];
-  for (let b = 0; b < pace.batchesPerS * pace.seconds; b++) {
-    const due = started + (b * 1000) / pace.batchesPerS;
-    if (due > Date.now()) await sleep(due - Date.now());
-    lags.push(Date.now() - due);
-    await writeEvents(db, workspaceId, pace.eventsPerBatch, seq);
-  }
-  const writtenInS = round1((Date.now() - started) / 1000);
+  const writes: Array<Promise<void>> = [];
+  await new Promise<void>((resolve) => {
+    let b = 0;
+    const tick = () => {
+      while (b < batches && started + (b * 1000) / pace.batchesPerS <= performance.now()) {
+        lags.push(performance.now() - (started + (b * 1000) / pace.batchesPerS));
+        writes.push(writeEvents(db, workspaceId, pace.eventsPerBatch, seq));
+        b += 1;
+      }
+      if (b < batches) setTimeout(tick, Math.max(0, started + (b * 1000) / pace.batchesPerS - performance.now()));
+      else resolve();
+    };
+    setTimeout(tick, 20);
+  });
+  await Promise.all(writes);
+  const writtenInS = round1((Date.now() - startedAt) / 1000);
   await waitForDeliveries(receiver, events * FAN_OUT, DRAIN_TIMEOUT_MS);
   if (receiver.received < events * FAN_OUT) throw new Error(`paced phase: ${receiver.received} of ${events * FAN_OUT} deliveries arrived`);
   const result = {
     events,
     received: receiver.received,
     writtenInS,
-    deliveriesPerS: Math.round(receiver.received / ((receiver.lastAt - started) / 1000)),
+    deliveriesPerS: Math.round(receiver.received / ((receiver.lastAt - startedAt) / 1000)),
     p50_ms: percentile(receiver.latencies, 50),
     p99_ms: percentile(receiver.latencies, 99),
     max_ms: percentile(receiver.latencies, 100),
-    p99_lag_ms: percentile(lags, 99),
-    max_lag_ms: percentile(lags, 100),
+    max_at: receiver.slowest.createdAt,
+    max_at_offset_s: round1((Date.parse(receiver.slowest.createdAt) - startedAt) / 1000),
+    p99_lag_ms: round1(percentile(lags, 99)),
+    max_lag_ms: round1(percentile(lags, 100)),
   };
   await sleep(500);
   receiver.reset();
@@ -189,7 +217,10 @@ async function pacedPhase(db: PrismaClient, workspaceId: number, receiver: Recei
 export async function webhookFanout(): Promise<ScenarioResult> {
   const databaseUrl = await freshDatabase('cowrie_bench_webhook_fanout');
   const receiver = await startReceiver();
-  const db = createDb({ databaseUrl, poolSize: 4 });
+  // The writer's connections are named, so their backends' CPU counts as the generator's, not the fan-out's.
+  const generatorUrl = new URL(databaseUrl);
+  generatorUrl.searchParams.set('application_name', GENERATOR_APPLICATION_NAME);
+  const db = createDb({ databaseUrl: generatorUrl.toString(), poolSize: GENERATOR_CONNECTIONS });
   const redisEnv = benchRedisEnv();
   let sender: ReturnType<typeof startProcess> | undefined;
   try {
@@ -227,8 +258,13 @@ export async function webhookFanout(): Promise<ScenarioResult> {
       durationSeconds: 10,
       next: () => ({ method: 'POST', path: '/bare', headers: { 'content-type': 'application/json' }, body: BARE_DELIVERY }),
     });
-    // Phase 2 (the figures, and the at-rate run): the target rate.
-    const paced = await pacedPhase(db, workspace.id, receiver, seq, PACED);
+    // The yardstick of cpu_ratio: the bare express route at the offered deliveries/s.
+    const bare = await bareExpressAtRate(offeredPerS(PACED), 10);
+    // Phase 2 (the figures, and the at-rate run): the target rate; CPU per delivery of the sender, Postgres and Redis.
+    const { result: paced, cpuMsPerRequest } = await cpuPerRequest(
+      () => pacedPhase(db, workspace.id, receiver, seq, PACED),
+      (phase) => phase.received,
+    );
 
     // Phase 3 (extra): a burst written at once (in transactions of 50), drained at full speed.
     const burstStarted = Date.now();
@@ -274,6 +310,8 @@ export async function webhookFanout(): Promise<ScenarioResult> {
           p50_ms: paced.p50_ms,
           p99_ms: paced.p99_ms,
           max_ms: paced.max_ms,
+          max_at: paced.max_at,
+          max_at_offset_s: paced.max_at_offset_s,
           requests: paced.events * FAN_OUT,
           // pacedPhase throws unless every delivery arrived.
           non2xx: paced.events * FAN_OUT - paced.received,
@@ -284,6 +322,8 @@ export async function webhookFanout(): Promise<ScenarioResult> {
         'bare_fan_out',
         bareFanOut,
       ),
+      // Per delivery: the sender, Postgres (the writer's own connections excluded) and Redis.
+      ...cpuFields(cpuMsPerRequest, { cpuMsPerRequest: bare.cpuMsPerRequest, rate: offeredPerS(PACED) }),
     };
   } finally {
     if (sender) await stop(sender);
