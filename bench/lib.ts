@@ -494,9 +494,21 @@ async function cpuMsByPid(): Promise<Map<string, number>> {
 export async function cpuPerRequest<T>(
   work: () => Promise<T>,
   requests: (result: T) => number,
-): Promise<{ result: T; cpuMsPerRequest: Record<string, number> }> {
+): Promise<{ result: T; cpuMsPerRequest: Record<string, number>; timeline: CpuSample[] }> {
   const before = await cpuMsByPid();
-  const result = await work();
+  // Every TIMELINE_STEP_MS, the CPU each process has used so far: what every process was doing during a stall.
+  const timeline: CpuSample[] = [];
+  const sample = () => {
+    const used: Record<string, number> = {};
+    for (const key of before.keys()) {
+      const label = key.slice(0, key.lastIndexOf(':'));
+      used[label] = (used[label] ?? 0) + cpuMsOfPid(Number(key.slice(key.lastIndexOf(':') + 1)));
+    }
+    timeline.push({ at: Date.now(), used });
+  };
+  sample();
+  const sampler = setInterval(sample, TIMELINE_STEP_MS);
+  const result = await work().finally(() => clearInterval(sampler));
   const after = await cpuMsByPid();
   const n = Math.max(1, requests(result));
   const byLabel: Record<string, number> = {};
@@ -509,7 +521,36 @@ export async function cpuPerRequest<T>(
       .filter(([, ms]) => ms > 0)
       .map(([label, ms]) => [label, Math.round((ms / n) * 1000) / 1000]),
   );
-  return { result, cpuMsPerRequest };
+  return { result, cpuMsPerRequest, timeline };
+}
+
+const TIMELINE_STEP_MS = 100;
+
+/** CPU ms used so far by each label (the processes known when the measurement began), at a wall-clock time. */
+export interface CpuSample {
+  at: number;
+  used: Record<string, number>;
+}
+
+/**
+ * The CPU each process used in every TIMELINE_STEP_MS step from a second
+ * before `at` (an ISO time: the slowest request's send) to a second after:
+ * a stall with every process idle is a wait (a lock, a timer), one with a
+ * process at 100 ms per step is that process's own work (a GC, a loop).
+ * Clock ticks are 10 ms, so each figure is ±10 ms.
+ */
+export function cpuAround(timeline: readonly CpuSample[], at: string | null | undefined): Array<Record<string, number>> {
+  if (!at) return [];
+  const centre = Date.parse(at);
+  const steps: Array<Record<string, number>> = [];
+  for (let i = 1; i < timeline.length; i++) {
+    const [from, to] = [timeline[i - 1]!, timeline[i]!];
+    if (to.at < centre - 1000 || from.at > centre + 1000) continue;
+    const step: Record<string, number> = { offset_ms: to.at - centre };
+    for (const label of Object.keys(to.used)) step[label] = to.used[label]! - (from.used[label] ?? 0);
+    steps.push(step);
+  }
+  return steps;
 }
 
 /** The bare express server's label (bench/baseline-server.ts). */
@@ -644,7 +685,11 @@ export async function measureAgainstBareExpress(opts: {
   await settleDatabase(opts.databaseUrl);
   const { rate, origin, next } = opts.atRate;
   const bare = await bareExpressAtRate(rate, opts.durationSeconds, opts.barePort);
-  const { result: atRate, cpuMsPerRequest } = await cpuPerRequest(
+  const {
+    result: atRate,
+    cpuMsPerRequest,
+    timeline,
+  } = await cpuPerRequest(
     () => loadAtRate({ origin, rate, durationSeconds: opts.durationSeconds, next }),
     (run) => run.sent,
   );
@@ -661,6 +706,7 @@ export async function measureAgainstBareExpress(opts: {
     requests: measured.total,
     ...atRateFields(atRate, 'bare_express', bare.latency),
     ...cpuFields(cpuMsPerRequest, { cpuMsPerRequest: bare.cpuMsPerRequest, rate }),
+    cpu_ms_around_slowest: cpuAround(timeline, atRate.max_at),
   };
 }
 

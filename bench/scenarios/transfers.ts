@@ -32,6 +32,7 @@ import {
   bareExpressAtRate,
   benchRedisEnv,
   clearRedisPrefixes,
+  cpuAround,
   cpuFields,
   cpuPerRequest,
   emptyDatabase,
@@ -188,7 +189,11 @@ export async function transfers(): Promise<ScenarioResult> {
     const baselineAtRate = await pgbenchAtRate(pgbenchUrl, RATE);
     // The yardstick of cpu_ratio: the bare express route at the same rate.
     const bare = await bareExpressAtRate(RATE, DURATION_S);
-    const { result: atRate, cpuMsPerRequest } = await cpuPerRequest(
+    const {
+      result: atRate,
+      cpuMsPerRequest,
+      timeline,
+    } = await cpuPerRequest(
       () =>
         loadAtRate({
           origin: base,
@@ -229,6 +234,7 @@ export async function transfers(): Promise<ScenarioResult> {
       ...atRateFields(atRate, `pgbench_tpcb --rate ${RATE}`, baselineAtRate),
       // The payout's whole path: gateway, worker, Postgres, Redis.
       ...cpuFields(cpuMsPerRequest, { cpuMsPerRequest: bare.cpuMsPerRequest, rate: RATE }),
+      cpu_ms_around_slowest: cpuAround(timeline, atRate.max_at),
     };
     const problems = [
       measured.non2xx > 0 && `${measured.non2xx} of ${measured.total} responses were not 2xx`,

@@ -31,6 +31,7 @@ import {
   BENCH_ENCRYPTION_KEY,
   benchRedisEnv,
   clearRedisPrefixes,
+  cpuAround,
   cpuFields,
   cpuPerRequest,
   freshDatabase,
@@ -261,7 +262,11 @@ export async function webhookFanout(): Promise<ScenarioResult> {
     // The yardstick of cpu_ratio: the bare express route at the offered deliveries/s.
     const bare = await bareExpressAtRate(offeredPerS(PACED), 10);
     // Phase 2 (the figures, and the at-rate run): the target rate; CPU per delivery of the sender, Postgres and Redis.
-    const { result: paced, cpuMsPerRequest } = await cpuPerRequest(
+    const {
+      result: paced,
+      cpuMsPerRequest,
+      timeline,
+    } = await cpuPerRequest(
       () => pacedPhase(db, workspace.id, receiver, seq, PACED),
       (phase) => phase.received,
     );
@@ -324,6 +329,7 @@ export async function webhookFanout(): Promise<ScenarioResult> {
       ),
       // Per delivery: the sender, Postgres (the writer's own connections excluded) and Redis.
       ...cpuFields(cpuMsPerRequest, { cpuMsPerRequest: bare.cpuMsPerRequest, rate: offeredPerS(PACED) }),
+      cpu_ms_around_slowest: cpuAround(timeline, paced.max_at),
     };
   } finally {
     if (sender) await stop(sender);
