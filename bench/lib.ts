@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
@@ -723,7 +724,15 @@ export const ratioOf = (measured: number, baseline: number) => (baseline > 0 ? M
 
 export function writeResult(result: { scenario: string; [field: string]: unknown }) {
   mkdirSync(path.join(root, 'bench/results'), { recursive: true });
-  writeFileSync(path.join(root, 'bench/results', `${result.scenario}.json`), `${JSON.stringify(result, null, 2)}\n`);
+  // When and on what: figures compare only within one run on one machine.
+  const machine = {
+    cpus: os.cpus().length,
+    cpu_model: os.cpus()[0]?.model ?? 'unknown',
+    memory_gib: Math.round(os.totalmem() / 2 ** 30),
+    load_average: os.loadavg().map(round2),
+  };
+  const stamped = { ...result, measured_at: new Date().toISOString(), machine };
+  writeFileSync(path.join(root, 'bench/results', `${result.scenario}.json`), `${JSON.stringify(stamped, null, 2)}\n`);
 }
 
 export function stop(child: ChildProcess): Promise<void> {
