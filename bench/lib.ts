@@ -476,6 +476,21 @@ async function postgresPids(): Promise<number[]> {
   }
 }
 
+/** Postgres's checkpoints so far (timed and requested) and the ms they spent writing and syncing (pg_stat_bgwriter). */
+async function checkpointTotals(): Promise<{ checkpoints: number; write_ms: number; sync_ms: number }> {
+  const client = new Client({ connectionString: databaseUrlOf('postgres') });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ checkpoints: string; write_ms: number; sync_ms: number }>(
+      'SELECT checkpoints_timed + checkpoints_req AS checkpoints, checkpoint_write_time AS write_ms, checkpoint_sync_time AS sync_ms FROM pg_stat_bgwriter',
+    );
+    const row = rows[0]!;
+    return { checkpoints: Number(row.checkpoints), write_ms: Number(row.write_ms), sync_ms: Number(row.sync_ms) };
+  } finally {
+    await client.end();
+  }
+}
+
 /** CPU ms used so far by each process of the run, keyed `label:pid`: the measured processes, Postgres's (postgresPids) and the bench's Redis. */
 async function cpuMsByPid(): Promise<Map<string, number>> {
   const used = new Map<string, number>();
@@ -495,7 +510,8 @@ async function cpuMsByPid(): Promise<Map<string, number>> {
 export async function cpuPerRequest<T>(
   work: () => Promise<T>,
   requests: (result: T) => number,
-): Promise<{ result: T; cpuMsPerRequest: Record<string, number>; timeline: CpuSample[] }> {
+): Promise<{ result: T; cpuMsPerRequest: Record<string, number>; timeline: CpuSample[]; checkpoints: CheckpointsDuring }> {
+  const checkpointsBefore = await checkpointTotals();
   const before = await cpuMsByPid();
   // Every TIMELINE_STEP_MS, the CPU each process has used so far: what every process was doing during a stall.
   const timeline: CpuSample[] = [];
@@ -511,6 +527,13 @@ export async function cpuPerRequest<T>(
   const sampler = setInterval(sample, TIMELINE_STEP_MS);
   const result = await work().finally(() => clearInterval(sampler));
   const after = await cpuMsByPid();
+  const checkpointsAfter = await checkpointTotals();
+  // A checkpoint's sync competes with every commit's WAL flush: one ending mid-run can hold every write in flight.
+  const checkpoints = {
+    postgres_checkpoints_during_run: checkpointsAfter.checkpoints - checkpointsBefore.checkpoints,
+    postgres_checkpoint_write_ms_during_run: Math.round(checkpointsAfter.write_ms - checkpointsBefore.write_ms),
+    postgres_checkpoint_sync_ms_during_run: Math.round(checkpointsAfter.sync_ms - checkpointsBefore.sync_ms),
+  };
   const n = Math.max(1, requests(result));
   const byLabel: Record<string, number> = {};
   for (const [key, ms] of after) {
@@ -522,7 +545,14 @@ export async function cpuPerRequest<T>(
       .filter(([, ms]) => ms > 0)
       .map(([label, ms]) => [label, Math.round((ms / n) * 1000) / 1000]),
   );
-  return { result, cpuMsPerRequest, timeline };
+  return { result, cpuMsPerRequest, timeline, checkpoints };
+}
+
+/** Checkpoints Postgres finished while a measurement ran (any database's: the server has one checkpointer). */
+export interface CheckpointsDuring {
+  postgres_checkpoints_during_run: number;
+  postgres_checkpoint_write_ms_during_run: number;
+  postgres_checkpoint_sync_ms_during_run: number;
 }
 
 const TIMELINE_STEP_MS = 100;
@@ -690,6 +720,7 @@ export async function measureAgainstBareExpress(opts: {
     result: atRate,
     cpuMsPerRequest,
     timeline,
+    checkpoints,
   } = await cpuPerRequest(
     () => loadAtRate({ origin, rate, durationSeconds: opts.durationSeconds, next }),
     (run) => run.sent,
@@ -708,6 +739,7 @@ export async function measureAgainstBareExpress(opts: {
     ...atRateFields(atRate, 'bare_express', bare.latency),
     ...cpuFields(cpuMsPerRequest, { cpuMsPerRequest: bare.cpuMsPerRequest, rate }),
     cpu_ms_around_slowest: cpuAround(timeline, atRate.max_at),
+    ...checkpoints,
   };
 }
 

@@ -193,6 +193,7 @@ export async function transfers(): Promise<ScenarioResult> {
       result: atRate,
       cpuMsPerRequest,
       timeline,
+      checkpoints,
     } = await cpuPerRequest(
       () =>
         loadAtRate({
@@ -235,6 +236,7 @@ export async function transfers(): Promise<ScenarioResult> {
       // The payout's whole path: gateway, worker, Postgres, Redis.
       ...cpuFields(cpuMsPerRequest, { cpuMsPerRequest: bare.cpuMsPerRequest, rate: RATE }),
       cpu_ms_around_slowest: cpuAround(timeline, atRate.max_at),
+      ...checkpoints,
     };
     const problems = [
       measured.non2xx > 0 && `${measured.non2xx} of ${measured.total} responses were not 2xx`,

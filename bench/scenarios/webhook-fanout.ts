@@ -266,6 +266,7 @@ export async function webhookFanout(): Promise<ScenarioResult> {
       result: paced,
       cpuMsPerRequest,
       timeline,
+      checkpoints,
     } = await cpuPerRequest(
       () => pacedPhase(db, workspace.id, receiver, seq, PACED),
       (phase) => phase.received,
@@ -330,6 +331,7 @@ export async function webhookFanout(): Promise<ScenarioResult> {
       // Per delivery: the sender, Postgres (the writer's own connections excluded) and Redis.
       ...cpuFields(cpuMsPerRequest, { cpuMsPerRequest: bare.cpuMsPerRequest, rate: offeredPerS(PACED) }),
       cpu_ms_around_slowest: cpuAround(timeline, paced.max_at),
+      ...checkpoints,
     };
   } finally {
     if (sender) await stop(sender);
