@@ -576,7 +576,7 @@ export function cpuAround(timeline: readonly CpuSample[], at: string | null | un
   const steps: Array<Record<string, number>> = [];
   for (let i = 1; i < timeline.length; i++) {
     const [from, to] = [timeline[i - 1]!, timeline[i]!];
-    if (to.at < centre - 1000 || from.at > centre + 1000) continue;
+    if (to.at <= centre - 1000 || from.at >= centre + 1000) continue;
     const step: Record<string, number> = { offset_ms: to.at - centre };
     for (const label of Object.keys(to.used)) step[label] = to.used[label]! - (from.used[label] ?? 0);
     steps.push(step);

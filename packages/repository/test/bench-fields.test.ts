@@ -1,0 +1,75 @@
+// Risk: the benchmark reports figures it did not earn: latencies from a run
+// whose load generator fell behind its schedule (it then measured itself),
+// a CPU per operation that counts the bare express yardstick as the
+// operation's, a ratio against the wrong figure, or a stall window that
+// shows the wrong seconds. The bench's own arithmetic, on made-up inputs.
+import { atRateFields, cpuAround, cpuFields, GENERATOR_MAX_P99_SEND_LAG_MS } from '../../../bench/lib';
+
+const run = (p99SendLag: number) => ({
+  rate_rps: 200,
+  achieved_rps: 199,
+  p50_ms: 9,
+  p99_ms: 33,
+  max_ms: 612,
+  max_at_offset_s: 4.2,
+  max_at: '2026-11-27T06:00:04.200Z',
+  requests: 2000,
+  non2xx: 0,
+  p99_send_lag_ms: p99SendLag,
+  max_send_lag_ms: p99SendLag + 1,
+});
+
+test('a run whose generator kept its schedule reports its latencies, and when the slowest request was sent', () => {
+  const fields = atRateFields(run(GENERATOR_MAX_P99_SEND_LAG_MS), 'bare_express', { p50_ms: 1, p99_ms: 4 });
+  expect(fields).toMatchObject({
+    generator_ok: true,
+    p50_at_rate_ms: 9,
+    p99_at_rate_ms: 33,
+    max_at_rate_ms: 612,
+    max_at_rate_offset_s: 4.2,
+    max_at_rate_at: '2026-11-27T06:00:04.200Z',
+    baseline_p99_at_rate_ms: 4,
+  });
+  expect(fields).not.toHaveProperty('invalid_at_rate');
+});
+
+test('a run whose generator fell behind (p99 send lag over 5 ms) has no latency results, only the raw figures marked invalid', () => {
+  const fields = atRateFields(run(GENERATOR_MAX_P99_SEND_LAG_MS + 0.01), 'bare_express', { p50_ms: 1, p99_ms: 4 });
+  expect(fields).toMatchObject({ generator_ok: false, p50_at_rate_ms: null, p99_at_rate_ms: null, max_at_rate_ms: null });
+  expect(fields.invalid_at_rate).toEqual({
+    p50_at_rate_ms: 9,
+    p99_at_rate_ms: 33,
+    max_at_rate_ms: 612,
+    max_at_rate_offset_s: 4.2,
+    max_at_rate_at: '2026-11-27T06:00:04.200Z',
+  });
+});
+
+test('CPU per operation sums every process but the bare express yardstick, and cpu_ratio divides by the yardstick', () => {
+  const fields = cpuFields(
+    { gateway: 1.5, 'payout-worker': 1, postgres: 1.75, 'redis-server': 0.25, 'baseline-server': 0.9 },
+    { cpuMsPerRequest: 0.2, rate: 200 },
+  );
+  expect(fields).toEqual({
+    cpu_ms_per_request_at_rate: { gateway: 1.5, 'payout-worker': 1, postgres: 1.75, 'redis-server': 0.25 },
+    cpu_ms_per_op: 4.5,
+    bare_express_cpu_ms_per_request: 0.2,
+    bare_express_rate_rps: 200,
+    cpu_ratio: 22.5,
+  });
+  expect(cpuFields({ gateway: 1 }, { cpuMsPerRequest: 0, rate: 200 }).cpu_ratio).toBeNull();
+});
+
+test('the CPU around the slowest request: each step’s use per process, from a second before it to a second after', () => {
+  const centre = Date.parse('2026-11-27T06:00:10.000Z');
+  // Cumulative CPU every 100 ms from 3 s before to 3 s after; the gateway busy (100 ms a step) only in the step ending at the centre.
+  const timeline = Array.from({ length: 61 }, (_, i) => {
+    const at = centre - 3000 + i * 100;
+    return { at, used: { gateway: 10 * i + (at >= centre ? 90 : 0), postgres: 5 * i } };
+  });
+  const steps = cpuAround(timeline, '2026-11-27T06:00:10.000Z');
+  expect(steps.map((s) => s.offset_ms)).toEqual(Array.from({ length: 20 }, (_, i) => -900 + i * 100));
+  expect(steps.find((s) => s.offset_ms === 0)).toEqual({ offset_ms: 0, gateway: 100, postgres: 5 });
+  expect(steps.filter((s) => s.offset_ms !== 0).every((s) => s.gateway === 10 && s.postgres === 5)).toBe(true);
+  expect(cpuAround(timeline, null)).toEqual([]);
+});
