@@ -36,7 +36,7 @@ test('a run whose generator kept its schedule reports its latencies, and when th
 test('a run whose generator fell behind (p99 send lag over 5 ms) has no latency results, only the raw figures marked invalid', () => {
   const fields = atRateFields(run(GENERATOR_MAX_P99_SEND_LAG_MS + 0.01), 'bare_express', { p50_ms: 1, p99_ms: 4 });
   expect(fields).toMatchObject({ generator_ok: false, p50_at_rate_ms: null, p99_at_rate_ms: null, max_at_rate_ms: null });
-  expect(fields.invalid_at_rate).toEqual({
+  expect(fields).toHaveProperty('invalid_at_rate', {
     p50_at_rate_ms: 9,
     p99_at_rate_ms: 33,
     max_at_rate_ms: 612,
