@@ -101,6 +101,8 @@ function exportsByEntry(): Map<string, Set<string>> {
     {},
     {
       ...ts.sys,
+      // Only its compiler options are wanted: the files are the entries, so no directory is listed.
+      readDirectory: () => [],
       onUnRecoverableConfigFileDiagnostic: (d) => {
         throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
       },
