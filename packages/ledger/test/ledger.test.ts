@@ -1,6 +1,8 @@
 // Risk: money created or lost: a credit applied twice, or a balance that no
-// longer equals the sum of its entries. Holds are the payouts package's
-// (packages/payouts/test/payouts.test.ts).
+// longer equals the sum of its entries. Holds are this package's too
+// (openHeldDebit, closeHeldDebit) but are tested through the payouts that open
+// and close them (packages/payouts/test/payouts.test.ts: the overdraft guard,
+// settle or release once); the auditor in audit.test.ts.
 import { Decimal } from '@cowrie/core';
 import { createTestEnv, createWorkspaceWithKey, type TestEnv, fundWallet } from '@cowrie/testing';
 import { auditWallet, creditWallet, findWallet, renderBalance } from '../src';
