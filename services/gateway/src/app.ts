@@ -18,7 +18,8 @@ import { registerVerificationRoutes } from './routes/verifications';
 import { registerDepositRoutes } from './routes/deposits';
 import { registerRailNotificationRoutes } from './routes/rail-notifications';
 import { registerVerificationReportRoutes } from './routes/verification-reports';
-import { registerWebhookRoutes } from './routes/webhooks';
+import { webhookSpecs } from './api/webhooks/specs';
+import { createWebhookHandlers } from './api/webhooks/handlers';
 import { createPayoutHandlers, registerPayoutRoutes } from './routes/payouts';
 import { registerDashboardPayoutRoutes } from './routes/dashboard-payouts';
 import { registerApiKeyRoutes } from './routes/api-keys';
@@ -95,7 +96,7 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   registerAuthRoutes(root, deps);
   registerPasswordResetRoutes(root, deps);
   registerMfaRoutes(root, deps);
-  registerWebhookRoutes(root, deps);
+  root.routes(webhookSpecs, createWebhookHandlers(deps));
   registerApiKeyRoutes(root, deps);
   registerDashboardLedgerRoutes(root, deps);
   registerDashboardExportRoutes(root, deps);
