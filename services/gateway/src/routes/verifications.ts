@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import { z } from 'zod';
-import { AppError, enqueueAndWait } from '@cowrie/core';
+import { AppError } from '@cowrie/core';
 import {
   VERIFICATION_CHANNELS,
   ZCheckVerificationRequest,
@@ -9,18 +9,14 @@ import {
   guardVerificationStart,
   ZStartVerificationRequest,
   checkVerification,
-  createVerification,
   findVerification,
-  findVerificationById,
   hitVerificationLimits,
-  markDeliveryFailed,
+  startVerification,
   toStartedVerification,
   toVerificationRecord,
   type CheckOutcome,
   type StartedVerification,
   type VerificationRecord,
-  verificationJobId,
-  verificationsQueue,
 } from '@cowrie/verification';
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
@@ -144,45 +140,17 @@ export function registerVerificationRoutes(v1: RouteMount, deps: GatewayDeps) {
       }
 
       deps.metrics.verificationConversion.inc({ ...counted, outcome: 'started' });
-      const { verification, sealedCode } = await createVerification(deps.sql, config, { workspaceId, mode, ...body });
-      const reference = verification.reference;
-      req.log.info({ reference, channel: verification.channel }, 'verification started');
-
-      // Queue the delivery and wait a bounded time for the dispatcher's outcome
-      // (docs/design.md: synchronous answers). Sent: the row is still as created.
-      // Anything else: the row in Postgres is the answer.
-      const run = await enqueueAndWait(
-        queues.verifications,
-        verificationsQueue,
-        'verification.deliver',
-        { verificationId: verification.id, sealedCode },
-        { jobId: verificationJobId(verification), waitMs: config.VERIFY_SYNC_WAIT_MS },
-      );
-      if (run.kind === 'not_queued') {
-        req.log.error({ err: { message: run.error.message }, reference }, 'could not queue code delivery');
-        await markDeliveryFailed(deps.sql, verification.id, 'the delivery queue is unavailable');
-        throw new AppError('provider_error', 'Code delivery is unavailable right now; try again', { status: 503, details: { reference } });
+      const started = await startVerification({ sql: deps.sql, config, channel: queues.verifications, log: req.log }, { workspaceId, mode, ...body });
+      switch (started.kind) {
+        case 'not_queued':
+          throw new AppError('provider_error', 'Code delivery is unavailable right now; try again', { status: 503, details: { reference: started.reference } });
+        case 'delivery_failed':
+          deps.metrics.verificationOutcomes.inc({ stage: 'start', outcome: 'delivery_failed' });
+          throw new AppError('invalid_request', `Could not deliver the code: ${started.error}`, { details: { reference: started.reference } });
+        case 'started':
+          deps.metrics.verificationOutcomes.inc({ stage: 'start', outcome: 'started' });
+          sendData(req, res, 201, toStartedVerification(started.verification));
       }
-      const delivery = run.kind === 'completed' ? run.value : undefined;
-      if (run.kind !== 'completed' && config.VERIFY_SYNC_WAIT_MS > 0) {
-        const state = run.kind === 'failed' ? 'failed' : await run.job.getState().catch(() => 'unknown');
-        if (state === 'failed') {
-          // The handler itself crashed (not a provider refusal, which it records):
-          // the code was not delivered and the job is not retried.
-          req.log.warn({ reference, err: { message: run.kind === 'failed' ? run.reason : 'failed' } }, 'code delivery job failed');
-          await markDeliveryFailed(deps.sql, verification.id, 'the delivery worker failed');
-        } else {
-          req.log.warn({ reference, state }, 'code delivery still running; answering from the row');
-        }
-      }
-
-      const row = delivery?.kind === 'sent' ? verification : ((await findVerificationById(deps.sql, verification.id)) ?? verification);
-      if (row.status === 'failed' && row.deliveryError) {
-        deps.metrics.verificationOutcomes.inc({ stage: 'start', outcome: 'delivery_failed' });
-        throw new AppError('invalid_request', `Could not deliver the code: ${row.deliveryError}`, { details: { reference } });
-      }
-      deps.metrics.verificationOutcomes.inc({ stage: 'start', outcome: 'started' });
-      sendData(req, res, 201, toStartedVerification(row));
     },
   );
 
