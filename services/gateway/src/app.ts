@@ -14,7 +14,8 @@ import { registerAuthRoutes } from './routes/auth';
 import { registerPasswordResetRoutes } from './routes/password-reset';
 import { registerMfaRoutes } from './routes/mfa';
 import { registerCatalogRoutes } from './routes/catalog';
-import { registerVerificationRoutes } from './routes/verifications';
+import { verificationSpecs } from './api/verifications/specs';
+import { createVerificationHandlers } from './api/verifications/handlers';
 import { registerDepositRoutes } from './routes/deposits';
 import { registerRailNotificationRoutes } from './routes/rail-notifications';
 import { registerVerificationReportRoutes } from './routes/verification-reports';
@@ -80,7 +81,7 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   const api = routes.on(v1, '/v1');
   registerCatalogRoutes(api, deps);
   options.extraV1Routes?.(v1);
-  registerVerificationRoutes(api, deps);
+  api.routes(verificationSpecs, createVerificationHandlers(deps));
   registerDepositRoutes(api, deps);
   // One handler per payout action, for /v1 (API key) and the dashboard (session) alike.
   const payoutHandlers = createPayoutHandlers(deps);
