@@ -13,7 +13,7 @@ import { buildOpenApiDocument, closeGatewayDeps, createApp, createGatewayDeps, r
 async function main() {
   // Building the app registers every route; nothing is called, so no database is needed.
   const deps = createGatewayDeps(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' }));
-  const document = buildOpenApiDocument(routesOf(createApp(deps)));
+  const document = buildOpenApiDocument(routesOf(createApp(deps)).routes);
   await closeGatewayDeps(deps).catch(() => undefined);
   const json = `${JSON.stringify(document, null, 2)}\n`;
   const root = path.join(__dirname, '..');

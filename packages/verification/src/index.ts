@@ -16,3 +16,4 @@ export * from './samples';
 export * from './fraud-guard';
 export * from './conversion';
 export * from './delivery-reports';
+export * from './start-verification';

@@ -10,3 +10,4 @@ export * from './relay';
 export * from './delivery-store';
 export * from './queue';
 export * from './samples';
+export * from './ping';

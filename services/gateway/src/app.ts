@@ -14,11 +14,13 @@ import { registerAuthRoutes } from './routes/auth';
 import { registerPasswordResetRoutes } from './routes/password-reset';
 import { registerMfaRoutes } from './routes/mfa';
 import { registerCatalogRoutes } from './routes/catalog';
-import { registerVerificationRoutes } from './routes/verifications';
+import { verificationSpecs } from './api/verifications/specs';
+import { createVerificationHandlers } from './api/verifications/handlers';
 import { registerDepositRoutes } from './routes/deposits';
 import { registerRailNotificationRoutes } from './routes/rail-notifications';
 import { registerVerificationReportRoutes } from './routes/verification-reports';
-import { registerWebhookRoutes } from './routes/webhooks';
+import { webhookSpecs } from './api/webhooks/specs';
+import { createWebhookHandlers } from './api/webhooks/handlers';
 import { createPayoutHandlers, registerPayoutRoutes } from './routes/payouts';
 import { registerDashboardPayoutRoutes } from './routes/dashboard-payouts';
 import { registerApiKeyRoutes } from './routes/api-keys';
@@ -79,7 +81,7 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   const api = routes.on(v1, '/v1');
   registerCatalogRoutes(api, deps);
   options.extraV1Routes?.(v1);
-  registerVerificationRoutes(api, deps);
+  api.routes(verificationSpecs, createVerificationHandlers(deps));
   registerDepositRoutes(api, deps);
   // One handler per payout action, for /v1 (API key) and the dashboard (session) alike.
   const payoutHandlers = createPayoutHandlers(deps);
@@ -95,7 +97,7 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   registerAuthRoutes(root, deps);
   registerPasswordResetRoutes(root, deps);
   registerMfaRoutes(root, deps);
-  registerWebhookRoutes(root, deps);
+  root.routes(webhookSpecs, createWebhookHandlers(deps));
   registerApiKeyRoutes(root, deps);
   registerDashboardLedgerRoutes(root, deps);
   registerDashboardExportRoutes(root, deps);

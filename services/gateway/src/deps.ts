@@ -1,11 +1,13 @@
 import { QueueEvents } from 'bullmq';
-import { createServiceLogger, createRedis, openQueue, type JobChannel, type Logger, type Config, type RedisClient } from '@cowrie/core';
+import { createServiceLogger, createRedis, openQueue, type JobChannel, type Logger, type Config, type Mode, type RedisClient } from '@cowrie/core';
 import { payoutsQueue } from '@cowrie/payouts';
 import { createEmailSender, verificationsQueue, type EmailSender } from '@cowrie/verification';
 import { webhooksQueue } from '@cowrie/webhooks';
 import { createDb, createSqlPool, type PrismaClient, type SqlPool } from '@cowrie/db';
 import { loadChannelCatalog, type Channel } from '@cowrie/catalog';
-import { createMetrics, type CowrieMetrics } from '@cowrie/metrics';
+import { createMetrics, instrumentCalls, railObserver, type CowrieMetrics } from '@cowrie/metrics';
+import { createModeRails, mapModeRails, type ModeRails } from '@cowrie/rails';
+import { createCollectionRail, type CollectionRail } from '@cowrie/collection-rails';
 import { BackgroundTasks } from './http/background';
 
 /** Each queue the gateway adds jobs to, with the events of its jobs' outcomes. */
@@ -34,6 +36,10 @@ export interface GatewayDeps {
   email: EmailSender;
   /** Work started after answering (a reset's email); closing waits for it. */
   background: BackgroundTasks;
+  /** The payout rails of each mode (a test key or session reaches the sandbox only), each call timed (cowrie_rail_call_*). */
+  payoutRails: ModeRails;
+  /** The collection rail of each mode (a test key opens accounts on the sandbox only), its account openings timed. */
+  collectionRails: Record<Mode, CollectionRail>;
 }
 
 export interface GatewayDepsOptions {
@@ -61,7 +67,28 @@ export function createGatewayDeps(config: Config, logger = createServiceLogger(c
   metrics.watchQueues(Object.values(queues).map((c) => c.queue));
   const email = createEmailSender(config, redis);
   const background = new BackgroundTasks(logger);
-  return { config, logger, db, redis, queues, channels: loadChannelCatalog(config), sql, connections, metrics, email, background };
+  // Every rail call is timed, by the service, not the rail.
+  const payoutRails = mapModeRails(createModeRails(config, { redis, sql }), (rail) => instrumentCalls(rail, railObserver(metrics, `payout:${rail.id}`)));
+  const collectionRailOf = (mode: Mode) => {
+    const raw = createCollectionRail(config, mode);
+    return instrumentCalls(raw, railObserver(metrics, `collection:${raw.name}`), ['openOneOffAccount', 'openReservedAccount']);
+  };
+  const collectionRails = { live: collectionRailOf('live'), test: collectionRailOf('test') };
+  return {
+    config,
+    logger,
+    db,
+    redis,
+    queues,
+    channels: loadChannelCatalog(config),
+    sql,
+    connections,
+    metrics,
+    email,
+    background,
+    payoutRails,
+    collectionRails,
+  };
 }
 
 export async function closeGatewayDeps(deps: GatewayDeps): Promise<void> {

@@ -21,7 +21,7 @@ beforeAll(async () => {
   // Building the app registers every route; nothing is called, so no database is needed.
   const deps = createGatewayDeps(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' }));
   try {
-    contract = new OpenApiContract(JSON.parse(JSON.stringify(buildOpenApiDocument(routesOf(createApp(deps))))));
+    contract = new OpenApiContract(JSON.parse(JSON.stringify(buildOpenApiDocument(routesOf(createApp(deps)).routes))));
   } finally {
     await closeGatewayDeps(deps).catch(() => undefined);
   }

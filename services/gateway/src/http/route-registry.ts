@@ -120,6 +120,17 @@ export interface RouteInput<B, Q, P> {
 
 export type RouteHandler<B, Q, P> = (input: RouteInput<B, Q, P>, req: Request, res: Response) => unknown;
 
+/** Any route's spec, as data (a domain's `specs.ts`). */
+export type AnyRouteSpec = RouteSpec<z.ZodType | undefined, z.ZodType | undefined, z.ZodType | undefined>;
+
+type RequestPart<S, K extends 'body' | 'query' | 'params'> = S extends { request: { [k in K]: infer T } } ? (T extends z.ZodType ? T : undefined) : undefined;
+
+/** The handler of one spec: its input typed by the spec's request schemas. */
+export type HandlerOf<S> = RouteHandler<RequestPart<S, 'body'>, RequestPart<S, 'query'>, RequestPart<S, 'params'>>;
+
+/** One handler per spec of a domain's specs (a domain's `handlers.ts`). */
+export type HandlersOf<Specs> = { [K in keyof Specs]: HandlerOf<Specs[K]> };
+
 /** A route as mounted: its spec plus the full path (`/v1/verifications/:reference`). */
 export interface RegisteredRoute extends RouteSpec<z.ZodType | undefined, z.ZodType | undefined, z.ZodType | undefined> {
   fullPath: string;
@@ -233,5 +244,12 @@ export class RouteMount {
     };
     const chain = guards.length ? [label, ...guards, run] : [run];
     this.router[spec.method](spec.path, ...chain);
+  }
+
+  /** Declares and mounts a domain's routes, in the order of its specs, each with its handler. */
+  routes<Specs extends Record<string, AnyRouteSpec>>(specs: Specs, handlers: HandlersOf<Specs>): void {
+    for (const [key, spec] of Object.entries(specs) as [keyof Specs, AnyRouteSpec][]) {
+      this.route(spec, handlers[key] as RouteHandler<z.ZodType | undefined, z.ZodType | undefined, z.ZodType | undefined>);
+    }
   }
 }

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { SIGNATURE_HEADER, STANDARD_WEBHOOKS_HEADERS, WEBHOOK_RETRY_DELAYS_MS } from '@cowrie/webhooks';
-import { sessionRoleOf, type RegisteredRoute, type RouteRegistry, type SessionRole, type StepUpRule } from '../http/route-registry';
+import { sessionRoleOf, type RegisteredRoute, type SessionRole, type StepUpRule } from '../http/route-registry';
 import { EXAMPLE_DELIVERY, EXAMPLE_NEXT_CURSOR, EXAMPLE_REQUEST_ID, ERROR_EXAMPLES, OPERATION_EXAMPLES, WEBHOOK_EXAMPLES } from './examples';
 import { SCHEMA_NAMES, ZErrorResponse, ZPageMeta, ZResponseMeta } from './schemas';
 import { WEBHOOK_EVENTS, type WebhookEventSpec } from './webhooks';
@@ -400,13 +400,14 @@ export interface OpenApiOptions {
 }
 
 /**
- * The OpenAPI 3.1 document of every route in the registry, built from the
- * same zod schemas that validate the requests (io: input) and describe the
- * responses (io: output), with the webhook events Cowrie sends.
+ * The OpenAPI 3.1 document of `routes` (their specs at their full paths, in
+ * the order they are served), built from the same zod schemas that validate
+ * the requests (io: input) and describe the responses (io: output), with the
+ * webhook events Cowrie sends. Nothing of a running gateway is needed.
  */
-export function buildOpenApiDocument(registry: RouteRegistry, options: OpenApiOptions = {}) {
+export function buildOpenApiDocument(routes: readonly RegisteredRoute[], options: OpenApiOptions = {}) {
   const roots: Record<Io, z.ZodType[]> = { input: [], output: [ZResponseMeta, ZErrorResponse, ...WEBHOOK_EVENTS.map((e) => e.body)] };
-  for (const route of registry.routes) {
+  for (const route of routes) {
     const { input, output } = routeSchemas(route);
     roots.input.push(...input);
     roots.output.push(...output);
@@ -414,12 +415,12 @@ export function buildOpenApiDocument(registry: RouteRegistry, options: OpenApiOp
   const schemas = new DocumentSchemas(roots);
 
   const paths: Record<string, Record<string, JsonSchema>> = {};
-  for (const route of registry.routes) {
+  for (const route of routes) {
     const key = toOpenApiPath(route.fullPath);
     (paths[key] ??= {})[route.method] = operationOf(route, schemas);
   }
   const webhooks = Object.fromEntries(WEBHOOK_EVENTS.map((event) => [event.name, webhookOf(event, schemas)]));
-  const tags = [...new Set([...registry.routes.map((r) => r.tag), WEBHOOK_TAG])].map((name) => {
+  const tags = [...new Set([...routes.map((r) => r.tag), WEBHOOK_TAG])].map((name) => {
     const description = TAG_DESCRIPTIONS[name];
     if (!description) throw new Error(`tag ${name} has no description in TAG_DESCRIPTIONS`);
     return { name, description };

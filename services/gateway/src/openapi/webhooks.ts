@@ -20,7 +20,7 @@ import {
 } from '@cowrie/webhooks';
 import { ZCustomer } from '../routes/deposits';
 import { ZTransaction } from '../routes/payouts';
-import { ZVerificationChannel } from '../routes/verifications';
+import { ZVerificationChannel } from '../api/verifications/schemas';
 import { ZAmount, ZTimestamp, named, responseOf } from './schemas';
 
 const ZEventId = z.string().meta({

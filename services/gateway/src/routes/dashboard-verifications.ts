@@ -16,7 +16,7 @@ import { recordAuditAfter } from '../http/audit';
 import type { RouteMount } from '../http/route-registry';
 import { sendData, sendPage, sessionOf } from '../http/respond';
 import { ZPageMeta, ZTimestamp, named, pageQueryFields, responseOf } from '../openapi/schemas';
-import { ZVerificationChannel, ZVerificationRecord, ZVerificationStatus } from './verifications';
+import { ZVerificationChannel, ZVerificationRecord, ZVerificationStatus } from '../api/verifications/schemas';
 
 const ZDashboardVerification = named(
   'DashboardVerification',

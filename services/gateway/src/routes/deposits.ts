@@ -1,7 +1,6 @@
 import type { Request } from 'express';
 import { z } from 'zod';
-import { createCollectionRail } from '@cowrie/collection-rails';
-import { currencyCodeField, type Mode } from '@cowrie/core';
+import { currencyCodeField } from '@cowrie/core';
 import {
   createCustomerReservedAccount,
   createDeposit,
@@ -19,7 +18,6 @@ import {
   type DepositsContext,
   type DepositResult,
 } from '@cowrie/deposits';
-import { instrumentCalls, railObserver } from '@cowrie/metrics';
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
 import { apiKeyOf, sendData, sendPage } from '../http/respond';
@@ -112,11 +110,7 @@ export async function reservedAccountsOf(deps: Pick<GatewayDeps, 'db'>, workspac
 
 export function registerDepositRoutes(v1: RouteMount, deps: GatewayDeps) {
   // A request acts on its key's mode: a test key opens accounts on the sandbox rail only.
-  const railOf = (mode: Mode) => {
-    const raw = createCollectionRail(deps.config, mode);
-    return instrumentCalls(raw, railObserver(deps.metrics, `collection:${raw.name}`), ['openOneOffAccount', 'openReservedAccount']);
-  };
-  const rails = { live: railOf('live'), test: railOf('test') };
+  const rails = deps.collectionRails;
   const ctxOf = (req: Request): DepositsContext => ({
     db: deps.db,
     rail: rails[apiKeyOf(req).mode],

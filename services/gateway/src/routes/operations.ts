@@ -51,7 +51,7 @@ const DOCS_HTML = `<!doctype html>
 export function registerDocsRoutes(app: Express, mount: RouteMount) {
   let document: OpenApiDocument | undefined;
   // Built on first use, once every route is registered; the routes never change afterwards.
-  const documentOf = () => (document ??= buildOpenApiDocument(mount.registry));
+  const documentOf = () => (document ??= buildOpenApiDocument(mount.registry.routes));
 
   mount.route(
     {

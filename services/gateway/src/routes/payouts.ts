@@ -38,8 +38,7 @@ import {
   payoutsQueue,
 } from '@cowrie/payouts';
 import { renderBalance } from '@cowrie/ledger';
-import { createModeRails, mapModeRails, type Bank, type ResolvedAccount } from '@cowrie/rails';
-import { instrumentCalls, railObserver } from '@cowrie/metrics';
+import type { Bank, ResolvedAccount } from '@cowrie/rails';
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
 import { apiKeyOf, sendData, sendPage } from '../http/respond';
@@ -214,10 +213,7 @@ export type PayoutOpened = (req: Request, payout: CreatedPayout['transaction'], 
  * timeout, a failed job).
  */
 export function createPayoutHandlers(deps: GatewayDeps) {
-  // Every rail call is timed (cowrie_rail_call_*), by the service, not the rail.
-  const modeRails = mapModeRails(createModeRails(deps.config, { redis: deps.redis, sql: deps.sql }), (rail) =>
-    instrumentCalls(rail, railObserver(deps.metrics, `payout:${rail.id}`)),
-  );
+  const modeRails = deps.payoutRails;
 
   async function runPayout(req: Request, payout: CreatedPayout, opened: () => Promise<void>): Promise<RenderedTransaction> {
     const id = payout.transaction.id;
