@@ -3,7 +3,8 @@
 // defined ioredis commands broke auto-pipelining (ioredis#1931): the gateway
 // died with "results[i] is not iterable".
 import { createRedis } from '@cowrie/core';
-import { createTestEnv, type TestEnv } from '@cowrie/testing';
+import { type TestEnv } from '@cowrie/testing';
+import { createTestEnv } from '@cowrie/ledger/testing';
 import { runScript } from './run-script';
 
 let env: TestEnv;

@@ -2,7 +2,8 @@
 // longer equals the sum of its entries. Holds are the payouts package's
 // (packages/payouts/test/payouts.test.ts).
 import { Decimal } from '@cowrie/core';
-import { createTestEnv, createWorkspaceWithKey, type TestEnv, fundWallet } from '@cowrie/testing';
+import { createWorkspaceWithKey, type TestEnv } from '@cowrie/testing';
+import { createTestEnv, fundWallet } from '../testing';
 import { auditWallet, creditWallet, findWallet, renderBalance } from '../src';
 
 let env: TestEnv;

@@ -1,7 +1,8 @@
 // Risk: a code accepted after its attempts ran out or after it expired; two
 // concurrent wrong guesses both counted as the last; an event missing or
 // written without its state change.
-import { createTestEnv, createWorkspaceWithKey, type TestEnv } from '@cowrie/testing';
+import { createWorkspaceWithKey, type TestEnv } from '@cowrie/testing';
+import { createTestEnv } from '@cowrie/ledger/testing';
 import { checkVerification } from './check-verification';
 import { createVerification } from './create-verification';
 

@@ -1,7 +1,8 @@
 // Risk: a replayed delivery job sending a code twice or reviving a checked
 // verification; a job that cannot be read leaving the row pending forever.
 import { encryptSecret } from '@cowrie/core';
-import { createTestEnv, createWorkspaceWithKey, type TestEnv } from '@cowrie/testing';
+import { createWorkspaceWithKey, type TestEnv } from '@cowrie/testing';
+import { createTestEnv } from '@cowrie/ledger/testing';
 import { createVerification } from './create-verification';
 import { deliverVerification } from './deliver-verification';
 import { createDeliveryProviders, readSandboxMessages, sandboxOutbox } from './providers';

@@ -2,7 +2,8 @@
 // in monitor mode, counting what it refused, never lifting (as the hour slides,
 // as checks verify, when cleared), or leaking one workspace's or prefix's
 // counts into another's.
-import { createTestEnv, type TestEnv } from '@cowrie/testing';
+import { type TestEnv } from '@cowrie/testing';
+import { createTestEnv } from '@cowrie/ledger/testing';
 import {
   clearGuardedPrefix,
   destinationPrefix,

@@ -1,6 +1,7 @@
 // Risk: a delivery given a second final outcome (the contract: one outcome,
 // never redelivered once logged), or one outcome of a batch stored on another row.
-import { createTestEnv, createWorkspaceWithKey, type TestEnv } from '@cowrie/testing';
+import { createWorkspaceWithKey, type TestEnv } from '@cowrie/testing';
+import { createTestEnv } from '@cowrie/ledger/testing';
 import { randomUUID } from 'node:crypto';
 import { createDeliveryStore, ENDPOINT_DISABLED_EVENT, type DeliveryOutcomeRecord } from './delivery-store';
 

@@ -1,6 +1,7 @@
 // Risk: the sandbox sending for real-looking failures, forgetting messages a
 // developer needs, or keeping them forever.
-import { createTestEnv, type TestEnv } from '@cowrie/testing';
+import { type TestEnv } from '@cowrie/testing';
+import { createTestEnv } from '@cowrie/ledger/testing';
 import { createSandboxProvider, readSandboxMessages, sandboxOutbox, SANDBOX_MESSAGES_KEPT } from './sandbox';
 import { DeliveryError } from './types';
 

@@ -1,6 +1,6 @@
 // Risk: the Termii adapter drifting from the documented API (paths, fields,
 // number format), or reporting a refused or hung request as delivered.
-import { startTermiiStandIn, type TermiiStandIn, type TermiiReply } from '../../test/termii-stand-in';
+import { startTermiiStandIn, type TermiiStandIn, type TermiiReply } from '../../testing';
 import { createTermiiProvider } from './termii';
 import { DeliveryError } from './types';
 

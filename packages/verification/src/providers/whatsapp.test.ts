@@ -2,7 +2,7 @@
 // (path, bearer token, authentication template with the code in the body and
 // the copy-code button), or reporting a refused, rate-limited or hung send as
 // delivered; a refusal's text carrying the code or the token.
-import { startWhatsAppStandIn, type WhatsAppStandIn } from '../../test/whatsapp-stand-in';
+import { startWhatsAppStandIn, type WhatsAppStandIn } from '../../testing';
 import { DeliveryError } from './types';
 import { createWhatsAppProvider } from './whatsapp';
 
