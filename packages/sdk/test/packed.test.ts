@@ -17,7 +17,16 @@ import { closeGatewayDeps, createApp, createGatewayDeps, type GatewayDeps } from
 import { startPayoutWorker, type RunningPayoutWorker } from '@cowrie/payout-worker';
 import { Webhook } from 'standardwebhooks';
 import { startVerificationWorker, type RunningVerificationWorker } from '@cowrie/verification-dispatcher';
-import { createKeyFor, createWorkspaceWithKey, listenGateway, startHttpReceiver, waitFor, type HttpReceiver, type RunningGateway, type TestEnv } from '@cowrie/testing';
+import {
+  createKeyFor,
+  createWorkspaceWithKey,
+  listenGateway,
+  startHttpReceiver,
+  waitFor,
+  type HttpReceiver,
+  type RunningGateway,
+  type TestEnv,
+} from '@cowrie/testing';
 import { createTestEnv, fundWallet } from '@cowrie/ledger/testing';
 import { startWebhookWorker, type RunningWebhookWorker } from '@cowrie/webhook-sender';
 import { createAddressPolicy, createWebhookEndpoint } from '@cowrie/webhooks';
