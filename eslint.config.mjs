@@ -39,11 +39,33 @@ export default tseslint.config(
     },
   },
   {
+    // Every test environment audits the ledger it leaves behind: tests take
+    // createTestEnv from @cowrie/ledger/testing, which adds the ledger's audit to
+    // the cleanup. Only the packages the ledger's own tests depend on (through
+    // @cowrie/testing) cannot, and use @cowrie/testing's alone.
+    files: ['**/*.ts'],
+    ignores: ['packages/accounts/**', 'packages/db/**', 'packages/testing/**', 'packages/ledger/testing/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@cowrie/testing',
+              importNames: ['createTestEnv'],
+              message: "Take createTestEnv from '@cowrie/ledger/testing': its cleanup audits the ledger (CONTRIBUTING.md, Tests).",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.cjs'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
-    files: ['**/*.test.ts', '**/test/**/*.ts'],
+    files: ['**/*.test.ts', '**/test/**/*.ts', '**/testing/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
   },
 );

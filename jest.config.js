@@ -46,6 +46,7 @@ module.exports = {
   },
   transformIgnorePatterns: [`/node_modules/(?!(${ESM_PACKAGES.join('|')})/)`],
   // The SDK's package entry points are its build (dist/); inside the workspace it is read from its sources.
+  // A package's `testing` entry (`@cowrie/paystack/testing`) is resolved through its exports map.
   moduleNameMapper: { '^@cowrie/sdk$': '<rootDir>/packages/sdk/src/index.ts' },
   globalSetup: '<rootDir>/scripts/jest/global-setup.js',
   testTimeout: 30_000,

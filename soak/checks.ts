@@ -4,12 +4,12 @@
 import type { PrismaClient } from '@cowrie/db';
 import { Decimal } from '@cowrie/core';
 import { auditLedger } from '@cowrie/ledger';
-import type { PaystackStandIn } from '@cowrie/paystack/test/paystack-stand-in';
-import type { FlutterwaveStandIn } from '@cowrie/rails/test/flutterwave-stand-in';
+import type { PaystackStandIn } from '@cowrie/paystack/testing';
+import type { FlutterwaveStandIn } from '@cowrie/rails/testing';
 import { payoutReferenceOf, railReferenceOf } from '@cowrie/payouts';
 import type { HttpReceiver } from '@cowrie/testing';
 import { codeMatches, VERIFICATION_STATUSES } from '@cowrie/verification';
-import type { TermiiRequest } from '@cowrie/verification/test/termii-stand-in';
+import type { TermiiRequest } from '@cowrie/verification/testing';
 import type { AnswerLog, InboundSent, PingAnswer } from './driver';
 
 export interface SoakViolation {

@@ -1,7 +1,7 @@
 // The soak's traffic: a seeded mix of what businesses do through the public
 // API, on several lanes at once. Each lane's operations come from its own
 // seeded generator, so a seed names the same mix every run.
-import { paystackChargeSuccess } from '@cowrie/paystack/test/paystack-stand-in';
+import { paystackChargeSuccess } from '@cowrie/paystack/testing';
 import { seededRandom } from '@cowrie/testing';
 import type { ServiceReplica } from './world';
 

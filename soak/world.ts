@@ -8,9 +8,9 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '@cowrie/core';
 import { freePort, spawnServiceProcess, startHttpReceiver, startRedisCluster, startRedisServer, type HttpReceiver, type RedisServer } from '@cowrie/testing';
-import { startPaystackStandIn, type PaystackStandIn } from '@cowrie/paystack/test/paystack-stand-in';
-import { startFlutterwaveStandIn, type FlutterwaveStandIn } from '@cowrie/rails/test/flutterwave-stand-in';
-import { startTermiiStandIn, type TermiiStandIn } from '@cowrie/verification/test/termii-stand-in';
+import { startPaystackStandIn, type PaystackStandIn } from '@cowrie/paystack/testing';
+import { startFlutterwaveStandIn, type FlutterwaveStandIn } from '@cowrie/rails/testing';
+import { startTermiiStandIn, type TermiiStandIn } from '@cowrie/verification/testing';
 import { dropDatabase, freshDatabase } from '../bench/lib';
 
 const SERVICES = ['gateway', 'payout-worker', 'verification-dispatcher', 'webhook-sender'] as const;

@@ -26,7 +26,7 @@ import { createApiKey, createWorkspace } from '@cowrie/accounts';
 import { Decimal } from '@cowrie/core';
 import { createDb, type PrismaClient } from '@cowrie/db';
 import { auditWallet, findWallet } from '@cowrie/ledger';
-import { fundWallet } from '@cowrie/testing';
+import { fundWallet } from '@cowrie/ledger/testing';
 import {
   atRateFields,
   bareExpressAtRate,

@@ -21,6 +21,7 @@ import { build } from 'esbuild';
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const { values } = parseArgs({ options: { asset: { type: 'string', multiple: true, default: [] }, lazy: { type: 'string' } } });
@@ -82,6 +83,18 @@ const result = await build({
   logLevel: 'warning',
   plugins: [lazyModulesExternal, npmPackagesExternal],
 });
+
+// Test support never ships: a stand-in, a test helper or @cowrie/testing reached
+// from a runnable's sources fails the build rather than landing in dist/.
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const forTests = Object.keys(result.metafile.inputs)
+  .map((input) => path.relative(root, path.resolve(packageDir, input)).split(path.sep).join('/'))
+  .filter((input) => /^(?:packages|services)\/[^/]+\/(?:test|testing)\//.test(input) || input.startsWith('packages/testing/'));
+if (forTests.length > 0) {
+  console.error(`${name}: the build reached files that are for tests only:\n  ${forTests.join('\n  ')}`);
+  rmSync(outdir, { recursive: true, force: true });
+  process.exit(1);
+}
 
 const externals = new Set();
 for (const output of Object.values(result.metafile.outputs)) {

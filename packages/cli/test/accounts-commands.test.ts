@@ -1,6 +1,7 @@
 // Risk: the operator CLI printing something other than one JSON object, exiting
 // 0 on a mistake, or showing a key more than once.
-import { createTestEnv, type TestEnv } from '@cowrie/testing';
+import { type TestEnv } from '@cowrie/testing';
+import { createTestEnv } from '@cowrie/ledger/testing';
 import { authenticateApiKey } from '@cowrie/accounts';
 import { runCli } from '../src';
 

@@ -4,7 +4,8 @@
 import { hostname } from 'node:os';
 import { Readable } from 'node:stream';
 import { listAuditEvents } from '@cowrie/accounts';
-import { createTestEnv, rememberSecret, type TestEnv } from '@cowrie/testing';
+import { rememberSecret, type TestEnv } from '@cowrie/testing';
+import { createTestEnv } from '@cowrie/ledger/testing';
 import { runCli } from '../src';
 
 let env: TestEnv;

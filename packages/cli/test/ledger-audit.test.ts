@@ -3,7 +3,8 @@
 // itself must refuse an impossible wallet or entry (CHECK constraints).
 import { Prisma } from '@cowrie/db';
 import { auditLedger, findWallet, type LedgerRule } from '@cowrie/ledger';
-import { createTestEnv, createWorkspaceWithKey, type TestEnv, fundWallet } from '@cowrie/testing';
+import { createWorkspaceWithKey, type TestEnv } from '@cowrie/testing';
+import { createTestEnv, fundWallet } from '@cowrie/ledger/testing';
 import { runCli } from '../src';
 
 let env: TestEnv;

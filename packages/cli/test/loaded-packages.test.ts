@@ -6,7 +6,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createTestEnv, type TestEnv } from '@cowrie/testing';
+import { type TestEnv } from '@cowrie/testing';
+import { createTestEnv } from '@cowrie/ledger/testing';
 
 const MAIN = path.resolve(__dirname, '../dist/main.js');
 const PRELOAD = path.resolve(__dirname, 'fixtures/report-loaded.cjs');

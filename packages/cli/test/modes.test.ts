@@ -3,7 +3,8 @@
 // confirmation or a record, `sandbox transfer-in` crediting a live account in
 // production.
 import { findWallet } from '@cowrie/ledger';
-import { createTestEnv, createWorkspaceWithKey, type TestEnv } from '@cowrie/testing';
+import { createWorkspaceWithKey, type TestEnv } from '@cowrie/testing';
+import { createTestEnv } from '@cowrie/ledger/testing';
 import { runCli } from '../src';
 
 let env: TestEnv;

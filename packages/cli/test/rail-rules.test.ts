@@ -4,7 +4,8 @@
 // still routing.
 import { Decimal, loadConfig } from '@cowrie/core';
 import { createRails } from '@cowrie/rails';
-import { createTestEnv, type TestEnv } from '@cowrie/testing';
+import { type TestEnv } from '@cowrie/testing';
+import { createTestEnv } from '@cowrie/ledger/testing';
 import { runCli } from '../src';
 
 let env: TestEnv;

@@ -9,7 +9,8 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createDb } from '@cowrie/db';
-import { createTestEnv, createWorkspaceWithKey, fundWallet, type TestEnv } from '@cowrie/testing';
+import { createWorkspaceWithKey, type TestEnv } from '@cowrie/testing';
+import { createTestEnv, fundWallet } from '@cowrie/ledger/testing';
 
 const ROOT = path.join(__dirname, '../../..');
 let env: TestEnv;

@@ -1,6 +1,7 @@
 // Risk: a developer unable to read a sandbox code locally, or the command
 // printing anything but one JSON object.
-import { createTestEnv, type TestEnv } from '@cowrie/testing';
+import { type TestEnv } from '@cowrie/testing';
+import { createTestEnv } from '@cowrie/ledger/testing';
 import { createSandboxProvider, sandboxOutbox } from '@cowrie/verification';
 import { runCli } from '../src/run-cli';
 

@@ -6,7 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { startTotpEnrolment } from '@cowrie/accounts';
 import { decryptSecret, encryptSecret, loadConfig } from '@cowrie/core';
-import { createTestEnv, createUserFor, createWorkspaceWithKey, type TestEnv } from '@cowrie/testing';
+import { createUserFor, createWorkspaceWithKey, type TestEnv } from '@cowrie/testing';
+import { createTestEnv } from '@cowrie/ledger/testing';
 import { runCli } from '../src';
 
 let env: TestEnv;

@@ -7,7 +7,8 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { PassThrough, Readable, Writable } from 'node:stream';
 import { checkDashboardCredentials } from '@cowrie/accounts';
-import { createTestEnv, rememberSecret, type TestEnv } from '@cowrie/testing';
+import { rememberSecret, type TestEnv } from '@cowrie/testing';
+import { createTestEnv } from '@cowrie/ledger/testing';
 import { runCli, type CliIo } from '../src';
 
 let env: TestEnv;

@@ -1,7 +1,8 @@
 // Risk: sandbox funding that prints the wrong balance, credits a wallet twice,
 // or accepts amounts and currencies the ledger would refuse.
 import { auditWallet, findWallet } from '@cowrie/ledger';
-import { createTestEnv, createWorkspaceWithKey, type TestEnv } from '@cowrie/testing';
+import { createWorkspaceWithKey, type TestEnv } from '@cowrie/testing';
+import { createTestEnv } from '@cowrie/ledger/testing';
 import { runCli } from '../src';
 
 let env: TestEnv;

@@ -13,7 +13,7 @@ import {
   parseSandboxNotification,
   verifyHmacSha512,
 } from '../src';
-import { paystackChargeSuccess, startPaystackStandIn } from '@cowrie/paystack/test/paystack-stand-in';
+import { paystackChargeSuccess, startPaystackStandIn } from '@cowrie/paystack/testing';
 
 const SECRET = 'sk_test_standin_secret_key_0001';
 let standIn: Awaited<ReturnType<typeof startPaystackStandIn>>;

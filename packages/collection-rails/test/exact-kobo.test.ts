@@ -5,7 +5,7 @@
 // refused, never credited.
 import { Decimal } from '@cowrie/core';
 import { createPaystackRail, parsePaystackNotification } from '../src';
-import { paystackChargeSuccess, startPaystackStandIn } from '@cowrie/paystack/test/paystack-stand-in';
+import { paystackChargeSuccess, startPaystackStandIn } from '@cowrie/paystack/testing';
 
 const SECRET = 'sk_test_standin_secret_key_exact';
 let standIn: Awaited<ReturnType<typeof startPaystackStandIn>>;

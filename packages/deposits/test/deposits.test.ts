@@ -4,7 +4,8 @@
 import { Decimal } from '@cowrie/core';
 import { createSandboxRail } from '@cowrie/collection-rails';
 import { auditWallet, findWallet } from '@cowrie/ledger';
-import { createTestEnv, createWorkspaceWithKey, type TestEnv } from '@cowrie/testing';
+import { createWorkspaceWithKey, type TestEnv } from '@cowrie/testing';
+import { createTestEnv } from '@cowrie/ledger/testing';
 import {
   createCustomerReservedAccount,
   ensureBusinessReservedAccount,

@@ -8,7 +8,8 @@
 import { Decimal, type Mode } from '@cowrie/core';
 import { createSandboxRail, type CollectionRail, type InboundTransfer } from '@cowrie/collection-rails';
 import { findWallet } from '@cowrie/ledger';
-import { createTestEnv, createWorkspaceWithKey, type TestEnv } from '@cowrie/testing';
+import { createWorkspaceWithKey, type TestEnv } from '@cowrie/testing';
+import { createTestEnv } from '@cowrie/ledger/testing';
 import { listInboundPayments, openCollection, readCollection, receiveInboundTransfer } from '../src';
 
 let env: TestEnv;

@@ -6,7 +6,8 @@
 import { Decimal } from '@cowrie/core';
 import { createSandboxRail, type CollectionRail } from '@cowrie/collection-rails';
 import { auditLedger, findWallet } from '@cowrie/ledger';
-import { createTestEnv, createWorkspaceWithKey, type TestEnv } from '@cowrie/testing';
+import { createWorkspaceWithKey, type TestEnv } from '@cowrie/testing';
+import { createTestEnv } from '@cowrie/ledger/testing';
 import { ensureBusinessReservedAccount, listInboundPayments, openCollection, receiveInboundTransfer, type DepositsContext } from '../src';
 
 let env: TestEnv;

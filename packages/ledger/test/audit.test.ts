@@ -9,7 +9,8 @@
 // packages/cli/test/ledger-audit.test.ts.
 import { Client } from 'pg';
 import { Prisma } from '@cowrie/db';
-import { createTestEnv, createWorkspaceWithKey, fundWallet, waitFor, type TestEnv } from '@cowrie/testing';
+import { createWorkspaceWithKey, waitFor, type TestEnv } from '@cowrie/testing';
+import { createTestEnv, fundWallet } from '../testing';
 import { auditLedger, findWallet, type LedgerAudit } from '../src';
 
 let env: TestEnv;

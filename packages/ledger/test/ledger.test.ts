@@ -4,7 +4,8 @@
 // and close them (packages/payouts/test/payouts.test.ts: the overdraft guard,
 // settle or release once); the auditor in audit.test.ts.
 import { Decimal } from '@cowrie/core';
-import { createTestEnv, createWorkspaceWithKey, type TestEnv, fundWallet } from '@cowrie/testing';
+import { createWorkspaceWithKey, type TestEnv } from '@cowrie/testing';
+import { createTestEnv, fundWallet } from '../testing';
 import { auditWallet, creditWallet, findWallet, renderBalance } from '../src';
 
 let env: TestEnv;

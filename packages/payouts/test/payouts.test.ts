@@ -6,7 +6,8 @@ import { Decimal, loadConfig } from '@cowrie/core';
 import { createSqlPool } from '@cowrie/db';
 import { auditWallet, findWallet, newReference, renderBalance } from '@cowrie/ledger';
 import { createModeRails, createRails, type ModeRails } from '@cowrie/rails';
-import { countingStatements, createTestEnv, createWorkspaceWithKey, waitFor, type TestEnv, fundWallet } from '@cowrie/testing';
+import { countingStatements, createWorkspaceWithKey, waitFor, type TestEnv } from '@cowrie/testing';
+import { createTestEnv, fundWallet } from '@cowrie/ledger/testing';
 import { applyRailResult, createTransfer, executePayout, payoutAnswerFromOutcome, payoutFee, readPayoutAnswer, type PayoutDeps } from '../src';
 
 let env: TestEnv;

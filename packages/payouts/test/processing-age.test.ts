@@ -3,7 +3,8 @@
 // payout goes unseen or a finished one keeps the alert firing.
 import { Decimal } from '@cowrie/core';
 import { createModeRails } from '@cowrie/rails';
-import { createTestEnv, createWorkspaceWithKey, fundWallet, type TestEnv } from '@cowrie/testing';
+import { createWorkspaceWithKey, type TestEnv } from '@cowrie/testing';
+import { createTestEnv, fundWallet } from '@cowrie/ledger/testing';
 import { createTransfer, executePayout, oldestProcessingPayoutAgeSeconds } from '../src';
 
 let env: TestEnv;

@@ -5,7 +5,7 @@
 import { LosslessNumber } from 'lossless-json';
 import { RailError } from '@cowrie/core';
 import { createPaystackClient, isSuccess } from '../src';
-import { startPaystackStandIn, type PaystackStandIn } from './paystack-stand-in';
+import { startPaystackStandIn, type PaystackStandIn } from '../testing';
 
 const SECRET = 'sk_test_client_secret_0001';
 let standIn: PaystackStandIn;

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { Decimal } from '@cowrie/core';
 import { RailError, RailInputError, createFlutterwaveRail, parseFlutterwaveTransferNotification, verifyFlutterwaveHash, type PayoutRail } from '../src';
-import { flutterwaveTransferEvent, startFlutterwaveStandIn, type FlutterwaveStandIn } from './flutterwave-stand-in';
+import { flutterwaveTransferEvent, startFlutterwaveStandIn, type FlutterwaveStandIn } from '../testing';
 
 let standIn: FlutterwaveStandIn;
 let rail: PayoutRail;

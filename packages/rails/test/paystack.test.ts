@@ -4,8 +4,9 @@
 import { randomBytes } from 'node:crypto';
 import { Decimal, createRedis, loadConfig, type RedisClient } from '@cowrie/core';
 import { RailError, RailInputError, createPaystackRail, createRails, type PayoutRail } from '../src';
-import { createTestEnv, type TestEnv } from '@cowrie/testing';
-import { startPaystackStandIn, type PaystackStandIn } from '@cowrie/paystack/test/paystack-stand-in';
+import { type TestEnv } from '@cowrie/testing';
+import { createTestEnv } from '@cowrie/ledger/testing';
+import { startPaystackStandIn, type PaystackStandIn } from '@cowrie/paystack/testing';
 
 let standIn: PaystackStandIn;
 let rail: PayoutRail;

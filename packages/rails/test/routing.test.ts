@@ -2,7 +2,8 @@
 // amount band's edge, a bank code, a workspace), a rule naming a rail the
 // deployment does not run, or test mode reaching a real rail.
 import { Decimal, loadConfig } from '@cowrie/core';
-import { createTestEnv, type TestEnv } from '@cowrie/testing';
+import { type TestEnv } from '@cowrie/testing';
+import { createTestEnv } from '@cowrie/ledger/testing';
 import { createRails, parseRoutingRules, routePayout } from '../src';
 
 const payout = (extra: Partial<{ currency: string; bankCode: string | null; amount: Decimal; workspaceId: number }> = {}) => ({

@@ -3,7 +3,8 @@
 // bugs in the worker tests), or forgetting what it received when Redis does.
 import { randomBytes } from 'node:crypto';
 import { Decimal, loadConfig } from '@cowrie/core';
-import { countingStatements, createTestEnv, type TestEnv } from '@cowrie/testing';
+import { countingStatements, type TestEnv } from '@cowrie/testing';
+import { createTestEnv } from '@cowrie/ledger/testing';
 import {
   RailError,
   RailInputError,

@@ -19,9 +19,7 @@ import { Webhook } from 'standardwebhooks';
 import { startVerificationWorker, type RunningVerificationWorker } from '@cowrie/verification-dispatcher';
 import {
   createKeyFor,
-  createTestEnv,
   createWorkspaceWithKey,
-  fundWallet,
   listenGateway,
   startHttpReceiver,
   waitFor,
@@ -29,6 +27,7 @@ import {
   type RunningGateway,
   type TestEnv,
 } from '@cowrie/testing';
+import { createTestEnv, fundWallet } from '@cowrie/ledger/testing';
 import { startWebhookWorker, type RunningWebhookWorker } from '@cowrie/webhook-sender';
 import { createAddressPolicy, createWebhookEndpoint } from '@cowrie/webhooks';
 import { TRIGGERABLE_EVENTS } from '@cowrie/gateway/src/openapi/webhooks';

@@ -3,7 +3,8 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { createRedis, enqueue, openQueue } from '@cowrie/core';
-import { createTestEnv, waitFor, type TestEnv } from '@cowrie/testing';
+import { waitFor, type TestEnv } from '@cowrie/testing';
+import { createTestEnv } from '@cowrie/ledger/testing';
 import type { Queue } from 'bullmq';
 import { closeWorker, startQueueWorker } from '../src';
 import { FAST_STALL, probeQueue } from './fixtures/probe-queue';

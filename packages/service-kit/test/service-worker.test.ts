@@ -8,7 +8,8 @@ import type { Queue } from 'bullmq';
 import { z } from 'zod';
 import { createRedis, defineQueue, enqueue, openQueue, type RedisClient } from '@cowrie/core';
 import type { SqlPool } from '@cowrie/db';
-import { createTestEnv, waitFor, type TestEnv } from '@cowrie/testing';
+import { waitFor, type TestEnv } from '@cowrie/testing';
+import { createTestEnv } from '@cowrie/ledger/testing';
 import { startServiceWorker, type PastGrace, type PollingLoop, type ServiceWorkerResources, type ServiceQueue } from '../src';
 
 const holdQueue = defineQueue('service-worker-probe', {

@@ -1,7 +1,6 @@
 import { createApiKey, createDashboardUser, createWorkspace, type Scope } from '@cowrie/accounts';
-import { Decimal, type Mode } from '@cowrie/core';
+import type { Mode } from '@cowrie/core';
 import type { PrismaClient } from '@cowrie/db';
-import { creditWallet } from '@cowrie/ledger';
 import { rememberSecret } from './secrets-scan';
 
 export const ALL_SCOPES: Scope[] = ['read', 'payouts:write', 'verification:write', 'collections:write'];
@@ -32,20 +31,4 @@ export async function createUserFor(db: PrismaClient, workspaceId: number, email
   rememberSecret(password);
   const user = await createDashboardUser(db, { workspaceId, email, password });
   return { ...user, password };
-}
-
-/** Money into a workspace's wallet, as an operator's adjustment through the ledger (what `cowrie wallets credit` does). */
-export async function fundWallet(db: PrismaClient, workspaceId: number, amount: string | number, currency = 'NGN') {
-  return db.$transaction((tx) =>
-    creditWallet(tx, {
-      workspaceId,
-      currency,
-      amount: new Decimal(amount),
-      category: 'adjustment',
-      channel: 'adjustment',
-      title: 'Test funding',
-      description: 'test funding',
-      provider: 'operator',
-    }),
-  );
 }

@@ -3,7 +3,6 @@ import { Writable } from 'node:stream';
 import { Client } from 'pg';
 import { createLogger, createRedis, loadConfig, type Logger, type Config, type RedisClient } from '@cowrie/core';
 import { createDb, createSqlPool, type PrismaClient, type SqlPool } from '@cowrie/db';
-import { auditLedger } from '@cowrie/ledger';
 import { scanForSecrets } from './secrets-scan';
 
 export interface TestEnv {
@@ -18,17 +17,31 @@ export interface TestEnv {
   /** Every log line written through `logger`, as raw JSON text. */
   logLines: string[];
   /**
-   * Audits the ledger this file left behind (auditLedger: every wallet, payout
-   * and credit whole, money conserved) and scans its database, Redis keys and
-   * log lines for secrets in plain text (scanForSecrets), then drops the
-   * database and the keys. Throws when either found something, failing the
-   * file's afterAll.
+   * Runs the env's audits on what this file left behind (`audits` of
+   * createTestEnv; the ledger's, `@cowrie/ledger/testing`, in every package that
+   * can move money) and scans its database, Redis keys and log lines for
+   * secrets in plain text (scanForSecrets), then drops the database and the
+   * keys. Throws when an audit or the scan found something, failing the file's
+   * afterAll.
    */
   cleanup: () => Promise<void>;
 }
 
-export class LedgerViolationError extends Error {
-  override name = 'LedgerViolationError';
+/**
+ * A check of what a test file left behind, run by its env's cleanup before the
+ * database is dropped: it throws (an error naming what it found) to fail the
+ * file. `@cowrie/testing` knows no domain; a domain package gives its own
+ * (the ledger's auditor: `LEDGER_AUDIT` of `@cowrie/ledger/testing`).
+ */
+export interface CleanupAudit {
+  /** Names it in the error when the audit itself could not run. */
+  name: string;
+  run: (env: TestEnv) => Promise<void>;
+}
+
+export interface TestEnvOptions {
+  /** Run at cleanup, in this order; every one runs even when an earlier one threw. */
+  audits?: readonly CleanupAudit[];
 }
 
 export class SecretLeakError extends Error {
@@ -56,7 +69,7 @@ async function admin<T>(fn: (client: Client) => Promise<T>): Promise<T> {
  * migrated template, its own BullMQ prefix and Redis key prefix, and a logger
  * whose lines the test can read. Real Postgres and Redis, never mocks.
  */
-export async function createTestEnv(env: Record<string, string> = {}): Promise<TestEnv> {
+export async function createTestEnv(env: Record<string, string> = {}, options: TestEnvOptions = {}): Promise<TestEnv> {
   const id = randomBytes(5).toString('hex');
   // The creating process's id is in the name: a run that starts drops only the
   // databases of processes that are gone (scripts/jest/global-setup.js), so runs
@@ -90,7 +103,8 @@ export async function createTestEnv(env: Record<string, string> = {}): Promise<T
   const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: 5 });
   const sql = createSqlPool({ databaseUrl: config.DATABASE_URL, poolSize: 5, logger });
   const redis = createRedis(config, { name: `test-${id}` });
-  return {
+  const audits = options.audits ?? [];
+  const testEnv: TestEnv = {
     id,
     config,
     db,
@@ -99,7 +113,10 @@ export async function createTestEnv(env: Record<string, string> = {}): Promise<T
     logger,
     logLines,
     cleanup: async () => {
-      const audit = await auditLedger(db).catch((err: unknown) => ({ ok: false, violations: [{ rule: 'audit_failed', message: String(err) }] }));
+      const found: Error[] = [];
+      for (const audit of audits) {
+        await audit.run(testEnv).catch((err: unknown) => found.push(err instanceof Error ? err : new Error(`the ${audit.name} audit failed: ${String(err)}`)));
+      }
       const leaks = await scanForSecrets({ config, db, redis, redisPatterns: [`cowrie-t-${id}:*`, `{cowrie-t-${id}}:*`], logLines }).catch((err: unknown) => [
         { where: 'the scan itself', what: 'an error', context: String(err) },
       ]);
@@ -108,11 +125,13 @@ export async function createTestEnv(env: Record<string, string> = {}): Promise<T
       await deleteKeys(redis, `{cowrie-t-${id}}:*`);
       await redis.quit().catch(() => undefined);
       await admin((c) => c.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`));
-      if (!audit.ok) throw new LedgerViolationError(`the ledger this test file left behind has violations:\n${JSON.stringify(audit.violations, null, 2)}`);
+      if (found.length === 1) throw found[0];
+      if (found.length > 1) throw new AggregateError(found, found.map((err) => err.message).join('\n\n'));
       if (leaks.length > 0)
         throw new SecretLeakError(`secrets in plain text in what this test file left behind:\n${JSON.stringify(leaks.slice(0, 20), null, 2)}`);
     },
   };
+  return testEnv;
 }
 
 async function deleteKeys(redis: RedisClient, pattern: string) {

@@ -6,7 +6,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createTestEnv, createWorkspaceWithKey, listenGateway, startRedisCluster, type RedisCluster, type RunningGateway, type TestEnv } from '@cowrie/testing';
+import { createWorkspaceWithKey, listenGateway, startRedisCluster, type RedisCluster, type RunningGateway, type TestEnv } from '@cowrie/testing';
+import { createTestEnv } from '@cowrie/ledger/testing';
 import { closeGatewayDeps, createGatewayDeps, type GatewayDeps } from '../src/deps';
 import { createApp } from '../src/app';
 import { fund } from './payout-stack';

@@ -5,7 +5,7 @@
 // must credit once.
 import { createWorkspaceWithKey } from '@cowrie/testing';
 import { findWallet, renderBalance } from '@cowrie/ledger';
-import { paystackChargeSuccess, startPaystackStandIn } from '@cowrie/paystack/test/paystack-stand-in';
+import { paystackChargeSuccess, startPaystackStandIn } from '@cowrie/paystack/testing';
 import { call, startTestGateway } from './start-test-gateway';
 
 const SECRET = 'sk_test_gateway_busy_0123456789';

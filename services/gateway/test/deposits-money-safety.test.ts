@@ -8,7 +8,7 @@
 import { auditLedger, findWallet } from '@cowrie/ledger';
 import { parseMetrics, sampleValue } from '@cowrie/metrics';
 import { createWorkspaceWithKey, waitFor } from '@cowrie/testing';
-import { paystackChargeSuccess, startPaystackStandIn } from '@cowrie/paystack/test/paystack-stand-in';
+import { paystackChargeSuccess, startPaystackStandIn } from '@cowrie/paystack/testing';
 import { runCli } from '../../../packages/cli/src';
 import { call, startTestGateway } from './start-test-gateway';
 

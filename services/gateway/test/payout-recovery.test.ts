@@ -10,7 +10,8 @@ import { createSqlPool } from '@cowrie/db';
 import { auditWallet, findWallet } from '@cowrie/ledger';
 import { createTransfer, reconcilePayouts, reconcilePayoutsExclusively, payoutJobId, payoutsQueue } from '@cowrie/payouts';
 import { createRails, sandboxTransferCalls } from '@cowrie/rails';
-import { createTestEnv, createWorkspaceWithKey, listenGateway, waitFor, type TestEnv, fundWallet } from '@cowrie/testing';
+import { createWorkspaceWithKey, listenGateway, waitFor, type TestEnv } from '@cowrie/testing';
+import { createTestEnv, fundWallet } from '@cowrie/ledger/testing';
 import { hasLivePayoutJob, startPayoutWorker, type RunningPayoutWorker } from '@cowrie/payout-worker';
 
 const DELAY_MS = 1500;

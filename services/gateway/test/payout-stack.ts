@@ -1,7 +1,7 @@
 import type { PrismaClient } from '@cowrie/db';
 import { startPayoutWorker } from '@cowrie/payout-worker';
 import { startTestGateway } from './start-test-gateway';
-import { fundWallet } from '@cowrie/testing';
+import { fundWallet } from '@cowrie/ledger/testing';
 
 /**
  * A gateway and an in-process payout worker on one isolated test env, as an

@@ -11,8 +11,8 @@ import { createMetrics, parseMetrics, sampleValue } from '@cowrie/metrics';
 import { transactionWithEvents } from '@cowrie/payouts';
 import { startPayoutWorker } from '@cowrie/payout-worker';
 import { createWorkspaceWithKey, waitFor } from '@cowrie/testing';
-import { startPaystackStandIn, type PaystackStandIn } from '@cowrie/paystack/test/paystack-stand-in';
-import { flutterwaveTransferEvent, startFlutterwaveStandIn, type FlutterwaveStandIn } from '@cowrie/rails/test/flutterwave-stand-in';
+import { startPaystackStandIn, type PaystackStandIn } from '@cowrie/paystack/testing';
+import { flutterwaveTransferEvent, startFlutterwaveStandIn, type FlutterwaveStandIn } from '@cowrie/rails/testing';
 import { call } from './start-test-gateway';
 import { fund, startPayoutStack } from './payout-stack';
 

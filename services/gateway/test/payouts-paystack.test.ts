@@ -9,7 +9,7 @@ import { findWallet } from '@cowrie/ledger';
 import { createTransfer, executePayout } from '@cowrie/payouts';
 import { createModeRails } from '@cowrie/rails';
 import { createWorkspaceWithKey, listenGateway, waitFor } from '@cowrie/testing';
-import { paystackTransferEvent, startPaystackStandIn, type PaystackStandIn } from '@cowrie/paystack/test/paystack-stand-in';
+import { paystackTransferEvent, startPaystackStandIn, type PaystackStandIn } from '@cowrie/paystack/testing';
 import { closeGatewayDeps, createGatewayDeps, type GatewayDeps } from '../src/deps';
 import { createApp } from '../src/app';
 import { call } from './start-test-gateway';

@@ -3,7 +3,7 @@
 // collection.successful event missing; the Paystack adapter untested end to end.
 import { createWorkspaceWithKey } from '@cowrie/testing';
 import { findWallet, renderBalance } from '@cowrie/ledger';
-import { paystackChargeSuccess, startPaystackStandIn } from '@cowrie/paystack/test/paystack-stand-in';
+import { paystackChargeSuccess, startPaystackStandIn } from '@cowrie/paystack/testing';
 import { call, startTestGateway } from './start-test-gateway';
 
 const SECRET = 'sk_test_gateway_standin_0123456789';

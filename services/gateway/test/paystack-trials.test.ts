@@ -7,7 +7,7 @@
 // status is the stand-in's truth (recorded → completed, never recorded →
 // failed, only after the grace window).
 import { auditLedger } from '@cowrie/ledger';
-import { startPaystackStandIn, type PaystackStandIn, type StandInSend } from '@cowrie/paystack/test/paystack-stand-in';
+import { startPaystackStandIn, type PaystackStandIn, type StandInSend } from '@cowrie/paystack/testing';
 import { createWorkspaceWithKey, seededRandom, waitFor } from '@cowrie/testing';
 import { call } from './start-test-gateway';
 import { fund, startPayoutStack } from './payout-stack';

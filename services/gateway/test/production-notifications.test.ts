@@ -7,7 +7,7 @@
 // NODE_ENV=production; Paystack is its local stand-in.
 import { createHmac } from 'node:crypto';
 import { findWallet } from '@cowrie/ledger';
-import { paystackChargeSuccess, startPaystackStandIn } from '@cowrie/paystack/test/paystack-stand-in';
+import { paystackChargeSuccess, startPaystackStandIn } from '@cowrie/paystack/testing';
 import { createKeyFor, createWorkspaceWithKey } from '@cowrie/testing';
 import { call, startTestGateway } from './start-test-gateway';
 

@@ -3,7 +3,8 @@
 // ports, error codes) to whoever asks.
 import { createRedis, loadConfig } from '@cowrie/core';
 import { createDb } from '@cowrie/db';
-import { createTestEnv, freePort, startRedisServer, type RedisServer, type TestEnv } from '@cowrie/testing';
+import { freePort, startRedisServer, type RedisServer, type TestEnv } from '@cowrie/testing';
+import { createTestEnv } from '@cowrie/ledger/testing';
 import { readiness } from '../src/routes/health';
 import { call, startTestGateway } from './start-test-gateway';
 

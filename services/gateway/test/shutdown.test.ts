@@ -2,7 +2,8 @@
 // answered by a reset connection, or a payout job lost or sent twice when its
 // worker stops under load. The gateway and the worker run as real processes.
 import { startPayoutWorker } from '@cowrie/payout-worker';
-import { createTestEnv, createWorkspaceWithKey, freePort, spawnServiceProcess, waitFor, type TestEnv } from '@cowrie/testing';
+import { createWorkspaceWithKey, freePort, spawnServiceProcess, waitFor, type TestEnv } from '@cowrie/testing';
+import { createTestEnv } from '@cowrie/ledger/testing';
 import { fund } from './payout-stack';
 
 let env: TestEnv;

@@ -4,7 +4,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { definedStatements } from '@cowrie/db';
-import { checkStatementPlans, checkStatementsAgainstSchema, createTestEnv, type TestEnv } from '@cowrie/testing';
+import { checkStatementPlans, checkStatementsAgainstSchema, type TestEnv } from '@cowrie/testing';
+import { createTestEnv } from '@cowrie/ledger/testing';
 
 const ROOT = path.resolve(__dirname, '../../..');
 

@@ -1,5 +1,6 @@
 import { issueSessionToken } from '@cowrie/accounts';
-import { createTestEnv, createUserFor, createWorkspaceWithKey, listenGateway, type TestEnv } from '@cowrie/testing';
+import { createUserFor, createWorkspaceWithKey, listenGateway, type TestEnv } from '@cowrie/testing';
+import { createTestEnv } from '@cowrie/ledger/testing';
 import { closeGatewayDeps, createGatewayDeps, type GatewayDeps } from '../src/deps';
 import { createApp, type CreateAppOptions } from '../src/app';
 

@@ -3,7 +3,7 @@
 // test ones), test events delivered to live endpoints. Gateway, payout
 // worker, verification dispatcher and webhook sender, with live payouts on a
 // local Paystack stand-in, so any test-mode call to the live rail shows.
-import { startPaystackStandIn, type PaystackStandIn } from '@cowrie/paystack/test/paystack-stand-in';
+import { startPaystackStandIn, type PaystackStandIn } from '@cowrie/paystack/testing';
 import { createKeyFor, createUserFor, createWorkspaceWithKey, startHttpReceiver, waitFor, type HttpReceiver } from '@cowrie/testing';
 import { readSandboxMessages, sandboxOutbox } from '@cowrie/verification';
 import { startVerificationWorker, type RunningVerificationWorker } from '@cowrie/verification-dispatcher';

@@ -5,20 +5,11 @@
 // The compiled gateway, payout-worker and webhook-sender run as production
 // runs them, with the standard OTEL_* variables, exporting to a real OTLP/HTTP
 // receiver here: the gateway over http/protobuf, the workers over http/json.
-import {
-  createTestEnv,
-  createWorkspaceWithKey,
-  freePort,
-  fundWallet,
-  spawnServiceProcess,
-  startHttpReceiver,
-  waitFor,
-  type HttpReceiver,
-  type TestEnv,
-} from '@cowrie/testing';
+import { createWorkspaceWithKey, freePort, spawnServiceProcess, startHttpReceiver, waitFor, type HttpReceiver, type TestEnv } from '@cowrie/testing';
+import { createTestEnv, fundWallet } from '@cowrie/ledger/testing';
 import { encryptSecret } from '@cowrie/core';
 import { recordEvent } from '@cowrie/db';
-import { startPaystackStandIn, type PaystackStandIn } from '@cowrie/paystack/test/paystack-stand-in';
+import { startPaystackStandIn, type PaystackStandIn } from '@cowrie/paystack/testing';
 import { spansOf, type ReceivedSpan } from './otlp-spans';
 import { call } from './start-test-gateway';
 

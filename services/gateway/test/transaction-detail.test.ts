@@ -4,7 +4,8 @@
 import { Decimal } from '@cowrie/core';
 import { receiveInboundTransfer } from '@cowrie/deposits';
 import { startPayoutWorker, type RunningPayoutWorker } from '@cowrie/payout-worker';
-import { fundWallet, startHttpReceiver, waitFor, type HttpReceiver } from '@cowrie/testing';
+import { startHttpReceiver, waitFor, type HttpReceiver } from '@cowrie/testing';
+import { fundWallet } from '@cowrie/ledger/testing';
 import { startWebhookWorker, type RunningWebhookWorker } from '@cowrie/webhook-sender';
 import { call, signInNewWorkspace, startTestGateway } from './start-test-gateway';
 

@@ -4,9 +4,15 @@
 // (the provider would resend it forever), or none of it reaching the dashboard
 // and the metrics.
 import { parseMetrics, sampleValue } from '@cowrie/metrics';
-import { startTermiiStandIn, type TermiiStandIn } from '@cowrie/verification/test/termii-stand-in';
-import { termiiDeliveryReport } from '@cowrie/verification/test/termii-reports';
-import { signWhatsAppPayload, startWhatsAppStandIn, whatsAppStatusCallback, type WhatsAppStandIn } from '@cowrie/verification/test/whatsapp-stand-in';
+import {
+  signWhatsAppPayload,
+  startTermiiStandIn,
+  startWhatsAppStandIn,
+  termiiDeliveryReport,
+  whatsAppStatusCallback,
+  type TermiiStandIn,
+  type WhatsAppStandIn,
+} from '@cowrie/verification/testing';
 import { call, signInNewWorkspace } from './start-test-gateway';
 import { startVerificationGateway } from './start-verification-gateway';
 

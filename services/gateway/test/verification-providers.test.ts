@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { createWorkspaceWithKey } from '@cowrie/testing';
 import { readVoiceCode } from '@cowrie/verification';
-import { startTermiiStandIn, type TermiiStandIn } from '@cowrie/verification/test/termii-stand-in';
+import { startTermiiStandIn, type TermiiStandIn } from '@cowrie/verification/testing';
 import { call } from './start-test-gateway';
 import { startVerificationGateway } from './start-verification-gateway';
 

@@ -3,7 +3,7 @@
 // Cloud API adapter not wired through the dispatcher; whatsapp starts escaping
 // the verification limits.
 import { createWorkspaceWithKey } from '@cowrie/testing';
-import { startWhatsAppStandIn, type WhatsAppStandIn } from '@cowrie/verification/test/whatsapp-stand-in';
+import { startWhatsAppStandIn, type WhatsAppStandIn } from '@cowrie/verification/testing';
 import { call } from './start-test-gateway';
 import { startVerificationGateway } from './start-verification-gateway';
 

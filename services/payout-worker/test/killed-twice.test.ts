@@ -7,7 +7,8 @@ import { Decimal, enqueue, openQueue, createRedis } from '@cowrie/core';
 import { auditLedger, findWallet } from '@cowrie/ledger';
 import { createTransfer, payoutJobId, payoutsQueue } from '@cowrie/payouts';
 import { createRails, sandboxTransferCalls } from '@cowrie/rails';
-import { createTestEnv, createWorkspaceWithKey, spawnServiceProcess, waitFor, type ServiceProcess, type TestEnv, fundWallet } from '@cowrie/testing';
+import { createWorkspaceWithKey, spawnServiceProcess, waitFor, type ServiceProcess, type TestEnv } from '@cowrie/testing';
+import { createTestEnv, fundWallet } from '@cowrie/ledger/testing';
 
 const WORKER_ENV = {
   PAYOUT_SANDBOX_DELAY_MS: '1500',

@@ -4,9 +4,10 @@
 // again (the provider may well have sent it). Dispatchers are real processes,
 // SIGKILLed; the provider is the Termii stand-in over HTTP.
 import { createRedis, enqueue, openQueue } from '@cowrie/core';
-import { createTestEnv, createWorkspaceWithKey, spawnServiceProcess, waitFor, type ServiceProcess, type TestEnv } from '@cowrie/testing';
+import { createWorkspaceWithKey, spawnServiceProcess, waitFor, type ServiceProcess, type TestEnv } from '@cowrie/testing';
+import { createTestEnv } from '@cowrie/ledger/testing';
 import { createVerification, verificationJobId, verificationsQueue } from '@cowrie/verification';
-import { startTermiiStandIn, type TermiiStandIn } from '@cowrie/verification/test/termii-stand-in';
+import { startTermiiStandIn, type TermiiStandIn } from '@cowrie/verification/testing';
 
 let env: TestEnv;
 let termii: TermiiStandIn;

@@ -2,7 +2,8 @@
 // signed bytes and the sent bytes, that retry too often, too fast or forever,
 // that reach endpoints that did not subscribe or belong to another workspace.
 import { createWorkspace } from '@cowrie/accounts';
-import { createTestEnv, startHttpReceiver, waitFor, type HttpReceiver, type TestEnv } from '@cowrie/testing';
+import { startHttpReceiver, waitFor, type HttpReceiver, type TestEnv } from '@cowrie/testing';
+import { createTestEnv } from '@cowrie/ledger/testing';
 import { NOT_SENT_ENDPOINT_INACTIVE, verifyWebhookSignature } from '@cowrie/webhooks';
 import { startWebhookWorker, type RunningWebhookWorker } from '../src/worker';
 import { addEndpoint, emit, finishedDeliveries } from './helpers';

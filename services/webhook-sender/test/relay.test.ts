@@ -4,7 +4,8 @@
 import type { Queue } from 'bullmq';
 import { createWorkspace } from '@cowrie/accounts';
 import { createRedis, openQueue, type RedisClient } from '@cowrie/core';
-import { createTestEnv, startHttpReceiver, waitFor, type HttpReceiver, type TestEnv } from '@cowrie/testing';
+import { startHttpReceiver, waitFor, type HttpReceiver, type TestEnv } from '@cowrie/testing';
+import { createTestEnv } from '@cowrie/ledger/testing';
 import {
   claimOutboxEvents,
   deliveryJobId,

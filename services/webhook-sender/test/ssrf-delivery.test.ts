@@ -5,7 +5,8 @@
 // stops before it opens any connection, rather than running on a guess.
 import net from 'node:net';
 import { createWorkspace } from '@cowrie/accounts';
-import { createTestEnv, startHttpReceiver, waitFor, type HttpReceiver, type TestEnv } from '@cowrie/testing';
+import { startHttpReceiver, waitFor, type HttpReceiver, type TestEnv } from '@cowrie/testing';
+import { createTestEnv } from '@cowrie/ledger/testing';
 import { systemResolver, type Resolver } from '@cowrie/webhooks';
 import { startWebhookWorker, type RunningWebhookWorker } from '../src/worker';
 import { addEndpoint, emit } from './helpers';

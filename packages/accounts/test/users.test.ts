@@ -1,0 +1,33 @@
+// Risk: sign-in telling a known email from an unknown one by its answer or by
+// the work it does (an unknown email, the first of a process above all,
+// hashing more or less than a wrong password does), and a disabled user
+// told apart from a wrong password.
+import { createTestEnv, createUserFor, createWorkspaceWithKey, type TestEnv } from '@cowrie/testing';
+import { passwordHashesInFlight } from '../src/passwords';
+import { checkDashboardCredentials } from '../src/users';
+
+let env: TestEnv;
+beforeAll(async () => {
+  env = await createTestEnv();
+});
+afterAll(() => env.cleanup());
+
+/** How many password hashes `check` ran, and what it answered. */
+async function hashesOf<T>(check: () => Promise<T>): Promise<{ hashes: number; answer: T }> {
+  const before = passwordHashesInFlight().started;
+  const answer = await check();
+  return { hashes: passwordHashesInFlight().started - before, answer };
+}
+
+test('an unknown email costs exactly one hash, as a wrong password does: the first of the process included', async () => {
+  // This file's first check of an unknown email: no decoy is made on the way.
+  expect(await hashesOf(() => checkDashboardCredentials(env.db, 'nobody.known@example.com', 'a guess'))).toEqual({ hashes: 1, answer: null });
+  expect(await hashesOf(() => checkDashboardCredentials(env.db, 'nobody.else@example.com', 'a guess'))).toEqual({ hashes: 1, answer: null });
+
+  const { workspace } = await createWorkspaceWithKey(env.db);
+  const user = await createUserFor(env.db, workspace.id, 'somebody.known@example.com');
+  expect(await hashesOf(() => checkDashboardCredentials(env.db, user.email, 'a guess'))).toEqual({ hashes: 1, answer: null });
+  // A disabled user's right password: the same hash, the same null.
+  await env.db.dashboardUser.update({ where: { id: user.id }, data: { disabledAt: new Date() } });
+  expect(await hashesOf(() => checkDashboardCredentials(env.db, user.email, user.password))).toEqual({ hashes: 1, answer: null });
+});

@@ -1,0 +1,86 @@
+// Risk: a counter pushed past its limit by racing callers; a hit refused by
+// one counter still counted in another; a window that never expires.
+import { randomBytes } from 'node:crypto';
+import { createRedis, type RedisClient } from '@cowrie/core';
+import { giveBackAttempt, takeAttempt } from '../src/attempt-window';
+import { hitFixedWindow, hitFixedWindowsTogether } from '../src/fixed-window';
+
+let redis: RedisClient;
+const prefix = `cowrie-test-fixed-window-${randomBytes(4).toString('hex')}:`;
+const WINDOW = 86_400;
+const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
+const windowStart = Math.floor(NOW / 1000 / WINDOW) * WINDOW;
+
+beforeAll(() => {
+  redis = createRedis({
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    REDIS_CLUSTER_NODES: [],
+    REDIS_SENTINELS: [],
+    REDIS_SENTINEL_NAME: 'mymaster',
+  });
+});
+afterAll(async () => {
+  const keys = await redis.keys(`${prefix}*`);
+  if (keys.length) await redis.del(...keys);
+  await redis.quit();
+});
+
+const count = async (key: string) => Number((await redis.get(`${prefix}${key}:${windowStart}`)) ?? 0);
+const together = (a: number, b: number, tag: string) =>
+  hitFixedWindowsTogether(redis, {
+    counters: [
+      { name: 'a', key: `${prefix}{${tag}}:a`, limit: a },
+      { name: 'b', key: `${prefix}{${tag}}:b`, limit: b },
+    ],
+    windowSeconds: WINDOW,
+    now: NOW,
+  });
+
+test('a hit counts in every window while all are under their limits; then nothing is counted and the first full one is named', async () => {
+  expect(await together(2, 3, 't1')).toEqual({ kind: 'allowed' });
+  expect(await together(2, 3, 't1')).toEqual({ kind: 'allowed' });
+  expect(await together(2, 3, 't1')).toEqual({ kind: 'refused', full: 'a', retryAfterSeconds: 12 * 3600 });
+  expect([await count('{t1}:a'), await count('{t1}:b')]).toEqual([2, 2]);
+  // b full first: refused as b, and a is not counted either.
+  expect(await together(5, 2, 't1')).toEqual({ kind: 'refused', full: 'b', retryAfterSeconds: 12 * 3600 });
+  expect([await count('{t1}:a'), await count('{t1}:b')]).toEqual([2, 2]);
+});
+
+test('racing hits never take a counter past its limit', async () => {
+  const results = await Promise.all(Array.from({ length: 25 }, () => together(7, 100, 't2')));
+  expect(results.filter((r) => r.kind === 'allowed')).toHaveLength(7);
+  expect([await count('{t2}:a'), await count('{t2}:b')]).toEqual([7, 7]);
+});
+
+test('counters expire a little after their window', async () => {
+  await together(1, 1, 't3');
+  const ttl = await redis.ttl(`${prefix}{t3}:a:${windowStart}`);
+  expect(ttl).toBeGreaterThan(WINDOW);
+  expect(ttl).toBeLessThanOrEqual(WINDOW + 5);
+});
+
+test('hitFixedWindow reports count, remaining and the window end', async () => {
+  const first = await hitFixedWindow(redis, { key: `${prefix}single`, limit: 2, windowSeconds: WINDOW, now: NOW });
+  expect(first).toEqual({ limit: 2, count: 1, remaining: 1, resetAt: windowStart + WINDOW, allowed: true, retryAfterSeconds: 12 * 3600 });
+  await hitFixedWindow(redis, { key: `${prefix}single`, limit: 2, windowSeconds: WINDOW, now: NOW });
+  const third = await hitFixedWindow(redis, { key: `${prefix}single`, limit: 2, windowSeconds: WINDOW, now: NOW });
+  expect(third).toMatchObject({ count: 3, remaining: 0, allowed: false });
+});
+
+test('an attempt window starts at its first attempt, gives back what it names, and never recreates a window that is gone', async () => {
+  const key = `${prefix}attempts`;
+  const first = await takeAttempt(redis, { key, limit: 2, windowSeconds: 900 });
+  expect(first).toMatchObject({ count: 1, allowed: true });
+  expect(first.retryAfterSeconds).toBe(900);
+  // The window runs from the first attempt, not from a clock boundary.
+  expect(await redis.pttl(key)).toBeGreaterThan(899_000);
+  await takeAttempt(redis, { key, limit: 2, windowSeconds: 900 });
+  await giveBackAttempt(redis, key);
+  expect(Number(await redis.get(key))).toBe(1);
+  expect((await takeAttempt(redis, { key, limit: 2, windowSeconds: 900 })).allowed).toBe(true);
+  expect((await takeAttempt(redis, { key, limit: 2, windowSeconds: 900 })).allowed).toBe(false);
+
+  await redis.del(key);
+  await giveBackAttempt(redis, key);
+  expect(await redis.exists(key)).toBe(0);
+});

@@ -1,0 +1,25 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { DEFAULT_CHANNELS, loadChannelCatalog } from '../src/channels';
+
+test('no override gives the shipped defaults', () => {
+  expect(loadChannelCatalog({})).toEqual(DEFAULT_CHANNELS);
+});
+
+test('a file override applies, and the env override wins over it', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'channels-'));
+  const file = path.join(dir, 'channels.json');
+  writeFileSync(file, JSON.stringify({ card: { status: 'live' }, open_banking: { status: 'live' } }));
+  const catalog = loadChannelCatalog({ CHANNELS_FILE: file, CHANNELS_OVERRIDE: '{"card":{"status":"coming_soon"}}' });
+  expect(catalog.find((c) => c.id === 'card')!.status).toBe('coming_soon');
+  expect(catalog.find((c) => c.id === 'open_banking')!.status).toBe('live');
+});
+
+test.each([
+  ['an unknown channel', '{"crypto":{"status":"live"}}'],
+  ['an unknown status', '{"card":{"status":"beta"}}'],
+  ['an unknown field', '{"card":{"enabled":true}}'],
+])('%s stops start-up', (_name, override) => {
+  expect(() => loadChannelCatalog({ CHANNELS_OVERRIDE: override })).toThrow(/CHANNELS_OVERRIDE/);
+});
