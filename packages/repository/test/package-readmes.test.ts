@@ -28,6 +28,8 @@ interface Workspace {
   dir: string;
   name: string;
   entry: string | undefined;
+  /** Its other entries: the subpaths of its "exports" map (`./testing`, the stand-ins tests import). */
+  subpathEntries: string[];
 }
 
 interface PackageJson {
@@ -50,8 +52,16 @@ function workspaces(): Workspace[] {
     .sort()
     .map((dir) => {
       const pkg = JSON.parse(readFileSync(path.join(ROOT, dir, 'package.json'), 'utf8')) as PackageJson;
-      return { dir, name: pkg.name, entry: entryOf(dir, pkg) };
+      return { dir, name: pkg.name, entry: entryOf(dir, pkg), subpathEntries: subpathEntriesOf(dir, pkg) };
     });
+}
+
+/** The source files of a package's "exports" subpaths other than `.` (`"./testing": "./testing/index.ts"`). */
+function subpathEntriesOf(dir: string, pkg: PackageJson): string[] {
+  if (typeof pkg.exports !== 'object' || pkg.exports === null) return [];
+  return Object.entries(pkg.exports as Record<string, unknown>)
+    .filter(([subpath, target]) => subpath !== '.' && typeof target === 'string' && target.endsWith('.ts'))
+    .map(([, target]) => path.join(ROOT, dir, target as string));
 }
 
 /** The source file a caller of the package reads: its "types" or "main"; a build's entry is read from src/index.ts. */
@@ -92,7 +102,7 @@ function classify(span: string): Named {
 const namedIn = (section: string): Named[] => [...section.matchAll(/`([^`\n]+)`/g)].map((m) => classify(m[1]!.trim()));
 
 const all = workspaces();
-const entries = all.flatMap((w) => (w.entry === undefined ? [] : [w.entry]));
+const entries = all.flatMap((w) => [...(w.entry === undefined ? [] : [w.entry]), ...w.subpathEntries]);
 
 /** One program for every entry; each module's exports as the checker resolves them (re-exports, `export *`, `export type *`). */
 function exportsByEntry(): Map<string, Set<string>> {
@@ -154,7 +164,7 @@ describe.each(all.map((w) => [w.dir, w] as const))('%s/README.md', (_dir, worksp
     // Something is checked: a section of prose alone could drift unseen.
     expect(names.length + paths.length).toBeGreaterThan(0);
 
-    const exports = workspace.entry === undefined ? new Set<string>() : exported.get(workspace.entry)!;
+    const exports = new Set([workspace.entry, ...workspace.subpathEntries].flatMap((entry) => (entry === undefined ? [] : [...exported.get(entry)!])));
     const notExported = names.filter((n) => !exports.has(n.name)).map((n) => `\`${n.written}\``);
     const missingFiles = paths.filter(
       (p) => !existsSync(path.join(ROOT, workspace.dir, p)) || (p.endsWith('/') && !statSync(path.join(ROOT, workspace.dir, p)).isDirectory()),
