@@ -57,7 +57,14 @@ const LIGHT: Pace = { eventsPerBatch: 2, batchesPerS: 10, seconds: 5 };
 const offeredPerS = (p: Pace) => p.eventsPerBatch * p.batchesPerS * FAN_OUT;
 const BURST_EVENTS = 500;
 /** The payload of every event the bench writes. */
-const eventPayload = (reference: string) => ({ reference, channel: 'email', destination: 'b***@example.com', status: 'verified' });
+const eventPayload = (reference: string) => ({
+  reference,
+  channel: 'email',
+  destination: 'b***@example.com',
+  status: 'verified',
+  attempts: 1,
+  verified_at: '2026-11-27T03:00:00.000Z',
+});
 /** The bare fan-out's body: a delivery of the same shape and size as the sender's. */
 const BARE_DELIVERY = JSON.stringify({
   id: '00000000-0000-4000-8000-000000000000',
@@ -138,7 +145,7 @@ async function writeEvents(db: PrismaClient, workspaceId: number, count: number,
   await db.$transaction(async (tx) => {
     for (let i = 0; i < count; i++) {
       const reference = `00000000-0000-4000-8000-${String(seq.n++).padStart(12, '0')}`;
-      await recordEvent(tx, { workspaceId, event: 'verification.verified', payload: eventPayload(reference) });
+      await recordEvent(tx, workspaceId, { name: 'verification.verified', payload: eventPayload(reference) });
     }
   });
 }

@@ -19,6 +19,7 @@ import {
   type DepositsContext,
   type DepositResult,
 } from '@cowrie/deposits';
+import { ZCustomer as ZCustomerData } from '@cowrie/events';
 import { instrumentCalls, railObserver } from '@cowrie/metrics';
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
@@ -42,7 +43,8 @@ const ZDepositAccount = named(
   }),
 );
 
-export const ZCustomer = named('Customer', z.object({ name: z.string(), email: z.string().nullable() }));
+/** A reserved account's customer (the webhook events' catalog declares it: reserved_account.created carries one). */
+export const ZCustomer = named('Customer', ZCustomerData);
 
 const ZDepositResult = named(
   'DepositSurface',

@@ -2,7 +2,6 @@ import type { Response } from 'express';
 import { z } from 'zod';
 import { AppError, enqueueAndWait } from '@cowrie/core';
 import {
-  VERIFICATION_CHANNELS,
   ZCheckVerificationRequest,
   channelAvailable,
   destinationPrefix,
@@ -22,12 +21,14 @@ import {
   verificationJobId,
   verificationsQueue,
 } from '@cowrie/verification';
+import { ZVerificationChannel as ZVerificationChannelData } from '@cowrie/events';
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
 import { apiKeyOf, sendData } from '../http/respond';
 import { ZTimestamp, named, responseOf } from '../openapi/schemas';
 
-export const ZVerificationChannel = named('VerificationChannel', z.enum(VERIFICATION_CHANNELS));
+/** The webhook events' catalog declares it: the verification events carry one. */
+export const ZVerificationChannel = named('VerificationChannel', ZVerificationChannelData);
 export const ZVerificationStatus = named('VerificationStatus', z.enum(['pending', 'verified', 'failed', 'expired']));
 const ZReference = z.string().meta({ description: 'The verification reference (a UUID)' });
 
