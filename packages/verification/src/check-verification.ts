@@ -98,13 +98,7 @@ function transitionStatement(name: string, set: string, emitOn: string[]) {
 const EXPIRE = transitionStatement('cowrie-verification-expire', `"status" = 'expired'`, ['expired']);
 const FAIL_EXHAUSTED = transitionStatement('cowrie-verification-fail-exhausted', `"status" = 'failed'`, ['failed']);
 
-async function transition(
-  sql: SqlQueryable,
-  statement: typeof EXPIRE,
-  row: CheckableRow,
-  now: Date,
-  event: VerificationEvent,
-): Promise<CheckedRow | null> {
+async function transition(sql: SqlQueryable, statement: typeof EXPIRE, row: CheckableRow, now: Date, event: VerificationEvent): Promise<CheckedRow | null> {
   const { rows } = await statement.run(sql, { id: row.id, now, workspaceId: row.workspaceId, event: event.name, payload: event.payload });
   return rows[0] ?? null;
 }

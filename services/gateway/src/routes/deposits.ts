@@ -44,7 +44,7 @@ const ZDepositAccount = named(
 );
 
 /** A reserved account's customer (the webhook events' catalog declares it: reserved_account.created carries one). */
-export const ZCustomer = named('Customer', ZCustomerData);
+const ZCustomer = named('Customer', ZCustomerData);
 
 const ZDepositResult = named(
   'DepositSurface',
