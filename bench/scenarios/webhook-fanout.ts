@@ -64,7 +64,14 @@ const BURST_EVENTS = 500;
 /** Connections of the event writer's pool: enough for transactions to overlap when one commit is slow. */
 const GENERATOR_CONNECTIONS = 4;
 /** The payload of every event the bench writes. */
-const eventPayload = (reference: string) => ({ reference, channel: 'email', destination: 'b***@example.com', status: 'verified' });
+const eventPayload = (reference: string) => ({
+  reference,
+  channel: 'email',
+  destination: 'b***@example.com',
+  status: 'verified',
+  attempts: 1,
+  verified_at: '2026-11-27T03:00:00.000Z',
+});
 /** The bare fan-out's body: a delivery of the same shape and size as the sender's. */
 const BARE_DELIVERY = JSON.stringify({
   id: '00000000-0000-4000-8000-000000000000',
@@ -151,7 +158,7 @@ async function writeEvents(db: PrismaClient, workspaceId: number, count: number,
   await db.$transaction(async (tx) => {
     for (let i = 0; i < count; i++) {
       const reference = `00000000-0000-4000-8000-${String(seq.n++).padStart(12, '0')}`;
-      await recordEvent(tx, { workspaceId, event: 'verification.verified', payload: eventPayload(reference) });
+      await recordEvent(tx, workspaceId, { name: 'verification.verified', payload: eventPayload(reference) });
     }
   });
 }

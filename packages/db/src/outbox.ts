@@ -1,23 +1,19 @@
+import type { EmittedEvent, WebhookEventName } from '@cowrie/events';
 import type { Prisma } from './generated/client';
 import type { DbOrTx } from './index';
 
-export interface RecordEventInput {
-  workspaceId: number;
-  /** Event name, e.g. `verification.verified`. */
-  event: string;
-  /** The event's `data` as webhooks will deliver it. */
-  payload: Prisma.InputJsonValue;
-}
-
 /**
- * Records an event in the outbox. Call it with the transaction that makes the
- * state change it describes, so the event exists exactly when the change does;
- * the webhook relay delivers it later. (The plain-pg hot paths write their
- * event inside their own statement instead.)
+ * Records an event of the workspace in the outbox: a name of the catalog
+ * (`webhookEvents` of @cowrie/events) with its `data` as webhooks will deliver
+ * it; another name, or data of another shape, does not compile. Call it with
+ * the transaction that makes the state change it describes, so the event
+ * exists exactly when the change does; the webhook relay delivers it later.
+ * (The plain-pg hot paths write their event inside their own statement
+ * instead, typed by `EmittedEvent` the same way.)
  */
-export async function recordEvent(tx: DbOrTx, input: RecordEventInput): Promise<bigint> {
+export async function recordEvent<N extends WebhookEventName>(tx: DbOrTx, workspaceId: number, event: EmittedEvent<N>): Promise<bigint> {
   const row = await tx.outboxEvent.create({
-    data: { workspaceId: input.workspaceId, event: input.event, payload: input.payload },
+    data: { workspaceId, event: event.name, payload: event.payload as Prisma.InputJsonValue },
     select: { id: true },
   });
   return row.id;

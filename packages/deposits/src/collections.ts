@@ -32,7 +32,7 @@ export async function readCollection(ctx: Pick<DepositsContext, 'db' | 'now'>, w
     });
     const current = await tx.collection.findUniqueOrThrow({ where: { id } });
     if (expired.count === 1) {
-      await recordEvent(tx, { workspaceId, event: 'collection.expired', payload: collectionExpiredPayload(current) });
+      await recordEvent(tx, workspaceId, { name: 'collection.expired', payload: collectionExpiredPayload(current) });
     }
     return current;
   });

@@ -240,9 +240,8 @@ export async function receiveInboundTransfer(
     if (target.kind === 'collection') {
       await tx.collection.update({ where: { id: target.collection.id }, data: { ledgerTransactionId: transaction.id } });
     }
-    await recordEvent(tx, {
-      workspaceId: owner.workspaceId,
-      event: 'collection.successful',
+    await recordEvent(tx, owner.workspaceId, {
+      name: 'collection.successful',
       payload: collectionSuccessfulPayload({
         id: owner.id,
         reference,

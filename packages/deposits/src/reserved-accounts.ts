@@ -66,7 +66,7 @@ async function openReserved(ctx: DepositsContext, input: OpenReservedInput): Pro
           ...openedAccountColumns(opened),
         },
       });
-      await recordEvent(tx, { workspaceId: input.workspaceId, event: 'reserved_account.created', payload: reservedAccountCreatedPayload(account) });
+      await recordEvent(tx, input.workspaceId, { name: 'reserved_account.created', payload: reservedAccountCreatedPayload(account) });
       return account;
     },
   });

@@ -1,4 +1,5 @@
 import { AppError, Decimal, formatAmount } from '@cowrie/core';
+import type { EmittedEvent } from '@cowrie/events';
 import {
   batchPerTurnFor,
   columnList,
@@ -419,7 +420,7 @@ export interface DebitClose {
   /** Recorded as the counterparty's name when the row had none. */
   accountName: string | null;
   /** The outbox event committed with the close (`transfer.completed`, `transfer.failed`). */
-  event: { name: string; payload: unknown };
+  event: EmittedEvent<'transfer.completed' | 'transfer.failed'>;
   /** The row's `updatedAt`, as the caller rendered it into the event's payload. */
   at: Date;
 }

@@ -1,4 +1,5 @@
 import { columnList, defineStatement, isSqlUniqueViolation, sqlParam, type LedgerTransaction, type SqlQueryable } from '@cowrie/db';
+import type { EmittedEvent } from '@cowrie/events';
 import { newReference } from './references';
 import { ledgerTransactionColumns } from './transaction-rows';
 
@@ -13,7 +14,7 @@ export interface DebitReversal {
   /** The debit's new metadata (the rail's answer under `raw`, and `reversed_by`, the credit's reference). */
   metadata: Record<string, unknown>;
   /** The outbox event committed with the reversal (`transfer.reversed`, the debit as it now is). */
-  event: { name: string; payload: unknown };
+  event: EmittedEvent<'transfer.reversed'>;
   /** The debit's `updatedAt`, as the caller rendered it into the event's payload. */
   at: Date;
 }

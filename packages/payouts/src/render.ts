@@ -32,7 +32,8 @@ export function renderTransaction(row: LedgerTransaction) {
     counterpartyAccount: row.counterpartyAccount,
     counterpartyBank: row.counterpartyBank,
     counterpartyEmail: row.counterpartyEmail,
-    metadata: { ...metadata, provider: metadata.provider ?? row.provider, raw: asObject(metadata.raw) },
+    // `metadata.provider` is the rail's name the ledger wrote with the row: a string, as the transfer events' data promises.
+    metadata: { ...metadata, provider: (metadata.provider ?? row.provider) as string, raw: asObject(metadata.raw) },
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };

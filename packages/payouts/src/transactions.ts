@@ -1,8 +1,10 @@
 import { AppError, csvText, decodePageCursor, encodePageCursor, newestFirst, pageLimit, pageOf, pagedCsv, rowsAfter } from '@cowrie/core';
 import { Prisma, type DbOrTx, type LedgerTransaction } from '@cowrie/db';
+import { TRANSACTION_STATUSES, type WebhookEventName } from '@cowrie/events';
 import { asObject, renderTransaction } from './render';
 
-export const TRANSACTION_STATUSES = ['processing', 'completed', 'failed', 'reversed'] as const;
+/** A ledger transaction's statuses (declared with the transfer events' data, which carries one). */
+export { TRANSACTION_STATUSES };
 export const TRANSACTION_TYPES = ['debit', 'credit'] as const;
 
 /** Which transactions a list or an export holds. */
@@ -204,6 +206,9 @@ export interface TransactionEvent {
   deliveries: Array<{ id: number; endpoint_id: number; dispatch: number; ok: boolean | null; status_code: number | null; created_at: string }>;
 }
 
+/** The events a transaction produces (names of the webhook events' catalog). */
+const TRANSACTION_EVENTS: WebhookEventName[] = ['transfer.completed', 'transfer.failed', 'transfer.reversed', 'collection.successful'];
+
 /**
  * One transaction of the workspace (404 for anyone else's) and the webhook
  * events it produced: a payout's transfer.completed, transfer.failed or transfer.reversed (its
@@ -218,13 +223,13 @@ export async function transactionWithEvents(db: DbOrTx, workspaceId: number, ref
     where: {
       workspaceId,
       createdAt: { gte: new Date(row.createdAt.getTime() - EVENT_WINDOW_MS), lte: new Date(row.updatedAt.getTime() + EVENT_WINDOW_MS) },
-      event: { in: ['transfer.completed', 'transfer.failed', 'transfer.reversed', 'collection.successful'] },
+      event: { in: TRANSACTION_EVENTS },
     },
     orderBy: { id: 'asc' },
   });
   const produced = candidates.filter((e) => {
     const data = asObject(e.payload);
-    return e.event === 'collection.successful'
+    return e.event === ('collection.successful' satisfies WebhookEventName)
       ? row.type === 'credit' && row.providerReference !== null && data.provider_reference === row.providerReference
       : row.type === 'debit' && data.reference === row.reference;
   });

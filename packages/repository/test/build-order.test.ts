@@ -18,6 +18,8 @@ function buildPlan(): Map<string, string[]> {
     cwd: ROOT,
     encoding: 'utf8',
     env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' },
+    // The plan of every package's build is over a megabyte (spawnSync's default buffer), and grows with each package.
+    maxBuffer: 64 * 1024 * 1024,
   });
   expect(run.status).toBe(0);
   const plan = JSON.parse(run.stdout.slice(run.stdout.indexOf('{'))) as { tasks: PlannedTask[] };

@@ -1,11 +1,8 @@
 import type { Config, Mode } from '@cowrie/core';
+import { VERIFICATION_CHANNELS } from '@cowrie/events';
 
-/**
- * The channels a code can travel on. `whatsapp` came
- * after the first three, as an additive value: it takes the same Nigerian
- * phone numbers as sms and voice.
- */
-export const VERIFICATION_CHANNELS = ['sms', 'voice', 'email', 'whatsapp'] as const;
+/** The channels a code can travel on (declared with the webhook events' data, which names them). */
+export { VERIFICATION_CHANNELS };
 export type VerificationChannel = (typeof VERIFICATION_CHANNELS)[number];
 
 export const VERIFICATION_STATUSES = ['pending', 'verified', 'failed', 'expired'] as const;

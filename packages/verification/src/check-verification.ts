@@ -1,4 +1,5 @@
 import type { RedisClient } from '@cowrie/core';
+import type { EmittedEvent } from '@cowrie/events';
 import {
   batchPerTurnFor,
   columnList,
@@ -17,6 +18,9 @@ import { isReference } from './schemas';
 import { verificationColumns } from './verification-columns';
 import { eventData } from './views';
 import { deleteVoiceCode } from './voice-copy';
+
+/** The event a check's statement records with its state change. */
+type VerificationEvent = EmittedEvent<'verification.verified' | 'verification.failed' | 'verification.expired'>;
 
 /** `data` of POST /v1/verifications/:reference/check. */
 export type CheckOutcome =
@@ -94,13 +98,7 @@ function transitionStatement(name: string, set: string, emitOn: string[]) {
 const EXPIRE = transitionStatement('cowrie-verification-expire', `"status" = 'expired'`, ['expired']);
 const FAIL_EXHAUSTED = transitionStatement('cowrie-verification-fail-exhausted', `"status" = 'failed'`, ['failed']);
 
-async function transition(
-  sql: SqlQueryable,
-  statement: typeof EXPIRE,
-  row: CheckableRow,
-  now: Date,
-  event: { name: string; payload: ReturnType<typeof eventData> },
-): Promise<CheckedRow | null> {
+async function transition(sql: SqlQueryable, statement: typeof EXPIRE, row: CheckableRow, now: Date, event: VerificationEvent): Promise<CheckedRow | null> {
   const { rows } = await statement.run(sql, { id: row.id, now, workspaceId: row.workspaceId, event: event.name, payload: event.payload });
   return rows[0] ?? null;
 }
@@ -116,7 +114,7 @@ interface CodeTransition {
   row: CheckableRow;
   accept: boolean;
   now: Date;
-  event: { name: string; payload: ReturnType<typeof eventData> };
+  event: VerificationEvent;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { batchPerTurn, columnList, defineStatement, isSqlStatementRefused, sqlColumn, sqlColumns, sqlParam, type SqlQueryable } from '@cowrie/db';
+import { ENDPOINT_DISABLED_EVENT, type EventPayload } from '@cowrie/events';
 import { webhookDeliveryColumns } from './webhook-columns';
 
 /** A delivery row with what sending it needs from its endpoint. */
@@ -48,17 +49,10 @@ export interface AutoDisablePolicy {
 }
 
 /** The event sent to a workspace's other endpoints when one is switched off. */
-export const ENDPOINT_DISABLED_EVENT = 'webhook_endpoint.disabled';
+export { ENDPOINT_DISABLED_EVENT };
 
 /** `data` of webhook_endpoint.disabled. */
-export interface EndpointDisabledEventData {
-  endpoint_id: number;
-  url: string;
-  reason: string;
-  failing_since: string;
-  failures: number;
-  disabled_at: string;
-}
+export type EndpointDisabledEventData = EventPayload<typeof ENDPOINT_DISABLED_EVENT>;
 
 /**
  * The sender's reads and writes of delivery rows. Concurrent jobs' requests

@@ -1,9 +1,11 @@
+import { PING_EVENT } from '@cowrie/events';
+
 /** The subscription that matches every event. */
 export const WILDCARD_EVENT = '*';
 export const ALL_EVENTS: readonly string[] = [WILDCARD_EVENT];
 
 /** The event the dashboard's test action sends. */
-export const PING_EVENT = 'ping';
+export { PING_EVENT };
 
 /** An endpoint receives an event when its list holds the exact name or `*`. */
 export function endpointWantsEvent(subscribed: readonly string[], event: string): boolean {

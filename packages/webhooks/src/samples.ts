@@ -1,4 +1,5 @@
-import { recordEvent, type Prisma, type PrismaClient } from '@cowrie/db';
+import { recordEvent, type PrismaClient } from '@cowrie/db';
+import type { EmittedEvent } from '@cowrie/events';
 import type { EndpointDisabledEventData } from './delivery-store';
 import { endpointWantsEvent } from './events';
 
@@ -36,13 +37,10 @@ export interface RecordedSampleEvent {
  * to its active endpoints subscribed to the event (a test workspace's
  * endpoints are the test side's, so never a live one).
  */
-export async function recordSampleEvent(
-  db: PrismaClient,
-  input: { workspaceId: number; event: string; data: Prisma.InputJsonValue },
-): Promise<RecordedSampleEvent> {
+export async function recordSampleEvent(db: PrismaClient, workspaceId: number, sample: EmittedEvent): Promise<RecordedSampleEvent> {
   return db.$transaction(async (tx) => {
-    await recordEvent(tx, { workspaceId: input.workspaceId, event: input.event, payload: input.data });
-    const endpoints = await tx.webhookEndpoint.findMany({ where: { workspaceId: input.workspaceId, active: true }, select: { events: true } });
-    return { event: input.event, data: input.data, endpoints: endpoints.filter((e) => endpointWantsEvent(e.events, input.event)).length };
+    await recordEvent(tx, workspaceId, sample);
+    const endpoints = await tx.webhookEndpoint.findMany({ where: { workspaceId, active: true }, select: { events: true } });
+    return { event: sample.name, data: sample.payload, endpoints: endpoints.filter((e) => endpointWantsEvent(e.events, sample.name)).length };
   });
 }

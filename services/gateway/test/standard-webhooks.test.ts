@@ -4,7 +4,6 @@
 // webhook-id, a secret roll that breaks one of the two secrets), or accepts a
 // tampered body, a wrong secret or an old timestamp; or the X-Cowrie-* headers
 // change under receivers that already verify them.
-import { recordEvent } from '@cowrie/db';
 import { startHttpReceiver, waitFor, type HttpReceiver, type ReceivedRequest } from '@cowrie/testing';
 import { startWebhookWorker, type RunningWebhookWorker } from '@cowrie/webhook-sender';
 import { verifyWebhookSignature } from '@cowrie/webhooks';
@@ -88,7 +87,7 @@ test('the whsec_ secret is the same key bytes as the 64-hex secret, shown only w
 test('an event delivery and its retry carry webhook-id (the delivery id), webhook-timestamp and a v1 signature the package accepts', async () => {
   const endpoint = await createEndpoint('/retry', ['order.paid']);
   failOnce.add('/retry');
-  await gw.env.db.$transaction((tx) => recordEvent(tx, { workspaceId: a.workspaceId, event: 'order.paid', payload: { order: 7 } }));
+  await gw.env.db.outboxEvent.create({ data: { workspaceId: a.workspaceId, event: 'order.paid', payload: { order: 7 } } });
   const row = await waitFor(() => gw.env.db.webhookDelivery.findFirst({ where: { endpointId: endpoint.id, completedAt: { not: null } } }));
   expect(row).toMatchObject({ ok: 1, attempts: 2 });
   const [first, retry] = requestsTo('/retry');

@@ -306,7 +306,7 @@ test("trigger sends a sample of every event to the test side's endpoints: signed
     contract.checkWebhook(hit);
     expect(bodyOf(hit)).toMatchObject({ event: spec.name, livemode: false });
   }
-  const samples = new Set(TRIGGERABLE_EVENTS.map((e) => e.name));
+  const samples = new Set<string>(TRIGGERABLE_EVENTS.map((e) => e.name));
   expect(receiver.requests.filter((r) => r.path === '/live' && samples.has(String(r.headers['x-cowrie-event'])))).toEqual([]);
 });
 

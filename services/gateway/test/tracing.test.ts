@@ -8,7 +8,6 @@
 import { createWorkspaceWithKey, freePort, spawnServiceProcess, startHttpReceiver, waitFor, type HttpReceiver, type TestEnv } from '@cowrie/testing';
 import { createTestEnv, fundWallet } from '@cowrie/ledger/testing';
 import { encryptSecret } from '@cowrie/core';
-import { recordEvent } from '@cowrie/db';
 import { startPaystackStandIn, type PaystackStandIn } from '@cowrie/paystack/testing';
 import { spansOf, type ReceivedSpan } from './otlp-spans';
 import { call } from './start-test-gateway';
@@ -135,7 +134,7 @@ test("one trace joins an event's relay (the add of its delivery job) and the del
   await env.db.webhookEndpoint.create({
     data: { workspaceId: workspace.id, url: `${receiver.url}/hook`, events: ['*'], secretEncrypted: encryptSecret('0'.repeat(64), env.config.ENCRYPTION_KEY) },
   });
-  await recordEvent(env.db, { workspaceId: workspace.id, event: 'transfer.completed', payload: { reference: 'trace-me' } });
+  await env.db.outboxEvent.create({ data: { workspaceId: workspace.id, event: 'transfer.completed', payload: { reference: 'trace-me' } } });
   const sender = spawnServiceProcess(env.config, 'webhook-sender', { WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8', ...otel('http/json') });
   try {
     const post = (s: ReceivedSpan) =>

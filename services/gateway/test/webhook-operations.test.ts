@@ -6,7 +6,6 @@
 // silently, or cannot be switched back on; a log that cannot be paged or read
 // in detail; any of it reaching another workspace's objects.
 import { randomUUID } from 'node:crypto';
-import { recordEvent } from '@cowrie/db';
 import { startHttpReceiver, waitFor, type HttpReceiver, type ReceivedRequest } from '@cowrie/testing';
 import { startWebhookWorker, type RunningWebhookWorker } from '@cowrie/webhook-sender';
 import { ENDPOINT_DISABLED_EVENT, verifyWebhookSignature } from '@cowrie/webhooks';
@@ -51,9 +50,9 @@ async function createEndpoint(path: string, events: string[], token = a.token) {
   return res.body.data as { id: number; secret: string };
 }
 
-/** What another module does: a state change and its event in one transaction. */
+/** What another module does: a state change and its event in one transaction (the outbox row as is, whatever its name and data). */
 const emit = (workspaceId: number, event: string, payload: Record<string, unknown>) =>
-  gw.env.db.$transaction((tx) => recordEvent(tx, { workspaceId, event, payload: payload as never }));
+  gw.env.db.$transaction((tx) => tx.outboxEvent.create({ data: { workspaceId, event, payload: payload as never } }));
 
 const requestsTo = (path: string) => receiver.requests.filter((r) => r.path === path);
 const bodyOf = (r: ReceivedRequest) => JSON.parse(r.rawBody.toString('utf8')) as { id: string; event: string; data: Record<string, unknown> };

@@ -325,8 +325,7 @@ test('the delivery log limit defaults to 50 and is clamped to 200', async () => 
 
 test('an event recorded by another module reaches the endpoint and its log', async () => {
   const ep = (await create(a.token, { url: `${receiver.url}/outbox`, events: ['transfer.completed'] })).body.data;
-  const { recordEvent } = await import('@cowrie/db');
-  await gw.env.db.$transaction((tx) => recordEvent(tx, { workspaceId: a.workspaceId, event: 'transfer.completed', payload: { reference: 'snd_1' } }));
+  await gw.env.db.outboxEvent.create({ data: { workspaceId: a.workspaceId, event: 'transfer.completed', payload: { reference: 'snd_1' } } });
   const rows = await waitFor(async () => {
     const log = (await call(gw.url, 'GET', `/webhook-deliveries?endpoint_id=${ep.id}`, { token: a.token })).body.data;
     return log.length ? log : null;

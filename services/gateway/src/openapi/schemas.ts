@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ERROR_STATUS, type ErrorCode, type ErrorEnvelope } from '@cowrie/core';
+import { ZAmount, ZTimestamp } from '@cowrie/events';
 
 type SameKeys<A, B> = [keyof A] extends [keyof B] ? ([keyof B] extends [keyof A] ? true : false) : false;
 /** S promises no more than T holds (it may narrow a string to an enum) and names the same fields. */
@@ -38,10 +39,8 @@ export function named<S extends z.ZodType>(name: string, schema: S): S {
   return schema;
 }
 
-/** An ISO 8601 UTC timestamp as the API renders it. */
-export const ZTimestamp = z.string().meta({ format: 'date-time', description: 'ISO 8601 UTC timestamp' });
-/** An amount as the API renders it: a decimal string with 6 fractional digits. */
-export const ZAmount = z.string().meta({ pattern: '^-?\\d+\\.\\d{6}$', description: 'Decimal string, 6 fractional digits', examples: ['1500.000000'] });
+/** An ISO 8601 UTC timestamp, and an amount (a decimal string with 6 fractional digits), as the API renders them (declared with the webhook events' data). */
+export { ZAmount, ZTimestamp };
 /** A database id in a path (`/collections/:id`). */
 export const ZIdParams = z.object({ id: z.coerce.number().int().positive().max(2_147_483_647).meta({ description: 'The id the API gave it' }) });
 

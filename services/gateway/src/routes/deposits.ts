@@ -18,6 +18,7 @@ import {
   type DepositsContext,
   type DepositResult,
 } from '@cowrie/deposits';
+import { ZCustomer as ZCustomerData } from '@cowrie/events';
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
 import { apiKeyOf, sendData, sendPage } from '../http/respond';
@@ -40,7 +41,8 @@ const ZDepositAccount = named(
   }),
 );
 
-export const ZCustomer = named('Customer', z.object({ name: z.string(), email: z.string().nullable() }));
+/** A reserved account's customer (the webhook events' catalog declares it: reserved_account.created carries one). */
+const ZCustomer = named('Customer', ZCustomerData);
 
 const ZDepositResult = named(
   'DepositSurface',

@@ -14,7 +14,6 @@ import {
   type Mode,
 } from '@cowrie/core';
 import {
-  TRANSACTION_STATUSES,
   createBeneficiary,
   createTransfer,
   createWithdrawal,
@@ -37,6 +36,7 @@ import {
   payoutJobId,
   payoutsQueue,
 } from '@cowrie/payouts';
+import { ZTransaction as ZTransactionData, ZTransactionStatus as ZTransactionStatusData } from '@cowrie/events';
 import { renderBalance } from '@cowrie/ledger';
 import type { Bank, ResolvedAccount } from '@cowrie/rails';
 import type { GatewayDeps } from '../deps';
@@ -77,7 +77,7 @@ const ZBeneficiaryBody = named(
   'CreateBeneficiaryRequest',
   z.object({ name: optionalTextField(200), account_number: accountNumberField, bank_code: bankCodeField, currency: currencyCodeField }),
 );
-const ZTransactionStatus = named('TransactionStatus', z.enum(TRANSACTION_STATUSES));
+const ZTransactionStatus = named('TransactionStatus', ZTransactionStatusData);
 /** Which transactions: the filters of the list and of the dashboard's export. */
 export const ZTransactionFilters = z.object({
   status: ZTransactionStatus.optional().meta({ description: 'Only transactions with this status' }),
@@ -99,38 +99,8 @@ export const ZTransactionsQuery = ZTransactionFilters.extend({
   ...pageQueryFields,
 });
 
-/** A ledger transaction: the answer of a payout, a row of /v1/transactions, the data of transfer.* events. */
-export const ZTransaction = named(
-  'Transaction',
-  responseOf<RenderedTransaction>()(
-    z.object({
-      id: z.number().int(),
-      type: z.string().meta({ description: 'debit for payouts' }),
-      direction: z.string().meta({ description: 'out for payouts' }),
-      category: z.string().meta({ description: 'send (transfers) or payout (withdrawals)' }),
-      channel: z.string().meta({ description: 'transfer or payout' }),
-      status: ZTransactionStatus,
-      reference: z.string().meta({ description: 'Service-generated, prefix snd_' }),
-      idempotencyKey: z.string(),
-      businessId: z.number().int(),
-      walletId: z.number().int(),
-      currency: z.string(),
-      amount: ZRenderedAmount,
-      fees: ZRenderedAmount,
-      title: z.string(),
-      description: z.string(),
-      provider: z.string(),
-      providerReference: z.string().nullable(),
-      counterpartyName: z.string().nullable(),
-      counterpartyAccount: z.string().nullable(),
-      counterpartyBank: z.string().nullable(),
-      counterpartyEmail: z.string().nullable(),
-      metadata: z.looseObject({ provider: z.string(), raw: z.record(z.string(), z.unknown()).meta({ description: 'The rail response object' }) }),
-      createdAt: ZTimestamp,
-      updatedAt: ZTimestamp,
-    }),
-  ),
-);
+/** A ledger transaction: the answer of a payout, a row of /v1/transactions, the data of transfer.* events (the webhook events' catalog declares it). */
+export const ZTransaction = named('Transaction', responseOf<RenderedTransaction>()(ZTransactionData));
 const ZBank = named('Bank', responseOf<Bank>()(z.object({ bankCode: z.string(), bankName: z.string() })));
 const ZResolvedAccount = named(
   'ResolvedBankAccount',

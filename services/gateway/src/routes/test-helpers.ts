@@ -6,7 +6,6 @@ import { reverseSandboxPayout } from '@cowrie/payouts';
 import { createModeRails, mapModeRails } from '@cowrie/rails';
 import { readSandboxCode, sandboxOutbox, type SandboxCode } from '@cowrie/verification';
 import { recordSampleEvent, type RecordedSampleEvent } from '@cowrie/webhooks';
-import type { Prisma } from '@cowrie/db';
 import type { GatewayDeps } from '../deps';
 import { assertScope } from '../http/api-auth';
 import type { RouteMount } from '../http/route-registry';
@@ -188,8 +187,7 @@ export function registerTestHelperRoutes(v1: RouteMount, deps: GatewayDeps) {
       const spec = TRIGGERABLE_EVENTS.find((e) => e.name === body.event)!;
       assertScope(req, spec.trigger.scope);
       const { workspaceId } = apiKeyOf(req);
-      const data = spec.trigger.sample({ workspaceId, now: new Date() }) as Prisma.InputJsonValue;
-      sendData(req, res, 201, await recordSampleEvent(deps.db, { workspaceId, event: spec.name, data }));
+      sendData(req, res, 201, await recordSampleEvent(deps.db, workspaceId, spec.trigger.event({ workspaceId, now: new Date() })));
     },
   );
 }

@@ -1,17 +1,18 @@
 import { z } from 'zod';
 import {
-  VERIFICATION_CHANNELS,
   ZCheckVerificationRequest,
   ZStartVerificationRequest,
   type CheckOutcome,
   type StartedVerification,
   type VerificationRecord,
 } from '@cowrie/verification';
+import { ZVerificationChannel as ZVerificationChannelData } from '@cowrie/events';
 import { ZTimestamp, named, responseOf } from '../../openapi/schemas';
 
 // One-time codes: the requests and answers of their routes.
 
-export const ZVerificationChannel = named('VerificationChannel', z.enum(VERIFICATION_CHANNELS));
+/** The webhook events' catalog declares it: the verification events carry one. */
+export const ZVerificationChannel = named('VerificationChannel', ZVerificationChannelData);
 export const ZVerificationStatus = named('VerificationStatus', z.enum(['pending', 'verified', 'failed', 'expired']));
 const ZReference = z.string().meta({ description: 'The verification reference (a UUID)' });
 

@@ -1,0 +1,3 @@
+export * from './define-events';
+export * from './schemas';
+export * from './catalog';
