@@ -1,6 +1,6 @@
-import { AppError, csvText, decodePageCursor, encodePageCursor, newestFirst, pageLimit, pageOf, pagedCsv, rowsAfter } from '@cowrie/core';
+import { AppError, asObject, csvText, decodePageCursor, encodePageCursor, newestFirst, pageLimit, pageOf, pagedCsv, rowsAfter } from '@cowrie/core';
 import { Prisma, type DbOrTx, type LedgerTransaction } from '@cowrie/db';
-import { asObject, renderTransaction } from './render';
+import { renderTransaction } from './render';
 
 export const TRANSACTION_STATUSES = ['processing', 'completed', 'failed', 'reversed'] as const;
 export const TRANSACTION_TYPES = ['debit', 'credit'] as const;

@@ -1,5 +1,6 @@
 import { LosslessNumber } from 'lossless-json';
-import { asObject, createPaystackClient, isSuccess, toKobo, type PaystackBody, type PaystackRequest, type PaystackResponse } from '@cowrie/paystack';
+import { asObject } from '@cowrie/core';
+import { createPaystackClient, isSuccess, toKobo, type PaystackBody, type PaystackRequest, type PaystackResponse } from '@cowrie/paystack';
 import { RailError, RailInputError, type PayoutRail, type Bank, type TransferRequest, type TransferResult, type TransferStatus } from './types';
 
 export interface PaystackRailOptions {
