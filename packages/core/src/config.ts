@@ -576,8 +576,8 @@ export interface ConfigDeprecation {
   message: string;
 }
 
-/** The deprecated variables `env` sets (an empty value is unset, as loadConfig reads it). */
-export function configDeprecations(env: Record<string, string | undefined> = process.env): ConfigDeprecation[] {
+/** The deprecated variables `env` sets (an empty value is unset, as loadConfig reads it); a loaded Config answers the same. */
+export function configDeprecations(env: Readonly<Record<string, unknown>> = process.env): ConfigDeprecation[] {
   return DEPRECATED_CONFIG_NAMES.filter(({ name }) => env[name] !== undefined && env[name] !== '').map(({ name, use, still }) => ({
     variable: name,
     replacement: use,
