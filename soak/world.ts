@@ -74,8 +74,10 @@ export async function createWorld(opts: { seed: number; replicas: number; redis:
   const redisDir = mkdtempSync(path.join(tmpdir(), 'cowrie-soak-redis-'));
   const cluster = opts.redis === 'cluster' ? await startRedisCluster({ dir: redisDir }) : null;
   const redisNodes = cluster ? cluster.masters : [await startRedisServer(['--appendonly', 'yes', '--appendfsync', 'always', '--dir', redisDir])];
-  // Two Paystack stand-ins, as the deployment has two keys (PAYOUT_PAYSTACK_SECRET_KEY, PAYSTACK_SECRET_KEY),
-  // so the chaos can pause one rail's answers without the other's.
+  // Two Paystack stand-ins, as a deployment whose payouts are a separate Paystack business (PAYOUT_PAYSTACK_SECRET_KEY
+  // beside PAYSTACK_SECRET_KEY), so the chaos can pause one rail's answers without the other's. The payout rail reaches
+  // its own through the deprecated PAYOUT_PAYSTACK_BASE_URL and PAYOUT_PAYSTACK_TIMEOUT_MS, which still set it (and are
+  // warned about once per process).
   const standIn = await startPaystackStandIn();
   const collectionSecret = `sk_test_soak_collections_${randomBytes(6).toString('hex')}`;
   const collectionStandIn = await startPaystackStandIn({ secret: collectionSecret });
@@ -129,7 +131,7 @@ export async function createWorld(opts: { seed: number; replicas: number; redis:
     COLLECTION_RAIL: 'paystack',
     PAYSTACK_SECRET_KEY: collectionSecret,
     PAYSTACK_BASE_URL: collectionStandIn.url,
-    COLLECTION_RAIL_TIMEOUT_MS: '1500',
+    PAYSTACK_TIMEOUT_MS: '1500',
     WEBHOOK_TEST_RATE_LIMIT: '100000',
     DASHBOARD_RATE_LIMIT: '1000000',
     WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',

@@ -34,3 +34,15 @@ test('passes what the services start with, touching nothing', async () => {
   expect(await runCli(['config', 'check'], staging)).toEqual({ code: 0, stdout: '{"ok":true,"node_env":"production"}', stderr: '' });
   expect(await runCli(['config', 'check'], NOTHING)).toEqual({ code: 0, stdout: '{"ok":true,"node_env":"development"}', stderr: '' });
 });
+
+test('a deprecated variable passes with a warning on stderr naming it and its replacement, never its value', async () => {
+  const env = { ...NOTHING, PAYOUT_PAYSTACK_BASE_URL: 'http://127.0.0.1:4020/old-payout-url', COLLECTION_RAIL_TIMEOUT_MS: '24680' };
+  const out = await runCli(['config', 'check'], env);
+  expect(out).toMatchObject({ code: 0, stdout: '{"ok":true,"node_env":"development"}' });
+  expect(out.stderr.split('\n')).toEqual([
+    expect.stringMatching(/^cowrie: warning: PAYOUT_PAYSTACK_BASE_URL is deprecated: set PAYSTACK_BASE_URL/),
+    expect.stringMatching(/^cowrie: warning: COLLECTION_RAIL_TIMEOUT_MS is deprecated: set PAYSTACK_TIMEOUT_MS/),
+  ]);
+  expect(out.stderr).not.toContain('old-payout-url');
+  expect(out.stderr).not.toContain('24680');
+});

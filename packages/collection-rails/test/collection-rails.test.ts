@@ -6,7 +6,7 @@ import {
   RailError,
   RailInputError,
   createCollectionRail,
-  createPaystackRail,
+  createPaystackCollectionRail,
   createSandboxRail,
   hmacSha512Hex,
   parsePaystackNotification,
@@ -79,9 +79,9 @@ describe('sandbox rail', () => {
     expect(
       createCollectionRail({
         COLLECTION_RAIL: 'sandbox',
-        COLLECTION_RAIL_TIMEOUT_MS: 1000,
         COLLECTION_SANDBOX_FAIL: false,
         PAYSTACK_BASE_URL: 'x',
+        PAYSTACK_TIMEOUT_MS: 1000,
         PAYSTACK_PREFERRED_BANK: 'wema-bank',
       }).name,
     ).toBe('sandbox');
@@ -89,7 +89,7 @@ describe('sandbox rail', () => {
 });
 
 describe('Paystack adapter against a local stand-in', () => {
-  const rail = () => createPaystackRail({ secretKey: SECRET, baseUrl: standIn.url, timeoutMs: 500, preferredBank: 'wema-bank' });
+  const rail = () => createPaystackCollectionRail({ secretKey: SECRET, baseUrl: standIn.url, timeoutMs: 500, preferredBank: 'wema-bank' });
 
   test('a one-off account is a Pay-with-Transfer charge: amount in kobo, our reference, the expiry', async () => {
     const before = standIn.requests.length;
@@ -158,7 +158,7 @@ describe('Paystack adapter against a local stand-in', () => {
 
   test('a wrong secret key is a RailError (401 from the provider: refused credentials, 503)', async () => {
     const before = standIn.count('POST', '/charge');
-    const err = await createPaystackRail({ secretKey: 'sk_wrong', baseUrl: standIn.url, timeoutMs: 500 })
+    const err = await createPaystackCollectionRail({ secretKey: 'sk_wrong', baseUrl: standIn.url, timeoutMs: 500 })
       .openOneOffAccount(oneOff())
       .catch((e) => e);
     expect(err).toBeInstanceOf(RailError);
@@ -174,7 +174,7 @@ describe('Paystack adapter against a local stand-in', () => {
   });
 
   test('an unreachable provider is a RailError', async () => {
-    const err = await createPaystackRail({ secretKey: SECRET, baseUrl: 'http://127.0.0.1:9', timeoutMs: 500 })
+    const err = await createPaystackCollectionRail({ secretKey: SECRET, baseUrl: 'http://127.0.0.1:9', timeoutMs: 500 })
       .openOneOffAccount(oneOff())
       .catch((e) => e);
     expect(err).toBeInstanceOf(RailError);

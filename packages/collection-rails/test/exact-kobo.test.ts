@@ -4,7 +4,7 @@
 // integer's digits; a notification whose kobo a double has already rounded is
 // refused, never credited.
 import { Decimal } from '@cowrie/core';
-import { createPaystackRail, parsePaystackNotification } from '../src';
+import { createPaystackCollectionRail, parsePaystackNotification } from '../src';
 import { paystackChargeSuccess, startPaystackStandIn } from '@cowrie/paystack/testing';
 
 const SECRET = 'sk_test_standin_secret_key_exact';
@@ -15,7 +15,7 @@ beforeAll(async () => {
 afterAll(() => standIn.close());
 
 test('a charge sends its kobo as the exact integer, even beyond what a double holds', async () => {
-  const rail = createPaystackRail({ secretKey: SECRET, baseUrl: standIn.url, timeoutMs: 2000, preferredBank: 'wema-bank' });
+  const rail = createPaystackCollectionRail({ secretKey: SECRET, baseUrl: standIn.url, timeoutMs: 2000, preferredBank: 'wema-bank' });
   const before = standIn.requests.length;
   // 123456789012345.67 naira is 12345678901234567 kobo; as a double it is ...568.
   await rail.openOneOffAccount({

@@ -243,8 +243,8 @@ export const ZConfig = z
     OPEN_BANKING_REDIRECT_URL: z.string().url().optional(),
     // which collection rail opens one-off and reserved accounts: the offline sandbox or Paystack
     COLLECTION_RAIL: z.enum(['sandbox', 'paystack']).default('sandbox'),
-    // per-request timeout of a collection rail call (opening an account)
-    COLLECTION_RAIL_TIMEOUT_MS: positiveInt(10_000),
+    // deprecated, use PAYSTACK_TIMEOUT_MS: when set, still the collection rail's per-request timeout (opening an account), and a warning is logged at start-up
+    COLLECTION_RAIL_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
     // sandbox rail only: when true every account opening fails (503 provider_error), for tests and demos
     COLLECTION_SANDBOX_FAIL: z
       .enum(['true', 'false', '1', '0'])
@@ -252,10 +252,13 @@ export const ZConfig = z
       .transform((v) => v === 'true' || v === '1'),
     // HMAC-SHA512 key of POST /rails/sandbox/notifications; the route exists only with COLLECTION_RAIL=sandbox and this set (no default: a known key would let anyone credit themselves)
     COLLECTION_SANDBOX_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
-    // Paystack secret key (sk_...; sk_live_ in production with COLLECTION_RAIL=paystack): authenticates API calls and signs its notifications (x-paystack-signature)
+    // the Paystack business's secret key (sk_...; sk_live_ in production), read by both Paystack rails (COLLECTION_RAIL=paystack, and PAYOUT_RAIL or
+    // PAYOUT_RAILS naming paystack unless PAYOUT_PAYSTACK_SECRET_KEY is set): authenticates API calls and signs its notifications (x-paystack-signature)
     PAYSTACK_SECRET_KEY: z.string().min(1).optional(),
-    // Paystack API base URL (tests point it at a local stand-in)
+    // Paystack API base URL of both Paystack rails (tests point it at a local stand-in)
     PAYSTACK_BASE_URL: z.string().url().default('https://api.paystack.co'),
+    // per-request timeout of a Paystack call, both rails: a timed-out transfer is re-queried, never re-sent blindly; a timed-out account opening answers 503
+    PAYSTACK_TIMEOUT_MS: positiveInt(15_000),
     // bank slug Paystack opens dedicated (reserved) accounts at
     PAYSTACK_PREFERRED_BANK: z.string().min(1).default('wema-bank'),
     // how long the gateway waits for a payout's rail outcome before answering `processing`
@@ -295,12 +298,13 @@ export const ZConfig = z
     PAYOUT_FEE_SCHEDULE: z.string().default('{}').transform(parseFeeSchedule),
     // artificial latency of every sandbox rail transfer and verify (tests of slow rails); 0 in production
     PAYOUT_SANDBOX_DELAY_MS: nonNegativeInt(0),
-    // Paystack secret key (sk_...; required, and sk_live_, in production with PAYOUT_RAIL=paystack); without it the Paystack rail answers 503
-    PAYOUT_PAYSTACK_SECRET_KEY: z.string().optional(),
-    // Paystack API base URL (tests point it at a local stand-in)
-    PAYOUT_PAYSTACK_BASE_URL: z.string().url().default('https://api.paystack.co'),
-    // per-request timeout of a Paystack call; a timed-out transfer is re-queried, never re-sent blindly
-    PAYOUT_PAYSTACK_TIMEOUT_MS: positiveInt(15_000),
+    // optional: the secret key of a separate Paystack business for payouts (sk_...; sk_live_ in production); unset, payouts use PAYSTACK_SECRET_KEY,
+    // and with neither the Paystack payout rail answers 503
+    PAYOUT_PAYSTACK_SECRET_KEY: z.string().min(1).optional(),
+    // deprecated, use PAYSTACK_BASE_URL: when set, still the Paystack payout rail's base URL, and a warning is logged at start-up
+    PAYOUT_PAYSTACK_BASE_URL: z.string().url().optional(),
+    // deprecated, use PAYSTACK_TIMEOUT_MS: when set, still the Paystack payout rail's per-request timeout, and a warning is logged at start-up
+    PAYOUT_PAYSTACK_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
     // Flutterwave secret key (FLWSECK-...; required, and not a test key, in production when PAYOUT_RAILS names flutterwave); without it the rail answers 503
     PAYOUT_FLUTTERWAVE_SECRET_KEY: z.string().optional(),
     // Flutterwave API base URL, without /v3 (tests point it at a local stand-in)
@@ -512,21 +516,93 @@ export const ZConfig = z
 
 export type Config = z.output<typeof ZConfig>;
 
-/** The rails that move live mode's money, each with the Paystack key it uses when it is `paystack`. */
-const MONEY_RAILS = [
-  { rail: 'PAYOUT_RAIL', key: 'PAYOUT_PAYSTACK_SECRET_KEY' },
-  { rail: 'COLLECTION_RAIL', key: 'PAYSTACK_SECRET_KEY' },
+/** The Paystack variables, of both rails and the older names still honoured. */
+export type PaystackConfig = Pick<
+  Config,
+  | 'PAYSTACK_SECRET_KEY'
+  | 'PAYSTACK_BASE_URL'
+  | 'PAYSTACK_TIMEOUT_MS'
+  | 'PAYOUT_PAYSTACK_SECRET_KEY'
+  | 'PAYOUT_PAYSTACK_BASE_URL'
+  | 'PAYOUT_PAYSTACK_TIMEOUT_MS'
+  | 'COLLECTION_RAIL_TIMEOUT_MS'
+>;
+
+/** How one Paystack rail reaches Paystack: its key (and the variable that holds it), base URL and per-request timeout. */
+export interface PaystackSettings {
+  secretKey: string | undefined;
+  /** The variable named when the key is missing or Paystack refuses it. */
+  keySetting: 'PAYSTACK_SECRET_KEY' | 'PAYOUT_PAYSTACK_SECRET_KEY';
+  baseUrl: string;
+  timeoutMs: number;
+}
+
+/**
+ * The Paystack payout rail's settings: PAYSTACK_* as the collection rail
+ * reads them, with PAYOUT_PAYSTACK_SECRET_KEY (a separate Paystack business
+ * for payouts) taking the key's place when set, and the deprecated
+ * PAYOUT_PAYSTACK_BASE_URL and PAYOUT_PAYSTACK_TIMEOUT_MS still winning when set.
+ */
+export function paystackPayoutSettings(c: PaystackConfig): PaystackSettings {
+  return {
+    secretKey: c.PAYOUT_PAYSTACK_SECRET_KEY ?? c.PAYSTACK_SECRET_KEY,
+    keySetting: c.PAYOUT_PAYSTACK_SECRET_KEY ? 'PAYOUT_PAYSTACK_SECRET_KEY' : 'PAYSTACK_SECRET_KEY',
+    baseUrl: c.PAYOUT_PAYSTACK_BASE_URL ?? c.PAYSTACK_BASE_URL,
+    timeoutMs: c.PAYOUT_PAYSTACK_TIMEOUT_MS ?? c.PAYSTACK_TIMEOUT_MS,
+  };
+}
+
+/** The Paystack collection rail's settings: PAYSTACK_*, with the deprecated COLLECTION_RAIL_TIMEOUT_MS still winning when set. */
+export function paystackCollectionSettings(c: PaystackConfig): PaystackSettings {
+  return {
+    secretKey: c.PAYSTACK_SECRET_KEY,
+    keySetting: 'PAYSTACK_SECRET_KEY',
+    baseUrl: c.PAYSTACK_BASE_URL,
+    timeoutMs: c.COLLECTION_RAIL_TIMEOUT_MS ?? c.PAYSTACK_TIMEOUT_MS,
+  };
+}
+
+/** Names earlier versions read, still honoured where they applied: each one set is warned about at start-up. */
+const DEPRECATED_CONFIG_NAMES = [
+  { name: 'PAYOUT_PAYSTACK_BASE_URL', use: 'PAYSTACK_BASE_URL', still: "the Paystack payout rail's base URL" },
+  { name: 'PAYOUT_PAYSTACK_TIMEOUT_MS', use: 'PAYSTACK_TIMEOUT_MS', still: "the Paystack payout rail's timeout" },
+  { name: 'COLLECTION_RAIL_TIMEOUT_MS', use: 'PAYSTACK_TIMEOUT_MS', still: "the collection rail's timeout" },
 ] as const;
+
+/** One deprecated variable the environment sets: its name, what replaces it, and the warning (never the value). */
+export interface ConfigDeprecation {
+  variable: string;
+  replacement: string;
+  message: string;
+}
+
+/** The deprecated variables `env` sets (an empty value is unset, as loadConfig reads it); a loaded Config answers the same. */
+export function configDeprecations(env: Readonly<Record<string, unknown>> = process.env): ConfigDeprecation[] {
+  return DEPRECATED_CONFIG_NAMES.filter(({ name }) => env[name] !== undefined && env[name] !== '').map(({ name, use, still }) => ({
+    variable: name,
+    replacement: use,
+    message: `${name} is deprecated: set ${use} instead (read by both Paystack rails); until then ${name} still sets ${still}`,
+  }));
+}
+
+/**
+ * Logs each deprecated variable the environment sets, once: a service calls
+ * it at start-up, beside its logger. Only names are logged, never a value.
+ */
+export function warnConfigDeprecations(logger: { warn: (obj: object, msg: string) => void }, env: Record<string, string | undefined> = process.env): void {
+  for (const d of configDeprecations(env)) logger.warn({ variable: d.variable, replacement: d.replacement }, d.message);
+}
+
+/** The rails that move live mode's money. */
+const MONEY_RAILS = ['PAYOUT_RAIL', 'COLLECTION_RAIL'] as const;
 /** Live mode's code delivery providers: a sandbox one sends no real message, but moves no money either. */
 const CODE_PROVIDERS = ['VERIFY_SMS_PROVIDER', 'VERIFY_EMAIL_PROVIDER'] as const;
 
-interface LiveModeChoices {
+interface LiveModeChoices extends PaystackConfig {
   PAYOUT_RAIL: string;
   PAYOUT_RAILS: readonly string[];
   PAYOUT_FLUTTERWAVE_SECRET_KEY?: string;
   COLLECTION_RAIL: string;
-  PAYOUT_PAYSTACK_SECRET_KEY?: string;
-  PAYSTACK_SECRET_KEY?: string;
   VERIFY_SMS_PROVIDER: string;
   VERIFY_EMAIL_PROVIDER: string;
   ALLOW_SANDBOX_IN_PRODUCTION: boolean;
@@ -559,30 +635,39 @@ function productionLiveModeIssues(c: LiveModeChoices): Array<{ variable: string;
         message: `is ${key.startsWith('FLWSECK') ? 'a test key (FLWSECK_TEST…)' : 'not a Flutterwave secret key'}: in production it must be a live key (FLWSECK-…)`,
       });
   }
-  const railOf = (name: (typeof MONEY_RAILS)[number]['rail']) => c[name];
-  const sandboxRails = MONEY_RAILS.filter(({ rail }) => railOf(rail) === 'sandbox');
+  const railOf = (name: (typeof MONEY_RAILS)[number]) => c[name];
+  const sandboxRails = MONEY_RAILS.filter((rail) => railOf(rail) === 'sandbox');
   if (sandboxRails.length > 0 && sandboxRails.length < MONEY_RAILS.length) {
-    const combination = MONEY_RAILS.map(({ rail }) => `${rail}=${railOf(rail)}`).join(', ');
-    for (const { rail } of sandboxRails) {
+    const combination = MONEY_RAILS.map((rail) => `${rail}=${railOf(rail)}`).join(', ');
+    for (const rail of sandboxRails) {
       issues.push({
         variable: rail,
         message: `is sandbox beside a real rail (${combination}): in production live mode's rails are all real, or all sandbox with ALLOW_SANDBOX_IN_PRODUCTION=true (a staging deployment); a mix lets sandbox money reach a real payout`,
       });
     }
   } else if (sandboxRails.length > 0 && !c.ALLOW_SANDBOX_IN_PRODUCTION) {
-    for (const { rail } of sandboxRails) {
+    for (const rail of sandboxRails) {
       issues.push({
         variable: rail,
         message: 'is sandbox: live mode in production needs real rails, or ALLOW_SANDBOX_IN_PRODUCTION=true (a staging deployment)',
       });
     }
   }
-  for (const { rail, key } of MONEY_RAILS) {
-    const isPaystack = rail === 'PAYOUT_RAIL' ? c.PAYOUT_RAILS.includes('paystack') : railOf(rail) === 'paystack';
-    if (!isPaystack) continue;
-    const value = c[key];
-    // PAYSTACK_SECRET_KEY is required with COLLECTION_RAIL=paystack in every environment (below).
-    if (!value && key === 'PAYOUT_PAYSTACK_SECRET_KEY') issues.push({ variable: key, message: `is required in production when ${rail}=paystack` });
+  // The Paystack key each Paystack rail uses (one variable for both, unless payouts have a business of their own), checked once per variable.
+  const paystackKeys: Array<{ rail: string; settings: PaystackSettings }> = [];
+  if (c.PAYOUT_RAILS.includes('paystack')) paystackKeys.push({ rail: 'PAYOUT_RAIL', settings: paystackPayoutSettings(c) });
+  if (c.COLLECTION_RAIL === 'paystack') paystackKeys.push({ rail: 'COLLECTION_RAIL', settings: paystackCollectionSettings(c) });
+  const checkedKeys = new Set<string>();
+  for (const { rail, settings } of paystackKeys) {
+    const { secretKey: value, keySetting: key } = settings;
+    if (checkedKeys.has(key)) continue;
+    checkedKeys.add(key);
+    // PAYSTACK_SECRET_KEY is required with COLLECTION_RAIL=paystack in every environment (below): said once.
+    if (!value && rail === 'PAYOUT_RAIL' && !(key === 'PAYSTACK_SECRET_KEY' && c.COLLECTION_RAIL === 'paystack'))
+      issues.push({
+        variable: key,
+        message: `is required in production when ${rail}=paystack (or PAYOUT_PAYSTACK_SECRET_KEY, for a separate Paystack business)`,
+      });
     else if (value && !value.startsWith('sk_live_')) {
       // The value is a secret: only its kind is said.
       const kind = value.startsWith('sk_test_') ? 'a test key (sk_test_…)' : 'not a Paystack secret key';

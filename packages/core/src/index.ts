@@ -12,3 +12,4 @@ export * from './queues';
 export * from './modes';
 export * from './page-cursor';
 export * from './csv';
+export * from './as-object';

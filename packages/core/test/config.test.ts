@@ -1,4 +1,6 @@
-import { loadConfig } from '../src/config';
+import { Writable } from 'node:stream';
+import { configDeprecations, loadConfig, paystackCollectionSettings, paystackPayoutSettings, warnConfigDeprecations } from '../src/config';
+import { createLogger } from '../src/logger';
 
 test('defaults follow the operator contract', () => {
   const c = loadConfig({});
@@ -167,10 +169,33 @@ describe("production: live mode's rails are all real, or all sandbox on a stagin
     expect(() => loadConfig({ ...env, NODE_ENV: 'development' })).not.toThrow();
   });
 
-  test('PAYOUT_PAYSTACK_SECRET_KEY is required in production when PAYOUT_RAIL=paystack', () => {
-    expect(() => loadConfig({ ...base, ...providers, ...collectionsReal, PAYOUT_RAIL: 'paystack' })).toThrow(
-      /PAYOUT_PAYSTACK_SECRET_KEY: is required in production when PAYOUT_RAIL=paystack/,
+  test('PAYOUT_RAIL=paystack in production needs a Paystack key: the shared PAYSTACK_SECRET_KEY, or PAYOUT_PAYSTACK_SECRET_KEY', () => {
+    // One key for both rails is enough: payouts read PAYSTACK_SECRET_KEY too.
+    expect(loadConfig({ ...base, ...providers, ...collectionsReal, PAYOUT_RAIL: 'paystack' })).toMatchObject({ PAYOUT_RAIL: 'paystack' });
+    // Without any key, each variable is named once.
+    let message = '';
+    try {
+      loadConfig({ ...base, ...providers, PAYOUT_RAIL: 'paystack', COLLECTION_RAIL: 'paystack' });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message.match(/PAYSTACK_SECRET_KEY: is required/g)).toHaveLength(1);
+    // Payouts alone on Paystack (refused as a mix too) name the shared key and the override.
+    expect(() => loadConfig({ ...base, ...providers, PAYOUT_RAIL: 'paystack', ALLOW_SANDBOX_IN_PRODUCTION: 'true' })).toThrow(
+      /PAYSTACK_SECRET_KEY: is required in production when PAYOUT_RAIL=paystack \(or PAYOUT_PAYSTACK_SECRET_KEY/,
     );
+  });
+
+  test('one shared test key on both Paystack rails stops start-up naming PAYSTACK_SECRET_KEY once, without printing it', () => {
+    let message = '';
+    try {
+      loadConfig({ ...base, ...providers, PAYOUT_RAIL: 'paystack', COLLECTION_RAIL: 'paystack', PAYSTACK_SECRET_KEY: 'sk_test_shared' });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message.match(/PAYSTACK_SECRET_KEY: is a test key/g)).toHaveLength(1);
+    expect(message).not.toContain('PAYOUT_PAYSTACK_SECRET_KEY');
+    expect(message).not.toContain('sk_test_shared');
   });
 
   test('several payout rails (PAYOUT_RAILS) are all real: sandbox beside a real one is refused, with or without the flag', () => {
@@ -281,4 +306,73 @@ test('DASHBOARD_URL defaults to the local dashboard outside production; invitati
     'one_time_password',
   );
   expect(() => loadConfig({ ...production, DASHBOARD_INVITES: 'email' })).toThrow(/DASHBOARD_URL/);
+});
+
+describe('Paystack: one set of variables for both rails', () => {
+  test('both rails read PAYSTACK_SECRET_KEY, PAYSTACK_BASE_URL and PAYSTACK_TIMEOUT_MS, with the same defaults', () => {
+    const shared = loadConfig({ PAYSTACK_SECRET_KEY: 'sk_test_shared', PAYSTACK_BASE_URL: 'http://127.0.0.1:4010', PAYSTACK_TIMEOUT_MS: '700' });
+    const expected = { secretKey: 'sk_test_shared', keySetting: 'PAYSTACK_SECRET_KEY', baseUrl: 'http://127.0.0.1:4010', timeoutMs: 700 };
+    expect(paystackPayoutSettings(shared)).toEqual(expected);
+    expect(paystackCollectionSettings(shared)).toEqual(expected);
+    const defaults = loadConfig({});
+    for (const settings of [paystackPayoutSettings(defaults), paystackCollectionSettings(defaults)])
+      expect(settings).toEqual({ secretKey: undefined, keySetting: 'PAYSTACK_SECRET_KEY', baseUrl: 'https://api.paystack.co', timeoutMs: 15_000 });
+  });
+
+  test("PAYOUT_PAYSTACK_SECRET_KEY (a separate Paystack business for payouts) is the payout rail's key only, and not deprecated", () => {
+    const env = { PAYSTACK_SECRET_KEY: 'sk_test_collections', PAYOUT_PAYSTACK_SECRET_KEY: 'sk_test_payouts', PAYSTACK_BASE_URL: 'http://127.0.0.1:4010' };
+    const c = loadConfig(env);
+    expect(paystackPayoutSettings(c)).toMatchObject({
+      secretKey: 'sk_test_payouts',
+      keySetting: 'PAYOUT_PAYSTACK_SECRET_KEY',
+      baseUrl: 'http://127.0.0.1:4010',
+    });
+    expect(paystackCollectionSettings(c)).toMatchObject({ secretKey: 'sk_test_collections', keySetting: 'PAYSTACK_SECRET_KEY' });
+    // The override alone: payouts have a key, collections none.
+    const alone = loadConfig({ PAYOUT_PAYSTACK_SECRET_KEY: 'sk_test_payouts' });
+    expect(paystackPayoutSettings(alone).secretKey).toBe('sk_test_payouts');
+    expect(paystackCollectionSettings(alone).secretKey).toBeUndefined();
+    expect(configDeprecations(env)).toEqual([]);
+  });
+
+  test('the old names still set what they set, and each is warned about once, by name, never with its value', () => {
+    const env = {
+      PAYSTACK_BASE_URL: 'http://127.0.0.1:4010',
+      PAYSTACK_TIMEOUT_MS: '700',
+      PAYOUT_PAYSTACK_BASE_URL: 'http://127.0.0.1:4020/old-payout-url',
+      PAYOUT_PAYSTACK_TIMEOUT_MS: '13579',
+      COLLECTION_RAIL_TIMEOUT_MS: '24680',
+    };
+    const c = loadConfig(env);
+    expect(paystackPayoutSettings(c)).toMatchObject({ baseUrl: 'http://127.0.0.1:4020/old-payout-url', timeoutMs: 13579 });
+    expect(paystackCollectionSettings(c)).toMatchObject({ baseUrl: 'http://127.0.0.1:4010', timeoutMs: 24680 });
+    // Each old name alone, without the new ones, works the same.
+    expect(paystackPayoutSettings(loadConfig({ PAYOUT_PAYSTACK_TIMEOUT_MS: '900' })).timeoutMs).toBe(900);
+    expect(paystackCollectionSettings(loadConfig({ PAYOUT_PAYSTACK_TIMEOUT_MS: '900' })).timeoutMs).toBe(15_000);
+    expect(() => loadConfig({ PAYOUT_PAYSTACK_BASE_URL: 'not a url' })).toThrow(/PAYOUT_PAYSTACK_BASE_URL/);
+
+    expect(configDeprecations(env).map((d) => [d.variable, d.replacement])).toEqual([
+      ['PAYOUT_PAYSTACK_BASE_URL', 'PAYSTACK_BASE_URL'],
+      ['PAYOUT_PAYSTACK_TIMEOUT_MS', 'PAYSTACK_TIMEOUT_MS'],
+      ['COLLECTION_RAIL_TIMEOUT_MS', 'PAYSTACK_TIMEOUT_MS'],
+    ]);
+    // An empty value is unset, as loadConfig reads it.
+    expect(configDeprecations({ PAYOUT_PAYSTACK_BASE_URL: '' })).toEqual([]);
+
+    const lines: string[] = [];
+    const destination = new Writable({
+      write(chunk, _e, cb) {
+        lines.push(String(chunk));
+        cb();
+      },
+    });
+    warnConfigDeprecations(createLogger({ service: 'test', destination }), env);
+    expect(lines).toHaveLength(3);
+    for (const line of lines) {
+      const parsed = JSON.parse(line) as { level: number; msg: string; variable: string };
+      expect(parsed.level).toBe(40);
+      expect(parsed.msg).toContain(`${parsed.variable} is deprecated`);
+      for (const value of [env.PAYOUT_PAYSTACK_BASE_URL, env.PAYOUT_PAYSTACK_TIMEOUT_MS, env.COLLECTION_RAIL_TIMEOUT_MS]) expect(line).not.toContain(value);
+    }
+  });
 });

@@ -134,9 +134,14 @@ export function isSqlStatementRefused(err: unknown): boolean {
   return err instanceof DatabaseError;
 }
 
-/** A unique constraint refused the statement (Postgres error 23505). */
-export function isSqlUniqueViolation(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '23505';
+/**
+ * A unique constraint refused the write: Postgres error 23505 from plain pg,
+ * or Prisma's P2002 for the same refusal through the Prisma client. The one
+ * check of both; nothing of the refused statement was committed.
+ */
+export function isUniqueViolation(err: unknown): boolean {
+  const code = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined;
+  return code === '23505' || code === 'P2002';
 }
 
 /**

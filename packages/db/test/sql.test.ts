@@ -8,8 +8,9 @@ import {
   holdConnection,
   inSqlTransaction,
   isSqlStatementRefused,
-  isSqlUniqueViolation,
+  isUniqueViolation,
   utcTimestamp,
+  Prisma,
   type SqlPool,
 } from '../src';
 
@@ -55,8 +56,14 @@ test('inSqlTransaction commits what resolves and rolls back what throws; a uniqu
   const { rows } = await sql.query<{ k: string }>({ text: 'SELECT k FROM sql_layer_probe ORDER BY k' });
   expect(rows.map((r) => r.k)).toEqual(['kept']);
   const duplicate = await sql.query({ text: `INSERT INTO sql_layer_probe VALUES ('kept')` }).catch((err: unknown) => err);
-  expect(isSqlUniqueViolation(duplicate)).toBe(true);
-  expect(isSqlUniqueViolation(new Error('other'))).toBe(false);
+  expect(isUniqueViolation(duplicate)).toBe(true);
+  expect(isUniqueViolation(new Error('other'))).toBe(false);
+  // The same refusal through the Prisma client is its P2002: one check answers both.
+  const throughPrisma = new Prisma.PrismaClientKnownRequestError('Unique constraint failed', { code: 'P2002', clientVersion: Prisma.prismaVersion.client });
+  expect(isUniqueViolation(throughPrisma)).toBe(true);
+  expect(isUniqueViolation(new Prisma.PrismaClientKnownRequestError('Record not found', { code: 'P2025', clientVersion: Prisma.prismaVersion.client }))).toBe(
+    false,
+  );
 });
 
 test('a statement Postgres refused is told apart from a lost connection (which may have committed)', async () => {

@@ -1,8 +1,9 @@
 import { AppError } from '@cowrie/core';
-import type { Prisma } from '@cowrie/db';
+import { isUniqueViolation, type Prisma } from '@cowrie/db';
 import type { OpenedAccount } from '@cowrie/collection-rails';
-import { callRail, newReference } from './rail-call';
-import { isUniqueViolation, type DepositsContext } from './context';
+import { newReference } from '@cowrie/ledger';
+import { callRail } from './rail-call';
+import type { DepositsContext } from './context';
 
 export interface OpenAccountOnceInput<T> {
   workspaceId: number;

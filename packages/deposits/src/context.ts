@@ -14,7 +14,3 @@ export interface DepositsContext {
 }
 
 export const clockOf = (ctx: { now?: () => Date }) => ctx.now ?? (() => new Date());
-
-export function isUniqueViolation(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'P2002';
-}

@@ -1,6 +1,7 @@
 import type { Decimal } from '@cowrie/core';
 import type { Collection } from '@cowrie/db';
-import { newReference, openedAccountColumns } from './rail-call';
+import { newReference } from '@cowrie/ledger';
+import { openedAccountColumns } from './rail-call';
 import { clockOf, type DepositsContext } from './context';
 import { openAccountOnce } from './account-opening';
 

@@ -1,12 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { withRailErrors } from '@cowrie/core';
 import type { OpenedAccount } from '@cowrie/collection-rails';
 import type { Prisma } from '@cowrie/db';
-
-/** A service-generated reference: `col_` one-off collections, `rsv_` reserved accounts. */
-export function newReference(prefix: 'col' | 'rsv'): string {
-  return `${prefix}_${randomBytes(12).toString('hex')}`;
-}
 
 /**
  * Runs a rail call that opens an account and turns its failure into the

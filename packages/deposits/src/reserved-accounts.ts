@@ -1,6 +1,7 @@
 import { AppError, decodePageCursor, idsAfter, pageLimit, pageOf } from '@cowrie/core';
 import { recordEvent, type Prisma, type ReservedAccount } from '@cowrie/db';
-import { newReference, openedAccountColumns } from './rail-call';
+import { newReference } from '@cowrie/ledger';
+import { openedAccountColumns } from './rail-call';
 import type { DepositsContext } from './context';
 import { openAccountOnce } from './account-opening';
 

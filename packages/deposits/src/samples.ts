@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Decimal } from '@cowrie/core';
 import { SANDBOX_BANK, sandboxAccountNumber } from '@cowrie/collection-rails';
+import { newReference } from '@cowrie/ledger';
 import { collectionExpiredPayload } from './collections';
-import { newReference } from './rail-call';
 import { collectionSuccessfulPayload } from './render';
 import { reservedAccountCreatedPayload } from './reserved-accounts';
 

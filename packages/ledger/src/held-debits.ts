@@ -5,7 +5,7 @@ import {
   columnList,
   defineStatement,
   isSqlStatementRefused,
-  isSqlUniqueViolation,
+  isUniqueViolation,
   orNullColumns,
   sqlColumn,
   sqlColumns,
@@ -167,7 +167,9 @@ const earlierDebitId = (workspaceId: string, ledgerKey: string, headerKey: strin
  * The pre-flight reads (workspace, currency, idempotency key) gate the hold;
  * the hold gates the insert of the row, which the hold's entry names. A
  * racing duplicate key fails the insert (23505), undoing the hold. The row's
- * columns are all null when it was not created (the left join).
+ * columns are all null when it was not created (the left join). Beside the
+ * batched OPEN_HELD_DEBITS, the one write with a one-row form too, for the
+ * answers a batch leaves out (CONTRIBUTING.md, Hot SQL, says why).
  */
 const OPEN_HELD_DEBIT = defineStatement({
   name: 'cowrie-open-held-debit',
@@ -276,7 +278,7 @@ async function openOneHeldDebit(sql: SqlPool, request: OpenRequest): Promise<Ope
     try {
       opened = (await OPEN_HELD_DEBIT.run(sql, input)).rows[0]!;
     } catch (err) {
-      if (isSqlUniqueViolation(err)) {
+      if (isUniqueViolation(err)) {
         const earlier = await findEarlierDebit(sql, request);
         if (earlier) return earlier;
       }

@@ -1,6 +1,10 @@
 import { randomBytes } from 'node:crypto';
 
-/** A service-generated ledger reference: `snd_` for payouts, `crd_` for credits. */
-export function newReference(prefix: 'snd' | 'crd'): string {
+/**
+ * A service-generated reference, the one maker of them: `snd_` payouts and
+ * `crd_` credits (ledger rows), `col_` one-off collections and `rsv_`
+ * reserved accounts (their own rows and their rail references).
+ */
+export function newReference(prefix: 'snd' | 'crd' | 'col' | 'rsv'): string {
   return `${prefix}_${randomBytes(12).toString('hex')}`;
 }

@@ -1,4 +1,4 @@
-import { columnList, defineStatement, isSqlUniqueViolation, sqlParam, type LedgerTransaction, type SqlQueryable } from '@cowrie/db';
+import { columnList, defineStatement, isUniqueViolation, sqlParam, type LedgerTransaction, type SqlQueryable } from '@cowrie/db';
 import type { EmittedEvent } from '@cowrie/events';
 import { newReference } from './references';
 import { ledgerTransactionColumns } from './transaction-rows';
@@ -88,7 +88,7 @@ export async function reverseSettledDebit(sql: SqlQueryable, reversal: DebitReve
     return rows[0] ?? null;
   } catch (err) {
     // The credit's key is taken: this debit was reversed by another path already.
-    if (isSqlUniqueViolation(err)) return null;
+    if (isUniqueViolation(err)) return null;
     throw err;
   }
 }

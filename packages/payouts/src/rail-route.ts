@@ -1,6 +1,6 @@
 import type { LedgerTransaction } from '@cowrie/db';
 import type { PayoutRoute } from '@cowrie/rails';
-import { asObject } from './render';
+import { asObject } from '@cowrie/core';
 
 /**
  * A payout's route, as recorded on it at creation (`metadata.rail_route`:

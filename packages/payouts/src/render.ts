@@ -1,8 +1,5 @@
-import { formatAmount } from '@cowrie/core';
+import { asObject, formatAmount } from '@cowrie/core';
 import type { Beneficiary, LedgerTransaction } from '@cowrie/db';
-
-export const asObject = (value: unknown): Record<string, unknown> =>
-  value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 
 /**
  * A ledger transaction as the API shows it: camelCase, amounts as

@@ -1,8 +1,9 @@
+import { asObject } from '@cowrie/core';
 import { columnList, defineStatement, inSqlTransaction, sqlParam, type LedgerTransaction, type Prisma, type SqlPool, type SqlQueryable } from '@cowrie/db';
 import { closeHeldDebit, ledgerTransactionColumns, newReversalReference, reverseSettledDebit } from '@cowrie/ledger';
 import type { TransferResult } from '@cowrie/rails';
 import { payoutDispatchColumns } from './payout-dispatch-columns';
-import { asObject, renderTransaction, type RenderedTransaction } from './render';
+import { renderTransaction, type RenderedTransaction } from './render';
 
 /**
  * What the worker made of a payout; `skipped` when the row was not

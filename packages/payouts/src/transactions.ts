@@ -1,7 +1,7 @@
-import { AppError, csvText, decodePageCursor, encodePageCursor, newestFirst, pageLimit, pageOf, pagedCsv, rowsAfter } from '@cowrie/core';
+import { AppError, asObject, csvText, decodePageCursor, encodePageCursor, newestFirst, pageLimit, pageOf, pagedCsv, rowsAfter } from '@cowrie/core';
 import { Prisma, type DbOrTx, type LedgerTransaction } from '@cowrie/db';
 import { TRANSACTION_STATUSES, type WebhookEventName } from '@cowrie/events';
-import { asObject, renderTransaction } from './render';
+import { renderTransaction } from './render';
 
 /** A ledger transaction's statuses (declared with the transfer events' data, which carries one). */
 export { TRANSACTION_STATUSES };

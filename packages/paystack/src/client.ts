@@ -1,6 +1,6 @@
 import got, { RequestError, TimeoutError, type Got } from 'got';
 import { stringify } from 'lossless-json';
-import { RailError } from '@cowrie/core';
+import { RailError, asObject } from '@cowrie/core';
 
 export interface PaystackClientOptions {
   /** sk_live_… / sk_test_…: sent as a Bearer token, never logged nor put in an error. */
@@ -53,9 +53,6 @@ export interface PaystackClient {
    */
   request(request: PaystackRequest): Promise<PaystackResponse>;
 }
-
-export const asObject = (value: unknown): Record<string, unknown> =>
-  value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 
 /** A 2xx whose envelope does not say `status: false`. */
 export const isSuccess = (response: PaystackResponse) => response.statusCode >= 200 && response.statusCode < 300 && response.body.status !== false;

@@ -1,31 +1,29 @@
-import { AppError, type Config, type Decimal, type Mode, type RedisClient } from '@cowrie/core';
+import { AppError, paystackPayoutSettings, type Config, type PaystackConfig, type Decimal, type Mode, type RedisClient } from '@cowrie/core';
 import type { SqlQueryable } from '@cowrie/db';
 import { currencyStatus } from '@cowrie/catalog';
 import { cachedBanks } from './bank-cache';
 import { createFlutterwaveRail } from './flutterwave-rail';
-import { createPaystackRail } from './paystack-rail';
+import { createPaystackPayoutRail } from './paystack-payout-rail';
 import { createRailHealth, type RailHealth } from './health';
 import { parseRoutingRules, routePayout, tableRoutingRules, type PayoutRoute, type RoutingRule } from './routing';
 import { createSandboxRail } from './sandbox-rail';
 import type { PayoutRail, Bank } from './types';
 
-export type RailsConfig = Pick<
-  Config,
-  | 'PAYOUT_RAIL'
-  | 'PAYOUT_RAILS'
-  | 'PAYOUT_ROUTING_RULES'
-  | 'PAYOUT_FLUTTERWAVE_SECRET_KEY'
-  | 'PAYOUT_FLUTTERWAVE_BASE_URL'
-  | 'PAYOUT_FLUTTERWAVE_TIMEOUT_MS'
-  | 'PAYOUT_RAIL_COOLDOWN_MS'
-  | 'PAYOUT_RAIL_MAX_COOLDOWN_MS'
-  | 'PAYOUT_SANDBOX_DELAY_MS'
-  | 'PAYOUT_PAYSTACK_SECRET_KEY'
-  | 'PAYOUT_PAYSTACK_BASE_URL'
-  | 'PAYOUT_PAYSTACK_TIMEOUT_MS'
-  | 'PAYOUT_BANKS_CACHE_TTL_SECONDS'
-  | 'REDIS_KEY_PREFIX'
->;
+export type RailsConfig = PaystackConfig &
+  Pick<
+    Config,
+    | 'PAYOUT_RAIL'
+    | 'PAYOUT_RAILS'
+    | 'PAYOUT_ROUTING_RULES'
+    | 'PAYOUT_FLUTTERWAVE_SECRET_KEY'
+    | 'PAYOUT_FLUTTERWAVE_BASE_URL'
+    | 'PAYOUT_FLUTTERWAVE_TIMEOUT_MS'
+    | 'PAYOUT_RAIL_COOLDOWN_MS'
+    | 'PAYOUT_RAIL_MAX_COOLDOWN_MS'
+    | 'PAYOUT_SANDBOX_DELAY_MS'
+    | 'PAYOUT_BANKS_CACHE_TTL_SECONDS'
+    | 'REDIS_KEY_PREFIX'
+  >;
 
 export interface Rails {
   /** The first rail of `currency` (banks, account names, beneficiaries): `live` currencies use PAYOUT_RAILS' first, `sandbox` ones the sandbox. */
@@ -66,12 +64,8 @@ export interface RailsStores {
 export function createRails(config: RailsConfig, { redis, sql }: RailsStores, mode: Mode = 'live'): Rails {
   const cache = { redis, keyPrefix: config.REDIS_KEY_PREFIX, ttlSeconds: config.PAYOUT_BANKS_CACHE_TTL_SECONDS };
   const sandbox = createSandboxRail({ sql, delayMs: config.PAYOUT_SANDBOX_DELAY_MS });
-  const paystack: PayoutRail = createPaystackRail({
-    secretKey: config.PAYOUT_PAYSTACK_SECRET_KEY,
-    baseUrl: config.PAYOUT_PAYSTACK_BASE_URL,
-    timeoutMs: config.PAYOUT_PAYSTACK_TIMEOUT_MS,
-    banks: () => banks(paystack),
-  });
+  // The Paystack business's key (PAYSTACK_SECRET_KEY), or PAYOUT_PAYSTACK_SECRET_KEY for a separate one for payouts.
+  const paystack: PayoutRail = createPaystackPayoutRail({ ...paystackPayoutSettings(config), banks: () => banks(paystack) });
   const flutterwave: PayoutRail = createFlutterwaveRail({
     secretKey: config.PAYOUT_FLUTTERWAVE_SECRET_KEY,
     baseUrl: config.PAYOUT_FLUTTERWAVE_BASE_URL,

@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import got, { RequestError, TimeoutError, type Got } from 'got';
 import { LosslessNumber, stringify } from 'lossless-json';
+import { asObject } from '@cowrie/core';
 import { RailError, RailInputError, type PayoutRail, type Bank, type TransferRequest, type TransferResult, type TransferStatus } from './types';
 
 export interface FlutterwaveRailOptions {
@@ -25,9 +26,6 @@ interface FlutterwaveResponse {
   statusCode: number;
   body: FlutterwaveBody;
 }
-
-const asObject = (value: unknown): Record<string, unknown> =>
-  value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 
 const isSuccess = (r: FlutterwaveResponse) => r.statusCode >= 200 && r.statusCode < 300 && r.body.status === 'success';
 

@@ -3,7 +3,7 @@
 // local HTTP stand-in of Paystack's documented API.
 import { randomBytes } from 'node:crypto';
 import { Decimal, createRedis, loadConfig, type RedisClient } from '@cowrie/core';
-import { RailError, RailInputError, createPaystackRail, createRails, type PayoutRail } from '../src';
+import { RailError, RailInputError, createPaystackPayoutRail, createRails, type PayoutRail } from '../src';
 import { type TestEnv } from '@cowrie/testing';
 import { createTestEnv } from '@cowrie/ledger/testing';
 import { startPaystackStandIn, type PaystackStandIn } from '@cowrie/paystack/testing';
@@ -28,7 +28,7 @@ const request = (accountNumber: string, extra: Partial<Parameters<PayoutRail['tr
 
 beforeAll(async () => {
   standIn = await startPaystackStandIn();
-  rail = createPaystackRail({ secretKey: standIn.secret, baseUrl: standIn.url, timeoutMs: 300 });
+  rail = createPaystackPayoutRail({ secretKey: standIn.secret, baseUrl: standIn.url, timeoutMs: 300 });
   redis = createRedis(loadConfig({ REDIS_URL: process.env.REDIS_URL }));
   env = await createTestEnv();
 });
@@ -155,7 +155,7 @@ test('the transfer says when the request that moves money leaves (onSend), and o
 });
 
 test('without a secret every call is 503 not configured; a refused secret is 503 too', async () => {
-  const unconfigured = createPaystackRail({ baseUrl: standIn.url, timeoutMs: 300 });
+  const unconfigured = createPaystackPayoutRail({ baseUrl: standIn.url, timeoutMs: 300 });
   const before = standIn.requests.length;
   for (const call of [
     () => unconfigured.listBanks(),
@@ -166,20 +166,55 @@ test('without a secret every call is 503 not configured; a refused secret is 503
     await expect(call()).rejects.toMatchObject({ name: 'RailError', status: 503, maybeSent: false });
   }
   expect(standIn.requests.length).toBe(before);
-  const wrongKey = createPaystackRail({ secretKey: 'sk_test_wrong', baseUrl: standIn.url, timeoutMs: 300 });
+  const wrongKey = createPaystackPayoutRail({ secretKey: 'sk_test_wrong', baseUrl: standIn.url, timeoutMs: 300 });
   await expect(wrongKey.listBanks()).rejects.toMatchObject({ status: 503 });
+  // The refusal names the variable to fix: the shared key, or the payouts' own business when that is the one used.
+  await expect(unconfigured.listBanks()).rejects.toThrow(/not configured \(PAYSTACK_SECRET_KEY\)/);
+  const wrongOwnKey = createPaystackPayoutRail({ secretKey: 'sk_test_wrong', keySetting: 'PAYOUT_PAYSTACK_SECRET_KEY', baseUrl: standIn.url, timeoutMs: 300 });
+  await expect(wrongOwnKey.listBanks()).rejects.toThrow(/PAYOUT_PAYSTACK_SECRET_KEY/);
+});
+
+test('createRails reaches Paystack through the shared PAYSTACK_* names, the payouts-only key, and the deprecated payout names alike', async () => {
+  const unreachable = 'http://127.0.0.1:9';
+  const railOf = (vars: Record<string, string>) =>
+    createRails(loadConfig({ PAYOUT_RAIL: 'paystack', REDIS_KEY_PREFIX: `${keyPrefix}${randomBytes(3).toString('hex')}:`, ...vars }), {
+      redis,
+      sql: env.sql,
+    }).forCurrency('NGN');
+  const answered = async (vars: Record<string, string>) => {
+    const before = standIn.count('GET', '/bank');
+    await railOf(vars).listBanks();
+    return standIn.count('GET', '/bank') > before;
+  };
+  // One key and URL for both rails.
+  expect(await answered({ PAYSTACK_SECRET_KEY: standIn.secret, PAYSTACK_BASE_URL: standIn.url })).toBe(true);
+  // A separate Paystack business for payouts: its key wins for payouts.
+  expect(await answered({ PAYSTACK_SECRET_KEY: 'sk_test_collections_only', PAYOUT_PAYSTACK_SECRET_KEY: standIn.secret, PAYSTACK_BASE_URL: standIn.url })).toBe(
+    true,
+  );
+  await expect(railOf({ PAYSTACK_SECRET_KEY: 'sk_test_collections_only', PAYSTACK_BASE_URL: standIn.url }).listBanks()).rejects.toMatchObject({ status: 503 });
+  // The old payout names still point the payout rail (the shared URL is unreachable here).
+  expect(
+    await answered({
+      PAYOUT_PAYSTACK_SECRET_KEY: standIn.secret,
+      PAYSTACK_BASE_URL: unreachable,
+      PAYOUT_PAYSTACK_BASE_URL: standIn.url,
+      PAYOUT_PAYSTACK_TIMEOUT_MS: '300',
+    }),
+  ).toBe(true);
+  await expect(railOf({ PAYSTACK_SECRET_KEY: standIn.secret, PAYSTACK_BASE_URL: unreachable }).listBanks()).rejects.toMatchObject({ status: 502 });
 });
 
 test('an unreachable Paystack is a 502 that certainly sent nothing', async () => {
-  const down = createPaystackRail({ secretKey: 'sk', baseUrl: 'http://127.0.0.1:9', timeoutMs: 300 });
+  const down = createPaystackPayoutRail({ secretKey: 'sk', baseUrl: 'http://127.0.0.1:9', timeoutMs: 300 });
   await expect(down.transfer(request('0123456789'))).rejects.toMatchObject({ status: 502, maybeSent: false });
 });
 
 test('the bank list is cached in Redis for the TTL', async () => {
   const config = loadConfig({
     PAYOUT_RAIL: 'paystack',
-    PAYOUT_PAYSTACK_SECRET_KEY: standIn.secret,
-    PAYOUT_PAYSTACK_BASE_URL: standIn.url,
+    PAYSTACK_SECRET_KEY: standIn.secret,
+    PAYSTACK_BASE_URL: standIn.url,
     PAYOUT_BANKS_CACHE_TTL_SECONDS: '1',
     REDIS_KEY_PREFIX: keyPrefix,
   });

@@ -280,18 +280,25 @@ describe('docker-compose.yml', () => {
       expect(() => loadConfig(sandboxRails.env)).toThrow(/PAYOUT_RAIL: is sandbox[\s\S]*COLLECTION_RAIL: is sandbox/);
       const staging = interpolated(environment, { ...strong, ALLOW_SANDBOX_IN_PRODUCTION: 'true' });
       expect(loadConfig(staging.env)).toMatchObject({ NODE_ENV: 'production', PAYOUT_RAIL: 'sandbox' });
-      const live = interpolated(environment, {
+      // One Paystack key for both rails.
+      const liveVariables = {
         ...strong,
         PAYOUT_RAIL: 'paystack',
-        PAYOUT_PAYSTACK_SECRET_KEY: 'sk_live_0123456789abcdef',
         COLLECTION_RAIL: 'paystack',
         PAYSTACK_SECRET_KEY: 'sk_live_0123456789abcdef',
         VERIFY_SMS_PROVIDER: 'termii',
         VERIFY_TERMII_API_KEY: 'termii-key',
         VERIFY_EMAIL_PROVIDER: 'smtp',
         VERIFY_SMTP_URL: 'smtps://user:pass@mail.example.com:465',
-      });
+      };
+      const live = interpolated(environment, liveVariables);
       expect(loadConfig(live.env)).toMatchObject({ PAYOUT_RAIL: 'paystack', COLLECTION_RAIL: 'paystack', ALLOW_SANDBOX_IN_PRODUCTION: false });
+      // A separate Paystack business for payouts reaches the services too.
+      const separate = interpolated(environment, { ...liveVariables, PAYOUT_PAYSTACK_SECRET_KEY: 'sk_live_payouts_fedcba9876543210' });
+      expect(loadConfig(separate.env)).toMatchObject({
+        PAYOUT_PAYSTACK_SECRET_KEY: 'sk_live_payouts_fedcba9876543210',
+        PAYSTACK_SECRET_KEY: 'sk_live_0123456789abcdef',
+      });
     }
   });
 });

@@ -1,4 +1,4 @@
-import { createServiceLogger, loadConfig, type Logger, type Config, type RedisClient } from '@cowrie/core';
+import { createServiceLogger, loadConfig, warnConfigDeprecations, type Logger, type Config, type RedisClient } from '@cowrie/core';
 import type { PrismaClient } from '@cowrie/db';
 import { createMetrics, startMetricsServer, type CowrieMetrics, type MetricsServer } from '@cowrie/metrics';
 import { runService } from './run-service';
@@ -64,6 +64,7 @@ export function runWorkerService(
   runService(name, async () => {
     const config = loadConfig();
     const logger = createServiceLogger(config, name);
+    warnConfigDeprecations(logger);
     const metrics = createMetrics({ service: name });
     const running = await start(config, logger, { metrics });
     const port = await openMetricsPort({ config, port: metricsPort(config), metrics, db: running.db, redis: running.redis, logger });

@@ -1,6 +1,6 @@
 // First: tracing starts before what it instruments is loaded.
 import './tracing';
-import { loadConfig, createServiceLogger, railsByMode } from '@cowrie/core';
+import { loadConfig, createServiceLogger, railsByMode, warnConfigDeprecations } from '@cowrie/core';
 import { purgeExpiredIdempotencyRecords } from '@cowrie/api-limits';
 import { boundHeapGrowth, handleUnhandledRejections, stopTracing } from '@cowrie/service-kit';
 import { createApp } from './app';
@@ -11,6 +11,7 @@ async function main() {
   boundHeapGrowth();
   const config = loadConfig();
   const logger = createServiceLogger(config, 'gateway');
+  warnConfigDeprecations(logger);
   handleUnhandledRejections(logger);
   const deps = createGatewayDeps(config, logger, { processMetrics: true });
   const lifecycle = new Lifecycle();

@@ -25,7 +25,7 @@ beforeAll(async () => {
     COLLECTION_RAIL: 'paystack',
     PAYSTACK_SECRET_KEY: SECRET,
     PAYSTACK_BASE_URL: standIn.url,
-    COLLECTION_RAIL_TIMEOUT_MS: '10000',
+    PAYSTACK_TIMEOUT_MS: '10000',
     DATABASE_POOL_SIZE: String(POOL_SIZE),
     METRICS_TOKEN,
   });

@@ -47,9 +47,9 @@ beforeAll(async () => {
   flutterwave = await startFlutterwaveStandIn();
   stack = await startPayoutStack({
     PAYOUT_RAILS: 'paystack,flutterwave',
-    PAYOUT_PAYSTACK_SECRET_KEY: paystack.secret,
-    PAYOUT_PAYSTACK_BASE_URL: paystack.url,
-    PAYOUT_PAYSTACK_TIMEOUT_MS: '300',
+    PAYSTACK_SECRET_KEY: paystack.secret,
+    PAYSTACK_BASE_URL: paystack.url,
+    PAYSTACK_TIMEOUT_MS: '300',
     PAYOUT_FLUTTERWAVE_SECRET_KEY: flutterwave.secret,
     PAYOUT_FLUTTERWAVE_BASE_URL: flutterwave.url,
     PAYOUT_FLUTTERWAVE_TIMEOUT_MS: '300',

@@ -36,9 +36,9 @@ beforeAll(async () => {
   standIn = await startPaystackStandIn();
   stack = await startPayoutStack({
     PAYOUT_RAIL: 'paystack',
-    PAYOUT_PAYSTACK_SECRET_KEY: standIn.secret,
-    PAYOUT_PAYSTACK_BASE_URL: standIn.url,
-    PAYOUT_PAYSTACK_TIMEOUT_MS: '300',
+    PAYSTACK_SECRET_KEY: standIn.secret,
+    PAYSTACK_BASE_URL: standIn.url,
+    PAYSTACK_TIMEOUT_MS: '300',
     PAYOUT_SYNC_WAIT_MS: '1500',
     PAYOUT_RECONCILE_EVERY_MS: '300',
     PAYOUT_RECONCILE_AFTER_MS: '500',
@@ -305,8 +305,7 @@ test('a worker stopping after the send began records it as possibly sent: the ne
 
 test('Paystack not configured → bank lookup answers 503 provider_error', async () => {
   const gw = await listenGateway<GatewayDeps>(stack.env, {
-    createDeps: (config, logger) =>
-      createGatewayDeps({ ...config, PAYOUT_PAYSTACK_SECRET_KEY: undefined, REDIS_KEY_PREFIX: `${config.REDIS_KEY_PREFIX}nc:` }, logger),
+    createDeps: (config, logger) => createGatewayDeps({ ...config, PAYSTACK_SECRET_KEY: undefined, REDIS_KEY_PREFIX: `${config.REDIS_KEY_PREFIX}nc:` }, logger),
     createApp,
     closeDeps: closeGatewayDeps,
   });

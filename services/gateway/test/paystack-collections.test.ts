@@ -12,7 +12,7 @@ let gw: Awaited<ReturnType<typeof startTestGateway>>;
 
 beforeAll(async () => {
   standIn = await startPaystackStandIn({ secret: SECRET });
-  gw = await startTestGateway({ COLLECTION_RAIL: 'paystack', PAYSTACK_SECRET_KEY: SECRET, PAYSTACK_BASE_URL: standIn.url, COLLECTION_RAIL_TIMEOUT_MS: '500' });
+  gw = await startTestGateway({ COLLECTION_RAIL: 'paystack', PAYSTACK_SECRET_KEY: SECRET, PAYSTACK_BASE_URL: standIn.url, PAYSTACK_TIMEOUT_MS: '500' });
 });
 afterAll(async () => {
   await gw.close();

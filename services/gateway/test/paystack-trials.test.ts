@@ -22,9 +22,9 @@ beforeAll(async () => {
   standIn.options.hangMs = 1000;
   stack = await startPayoutStack({
     PAYOUT_RAIL: 'paystack',
-    PAYOUT_PAYSTACK_SECRET_KEY: standIn.secret,
-    PAYOUT_PAYSTACK_BASE_URL: standIn.url,
-    PAYOUT_PAYSTACK_TIMEOUT_MS: '500',
+    PAYSTACK_SECRET_KEY: standIn.secret,
+    PAYSTACK_BASE_URL: standIn.url,
+    PAYSTACK_TIMEOUT_MS: '500',
     PAYOUT_SYNC_WAIT_MS: '3000',
     PAYOUT_RECONCILE_EVERY_MS: '300',
     PAYOUT_RECONCILE_AFTER_MS: '1000',

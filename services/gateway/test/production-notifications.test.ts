@@ -66,7 +66,6 @@ describe('a real deployment (every rail Paystack, live keys): a notification out
       ...PRODUCTION,
       PAYOUT_RAIL: 'paystack',
       PAYOUT_PAYSTACK_SECRET_KEY: 'sk_live_payouts_standin_7c1e3b',
-      PAYOUT_PAYSTACK_BASE_URL: standIn.url,
       COLLECTION_RAIL: 'paystack',
       PAYSTACK_SECRET_KEY: COLLECTION_KEY,
       PAYSTACK_BASE_URL: standIn.url,

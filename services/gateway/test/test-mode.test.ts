@@ -34,8 +34,8 @@ beforeAll(async () => {
   standIn = await startPaystackStandIn();
   stack = await startPayoutStack({
     PAYOUT_RAIL: 'paystack',
-    PAYOUT_PAYSTACK_SECRET_KEY: standIn.secret,
-    PAYOUT_PAYSTACK_BASE_URL: standIn.url,
+    PAYSTACK_SECRET_KEY: standIn.secret,
+    PAYSTACK_BASE_URL: standIn.url,
     WEBHOOK_TIMEOUT_MS: '2000',
   });
   dispatcher = await startVerificationWorker(stack.env.config, stack.env.logger);

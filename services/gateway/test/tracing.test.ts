@@ -29,7 +29,7 @@ beforeAll(async () => {
       ? { status: 200, body: '{}', headers: { 'content-type': 'application/json' } }
       : { status: 200, body: '', headers: { 'content-type': 'application/x-protobuf' } },
   );
-  env = await createTestEnv({ PAYOUT_RAIL: 'paystack', PAYOUT_PAYSTACK_SECRET_KEY: standIn.secret, PAYOUT_PAYSTACK_BASE_URL: standIn.url });
+  env = await createTestEnv({ PAYOUT_RAIL: 'paystack', PAYSTACK_SECRET_KEY: standIn.secret, PAYSTACK_BASE_URL: standIn.url });
 });
 afterAll(async () => {
   await env?.cleanup();
@@ -52,7 +52,7 @@ async function stop(...processes: Array<ReturnType<typeof spawnServiceProcess>>)
 test('one trace joins a transfer: the gateway request (http/protobuf), its payout job and its rail call (http/json), with the trace id in the log lines', async () => {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const railEnv = { PAYOUT_RAIL: 'paystack', PAYOUT_PAYSTACK_SECRET_KEY: standIn.secret, PAYOUT_PAYSTACK_BASE_URL: standIn.url };
+  const railEnv = { PAYOUT_RAIL: 'paystack', PAYSTACK_SECRET_KEY: standIn.secret, PAYSTACK_BASE_URL: standIn.url };
   const gateway = spawnServiceProcess(env.config, 'gateway', { PORT: String(port), HOST: '127.0.0.1', ...railEnv, ...otel('http/protobuf') });
   const worker = spawnServiceProcess(env.config, 'payout-worker', { ...railEnv, LOG_LEVEL: 'debug', ...otel('http/json') });
   try {

@@ -9,9 +9,15 @@ export const configCommands: CliCommand[] = [
       "sandbox rails refused in production, each variable's own rules) and touches no database and no",
       'Redis. docker-compose.yml runs it before the migrations, so a bad configuration stops',
       '`docker compose up` once, naming the variables, instead of the services restarting in a loop.',
+      'A deprecated variable that is set (PAYOUT_PAYSTACK_BASE_URL, ...) is named in a warning on stderr, as the',
+      'services log it at start-up; it still works, and the check passes.',
     ].join('\n'),
     options: [],
     // The configuration was parsed before the command ran: reaching here means it is valid.
-    run: async (_args, ctx) => ({ ok: true, node_env: ctx.config.NODE_ENV }),
+    run: async (_args, ctx) => {
+      const { configDeprecations } = await import('../load/config');
+      for (const deprecation of configDeprecations(ctx.config)) ctx.warn(deprecation.message);
+      return { ok: true, node_env: ctx.config.NODE_ENV };
+    },
   },
 ];

@@ -1,4 +1,4 @@
 // Loaded with import() by the commands that need it, never at start. esbuild keeps
 // every export of a module loaded with import(), so each such module is this short
 // list rather than a package's whole index (which would load its other dependencies).
-export { loadConfig } from '@cowrie/core';
+export { configDeprecations, loadConfig } from '@cowrie/core';

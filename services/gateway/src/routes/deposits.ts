@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import { z } from 'zod';
+import { collectionRailTimeoutMs } from '@cowrie/collection-rails';
 import { currencyCodeField } from '@cowrie/core';
 import {
   createCustomerReservedAccount,
@@ -117,7 +118,7 @@ export function registerDepositRoutes(v1: RouteMount, deps: GatewayDeps) {
     db: deps.db,
     rail: rails[apiKeyOf(req).mode],
     logger: req.log,
-    railTimeoutMs: deps.config.COLLECTION_RAIL_TIMEOUT_MS,
+    railTimeoutMs: collectionRailTimeoutMs(deps.config),
   });
 
   v1.route(

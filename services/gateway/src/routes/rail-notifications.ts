@@ -1,5 +1,5 @@
 import express, { type Express, type Request } from 'express';
-import { AppError, withRailErrors } from '@cowrie/core';
+import { AppError, paystackPayoutSettings, withRailErrors } from '@cowrie/core';
 import {
   PAYSTACK_SIGNATURE_HEADER,
   SANDBOX_SIGNATURE_HEADER,
@@ -53,12 +53,12 @@ export function registerRailNotificationRoutes(app: Express, deps: GatewayDeps) 
     return { received: true, matched: outcome.matched, duplicate: outcome.duplicate, status: outcome.status, reason: outcome.reason };
   };
 
-  const { COLLECTION_RAIL, PAYSTACK_SECRET_KEY, COLLECTION_SANDBOX_SECRET, PAYOUT_RAILS, PAYOUT_PAYSTACK_SECRET_KEY, PAYOUT_FLUTTERWAVE_WEBHOOK_HASH } =
-    deps.config;
+  const { COLLECTION_RAIL, PAYSTACK_SECRET_KEY, COLLECTION_SANDBOX_SECRET, PAYOUT_RAILS, PAYOUT_FLUTTERWAVE_WEBHOOK_HASH } = deps.config;
   // Paystack sends every event of an integration to one URL, signed with that integration's secret key:
-  // collections' charges and payouts' transfers alike, each verified with its rail's key.
+  // collections' charges and payouts' transfers alike, each verified with its rail's key (the same one,
+  // PAYSTACK_SECRET_KEY, unless payouts have a Paystack business of their own, PAYOUT_PAYSTACK_SECRET_KEY).
   const collectionKey = COLLECTION_RAIL === 'paystack' ? PAYSTACK_SECRET_KEY : undefined;
-  const payoutKey = PAYOUT_RAILS.includes('paystack') ? PAYOUT_PAYSTACK_SECRET_KEY : undefined;
+  const payoutKey = PAYOUT_RAILS.includes('paystack') ? paystackPayoutSettings(deps.config).secretKey : undefined;
   const flutterwaveHash = PAYOUT_RAILS.includes('flutterwave') ? PAYOUT_FLUTTERWAVE_WEBHOOK_HASH : undefined;
   const payoutRails = payoutKey || flutterwaveHash ? createModeRails(deps.config, { redis: deps.redis, sql: deps.sql }) : null;
   // A payout rail's notification names the payout; the rail's own answer when asked is what is applied.
@@ -74,12 +74,7 @@ export function registerRailNotificationRoutes(app: Express, deps: GatewayDeps) 
     );
   if (collectionKey || payoutKey)
     rails.post('/paystack/notifications', async (req, res) => {
-      const body = verifiedJson(
-        req,
-        [collectionKey, payoutKey].filter((k): k is string => !!k),
-        PAYSTACK_SIGNATURE_HEADER,
-        'Paystack',
-      );
+      const body = verifiedJson(req, [...new Set([collectionKey, payoutKey].filter((k): k is string => !!k))], PAYSTACK_SIGNATURE_HEADER, 'Paystack');
       const transfer = parsePaystackTransferNotification(body);
       if (transfer.kind === 'invalid') throw new AppError('invalid_request', `Unreadable notification: ${transfer.reason}`);
       if (transfer.kind === 'transfer') {

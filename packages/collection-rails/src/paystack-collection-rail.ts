@@ -14,12 +14,12 @@ import {
 /** Header in which Paystack sends the hex HMAC-SHA512 of the raw body, keyed with the secret key. */
 export const PAYSTACK_SIGNATURE_HEADER = 'x-paystack-signature';
 
-export interface PaystackRailOptions {
+export interface PaystackCollectionRailOptions {
   /** The secret key (`sk_live_…` / `sk_test_…`); sent as a bearer token, never logged. */
   secretKey: string;
   /** Default `https://api.paystack.co`. */
   baseUrl?: string;
-  /** Per-request timeout. Default 10000 ms. */
+  /** Per-request timeout. Default 15000 ms (PAYSTACK_TIMEOUT_MS's). */
   timeoutMs?: number;
   /** Bank slug dedicated accounts are opened at. Default `wema-bank`. */
   preferredBank?: string;
@@ -58,11 +58,11 @@ function customerEmail(customer: RailCustomer, reference: string): string {
  * each (`@cowrie/paystack`): opening is not idempotent at Paystack, and the
  * caller answers 503 instead.
  */
-export function createPaystackRail(options: PaystackRailOptions): CollectionRail {
+export function createPaystackCollectionRail(options: PaystackCollectionRailOptions): CollectionRail {
   const client = createPaystackClient({
     secretKey: options.secretKey,
     baseUrl: options.baseUrl ?? 'https://api.paystack.co',
-    timeoutMs: options.timeoutMs ?? 10_000,
+    timeoutMs: options.timeoutMs ?? 15_000,
     keySetting: 'PAYSTACK_SECRET_KEY',
   });
 

@@ -1,10 +1,13 @@
 import { LosslessNumber } from 'lossless-json';
-import { asObject, createPaystackClient, isSuccess, toKobo, type PaystackBody, type PaystackRequest, type PaystackResponse } from '@cowrie/paystack';
+import { asObject } from '@cowrie/core';
+import { createPaystackClient, isSuccess, toKobo, type PaystackBody, type PaystackRequest, type PaystackResponse } from '@cowrie/paystack';
 import { RailError, RailInputError, type PayoutRail, type Bank, type TransferRequest, type TransferResult, type TransferStatus } from './types';
 
-export interface PaystackRailOptions {
+export interface PaystackPayoutRailOptions {
   /** sk_live_… / sk_test_…; without it every call answers 503 (not configured). */
   secretKey?: string;
+  /** The variable that holds the key, named when it is missing or refused. Default `PAYSTACK_SECRET_KEY`. */
+  keySetting?: 'PAYSTACK_SECRET_KEY' | 'PAYOUT_PAYSTACK_SECRET_KEY';
   /** Default https://api.paystack.co. */
   baseUrl: string;
   /** Per-request timeout in ms. */
@@ -34,12 +37,12 @@ const PAYSTACK_OWN_FAILURE = /balance is not enough|insufficient balance|cannot 
  * key or refused credentials → 503; a transfer that may have been sent says
  * so (`maybeSent`), and the caller asks `verifyTransfer` before resending.
  */
-export function createPaystackRail(options: PaystackRailOptions): PayoutRail {
+export function createPaystackPayoutRail(options: PaystackPayoutRailOptions): PayoutRail {
+  const keySetting = options.keySetting ?? 'PAYSTACK_SECRET_KEY';
   const client = options.secretKey
-    ? createPaystackClient({ secretKey: options.secretKey, baseUrl: options.baseUrl, timeoutMs: options.timeoutMs, keySetting: 'PAYOUT_PAYSTACK_SECRET_KEY' })
+    ? createPaystackClient({ secretKey: options.secretKey, baseUrl: options.baseUrl, timeoutMs: options.timeoutMs, keySetting })
     : null;
-  const notConfigured = () =>
-    new RailError(503, 'The Paystack payout rail is not configured (PAYOUT_PAYSTACK_SECRET_KEY)', { provider: 'paystack', maybeSent: false });
+  const notConfigured = () => new RailError(503, `The Paystack payout rail is not configured (${keySetting})`, { provider: 'paystack', maybeSent: false });
 
   async function call(request: PaystackRequest): Promise<PaystackResponse> {
     if (!client) throw notConfigured();
