@@ -1,4 +1,5 @@
-import type { components } from '@cowrie/sdk';
+import createClient, { type Client, type ClientPathsWithMethod, type MaybeOptionalInit } from 'openapi-fetch';
+import type { components, paths } from '@cowrie/sdk';
 
 /** The API's schemas (the SDK's types, generated from the OpenAPI document). */
 export type Schemas = components['schemas'];
@@ -18,27 +19,72 @@ export class ApiError extends Error {
   }
 }
 
-export interface RequestOptions {
-  body?: unknown;
-  /** Sent as Idempotency-Key: a retry of the same action is answered once. */
-  idempotencyKey?: string;
+/** The HTTP methods the dashboard sends. */
+export type Method = 'get' | 'post' | 'put' | 'delete';
+
+type Api = Client<paths, 'application/json'>;
+
+/** The paths of the API document (the SDK's `paths`, generated from it) that answer `M`. */
+export type PathOf<M extends Method> = ClientPathsWithMethod<Api, M>;
+
+/** What a call sends, as the document declares it: path, query and header parameters, and the body. */
+export type InitOf<M extends Method, P extends PathOf<M>> = MaybeOptionalInit<paths[P], M>;
+
+/** `init` of a call: optional when the document requires no parameter or body. */
+export type InitArgs<M extends Method, P extends PathOf<M>> = undefined extends InitOf<M, P> ? [init?: InitOf<M, P>] : [init: InitOf<M, P>];
+
+type Operation<M extends Method, P extends PathOf<M>> = paths[P] extends Record<M, infer O> ? O : never;
+type JsonOf<R> = R extends { content: { 'application/json': infer B } } ? B : never;
+/** The success answers' bodies of an operation (its 2xx JSON responses). */
+type SuccessOf<O> = O extends { responses: infer R } ? { [S in keyof R]: S extends 200 | 201 | 202 ? JsonOf<R[S]> : never }[keyof R] : never;
+
+/** The `data` of a call's success envelope, as the document declares it. */
+export type DataOf<M extends Method, P extends PathOf<M>> = SuccessOf<Operation<M, P>> extends { data: infer D } ? D : never;
+/** The `meta` of a call's success envelope (`request_id`; `next_cursor` on a page of a list). */
+export type MetaOf<M extends Method, P extends PathOf<M>> = SuccessOf<Operation<M, P>> extends { meta: infer X } ? X : never;
+/** A call's success envelope. */
+export type Answer<M extends Method, P extends PathOf<M>> = { data: DataOf<M, P>; meta: MetaOf<M, P> };
+
+/** A call of the API with a session: typed from the document by its method and path. */
+export type Call = <M extends Method, P extends PathOf<M>>(method: M, path: P, ...init: InitArgs<M, P>) => Promise<Answer<M, P>>;
+
+/** The GET paths whose answer is a page of a cursor-paged list (`meta.next_cursor`). */
+export type PagedPath = { [P in PathOf<'get'>]: MetaOf<'get', P> extends { next_cursor: string | null } ? P : never }[PathOf<'get'>];
+
+/** A GET path whose answer is a file (a CSV export). */
+export type ExportPath = Extract<PathOf<'get'>, `${string}/export`>;
+/** The query parameters (the filters) of an export. */
+export type ExportQuery<P extends ExportPath> = NonNullable<NonNullable<InitOf<'get', P>>['params']>['query'];
+
+type Session = { token: string | null; mode: Mode };
+
+/** The typed client of one session: its token and mode on every request. */
+function clientOf(session: Session): Api {
+  const headers: Record<string, string> = { 'cowrie-mode': session.mode };
+  if (session.token) headers.authorization = `Bearer ${session.token}`;
+  // The page's fetch at call time (not the one loaded with the module).
+  return createClient<paths, 'application/json'>({ headers, fetch: (request) => fetch(request) });
 }
 
-export interface Page<T> {
-  data: T;
-  meta: { request_id: string; next_cursor?: string | null };
-}
+/** One call as openapi-fetch types it, for a path and method known only as type parameters. */
+type Send = (method: Method, path: string, init: unknown) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
 
 /**
- * One call to the service, with the session token and the mode the dashboard
- * shows. Answers the success envelope; throws an ApiError carrying the API's
- * message otherwise.
+ * One call to the service, with the session's token and mode: `method` and
+ * `path` are the API document's, `init` its parameters and body as the
+ * document declares them. Answers the success envelope, typed from the
+ * document; throws an ApiError carrying the API's message otherwise.
  */
-export async function apiRequest<T>(session: Session, method: string, path: string, options: RequestOptions = {}) {
-  const res = await send(session, method, path, 'application/json', options);
-  const body = (await res.json().catch(() => null)) as (Page<T> & { error?: { code: string; message: string; details?: Record<string, unknown> } }) | null;
-  if (!res.ok || !body) throw errorOf(res, body);
-  return body;
+export async function apiRequest<M extends Method, P extends PathOf<M>>(
+  session: Session,
+  method: M,
+  path: P,
+  ...[init]: InitArgs<M, P>
+): Promise<Answer<M, P>> {
+  const result = await sendOf(session)(method, path, init);
+  if (result.error !== undefined || !result.response.ok || result.data === undefined) throw errorOf(result.response, result.error);
+  // openapi-fetch parsed the JSON body of a success answer: what the document declares for it.
+  return result.data as Answer<M, P>;
 }
 
 /**
@@ -46,35 +92,44 @@ export async function apiRequest<T>(session: Session, method: string, path: stri
  * a Blob, with the name its Content-Disposition gives. The page saves it
  * through an object URL: a plain link could not carry the token.
  */
-export async function apiDownload(session: Session, path: string): Promise<{ blob: Blob; filename: string }> {
-  const res = await send(session, 'GET', path, 'text/csv, application/json', {});
-  if (!res.ok) throw errorOf(res, await res.json().catch(() => null));
-  const filename = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? 'export.csv';
+export async function apiDownload<P extends ExportPath>(session: Session, path: P, query: ExportQuery<P>): Promise<{ blob: Blob; filename: string }> {
+  let result;
   try {
-    return { blob: await res.blob(), filename };
-  } catch {
+    result = await sendOf(session)('get', path, { params: { query }, headers: { accept: 'text/csv, application/json' }, parseAs: 'blob' });
+  } catch (err) {
     // The service cuts the connection when an export fails half way: never save half a file.
-    throw new ApiError(0, 'network_error', 'The download was cut off before its end; try again.');
+    if (err instanceof ApiError && err.code === 'network_error') throw new ApiError(0, 'network_error', 'The download was cut off before its end; try again.');
+    throw err;
   }
+  if (result.error !== undefined || !result.response.ok || !(result.data instanceof Blob)) throw errorOf(result.response, result.error);
+  const filename = /filename="([^"]+)"/.exec(result.response.headers.get('content-disposition') ?? '')?.[1] ?? 'export.csv';
+  return { blob: result.data, filename };
 }
 
-type Session = { token: string | null; mode: Mode };
-
-async function send(session: Session, method: string, path: string, accept: string, options: RequestOptions) {
-  const headers: Record<string, string> = { accept, 'cowrie-mode': session.mode };
-  if (session.token) headers.authorization = `Bearer ${session.token}`;
-  if (options.body !== undefined) headers['content-type'] = 'application/json';
-  if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
-  try {
-    return await fetch(path, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
-  } catch {
-    throw new ApiError(0, 'network_error', 'The service did not answer; check your connection and try again.');
-  }
+function sendOf(session: Session): Send {
+  const client = clientOf(session);
+  return async (method, path, init) => {
+    try {
+      // openapi-fetch's request() checks `init` against `path` when both are literal; here they are
+      // type parameters, checked by apiRequest's and apiDownload's signatures at each call site instead.
+      return await (client.request as Send)(method, path, init);
+    } catch {
+      throw new ApiError(0, 'network_error', 'The service did not answer; check your connection and try again.');
+    }
+  };
 }
 
-function errorOf(res: Response, body: { error?: { code: string; message: string; details?: Record<string, unknown> } } | null): ApiError {
-  const error = body?.error;
-  return new ApiError(res.status, error?.code ?? 'http_error', error?.message ?? `The service answered ${res.status} ${res.statusText}`, error?.details);
+function errorOf(res: Response, body: unknown): ApiError {
+  const error =
+    typeof body === 'object' && body !== null && 'error' in body
+      ? (body as { error: { code?: unknown; message?: unknown; details?: unknown } }).error
+      : undefined;
+  return new ApiError(
+    res.status,
+    typeof error?.code === 'string' ? error.code : 'http_error',
+    typeof error?.message === 'string' ? error.message : `The service answered ${res.status} ${res.statusText}`,
+    typeof error?.details === 'object' && error.details !== null ? (error.details as Record<string, unknown>) : {},
+  );
 }
 
 /** A fresh Idempotency-Key (crypto.randomUUID needs a secure context; getRandomValues does not). */

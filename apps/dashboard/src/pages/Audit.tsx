@@ -139,13 +139,13 @@ export function Audit() {
   const [limit, setLimit] = useState(25);
   const fromIso = fromLocalInput(from);
   const toIso = dayAfter(until);
-  const filters = new URLSearchParams({
+  const filters = {
     ...(action && { action }),
     ...(actor && { actor }),
     ...(fromIso && { from: fromIso }),
     ...(toIso && { to: toIso }),
-  });
-  const { page, pager, rows } = usePagedList<AuditEvent>('/audit-events', new URLSearchParams({ limit: String(limit), ...Object.fromEntries(filters) }));
+  };
+  const { page, pager, rows } = usePagedList('/audit-events', { limit, ...filters });
   const filtered = action || actor || from || until;
   const refused = rows.error instanceof ApiError && rows.error.status === 403;
   return (
@@ -169,7 +169,7 @@ export function Audit() {
               setActor(actorText.trim());
             }}
           >
-            <FilterSelect id="audit-action" label="Action" value={action} onChange={(v) => setAction(v as AuditAction | '')} choices={ACTIONS} />
+            <FilterSelect id="audit-action" label="Action" value={action} onChange={setAction} choices={ACTIONS} />
             <FilterInput
               id="audit-actor"
               label="Who"
@@ -185,7 +185,8 @@ export function Audit() {
             <RowsSelect id="audit-limit" value={limit} onChange={setLimit} sizes={PAGE_SIZES} />
           </form>
           <DownloadCsv
-            path={`/audit-events/export?${filters}`}
+            path="/audit-events/export"
+            query={filters}
             scope={filtered ? 'Every row these filters keep, not only this page.' : 'The whole trail, not only this page.'}
           />
           <QueryResult

@@ -1,6 +1,6 @@
 import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { Link } from 'wouter';
-import { newIdempotencyKey, type Schemas } from '../api';
+import { newIdempotencyKey, type PathOf, type Schemas } from '../api';
 import { useApiMutation, useApiQuery } from '../queries';
 import { Amount, Button, ConfirmButton, ErrorNote, PageHeader, QueryResult, Table, Time } from '../ui';
 
@@ -11,17 +11,17 @@ type PayoutAnswer = Transaction | PayoutRequest;
 const isRequest = (answer: PayoutAnswer): answer is PayoutRequest => 'expires_at' in answer;
 type Beneficiary = Schemas['Beneficiary'];
 /** Reads and writes that move money make the balances and the ledger stale. */
-const MONEY_READS = ['/balances', '/transactions', '/payout-requests'];
+const MONEY_READS: PathOf<'get'>[] = ['/balances', '/transactions', '/payout-requests'];
 
 /** The currencies the workspace holds (its wallets), NGN first when there are none yet. */
 function useCurrencies() {
-  const balances = useApiQuery<Schemas['Balance'][]>('/balances');
+  const balances = useApiQuery('/balances');
   const currencies = (balances.data ?? []).map((b) => b.currency);
   return { currencies: currencies.length ? currencies : ['NGN'], balances };
 }
 
 function BankSelect({ id, value, onChange }: { id: string; value: string; onChange: (code: string) => void }) {
-  const banks = useApiQuery<Schemas['Bank'][]>('/banks');
+  const banks = useApiQuery('/banks');
   return (
     <>
       <label htmlFor={id}>Bank</label>
@@ -112,16 +112,14 @@ function TransferForm() {
   const [amount, setAmount] = useState('');
   const [narration, setNarration] = useState('');
   const cur = currency || currencies[0]!;
-  const resolve = useApiMutation<Schemas['ResolvedBankAccount']>(() => ({
-    method: 'POST',
-    path: '/banks/resolve',
+  const resolve = useApiMutation('post', '/banks/resolve', () => ({
     body: { account_number: accountNumber, bank_code: bankCode, currency: cur },
   }));
-  const send = useApiMutation<PayoutAnswer, { key: string; account: Schemas['ResolvedBankAccount'] }>(
-    ({ key, account }) => ({
-      method: 'POST',
-      path: '/transfers',
-      idempotencyKey: key,
+  const send = useApiMutation(
+    'post',
+    '/transfers',
+    ({ key, account }: { key: string; account: Schemas['ResolvedBankAccount'] }) => ({
+      params: { header: { 'Idempotency-Key': key } },
       body: {
         currency: cur,
         amount,
@@ -217,12 +215,12 @@ function WithdrawalForm({ beneficiaries }: { beneficiaries: Beneficiary[] }) {
   const [amount, setAmount] = useState('');
   const [confirming, setConfirming] = useState(false);
   const beneficiary = beneficiaries.find((b) => String(b.id) === beneficiaryId);
-  const send = useApiMutation<PayoutAnswer, string>(
-    (key) => ({
-      method: 'POST',
-      path: '/withdrawals',
-      idempotencyKey: key,
-      body: { currency: beneficiary?.currency, amount, beneficiary_id: beneficiary?.id },
+  const send = useApiMutation(
+    'post',
+    '/withdrawals',
+    ({ key, to }: { key: string; to: Beneficiary }) => ({
+      params: { header: { 'Idempotency-Key': key } },
+      body: { currency: to.currency, amount, beneficiary_id: to.id },
     }),
     MONEY_READS,
   );
@@ -274,7 +272,7 @@ function WithdrawalForm({ beneficiaries }: { beneficiaries: Beneficiary[] }) {
             </>
           }
           busy={send.isPending}
-          send={(key) => send.mutate(key)}
+          send={(key) => send.mutate({ key, to: beneficiary })}
           onBack={() => setConfirming(false)}
         />
       )}
@@ -291,10 +289,9 @@ function AddBeneficiary({ onDone }: { onDone: () => void }) {
   const [bankCode, setBankCode] = useState('');
   const [accountNumber, setAccountNumber] = useState('');
   const cur = currency || currencies[0]!;
-  const add = useApiMutation<Beneficiary>(
-    () => ({ method: 'POST', path: '/beneficiaries', body: { account_number: accountNumber, bank_code: bankCode, currency: cur } }),
-    ['/beneficiaries'],
-  );
+  const add = useApiMutation('post', '/beneficiaries', () => ({ body: { account_number: accountNumber, bank_code: bankCode, currency: cur } }), [
+    '/beneficiaries',
+  ]);
   return (
     <form
       className="card form"
@@ -335,7 +332,7 @@ function AddBeneficiary({ onDone }: { onDone: () => void }) {
 }
 
 function BeneficiaryRow({ b }: { b: Beneficiary }) {
-  const remove = useApiMutation<Schemas['RemovedBeneficiary']>(() => ({ method: 'DELETE', path: `/beneficiaries/${b.id}` }), ['/beneficiaries']);
+  const remove = useApiMutation('delete', '/beneficiaries/{id}', () => ({ params: { path: { id: String(b.id) } } }), ['/beneficiaries']);
   return (
     <tr>
       <td data-label="Name">{b.name}</td>
@@ -359,7 +356,7 @@ function BeneficiaryRow({ b }: { b: Beneficiary }) {
 
 /** Money out: a transfer to any account (resolved before it is confirmed), a withdrawal to a saved beneficiary, the beneficiaries. */
 export function Payouts() {
-  const beneficiaries = useApiQuery<Beneficiary[]>('/beneficiaries');
+  const beneficiaries = useApiQuery('/beneficiaries');
   const [adding, setAdding] = useState(false);
   const active = (beneficiaries.data ?? []).filter((b) => b.active);
   return (

@@ -72,7 +72,7 @@ function ReversalLink({ t }: { t: Transaction }) {
 
 /** The events a transaction produced (transfer.*, collection.successful) and each one's webhook deliveries, read when its detail opens. */
 function TransactionEvents({ reference }: { reference: string }) {
-  const detail = useApiQuery<Schemas['TransactionDetail']>(`/transactions/${encodeURIComponent(reference)}`);
+  const detail = useApiQuery('/transactions/{reference}', { params: { path: { reference } } });
   const attempts = detail.data?.attempts ?? [];
   return (
     <div className="events">
@@ -197,16 +197,16 @@ export function Transactions() {
   const [limit, setLimit] = useState(25);
   const fromIso = fromLocalInput(from);
   const toIso = dayAfter(until);
-  const filters = new URLSearchParams({
+  const filters = {
     ...(status && { status }),
     ...(type && { type }),
     ...(currency && { currency }),
     ...(fromIso && { from: fromIso }),
     ...(toIso && { to: toIso }),
     ...(search && { search }),
-  });
-  const { page, pager, rows } = usePagedList<Transaction>('/transactions', new URLSearchParams({ limit: String(limit), ...Object.fromEntries(filters) }));
-  const balances = useApiQuery<Schemas['Balance'][]>('/balances');
+  };
+  const { page, pager, rows } = usePagedList('/transactions', { limit, ...filters });
+  const balances = useApiQuery('/balances');
   const filtered = status || type || currency || from || until || search;
   return (
     <>
@@ -222,12 +222,12 @@ export function Transactions() {
           setSearch(searchText.trim());
         }}
       >
-        <FilterSelect id="tx-status" label="Status" value={status} onChange={(v) => setStatus(v as Status | '')} choices={STATUSES} />
+        <FilterSelect id="tx-status" label="Status" value={status} onChange={setStatus} choices={STATUSES} />
         <FilterSelect
           id="tx-type"
           label="Type"
           value={type}
-          onChange={(v) => setType(v as '' | 'debit' | 'credit')}
+          onChange={setType}
           choices={[
             { value: 'debit', label: 'debit (money out)' },
             { value: 'credit', label: 'credit (money in)' },
@@ -249,7 +249,8 @@ export function Transactions() {
         <RowsSelect id="tx-limit" value={limit} onChange={setLimit} sizes={PAGE_SIZES} />
       </form>
       <DownloadCsv
-        path={`/transactions/export?${filters}`}
+        path="/transactions/export"
+        query={filters}
         scope={filtered ? 'Every transaction these filters keep, not only this page.' : 'Every transaction, not only this page.'}
       />
       <QueryResult

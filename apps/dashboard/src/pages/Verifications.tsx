@@ -3,7 +3,6 @@ import type { Schemas } from '../api';
 import { useApiMutation, useApiQuery, useMyRole, usePagedList } from '../queries';
 import { Button, ConfirmButton, DetailList, ErrorNote, FilterSelect, PageHeader, Pager, QueryResult, Table, Time } from '../ui';
 
-type Verification = Schemas['DashboardVerification'];
 type Guard = Schemas['VerificationGuard'];
 type GuardedPrefix = Guard['prefixes'][number];
 
@@ -11,10 +10,7 @@ const percent = (value: number | null) => (value === null ? '—' : `${Math.roun
 
 /** A prefix the guard is blocking, with the owner's clear. */
 function BlockedPrefix({ p, canClear }: { p: GuardedPrefix; canClear: boolean }) {
-  const clear = useApiMutation<GuardedPrefix>(
-    () => ({ method: 'POST', path: '/verification-guard/clear', body: { prefix: p.prefix } }),
-    ['/verification-guard'],
-  );
+  const clear = useApiMutation('post', '/verification-guard/clear', () => ({ body: { prefix: p.prefix } }), ['/verification-guard']);
   return (
     <tr>
       <td className="mono" data-label="Prefix">
@@ -38,7 +34,7 @@ function BlockedPrefix({ p, canClear }: { p: GuardedPrefix; canClear: boolean })
 
 /** Conversion by channel over the last hour, and the destination prefixes the fraud guard is blocking (or would block, in monitor mode). */
 function ConversionAndGuard() {
-  const guard = useApiQuery<Guard>('/verification-guard');
+  const guard = useApiQuery('/verification-guard');
   const isOwner = useMyRole() === 'owner';
   return (
     <section className="card" aria-labelledby="conversion-title">
@@ -87,7 +83,7 @@ const CHANNELS: Schemas['VerificationChannel'][] = ['sms', 'voice', 'email', 'wh
 
 /** One verification as GET /verifications/:reference gives it: the destination masked, never a code. */
 function VerificationDetail({ reference, onClose }: { reference: string; onClose: () => void }) {
-  const detail = useApiQuery<Verification>(`/verifications/${encodeURIComponent(reference)}`);
+  const detail = useApiQuery('/verifications/{reference}', { params: { path: { reference } } });
   return (
     <section className="card" aria-labelledby="verification-title">
       <div className="section-head">
@@ -119,13 +115,10 @@ function VerificationDetail({ reference, onClose }: { reference: string; onClose
 
 /** The workspace's contact verifications, newest first, by status and channel; each one's detail. */
 export function Verifications() {
-  const [status, setStatus] = useState('');
-  const [channel, setChannel] = useState('');
+  const [status, setStatus] = useState<Schemas['VerificationStatus'] | ''>('');
+  const [channel, setChannel] = useState<Schemas['VerificationChannel'] | ''>('');
   const [open, setOpen] = useState<string | null>(null);
-  const { page, pager, rows } = usePagedList<Verification>(
-    '/verifications',
-    new URLSearchParams({ limit: '25', ...(status && { status }), ...(channel && { channel }) }),
-  );
+  const { page, pager, rows } = usePagedList('/verifications', { limit: 25, ...(status && { status }), ...(channel && { channel }) });
   return (
     <>
       <PageHeader title="Verifications">

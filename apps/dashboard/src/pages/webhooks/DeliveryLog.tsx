@@ -4,7 +4,6 @@ import { useApiMutation, useApiQuery, usePagedList } from '../../queries';
 import { Button, DetailList, ErrorNote, FilterInput, FilterSelect, QueryResult, RowsSelect, Table, Time, Pager, fromLocalInput } from '../../ui';
 
 type Delivery = Schemas['WebhookDelivery'];
-type Detail = Schemas['WebhookDeliveryDetail'];
 
 const LIMITS = [20, 50, 100];
 
@@ -26,12 +25,14 @@ function Outcome({ d }: { d: Pick<Delivery, 'ok' | 'statusCode' | 'attempts' | '
  * came back, and a Resend button (a new dispatch with the same delivery id).
  */
 function DeliveryDetail({ id, urlOf, onClose }: { id: number; urlOf: Map<number, string>; onClose: () => void }) {
-  const detail = useApiQuery<Detail>(`/webhook-deliveries/${id}`);
+  const detail = useApiQuery('/webhook-deliveries/{id}', { params: { path: { id: String(id) } } });
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), [id]);
   // Idempotent: a retried click answers the same new dispatch instead of sending twice.
-  const resend = useApiMutation<Detail, string>(
-    (idempotencyKey) => ({ method: 'POST', path: `/webhook-deliveries/${id}/resend`, idempotencyKey }),
+  const resend = useApiMutation(
+    'post',
+    '/webhook-deliveries/{id}/resend',
+    (idempotencyKey: string) => ({ params: { path: { id: String(id) }, header: { 'Idempotency-Key': idempotencyKey } } }),
     ['/webhook-deliveries'],
   );
   return (
@@ -104,18 +105,18 @@ export function DeliveryLog({ endpoints }: { endpoints: Schemas['WebhookEndpoint
   const [to, setTo] = useState('');
   const [limit, setLimit] = useState(20);
   const [open, setOpen] = useState<number | null>(null);
-  const types = useApiQuery<Schemas['WebhookEventType'][]>('/webhook-event-types');
+  const types = useApiQuery('/webhook-event-types');
   const fromIso = fromLocalInput(from);
   const toIso = fromLocalInput(to);
-  const query = new URLSearchParams({
-    limit: String(limit),
-    ...(endpointId && { endpoint_id: endpointId }),
+  const query = {
+    limit,
+    ...(endpointId && { endpoint_id: Number(endpointId) }),
     ...(event && { event }),
     ...(ok && { ok }),
     ...(fromIso && { from: fromIso }),
     ...(toIso && { to: toIso }),
-  });
-  const { page, pager, rows } = usePagedList<Delivery>('/webhook-deliveries', query);
+  };
+  const { page, pager, rows } = usePagedList('/webhook-deliveries', query);
   const urlOf = new Map(endpoints.map((e) => [e.id, e.url]));
   const filtered = endpointId || event || ok || from || to;
   return (
