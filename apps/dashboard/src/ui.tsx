@@ -1,6 +1,7 @@
 import { useEffect, useId, useRef, useState, type ButtonHTMLAttributes, type InputHTMLAttributes, type ReactNode, type Ref } from 'react';
 import { useMutation } from '@tanstack/react-query';
 import type { ExportPath, ExportQuery } from './api';
+import { formatAmount } from './money';
 import { useSession } from './session';
 
 interface ButtonProps extends ButtonHTMLAttributes<HTMLButtonElement> {
@@ -281,12 +282,16 @@ export function GraceSelect({
   );
 }
 
-/** Amounts are the API's decimal strings, shown as they are (never through a float). */
-export function Amount({ value, currency }: { value: string; currency?: string }) {
+/**
+ * An amount (the API's decimal string) in `currency`: for people (₦1,500.00,
+ * the exact string on hover) in lists and cards, or `exact` (1500.000000 NGN)
+ * in detail views and confirmations (src/money.ts).
+ */
+export function Amount({ value, currency, exact = false }: { value: string; currency: string; exact?: boolean }) {
+  if (exact) return <span className="amount">{formatAmount(value, currency, 'exact')}</span>;
   return (
-    <span className="amount">
-      {value}
-      {currency ? ` ${currency}` : ''}
+    <span className="amount" title={formatAmount(value, currency, 'exact')}>
+      {formatAmount(value, currency)}
     </span>
   );
 }

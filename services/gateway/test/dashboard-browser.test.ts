@@ -47,9 +47,10 @@ test(
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { level: 1, name: 'Home' }).waitFor();
     const ngn = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'NGN' }) });
-    await expectText(ngn, '1234.500000');
-    // The funding is the recent activity, its amount as the API gives it.
-    await expectText(page.getByRole('row').filter({ hasText: 'Test funding' }), '1234.500000 NGN');
+    // Amounts for people in cards and lists (the reader's locale, the currency's symbol and digits).
+    await expectText(ngn, '₦1,234.50');
+    // The funding is the recent activity.
+    await expectText(page.getByRole('row').filter({ hasText: 'Test funding' }), '₦1,234.50');
     // The token is kept for this tab only.
     expect(await page.evaluate(() => (globalThis as any).localStorage.length)).toBe(0);
     expect(await sessionToken()).toMatch(/^ey/);
@@ -248,8 +249,8 @@ test(
     const rows = table.locator('tbody tr');
     await expectText(rows.first(), 'failed');
     await expectCount(rows, 10);
-    // Amounts exactly as the API gives them.
-    await expectText(rows.nth(1), '10.000000 NGN');
+    // Amounts for people in the list; exactly as the API gives them in a transaction's detail (below).
+    await expectText(rows.nth(1), '₦10.00');
     await screenshotBothWidths(page, 'transactions');
 
     await page.getByRole('button', { name: 'Older' }).click();

@@ -64,7 +64,7 @@ function Collections({ onShow }: { onShow: (into: Into) => void }) {
                     <Amount value={c.amount} currency={c.currency} />
                     {c.amount_paid !== null && (
                       <div className="muted small">
-                        paid <Amount value={c.amount_paid} />
+                        paid <Amount value={c.amount_paid} currency={c.currency} />
                       </div>
                     )}
                   </div>

@@ -17,15 +17,15 @@ function Balances() {
               <dl>
                 <dt>Available</dt>
                 <dd>
-                  <Amount value={b.available} />
+                  <Amount value={b.available} currency={b.currency} />
                 </dd>
                 <dt>Pending</dt>
                 <dd>
-                  <Amount value={b.pending} />
+                  <Amount value={b.pending} currency={b.currency} />
                 </dd>
                 <dt>Ledger</dt>
                 <dd>
-                  <Amount value={b.ledger} />
+                  <Amount value={b.ledger} currency={b.currency} />
                 </dd>
               </dl>
             </li>

@@ -63,7 +63,7 @@ function Sent({ t }: { t: PayoutAnswer }) {
     return (
       <p className="note note-info" role="status">
         <span>
-          Not sent yet: <Amount value={t.amount} currency={t.currency} /> is above the approval threshold, so this payout waits for another owner or admin to
+          Not sent yet: <Amount value={t.amount} currency={t.currency} exact /> is above the approval threshold, so this payout waits for another owner or admin to
           approve it (until <Time value={t.expires_at} />
           ). Nothing is held from the balance meanwhile. <Link href="/payout-requests">See it in Approvals</Link>
         </span>
@@ -74,7 +74,7 @@ function Sent({ t }: { t: PayoutAnswer }) {
     <p className={t.status === 'failed' ? 'note note-error' : 'note note-ok'} role="status">
       <span>
         {t.status === 'failed' ? 'The rail refused the payout' : t.status === 'completed' ? 'Sent' : 'Sent; the rail is still processing it'}:{' '}
-        <Amount value={t.amount} currency={t.currency} /> to {t.counterpartyName ?? t.counterpartyAccount} (reference{' '}
+        <Amount value={t.amount} currency={t.currency} exact /> to {t.counterpartyName ?? t.counterpartyAccount} (reference{' '}
         <span className="mono">{t.reference}</span>, status {t.status}). <Link href="/transactions">See it in Transactions</Link>
       </span>
     </p>
@@ -179,7 +179,7 @@ function TransferForm() {
         <Confirm
           summary={
             <>
-              Send <Amount value={amount} currency={cur} /> to <strong className="account-name">{resolved.accountName}</strong>,{' '}
+              Send <Amount value={amount} currency={cur} exact /> to <strong className="account-name">{resolved.accountName}</strong>,{' '}
               <span className="mono">{resolved.accountNumber}</span> at {resolved.bankName}?
             </>
           }
@@ -267,7 +267,7 @@ function WithdrawalForm({ beneficiaries }: { beneficiaries: Beneficiary[] }) {
         <Confirm
           summary={
             <>
-              Withdraw <Amount value={amount} currency={beneficiary.currency} /> to <strong>{beneficiary.name}</strong>,{' '}
+              Withdraw <Amount value={amount} currency={beneficiary.currency} exact /> to <strong>{beneficiary.name}</strong>,{' '}
               <span className="mono">{beneficiary.account_number}</span> at {beneficiary.bank_name}?
             </>
           }

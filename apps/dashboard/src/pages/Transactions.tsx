@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { Link, useSearch } from 'wouter';
 import type { Schemas } from '../api';
+import { formatAmount } from '../money';
 import { useApiQuery, usePagedList } from '../queries';
 import {
   Amount,
@@ -33,8 +34,8 @@ function TransactionDetail({ t }: { t: Transaction }) {
     ['Type', `${t.type} (${t.direction})`],
     ['Category', t.category],
     ['Channel', t.channel],
-    ['Amount', `${t.amount} ${t.currency}`],
-    ['Fees', `${t.fees} ${t.currency}`],
+    ['Amount', formatAmount(t.amount, t.currency, 'exact')],
+    ['Fees', formatAmount(t.fees, t.currency, 'exact')],
     ['Description', t.description],
     ['Counterparty', t.counterpartyName],
     ['Account', t.counterpartyAccount],
