@@ -1,6 +1,6 @@
-import { useState } from 'react';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { Call, DataOf, InitArgs, InitOf, Method, PagedPath, PathOf, Schemas } from './api';
+import { useAddress } from './address';
 import { useSession } from './session';
 
 /**
@@ -69,21 +69,21 @@ export function useApiMutation<M extends Exclude<Method, 'get'>, P extends PathO
 }
 
 /**
- * A cursor-paged list of `path` with `query` (its filters), a page at a time:
- * the cursors of the pages before are kept to go back, and other filters start
- * again at the first page. `pager` is what the Pager shows.
+ * A cursor-paged list of `path` with `query` (its filters), a page at a time.
+ * The cursors of the pages before are kept in the address (`pagesKey`), so a
+ * link opens the same page and Newer goes back; a filter changed through the
+ * address starts again at the first page. `pager` is what the Pager shows.
  */
-export function usePagedList<P extends PagedPath>(path: P, query: QueryOf<P>) {
-  const list = JSON.stringify([path, query]);
-  const [state, setState] = useState<{ list: string; cursors: string[] }>({ list, cursors: [] });
-  const cursors = state.list === list ? state.cursors : [];
+export function usePagedList<P extends PagedPath>(path: P, query: QueryOf<P>, pagesKey = 'pages') {
+  const address = useAddress();
+  const cursors = address.get(pagesKey).split(',').filter(Boolean);
   const cursor = cursors.at(-1);
   const page = useApiPage(path, cursor ? { ...query, cursor } : query);
   const next = page.data?.nextCursor;
   const pager = {
     page: cursors.length + 1,
-    onNewer: cursors.length === 0 || page.isFetching ? undefined : () => setState({ list, cursors: cursors.slice(0, -1) }),
-    onOlder: next ? () => setState({ list, cursors: [...cursors, next] }) : undefined,
+    onNewer: cursors.length === 0 || page.isFetching ? undefined : () => address.set({ [pagesKey]: cursors.slice(0, -1).join(',') }, { paging: true }),
+    onOlder: next ? () => address.set({ [pagesKey]: [...cursors, next].join(',') }, { paging: true }) : undefined,
     loadingOlder: page.isFetching && page.isPlaceholderData,
   };
   return { page, pager, rows: { isPending: page.isPending, isError: page.isError, error: page.error, data: page.data?.items } };

@@ -367,7 +367,7 @@ export function DownloadCsv<P extends ExportPath>({ path, query, scope }: { path
 }
 
 /** `value` if it is one of `choices` (a filter read from the address or a select), else '' (any). */
-function oneOf<T extends string>(value: string | null | undefined, choices: readonly T[]): T | '' {
+export function oneOf<T extends string>(value: string | null | undefined, choices: readonly T[]): T | '' {
   return choices.find((c) => c === value) ?? '';
 }
 

@@ -1,7 +1,8 @@
 import { useState } from 'react';
+import { useAddress } from '../address';
 import type { Schemas } from '../api';
 import { useApiQuery, usePagedList } from '../queries';
-import { Amount, Button, FilterSelect, PageHeader, Pager, QueryResult, Table, Time, WhenCell } from '../ui';
+import { Amount, Button, FilterSelect, oneOf, PageHeader, Pager, QueryResult, Table, Time, WhenCell } from '../ui';
 
 /** Whose transfers the third table shows: one collection's, one reserved account's, or every one. */
 type Into = { kind: 'collection' | 'reserved_account'; id: number; label: string } | null;
@@ -20,13 +21,21 @@ function AccountCell({ account }: { account: Schemas['DepositAccount'] }) {
 }
 
 function Collections({ onShow }: { onShow: (into: Into) => void }) {
-  const [status, setStatus] = useState<(typeof COLLECTION_STATUSES)[number] | ''>('');
-  const { pager, rows, page } = usePagedList('/collections', { limit: 20, ...(status && { status }) });
+  // The filter and the page are the address's (a link opens the same view).
+  const address = useAddress();
+  const status = oneOf(address.get('collection-status'), COLLECTION_STATUSES);
+  const { pager, rows, page } = usePagedList('/collections', { limit: 20, ...(status && { status }) }, 'pages-collections');
   return (
     <section aria-labelledby="collections-title">
       <div className="section-head">
         <h2 id="collections-title">One-off collections</h2>
-        <FilterSelect id="collection-status" label="Status" value={status} onChange={setStatus} choices={COLLECTION_STATUSES} />
+        <FilterSelect
+          id="collection-status"
+          label="Status"
+          value={status}
+          onChange={(v) => address.set({ 'collection-status': v })}
+          choices={COLLECTION_STATUSES}
+        />
       </div>
       <QueryResult
         query={rows}
@@ -131,7 +140,7 @@ function ReservedAccounts({ onShow }: { onShow: (into: Into) => void }) {
 
 function Payments({ into, onAll }: { into: Into; onAll: () => void }) {
   const query = { limit: 20, ...(into && (into.kind === 'collection' ? { collection_id: into.id } : { reserved_account_id: into.id })) };
-  const { pager, rows, page } = usePagedList('/deposit-payments', query);
+  const { pager, rows, page } = usePagedList('/deposit-payments', query, 'pages-payments');
   return (
     <section aria-labelledby="payments-title">
       <div className="section-head">

@@ -1,9 +1,10 @@
 import { useId, useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
+import { useAddress } from '../address';
 import { newIdempotencyKey, type PathOf, type Schemas } from '../api';
 import { useApiMutation, useApiQuery, useMyRole, usePagedList } from '../queries';
 import { useSession } from '../session';
-import { Amount, Button, ErrorNote, FilterSelect, PageHeader, Pager, QueryResult, Table, Time } from '../ui';
+import { Amount, Button, ErrorNote, FilterSelect, oneOf, PageHeader, Pager, QueryResult, Table, Time } from '../ui';
 
 type PayoutRequest = Schemas['PayoutRequest'];
 /** A decision changes the requests, and an approval the balances and the ledger. */
@@ -231,7 +232,9 @@ export function PayoutRequests() {
   const { email } = useSession();
   const role = useMyRole();
   const pending = useApiQuery('/payout-requests', { params: { query: { status: 'pending', limit: 100 } } });
-  const [status, setStatus] = useState<(typeof STATUSES)[number] | ''>('');
+  // The filter and the page are the address's (a link opens the same view).
+  const address = useAddress();
+  const status = oneOf(address.get('status'), STATUSES);
   const { page, pager, rows } = usePagedList('/payout-requests', status ? { status } : {});
   const mine = (r: PayoutRequest) => !!email && r.requested_by.email.toLowerCase() === email.toLowerCase();
   const decides = role === 'owner' || role === 'admin';
@@ -258,7 +261,7 @@ export function PayoutRequests() {
       <section aria-labelledby="all-title">
         <div className="section-head">
           <h2 id="all-title">All requests</h2>
-          <FilterSelect id="request-status" label="Status" value={status} onChange={setStatus} choices={STATUSES} />
+          <FilterSelect id="request-status" label="Status" value={status} onChange={(v) => address.set({ status: v })} choices={STATUSES} />
         </div>
         <QueryResult query={rows} loading="Loading requests…" failed="Requests could not be loaded" empty="No payout requests yet.">
           {(list) => (

@@ -63,8 +63,8 @@ function Sent({ t }: { t: PayoutAnswer }) {
     return (
       <p className="note note-info" role="status">
         <span>
-          Not sent yet: <Amount value={t.amount} currency={t.currency} exact /> is above the approval threshold, so this payout waits for another owner or admin to
-          approve it (until <Time value={t.expires_at} />
+          Not sent yet: <Amount value={t.amount} currency={t.currency} exact /> is above the approval threshold, so this payout waits for another owner or admin
+          to approve it (until <Time value={t.expires_at} />
           ). Nothing is held from the balance meanwhile. <Link href="/payout-requests">See it in Approvals</Link>
         </span>
       </p>

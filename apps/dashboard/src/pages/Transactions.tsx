@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
-import { Link, useSearch } from 'wouter';
+import { Link } from 'wouter';
+import { numberIn, useAddress } from '../address';
 import type { Schemas } from '../api';
 import { formatAmount } from '../money';
 import { useApiQuery, usePagedList } from '../queries';
@@ -11,6 +12,7 @@ import {
   ErrorNote,
   FilterInput,
   FilterSelect,
+  oneOf,
   PageHeader,
   Pager,
   QueryResult,
@@ -25,6 +27,7 @@ type Transaction = Schemas['Transaction'];
 type Status = Schemas['TransactionStatus'];
 
 const STATUSES: Status[] = ['processing', 'completed', 'failed', 'reversed'];
+const TYPES = ['debit', 'credit'] as const;
 const PAGE_SIZES = [10, 25, 50, 100];
 
 /** Every field of a transaction, as the API gives it. */
@@ -128,10 +131,20 @@ function TransactionEvents({ reference }: { reference: string }) {
 
 /**
  * One transaction as a table row: when, what, status and the amount as the API
- * gives it; `full` adds the counterparty and every field behind a disclosure.
+ * gives it; `full` adds the counterparty and every field behind a disclosure
+ * (`open` opens it; `onToggle` says the reader opened or closed it).
  */
-export function TransactionRow({ t, full = false }: { t: Transaction; full?: boolean }) {
-  const [open, setOpen] = useState(false);
+export function TransactionRow({
+  t,
+  full = false,
+  open = false,
+  onToggle,
+}: {
+  t: Transaction;
+  full?: boolean;
+  open?: boolean;
+  onToggle?: (open: boolean) => void;
+}) {
   return (
     <tr>
       <td data-label="When">
@@ -140,7 +153,12 @@ export function TransactionRow({ t, full = false }: { t: Transaction; full?: boo
       <td data-label="What">
         <div>
           {full ? (
-            <details onToggle={(e) => setOpen(e.currentTarget.open)}>
+            <details
+              open={open}
+              onToggle={(e) => {
+                if (e.currentTarget.open !== open) onToggle?.(e.currentTarget.open);
+              }}
+            >
               <summary>
                 {t.title || t.category} <span className="visually-hidden">: every field</span>
               </summary>
@@ -181,21 +199,18 @@ export function TransactionRow({ t, full = false }: { t: Transaction; full?: boo
  * are kept to go back), and the filtered set as a CSV download.
  */
 export function Transactions() {
-  const [status, setStatus] = useState<Status | ''>('');
-  const [type, setType] = useState<'' | 'debit' | 'credit'>('');
-  const [currency, setCurrency] = useState('');
-  const [from, setFrom] = useState('');
-  const [until, setUntil] = useState('');
+  // The filters, the page and the open transaction are the address's (a link opens the same view).
+  const address = useAddress();
+  const status = oneOf(address.get('status'), STATUSES);
+  const type = oneOf(address.get('type'), TYPES);
+  const currency = address.get('currency');
+  const from = address.get('from');
+  const until = address.get('until');
+  const limit = numberIn(address.get('limit'), PAGE_SIZES, 25);
   // A link to one transaction (a reversal's payout, say) opens the ledger searched for its reference.
-  const linked = new URLSearchParams(useSearch()).get('search') ?? '';
-  const [searchText, setSearchText] = useState(linked);
-  const [search, setSearch] = useState(linked);
-  useEffect(() => {
-    if (!linked) return;
-    setSearchText(linked);
-    setSearch(linked);
-  }, [linked]);
-  const [limit, setLimit] = useState(25);
+  const search = address.get('search');
+  const [searchText, setSearchText] = useState(search);
+  useEffect(() => setSearchText(search), [search]);
   const fromIso = fromLocalInput(from);
   const toIso = dayAfter(until);
   const filters = {
@@ -220,23 +235,29 @@ export function Transactions() {
         aria-label="Filters"
         onSubmit={(e) => {
           e.preventDefault();
-          setSearch(searchText.trim());
+          address.set({ search: searchText.trim() });
         }}
       >
-        <FilterSelect id="tx-status" label="Status" value={status} onChange={setStatus} choices={STATUSES} />
+        <FilterSelect id="tx-status" label="Status" value={status} onChange={(v) => address.set({ status: v })} choices={STATUSES} />
         <FilterSelect
           id="tx-type"
           label="Type"
           value={type}
-          onChange={setType}
+          onChange={(v) => address.set({ type: v })}
           choices={[
             { value: 'debit', label: 'debit (money out)' },
             { value: 'credit', label: 'credit (money in)' },
           ]}
         />
-        <FilterSelect id="tx-currency" label="Currency" value={currency} onChange={setCurrency} choices={(balances.data ?? []).map((b) => b.currency)} />
-        <FilterInput id="tx-from" label="From" type="date" value={from} onChange={setFrom} />
-        <FilterInput id="tx-until" label="Until" type="date" value={until} onChange={setUntil} />
+        <FilterSelect
+          id="tx-currency"
+          label="Currency"
+          value={currency}
+          onChange={(v) => address.set({ currency: v })}
+          choices={(balances.data ?? []).map((b) => b.currency)}
+        />
+        <FilterInput id="tx-from" label="From" type="date" value={from} onChange={(v) => address.set({ from: v })} />
+        <FilterInput id="tx-until" label="Until" type="date" value={until} onChange={(v) => address.set({ until: v })} />
         <FilterInput
           id="tx-search"
           label="Search"
@@ -247,7 +268,7 @@ export function Transactions() {
           placeholder="Reference, name or account"
         />
         <Button type="submit">Search</Button>
-        <RowsSelect id="tx-limit" value={limit} onChange={setLimit} sizes={PAGE_SIZES} />
+        <RowsSelect id="tx-limit" value={limit} onChange={(v) => address.set({ limit: v })} sizes={PAGE_SIZES} />
       </form>
       <DownloadCsv
         path="/transactions/export"
@@ -263,7 +284,13 @@ export function Transactions() {
         {(items) => (
           <Table columns={['When', 'What', 'Counterparty', 'Status', 'Amount']} caption="Transactions" stale={page.isPlaceholderData}>
             {items.map((t) => (
-              <TransactionRow key={t.id} t={t} full />
+              <TransactionRow
+                key={t.id}
+                t={t}
+                full
+                open={address.get('open') === t.reference}
+                onToggle={(opened) => address.set({ open: opened ? t.reference : null }, { paging: true })}
+              />
             ))}
           </Table>
         )}

@@ -1,7 +1,7 @@
-import { useState } from 'react';
+import { useAddress } from '../address';
 import type { Schemas } from '../api';
 import { useApiMutation, useApiQuery, useMyRole, usePagedList } from '../queries';
-import { Button, ConfirmButton, DetailList, ErrorNote, FilterSelect, PageHeader, Pager, QueryResult, Table, Time } from '../ui';
+import { Button, ConfirmButton, DetailList, ErrorNote, FilterSelect, oneOf, PageHeader, Pager, QueryResult, Table, Time } from '../ui';
 
 type Guard = Schemas['VerificationGuard'];
 type GuardedPrefix = Guard['prefixes'][number];
@@ -115,9 +115,12 @@ function VerificationDetail({ reference, onClose }: { reference: string; onClose
 
 /** The workspace's contact verifications, newest first, by status and channel; each one's detail. */
 export function Verifications() {
-  const [status, setStatus] = useState<Schemas['VerificationStatus'] | ''>('');
-  const [channel, setChannel] = useState<Schemas['VerificationChannel'] | ''>('');
-  const [open, setOpen] = useState<string | null>(null);
+  // The filters, the page and the open verification are the address's (a link opens the same view).
+  const address = useAddress();
+  const status = oneOf(address.get('status'), STATUSES);
+  const channel = oneOf(address.get('channel'), CHANNELS);
+  const open = address.get('open');
+  const setOpen = (reference: string | null) => address.set({ open: reference }, { paging: true });
   const { page, pager, rows } = usePagedList('/verifications', { limit: 25, ...(status && { status }), ...(channel && { channel }) });
   return (
     <>
@@ -128,8 +131,8 @@ export function Verifications() {
       </PageHeader>
       <ConversionAndGuard />
       <div className="filters card" role="group" aria-label="Filters">
-        <FilterSelect id="ver-status" label="Status" value={status} onChange={setStatus} choices={STATUSES} />
-        <FilterSelect id="ver-channel" label="Channel" value={channel} onChange={setChannel} choices={CHANNELS} />
+        <FilterSelect id="ver-status" label="Status" value={status} onChange={(v) => address.set({ status: v })} choices={STATUSES} />
+        <FilterSelect id="ver-channel" label="Channel" value={channel} onChange={(v) => address.set({ channel: v })} choices={CHANNELS} />
       </div>
       {open && <VerificationDetail key={open} reference={open} onClose={() => setOpen(null)} />}
       <QueryResult
