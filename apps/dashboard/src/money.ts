@@ -7,16 +7,20 @@
  */
 export type AmountStyle = 'people' | 'exact';
 
-const FORMATS = new Map<string, Intl.NumberFormat | null>();
+const FORMATS = new Map<string, { format: Intl.NumberFormat; code: boolean }>();
 
-/** The reader's format of `currency`, or null when the browser knows no such currency. */
-function formatOf(currency: string): Intl.NumberFormat | null {
+/**
+ * The reader's format of `currency`: its symbol and digits for an ISO 4217
+ * code; for another (a token such as USDT) grouped digits, two to six
+ * decimals, and the code after them.
+ */
+function formatOf(currency: string): { format: Intl.NumberFormat; code: boolean } {
   let format = FORMATS.get(currency);
   if (format === undefined) {
     try {
-      format = new Intl.NumberFormat(undefined, { style: 'currency', currency, currencyDisplay: 'narrowSymbol' });
+      format = { format: new Intl.NumberFormat(undefined, { style: 'currency', currency, currencyDisplay: 'narrowSymbol' }), code: false };
     } catch {
-      format = null;
+      format = { format: new Intl.NumberFormat(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 6 }), code: true };
     }
     FORMATS.set(currency, format);
   }
@@ -25,9 +29,10 @@ function formatOf(currency: string): Intl.NumberFormat | null {
 
 /** The one way the dashboard writes an amount: `people` (₦1,500.00) or `exact` (1500.000000 NGN). */
 export function formatAmount(value: string, currency: string, style: AmountStyle = 'people'): string {
-  const format = style === 'people' ? formatOf(currency) : null;
+  if (style === 'exact' || !isDecimal(value)) return `${value} ${currency}`.trim();
+  const { format, code } = formatOf(currency);
   // A decimal string is formatted as that decimal (Intl.NumberFormat v3), not as the nearest float.
-  return format && isDecimal(value) ? format.format(value) : `${value} ${currency}`.trim();
+  return code ? `${format.format(value)} ${currency}` : format.format(value);
 }
 
 function isDecimal(value: string): value is `${number}` {

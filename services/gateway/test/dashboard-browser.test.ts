@@ -258,6 +258,10 @@ test(
     await expectText(rows.last(), 'Test funding');
     await expectCount(rows, 2);
     await expect(page.getByRole('button', { name: 'Older' }).isDisabled()).resolves.toBe(true);
+    // The page is in the address too: a reload stays on page 2.
+    await page.reload();
+    await page.getByText('Page 2').waitFor();
+    await expectCount(rows, 2);
     await page.getByRole('button', { name: 'Newer' }).click();
     await page.getByText('Page 1').waitFor();
 
@@ -271,6 +275,13 @@ test(
     await expectText(detail, '7.000000 NGN');
     // The events it produced (GET /transactions/:reference), read when the detail opens.
     await expectText(rows.first(), 'transfer.failed');
+    // The filter and the open transaction are in the address: the same link (a reload) opens the same view.
+    expect(new URL(page.url()).searchParams.get('status')).toBe('failed');
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Transactions' }).waitFor();
+    await expectCount(rows, 1);
+    await expectText(rows.first().locator('details[open] dl'), '7.000000 NGN');
+    await expect(page.getByLabel('Status').inputValue()).resolves.toBe('failed');
     await screenshotBothWidths(page, 'transactions-detail');
   },
   FLOW_TIMEOUT_MS,
