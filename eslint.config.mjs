@@ -15,7 +15,7 @@ export default tseslint.config(
     // unhandled rejection ends a service), a promise where a callback's return
     // is ignored, a switch that forgets a member of its union.
     files: ['**/*.ts'],
-    languageOptions: { parserOptions: { project: ['./tsconfig.check.json', './services/dashboard/tsconfig.json'], tsconfigRootDir: import.meta.dirname } },
+    languageOptions: { parserOptions: { project: ['./tsconfig.check.json', './apps/dashboard/tsconfig.json'], tsconfigRootDir: import.meta.dirname } },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',

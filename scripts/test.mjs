@@ -20,7 +20,7 @@ if (jestArgs.length === 0) {
   // benchmark (tsconfig.check.json), one for the dashboard; then lint with
   // those programs' types. Seconds each, where a program per package re-read
   // every dependency's sources for each one (minutes).
-  const typed = ['tsconfig.check.json', 'services/dashboard/tsconfig.json'].every(
+  const typed = ['tsconfig.check.json', 'apps/dashboard/tsconfig.json'].every(
     (project) => spawnSync(bin('tsc'), ['-p', project], { cwd: root, stdio: 'inherit' }).status === 0,
   );
   const linted = spawnSync(bin('eslint'), ['.'], { cwd: root, stdio: 'inherit' }).status === 0;

@@ -23,7 +23,7 @@ rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 
 const copy = (relative) => cpSync(path.join(root, relative), path.join(out, relative), { recursive: true });
-const workspaces = ['packages', 'services'].flatMap((group) => readdirSync(path.join(root, group)).map((name) => `${group}/${name}`));
+const workspaces = ['apps', 'packages', 'services'].flatMap((group) => readdirSync(path.join(root, group)).map((name) => `${group}/${name}`));
 
 // 1. What runs: each runnable's dist/ (its @cowrie/* code compiled in), the CLI's bin, the migrations,
 // the container's scripts

@@ -187,7 +187,7 @@ function sourceFiles(): string[] {
       } else if (/\.tsx?$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name)) files.push(full);
     }
   };
-  for (const group of ['packages', 'services']) {
+  for (const group of ['apps', 'packages', 'services']) {
     for (const name of readdirSync(path.join(ROOT, group))) {
       const src = path.join(ROOT, group, name, 'src');
       try {

@@ -44,7 +44,7 @@ function waitsFor(plan: Map<string, string[]>, taskId: string): Set<string> {
 /** [package, package whose output it copies] for every `--asset @cowrie/…` in a build script. */
 function copiedOutputs(): Array<[string, string]> {
   const pairs: Array<[string, string]> = [];
-  for (const group of ['packages', 'services']) {
+  for (const group of ['apps', 'packages', 'services']) {
     for (const dir of readdirSync(path.join(ROOT, group))) {
       let manifest: { name: string; scripts?: Record<string, string> };
       try {

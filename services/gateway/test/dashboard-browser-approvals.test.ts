@@ -38,7 +38,7 @@ test(
     const thresholds = page.getByRole('form', { name: 'Approval thresholds' });
     await thresholds.getByLabel('Threshold (NGN)').fill('1000');
     await thresholds.getByRole('button', { name: 'Save thresholds' }).click();
-    await expectText(page.getByRole('list', { name: 'Thresholds in force' }), 'NGN: payouts above 1000.000000 NGN wait for an approval');
+    await expectText(page.getByRole('list', { name: 'Thresholds in force' }), 'NGN: payouts above ₦1,000.00 wait for an approval');
 
     // A sends 2500 NGN: it becomes a request, and the form says so.
     await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Payouts', exact: true }).click();
@@ -71,7 +71,7 @@ test(
     const pendingB = pageB.getByRole('table', { name: 'Waiting for approval' }).locator('tbody tr');
     await expectCount(pendingB, 1);
     await expectText(pendingB, stack.user.email);
-    await expectText(pendingB, '2500.000000 NGN');
+    await expectText(pendingB, '₦2,500.00');
     await screenshotBothWidths(pageB, 'payout-requests-pending');
     await pendingB.getByRole('button', { name: 'Approve and send' }).click();
     const dialog = pageB.getByRole('dialog', { name: 'Confirm it is you' });

@@ -155,8 +155,8 @@ test(
     await page.getByLabel('Search').fill('ada obi');
     await page.getByRole('button', { name: 'Search' }).click();
     await expectCount(rows, 2);
-    await expectText(rows.first(), '30.000000 NGN');
-    await expectText(rows.last(), '10.500000 NGN');
+    await expectText(rows.first(), '₦30.00');
+    await expectText(rows.last(), '₦10.50');
     await screenshotBothWidths(page, 'transactions-filtered');
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
@@ -211,7 +211,7 @@ test(
     await sent.getByRole('link', { name: 'See it in Transactions' }).click();
     await page.getByRole('heading', { level: 1, name: 'Transactions' }).waitFor();
     const row = page.getByRole('table', { name: 'Transactions' }).locator('tbody tr').filter({ hasText: reference });
-    await expectText(row, '25.750000 NGN');
+    await expectText(row, '₦25.75');
     await expectText(row, 'completed');
   },
   FLOW_TIMEOUT_MS,

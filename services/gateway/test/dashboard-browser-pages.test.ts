@@ -69,7 +69,7 @@ test(
 
     const collections = page.getByRole('table', { name: 'Collections' }).locator('tbody tr');
     await expectCount(collections, 2);
-    await expectText(collections.filter({ hasText: paid.reference }), '700.250000 NGN');
+    await expectText(collections.filter({ hasText: paid.reference }), '₦700.25');
     await expectText(collections.filter({ hasText: paid.reference }), 'successful');
     await page.getByLabel('Status').selectOption('pending');
     await expectCount(collections, 1);
@@ -87,7 +87,7 @@ test(
     const payments = page.getByRole('table', { name: 'Transfers received' }).locator('tbody tr');
     await expectCount(payments, 1);
     await expectText(payments.first(), 'unmatched');
-    await expectText(payments.first(), '50.000000 NGN');
+    await expectText(payments.first(), '₦50.00');
     const api = (await call(gw.url, 'GET', `/deposit-payments?collection_id=${unpaid.id}`, { token: await sessionToken() })).body.data;
     await expectText(payments.first(), api[0].reason);
     expect(api[0].transaction_reference).toBeNull();
@@ -98,7 +98,7 @@ test(
       .click();
     await expectCount(payments, 1);
     await expectText(payments.first(), 'credited');
-    await expectText(payments.first(), '1234.500000 NGN');
+    await expectText(payments.first(), '₦1,234.50');
     await expectText(payments.first(), 'ledger ');
   },
   FLOW_TIMEOUT_MS,

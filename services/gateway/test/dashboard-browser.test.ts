@@ -47,9 +47,10 @@ test(
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { level: 1, name: 'Home' }).waitFor();
     const ngn = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'NGN' }) });
-    await expectText(ngn, '1234.500000');
-    // The funding is the recent activity, its amount as the API gives it.
-    await expectText(page.getByRole('row').filter({ hasText: 'Test funding' }), '1234.500000 NGN');
+    // Amounts for people in cards and lists (the reader's locale, the currency's symbol and digits).
+    await expectText(ngn, '₦1,234.50');
+    // The funding is the recent activity.
+    await expectText(page.getByRole('row').filter({ hasText: 'Test funding' }), '₦1,234.50');
     // The token is kept for this tab only.
     expect(await page.evaluate(() => (globalThis as any).localStorage.length)).toBe(0);
     expect(await sessionToken()).toMatch(/^ey/);
@@ -248,8 +249,8 @@ test(
     const rows = table.locator('tbody tr');
     await expectText(rows.first(), 'failed');
     await expectCount(rows, 10);
-    // Amounts exactly as the API gives them.
-    await expectText(rows.nth(1), '10.000000 NGN');
+    // Amounts for people in the list; exactly as the API gives them in a transaction's detail (below).
+    await expectText(rows.nth(1), '₦10.00');
     await screenshotBothWidths(page, 'transactions');
 
     await page.getByRole('button', { name: 'Older' }).click();
@@ -257,6 +258,10 @@ test(
     await expectText(rows.last(), 'Test funding');
     await expectCount(rows, 2);
     await expect(page.getByRole('button', { name: 'Older' }).isDisabled()).resolves.toBe(true);
+    // The page is in the address too: a reload stays on page 2.
+    await page.reload();
+    await page.getByText('Page 2').waitFor();
+    await expectCount(rows, 2);
     await page.getByRole('button', { name: 'Newer' }).click();
     await page.getByText('Page 1').waitFor();
 
@@ -270,6 +275,13 @@ test(
     await expectText(detail, '7.000000 NGN');
     // The events it produced (GET /transactions/:reference), read when the detail opens.
     await expectText(rows.first(), 'transfer.failed');
+    // The filter and the open transaction are in the address: the same link (a reload) opens the same view.
+    expect(new URL(page.url()).searchParams.get('status')).toBe('failed');
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Transactions' }).waitFor();
+    await expectCount(rows, 1);
+    await expectText(rows.first().locator('details[open] dl'), '7.000000 NGN');
+    await expect(page.getByLabel('Status').inputValue()).resolves.toBe('failed');
     await screenshotBothWidths(page, 'transactions-detail');
   },
   FLOW_TIMEOUT_MS,

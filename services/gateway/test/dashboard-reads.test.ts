@@ -100,7 +100,7 @@ test('the compiled gateway, as production runs it, serves the dashboard its buil
     // The very files of the dashboard's build, which the gateway's build copied beside it: the
     // production tree and the image hold that copy (no node_modules/@cowrie/dashboard there).
     const built = (dir: string) => readFileSync(path.join(__dirname, dir, 'index.html'), 'utf8');
-    expect(built('../dist/dashboard')).toBe(built('../../dashboard/dist'));
+    expect(built('../dist/dashboard')).toBe(built('../../../apps/dashboard/dist'));
     expect(html).toBe(built('../dist/dashboard'));
     const script = /src="(\/dashboard\/assets\/[^"]+\.js)"/.exec(html)![1]!;
     expect((await fetch(`${base}${script}`)).status).toBe(200);

@@ -25,7 +25,7 @@ export const DASHBOARD_CSP = [
 ].join('; ');
 
 /**
- * The dashboard's built files (services/dashboard, `npm run build`): copied
+ * The dashboard's built files (apps/dashboard, `npm run build`): copied
  * beside the compiled gateway by its build (dist/dashboard/), or read from the
  * dashboard workspace's dist/ when running from sources.
  */

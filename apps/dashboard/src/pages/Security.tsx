@@ -4,7 +4,6 @@ import { QrCode } from '../QrCode';
 import { useApiMutation, useApiQuery } from '../queries';
 import { Button, CopyButton, ErrorNote, PageHeader, QueryResult } from '../ui';
 
-type Status = Schemas['SecondFactorStatus'];
 type Enrolment = Schemas['TotpEnrolment'];
 
 /** The secret in groups of four, easier to type into an app by hand. */
@@ -19,9 +18,9 @@ export function TotpEnrolment({ onEnrolled }: { onEnrolled: () => void }) {
   const [enrolment, setEnrolment] = useState<Enrolment | null>(null);
   const [code, setCode] = useState('');
   const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null);
-  const start = useApiMutation<Enrolment>(() => ({ method: 'POST', path: '/auth/mfa/totp' }));
+  const start = useApiMutation('post', '/auth/mfa/totp', () => undefined);
   // The status is read again once the codes were stored (onEnrolled), not before: the codes stay on screen until then.
-  const confirm = useApiMutation<Schemas['RecoveryCodes']>(() => ({ method: 'POST', path: '/auth/mfa/totp/confirm', body: { code: code.trim() } }));
+  const confirm = useApiMutation('post', '/auth/mfa/totp/confirm', () => ({ body: { code: code.trim() } }));
   if (recoveryCodes) {
     return (
       <section className="card secret" aria-labelledby="recovery-title">
@@ -86,7 +85,7 @@ export function TotpEnrolment({ onEnrolled }: { onEnrolled: () => void }) {
 
 function TurnOff() {
   const [code, setCode] = useState('');
-  const disable = useApiMutation<Status>(() => ({ method: 'POST', path: '/auth/mfa/totp/disable', body: { code: code.trim() } }), ['/auth/mfa']);
+  const disable = useApiMutation('post', '/auth/mfa/totp/disable', () => ({ body: { code: code.trim() } }), ['/auth/mfa']);
   const submit = (event: FormEvent) => {
     event.preventDefault();
     disable.mutate(undefined, { onSuccess: () => setCode('') });
@@ -106,7 +105,7 @@ function TurnOff() {
 
 /** The signed-in user's own sign-in security: two-step sign-in on or off. */
 export function Security() {
-  const status = useApiQuery<Status>('/auth/mfa');
+  const status = useApiQuery('/auth/mfa');
   return (
     <>
       <PageHeader title="Security">

@@ -1,11 +1,10 @@
 import { Link } from 'wouter';
-import type { Schemas } from '../api';
 import { useApiQuery } from '../queries';
 import { Amount, PageHeader, QueryResult, Table } from '../ui';
 import { TransactionRow } from './Transactions';
 
 function Balances() {
-  const balances = useApiQuery<Schemas['Balance'][]>('/balances');
+  const balances = useApiQuery('/balances');
   return (
     <QueryResult query={balances} loading="Loading balances…" failed="Balances could not be loaded" empty="This workspace has no wallets yet.">
       {(data) => (
@@ -18,15 +17,15 @@ function Balances() {
               <dl>
                 <dt>Available</dt>
                 <dd>
-                  <Amount value={b.available} />
+                  <Amount value={b.available} currency={b.currency} />
                 </dd>
                 <dt>Pending</dt>
                 <dd>
-                  <Amount value={b.pending} />
+                  <Amount value={b.pending} currency={b.currency} />
                 </dd>
                 <dt>Ledger</dt>
                 <dd>
-                  <Amount value={b.ledger} />
+                  <Amount value={b.ledger} currency={b.currency} />
                 </dd>
               </dl>
             </li>
@@ -38,7 +37,7 @@ function Balances() {
 }
 
 function RecentActivity() {
-  const transactions = useApiQuery<Schemas['Transaction'][]>('/transactions?limit=10');
+  const transactions = useApiQuery('/transactions', { params: { query: { limit: 10 } } });
   return (
     <QueryResult
       query={transactions}

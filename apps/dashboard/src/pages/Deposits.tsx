@@ -1,15 +1,13 @@
 import { useState } from 'react';
+import { useAddress } from '../address';
 import type { Schemas } from '../api';
 import { useApiQuery, usePagedList } from '../queries';
-import { Amount, Button, FilterSelect, PageHeader, Pager, QueryResult, Table, Time, WhenCell } from '../ui';
+import { Amount, Button, FilterSelect, oneOf, PageHeader, Pager, QueryResult, Table, Time, WhenCell } from '../ui';
 
-type Collection = Schemas['Collection'];
-type ReservedAccount = Schemas['ReservedAccount'];
-type Payment = Schemas['DepositPayment'];
 /** Whose transfers the third table shows: one collection's, one reserved account's, or every one. */
 type Into = { kind: 'collection' | 'reserved_account'; id: number; label: string } | null;
 
-const COLLECTION_STATUSES = ['pending', 'successful', 'expired'];
+const COLLECTION_STATUSES = ['pending', 'successful', 'expired'] as const;
 
 function AccountCell({ account }: { account: Schemas['DepositAccount'] }) {
   return (
@@ -23,13 +21,21 @@ function AccountCell({ account }: { account: Schemas['DepositAccount'] }) {
 }
 
 function Collections({ onShow }: { onShow: (into: Into) => void }) {
-  const [status, setStatus] = useState('');
-  const { pager, rows, page } = usePagedList<Collection>('/collections', new URLSearchParams({ limit: '20', ...(status && { status }) }));
+  // The filter and the page are the address's (a link opens the same view).
+  const address = useAddress();
+  const status = oneOf(address.get('collection-status'), COLLECTION_STATUSES);
+  const { pager, rows, page } = usePagedList('/collections', { limit: 20, ...(status && { status }) }, 'pages-collections');
   return (
     <section aria-labelledby="collections-title">
       <div className="section-head">
         <h2 id="collections-title">One-off collections</h2>
-        <FilterSelect id="collection-status" label="Status" value={status} onChange={setStatus} choices={COLLECTION_STATUSES} />
+        <FilterSelect
+          id="collection-status"
+          label="Status"
+          value={status}
+          onChange={(v) => address.set({ 'collection-status': v })}
+          choices={COLLECTION_STATUSES}
+        />
       </div>
       <QueryResult
         query={rows}
@@ -67,7 +73,7 @@ function Collections({ onShow }: { onShow: (into: Into) => void }) {
                     <Amount value={c.amount} currency={c.currency} />
                     {c.amount_paid !== null && (
                       <div className="muted small">
-                        paid <Amount value={c.amount_paid} />
+                        paid <Amount value={c.amount_paid} currency={c.currency} />
                       </div>
                     )}
                   </div>
@@ -88,7 +94,7 @@ function Collections({ onShow }: { onShow: (into: Into) => void }) {
 }
 
 function ReservedAccounts({ onShow }: { onShow: (into: Into) => void }) {
-  const accounts = useApiQuery<ReservedAccount[]>('/reserved-accounts?limit=100');
+  const accounts = useApiQuery('/reserved-accounts', { params: { query: { limit: 100 } } });
   return (
     <section aria-labelledby="reserved-title">
       <h2 id="reserved-title">Reserved accounts</h2>
@@ -133,8 +139,8 @@ function ReservedAccounts({ onShow }: { onShow: (into: Into) => void }) {
 }
 
 function Payments({ into, onAll }: { into: Into; onAll: () => void }) {
-  const params = new URLSearchParams({ limit: '20', ...(into && { [`${into.kind}_id`]: String(into.id) }) });
-  const { pager, rows, page } = usePagedList<Payment>('/deposit-payments', params);
+  const query = { limit: 20, ...(into && (into.kind === 'collection' ? { collection_id: into.id } : { reserved_account_id: into.id })) };
+  const { pager, rows, page } = usePagedList('/deposit-payments', query, 'pages-payments');
   return (
     <section aria-labelledby="payments-title">
       <div className="section-head">

@@ -1,9 +1,8 @@
-import { useState } from 'react';
+import { useAddress } from '../address';
 import type { Schemas } from '../api';
 import { useApiMutation, useApiQuery, useMyRole, usePagedList } from '../queries';
-import { Button, ConfirmButton, DetailList, ErrorNote, FilterSelect, PageHeader, Pager, QueryResult, Table, Time } from '../ui';
+import { Button, ConfirmButton, DetailList, ErrorNote, FilterSelect, oneOf, PageHeader, Pager, QueryResult, Table, Time } from '../ui';
 
-type Verification = Schemas['DashboardVerification'];
 type Guard = Schemas['VerificationGuard'];
 type GuardedPrefix = Guard['prefixes'][number];
 
@@ -11,10 +10,7 @@ const percent = (value: number | null) => (value === null ? '—' : `${Math.roun
 
 /** A prefix the guard is blocking, with the owner's clear. */
 function BlockedPrefix({ p, canClear }: { p: GuardedPrefix; canClear: boolean }) {
-  const clear = useApiMutation<GuardedPrefix>(
-    () => ({ method: 'POST', path: '/verification-guard/clear', body: { prefix: p.prefix } }),
-    ['/verification-guard'],
-  );
+  const clear = useApiMutation('post', '/verification-guard/clear', () => ({ body: { prefix: p.prefix } }), ['/verification-guard']);
   return (
     <tr>
       <td className="mono" data-label="Prefix">
@@ -38,7 +34,7 @@ function BlockedPrefix({ p, canClear }: { p: GuardedPrefix; canClear: boolean })
 
 /** Conversion by channel over the last hour, and the destination prefixes the fraud guard is blocking (or would block, in monitor mode). */
 function ConversionAndGuard() {
-  const guard = useApiQuery<Guard>('/verification-guard');
+  const guard = useApiQuery('/verification-guard');
   const isOwner = useMyRole() === 'owner';
   return (
     <section className="card" aria-labelledby="conversion-title">
@@ -87,7 +83,7 @@ const CHANNELS: Schemas['VerificationChannel'][] = ['sms', 'voice', 'email', 'wh
 
 /** One verification as GET /verifications/:reference gives it: the destination masked, never a code. */
 function VerificationDetail({ reference, onClose }: { reference: string; onClose: () => void }) {
-  const detail = useApiQuery<Verification>(`/verifications/${encodeURIComponent(reference)}`);
+  const detail = useApiQuery('/verifications/{reference}', { params: { path: { reference } } });
   return (
     <section className="card" aria-labelledby="verification-title">
       <div className="section-head">
@@ -119,13 +115,13 @@ function VerificationDetail({ reference, onClose }: { reference: string; onClose
 
 /** The workspace's contact verifications, newest first, by status and channel; each one's detail. */
 export function Verifications() {
-  const [status, setStatus] = useState('');
-  const [channel, setChannel] = useState('');
-  const [open, setOpen] = useState<string | null>(null);
-  const { page, pager, rows } = usePagedList<Verification>(
-    '/verifications',
-    new URLSearchParams({ limit: '25', ...(status && { status }), ...(channel && { channel }) }),
-  );
+  // The filters, the page and the open verification are the address's (a link opens the same view).
+  const address = useAddress();
+  const status = oneOf(address.get('status'), STATUSES);
+  const channel = oneOf(address.get('channel'), CHANNELS);
+  const open = address.get('open');
+  const setOpen = (reference: string | null) => address.set({ open: reference }, { paging: true });
+  const { page, pager, rows } = usePagedList('/verifications', { limit: 25, ...(status && { status }), ...(channel && { channel }) });
   return (
     <>
       <PageHeader title="Verifications">
@@ -135,8 +131,8 @@ export function Verifications() {
       </PageHeader>
       <ConversionAndGuard />
       <div className="filters card" role="group" aria-label="Filters">
-        <FilterSelect id="ver-status" label="Status" value={status} onChange={setStatus} choices={STATUSES} />
-        <FilterSelect id="ver-channel" label="Channel" value={channel} onChange={setChannel} choices={CHANNELS} />
+        <FilterSelect id="ver-status" label="Status" value={status} onChange={(v) => address.set({ status: v })} choices={STATUSES} />
+        <FilterSelect id="ver-channel" label="Channel" value={channel} onChange={(v) => address.set({ channel: v })} choices={CHANNELS} />
       </div>
       {open && <VerificationDetail key={open} reference={open} onClose={() => setOpen(null)} />}
       <QueryResult

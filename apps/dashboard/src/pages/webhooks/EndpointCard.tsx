@@ -31,9 +31,11 @@ function EditEndpoint({ endpoint, onDone }: { endpoint: Endpoint; onDone: () => 
   const [url, setUrl] = useState(endpoint.url);
   const [events, setEvents] = useState(endpoint.events);
   const [active, setActive] = useState(endpoint.active);
-  const save = useApiMutation<Endpoint>(
+  const save = useApiMutation(
+    'put',
+    '/webhook-endpoints/{id}',
     // The url only when it changed: a new url is a guarded change (a step-up), the events and active are not.
-    () => ({ method: 'PUT', path: `/webhook-endpoints/${endpoint.id}`, body: url === endpoint.url ? { events, active } : { url, events, active } }),
+    () => ({ params: { path: { id: String(endpoint.id) } }, body: url === endpoint.url ? { events, active } : { url, events, active } }),
     ['/webhook-endpoints'],
   );
   const submit = (event: FormEvent) => {
@@ -69,8 +71,13 @@ function RecoverSince({ endpoint, onDone }: { endpoint: Endpoint; onDone: () => 
   const [since, setSince] = useState('');
   // One key per submitted time: a retried submit answers the first recover instead of queueing again.
   const [key, setKey] = useState({ since: '', value: '' });
-  const recover = useApiMutation<Schemas['RecoveredWebhookDeliveries'], { since: string; idempotencyKey: string }>(
-    ({ since: at, idempotencyKey }) => ({ method: 'POST', path: `/webhook-endpoints/${endpoint.id}/recover`, body: { since: at }, idempotencyKey }),
+  const recover = useApiMutation(
+    'post',
+    '/webhook-endpoints/{id}/recover',
+    ({ since: at, idempotencyKey }: { since: string; idempotencyKey: string }) => ({
+      params: { path: { id: String(endpoint.id) }, header: { 'Idempotency-Key': idempotencyKey } },
+      body: { since: at },
+    }),
     ['/webhook-deliveries'],
   );
   const submit = (event: FormEvent) => {
@@ -107,7 +114,9 @@ function RecoverSince({ endpoint, onDone }: { endpoint: Endpoint; onDone: () => 
 
 /** Why Cowrie switched the endpoint off, and a button to turn it back on (PUT active: true clears the reason). */
 function DisabledNotice({ endpoint }: { endpoint: Endpoint }) {
-  const enable = useApiMutation<Endpoint>(() => ({ method: 'PUT', path: `/webhook-endpoints/${endpoint.id}`, body: { active: true } }), ['/webhook-endpoints']);
+  const enable = useApiMutation('put', '/webhook-endpoints/{id}', () => ({ params: { path: { id: String(endpoint.id) } }, body: { active: true } }), [
+    '/webhook-endpoints',
+  ]);
   return (
     <div className="note note-warning">
       <p>
@@ -127,19 +136,21 @@ export function EndpointCard({ endpoint, onSecret }: { endpoint: Endpoint; onSec
   const [recovering, setRecovering] = useState(false);
   const [grace, setGrace] = useState(86400);
   const id = useId();
-  const ping = useApiMutation<Schemas['WebhookTestResult']>(
-    () => ({ method: 'POST', path: `/webhook-endpoints/${endpoint.id}/test` }),
-    ['/webhook-deliveries'],
-  );
+  const ping = useApiMutation('post', '/webhook-endpoints/{id}/test', () => ({ params: { path: { id: String(endpoint.id) } } }), ['/webhook-deliveries']);
   // Idempotent: a retried roll answers the first roll's secret instead of making another.
-  const roll = useApiMutation<Schemas['RolledWebhookSecret'], string>(
-    (idempotencyKey) => ({ method: 'POST', path: `/webhook-endpoints/${endpoint.id}/roll-secret`, body: { grace_seconds: grace }, idempotencyKey }),
+  const roll = useApiMutation(
+    'post',
+    '/webhook-endpoints/{id}/roll-secret',
+    (idempotencyKey: string) => ({
+      params: { path: { id: String(endpoint.id) }, header: { 'Idempotency-Key': idempotencyKey } },
+      body: { grace_seconds: grace },
+    }),
     ['/webhook-endpoints'],
   );
-  const remove = useApiMutation<Schemas['DeletedWebhookEndpoint']>(
-    () => ({ method: 'DELETE', path: `/webhook-endpoints/${endpoint.id}` }),
-    ['/webhook-endpoints', '/webhook-deliveries'],
-  );
+  const remove = useApiMutation('delete', '/webhook-endpoints/{id}', () => ({ params: { path: { id: String(endpoint.id) } } }), [
+    '/webhook-endpoints',
+    '/webhook-deliveries',
+  ]);
   return (
     <li className="card endpoint">
       <div className="endpoint-head">

@@ -9,10 +9,7 @@ import { EventPicker } from './webhooks/EventPicker';
 function CreateEndpoint({ onCreated, onCancel }: { onCreated: (endpoint: Schemas['CreatedWebhookEndpoint']) => void; onCancel: () => void }) {
   const [url, setUrl] = useState('');
   const [events, setEvents] = useState(['*']);
-  const create = useApiMutation<Schemas['CreatedWebhookEndpoint']>(
-    () => ({ method: 'POST', path: '/webhook-endpoints', body: { url, events } }),
-    ['/webhook-endpoints'],
-  );
+  const create = useApiMutation('post', '/webhook-endpoints', () => ({ body: { url, events } }), ['/webhook-endpoints']);
   const submit = (event: FormEvent) => {
     event.preventDefault();
     create.mutate(undefined, {
@@ -48,7 +45,7 @@ function CreateEndpoint({ onCreated, onCancel }: { onCreated: (endpoint: Schemas
 }
 
 export function Webhooks() {
-  const endpoints = useApiQuery<Schemas['WebhookEndpoint'][]>('/webhook-endpoints');
+  const endpoints = useApiQuery('/webhook-endpoints');
   const [shown, setShown] = useState<ShownSecret | null>(null);
   const [adding, setAdding] = useState(false);
   return (

@@ -1,7 +1,6 @@
 import type { ReactNode } from 'react';
 import { useMutation } from '@tanstack/react-query';
 import { Link, useRoute } from 'wouter';
-import type { Schemas } from './api';
 import { useMyRole } from './queries';
 import { useSession } from './session';
 import { Button } from './ui';
@@ -19,7 +18,7 @@ function NavLink({ href, children }: { href: string; children: ReactNode }) {
 export function Layout({ children }: { children: ReactNode }) {
   const session = useSession();
   const signOut = useMutation({
-    mutationFn: () => session.call<Schemas['SignedOut']>('POST', '/auth/logout'),
+    mutationFn: () => session.call('post', '/auth/logout'),
     // Signed out here even when the service could not be told (its token then simply expires).
     onSettled: () => session.forget(),
   });

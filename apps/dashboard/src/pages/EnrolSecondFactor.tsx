@@ -1,5 +1,4 @@
 import { useMutation } from '@tanstack/react-query';
-import type { Schemas } from '../api';
 import { useSession } from '../session';
 import { Button } from '../ui';
 import { TotpEnrolment } from './Security';
@@ -12,7 +11,7 @@ import { TotpEnrolment } from './Security';
 export function EnrolSecondFactor() {
   const session = useSession();
   const signOut = useMutation({
-    mutationFn: () => session.call<Schemas['SignedOut']>('POST', '/auth/logout'),
+    mutationFn: () => session.call('post', '/auth/logout'),
     onSettled: () => session.forget(),
   });
   return (

@@ -1,6 +1,5 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation } from '@tanstack/react-query';
-import type { Schemas } from '../api';
 import { useSession } from '../session';
 import { Button, ErrorNote } from '../ui';
 import { NewPasswordFields, useTwoPasswords } from './SetPassword';
@@ -15,8 +14,7 @@ export function ChoosePassword() {
   const [current, setCurrent] = useState('');
   const next = useTwoPasswords();
   const change = useMutation({
-    mutationFn: async () =>
-      (await session.call<Schemas['Session']>('POST', '/auth/password', { body: { current_password: current, new_password: next.value } })).data,
+    mutationFn: async () => (await session.call('post', '/auth/password', { body: { current_password: current, new_password: next.value } })).data,
     onSuccess: (data) =>
       session.signIn(data.token, {
         email: session.email,
@@ -25,7 +23,7 @@ export function ChoosePassword() {
       }),
   });
   const signOut = useMutation({
-    mutationFn: () => session.call<Schemas['SignedOut']>('POST', '/auth/logout'),
+    mutationFn: () => session.call('post', '/auth/logout'),
     onSettled: () => session.forget(),
   });
   const submit = (event: FormEvent) => {

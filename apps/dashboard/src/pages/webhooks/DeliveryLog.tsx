@@ -1,12 +1,13 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef } from 'react';
+import { numberIn, useAddress } from '../../address';
 import { newIdempotencyKey, type Schemas } from '../../api';
 import { useApiMutation, useApiQuery, usePagedList } from '../../queries';
-import { Button, DetailList, ErrorNote, FilterInput, FilterSelect, QueryResult, RowsSelect, Table, Time, Pager, fromLocalInput } from '../../ui';
+import { Button, DetailList, ErrorNote, FilterInput, FilterSelect, oneOf, QueryResult, RowsSelect, Table, Time, Pager, fromLocalInput } from '../../ui';
 
 type Delivery = Schemas['WebhookDelivery'];
-type Detail = Schemas['WebhookDeliveryDetail'];
 
 const LIMITS = [20, 50, 100];
+const OUTCOMES = ['true', 'false'] as const;
 
 function Outcome({ d }: { d: Pick<Delivery, 'ok' | 'statusCode' | 'attempts' | 'error'> & { completedAt?: string | null } }) {
   if (d.completedAt === null) return <span className="badge badge-processing">pending</span>;
@@ -26,12 +27,14 @@ function Outcome({ d }: { d: Pick<Delivery, 'ok' | 'statusCode' | 'attempts' | '
  * came back, and a Resend button (a new dispatch with the same delivery id).
  */
 function DeliveryDetail({ id, urlOf, onClose }: { id: number; urlOf: Map<number, string>; onClose: () => void }) {
-  const detail = useApiQuery<Detail>(`/webhook-deliveries/${id}`);
+  const detail = useApiQuery('/webhook-deliveries/{id}', { params: { path: { id: String(id) } } });
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), [id]);
   // Idempotent: a retried click answers the same new dispatch instead of sending twice.
-  const resend = useApiMutation<Detail, string>(
-    (idempotencyKey) => ({ method: 'POST', path: `/webhook-deliveries/${id}/resend`, idempotencyKey }),
+  const resend = useApiMutation(
+    'post',
+    '/webhook-deliveries/{id}/resend',
+    (idempotencyKey: string) => ({ params: { path: { id: String(id) }, header: { 'Idempotency-Key': idempotencyKey } } }),
     ['/webhook-deliveries'],
   );
   return (
@@ -97,25 +100,28 @@ function DeliveryDetail({ id, urlOf, onClose }: { id: number; urlOf: Map<number,
 
 /** The delivery log, newest first: filters (endpoint, event, outcome, time), cursor paging, each delivery's detail. */
 export function DeliveryLog({ endpoints }: { endpoints: Schemas['WebhookEndpoint'][] }) {
-  const [endpointId, setEndpointId] = useState('');
-  const [event, setEvent] = useState('');
-  const [ok, setOk] = useState<'' | 'true' | 'false'>('');
-  const [from, setFrom] = useState('');
-  const [to, setTo] = useState('');
-  const [limit, setLimit] = useState(20);
-  const [open, setOpen] = useState<number | null>(null);
-  const types = useApiQuery<Schemas['WebhookEventType'][]>('/webhook-event-types');
+  // The filters, the page and the open delivery are the address's (a link opens the same view).
+  const address = useAddress();
+  const endpointId = address.get('endpoint');
+  const event = address.get('event');
+  const ok = oneOf(address.get('ok'), OUTCOMES);
+  const from = address.get('from');
+  const to = address.get('to');
+  const limit = numberIn(address.get('limit'), LIMITS, 20);
+  const open = Number(address.get('delivery')) || null;
+  const setOpen = (id: number | null) => address.set({ delivery: id }, { paging: true });
+  const types = useApiQuery('/webhook-event-types');
   const fromIso = fromLocalInput(from);
   const toIso = fromLocalInput(to);
-  const query = new URLSearchParams({
-    limit: String(limit),
-    ...(endpointId && { endpoint_id: endpointId }),
+  const query = {
+    limit,
+    ...(endpointId && { endpoint_id: Number(endpointId) }),
     ...(event && { event }),
     ...(ok && { ok }),
     ...(fromIso && { from: fromIso }),
     ...(toIso && { to: toIso }),
-  });
-  const { page, pager, rows } = usePagedList<Delivery>('/webhook-deliveries', query);
+  };
+  const { page, pager, rows } = usePagedList('/webhook-deliveries', query);
   const urlOf = new Map(endpoints.map((e) => [e.id, e.url]));
   const filtered = endpointId || event || ok || from || to;
   return (
@@ -131,7 +137,7 @@ export function DeliveryLog({ endpoints }: { endpoints: Schemas['WebhookEndpoint
           id="log-endpoint"
           label="Endpoint"
           value={endpointId}
-          onChange={setEndpointId}
+          onChange={(v) => address.set({ endpoint: v })}
           anyLabel="All endpoints"
           choices={endpoints.map((e) => ({ value: String(e.id), label: e.url }))}
         />
@@ -139,7 +145,7 @@ export function DeliveryLog({ endpoints }: { endpoints: Schemas['WebhookEndpoint
           id="log-event"
           label="Event"
           value={event}
-          onChange={setEvent}
+          onChange={(v) => address.set({ event: v })}
           anyLabel="Any event"
           choices={['ping', ...(types.data ?? []).map((t) => t.name)]}
         />
@@ -147,15 +153,15 @@ export function DeliveryLog({ endpoints }: { endpoints: Schemas['WebhookEndpoint
           id="log-outcome"
           label="Outcome"
           value={ok}
-          onChange={(v) => setOk(v as '' | 'true' | 'false')}
+          onChange={(v) => address.set({ ok: v })}
           choices={[
             { value: 'true', label: 'Delivered' },
             { value: 'false', label: 'Failed' },
           ]}
         />
-        <FilterInput id="log-from" label="From" type="datetime-local" value={from} onChange={setFrom} />
-        <FilterInput id="log-to" label="Before" type="datetime-local" value={to} onChange={setTo} />
-        <RowsSelect id="log-limit" value={limit} onChange={setLimit} sizes={LIMITS} />
+        <FilterInput id="log-from" label="From" type="datetime-local" value={from} onChange={(v) => address.set({ from: v })} />
+        <FilterInput id="log-to" label="Before" type="datetime-local" value={to} onChange={(v) => address.set({ to: v })} />
+        <RowsSelect id="log-limit" value={limit} onChange={(v) => address.set({ limit: v })} sizes={LIMITS} />
       </div>
       <ErrorNote error={types.error} prefix="Event names could not be loaded" />
       <QueryResult

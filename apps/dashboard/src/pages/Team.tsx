@@ -7,13 +7,17 @@ import { Button, ConfirmButton, ErrorNote, PageHeader, QueryResult, SecretOnce, 
 type Member = Schemas['TeamMember'];
 type Invited = Schemas['InvitedUser'] | Schemas['InvitedUserByEmail'];
 type Role = Member['role'];
-type ApiKey = Schemas['ApiKey'];
 
 function InviteForm({ onInvited, onCancel }: { onInvited: (invited: Invited) => void; onCancel: () => void }) {
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<'admin' | 'member'>('member');
   // Idempotent: a retried submit answers the same user and one-time password instead of failing on the email.
-  const invite = useApiMutation<Invited, string>((idempotencyKey) => ({ method: 'POST', path: '/users', body: { email, role }, idempotencyKey }), ['/users']);
+  const invite = useApiMutation(
+    'post',
+    '/users',
+    (idempotencyKey: string) => ({ body: { email, role }, params: { header: { 'Idempotency-Key': idempotencyKey } } }),
+    ['/users'],
+  );
   const submit = (event: FormEvent) => {
     event.preventDefault();
     invite.mutate(newIdempotencyKey(), { onSuccess: onInvited });
@@ -46,11 +50,13 @@ function InviteForm({ onInvited, onCancel }: { onInvited: (invited: Invited) => 
  */
 function RemoveDialog({ m, onClose }: { m: Member; onClose: () => void }) {
   const dialog = useRef<HTMLDialogElement>(null);
-  const keys = useApiQuery<ApiKey[]>(`/users/${m.id}/api-keys`);
+  const keys = useApiQuery('/users/{id}/api-keys', { params: { path: { id: String(m.id) } } });
   const [revoke, setRevoke] = useState(true);
   const working = (keys.data ?? []).filter((k) => k.status !== 'revoked');
-  const remove = useApiMutation<unknown>(
-    () => ({ method: 'DELETE', path: `/users/${m.id}${working.length > 0 && revoke ? '?revoke_api_keys=true' : ''}` }),
+  const remove = useApiMutation(
+    'delete',
+    '/users/{id}',
+    () => ({ params: { path: { id: String(m.id) }, query: working.length > 0 && revoke ? { revoke_api_keys: 'true' } : {} } }),
     ['/users', '/api-keys'],
   );
   useEffect(() => {
@@ -124,7 +130,7 @@ function RemoveDialog({ m, onClose }: { m: Member; onClose: () => void }) {
 /** A role to choose and a button to apply it (a step-up first when the session needs one). Owners offer every role; admins admin and member. */
 function RoleControl({ m, iAmOwner }: { m: Member; iAmOwner: boolean }) {
   const [role, setRole] = useState<Role>(m.role);
-  const change = useApiMutation<Member>(() => ({ method: 'PUT', path: `/users/${m.id}/role`, body: { role } }), ['/users']);
+  const change = useApiMutation('put', '/users/{id}/role', () => ({ params: { path: { id: String(m.id) } }, body: { role } }), ['/users']);
   const roles: Role[] = iAmOwner ? ['owner', 'admin', 'member'] : ['admin', 'member'];
   return (
     <span className="role-control">
@@ -151,7 +157,7 @@ function RoleControl({ m, iAmOwner }: { m: Member; iAmOwner: boolean }) {
 function MemberRow({ m, isMe, iAmOwner, iManage }: { m: Member; isMe: boolean; iAmOwner: boolean; iManage: boolean }) {
   const [removing, setRemoving] = useState(false);
   // An owner resets another user's second factor (a lost phone): they sign in with their password alone and enrol again.
-  const reset = useApiMutation<Member>(() => ({ method: 'DELETE', path: `/users/${m.id}/mfa` }), ['/users']);
+  const reset = useApiMutation('delete', '/users/{id}/mfa', () => ({ params: { path: { id: String(m.id) } } }), ['/users']);
   const mayChangeRole = iManage && m.status === 'active' && !isMe && (iAmOwner || m.role !== 'owner');
   return (
     <tr>
@@ -205,7 +211,7 @@ function MemberRow({ m, isMe, iAmOwner, iManage }: { m: Member; isMe: boolean; i
 /** The workspace's dashboard users: everyone sees them; owners and admins invite (a one-time password shown once) and remove. */
 export function Team() {
   const { email } = useSession();
-  const users = useApiQuery<Member[]>('/users');
+  const users = useApiQuery('/users');
   const [inviting, setInviting] = useState(false);
   const [invited, setInvited] = useState<Invited | null>(null);
   const isMe = (m: Member) => !!email && m.email.toLowerCase() === email.toLowerCase();

@@ -26,7 +26,9 @@ function CreateKey({ onCreated }: { onCreated: (key: Schemas['CreatedApiKey']) =
   const [scopes, setScopes] = useState<Scope[]>(['read']);
   // One key per attempt: a retry of the same submission is not a second key.
   const [idempotencyKey, setIdempotencyKey] = useState(newIdempotencyKey);
-  const create = useApiMutation<Schemas['CreatedApiKey']>(() => ({ method: 'POST', path: '/api-keys', body: { name, scopes }, idempotencyKey }), ['/api-keys']);
+  const create = useApiMutation('post', '/api-keys', () => ({ body: { name, scopes }, params: { header: { 'Idempotency-Key': idempotencyKey } } }), [
+    '/api-keys',
+  ]);
   const submit = (event: FormEvent) => {
     event.preventDefault();
     create.mutate(undefined, {
@@ -65,9 +67,14 @@ function CreateKey({ onCreated }: { onCreated: (key: Schemas['CreatedApiKey']) =
 
 function KeyRow({ apiKey, onRolled }: { apiKey: ApiKey; onRolled: (key: Schemas['RolledApiKey']) => void }) {
   const [grace, setGrace] = useState(3600);
-  const revoke = useApiMutation<ApiKey>(() => ({ method: 'DELETE', path: `/api-keys/${apiKey.id}` }), ['/api-keys']);
-  const roll = useApiMutation<Schemas['RolledApiKey'], string>(
-    (idempotencyKey) => ({ method: 'POST', path: `/api-keys/${apiKey.id}/roll`, body: { grace_seconds: grace }, idempotencyKey }),
+  const revoke = useApiMutation('delete', '/api-keys/{id}', () => ({ params: { path: { id: String(apiKey.id) } } }), ['/api-keys']);
+  const roll = useApiMutation(
+    'post',
+    '/api-keys/{id}/roll',
+    (idempotencyKey: string) => ({
+      params: { path: { id: String(apiKey.id) }, header: { 'Idempotency-Key': idempotencyKey } },
+      body: { grace_seconds: grace },
+    }),
     ['/api-keys'],
   );
   const label = apiKey.name ?? apiKey.prefix;
@@ -129,7 +136,7 @@ function KeyRow({ apiKey, onRolled }: { apiKey: ApiKey; onRolled: (key: Schemas[
 
 export function ApiKeys() {
   const { mode } = useSession();
-  const keys = useApiQuery<ApiKey[]>('/api-keys');
+  const keys = useApiQuery('/api-keys');
   const [shown, setShown] = useState<{ title: string; key: string; note?: string } | null>(null);
   return (
     <>

@@ -1,12 +1,11 @@
 import { useId } from 'react';
-import type { Schemas } from '../../api';
 import { useApiQuery } from '../../queries';
 import { QueryResult } from '../../ui';
 
 /** `['*']` is every event, now and future ones; otherwise the chosen names. */
 export function EventPicker({ value, onChange }: { value: string[]; onChange: (events: string[]) => void }) {
   const id = useId();
-  const types = useApiQuery<Schemas['WebhookEventType'][]>('/webhook-event-types');
+  const types = useApiQuery('/webhook-event-types');
   const all = value.includes('*');
   return (
     <fieldset className="events">

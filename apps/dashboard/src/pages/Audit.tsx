@@ -1,4 +1,5 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
+import { numberIn, useAddress } from '../address';
 import { ApiError, type Schemas } from '../api';
 import { usePagedList } from '../queries';
 import {
@@ -7,6 +8,7 @@ import {
   ErrorNote,
   FilterInput,
   FilterSelect,
+  oneOf,
   PageHeader,
   Pager,
   QueryResult,
@@ -131,21 +133,24 @@ function AuditRow({ e }: { e: AuditEvent }) {
  * filtered set as a CSV download. Live and test actions are in one list.
  */
 export function Audit() {
-  const [action, setAction] = useState<AuditAction | ''>('');
-  const [actorText, setActorText] = useState('');
-  const [actor, setActor] = useState('');
-  const [from, setFrom] = useState('');
-  const [until, setUntil] = useState('');
-  const [limit, setLimit] = useState(25);
+  // The filters and the page are the address's (a link opens the same view).
+  const address = useAddress();
+  const action = oneOf(address.get('action'), ACTIONS);
+  const actor = address.get('actor');
+  const [actorText, setActorText] = useState(actor);
+  useEffect(() => setActorText(actor), [actor]);
+  const from = address.get('from');
+  const until = address.get('until');
+  const limit = numberIn(address.get('limit'), PAGE_SIZES, 25);
   const fromIso = fromLocalInput(from);
   const toIso = dayAfter(until);
-  const filters = new URLSearchParams({
+  const filters = {
     ...(action && { action }),
     ...(actor && { actor }),
     ...(fromIso && { from: fromIso }),
     ...(toIso && { to: toIso }),
-  });
-  const { page, pager, rows } = usePagedList<AuditEvent>('/audit-events', new URLSearchParams({ limit: String(limit), ...Object.fromEntries(filters) }));
+  };
+  const { page, pager, rows } = usePagedList('/audit-events', { limit, ...filters });
   const filtered = action || actor || from || until;
   const refused = rows.error instanceof ApiError && rows.error.status === 403;
   return (
@@ -166,10 +171,10 @@ export function Audit() {
             aria-label="Filters"
             onSubmit={(ev) => {
               ev.preventDefault();
-              setActor(actorText.trim());
+              address.set({ actor: actorText.trim() });
             }}
           >
-            <FilterSelect id="audit-action" label="Action" value={action} onChange={(v) => setAction(v as AuditAction | '')} choices={ACTIONS} />
+            <FilterSelect id="audit-action" label="Action" value={action} onChange={(v) => address.set({ action: v })} choices={ACTIONS} />
             <FilterInput
               id="audit-actor"
               label="Who"
@@ -179,13 +184,14 @@ export function Audit() {
               onChange={setActorText}
               placeholder="Email, user id, key prefix, user@host"
             />
-            <FilterInput id="audit-from" label="From" type="date" value={from} onChange={setFrom} />
-            <FilterInput id="audit-until" label="Until" type="date" value={until} onChange={setUntil} />
+            <FilterInput id="audit-from" label="From" type="date" value={from} onChange={(v) => address.set({ from: v })} />
+            <FilterInput id="audit-until" label="Until" type="date" value={until} onChange={(v) => address.set({ until: v })} />
             <Button type="submit">Search</Button>
-            <RowsSelect id="audit-limit" value={limit} onChange={setLimit} sizes={PAGE_SIZES} />
+            <RowsSelect id="audit-limit" value={limit} onChange={(v) => address.set({ limit: v })} sizes={PAGE_SIZES} />
           </form>
           <DownloadCsv
-            path={`/audit-events/export?${filters}`}
+            path="/audit-events/export"
+            query={filters}
             scope={filtered ? 'Every row these filters keep, not only this page.' : 'The whole trail, not only this page.'}
           />
           <QueryResult

@@ -24,8 +24,7 @@ export function SignIn() {
       mfaEnrolmentRequired: data.mfa_enrolment_required,
     });
   const login = useMutation({
-    mutationFn: async () =>
-      (await apiRequest<Session | Schemas['MfaChallenge']>({ token: null, mode: session.mode }, 'POST', '/auth/login', { body: { email, password } })).data,
+    mutationFn: async () => (await apiRequest({ token: null, mode: session.mode }, 'post', '/auth/login', { body: { email, password } })).data,
     onSuccess: (data) => {
       if (data.mfa_required) setChallenge(data.challenge);
       else signedIn(data);
@@ -66,8 +65,7 @@ function CodeStep({ challenge, onSignedIn, onRestart }: { challenge: string; onS
   const session = useSession();
   const [code, setCode] = useState('');
   const verify = useMutation({
-    mutationFn: async () =>
-      (await apiRequest<Session>({ token: null, mode: session.mode }, 'POST', '/auth/login/mfa', { body: { challenge, code: code.trim() } })).data,
+    mutationFn: async () => (await apiRequest({ token: null, mode: session.mode }, 'post', '/auth/login/mfa', { body: { challenge, code: code.trim() } })).data,
     onSuccess: onSignedIn,
   });
   const submit = (event: FormEvent) => {

@@ -1,14 +1,14 @@
 import { useId, useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
-import { newIdempotencyKey, type Schemas } from '../api';
+import { useAddress } from '../address';
+import { newIdempotencyKey, type PathOf, type Schemas } from '../api';
 import { useApiMutation, useApiQuery, useMyRole, usePagedList } from '../queries';
 import { useSession } from '../session';
-import { Amount, Button, ErrorNote, FilterSelect, PageHeader, Pager, QueryResult, Table, Time } from '../ui';
+import { Amount, Button, ErrorNote, FilterSelect, oneOf, PageHeader, Pager, QueryResult, Table, Time } from '../ui';
 
 type PayoutRequest = Schemas['PayoutRequest'];
-type Settings = Schemas['WorkspaceSettings'];
 /** A decision changes the requests, and an approval the balances and the ledger. */
-const DECISION_READS = ['/payout-requests', '/balances', '/transactions'];
+const DECISION_READS: PathOf<'get'>[] = ['/payout-requests', '/balances', '/transactions'];
 const STATUSES = ['pending', 'approved', 'rejected', 'expired'] as const;
 
 /** Whom a payout goes to, as the request names them. */
@@ -36,15 +36,17 @@ function Decide({ r, mine, decides }: { r: PayoutRequest; mine: boolean; decides
   const [reason, setReason] = useState('');
   // One key per decision shown: a retried click is answered once.
   const [keys] = useState(() => ({ approve: newIdempotencyKey(), reject: newIdempotencyKey() }));
-  const approve = useApiMutation<PayoutRequest>(
-    () => ({ method: 'POST', path: `/payout-requests/${r.id}/approve`, idempotencyKey: keys.approve }),
+  const approve = useApiMutation(
+    'post',
+    '/payout-requests/{id}/approve',
+    () => ({ params: { path: { id: String(r.id) }, header: { 'Idempotency-Key': keys.approve } } }),
     DECISION_READS,
   );
-  const reject = useApiMutation<PayoutRequest>(
+  const reject = useApiMutation(
+    'post',
+    '/payout-requests/{id}/reject',
     () => ({
-      method: 'POST',
-      path: `/payout-requests/${r.id}/reject`,
-      idempotencyKey: keys.reject,
+      params: { path: { id: String(r.id) }, header: { 'Idempotency-Key': keys.reject } },
       body: reason.trim() ? { reason: reason.trim() } : {},
     }),
     DECISION_READS,
@@ -145,13 +147,13 @@ function RequestRow({ r, decide }: { r: PayoutRequest; decide?: { mine: boolean;
  * step-up), everyone else reads them. A currency without one never waits.
  */
 function Thresholds({ owner }: { owner: boolean }) {
-  const settings = useApiQuery<Settings>('/workspace/settings');
-  const balances = useApiQuery<Schemas['Balance'][]>('/balances');
+  const settings = useApiQuery('/workspace/settings');
+  const balances = useApiQuery('/balances');
   const [editing, setEditing] = useState<Record<string, string> | null>(null);
-  const save = useApiMutation<Settings>(
+  const save = useApiMutation(
+    'put',
+    '/workspace/settings',
     () => ({
-      method: 'PUT',
-      path: '/workspace/settings',
       body: { payout_approval_thresholds: Object.fromEntries(Object.entries(editing ?? {}).filter(([, v]) => v.trim() !== '')) },
     }),
     ['/workspace/settings'],
@@ -229,9 +231,11 @@ function Thresholds({ owner }: { owner: boolean }) {
 export function PayoutRequests() {
   const { email } = useSession();
   const role = useMyRole();
-  const pending = useApiQuery<PayoutRequest[]>('/payout-requests?status=pending&limit=100');
-  const [status, setStatus] = useState('');
-  const { page, pager, rows } = usePagedList<PayoutRequest>('/payout-requests', new URLSearchParams(status ? { status } : {}));
+  const pending = useApiQuery('/payout-requests', { params: { query: { status: 'pending', limit: 100 } } });
+  // The filter and the page are the address's (a link opens the same view).
+  const address = useAddress();
+  const status = oneOf(address.get('status'), STATUSES);
+  const { page, pager, rows } = usePagedList('/payout-requests', status ? { status } : {});
   const mine = (r: PayoutRequest) => !!email && r.requested_by.email.toLowerCase() === email.toLowerCase();
   const decides = role === 'owner' || role === 'admin';
   return (
@@ -257,7 +261,7 @@ export function PayoutRequests() {
       <section aria-labelledby="all-title">
         <div className="section-head">
           <h2 id="all-title">All requests</h2>
-          <FilterSelect id="request-status" label="Status" value={status} onChange={setStatus} choices={STATUSES} />
+          <FilterSelect id="request-status" label="Status" value={status} onChange={(v) => address.set({ status: v })} choices={STATUSES} />
         </div>
         <QueryResult query={rows} loading="Loading requests…" failed="Requests could not be loaded" empty="No payout requests yet.">
           {(list) => (

@@ -1,6 +1,6 @@
 import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { Link } from 'wouter';
-import { newIdempotencyKey, type Schemas } from '../api';
+import { newIdempotencyKey, type PathOf, type Schemas } from '../api';
 import { useApiMutation, useApiQuery } from '../queries';
 import { Amount, Button, ConfirmButton, ErrorNote, PageHeader, QueryResult, Table, Time } from '../ui';
 
@@ -11,17 +11,17 @@ type PayoutAnswer = Transaction | PayoutRequest;
 const isRequest = (answer: PayoutAnswer): answer is PayoutRequest => 'expires_at' in answer;
 type Beneficiary = Schemas['Beneficiary'];
 /** Reads and writes that move money make the balances and the ledger stale. */
-const MONEY_READS = ['/balances', '/transactions', '/payout-requests'];
+const MONEY_READS: PathOf<'get'>[] = ['/balances', '/transactions', '/payout-requests'];
 
 /** The currencies the workspace holds (its wallets), NGN first when there are none yet. */
 function useCurrencies() {
-  const balances = useApiQuery<Schemas['Balance'][]>('/balances');
+  const balances = useApiQuery('/balances');
   const currencies = (balances.data ?? []).map((b) => b.currency);
   return { currencies: currencies.length ? currencies : ['NGN'], balances };
 }
 
 function BankSelect({ id, value, onChange }: { id: string; value: string; onChange: (code: string) => void }) {
-  const banks = useApiQuery<Schemas['Bank'][]>('/banks');
+  const banks = useApiQuery('/banks');
   return (
     <>
       <label htmlFor={id}>Bank</label>
@@ -63,8 +63,8 @@ function Sent({ t }: { t: PayoutAnswer }) {
     return (
       <p className="note note-info" role="status">
         <span>
-          Not sent yet: <Amount value={t.amount} currency={t.currency} /> is above the approval threshold, so this payout waits for another owner or admin to
-          approve it (until <Time value={t.expires_at} />
+          Not sent yet: <Amount value={t.amount} currency={t.currency} exact /> is above the approval threshold, so this payout waits for another owner or admin
+          to approve it (until <Time value={t.expires_at} />
           ). Nothing is held from the balance meanwhile. <Link href="/payout-requests">See it in Approvals</Link>
         </span>
       </p>
@@ -74,7 +74,7 @@ function Sent({ t }: { t: PayoutAnswer }) {
     <p className={t.status === 'failed' ? 'note note-error' : 'note note-ok'} role="status">
       <span>
         {t.status === 'failed' ? 'The rail refused the payout' : t.status === 'completed' ? 'Sent' : 'Sent; the rail is still processing it'}:{' '}
-        <Amount value={t.amount} currency={t.currency} /> to {t.counterpartyName ?? t.counterpartyAccount} (reference{' '}
+        <Amount value={t.amount} currency={t.currency} exact /> to {t.counterpartyName ?? t.counterpartyAccount} (reference{' '}
         <span className="mono">{t.reference}</span>, status {t.status}). <Link href="/transactions">See it in Transactions</Link>
       </span>
     </p>
@@ -112,16 +112,14 @@ function TransferForm() {
   const [amount, setAmount] = useState('');
   const [narration, setNarration] = useState('');
   const cur = currency || currencies[0]!;
-  const resolve = useApiMutation<Schemas['ResolvedBankAccount']>(() => ({
-    method: 'POST',
-    path: '/banks/resolve',
+  const resolve = useApiMutation('post', '/banks/resolve', () => ({
     body: { account_number: accountNumber, bank_code: bankCode, currency: cur },
   }));
-  const send = useApiMutation<PayoutAnswer, { key: string; account: Schemas['ResolvedBankAccount'] }>(
-    ({ key, account }) => ({
-      method: 'POST',
-      path: '/transfers',
-      idempotencyKey: key,
+  const send = useApiMutation(
+    'post',
+    '/transfers',
+    ({ key, account }: { key: string; account: Schemas['ResolvedBankAccount'] }) => ({
+      params: { header: { 'Idempotency-Key': key } },
       body: {
         currency: cur,
         amount,
@@ -181,7 +179,7 @@ function TransferForm() {
         <Confirm
           summary={
             <>
-              Send <Amount value={amount} currency={cur} /> to <strong className="account-name">{resolved.accountName}</strong>,{' '}
+              Send <Amount value={amount} currency={cur} exact /> to <strong className="account-name">{resolved.accountName}</strong>,{' '}
               <span className="mono">{resolved.accountNumber}</span> at {resolved.bankName}?
             </>
           }
@@ -217,12 +215,12 @@ function WithdrawalForm({ beneficiaries }: { beneficiaries: Beneficiary[] }) {
   const [amount, setAmount] = useState('');
   const [confirming, setConfirming] = useState(false);
   const beneficiary = beneficiaries.find((b) => String(b.id) === beneficiaryId);
-  const send = useApiMutation<PayoutAnswer, string>(
-    (key) => ({
-      method: 'POST',
-      path: '/withdrawals',
-      idempotencyKey: key,
-      body: { currency: beneficiary?.currency, amount, beneficiary_id: beneficiary?.id },
+  const send = useApiMutation(
+    'post',
+    '/withdrawals',
+    ({ key, to }: { key: string; to: Beneficiary }) => ({
+      params: { header: { 'Idempotency-Key': key } },
+      body: { currency: to.currency, amount, beneficiary_id: to.id },
     }),
     MONEY_READS,
   );
@@ -269,12 +267,12 @@ function WithdrawalForm({ beneficiaries }: { beneficiaries: Beneficiary[] }) {
         <Confirm
           summary={
             <>
-              Withdraw <Amount value={amount} currency={beneficiary.currency} /> to <strong>{beneficiary.name}</strong>,{' '}
+              Withdraw <Amount value={amount} currency={beneficiary.currency} exact /> to <strong>{beneficiary.name}</strong>,{' '}
               <span className="mono">{beneficiary.account_number}</span> at {beneficiary.bank_name}?
             </>
           }
           busy={send.isPending}
-          send={(key) => send.mutate(key)}
+          send={(key) => send.mutate({ key, to: beneficiary })}
           onBack={() => setConfirming(false)}
         />
       )}
@@ -291,10 +289,9 @@ function AddBeneficiary({ onDone }: { onDone: () => void }) {
   const [bankCode, setBankCode] = useState('');
   const [accountNumber, setAccountNumber] = useState('');
   const cur = currency || currencies[0]!;
-  const add = useApiMutation<Beneficiary>(
-    () => ({ method: 'POST', path: '/beneficiaries', body: { account_number: accountNumber, bank_code: bankCode, currency: cur } }),
-    ['/beneficiaries'],
-  );
+  const add = useApiMutation('post', '/beneficiaries', () => ({ body: { account_number: accountNumber, bank_code: bankCode, currency: cur } }), [
+    '/beneficiaries',
+  ]);
   return (
     <form
       className="card form"
@@ -335,7 +332,7 @@ function AddBeneficiary({ onDone }: { onDone: () => void }) {
 }
 
 function BeneficiaryRow({ b }: { b: Beneficiary }) {
-  const remove = useApiMutation<Schemas['RemovedBeneficiary']>(() => ({ method: 'DELETE', path: `/beneficiaries/${b.id}` }), ['/beneficiaries']);
+  const remove = useApiMutation('delete', '/beneficiaries/{id}', () => ({ params: { path: { id: String(b.id) } } }), ['/beneficiaries']);
   return (
     <tr>
       <td data-label="Name">{b.name}</td>
@@ -359,7 +356,7 @@ function BeneficiaryRow({ b }: { b: Beneficiary }) {
 
 /** Money out: a transfer to any account (resolved before it is confirmed), a withdrawal to a saved beneficiary, the beneficiaries. */
 export function Payouts() {
-  const beneficiaries = useApiQuery<Beneficiary[]>('/beneficiaries');
+  const beneficiaries = useApiQuery('/beneficiaries');
   const [adding, setAdding] = useState(false);
   const active = (beneficiaries.data ?? []).filter((b) => b.active);
   return (

@@ -1,6 +1,8 @@
 import { useEffect, useState } from 'react';
-import { Link, useSearch } from 'wouter';
+import { Link } from 'wouter';
+import { numberIn, useAddress } from '../address';
 import type { Schemas } from '../api';
+import { formatAmount } from '../money';
 import { useApiQuery, usePagedList } from '../queries';
 import {
   Amount,
@@ -10,6 +12,7 @@ import {
   ErrorNote,
   FilterInput,
   FilterSelect,
+  oneOf,
   PageHeader,
   Pager,
   QueryResult,
@@ -24,6 +27,7 @@ type Transaction = Schemas['Transaction'];
 type Status = Schemas['TransactionStatus'];
 
 const STATUSES: Status[] = ['processing', 'completed', 'failed', 'reversed'];
+const TYPES = ['debit', 'credit'] as const;
 const PAGE_SIZES = [10, 25, 50, 100];
 
 /** Every field of a transaction, as the API gives it. */
@@ -33,8 +37,8 @@ function TransactionDetail({ t }: { t: Transaction }) {
     ['Type', `${t.type} (${t.direction})`],
     ['Category', t.category],
     ['Channel', t.channel],
-    ['Amount', `${t.amount} ${t.currency}`],
-    ['Fees', `${t.fees} ${t.currency}`],
+    ['Amount', formatAmount(t.amount, t.currency, 'exact')],
+    ['Fees', formatAmount(t.fees, t.currency, 'exact')],
     ['Description', t.description],
     ['Counterparty', t.counterpartyName],
     ['Account', t.counterpartyAccount],
@@ -72,7 +76,7 @@ function ReversalLink({ t }: { t: Transaction }) {
 
 /** The events a transaction produced (transfer.*, collection.successful) and each one's webhook deliveries, read when its detail opens. */
 function TransactionEvents({ reference }: { reference: string }) {
-  const detail = useApiQuery<Schemas['TransactionDetail']>(`/transactions/${encodeURIComponent(reference)}`);
+  const detail = useApiQuery('/transactions/{reference}', { params: { path: { reference } } });
   const attempts = detail.data?.attempts ?? [];
   return (
     <div className="events">
@@ -127,10 +131,20 @@ function TransactionEvents({ reference }: { reference: string }) {
 
 /**
  * One transaction as a table row: when, what, status and the amount as the API
- * gives it; `full` adds the counterparty and every field behind a disclosure.
+ * gives it; `full` adds the counterparty and every field behind a disclosure
+ * (`open` opens it; `onToggle` says the reader opened or closed it).
  */
-export function TransactionRow({ t, full = false }: { t: Transaction; full?: boolean }) {
-  const [open, setOpen] = useState(false);
+export function TransactionRow({
+  t,
+  full = false,
+  open = false,
+  onToggle,
+}: {
+  t: Transaction;
+  full?: boolean;
+  open?: boolean;
+  onToggle?: (open: boolean) => void;
+}) {
   return (
     <tr>
       <td data-label="When">
@@ -139,7 +153,12 @@ export function TransactionRow({ t, full = false }: { t: Transaction; full?: boo
       <td data-label="What">
         <div>
           {full ? (
-            <details onToggle={(e) => setOpen(e.currentTarget.open)}>
+            <details
+              open={open}
+              onToggle={(e) => {
+                if (e.currentTarget.open !== open) onToggle?.(e.currentTarget.open);
+              }}
+            >
               <summary>
                 {t.title || t.category} <span className="visually-hidden">: every field</span>
               </summary>
@@ -180,33 +199,30 @@ export function TransactionRow({ t, full = false }: { t: Transaction; full?: boo
  * are kept to go back), and the filtered set as a CSV download.
  */
 export function Transactions() {
-  const [status, setStatus] = useState<Status | ''>('');
-  const [type, setType] = useState<'' | 'debit' | 'credit'>('');
-  const [currency, setCurrency] = useState('');
-  const [from, setFrom] = useState('');
-  const [until, setUntil] = useState('');
+  // The filters, the page and the open transaction are the address's (a link opens the same view).
+  const address = useAddress();
+  const status = oneOf(address.get('status'), STATUSES);
+  const type = oneOf(address.get('type'), TYPES);
+  const currency = address.get('currency');
+  const from = address.get('from');
+  const until = address.get('until');
+  const limit = numberIn(address.get('limit'), PAGE_SIZES, 25);
   // A link to one transaction (a reversal's payout, say) opens the ledger searched for its reference.
-  const linked = new URLSearchParams(useSearch()).get('search') ?? '';
-  const [searchText, setSearchText] = useState(linked);
-  const [search, setSearch] = useState(linked);
-  useEffect(() => {
-    if (!linked) return;
-    setSearchText(linked);
-    setSearch(linked);
-  }, [linked]);
-  const [limit, setLimit] = useState(25);
+  const search = address.get('search');
+  const [searchText, setSearchText] = useState(search);
+  useEffect(() => setSearchText(search), [search]);
   const fromIso = fromLocalInput(from);
   const toIso = dayAfter(until);
-  const filters = new URLSearchParams({
+  const filters = {
     ...(status && { status }),
     ...(type && { type }),
     ...(currency && { currency }),
     ...(fromIso && { from: fromIso }),
     ...(toIso && { to: toIso }),
     ...(search && { search }),
-  });
-  const { page, pager, rows } = usePagedList<Transaction>('/transactions', new URLSearchParams({ limit: String(limit), ...Object.fromEntries(filters) }));
-  const balances = useApiQuery<Schemas['Balance'][]>('/balances');
+  };
+  const { page, pager, rows } = usePagedList('/transactions', { limit, ...filters });
+  const balances = useApiQuery('/balances');
   const filtered = status || type || currency || from || until || search;
   return (
     <>
@@ -219,23 +235,29 @@ export function Transactions() {
         aria-label="Filters"
         onSubmit={(e) => {
           e.preventDefault();
-          setSearch(searchText.trim());
+          address.set({ search: searchText.trim() });
         }}
       >
-        <FilterSelect id="tx-status" label="Status" value={status} onChange={(v) => setStatus(v as Status | '')} choices={STATUSES} />
+        <FilterSelect id="tx-status" label="Status" value={status} onChange={(v) => address.set({ status: v })} choices={STATUSES} />
         <FilterSelect
           id="tx-type"
           label="Type"
           value={type}
-          onChange={(v) => setType(v as '' | 'debit' | 'credit')}
+          onChange={(v) => address.set({ type: v })}
           choices={[
             { value: 'debit', label: 'debit (money out)' },
             { value: 'credit', label: 'credit (money in)' },
           ]}
         />
-        <FilterSelect id="tx-currency" label="Currency" value={currency} onChange={setCurrency} choices={(balances.data ?? []).map((b) => b.currency)} />
-        <FilterInput id="tx-from" label="From" type="date" value={from} onChange={setFrom} />
-        <FilterInput id="tx-until" label="Until" type="date" value={until} onChange={setUntil} />
+        <FilterSelect
+          id="tx-currency"
+          label="Currency"
+          value={currency}
+          onChange={(v) => address.set({ currency: v })}
+          choices={(balances.data ?? []).map((b) => b.currency)}
+        />
+        <FilterInput id="tx-from" label="From" type="date" value={from} onChange={(v) => address.set({ from: v })} />
+        <FilterInput id="tx-until" label="Until" type="date" value={until} onChange={(v) => address.set({ until: v })} />
         <FilterInput
           id="tx-search"
           label="Search"
@@ -246,10 +268,11 @@ export function Transactions() {
           placeholder="Reference, name or account"
         />
         <Button type="submit">Search</Button>
-        <RowsSelect id="tx-limit" value={limit} onChange={setLimit} sizes={PAGE_SIZES} />
+        <RowsSelect id="tx-limit" value={limit} onChange={(v) => address.set({ limit: v })} sizes={PAGE_SIZES} />
       </form>
       <DownloadCsv
-        path={`/transactions/export?${filters}`}
+        path="/transactions/export"
+        query={filters}
         scope={filtered ? 'Every transaction these filters keep, not only this page.' : 'Every transaction, not only this page.'}
       />
       <QueryResult
@@ -261,7 +284,13 @@ export function Transactions() {
         {(items) => (
           <Table columns={['When', 'What', 'Counterparty', 'Status', 'Amount']} caption="Transactions" stale={page.isPlaceholderData}>
             {items.map((t) => (
-              <TransactionRow key={t.id} t={t} full />
+              <TransactionRow
+                key={t.id}
+                t={t}
+                full
+                open={address.get('open') === t.reference}
+                onToggle={(opened) => address.set({ open: opened ? t.reference : null }, { paging: true })}
+              />
             ))}
           </Table>
         )}

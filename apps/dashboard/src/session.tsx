@@ -1,6 +1,6 @@
 import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import { ApiError, apiDownload, apiRequest, type Mode, type RequestOptions } from './api';
+import { ApiError, apiDownload, apiRequest, type Call, type ExportPath, type ExportQuery, type Mode } from './api';
 import { StepUpDialog, type StepUpWith } from './StepUpDialog';
 
 // The session token lives in sessionStorage: it survives a reload of this tab,
@@ -45,9 +45,9 @@ interface SessionApi extends SessionState {
    * the user confirmed it is them, is sent again as it was (the same body and
    * Idempotency-Key); dismissing the prompt fails the call.
    */
-  call<T>(method: string, path: string, options?: RequestOptions): Promise<{ data: T; meta: { request_id: string; next_cursor?: string | null } }>;
+  call: Call;
   /** A file (a CSV export) with this session; a 401 ends it as `call` does. */
-  download(path: string): Promise<{ blob: Blob; filename: string }>;
+  download<P extends ExportPath>(path: P, query: ExportQuery<P>): Promise<{ blob: Blob; filename: string }>;
 }
 
 const SessionContext = createContext<SessionApi | null>(null);
@@ -125,6 +125,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         return request();
       }
     };
+    const call: Call = async (method, path, ...init) => endOn401(() => withStepUp(() => apiRequest(state, method, path, ...init)));
     return {
       ...state,
       signIn(token, user) {
@@ -143,11 +144,9 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         store(MODE_KEY, mode);
         setState((s) => ({ ...s, mode }));
       },
-      async call<T>(method: string, path: string, options?: RequestOptions) {
-        return endOn401(() => withStepUp(() => apiRequest<T>(state, method, path, options)));
-      },
-      async download(path: string) {
-        return endOn401(() => apiDownload(state, path));
+      call,
+      async download(path, query) {
+        return endOn401(() => apiDownload(state, path, query));
       },
     };
   }, [state, forget]);
@@ -159,7 +158,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
           stepUpWith={stepUp.with}
           send={async (body) => {
             try {
-              await apiRequest(state, 'POST', '/auth/step-up', { body });
+              await apiRequest(state, 'post', '/auth/step-up', { body });
             } catch (err) {
               if (err instanceof ApiError && err.status === 401) forget(err.message);
               throw err;

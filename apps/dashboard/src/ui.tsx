@@ -1,5 +1,7 @@
 import { useEffect, useId, useRef, useState, type ButtonHTMLAttributes, type InputHTMLAttributes, type ReactNode, type Ref } from 'react';
 import { useMutation } from '@tanstack/react-query';
+import type { ExportPath, ExportQuery } from './api';
+import { formatAmount } from './money';
 import { useSession } from './session';
 
 interface ButtonProps extends ButtonHTMLAttributes<HTMLButtonElement> {
@@ -280,12 +282,16 @@ export function GraceSelect({
   );
 }
 
-/** Amounts are the API's decimal strings, shown as they are (never through a float). */
-export function Amount({ value, currency }: { value: string; currency?: string }) {
+/**
+ * An amount (the API's decimal string) in `currency`: for people (₦1,500.00,
+ * the exact string on hover) in lists and cards, or `exact` (1500.000000 NGN)
+ * in detail views and confirmations (src/money.ts).
+ */
+export function Amount({ value, currency, exact = false }: { value: string; currency: string; exact?: boolean }) {
+  if (exact) return <span className="amount">{formatAmount(value, currency, 'exact')}</span>;
   return (
-    <span className="amount">
-      {value}
-      {currency ? ` ${currency}` : ''}
+    <span className="amount" title={formatAmount(value, currency, 'exact')}>
+      {formatAmount(value, currency)}
     </span>
   );
 }
@@ -332,12 +338,12 @@ function saveBlob(blob: Blob, filename: string) {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
-/** "Download CSV" of an export route (`path` with the page's filters), saved under the name the service gives; `scope` says what it holds. */
-export function DownloadCsv({ path, scope }: { path: string; scope: string }) {
+/** "Download CSV" of an export route (`path` with the page's filters, `query`), saved under the name the service gives; `scope` says what it holds. */
+export function DownloadCsv<P extends ExportPath>({ path, query, scope }: { path: P; query: ExportQuery<P>; scope: string }) {
   const { download } = useSession();
   const exportCsv = useMutation({
-    mutationFn: async (from: string) => {
-      const { blob, filename } = await download(from);
+    mutationFn: async () => {
+      const { blob, filename } = await download(path, query);
       saveBlob(blob, filename);
       return filename;
     },
@@ -345,7 +351,7 @@ export function DownloadCsv({ path, scope }: { path: string; scope: string }) {
   return (
     <>
       <div className="button-row export-row">
-        <Button busy={exportCsv.isPending} busyLabel="Preparing the CSV…" onClick={() => exportCsv.mutate(path)}>
+        <Button busy={exportCsv.isPending} busyLabel="Preparing the CSV…" onClick={() => exportCsv.mutate()}>
           Download CSV
         </Button>
         <span className="muted small">{scope}</span>
@@ -360,8 +366,13 @@ export function DownloadCsv({ path, scope }: { path: string; scope: string }) {
   );
 }
 
+/** `value` if it is one of `choices` (a filter read from the address or a select), else '' (any). */
+export function oneOf<T extends string>(value: string | null | undefined, choices: readonly T[]): T | '' {
+  return choices.find((c) => c === value) ?? '';
+}
+
 /** A filter's label and its select, "Any" first (the empty value); a choice is a value or a value with its label. */
-export function FilterSelect({
+export function FilterSelect<T extends string>({
   id,
   label,
   value,
@@ -371,15 +382,26 @@ export function FilterSelect({
 }: {
   id: string;
   label: string;
-  value: string;
-  onChange: (value: string) => void;
-  choices: readonly (string | { value: string; label: string })[];
+  value: T | '';
+  onChange: (value: T | '') => void;
+  choices: readonly (T | { value: T; label: string })[];
   anyLabel?: string;
 }) {
   return (
     <span className="field">
       <label htmlFor={id}>{label}</label>
-      <select id={id} value={value} onChange={(e) => onChange(e.target.value)}>
+      <select
+        id={id}
+        value={value}
+        onChange={(e) =>
+          onChange(
+            oneOf(
+              e.target.value,
+              choices.map((c) => (typeof c === 'string' ? c : c.value)),
+            ),
+          )
+        }
+      >
         <option value="">{anyLabel}</option>
         {choices.map((c) => {
           const { value: v, label: l } = typeof c === 'string' ? { value: c, label: c } : c;
