@@ -225,3 +225,30 @@ export function parseGuardPrefix(raw: string): string | null {
   const match = /^\+234(\d{3}) ?(\d)$/.exec(raw.trim());
   return match ? `+234${match[1]} ${match[2]}` : null;
 }
+
+/** How often a monitored prefix's low conversion is logged, per workspace and prefix, by one process. */
+export const GUARD_REPORT_EVERY_MS = 60_000;
+
+/**
+ * Whether a start on a blocking prefix in `monitor` mode should be logged
+ * now: once per workspace and prefix every `everyMs` in this process, with the
+ * starts left unlogged since the last line, rather than a line per start (a
+ * pumping attack on one prefix, which is what the guard watches for, would
+ * otherwise write a log line per request; the `would_refuse` metric still
+ * counts every one).
+ */
+export function guardReportLimiter(everyMs = GUARD_REPORT_EVERY_MS): (workspaceUid: string, prefix: string, now?: number) => { report: false } | { report: true; unreported: number } {
+  const last = new Map<string, { at: number; unreported: number }>();
+  return (workspaceUid, prefix, now = Date.now()) => {
+    const key = `${workspaceUid} ${prefix}`;
+    const seen = last.get(key);
+    if (seen && now - seen.at < everyMs) {
+      seen.unreported += 1;
+      return { report: false };
+    }
+    // Forget prefixes not seen for a window, so the map holds only the ones being reported.
+    if (last.size > 10_000) for (const [k, v] of last) if (now - v.at >= everyMs) last.delete(k);
+    last.set(key, { at: now, unreported: 0 });
+    return { report: true, unreported: seen?.unreported ?? 0 };
+  };
+}

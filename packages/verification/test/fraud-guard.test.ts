@@ -7,6 +7,7 @@ import { createTestEnv } from '@cowrie/ledger/testing';
 import {
   clearGuardedPrefix,
   destinationPrefix,
+  guardReportLimiter,
   guardVerificationStart,
   listGuardedPrefixes,
   parseGuardPrefix,
@@ -136,4 +137,16 @@ test('no phone number reaches Redis key names', async () => {
   const keys = await env.redis.keys(`${env.config.REDIS_KEY_PREFIX}verify:fg:*`);
   expect(keys.length).toBeGreaterThan(0);
   for (const key of keys) expect(key).not.toContain('1234567');
+});
+
+test('monitor mode logs a blocking prefix once a window per workspace and prefix, with the starts it did not log', () => {
+  const due = guardReportLimiter(MINUTE);
+  expect(due('ws-a', '+234803 1', T0)).toEqual({ report: true, unreported: 0 });
+  expect(due('ws-a', '+234803 1', T0 + 1_000)).toEqual({ report: false });
+  expect(due('ws-a', '+234803 1', T0 + MINUTE - 1)).toEqual({ report: false });
+  // Another prefix, another workspace: their own windows.
+  expect(due('ws-a', '+234805 5', T0 + 2_000)).toEqual({ report: true, unreported: 0 });
+  expect(due('ws-b', '+234803 1', T0 + 2_000)).toEqual({ report: true, unreported: 0 });
+  expect(due('ws-a', '+234803 1', T0 + MINUTE)).toEqual({ report: true, unreported: 2 });
+  expect(due('ws-a', '+234803 1', T0 + MINUTE + 1)).toEqual({ report: false });
 });

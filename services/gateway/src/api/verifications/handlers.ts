@@ -5,6 +5,7 @@ import {
   checkVerification,
   destinationPrefix,
   findVerification,
+  guardReportLimiter,
   guardVerificationStart,
   hitVerificationLimits,
   startVerification,
@@ -24,6 +25,7 @@ function dropRateLimitHeaders(res: Response) {
 /** One handler per verification route (verificationSpecs): the fraud guard and limits, then one @cowrie/verification call, its outcome mapped to an answer. */
 export function createVerificationHandlers(deps: GatewayDeps): HandlersOf<typeof verificationSpecs> {
   const { config, db, redis, queues } = deps;
+  const reportGuardedPrefix = guardReportLimiter();
   return {
     startVerification: async ({ body }, req, res) => {
       const { workspaceId, workspaceUid, mode } = apiKeyOf(req);
@@ -47,10 +49,13 @@ export function createVerificationHandlers(deps: GatewayDeps): HandlersOf<typeof
       }
       if (guard.kind === 'counted' && guard.blocking) {
         deps.metrics.verificationConversion.inc({ ...counted, outcome: 'would_refuse' });
-        req.log.warn(
-          { channel: body.channel, prefix: guard.prefix, mode: config.VERIFY_FRAUD_GUARD },
-          'fraud guard: prefix has low conversion (monitor: not refused)',
-        );
+        const due = reportGuardedPrefix(workspaceUid, guard.prefix);
+        if (due.report) {
+          req.log.warn(
+            { channel: body.channel, prefix: guard.prefix, mode: config.VERIFY_FRAUD_GUARD, unreportedSinceLast: due.unreported },
+            'fraud guard: prefix has low conversion (monitor: not refused; logged once a minute per prefix)',
+          );
+        }
       }
 
       const limit = await hitVerificationLimits(redis, config, { workspaceUid, destination: body.destination });
