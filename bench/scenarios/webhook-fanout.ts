@@ -27,6 +27,7 @@ import { createDb, recordEvent, type PrismaClient } from '@cowrie/db';
 import { createAddressPolicy, createWebhookEndpoint } from '@cowrie/webhooks';
 import {
   atRateFields,
+  BARE_EXPRESS_REFERENCE_RATE,
   bareExpressAtRate,
   BENCH_ENCRYPTION_KEY,
   benchRedisEnv,
@@ -266,8 +267,8 @@ export async function webhookFanout(): Promise<ScenarioResult> {
       durationSeconds: 10,
       next: () => ({ method: 'POST', path: '/bare', headers: { 'content-type': 'application/json' }, body: BARE_DELIVERY }),
     });
-    // The yardstick of cpu_ratio: the bare express route at the offered deliveries/s.
-    const bare = await bareExpressAtRate(offeredPerS(PACED), 10);
+    // The yardstick of cpu_ratio: the bare express route at its reference rate.
+    const bare = await bareExpressAtRate(BARE_EXPRESS_REFERENCE_RATE, 10);
     // Phase 2 (the figures, and the at-rate run): the target rate; CPU per delivery of the sender, Postgres and Redis.
     const {
       result: paced,
@@ -336,7 +337,7 @@ export async function webhookFanout(): Promise<ScenarioResult> {
         bareFanOut,
       ),
       // Per delivery: the sender, Postgres (the writer's own connections excluded) and Redis.
-      ...cpuFields(cpuMsPerRequest, { cpuMsPerRequest: bare.cpuMsPerRequest, rate: offeredPerS(PACED) }),
+      ...cpuFields(cpuMsPerRequest, { cpuMsPerRequest: bare.cpuMsPerRequest, rate: BARE_EXPRESS_REFERENCE_RATE }),
       cpu_ms_around_slowest: cpuAround(timeline, paced.max_at),
       ...checkpoints,
     };
