@@ -518,11 +518,15 @@ export async function cpuPerRequest<T>(
   const timeline: CpuSample[] = [];
   let keys = [...before.keys()];
   let refreshing = false;
+  // Each pid counts from when the sampler first saw it, so a backend found mid-run adds only what it uses after.
+  const firstSeen = new Map<string, number>();
   const sample = () => {
     const used: Record<string, number> = {};
     for (const key of keys) {
       const label = key.slice(0, key.lastIndexOf(':'));
-      used[label] = (used[label] ?? 0) + cpuMsOfPid(Number(key.slice(key.lastIndexOf(':') + 1)));
+      const ms = cpuMsOfPid(Number(key.slice(key.lastIndexOf(':') + 1)));
+      if (!firstSeen.has(key)) firstSeen.set(key, ms);
+      used[label] = (used[label] ?? 0) + ms - firstSeen.get(key)!;
     }
     timeline.push({ at: Date.now(), used });
     if (timeline.length % 10 === 0 && !refreshing) {

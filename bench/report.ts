@@ -65,7 +65,7 @@ function row(name: string, target: Target): string {
 }
 
 console.log(
-  '| scenario | offered rate | CPU per operation, by process | bare express CPU per request, same rate | `cpu_ratio` (target) | p99 at the rate (target); its baseline; the slowest and when | generator kept its schedule |',
+  '| scenario | offered rate | CPU per operation, by process | bare express CPU per request at 1,000/s, same run | `cpu_ratio` (target) | p99 at the rate (target); its baseline; the slowest and when | generator kept its schedule |',
 );
 console.log('|---|---|---|---|---|---|---|');
 for (const [name, target] of Object.entries(TARGETS)) console.log(row(name, target));

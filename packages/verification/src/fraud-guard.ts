@@ -237,7 +237,9 @@ export const GUARD_REPORT_EVERY_MS = 60_000;
  * otherwise write a log line per request; the `would_refuse` metric still
  * counts every one).
  */
-export function guardReportLimiter(everyMs = GUARD_REPORT_EVERY_MS): (workspaceUid: string, prefix: string, now?: number) => { report: false } | { report: true; unreported: number } {
+export function guardReportLimiter(
+  everyMs = GUARD_REPORT_EVERY_MS,
+): (workspaceUid: string, prefix: string, now?: number) => { report: false } | { report: true; unreported: number } {
   const last = new Map<string, { at: number; unreported: number }>();
   return (workspaceUid, prefix, now = Date.now()) => {
     const key = `${workspaceUid} ${prefix}`;
