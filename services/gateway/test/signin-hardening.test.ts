@@ -62,12 +62,14 @@ test('password hashing runs at most PASSWORD_HASH_CONCURRENCY at a time (two, on
   expect(results.map((r) => r.status)).toEqual(Array(6).fill(200));
   expect(PASSWORD_HASH_CONCURRENCY).toBe(Math.max(1, Math.min(2, availableParallelism() - 1)));
   expect(most).toBe(PASSWORD_HASH_CONCURRENCY);
-  // A hash on the event loop would hold every probe for a whole hash: the
-  // bound is 100 ms, or half of one hash where this machine, busy as it is
-  // now, takes longer than 200 ms for one (as in the crowd test below).
+  // A hash on the event loop would hold a probe for at least a whole hash
+  // (six of them queue behind two slots): the bound is 100 ms, or 0.8 of one
+  // hash timed now where this machine, busy as it is, takes longer than
+  // 125 ms for one. (Half a hash failed once in a clean CI run with every
+  // package's tests running beside it: 480 ms against an 840 ms hash.)
   const hashStarted = Date.now();
   await hashPassword('one hash, timed');
-  expect(slowestHealth).toBeLessThan(Math.max(100, (Date.now() - hashStarted) / 2));
+  expect(slowestHealth).toBeLessThan(Math.max(100, (Date.now() - hashStarted) * 0.8));
 });
 
 test('200 concurrent wrong passwords: while the admitted guesses are hashed the gateway stays responsive (no event-loop stall, no health probe slower than 100 ms or half of one hash on a busy machine), and the address limit holds exactly', async () => {
@@ -124,11 +126,11 @@ test('200 concurrent wrong passwords: while the admitted guesses are hashed the 
     expect([count(401), count(429)]).toEqual([19, 181]);
     expect(probes).toBeGreaterThan(20);
     // A hash run on the event loop would hold it for a whole hash: the bound
-    // is 100 ms, or half of one hash where this machine, busy as it is now,
-    // takes longer than 200 ms for one.
+    // is 100 ms, or 0.8 of one hash where this machine, busy as it is now,
+    // takes longer than 125 ms for one (as in the test above).
     const hashStarted = Date.now();
     await hashPassword('one hash, timed');
-    const stallBound = Math.max(100, (Date.now() - hashStarted) / 2);
+    const stallBound = Math.max(100, (Date.now() - hashStarted) * 0.8);
     expect(slowestProbe).toBeLessThan(stallBound);
     expect(stall).toBeLessThan(stallBound);
   } finally {
