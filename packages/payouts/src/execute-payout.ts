@@ -23,7 +23,7 @@ import {
   failWithProviderError,
   type OutcomeSchedule,
   type PayoutOutcome,
-} from './settle-payout';
+} from './payout-close';
 
 export interface ExecutePayoutOptions {
   /** Plain pg (see @cowrie/db `sql.ts`): the settle locks the wallet row, as briefly as possible. */

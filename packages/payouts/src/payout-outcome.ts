@@ -2,7 +2,7 @@ import { columnList, defineStatement, sqlParam, type SqlQueryable } from '@cowri
 import { ledgerTransactionColumns } from '@cowrie/ledger';
 import { payoutDispatchColumns } from './payout-dispatch-columns';
 import { renderTransaction, type RenderedTransaction } from './render';
-import { OUTCOME_UNKNOWN_MESSAGE, type PayoutOutcome } from './settle-payout';
+import { OUTCOME_UNKNOWN_MESSAGE, type PayoutOutcome } from './payout-close';
 
 export interface PayoutAnswer {
   transaction: RenderedTransaction;

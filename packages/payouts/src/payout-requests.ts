@@ -3,7 +3,7 @@ import { AppError, Decimal, amountField, decodePageCursor, formatAmount, newestF
 import type { DbOrTx, PayoutRequest, Prisma, PrismaClient } from '@cowrie/db';
 import { checkPayoutCurrency } from './currency';
 import { findActiveBeneficiary } from './beneficiaries';
-import { createTransfer, createWithdrawal, type CreatedPayout, type PayoutDeps, type PayoutRequestKey } from './create-payout';
+import { createTransfer, createWithdrawal, type CreatedPayout, type PayoutDeps, type PayoutRequestKey } from './payout-open';
 
 /**
  * Payout approvals (maker-checker) of the dashboard. A side (live or test) of

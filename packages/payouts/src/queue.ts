@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineQueue, jobOf, recordJobId } from '@cowrie/core';
-import type { PayoutOutcome } from './settle-payout';
+import type { PayoutOutcome } from './payout-close';
 
 export const payoutsQueue = defineQueue(
   'payouts',

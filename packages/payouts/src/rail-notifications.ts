@@ -2,7 +2,7 @@ import type { Logger, Mode } from '@cowrie/core';
 import { columnList, defineStatement, sqlColumn, sqlParam, type SqlPool } from '@cowrie/db';
 import { ledgerTransactionColumns } from '@cowrie/ledger';
 import type { ModeRails } from '@cowrie/rails';
-import { applyRailResult, type PayoutOutcome } from './settle-payout';
+import { applyRailResult, type PayoutOutcome } from './payout-close';
 import { failOver } from './execute-payout';
 import { nextRailOf, payoutReferenceOf, railReferenceOf } from './rail-route';
 

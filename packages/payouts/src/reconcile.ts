@@ -3,10 +3,10 @@ import { columnList, defineStatement, holdConnection, sqlColumn, sqlList, sqlPar
 import { ledgerTransactionColumns } from '@cowrie/ledger';
 import type { ModeRails } from '@cowrie/rails';
 import { checkPayoutOutcome } from './execute-payout';
-import { applyRailResult } from './settle-payout';
+import { applyRailResult } from './payout-close';
 import { payoutDispatchColumns } from './payout-dispatch-columns';
 import { railReferenceOf } from './rail-route';
-import type { OutcomeSchedule, PayoutOutcome } from './settle-payout';
+import type { OutcomeSchedule, PayoutOutcome } from './payout-close';
 
 /** A payout as the reconciler hands it on: what its job id is made of. */
 export interface StalePayout {

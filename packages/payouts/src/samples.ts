@@ -2,7 +2,7 @@ import { Decimal } from '@cowrie/core';
 import type { LedgerTransaction, Prisma } from '@cowrie/db';
 import { newReference, newReversalReference } from '@cowrie/ledger';
 import { SANDBOX_FAIL_ACCOUNT, sandboxReturnedResult, sandboxTransferResult } from '@cowrie/rails';
-import { DEFAULT_TRANSFER_NARRATION } from './create-payout';
+import { DEFAULT_TRANSFER_NARRATION } from './payout-open';
 import { renderTransaction, type RenderedTransaction } from './render';
 
 /** The transfer events a payout ends with. */

@@ -16,7 +16,7 @@ import { codeMatches } from './code';
 import { recordGuardedVerification, type FraudGuardConfig } from './fraud-guard';
 import { isReference } from './schemas';
 import { verificationColumns } from './verification-columns';
-import { eventData } from './views';
+import { eventData } from './verification-reads';
 import { deleteVoiceCode } from './voice-copy';
 
 /** The event a check's statement records with its state change. */

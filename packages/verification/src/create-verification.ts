@@ -1,22 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { encryptSecret, type Config, type Mode } from '@cowrie/core';
-import {
-  batchPerTurnFor,
-  columnList,
-  defineStatement,
-  sqlColumn,
-  sqlJsonRows,
-  sqlList,
-  sqlParam,
-  type DbOrTx,
-  type InputOf,
-  type SqlQueryable,
-  type VerificationModel,
-} from '@cowrie/db';
+import { batchPerTurnFor, columnList, defineStatement, sqlJsonRows, sqlParam, type InputOf, type SqlQueryable, type VerificationModel } from '@cowrie/db';
 import type { VerificationChannel } from './channels';
 import { generateCode, hashCode, newCodeSalt } from './code';
 import { providerIdFor } from './providers';
-import { isReference } from './schemas';
 import { verificationColumns } from './verification-columns';
 
 export interface CreateVerificationInput {
@@ -130,32 +117,4 @@ const MARK_DELIVERY_FAILED = defineStatement({
 export async function markDeliveryFailed(sql: SqlQueryable, verificationId: number, reason: string, now = new Date()): Promise<boolean> {
   const { rowCount } = await MARK_DELIVERY_FAILED.run(sql, { id: verificationId, reason: reason.slice(0, 300), now });
   return rowCount === 1;
-}
-
-const VERIFICATIONS_BY_ID = defineStatement({
-  name: 'cowrie-verifications-by-id',
-  params: { ids: sqlList(sqlParam.int) },
-  text: (p) =>
-    `SELECT ${columnList(verificationColumns, 'v')}, w."mode" AS "workspaceMode" FROM "Verification" v JOIN "Workspace" w ON w."id" = v."workspaceId" WHERE v."id" = ANY(${p.ids}::int[])`,
-  result: { ...verificationColumns, workspaceMode: sqlColumn.text.as<Mode>() },
-});
-
-const verificationFinder = batchPerTurnFor(async (sql: SqlQueryable, ids: readonly number[]) => {
-  const { rows } = await VERIFICATIONS_BY_ID.run(sql, { ids: [...new Set(ids)] });
-  const byId = new Map(rows.map((row) => [row.id, row]));
-  return ids.map((id) => byId.get(id) ?? null);
-});
-
-/** A verification with the mode of its workspace. */
-export type VerificationWithMode = VerificationModel & { workspaceMode: Mode };
-
-/** A verification by its row id (the dispatcher's job names it so); the reads of one turn share one statement. */
-export function findVerificationById(sql: SqlQueryable, id: number): Promise<VerificationWithMode | null> {
-  return verificationFinder(sql).load(id);
-}
-
-/** A verification by its public reference, within one workspace only. */
-export async function findVerification(db: DbOrTx, workspaceId: number, reference: string): Promise<VerificationModel | null> {
-  if (!isReference(reference)) return null;
-  return db.verification.findFirst({ where: { reference: reference.toLowerCase(), workspaceId } });
 }

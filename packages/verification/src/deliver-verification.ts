@@ -1,7 +1,8 @@
 import { decryptSecret, type Logger, type Config, type RedisClient } from '@cowrie/core';
 import { batchPerTurnFor, columnList, defineStatement, sqlJsonRows, sqlList, sqlParam, type InputOf, type SqlQueryable } from '@cowrie/db';
 import type { VerificationChannel } from './channels';
-import { findVerificationById, markDeliveryFailed } from './create-verification';
+import { markDeliveryFailed } from './create-verification';
+import { findVerificationById } from './verification-reads';
 import { DeliveryError, type DeliveryProviders } from './providers';
 import { verificationColumns } from './verification-columns';
 import { deleteVoiceCode, storeVoiceCode } from './voice-copy';
@@ -16,7 +17,7 @@ export interface DeliverVerificationDeps {
   now?: () => Date;
 }
 
-export type DeliveryOutcome =
+export type VerificationDelivery =
   | { kind: 'sent'; provider: string }
   | { kind: 'failed'; reason: string }
   /**
@@ -95,7 +96,7 @@ const deliveredMarker = batchPerTurnFor(
  * code is delivered at most once per start. A provider refusal marks the row `failed` with a reason
  * that holds no secret; the gateway turns it into `Could not deliver the code: …`.
  */
-export async function deliverVerification(deps: DeliverVerificationDeps, job: { verificationId: number; sealedCode: string }): Promise<DeliveryOutcome> {
+export async function deliverVerification(deps: DeliverVerificationDeps, job: { verificationId: number; sealedCode: string }): Promise<VerificationDelivery> {
   const now = deps.now?.() ?? new Date();
   const row = await findVerificationById(deps.sql, job.verificationId);
   if (!row) return { kind: 'skipped', status: 'missing' };

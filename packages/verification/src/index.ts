@@ -4,7 +4,7 @@ export * from './destination';
 export * from './metadata';
 export * from './schemas';
 export * from './limits';
-export * from './views';
+export * from './verification-reads';
 export * from './voice-copy';
 export * from './create-verification';
 export * from './check-verification';

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { defineQueue, jobOf, recordJobId } from '@cowrie/core';
-import type { DeliveryOutcome } from './deliver-verification';
+import type { VerificationDelivery } from './deliver-verification';
 
 export const verificationsQueue = defineQueue(
   'verifications',
   {
     // Delivers one code; the code travels sealed with AES-256-GCM (ENCRYPTION_KEY), never in clear.
-    'verification.deliver': jobOf<DeliveryOutcome>()(z.object({ verificationId: z.number().int().positive(), sealedCode: z.string().min(1) })),
+    'verification.deliver': jobOf<VerificationDelivery>()(z.object({ verificationId: z.number().int().positive(), sealedCode: z.string().min(1) })),
   },
   // A code is only useful for minutes and the caller is waiting: one attempt, the
   // outcome goes straight back to the gateway.

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { eventData } from './views';
+import { eventData } from './verification-reads';
 
 /** The verification events, by the status each leaves the verification in. */
 export type VerificationEventStatus = 'verified' | 'failed' | 'expired';

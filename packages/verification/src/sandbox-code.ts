@@ -1,6 +1,6 @@
 import { AppError } from '@cowrie/core';
 import type { DbOrTx } from '@cowrie/db';
-import { findVerification } from './create-verification';
+import { findVerification } from './verification-reads';
 import { readSandboxMessages, type SandboxOutbox } from './providers/sandbox';
 
 /** The answer of the code test helper. */

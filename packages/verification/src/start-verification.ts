@@ -1,6 +1,7 @@
 import { enqueueAndWait, type Config, type JobChannel, type Logger } from '@cowrie/core';
 import type { SqlQueryable, VerificationModel } from '@cowrie/db';
-import { createVerification, findVerificationById, markDeliveryFailed, type CreateVerificationInput } from './create-verification';
+import { createVerification, markDeliveryFailed, type CreateVerificationInput } from './create-verification';
+import { findVerificationById } from './verification-reads';
 import { verificationJobId, verificationsQueue } from './queue';
 
 export interface StartVerificationDeps {

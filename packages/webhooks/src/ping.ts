@@ -1,8 +1,8 @@
 import { enqueueAndWait, type JobChannel, type Mode } from '@cowrie/core';
 import type { DbOrTx } from '@cowrie/db';
-import { WEBHOOK_RETRY_DELAYS_MS } from './deliver';
-import { createPingDelivery, readDeliveryOutcome } from './deliveries';
-import type { DispatchKey } from './delivery-store';
+import { WEBHOOK_RETRY_DELAYS_MS } from './send-delivery';
+import { createPingDelivery, readDeliveryOutcome } from './delivery-log';
+import type { DispatchKey } from './delivery-bookkeeping';
 import { webhooksQueue } from './queue';
 import { deliveryJobId } from './relay';
 

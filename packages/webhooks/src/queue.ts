@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineQueue, jobOf } from '@cowrie/core';
-import type { DeliverOutcome } from './deliver';
+import type { WebhookAttempt } from './send-delivery';
 
 export const webhooksQueue = defineQueue(
   'webhooks',
@@ -17,4 +17,4 @@ export const webhooksQueue = defineQueue(
 
 /** A delivery job's result: the outcome, with the log row id as a JSON number. */
 export type DeliveredJobResult =
-  Extract<DeliverOutcome, { kind: 'skipped' }> | (Omit<Exclude<DeliverOutcome, { kind: 'skipped' }>, 'logId'> & { logId: number });
+  Extract<WebhookAttempt, { kind: 'skipped' }> | (Omit<Exclude<WebhookAttempt, { kind: 'skipped' }>, 'logId'> & { logId: number });

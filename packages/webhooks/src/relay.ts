@@ -3,10 +3,10 @@ import type { Queue } from 'bullmq';
 import { jobIdFor, type Logger, type Mode } from '@cowrie/core';
 import { webhooksQueue } from './queue';
 import { columnList, defineStatement, inSqlTransaction, sqlColumn, sqlColumns, sqlList, sqlParam, type PrismaClient, type SqlPool } from '@cowrie/db';
-import { buildWebhookBody } from './deliveries';
+import { buildWebhookBody } from './delivery-log';
 import { endpointWantsEvent } from './events';
 import { outboxEventColumns, webhookDeliveryColumns, webhookEndpointColumns } from './webhook-columns';
-import type { DispatchKey } from './delivery-store';
+import type { DispatchKey } from './delivery-bookkeeping';
 
 /** BullMQ job id of a dispatch: derived from the delivery (so from the event and endpoint) and the dispatch number, never random. */
 export const deliveryJobId = (key: DispatchKey) =>

@@ -1,6 +1,6 @@
 import { recordEvent, type PrismaClient } from '@cowrie/db';
 import type { EmittedEvent } from '@cowrie/events';
-import type { EndpointDisabledEventData } from './delivery-store';
+import type { EndpointDisabledEventData } from './delivery-bookkeeping';
 import { endpointWantsEvent } from './events';
 
 /**

@@ -1,7 +1,7 @@
 import type { Worker } from 'bullmq';
 import { createServiceLogger, type Logger, type Config } from '@cowrie/core';
 import { startServiceWorker, type RunningWorker } from '@cowrie/service-kit';
-import { createDeliveryProviders, type DeliveryProvider, type DeliveryProviders, type DeliveryOutcome, verificationsQueue } from '@cowrie/verification';
+import { createDeliveryProviders, type DeliveryProvider, type DeliveryProviders, type VerificationDelivery, verificationsQueue } from '@cowrie/verification';
 import { instrumentCalls, railObserver, type CowrieMetrics } from '@cowrie/metrics';
 import { handlers } from './handlers';
 
@@ -43,8 +43,8 @@ export async function startVerificationWorker(
     logger,
     metrics,
     outcomeMetrics: (metrics, job, result) => {
-      // The job's result is its DeliveryOutcome (handlers.ts); typed here so a renamed tag does not compile.
-      const outcome = (result as DeliveryOutcome | null)?.kind;
+      // The job's result is its VerificationDelivery (handlers.ts); typed here so a renamed tag does not compile.
+      const outcome = (result as VerificationDelivery | null)?.kind;
       if (job.name === 'verification.deliver' && typeof outcome === 'string') metrics.verificationOutcomes.inc({ stage: 'delivery', outcome });
     },
     def: verificationsQueue,

@@ -8,7 +8,7 @@ import {
   listGuardedPrefixes,
   listVerifications,
   parseGuardPrefix,
-  toDashboardVerificationRecord,
+  renderDashboardVerificationRecord,
   type DashboardVerificationRecord,
 } from '@cowrie/verification';
 import type { GatewayDeps } from '../deps';
@@ -180,7 +180,7 @@ export function registerDashboardVerificationRoutes(app: RouteMount, deps: Gatew
     async ({ params }, req, res) => {
       const row = await findVerification(deps.db, sessionOf(req).workspaceId, params.reference);
       if (!row) throw new AppError('not_found', 'Verification not found');
-      sendData(req, res, 200, toDashboardVerificationRecord(row));
+      sendData(req, res, 200, renderDashboardVerificationRecord(row));
     },
   );
 }

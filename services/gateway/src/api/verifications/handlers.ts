@@ -9,8 +9,8 @@ import {
   guardVerificationStart,
   hitVerificationLimits,
   startVerification,
-  toStartedVerification,
-  toVerificationRecord,
+  renderStartedVerification,
+  renderVerificationRecord,
 } from '@cowrie/verification';
 import type { GatewayDeps } from '../../deps';
 import type { HandlersOf } from '../../http/route-registry';
@@ -79,7 +79,7 @@ export function createVerificationHandlers(deps: GatewayDeps): HandlersOf<typeof
           throw new AppError('invalid_request', `Could not deliver the code: ${started.error}`, { details: { reference: started.reference } });
         case 'started':
           deps.metrics.verificationOutcomes.inc({ stage: 'start', outcome: 'started' });
-          sendData(req, res, 201, toStartedVerification(started.verification));
+          sendData(req, res, 201, renderStartedVerification(started.verification));
       }
     },
     checkVerification: async ({ params, body }, req, res) => {
@@ -102,7 +102,7 @@ export function createVerificationHandlers(deps: GatewayDeps): HandlersOf<typeof
       const { workspaceId } = apiKeyOf(req);
       const row = await findVerification(db, workspaceId, params.reference);
       if (!row) throw new AppError('not_found', 'Verification not found');
-      sendData(req, res, 200, toVerificationRecord(row));
+      sendData(req, res, 200, renderVerificationRecord(row));
     },
   };
 }

@@ -1,7 +1,9 @@
-import { decodePageCursor, newestFirst, pageLimit, pageOf, rowsAfter } from '@cowrie/core';
-import type { DbOrTx, VerificationModel } from '@cowrie/db';
+import { decodePageCursor, newestFirst, pageLimit, pageOf, rowsAfter, type Mode } from '@cowrie/core';
+import { batchPerTurnFor, columnList, defineStatement, sqlColumn, sqlList, sqlParam, type DbOrTx, type SqlQueryable, type VerificationModel } from '@cowrie/db';
 import type { VerificationChannel, VerificationStatus } from './channels';
 import { maskDestination } from './destination';
+import { isReference } from './schemas';
+import { verificationColumns } from './verification-columns';
 
 /** Response of POST /v1/verifications (the one camelCase key is the API's). */
 export interface StartedVerification {
@@ -36,15 +38,15 @@ export interface DashboardVerificationRecord extends VerificationRecord {
   delivery_reported_at: string | null;
 }
 
-export function toDashboardVerificationRecord(row: VerificationModel): DashboardVerificationRecord {
+export function renderDashboardVerificationRecord(row: VerificationModel): DashboardVerificationRecord {
   return {
-    ...toVerificationRecord(row),
+    ...renderVerificationRecord(row),
     delivery_status: row.deliveryStatus,
     delivery_reported_at: row.deliveryReportedAt ? row.deliveryReportedAt.toISOString() : null,
   };
 }
 
-export function toStartedVerification(row: VerificationModel): StartedVerification {
+export function renderStartedVerification(row: VerificationModel): StartedVerification {
   return {
     reference: row.reference,
     channel: row.channel,
@@ -54,7 +56,7 @@ export function toStartedVerification(row: VerificationModel): StartedVerificati
   };
 }
 
-export function toVerificationRecord(row: VerificationModel): VerificationRecord {
+export function renderVerificationRecord(row: VerificationModel): VerificationRecord {
   return {
     reference: row.reference,
     channel: row.channel,
@@ -108,5 +110,33 @@ export async function listVerifications(db: DbOrTx, input: ListVerificationsInpu
     orderBy: newestFirst(),
     take: limit + 1,
   });
-  return pageOf(rows, limit, toDashboardVerificationRecord);
+  return pageOf(rows, limit, renderDashboardVerificationRecord);
+}
+
+const VERIFICATIONS_BY_ID = defineStatement({
+  name: 'cowrie-verifications-by-id',
+  params: { ids: sqlList(sqlParam.int) },
+  text: (p) =>
+    `SELECT ${columnList(verificationColumns, 'v')}, w."mode" AS "workspaceMode" FROM "Verification" v JOIN "Workspace" w ON w."id" = v."workspaceId" WHERE v."id" = ANY(${p.ids}::int[])`,
+  result: { ...verificationColumns, workspaceMode: sqlColumn.text.as<Mode>() },
+});
+
+const verificationFinder = batchPerTurnFor(async (sql: SqlQueryable, ids: readonly number[]) => {
+  const { rows } = await VERIFICATIONS_BY_ID.run(sql, { ids: [...new Set(ids)] });
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ids.map((id) => byId.get(id) ?? null);
+});
+
+/** A verification with the mode of its workspace. */
+export type VerificationWithMode = VerificationModel & { workspaceMode: Mode };
+
+/** A verification by its row id (the dispatcher's job names it so); the reads of one turn share one statement. */
+export function findVerificationById(sql: SqlQueryable, id: number): Promise<VerificationWithMode | null> {
+  return verificationFinder(sql).load(id);
+}
+
+/** A verification by its public reference, within one workspace only. */
+export async function findVerification(db: DbOrTx, workspaceId: number, reference: string): Promise<VerificationModel | null> {
+  if (!isReference(reference)) return null;
+  return db.verification.findFirst({ where: { reference: reference.toLowerCase(), workspaceId } });
 }

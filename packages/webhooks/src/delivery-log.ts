@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { AppError, isoTimeField, parseBigPathId, queryTimeField, type Mode } from '@cowrie/core';
 import type { DbOrTx, Prisma, PrismaClient } from '@cowrie/db';
-import type { DispatchKey } from './delivery-store';
+import type { DispatchKey } from './delivery-bookkeeping';
 import { getWebhookEndpoint } from './endpoints';
 import { PING_EVENT } from './events';
 
@@ -65,7 +65,7 @@ interface DeliveryRow {
   createdAt: Date;
 }
 
-export function deliveryLogView(row: DeliveryRow): WebhookDeliveryLogRow {
+export function renderDeliveryLogRow(row: DeliveryRow): WebhookDeliveryLogRow {
   const payload = webhookBodyFromStored(row.payload);
   return {
     id: Number(row.id),
@@ -138,7 +138,7 @@ export async function listWebhookDeliveries(
     orderBy: { id: 'desc' },
     take: opts.limit + 1,
   });
-  const items = rows.slice(0, opts.limit).map(deliveryLogView);
+  const items = rows.slice(0, opts.limit).map(renderDeliveryLogRow);
   return { items, nextCursor: rows.length > opts.limit ? String(items[items.length - 1]!.id) : null };
 }
 
@@ -156,7 +156,7 @@ type DetailRow = DeliveryRow & { completedAt: Date | null; requestHeaders: unkno
 
 function deliveryDetailView(row: DetailRow): WebhookDeliveryDetail {
   return {
-    ...deliveryLogView(row),
+    ...renderDeliveryLogRow(row),
     completedAt: row.completedAt?.toISOString() ?? null,
     requestHeaders: (row.requestHeaders as Record<string, string> | null) ?? null,
     responseExcerpt: row.responseExcerpt,

@@ -1,6 +1,6 @@
 import { decryptSecret, type Logger } from '@cowrie/core';
-import { serialiseWebhookBody, webhookBodyFromStored } from './deliveries';
-import type { DeliveryStore, DispatchKey } from './delivery-store';
+import { serialiseWebhookBody, webhookBodyFromStored } from './delivery-log';
+import type { DeliveryStore, DispatchKey } from './delivery-bookkeeping';
 import type { AttemptResult, WebhookHttpClient } from './http-client';
 import { STANDARD_WEBHOOKS_HEADERS, standardWebhooksSignatureHeader, webhookSignatureHeader } from './signature';
 
@@ -11,7 +11,7 @@ import { STANDARD_WEBHOOKS_HEADERS, standardWebhooksSignatureHeader, webhookSign
  */
 export const WEBHOOK_RETRY_DELAYS_MS = [0, 500, 1500] as const;
 
-export type DeliverOutcome =
+export type WebhookAttempt =
   | {
       kind: 'delivered' | 'failed';
       /** The log row id. */
@@ -56,7 +56,7 @@ export const NOT_SENT_ENDPOINT_INACTIVE = 'Not sent: the endpoint was switched o
  * up to three attempts, then one final outcome on its log row. A row that already has an
  * outcome is never sent again, so a replayed job changes nothing.
  */
-export async function deliverWebhook(opts: DeliverWebhookOptions): Promise<DeliverOutcome> {
+export async function deliverWebhook(opts: DeliverWebhookOptions): Promise<WebhookAttempt> {
   const sleep = opts.sleep ?? realSleep;
   const now = opts.now ?? (() => new Date());
   const { deliveryId } = opts.dispatch;

@@ -3,7 +3,7 @@
 import { createWorkspaceWithKey, type TestEnv } from '@cowrie/testing';
 import { createTestEnv } from '@cowrie/ledger/testing';
 import { randomUUID } from 'node:crypto';
-import { createDeliveryStore, ENDPOINT_DISABLED_EVENT, type DeliveryOutcomeRecord } from '../src/delivery-store';
+import { createDeliveryStore, ENDPOINT_DISABLED_EVENT, type StoredWebhookOutcome } from '../src/delivery-bookkeeping';
 
 let env: TestEnv;
 let workspaceId: number;
@@ -22,7 +22,7 @@ const pending = (toEndpoint = endpointId) =>
 // Nothing here reaches the automatic disable unless a test asks for it.
 const neverDisable = { afterSeconds: 10 ** 9, minFailures: 10 ** 6 };
 
-const outcome = (fields: Omit<DeliveryOutcomeRecord, 'requestHeaders' | 'responseExcerpt'>): DeliveryOutcomeRecord => ({
+const outcome = (fields: Omit<StoredWebhookOutcome, 'requestHeaders' | 'responseExcerpt'>): StoredWebhookOutcome => ({
   ...fields,
   requestHeaders: { 'x-cowrie-delivery': 'd' },
   responseExcerpt: fields.ok ? 'thanks' : 'down',

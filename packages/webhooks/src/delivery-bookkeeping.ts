@@ -23,7 +23,7 @@ export interface DeliveryToSend {
 }
 
 /** A delivery's final outcome, as its log row keeps it. */
-export interface DeliveryOutcomeRecord {
+export interface StoredWebhookOutcome {
   id: bigint;
   ok: boolean;
   statusCode: number | null;
@@ -70,7 +70,7 @@ export interface DeliveryStore {
    * times, is switched off in the same statement, with its reason, and a
    * webhook_endpoint.disabled event is written to the outbox.
    */
-  complete(outcome: DeliveryOutcomeRecord): Promise<boolean>;
+  complete(outcome: StoredWebhookOutcome): Promise<boolean>;
 }
 
 const FIND_DELIVERIES = defineStatement({
@@ -178,7 +178,7 @@ export function createDeliveryStore(sql: SqlQueryable, autoDisable: AutoDisableP
     },
     { maxBatchSize: 200 },
   );
-  const completeTogether = async (outcomes: readonly DeliveryOutcomeRecord[]) => {
+  const completeTogether = async (outcomes: readonly StoredWebhookOutcome[]) => {
     const { rows } = await COMPLETE_DELIVERIES.run(sql, {
       // In completion order, so a run of failures is counted from the right success.
       outcomes: [...outcomes].sort((a, b) => a.completedAt.getTime() - b.completedAt.getTime()).map((o) => ({ ...o, ok: o.ok ? 1 : 0 })),
@@ -194,7 +194,7 @@ export function createDeliveryStore(sql: SqlQueryable, autoDisable: AutoDisableP
   // without an outcome, so it is safe to run twice: a batch whose connection
   // was lost runs once more. A batch Postgres refused is stored outcome by
   // outcome (oneByOneWhenRefused), so one bad row fails alone.
-  const completer = batchPerTurn<DeliveryOutcomeRecord, boolean>(
+  const completer = batchPerTurn<StoredWebhookOutcome, boolean>(
     (outcomes) => completeTogether(outcomes).catch((err: unknown) => (isSqlStatementRefused(err) ? Promise.reject(err) : completeTogether(outcomes))),
     { maxBatchSize: 200, oneByOneWhenRefused: true },
   );
