@@ -29,6 +29,8 @@ export interface ServiceReplica {
   errors: string[];
   /** Times it exited on its own (a crash: the soak restarts it, as an orchestrator would). */
   crashes: number;
+  /** For each crash, its exit and the last lines it wrote before it (the report prints them). */
+  crashTails: string[][];
 }
 
 const IOREDIS_NOISE = /^\[ioredis\] Unhandled error event|^\s+at |^\s+(errno|code|syscall|address|port): |^\}$/;
@@ -143,7 +145,7 @@ export async function createWorld(opts: { seed: number; replicas: number; redis:
   const replicas: ServiceReplica[] = [];
   for (const service of SERVICES) {
     for (let index = 0; index < opts.replicas; index++) {
-      const replica: ServiceReplica = { service, index, child: null, starts: 0, tail: [], errors: [], crashes: 0 };
+      const replica: ServiceReplica = { service, index, child: null, starts: 0, tail: [], errors: [], crashes: 0, crashTails: [] };
       if (service === 'gateway') replica.url = `http://127.0.0.1:${await freePort()}`;
       replicas.push(replica);
     }
@@ -175,6 +177,7 @@ export async function createWorld(opts: { seed: number; replicas: number; redis:
       if (replica.child !== child || closing) return;
       replica.crashes += 1;
       replica.errors.push(`exited on its own (${signal ?? code})`);
+      replica.crashTails.push([`exited on its own (${signal ?? code}) after start ${replica.starts}`, ...replica.tail.slice(-25)]);
       replica.child = null;
       setTimeout(() => !closing && !replica.child && start(replica), 500);
     });
