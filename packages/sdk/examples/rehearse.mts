@@ -2,8 +2,9 @@
 // a payer's deposit, a verification, a payout the bank returns, and a sample
 // of every webhook event, each received and verified by this script's own
 // webhook receiver. No database, CLI or bank needed: the test helpers make on
-// the sandbox what a payer, a phone or a bank would. The SDK's tests compile
-// this file against the packed package and run it against a real gateway.
+// the sandbox what a payer, a phone or a bank would. The test wallet may
+// start empty: the deposit pays for the payout. The SDK's tests compile this
+// file against the packed package and run it against a real gateway.
 //
 //   COWRIE_URL             the gateway, e.g. http://127.0.0.1:3000
 //   COWRIE_API_KEY         a test key (ck_test_…) with every scope

@@ -19,6 +19,7 @@ import { Webhook } from 'standardwebhooks';
 import { startVerificationWorker, type RunningVerificationWorker } from '@cowrie/verification-dispatcher';
 import {
   createKeyFor,
+  createUserFor,
   createWorkspaceWithKey,
   listenGateway,
   startHttpReceiver,
@@ -177,20 +178,44 @@ sdk.verifyWebhookSignature({ rawBody: '{}', header: 42, secret: 's' });
 /** The installed package's folder inside the consumer. */
 const installed = () => path.join(consumer, 'node_modules/@cowrie/sdk');
 
-/** A funded workspace with an API key and a webhook endpoint at `url`; with `mode` test, its test side's, with a test key. */
-async function payingWorkspace(name: string, url: string, mode: 'live' | 'test' = 'live') {
-  const { workspace, key: liveKey } = await createWorkspaceWithKey(env.db, { name });
-  const workspaceId = mode === 'live' ? workspace.id : workspace.test_workspace_id;
-  const key = mode === 'live' ? liveKey : await createKeyFor(env.db, workspace.id, 'test');
-  await fundWallet(env.db, workspaceId, '100000');
+/** A funded workspace with an API key and a webhook endpoint at `url` (made in the database, as the dashboard would). */
+async function payingWorkspace(name: string, url: string) {
+  const { workspace, key: apiKey } = await createWorkspaceWithKey(env.db, { name });
+  await fundWallet(env.db, workspace.id, '100000');
   const endpoint = await createWebhookEndpoint(env.db, {
-    workspaceId,
+    workspaceId: workspace.id,
     input: { url },
     encryptionKey: env.config.ENCRYPTION_KEY,
     maxEndpoints: env.config.WEBHOOK_ENDPOINTS_MAX,
     policy: createAddressPolicy(env.config.WEBHOOK_ALLOWED_CIDRS),
   });
-  return { workspaceId, apiKey: key, liveKey, endpoint };
+  return { workspaceId: workspace.id, apiKey, endpoint };
+}
+
+/**
+ * What a business has before its first test-mode rehearsal, made as it would
+ * make it: an unfunded test side, a test key, and a test-mode webhook endpoint
+ * at `url` created over HTTP by a signed-in owner (the dashboard's call).
+ */
+async function rehearsingWorkspace(name: string, url: string) {
+  const { workspace, key: liveKey } = await createWorkspaceWithKey(env.db, { name });
+  const apiKey = await createKeyFor(env.db, workspace.id, 'test');
+  const owner = await createUserFor(env.db, workspace.id);
+  const json = { 'content-type': 'application/json' };
+  const login = await fetch(`${gateway.url}/auth/login`, {
+    method: 'POST',
+    headers: json,
+    body: JSON.stringify({ email: owner.email, password: owner.password }),
+  });
+  const { token } = ((await login.json()) as { data: { token: string } }).data;
+  const created = await fetch(`${gateway.url}/webhook-endpoints`, {
+    method: 'POST',
+    headers: { ...json, authorization: `Bearer ${token}`, 'cowrie-mode': 'test' },
+    body: JSON.stringify({ url, events: ['*'] }),
+  });
+  expect(created.status).toBe(201);
+  const endpoint = ((await created.json()) as { data: { id: number; secret: string } }).data;
+  return { workspaceId: workspace.test_workspace_id, apiKey, liveKey, endpoint };
 }
 
 async function freePort(): Promise<number> {
@@ -367,9 +392,9 @@ test('the packed verifier accepts what the webhook sender signed and refuses a t
   expect(sdk.verifyWebhookSignature({ rawBody, header, secret, now: sentAt + 299_000 })).toBe(true);
 });
 
-test('examples/rehearse.mts, compiled against the installed tarball and run with a test key, rehearses a deposit, a verification, a reversal and every event through the SDK alone', async () => {
+test('examples/rehearse.mts, compiled against the installed tarball and run with a test key on an unfunded test side, rehearses a deposit, a verification, a reversal and every event through the SDK alone', async () => {
   const port = await freePort();
-  const { workspaceId, apiKey, liveKey, endpoint } = await payingWorkspace('SDK rehearsal', `http://127.0.0.1:${port}/webhooks/cowrie`, 'test');
+  const { workspaceId, apiKey, liveKey, endpoint } = await rehearsingWorkspace('SDK rehearsal', `http://127.0.0.1:${port}/webhooks/cowrie`);
   const tsc = await run(
     process.execPath,
     [
@@ -400,7 +425,12 @@ test('examples/rehearse.mts, compiled against the installed tarball and run with
     transactions: { all: transactions.map((t) => t.status), latest: transactions.slice(0, 2).map((t) => t.reference) },
     refused: expect.stringMatching(/^invalid_request: Exceeds balance/),
   });
-  expect(transactions.length).toBeGreaterThanOrEqual(4);
+  // Nothing but the rehearsal moved money: the deposit paid for the payout, the reversal paid it back, and the refusal made nothing.
+  expect(transactions.map((t) => [t.type, t.category, t.status]).reverse()).toEqual([
+    ['credit', 'collection', 'completed'],
+    ['debit', expect.any(String), 'reversed'],
+    ['credit', 'reversal', 'completed'],
+  ]);
   // Every delivery was verified by constructEvent: the receiver answers 204 only then.
   const deliveries = await env.db.webhookDelivery.findMany({ where: { endpointId: endpoint.id, completedAt: { not: null } } });
   expect(deliveries.length).toBeGreaterThanOrEqual(TRIGGERABLE_EVENTS.length + 3);

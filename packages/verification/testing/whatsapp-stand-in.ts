@@ -18,8 +18,20 @@ export interface WhatsAppStandInOptions {
   phoneNumberId: string;
   /** Templates approved on the account (name → languages). */
   templates: Record<string, string[]>;
-  /** Numbers (digits, no +) that are not on WhatsApp. */
+  /** Numbers (digits, no +) that are not on WhatsApp: the send is refused at once (400, code 131026). */
   notOnWhatsApp?: string[];
+  /**
+   * Numbers (digits, no +) that are not on WhatsApp the way the Cloud API
+   * usually tells it: the send is accepted (200, a wamid), then a `failed`
+   * status callback with error 131026 is posted to `statusCallbacks`.
+   */
+  undeliverableAfterAccepting?: string[];
+}
+
+/** Where the stand-in posts its status callbacks (the app's webhook), signed with the app secret. */
+export interface WhatsAppCallbackTarget {
+  url: string;
+  appSecret: string;
 }
 
 export interface WhatsAppStandIn {
@@ -29,6 +41,10 @@ export interface WhatsAppStandIn {
   sent: Array<{ id: string; to: string; code: string }>;
   /** Overrides the rules for the next sends (e.g. rate limiting). */
   reply: (req: WhatsAppRequest) => WhatsAppReply;
+  /** Set once the receiver listens; without it, no status callback is posted. */
+  statusCallbacks?: WhatsAppCallbackTarget;
+  /** The status callbacks posted, with the receiver's HTTP status (or the error). */
+  callbacks: Array<{ messageId: string; status: 'failed'; answered: number | string }>;
   close(): Promise<void>;
 }
 
@@ -68,7 +84,9 @@ interface TemplateBody {
  * and is approved in the language asked (404, code 132001), an authentication
  * template carrying the same code as its body parameter and its copy-code
  * button's (400, code 131008 otherwise), a recipient on WhatsApp (400, code
- * 131026 "Message undeliverable"); `reply` adds rate limiting (130429) or a hang.
+ * 131026 "Message undeliverable", or, for `undeliverableAfterAccepting`, a
+ * 200 followed by a `failed` status callback with 131026); `reply` adds rate
+ * limiting (130429) or a hang.
  */
 export async function startWhatsAppStandIn(options: WhatsAppStandInOptions): Promise<WhatsAppStandIn> {
   const standIn: WhatsAppStandIn = {
@@ -76,6 +94,7 @@ export async function startWhatsAppStandIn(options: WhatsAppStandInOptions): Pro
     requests: [],
     sent: [],
     reply: () => undefined,
+    callbacks: [],
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -114,8 +133,34 @@ export async function startWhatsAppStandIn(options: WhatsAppStandInOptions): Pro
       const id = `wamid.${randomBytes(12).toString('base64url')}`;
       standIn.sent.push({ id, to: body.to, code: bodyCode });
       answer(res, 200, { messaging_product: 'whatsapp', contacts: [{ input: body.to, wa_id: body.to }], messages: [{ id, message_status: 'accepted' }] });
+      if (options.undeliverableAfterAccepting?.includes(body.to)) reportFailed(id, body.to);
     })().catch(() => res.destroy());
   });
+  /** The failed status callback of an accepted message, posted after the send's answer as the Cloud API does. */
+  const reportFailed = (messageId: string, recipient: string) => {
+    const target = standIn.statusCallbacks;
+    if (!target) return;
+    const raw = JSON.stringify(
+      whatsAppStatusCallback({
+        messageId,
+        status: 'failed',
+        recipient,
+        timestamp: Math.floor(Date.now() / 1000),
+        phoneNumberId: options.phoneNumberId,
+        errorCode: 131026,
+      }),
+    );
+    const record = (answered: number | string) => standIn.callbacks.push({ messageId, status: 'failed', answered });
+    setTimeout(() => {
+      fetch(target.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-hub-signature-256': signWhatsAppPayload(raw, target.appSecret) },
+        body: raw,
+      })
+        .then((r) => record(r.status))
+        .catch((err: unknown) => record(String(err)));
+    }, 50);
+  };
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   standIn.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return standIn;

@@ -81,6 +81,28 @@ test('the document is OpenAPI 3.1, served without a key, and every schema in it 
   expect(res.status).toBe(200);
 });
 
+test("the document's servers: a template of a deployment's address (a client fills in scheme and host) and the deployment that served it", async () => {
+  expect(contract.doc.servers).toEqual([
+    {
+      url: '{scheme}://{host}',
+      description: expect.any(String),
+      variables: {
+        scheme: { default: 'http', enum: ['http', 'https'], description: expect.any(String) },
+        host: { default: '127.0.0.1:3000', description: expect.stringContaining('HOST and PORT') },
+      },
+    },
+    { url: '/', description: expect.any(String) },
+  ]);
+  // Filled in with this gateway's address, the template is where the paths are served: no /v1 in the server, since the paths carry it.
+  const { protocol, host } = new URL(gw.url);
+  const [template] = contract.doc.servers;
+  expect(template.variables.scheme.enum).toContain(protocol.replace(':', ''));
+  const base = template.url.replace('{scheme}', protocol.replace(':', '')).replace('{host}', host);
+  const res = await fetch(`${base}/v1/openapi.json`);
+  expect(res.status).toBe(200);
+  expect(((await res.json()) as { openapi: string }).openapi).toBe('3.1.0');
+});
+
 test('every route the gateway registers under /v1 (and the dashboard routes) is in the document, and nothing else', () => {
   const app = createApp(gw.deps);
   // Provider callbacks, the reference page, metrics, the queue board and the dashboard's pages are not part of the client API.

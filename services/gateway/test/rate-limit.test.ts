@@ -1,8 +1,9 @@
 // Risk: the per-key request budget not enforced at its boundary, shared
-// wrongly between keys, or its headers missing from a /v1 response.
+// wrongly between keys, skipped by the test helpers (a test key that could
+// trigger events without limit), or its headers missing from a /v1 response.
 import { createApiKey } from '@cowrie/accounts';
 import { hitPublicApiBudget } from '@cowrie/api-limits';
-import { createWorkspaceWithKey } from '@cowrie/testing';
+import { createKeyFor, createWorkspaceWithKey } from '@cowrie/testing';
 import { call, startTestGateway } from './start-test-gateway';
 
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
@@ -64,6 +65,28 @@ test('the budget is per API key, not per workspace', async () => {
   const other = await call(gw.url, 'GET', '/v1/channels', { token: second.key });
   expect(other.status).toBe(200);
   expect(other.headers.get('x-ratelimit-remaining')).toBe(String(LIMIT - 1));
+});
+
+test('the test helpers spend the budget like any /v1 route, and so does a live key they answer 404', async () => {
+  const { workspace, key: liveKey } = await createWorkspaceWithKey(gw.env.db);
+  const testKey = await createKeyFor(gw.env.db, workspace.id, 'test');
+  const trigger = (token: string) => call(gw.url, 'POST', '/v1/test_helpers/webhooks/trigger', { token, body: { event: 'transfer.completed' } });
+  await awayFromWindowEdge();
+  for (let i = 1; i <= LIMIT; i++) {
+    const res = await trigger(testKey);
+    expect(res.status).toBe(201);
+    expect(res.headers.get('x-ratelimit-remaining')).toBe(String(LIMIT - i));
+  }
+  const limited = await trigger(testKey);
+  expect(limited.status).toBe(429);
+  expect(limited.body.error.code).toBe('rate_limited');
+  // A live key is told the helper does not exist, and each telling counts.
+  for (let i = 1; i <= LIMIT; i++) {
+    const res = await trigger(liveKey);
+    expect(res.status).toBe(404);
+    expect(res.headers.get('x-ratelimit-remaining')).toBe(String(LIMIT - i));
+  }
+  expect((await trigger(liveKey)).status).toBe(429);
 });
 
 test('the window is aligned to the clock and a new window starts fresh', async () => {

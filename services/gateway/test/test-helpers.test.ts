@@ -332,6 +332,21 @@ test('trigger refuses an event it does not send, listing those it does, and need
   expect((await post(TRIGGER, readKey, { event: 'webhook_endpoint.disabled' })).status).toBe(201);
 });
 
+test("trigger's Idempotency-Key replay checks the event's scope too: a key without it never gets another key's stored answer", async () => {
+  const headers = { 'Idempotency-Key': `trigger-scope-${Date.now()}` };
+  const first = await post(TRIGGER, testKey, { event: 'transfer.completed' }, headers);
+  expect(first.status).toBe(201);
+  // The same workspace's read key, the same key and body: refused as without the header, not replayed.
+  const denied = await post(TRIGGER, readKey, { event: 'transfer.completed' }, headers);
+  expect(denied.headers.get('idempotent-replayed')).toBeNull();
+  expect(denied.status).toBe(403);
+  expect(denied.body.error.details).toEqual({ required_scope: 'payouts:write' });
+  // The key that sent it gets its answer again.
+  const replay = await post(TRIGGER, testKey, { event: 'transfer.completed' }, headers);
+  expect(replay.headers.get('idempotent-replayed')).toBe('true');
+  expect(replay.body.data).toEqual(first.body.data);
+});
+
 test("the document lists the helpers under their tag, each for test keys only, with the real action's scope", () => {
   const ops = Object.entries<Record<string, any>>(contract.doc.paths)
     .filter(([path]) => path.startsWith('/v1/test_helpers/'))

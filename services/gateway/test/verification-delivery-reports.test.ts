@@ -2,7 +2,8 @@
 // callbacks) accepted without their signature, recorded on the wrong
 // verification or changing its state, a report of an unknown message failing
 // (the provider would resend it forever), or none of it reaching the dashboard
-// and the metrics.
+// and the metrics; a WhatsApp number that is not on WhatsApp, accepted by the
+// Cloud API and reported failed later, never marked undelivered.
 import { parseMetrics, sampleValue } from '@cowrie/metrics';
 import {
   signWhatsAppPayload,
@@ -13,6 +14,7 @@ import {
   type TermiiStandIn,
   type WhatsAppStandIn,
 } from '@cowrie/verification/testing';
+import { waitFor } from '@cowrie/testing';
 import { call, signInNewWorkspace } from './start-test-gateway';
 import { startVerificationGateway } from './start-verification-gateway';
 
@@ -30,7 +32,12 @@ let session: string;
 
 beforeAll(async () => {
   termii = await startTermiiStandIn();
-  wa = await startWhatsAppStandIn({ accessToken: 'EAAJB-reports', phoneNumberId: PHONE_NUMBER_ID, templates: { verification_code: ['en_US'] } });
+  wa = await startWhatsAppStandIn({
+    accessToken: 'EAAJB-reports',
+    phoneNumberId: PHONE_NUMBER_ID,
+    templates: { verification_code: ['en_US'] },
+    undeliverableAfterAccepting: ['2348061239999'],
+  });
   gw = await startVerificationGateway({
     VERIFY_SMS_PROVIDER: 'termii',
     VERIFY_TERMII_API_KEY: 'tk_reports',
@@ -46,6 +53,7 @@ beforeAll(async () => {
     METRICS_TOKEN,
   });
   ({ apiKey, token: session } = await signInNewWorkspace(gw, 'reports'));
+  wa.statusCallbacks = { url: `${gw.url}/rails/whatsapp/reports`, appSecret: APP_SECRET };
 });
 afterAll(async () => {
   await gw.close();
@@ -157,4 +165,15 @@ test('WhatsApp: delivered and failed status callbacks are recorded on their veri
   // The dashboard's list shows them too.
   const list = await call(gw.url, 'GET', '/verifications?channel=whatsapp', { token: session });
   expect(list.body.data.map((v: { delivery_status: string }) => v.delivery_status).sort()).toEqual(['delivered', 'undelivered']);
+});
+
+test('WhatsApp accepts a send to a number not on WhatsApp and reports it failed later (131026): the start is 201, the delivery report marks it undelivered', async () => {
+  const reference = await start('whatsapp', '+2348061239999');
+  const row = await gw.env.db.verification.findFirstOrThrow({ where: { reference } });
+  expect(row).toMatchObject({ provider: 'whatsapp_cloud', status: 'pending' });
+  const callback = await waitFor(() => wa.callbacks.find((c) => c.messageId === row.providerReference));
+  expect(callback.answered).toBe(200);
+  expect(await dashboardRecord(reference)).toMatchObject({ status: 'pending', delivery_status: 'undelivered' });
+  // The public record's state is unchanged: the code is never checked and expires at its TTL.
+  expect((await call(gw.url, 'GET', `/v1/verifications/${reference}`, { token: apiKey })).body.data.status).toBe('pending');
 });

@@ -2,9 +2,10 @@
 // prefix, none verified), or the guard refusing in monitor mode, refusing
 // another prefix, email or WhatsApp; a refused start sending a code, being
 // counted toward the other limits or stored by the idempotency layer; a
-// verified check or an owner's clear not lifting a block; the metrics and the
-// dashboard not showing it.
+// verified check or an owner's clear not lifting a block, or an admin's or a
+// member's clear lifting it; the metrics and the dashboard not showing it.
 import { parseMetrics, sampleValue } from '@cowrie/metrics';
+import { createUserFor } from '@cowrie/testing';
 import { call, signInNewWorkspace } from './start-test-gateway';
 import { startVerificationGateway } from './start-verification-gateway';
 
@@ -104,6 +105,30 @@ describe('block', () => {
     expect((await call(gw.url, 'POST', '/verification-guard/clear', { token: session, body: { prefix: '+234809 1' } })).status).toBe(200);
     const retried = await start(key, body, { 'Idempotency-Key': 'guarded-1' });
     expect(retried.status).toBe(201);
+  });
+
+  test("only an owner clears a prefix: an admin's or a member's clear is 403 and the block stays", async () => {
+    const { workspaceId, apiKey: key, token: owner } = await signInNewWorkspace(gw, 'roles');
+    for (let i = 0; i < 6; i += 1) await start(key, { channel: 'sms', destination: `+23480810000${10 + i}` });
+    expect((await start(key, { channel: 'sms', destination: '+2348081999999' })).body.error.details.reason).toBe('fraud_guard');
+    for (const role of ['admin', 'member'] as const) {
+      const user = await createUserFor(gw.env.db, workspaceId, `${role}-${workspaceId}@example.com`);
+      await gw.env.db.dashboardUser.update({ where: { id: user.id }, data: { role } });
+      const session = (await call(gw.url, 'POST', '/auth/login', { body: { email: user.email, password: user.password } })).body.data.token as string;
+      // The same user reads the guard: the 403 is the role's, not the session's.
+      expect((await call(gw.url, 'GET', '/verification-guard', { token: session })).status).toBe(200);
+      const denied = await call(gw.url, 'POST', '/verification-guard/clear', { token: session, body: { prefix: '+234808 1' } });
+      expect({ role, status: denied.status, error: denied.body.error }).toEqual({
+        role,
+        status: 403,
+        error: { code: 'insufficient_scope', message: 'Only an owner of this workspace can do this', details: { required_role: 'owner' } },
+      });
+      expect((await start(key, { channel: 'sms', destination: '+2348081999999' })).body.error.details.reason).toBe('fraud_guard');
+    }
+    const audit = await call(gw.url, 'GET', '/audit-events?action=verification.guard_cleared', { token: owner });
+    expect(audit.body.data).toEqual([]);
+    expect((await call(gw.url, 'POST', '/verification-guard/clear', { token: owner, body: { prefix: '+234808 1' } })).status).toBe(200);
+    expect((await start(key, { channel: 'sms', destination: '+2348081999999' })).status).toBe(201);
   });
 
   test('clearing: a malformed prefix is 400, one the guard does not hold is 404', async () => {

@@ -1,10 +1,12 @@
 // Risk: the whatsapp channel refused, validated unlike sms, missing from the
 // catalog, or a number that is not on WhatsApp answered as a success; the
 // Cloud API adapter not wired through the dispatcher; whatsapp starts escaping
-// the verification limits.
-import { createWorkspaceWithKey } from '@cowrie/testing';
+// the verification limits, or its attempts, TTL and webhooks differing from
+// sms's.
+import { createWorkspaceWithKey, startHttpReceiver, waitFor, type HttpReceiver } from '@cowrie/testing';
 import { startWhatsAppStandIn, type WhatsAppStandIn } from '@cowrie/verification/testing';
-import { call } from './start-test-gateway';
+import { startWebhookWorker, type RunningWebhookWorker } from '@cowrie/webhook-sender';
+import { call, signInNewWorkspace } from './start-test-gateway';
 import { startVerificationGateway } from './start-verification-gateway';
 
 describe('the sandbox (default)', () => {
@@ -77,6 +79,84 @@ describe('the sandbox (default)', () => {
     expect(channels.body.data.map((c: { id: string }) => c.id).sort()).toEqual(['card', 'collection_va', 'open_banking', 'reserved_va']);
     expect(channels.body.meta.request_id).toBe(channels.headers.get('x-request-id'));
     expect(channels.body.meta.verification_channels).toContainEqual({ id: 'whatsapp', label: 'Codes on WhatsApp', status: 'live' });
+  });
+});
+
+describe('attempts, TTL and webhooks: exactly as for sms', () => {
+  let gw: Awaited<ReturnType<typeof startVerificationGateway>>;
+  let sender: RunningWebhookWorker;
+  let receiver: HttpReceiver;
+  let key: string;
+  const TTL_SECONDS = 4;
+  beforeAll(async () => {
+    gw = await startVerificationGateway({ VERIFY_MAX_ATTEMPTS: '3', VERIFY_CODE_TTL_SECONDS: String(TTL_SECONDS), VERIFY_RATE_BIZ_LIMIT: '1000' });
+    sender = await startWebhookWorker(gw.env.config, gw.env.logger);
+    receiver = await startHttpReceiver();
+    const signedIn = await signInNewWorkspace(gw, 'whatsapp events');
+    key = signedIn.apiKey;
+    const endpoint = await call(gw.url, 'POST', '/webhook-endpoints', {
+      token: signedIn.token,
+      body: { url: `${receiver.url}/events`, events: ['verification.failed', 'verification.expired'] },
+    });
+    expect(endpoint.status).toBe(201);
+  });
+  afterAll(async () => {
+    await sender?.stop();
+    await receiver?.close();
+    await gw?.close();
+  });
+  const start = (channel: string, destination: string) =>
+    call(gw.url, 'POST', '/v1/verifications', { token: key, body: { channel, destination, code: '4444' } }).then((r) => r.body.data.reference as string);
+  const check = (reference: string, code: string) => call(gw.url, 'POST', `/v1/verifications/${reference}/check`, { token: key, body: { code } });
+  /** The delivered body of `event` for a verification. */
+  const delivered = (event: string, reference: string) =>
+    waitFor(() =>
+      receiver.requests
+        .map((r) => JSON.parse(r.rawBody.toString('utf8')) as { event: string; data: Record<string, unknown> })
+        .find((b) => b.event === event && b.data.reference === reference),
+    );
+
+  test('three wrong checks fail a whatsapp code as they fail an sms one, and verification.failed says channel whatsapp', async () => {
+    const outcomes: Record<string, unknown> = {};
+    const events: Record<string, Record<string, unknown>> = {};
+    for (const [channel, destination] of [
+      ['sms', '+2348061110001'],
+      ['whatsapp', '+2348061110002'],
+    ] as const) {
+      const reference = await start(channel, destination);
+      const answers = [];
+      for (const code of ['0000', '0001', '0002', '4444']) answers.push((await check(reference, code)).body.data);
+      const read = (await call(gw.url, 'GET', `/v1/verifications/${reference}`, { token: key })).body.data;
+      outcomes[channel] = { answers, status: read.status, attempts: read.attempts, max_attempts: read.max_attempts };
+      const { data } = await delivered('verification.failed', reference);
+      events[channel] = data;
+      expect(data).toMatchObject({ reference, channel, destination: read.destination });
+    }
+    expect(outcomes.whatsapp).toEqual(outcomes.sms);
+    expect(outcomes.whatsapp).toEqual({
+      answers: [
+        { status: 'failed', reason: 'invalid_code', attempts_remaining: 2 },
+        { status: 'failed', reason: 'invalid_code', attempts_remaining: 1 },
+        { status: 'failed', reason: 'invalid_code', attempts_remaining: 0 },
+        { status: 'failed', reason: 'failed' },
+      ],
+      status: 'failed',
+      attempts: 3,
+      max_attempts: 3,
+    });
+    const sameBut = ({ reference: _r, channel: _c, destination: _d, ...rest }: Record<string, unknown>) => rest;
+    expect(sameBut(events.whatsapp!)).toEqual(sameBut(events.sms!));
+    expect(events.whatsapp).toMatchObject({ channel: 'whatsapp', status: 'failed', attempts: 3, verified_at: null, reason: 'invalid_code' });
+  });
+
+  test('a whatsapp code past its TTL expires at its check as an sms code does, and verification.expired says channel whatsapp', async () => {
+    const sms = await start('sms', '+2348061110003');
+    const whatsapp = await start('whatsapp', '+2348061110004');
+    await new Promise((r) => setTimeout(r, TTL_SECONDS * 1000 + 100));
+    for (const reference of [sms, whatsapp]) expect((await check(reference, '4444')).body.data).toEqual({ status: 'failed', reason: 'expired' });
+    const [smsEvent, whatsappEvent] = await Promise.all([delivered('verification.expired', sms), delivered('verification.expired', whatsapp)]);
+    expect(whatsappEvent.data).toMatchObject({ reference: whatsapp, channel: 'whatsapp', status: 'expired', attempts: 0, verified_at: null });
+    expect(smsEvent.data).toMatchObject({ reference: sms, channel: 'sms', status: 'expired', attempts: 0, verified_at: null });
   });
 });
 

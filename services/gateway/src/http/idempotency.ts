@@ -59,6 +59,10 @@ export function idempotencyLayer(deps: Pick<GatewayDeps, 'db' | 'config'>): Requ
     // A route hidden from this key (a test helper to a live key) is an unknown route here too.
     const route = found && !routeHiddenFromKey(req, found.auth) ? found : undefined;
     if (route?.auth.kind === 'api_key' && route.auth.scope) assertScope(req, route.auth.scope);
+    // A scope read from the body (a test helper's event) too: the same body stored the answer, so it names the same scope.
+    // A body that names none is one the route's schema refuses, and so stored no answer.
+    const inputScope = route?.auth.kind === 'api_key' ? route.auth.scopeByInput?.scopeOf(req.body) : undefined;
+    if (inputScope) assertScope(req, inputScope);
     // The same for a session that has not stepped up: a replay hands over what the request would make.
     if (route?.auth.kind === 'session') assertSessionMay(req, sessionRuleOf({ method: route.method, auth: route.auth }, req.body));
     // Stored in clear only when the route is known to answer no secret.

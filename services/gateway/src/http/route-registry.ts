@@ -12,10 +12,11 @@ export type RouteAuth =
    * /v1: the API key is checked by the router; `scope` null means any valid key.
    * `testModeOnly`: the route exists for test keys (`ck_test_`) only, a test
    * helper; to a live key it answers 404 as if it did not (routeHiddenFromKey).
-   * `scopeByInput`: with `scope` null, the scope depends on the request (the
-   * handler asserts it) and this says which, for the document.
+   * `scopeByInput`: with `scope` null, the scope depends on the request body
+   * (ScopeByInput): the registry asserts it once the body is parsed, and the
+   * Idempotency-Key layer before it replays a stored answer.
    */
-  | { kind: 'api_key'; scope: Scope | null; testModeOnly?: true; scopeByInput?: string }
+  | { kind: 'api_key'; scope: Scope | null; testModeOnly?: true; scopeByInput?: ScopeByInput }
   /**
    * Dashboard routes: a session JWT. Who may: `role` owner, team_admin (an
    * owner or an admin), or any user; when it is not given, reads (GET) are
@@ -29,6 +30,16 @@ export type RouteAuth =
    */
   | { kind: 'session'; role?: SessionRole; beforePasswordChange?: true; beforeMfaEnrolment?: true; stepUp?: StepUpRule }
   | { kind: 'none' };
+
+/**
+ * The scope a request needs, read from its body: `scopeOf` answers undefined
+ * only for a body the route's schema refuses (the 400 then comes from the
+ * schema); `description` says which scope, for the document.
+ */
+export interface ScopeByInput {
+  description: string;
+  scopeOf: (body: unknown) => Scope | undefined;
+}
 
 /** Which users of a workspace a session route admits. */
 export type SessionRole = 'owner' | 'team_admin' | 'any_user';
@@ -215,6 +226,7 @@ export class RouteMount {
       guards.push(this.guards.idempotency);
     }
     const scope = spec.auth.kind === 'api_key' ? spec.auth.scope : null;
+    const scopeByInput = spec.auth.kind === 'api_key' ? spec.auth.scopeByInput : undefined;
     const sessionAuth = spec.auth.kind === 'session' ? spec.auth : null;
     const noStore = spec.responseHoldsSecret === true;
     const { body, query, params } = spec.request ?? {};
@@ -234,6 +246,11 @@ export class RouteMount {
         query: query ? parseQuery(query, req) : undefined,
         body: body ? parseBody(body, req) : undefined,
       } as RouteInput<B, Q, P>;
+      if (scopeByInput) {
+        const needed = scopeByInput.scopeOf(input.body);
+        if (!needed) throw new Error(`${fullPath}: scopeByInput found no scope for a body its schema accepted`);
+        assertScope(req, needed);
+      }
       await handler(input, req, res);
     };
     const label: RequestHandler = (_req, res, next) => {

@@ -328,7 +328,7 @@ function operationOf(route: RegisteredRoute, schemas: DocumentSchemas): JsonSche
   const keyLine = auth.kind === 'api_key' && auth.testModeOnly ? ' Test keys (`ck_test_`) only: a live key gets 404 not_found.' : '';
   const scopeLine =
     auth.kind === 'api_key'
-      ? (auth.scope ? `Scope: \`${auth.scope}\`.` : auth.scopeByInput ? `Scope: ${auth.scopeByInput}.` : 'Any valid API key.') + keyLine
+      ? (auth.scope ? `Scope: \`${auth.scope}\`.` : auth.scopeByInput ? `Scope: ${auth.scopeByInput.description}.` : 'Any valid API key.') + keyLine
       : auth.kind === 'session'
         ? SESSION_ROLE_LINES[sessionRoleOf({ method: route.method, auth })]
         : 'No authentication.';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Scope } from '@cowrie/accounts';
 import { accountNumberField, amountField } from '@cowrie/core';
 import { UNMATCHED_REASONS, receiveSandboxTransferIn, type SandboxTransferInResult } from '@cowrie/deposits';
 import { instrumentCalls, railObserver } from '@cowrie/metrics';
@@ -7,7 +8,6 @@ import { createModeRails, mapModeRails } from '@cowrie/rails';
 import { readSandboxCode, sandboxOutbox, type SandboxCode } from '@cowrie/verification';
 import { recordSampleEvent, type RecordedSampleEvent } from '@cowrie/webhooks';
 import type { GatewayDeps } from '../deps';
-import { assertScope } from '../http/api-auth';
 import type { RouteMount } from '../http/route-registry';
 import { apiKeyOf, sendData } from '../http/respond';
 import { ZAmount, ZTimestamp, named, responseOf } from '../openapi/schemas';
@@ -74,6 +74,12 @@ const ZTriggered = named(
     }),
   ),
 );
+
+/** The scope of the action that makes the event a trigger body names; undefined for a body naming no event it sends. */
+function triggerScopeOf(body: unknown): Scope | undefined {
+  const name = typeof body === 'object' && body !== null ? (body as { event?: unknown }).event : undefined;
+  return TRIGGERABLE_EVENTS.find((e) => e.name === name)?.trigger.scope;
+}
 
 const scopesOfEvents = TRIGGERABLE_EVENTS.map((e) => `${e.name}: \`${e.trigger.scope}\``).join('; ');
 
@@ -174,7 +180,12 @@ export function registerTestHelperRoutes(v1: RouteMount, deps: GatewayDeps) {
       summary: 'Send a sample event to the test endpoints',
       description: `A sample of the event, with a body that validates against its schema (document \`webhooks\`) and references that name no record, is recorded like a real event: the relay delivers it, signed, to this workspace's active test endpoints subscribed to it (\`livemode\` false). ping is not sent here (the dashboard's test action sends it).`,
       tag: TAG,
-      auth: { kind: 'api_key', scope: null, scopeByInput: `the one of the action that makes the event (${scopesOfEvents})`, testModeOnly: true },
+      auth: {
+        kind: 'api_key',
+        scope: null,
+        scopeByInput: { description: `the one of the action that makes the event (${scopesOfEvents})`, scopeOf: triggerScopeOf },
+        testModeOnly: true,
+      },
       request: { body: ZTriggerRequest },
       responses: {
         201: { description: 'The sample recorded, and how many endpoints it goes to', data: ZTriggered },
@@ -184,8 +195,8 @@ export function registerTestHelperRoutes(v1: RouteMount, deps: GatewayDeps) {
       },
     },
     async ({ body }, req, res) => {
+      // The registry has asserted the event's scope (triggerScopeOf).
       const spec = TRIGGERABLE_EVENTS.find((e) => e.name === body.event)!;
-      assertScope(req, spec.trigger.scope);
       const { workspaceId } = apiKeyOf(req);
       sendData(req, res, 201, await recordSampleEvent(deps.db, workspaceId, spec.trigger.event({ workspaceId, now: new Date() })));
     },
