@@ -6,7 +6,7 @@
 //   schema, in its order, with its default and the comment above it there,
 //   and the few variables the image's own scripts read.
 // - docs/reference/errors.md: every error code of @cowrie/core's catalog with
-//   its status and when it is sent, and every `details.reason` the sources
+//   its status, when it is sent and what the client does, and every `details.reason` the sources
 //   give an AppError.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -241,9 +241,9 @@ export function errorReasons(): ReasonUse[] {
 }
 
 function errorsReference(): string {
-  const catalog: Record<string, { status: number; otherStatuses?: readonly number[]; when: string }> = ERROR_CATALOG;
+  const catalog: Record<string, { status: number; otherStatuses?: readonly number[]; when: string; clientAction: string }> = ERROR_CATALOG;
   const codes = Object.entries(catalog).map(
-    ([name, entry]) => `| \`${name}\` | ${[entry.status, ...(entry.otherStatuses ?? [])].join(', ')} | ${cell(entry.when)} |`,
+    ([name, entry]) => `| \`${name}\` | ${[entry.status, ...(entry.otherStatuses ?? [])].join(', ')} | ${cell(entry.when)} | ${cell(entry.clientAction)} |`,
   );
   const reasons = errorReasons().map((r) => {
     const status = r.status ?? catalog[r.code]!.status;
@@ -259,8 +259,8 @@ function errorsReference(): string {
     'set (`ERROR_CATALOG` in `packages/core/src/errors.ts`): a client branches on the code (and on `details.reason` where',
     'there is one), never on the message, which is for people and may be reworded. Bad input is always a 4xx; a 500 is a bug.',
     '',
-    '| code | HTTP status | when it is sent |',
-    '|---|---|---|',
+    '| code | HTTP status | when it is sent | what the client does |',
+    '|---|---|---|---|',
     ...codes,
     '',
     '## `details.reason`',

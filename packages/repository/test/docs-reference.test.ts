@@ -12,6 +12,7 @@ import { ERROR_CATALOG, ERROR_STATUS, ZConfig } from '@cowrie/core';
 import { API_REFERENCE, MARKDOWN_REFERENCES, ROOT, configComments, configVariables, errorReasons } from '../../../scripts/docs/reference';
 
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 test.each(MARKDOWN_REFERENCES.map((r) => [r.file, r.make] as const))('%s is what the code says (npm run docs:generate writes it)', (file, make) => {
   expect(read(file)).toBe(make());
@@ -42,6 +43,17 @@ test('the errors reference lists every code with its status, and the reasons the
   const reasons = errorReasons();
   expect(reasons).toContainEqual(expect.objectContaining({ code: 'insufficient_scope', reason: 'step_up_required' }));
   for (const r of reasons) expect(doc).toContain(r.reason.startsWith('computed: ') ? r.reason.slice('computed: '.length) : `\`${r.reason}\``);
+});
+
+test('every error code says what the client should do, and the errors reference shows it beside the code', () => {
+  const doc = read('docs/reference/errors.md');
+  const catalog: Record<string, { clientAction?: string }> = ERROR_CATALOG;
+  const lacking = Object.entries(catalog)
+    .filter(([, entry]) => !entry.clientAction?.trim())
+    .map(([code]) => code);
+  expect(lacking).toEqual([]);
+  expect(doc).toMatch(/^\| code \| HTTP status \| when it is sent \| what the client does \|$/m);
+  for (const [code, entry] of Object.entries(catalog)) expect(doc).toMatch(new RegExp(`^\\| \`${code}\` \\| .* \\| ${escape(entry.clientAction!)} \\|$`, 'm'));
 });
 
 test('the static API reference is built from the current API document', () => {
