@@ -3,31 +3,122 @@
 // what this makes):
 //
 // - docs/reference/configuration.md: every variable of @cowrie/core's config
-//   schema, in its order, with its default and the comment above it there,
-//   and the few variables the image's own scripts read.
+//   schema, in its order, with its default, what production asks of it (its
+//   production default and the words of each CONFIG_RULES rule naming it) and
+//   the comment above it there; then the variables read outside the schema
+//   (OTHER_VARIABLES: tracing, the image's scripts, the tooling).
 // - docs/reference/errors.md: every error code of @cowrie/core's catalog with
-//   its status and when it is sent, and every `details.reason` the sources
+//   its status, when it is sent and what the client does, and every `details.reason` the sources
 //   give an AppError.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
-import { ERROR_CATALOG, SECRET_CONFIG_KEYS, ZConfig } from '@cowrie/core';
+import { CONFIG_RULES, ERROR_CATALOG, SECRET_CONFIG_KEYS, ZConfig, configDefaults } from '@cowrie/core';
 
 export const ROOT = path.resolve(__dirname, '../..');
 const CONFIG_SOURCE = 'packages/core/src/config.ts';
 
-/** Variables read outside the config schema, by the image's own scripts (scripts/container). */
-const CONTAINER_VARIABLES: ReadonlyArray<{ name: string; default: string; meaning: string }> = [
+/** A variable read outside the config schema; `production` says what production asks of it. */
+interface OtherVariable {
+  name: string;
+  default: string;
+  production: string;
+  meaning: string;
+}
+
+/**
+ * The variables read outside the config schema, by section: the test of
+ * docs-reference.test.ts fails when a source reads one that no section lists.
+ */
+export const OTHER_VARIABLES: ReadonlyArray<{ heading: string; intro: string; variables: readonly OtherVariable[] }> = [
   {
-    name: 'HEALTHCHECK_PORT',
-    default: 'PORT, else 3000',
-    meaning: "the port the image's HEALTHCHECK asks for /healthz (a worker's metrics port; the gateway's PORT)",
+    heading: 'Tracing (OpenTelemetry)',
+    intro:
+      "Read by every service before it starts (`packages/service-kit/src/tracing.ts`, `packages/core/src/queues/telemetry.ts`); OpenTelemetry's Node SDK reads the other standard `OTEL_*` variables itself (headers, sampler, resource attributes).",
+    variables: [
+      {
+        name: 'OTEL_EXPORTER_OTLP_ENDPOINT',
+        default: 'none',
+        production: 'optional; tracing is off without it',
+        meaning:
+          'where the services send their spans, OTLP over HTTP (the compose `monitoring` profile: http://otel-collector:4318); unset, tracing is off and no OpenTelemetry package is loaded',
+      },
+      {
+        name: 'OTEL_EXPORTER_OTLP_PROTOCOL',
+        default: '`http/protobuf`',
+        production: 'as elsewhere',
+        meaning: 'read by the SDK: `http/protobuf` or `http/json`',
+      },
+      { name: 'OTEL_SDK_DISABLED', default: 'none', production: 'as elsewhere', meaning: '`true` turns tracing off even with an endpoint set' },
+      {
+        name: 'OTEL_SERVICE_NAME',
+        default: "the service's own name",
+        production: 'as elsewhere',
+        meaning: '`service.name` of the spans: gateway, payout-worker, verification-dispatcher or webhook-sender unless this names another',
+      },
+      {
+        name: 'OTEL_METRICS_EXPORTER',
+        default: '`none`',
+        production: 'as elsewhere',
+        meaning: 'set to `none` when unset: metrics stay on Prometheus (`/metrics`), not exported over OTLP',
+      },
+      {
+        name: 'OTEL_LOGS_EXPORTER',
+        default: '`none`',
+        production: 'as elsewhere',
+        meaning: 'set to `none` when unset: logs stay on stdout, with `trace_id` and `span_id` on every line written in a span',
+      },
+    ],
   },
   {
-    name: 'COWRIE_SECRETS_FILE',
-    default: 'none',
-    meaning:
-      'a file of KEY=value lines loaded into the environment before a service or the `cowrie` command starts (variables already set win); docker-compose.sandbox.yml keeps its generated JWT_SECRET and ENCRYPTION_KEY there',
+    heading: 'Read by the image and the `cowrie` command',
+    intro: "The container's own scripts (`scripts/container`) and the operator CLI read these.",
+    variables: [
+      {
+        name: 'HEALTHCHECK_PORT',
+        default: 'PORT, else 3000',
+        production: 'as elsewhere',
+        meaning: "the port the image's HEALTHCHECK asks for /healthz (a worker's metrics port; the gateway's PORT)",
+      },
+      {
+        name: 'COWRIE_SECRETS_FILE',
+        default: 'none',
+        production: 'as elsewhere',
+        meaning:
+          'a file of KEY=value lines loaded into the environment before a service or the `cowrie` command starts (variables already set win); docker-compose.sandbox.yml keeps its generated JWT_SECRET and ENCRYPTION_KEY there',
+      },
+      {
+        name: 'USER',
+        default: "the process's user",
+        production: 'as elsewhere',
+        meaning: "the operator the `cowrie` command's audit trail names (`user@host`) when the process's user has no passwd entry (a container user)",
+      },
+    ],
+  },
+  {
+    heading: 'Development and tests only',
+    intro: "The repository's own tooling (`scripts/`, `@cowrie/testing`); no service reads these.",
+    variables: [
+      {
+        name: 'JEST_MAX_WORKERS',
+        default: '`1` under `npm test`',
+        production: 'not read by the services',
+        meaning: 'Jest workers per package under `npm test`',
+      },
+      { name: 'SOAK_SEED', default: '`1`', production: 'not read by the services', meaning: 'the seed of the short soaks `npm test` runs' },
+      {
+        name: 'COWRIE_TEST_TEMPLATE_URL',
+        default: "set by the tests' global setup",
+        production: 'not read by the services',
+        meaning: 'the migrated template database each test file copies',
+      },
+      {
+        name: 'PRISMA_SCHEMA_ENGINE_BINARY',
+        default: 'the Node.js executable',
+        production: 'not read by the services',
+        meaning: "`npm install`'s offline `prisma generate`: any executable stops the Prisma CLI downloading a schema engine it does not need",
+      },
+    ],
   },
 ];
 
@@ -115,22 +206,45 @@ export interface ConfigVariable {
   choices: string[] | null;
   secret: boolean;
   meaning: string | undefined;
+  /** What production asks of it: its production default where that differs, and the words of every rule of CONFIG_RULES that names it. */
+  production: string[];
+}
+
+/** A default as the environment would spell it. */
+const spelled = (value: unknown) => (typeof value === 'string' ? value : Array.isArray(value) ? value.join(',') : JSON.stringify(value));
+
+/** What production asks of a variable: its default there where it differs from development's, then each rule that names it, in CONFIG_RULES's order. */
+function productionRules(name: string, development: Readonly<Record<string, unknown>>, production: Readonly<Record<string, unknown>>): string[] {
+  const rules: string[] = [];
+  if (JSON.stringify(development[name]) !== JSON.stringify(production[name]))
+    rules.push(production[name] === undefined || production[name] === '' ? 'no default' : `default \`${spelled(production[name])}\``);
+  for (const rule of CONFIG_RULES)
+    if (rule.variables.includes(name)) rules.push(rule.applies === 'everywhere' ? `everywhere: ${rule.production}` : rule.production);
+  // A rule that reads this variable to judge others: named, so the reader finds it.
+  const mentioned = new RegExp(`\\b${name}\\b`);
+  const judged = CONFIG_RULES.filter((rule) => !rule.variables.includes(name) && mentioned.test(rule.production)).flatMap((rule) => rule.variables);
+  if (judged.length) rules.push(`decides the rule of ${[...new Set(judged)].map((v) => `\`${v}\``).join(', ')}`);
+  return rules;
 }
 
 /** Every variable of the config schema, in its order. */
 export function configVariables(): ConfigVariable[] {
   const comments = configComments();
   const secrets = new Set<string>(SECRET_CONFIG_KEYS);
+  const [development, production] = [configDefaults('development'), configDefaults('production')];
   return Object.entries(configShape()).map(([name, schema]) => ({
     name,
     default: defaultOf(schema),
     choices: choicesOf(schema),
     secret: secrets.has(name),
     meaning: comments.get(name),
+    production: productionRules(name, development, production),
   }));
 }
 
 const cell = (text: string) => text.replace(/\|/g, '\\|');
+/** A comment as a sentence: its full stop added when it ends without one. */
+const sentence = (text: string) => (/[.!?…]$/.test(text) ? text : `${text}.`);
 const code = (text: string) => (text === '' ? '(empty)' : `\`${text}\``);
 
 function configurationReference(): string {
@@ -138,33 +252,39 @@ function configurationReference(): string {
   const undescribed = variables.filter((v) => !v.meaning).map((v) => v.name);
   if (undescribed.length) throw new Error(`${CONFIG_SOURCE}: give each of these variables its own comment above it: ${undescribed.join(', ')}`);
   const rows = variables.map((v) => {
-    const meaning = [v.meaning!, v.choices ? `One of ${v.choices.map(code).join(', ')}.` : '', v.secret ? 'A secret: never logged.' : '']
+    const meaning = [sentence(v.meaning!), v.choices ? `One of ${v.choices.map(code).join(', ')}.` : '', v.secret ? 'A secret: never logged.' : '']
       .filter(Boolean)
       .join(' ');
-    return `| \`${v.name}\` | ${v.default === null ? 'none' : code(v.default)} | ${cell(meaning)} |`;
+    // NODE_ENV is the switch itself: its `production` is what turns this column on.
+    const production = v.name === 'NODE_ENV' ? '`production` turns on every rule of this column' : v.production.join('; ') || 'as elsewhere';
+    return `| \`${v.name}\` | ${v.default === null ? 'none' : code(v.default)} | ${cell(production)} | ${cell(meaning)} |`;
   });
-  const container = CONTAINER_VARIABLES.map((v) => `| \`${v.name}\` | ${v.default} | ${cell(v.meaning)} |`);
+  const others = OTHER_VARIABLES.flatMap((section) => [
+    '',
+    `## ${section.heading}`,
+    '',
+    section.intro,
+    '',
+    '| variable | default | in production | meaning |',
+    '|---|---|---|---|',
+    ...section.variables.map((v) => `| \`${v.name}\` | ${v.default} | ${cell(v.production)} | ${cell(sentence(v.meaning))} |`),
+  ]);
   return [
     '<!-- Made by `npm run docs:generate` from packages/core/src/config.ts: edit the comments there, not this file. -->',
     '',
     '# Configuration reference',
     '',
-    `Every environment variable the gateway, the workers and the CLI read (${variables.length} of them), in the order of`,
-    'the one schema that parses them (`packages/core/src/config.ts`), with its default and the comment written above it there. A bad value stops the',
-    'process at start with a message naming the variable; an empty value counts as unset. What to set for a real deployment,',
-    'and why: [configuration.md](../configuration.md) and [going-live.md](../going-live.md).',
+    'Every environment variable Cowrie reads. The gateway, the workers and the CLI parse',
+    `${variables.length} of them with one schema (\`packages/core/src/config.ts\`), listed first in its order, each with its default and the comment written above it there; the sections after it list the few read elsewhere. A bad value stops the`,
+    'process at start with a message naming the variable; an empty value counts as unset. "In production" is what production',
+    "(`NODE_ENV=production`) asks of the variable: its default there where it differs, and each rule of the schema's checks",
+    '(`CONFIG_RULES`) that names it, marked "everywhere:" where the rule holds outside production too; "as elsewhere" where none does.',
+    'What to set for a real deployment, and why: [configuration.md](../configuration.md) and [going-live.md](../going-live.md).',
     '',
-    '| variable | default | meaning |',
-    '|---|---|---|',
+    '| variable | default | in production | meaning |',
+    '|---|---|---|---|',
     ...rows,
-    '',
-    '## Read by the image',
-    '',
-    "Not part of the schema: the container's own scripts (`scripts/container`) read these.",
-    '',
-    '| variable | default | meaning |',
-    '|---|---|---|',
-    ...container,
+    ...others,
     '',
   ].join('\n');
 }
@@ -241,9 +361,9 @@ export function errorReasons(): ReasonUse[] {
 }
 
 function errorsReference(): string {
-  const catalog: Record<string, { status: number; otherStatuses?: readonly number[]; when: string }> = ERROR_CATALOG;
+  const catalog: Record<string, { status: number; otherStatuses?: readonly number[]; when: string; clientAction: string }> = ERROR_CATALOG;
   const codes = Object.entries(catalog).map(
-    ([name, entry]) => `| \`${name}\` | ${[entry.status, ...(entry.otherStatuses ?? [])].join(', ')} | ${cell(entry.when)} |`,
+    ([name, entry]) => `| \`${name}\` | ${[entry.status, ...(entry.otherStatuses ?? [])].join(', ')} | ${cell(entry.when)} | ${cell(entry.clientAction)} |`,
   );
   const reasons = errorReasons().map((r) => {
     const status = r.status ?? catalog[r.code]!.status;
@@ -259,8 +379,8 @@ function errorsReference(): string {
     'set (`ERROR_CATALOG` in `packages/core/src/errors.ts`): a client branches on the code (and on `details.reason` where',
     'there is one), never on the message, which is for people and may be reworded. Bad input is always a 4xx; a 500 is a bug.',
     '',
-    '| code | HTTP status | when it is sent |',
-    '|---|---|---|',
+    '| code | HTTP status | when it is sent | what the client does |',
+    '|---|---|---|---|',
     ...codes,
     '',
     '## `details.reason`',

@@ -72,6 +72,11 @@ export function weakSecretReason(value: string): string | null {
   return null;
 }
 
+/** The rails that move live mode's money. */
+const MONEY_RAILS = ['PAYOUT_RAIL', 'COLLECTION_RAIL'] as const;
+/** Live mode's code delivery providers: a sandbox one sends no real message, but moves no money either. */
+const CODE_PROVIDERS = ['VERIFY_SMS_PROVIDER', 'VERIFY_EMAIL_PROVIDER'] as const;
+
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 const nonNegativeInt = (fallback: number) => z.coerce.number().int().nonnegative().default(fallback);
 const csv = z
@@ -148,14 +153,13 @@ function parseTrustProxy(raw: string | undefined, ctx: z.RefinementCtx): false |
 }
 
 /**
- * Every setting Cowrie reads from the environment, in one place. A bad value
- * stops start-up with a message naming the variable (see loadConfig). Each
- * variable has its own comment above it, its meaning:
- * docs/reference/configuration.md is made from those comments and the
- * schemas' defaults by `npm run docs:generate`, and a test fails when the two
- * differ.
+ * Every setting Cowrie reads from the environment, in one place, each with
+ * its own schema and default. Each variable has its own comment above it, its
+ * meaning: docs/reference/configuration.md is made from those comments, the
+ * schemas' defaults and CONFIG_RULES by `npm run docs:generate`, and a test
+ * fails when the two differ. ZConfig adds CONFIG_RULES's checks.
  */
-export const ZConfig = z
+const ZConfigFields = z
   .object({
     // production turns on its checks (secrets, live rails) and defaults (second factors, a read-only Bull Board); test is the test suites'
     NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
@@ -296,7 +300,7 @@ export const ZConfig = z
     PAYOUT_RAIL_MAX_COOLDOWN_MS: positiveInt(10 * 60_000),
     // payout fees per currency (or "*"), JSON: {"NGN":{"flat":"10","percent":"0.5","cap":"100"}}; default none
     PAYOUT_FEE_SCHEDULE: z.string().default('{}').transform(parseFeeSchedule),
-    // artificial latency of every sandbox rail transfer and verify (tests of slow rails); 0 in production
+    // artificial latency of every sandbox rail transfer and verify (tests of slow rails; not checked in production: leave it 0 there)
     PAYOUT_SANDBOX_DELAY_MS: nonNegativeInt(0),
     // optional: the secret key of a separate Paystack business for payouts (sk_...; sk_live_ in production); unset, payouts use PAYSTACK_SECRET_KEY,
     // and with neither the Paystack payout rail answers 503
@@ -469,50 +473,216 @@ export const ZConfig = z
       DASHBOARD_URL: (c.DASHBOARD_URL ?? (production ? undefined : `http://localhost:${c.PORT}/dashboard`))?.replace(/\/+$/, ''),
       DASHBOARD_INVITES: c.DASHBOARD_INVITES ?? (c.VERIFY_EMAIL_PROVIDER === 'smtp' && (c.DASHBOARD_URL || !production) ? 'email' : 'one_time_password'),
     };
-  })
-  .superRefine((c, ctx) => {
-    if (!c.JWT_SECRET) ctx.addIssue({ code: 'custom', path: ['JWT_SECRET'], message: 'is required in production' });
-    if (!c.ENCRYPTION_KEY) ctx.addIssue({ code: 'custom', path: ['ENCRYPTION_KEY'], message: 'is required in production' });
-    if (c.NODE_ENV === 'production') {
-      for (const name of PRODUCTION_SECRETS) {
-        const value = c[name];
-        const reason = value ? weakSecretReason(value) : null;
-        if (reason) ctx.addIssue({ code: 'custom', path: [name], message: reason });
-      }
-    }
-    if (c.DASHBOARD_INVITES === 'email' && !c.DASHBOARD_URL)
-      ctx.addIssue({ code: 'custom', path: ['DASHBOARD_URL'], message: 'is required in production when DASHBOARD_INVITES=email (the links in the emails)' });
-    if (c.VERIFY_EMAIL_PROVIDER === 'smtp' && !c.VERIFY_SMTP_URL)
-      ctx.addIssue({ code: 'custom', path: ['VERIFY_SMTP_URL'], message: 'is required when VERIFY_EMAIL_PROVIDER=smtp' });
-    if (c.VERIFY_SMS_PROVIDER === 'termii' && !c.VERIFY_TERMII_API_KEY)
-      ctx.addIssue({ code: 'custom', path: ['VERIFY_TERMII_API_KEY'], message: 'is required when VERIFY_SMS_PROVIDER=termii' });
-    if (c.VERIFY_WHATSAPP_PROVIDER === 'whatsapp_cloud') {
-      for (const name of ['WHATSAPP_ACCESS_TOKEN', 'WHATSAPP_PHONE_NUMBER_ID'] as const) {
-        if (!c[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'is required when VERIFY_WHATSAPP_PROVIDER=whatsapp_cloud' });
-      }
-    }
-    if (c.NODE_ENV === 'production' && c.PAYOUT_UNKNOWN_GRACE_MS < 10 * 60_000) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['PAYOUT_UNKNOWN_GRACE_MS'],
-        message: 'must be at least 600000 (10 minutes) in production: a rail can commit a transfer long after a timeout',
-      });
-    }
-    const workerPorts = [c.PAYOUT_WORKER_METRICS_PORT, c.VERIFICATION_WORKER_METRICS_PORT, c.WEBHOOK_WORKER_METRICS_PORT].some((port) => port !== undefined);
-    const loopbackOnly = /^(127\.|localhost$|::1$)/.test(c.METRICS_HOST);
-    if (workerPorts && !loopbackOnly && !c.METRICS_TOKEN) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['METRICS_TOKEN'],
-        message: `is required when worker metrics ports listen beyond loopback (METRICS_HOST=${c.METRICS_HOST})`,
-      });
-    }
-    if (c.NODE_ENV === 'production') {
-      for (const issue of productionLiveModeIssues(c)) ctx.addIssue({ code: 'custom', path: [issue.variable], message: issue.message });
-    }
-    if (c.COLLECTION_RAIL === 'paystack' && !c.PAYSTACK_SECRET_KEY)
-      ctx.addIssue({ code: 'custom', path: ['PAYSTACK_SECRET_KEY'], message: 'is required when COLLECTION_RAIL is paystack' });
   });
+
+/** The configuration as the schema parsed it, before the rules below judge it. */
+type ParsedConfig = z.output<typeof ZConfigFields>;
+type ConfigName = keyof ParsedConfig;
+
+/**
+ * One rule the configuration is held to beyond each variable's own schema:
+ * in production only, or everywhere. A rule names the variables its issues
+ * may be about (its check cannot name another: the type says so) and says, in
+ * `production`, what it asks of them: docs/reference/configuration.md shows
+ * that beside each variable, so the reference says what these checks do.
+ */
+interface ConfigRule<V extends ConfigName> {
+  applies: 'production' | 'everywhere';
+  variables: readonly V[];
+  /** What the rule asks of its variables, as the configuration reference says it. */
+  production: string;
+  check: (c: ParsedConfig) => Array<{ variable: NoInfer<V>; message: string }>;
+}
+const rule = <const V extends ConfigName>(r: ConfigRule<V>): ConfigRule<V> => r;
+
+/** Every rule of CONFIG_RULES, for a reader that does not need each one's variables' types. */
+export interface ConfigRuleSummary {
+  applies: 'production' | 'everywhere';
+  variables: readonly string[];
+  production: string;
+  check: (c: ParsedConfig) => Array<{ variable: string; message: string }>;
+}
+
+/**
+ * Every rule ZConfig checks after parsing, in the order its issues are
+ * reported. loadConfig refuses a configuration that breaks one, naming the
+ * variable; the configuration reference's "in production" column is made from
+ * these declarations.
+ */
+export const CONFIG_RULES: readonly ConfigRuleSummary[] = [
+  rule({
+    applies: 'production',
+    variables: ['JWT_SECRET', 'ENCRYPTION_KEY'],
+    production: 'required',
+    check: (c) =>
+      (['JWT_SECRET', 'ENCRYPTION_KEY'] as const).filter((name) => !c[name]).map((variable) => ({ variable, message: 'is required in production' })),
+  }),
+  rule({
+    applies: 'production',
+    variables: PRODUCTION_SECRETS,
+    production: 'refused when weak or a value published in this repository (`openssl rand -hex 32` makes one)',
+    check: (c) =>
+      PRODUCTION_SECRETS.flatMap((variable) => {
+        const value = c[variable];
+        const reason = value ? weakSecretReason(value) : null;
+        return reason ? [{ variable, message: reason }] : [];
+      }),
+  }),
+  rule({
+    applies: 'production',
+    variables: ['DASHBOARD_URL'],
+    production: 'required when DASHBOARD_INVITES=email (the links in the emails)',
+    check: (c) =>
+      c.DASHBOARD_INVITES === 'email' && !c.DASHBOARD_URL
+        ? [{ variable: 'DASHBOARD_URL', message: 'is required in production when DASHBOARD_INVITES=email (the links in the emails)' }]
+        : [],
+  }),
+  rule({
+    applies: 'everywhere',
+    variables: ['VERIFY_SMTP_URL'],
+    production: 'required when VERIFY_EMAIL_PROVIDER=smtp',
+    check: (c) =>
+      c.VERIFY_EMAIL_PROVIDER === 'smtp' && !c.VERIFY_SMTP_URL ? [{ variable: 'VERIFY_SMTP_URL', message: 'is required when VERIFY_EMAIL_PROVIDER=smtp' }] : [],
+  }),
+  rule({
+    applies: 'everywhere',
+    variables: ['VERIFY_TERMII_API_KEY'],
+    production: 'required when VERIFY_SMS_PROVIDER=termii',
+    check: (c) =>
+      c.VERIFY_SMS_PROVIDER === 'termii' && !c.VERIFY_TERMII_API_KEY
+        ? [{ variable: 'VERIFY_TERMII_API_KEY', message: 'is required when VERIFY_SMS_PROVIDER=termii' }]
+        : [],
+  }),
+  rule({
+    applies: 'everywhere',
+    variables: ['WHATSAPP_ACCESS_TOKEN', 'WHATSAPP_PHONE_NUMBER_ID'],
+    production: 'required when VERIFY_WHATSAPP_PROVIDER=whatsapp_cloud',
+    check: (c) =>
+      c.VERIFY_WHATSAPP_PROVIDER === 'whatsapp_cloud'
+        ? (['WHATSAPP_ACCESS_TOKEN', 'WHATSAPP_PHONE_NUMBER_ID'] as const)
+            .filter((name) => !c[name])
+            .map((variable) => ({ variable, message: 'is required when VERIFY_WHATSAPP_PROVIDER=whatsapp_cloud' }))
+        : [],
+  }),
+  rule({
+    applies: 'production',
+    variables: ['PAYOUT_UNKNOWN_GRACE_MS'],
+    production: 'at least 600000 (10 minutes): a rail can commit a transfer long after a timeout',
+    check: (c) =>
+      c.PAYOUT_UNKNOWN_GRACE_MS < 10 * 60_000
+        ? [
+            {
+              variable: 'PAYOUT_UNKNOWN_GRACE_MS',
+              message: 'must be at least 600000 (10 minutes) in production: a rail can commit a transfer long after a timeout',
+            },
+          ]
+        : [],
+  }),
+  rule({
+    applies: 'everywhere',
+    variables: ['METRICS_TOKEN'],
+    production: 'required when a worker metrics port listens beyond loopback (METRICS_HOST other than 127.x, localhost or ::1)',
+    check: (c) => {
+      const workerPorts = [c.PAYOUT_WORKER_METRICS_PORT, c.VERIFICATION_WORKER_METRICS_PORT, c.WEBHOOK_WORKER_METRICS_PORT].some((port) => port !== undefined);
+      const loopbackOnly = /^(127\.|localhost$|::1$)/.test(c.METRICS_HOST);
+      return workerPorts && !loopbackOnly && !c.METRICS_TOKEN
+        ? [{ variable: 'METRICS_TOKEN', message: `is required when worker metrics ports listen beyond loopback (METRICS_HOST=${c.METRICS_HOST})` }]
+        : [];
+    },
+  }),
+  rule({
+    applies: 'production',
+    variables: ['PAYOUT_RAILS'],
+    production: 'refused when it mixes sandbox with a real rail: the payout rails are all real or all sandbox',
+    check: (c) =>
+      // A failover must never move a payout between play money and real money.
+      c.PAYOUT_RAILS.includes('sandbox') && c.PAYOUT_RAILS.some((r) => r !== 'sandbox')
+        ? [
+            {
+              variable: 'PAYOUT_RAILS',
+              message: `mixes sandbox with a real rail (${c.PAYOUT_RAILS.join(',')}): in production a deployment's payout rails are all real or all sandbox`,
+            },
+          ]
+        : [],
+  }),
+  rule({
+    applies: 'production',
+    variables: ['PAYOUT_FLUTTERWAVE_SECRET_KEY'],
+    production: 'required, and a live key (FLWSECK-…, not FLWSECK_TEST…), when PAYOUT_RAILS names flutterwave',
+    check: (c) => {
+      if (!c.PAYOUT_RAILS.includes('flutterwave')) return [];
+      const key = c.PAYOUT_FLUTTERWAVE_SECRET_KEY;
+      if (!key) return [{ variable: 'PAYOUT_FLUTTERWAVE_SECRET_KEY', message: 'is required in production when PAYOUT_RAILS names flutterwave' }];
+      if (/^FLWSECK_TEST/i.test(key) || !key.startsWith('FLWSECK'))
+        return [
+          {
+            variable: 'PAYOUT_FLUTTERWAVE_SECRET_KEY',
+            message: `is ${key.startsWith('FLWSECK') ? 'a test key (FLWSECK_TEST…)' : 'not a Flutterwave secret key'}: in production it must be a live key (FLWSECK-…)`,
+          },
+        ];
+      return [];
+    },
+  }),
+  rule({
+    applies: 'production',
+    variables: MONEY_RAILS,
+    production:
+      '`sandbox` refused beside a real rail (even with ALLOW_SANDBOX_IN_PRODUCTION: a mix lets sandbox money reach a real payout), and alone unless ALLOW_SANDBOX_IN_PRODUCTION=true (a staging deployment)',
+    check: moneyRailIssues,
+  }),
+  rule({
+    applies: 'production',
+    variables: ['PAYSTACK_SECRET_KEY', 'PAYOUT_PAYSTACK_SECRET_KEY'],
+    production:
+      "a live key (sk_live_…) when a Paystack rail uses it; the payout rail's key (this one, or PAYSTACK_SECRET_KEY when this is unset) is required when PAYOUT_RAIL or PAYOUT_RAILS names paystack",
+    check: paystackKeyIssues,
+  }),
+  rule({
+    applies: 'production',
+    variables: CODE_PROVIDERS,
+    production: '`sandbox` refused unless ALLOW_SANDBOX_IN_PRODUCTION=true (a staging deployment)',
+    check: (c) =>
+      c.ALLOW_SANDBOX_IN_PRODUCTION
+        ? []
+        : CODE_PROVIDERS.filter((name) => c[name] === 'sandbox').map((variable) => ({
+            variable,
+            message: 'is sandbox: live mode in production needs a real provider, or ALLOW_SANDBOX_IN_PRODUCTION=true (a staging deployment)',
+          })),
+  }),
+  rule({
+    applies: 'everywhere',
+    variables: ['PAYSTACK_SECRET_KEY'],
+    production: 'required when COLLECTION_RAIL=paystack',
+    check: (c) =>
+      c.COLLECTION_RAIL === 'paystack' && !c.PAYSTACK_SECRET_KEY
+        ? [{ variable: 'PAYSTACK_SECRET_KEY', message: 'is required when COLLECTION_RAIL is paystack' }]
+        : [],
+  }),
+];
+
+/**
+ * Every setting Cowrie reads from the environment, in one place. A bad value
+ * stops start-up with a message naming the variable (see loadConfig), and so
+ * does a configuration that breaks one of CONFIG_RULES.
+ */
+export const ZConfig = ZConfigFields.superRefine((c, ctx) => {
+  const production = c.NODE_ENV === 'production';
+  for (const r of CONFIG_RULES) {
+    if (r.applies === 'production' && !production) continue;
+    for (const issue of r.check(c)) ctx.addIssue({ code: 'custom', path: [issue.variable], message: issue.message });
+  }
+});
+
+/**
+ * What each variable is when unset, in development or in production: the
+ * schema's default, or the one the environment gives it (a second factor
+ * required and a read-only Bull Board in production; no session secret,
+ * sealing key or dashboard address there). The configuration reference shows
+ * the production one where it differs.
+ */
+export function configDefaults(nodeEnv: 'development' | 'production'): Readonly<Record<string, unknown>> {
+  return ZConfigFields.parse({ NODE_ENV: nodeEnv });
+}
 
 export type Config = z.output<typeof ZConfig>;
 
@@ -593,67 +763,37 @@ export function warnConfigDeprecations(logger: { warn: (obj: object, msg: string
   for (const d of configDeprecations(env)) logger.warn({ variable: d.variable, replacement: d.replacement }, d.message);
 }
 
-/** The rails that move live mode's money. */
-const MONEY_RAILS = ['PAYOUT_RAIL', 'COLLECTION_RAIL'] as const;
-/** Live mode's code delivery providers: a sandbox one sends no real message, but moves no money either. */
-const CODE_PROVIDERS = ['VERIFY_SMS_PROVIDER', 'VERIFY_EMAIL_PROVIDER'] as const;
-
-interface LiveModeChoices extends PaystackConfig {
-  PAYOUT_RAIL: string;
-  PAYOUT_RAILS: readonly string[];
-  PAYOUT_FLUTTERWAVE_SECRET_KEY?: string;
-  COLLECTION_RAIL: string;
-  VERIFY_SMS_PROVIDER: string;
-  VERIFY_EMAIL_PROVIDER: string;
-  ALLOW_SANDBOX_IN_PRODUCTION: boolean;
+/**
+ * Live mode's money rails in production (CONFIG_RULES): payouts and
+ * collections are all real, or all sandbox on a staging deployment that says
+ * so (ALLOW_SANDBOX_IN_PRODUCTION=true). A mix would let sandbox collections
+ * credit live wallets that pay out for real, so it is refused with or without
+ * the flag.
+ */
+function moneyRailIssues(c: ParsedConfig): Array<{ variable: (typeof MONEY_RAILS)[number]; message: string }> {
+  const sandboxRails = MONEY_RAILS.filter((rail) => c[rail] === 'sandbox');
+  if (sandboxRails.length > 0 && sandboxRails.length < MONEY_RAILS.length) {
+    const combination = MONEY_RAILS.map((rail) => `${rail}=${c[rail]}`).join(', ');
+    return sandboxRails.map((variable) => ({
+      variable,
+      message: `is sandbox beside a real rail (${combination}): in production live mode's rails are all real, or all sandbox with ALLOW_SANDBOX_IN_PRODUCTION=true (a staging deployment); a mix lets sandbox money reach a real payout`,
+    }));
+  }
+  if (c.ALLOW_SANDBOX_IN_PRODUCTION) return [];
+  return sandboxRails.map((variable) => ({
+    variable,
+    message: 'is sandbox: live mode in production needs real rails, or ALLOW_SANDBOX_IN_PRODUCTION=true (a staging deployment)',
+  }));
 }
 
 /**
- * What production refuses in live mode's choices, one issue per variable,
- * each naming it. The money rails (payouts and collections) are all real, or
- * all sandbox on a staging deployment that says so
- * (ALLOW_SANDBOX_IN_PRODUCTION=true): a mix would let sandbox collections
- * credit live wallets that pay out for real, so it is refused with or without
- * the flag. A real rail's Paystack key is a live one (`sk_live_…`): a test key
- * moves no real money and its notifications are not live. A sandbox code
- * provider needs the flag too, but may sit beside real rails.
+ * The Paystack key each Paystack rail uses in production (CONFIG_RULES), checked
+ * once per variable (one for both rails, unless payouts have a business of
+ * their own): a live one (`sk_live_…`), since a test key moves no real money
+ * and its notifications are not live; and the payout rail's is required.
  */
-function productionLiveModeIssues(c: LiveModeChoices): Array<{ variable: string; message: string }> {
-  const issues: Array<{ variable: string; message: string }> = [];
-  // Several payout rails are all real or all sandbox: a failover must never move a payout between play money and real money.
-  if (c.PAYOUT_RAILS.includes('sandbox') && c.PAYOUT_RAILS.some((r) => r !== 'sandbox'))
-    issues.push({
-      variable: 'PAYOUT_RAILS',
-      message: `mixes sandbox with a real rail (${c.PAYOUT_RAILS.join(',')}): in production a deployment's payout rails are all real or all sandbox`,
-    });
-  if (c.PAYOUT_RAILS.includes('flutterwave')) {
-    const key = c.PAYOUT_FLUTTERWAVE_SECRET_KEY;
-    if (!key) issues.push({ variable: 'PAYOUT_FLUTTERWAVE_SECRET_KEY', message: 'is required in production when PAYOUT_RAILS names flutterwave' });
-    else if (/^FLWSECK_TEST/i.test(key) || !key.startsWith('FLWSECK'))
-      issues.push({
-        variable: 'PAYOUT_FLUTTERWAVE_SECRET_KEY',
-        message: `is ${key.startsWith('FLWSECK') ? 'a test key (FLWSECK_TEST…)' : 'not a Flutterwave secret key'}: in production it must be a live key (FLWSECK-…)`,
-      });
-  }
-  const railOf = (name: (typeof MONEY_RAILS)[number]) => c[name];
-  const sandboxRails = MONEY_RAILS.filter((rail) => railOf(rail) === 'sandbox');
-  if (sandboxRails.length > 0 && sandboxRails.length < MONEY_RAILS.length) {
-    const combination = MONEY_RAILS.map((rail) => `${rail}=${railOf(rail)}`).join(', ');
-    for (const rail of sandboxRails) {
-      issues.push({
-        variable: rail,
-        message: `is sandbox beside a real rail (${combination}): in production live mode's rails are all real, or all sandbox with ALLOW_SANDBOX_IN_PRODUCTION=true (a staging deployment); a mix lets sandbox money reach a real payout`,
-      });
-    }
-  } else if (sandboxRails.length > 0 && !c.ALLOW_SANDBOX_IN_PRODUCTION) {
-    for (const rail of sandboxRails) {
-      issues.push({
-        variable: rail,
-        message: 'is sandbox: live mode in production needs real rails, or ALLOW_SANDBOX_IN_PRODUCTION=true (a staging deployment)',
-      });
-    }
-  }
-  // The Paystack key each Paystack rail uses (one variable for both, unless payouts have a business of their own), checked once per variable.
+function paystackKeyIssues(c: ParsedConfig): Array<{ variable: PaystackSettings['keySetting']; message: string }> {
+  const issues: Array<{ variable: PaystackSettings['keySetting']; message: string }> = [];
   const paystackKeys: Array<{ rail: string; settings: PaystackSettings }> = [];
   if (c.PAYOUT_RAILS.includes('paystack')) paystackKeys.push({ rail: 'PAYOUT_RAIL', settings: paystackPayoutSettings(c) });
   if (c.COLLECTION_RAIL === 'paystack') paystackKeys.push({ rail: 'COLLECTION_RAIL', settings: paystackCollectionSettings(c) });
@@ -662,7 +802,7 @@ function productionLiveModeIssues(c: LiveModeChoices): Array<{ variable: string;
     const { secretKey: value, keySetting: key } = settings;
     if (checkedKeys.has(key)) continue;
     checkedKeys.add(key);
-    // PAYSTACK_SECRET_KEY is required with COLLECTION_RAIL=paystack in every environment (below): said once.
+    // PAYSTACK_SECRET_KEY is required with COLLECTION_RAIL=paystack in every environment (its own rule): said once.
     if (!value && rail === 'PAYOUT_RAIL' && !(key === 'PAYSTACK_SECRET_KEY' && c.COLLECTION_RAIL === 'paystack'))
       issues.push({
         variable: key,
@@ -672,15 +812,6 @@ function productionLiveModeIssues(c: LiveModeChoices): Array<{ variable: string;
       // The value is a secret: only its kind is said.
       const kind = value.startsWith('sk_test_') ? 'a test key (sk_test_…)' : 'not a Paystack secret key';
       issues.push({ variable: key, message: `is ${kind}: with ${rail}=paystack in production it must be a live key (sk_live_…)` });
-    }
-  }
-  if (!c.ALLOW_SANDBOX_IN_PRODUCTION) {
-    for (const name of CODE_PROVIDERS) {
-      if (c[name] === 'sandbox')
-        issues.push({
-          variable: name,
-          message: 'is sandbox: live mode in production needs a real provider, or ALLOW_SANDBOX_IN_PRODUCTION=true (a staging deployment)',
-        });
     }
   }
   return issues;

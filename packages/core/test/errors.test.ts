@@ -1,5 +1,5 @@
-// Risk: a lost Postgres or Redis connection answered as a 500 (which the
-// interface does not have), or a real refusal mistaken for an outage.
+// Risk: a lost Postgres or Redis connection answered as a 500 (the API keeps
+// 500 for bugs: docs/conventions.md), or a real refusal mistaken for an outage.
 import { AppError, isDependencyUnavailable } from '../src/errors';
 
 test("lost Postgres and Redis connections are recognised, through causes and Prisma's driver-adapter error", () => {

@@ -4,7 +4,7 @@ import type { Prisma } from '@cowrie/db';
 
 /**
  * Runs a rail call that opens an account and turns its failure into the
- * interface's answer: a rail that fails while opening is 503 provider_error
+ * API's answer (docs/reference/errors.md): a rail that fails while opening is 503 provider_error
  * (the client retries shortly); an input the rail cannot take is the client's 400.
  */
 export function callRail<T>(fn: () => Promise<T>): Promise<T> {

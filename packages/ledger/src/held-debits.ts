@@ -312,8 +312,8 @@ async function openOneHeldDebit(sql: SqlPool, request: OpenRequest): Promise<Ope
  * running total still fits what is available are held together, one update of
  * the wallet, one `processing` row and `hold` entry each. A payout whose key
  * is already taken, whose wallet is missing, or that does not fit is left out
- * (no row): openHeldDebit sends it down the one-debit path, which gives the
- * interface's answer for it. A duplicate key racing in from elsewhere fails
+ * (no row): openHeldDebit sends it down the one-debit path, which gives it
+ * the answer a payout opened alone would get. A duplicate key racing in from elsewhere fails
  * the whole statement (23505), and then every payout of the batch takes that
  * path too, as it does on any other error. The rule of the one-debit path holds: never more held than the
  * balance, checked again by the update's guard under the lock.

@@ -28,8 +28,15 @@ interface Service {
   volumes?: string[];
   ports?: string[];
   profiles?: string[];
+  secrets?: string[];
 }
-const compose = (file: string) => parse(read(file), { merge: true }) as { name: string; services: Record<string, Service>; volumes: Record<string, unknown> };
+const compose = (file: string) =>
+  parse(read(file), { merge: true }) as {
+    name: string;
+    services: Record<string, Service>;
+    volumes: Record<string, unknown>;
+    secrets?: Record<string, { environment?: string }>;
+  };
 const PRODUCTION = compose('docker-compose.yml');
 const SANDBOX = compose('docker-compose.sandbox.yml');
 const SERVICES = ['gateway', 'payout-worker', 'verification-dispatcher', 'webhook-sender'];
@@ -241,6 +248,33 @@ describe('docker-compose.yml', () => {
     // .env.example holds no secret value.
     expect(read('.env.example')).toMatch(/^JWT_SECRET=$/m);
     expect(read('.env.example')).toMatch(/^ENCRYPTION_KEY=$/m);
+  });
+
+  test('its monitoring profile reads the variables docs/docker.md lists for it, with the defaults it gives', () => {
+    const rows = docTable('monitoring variable');
+    const text = read('docker-compose.yml');
+    // The profile's variables: what its services read, the secrets they mount, and the services' own METRICS_* and
+    // OTEL_* (what the profile scrapes and where spans go).
+    const profile = Object.values(PRODUCTION.services).filter((s) => s.profiles?.includes('monitoring'));
+    const variables = new Set<string>();
+    for (const service of profile) {
+      for (const value of Object.values(service.environment ?? {})) for (const m of String(value).matchAll(/\$\{([A-Z_0-9]+)/g)) variables.add(m[1]!);
+      for (const secret of service.secrets ?? []) variables.add(PRODUCTION.secrets![secret]!.environment!);
+    }
+    for (const name of SERVICES)
+      for (const variable of Object.keys(PRODUCTION.services[name]!.environment!)) if (/^(METRICS|OTEL)_/.test(variable)) variables.add(variable);
+    expect(variables).toContain('GRAFANA_ADMIN_PASSWORD');
+    expect(variables).toContain('METRICS_TOKEN');
+    expect(rows.map((r) => unquote(r[0]!)).sort()).toEqual([...variables].sort());
+    for (const [cell, productionText] of rows) {
+      const variable = unquote(cell!);
+      // Every place compose reads it gives the default the table says ("no default": empty).
+      const fallbacks = [...text.matchAll(new RegExp(`\\$\\{${variable}(?::-([^}]*))?\\}`, 'g'))].map((m) => m[1] ?? '');
+      expect({ variable, read: fallbacks.length > 0 }).toEqual({ variable, read: true });
+      expect(productionText).toMatch(/^from `\.env`, (default `[^`]+`|no default)/);
+      const documented = /default `([^`]+)`/.exec(productionText!)?.[1] ?? '';
+      for (const fallback of fallbacks) expect({ variable, fallback }).toEqual({ variable, fallback: documented });
+    }
   });
 
   test('is refused by compose without JWT_SECRET or ENCRYPTION_KEY', () => {

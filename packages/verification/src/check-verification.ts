@@ -216,8 +216,8 @@ async function findRow(sql: SqlQueryable, workspaceId: number, reference: string
 }
 
 /**
- * Checks a code against a verification, following every row of the
- * interface's check table. Each state change is one conditional UPDATE
+ * Checks a code against a verification, following every row of the API's
+ * check table (docs/verify-contacts.md: Check). Each state change is one conditional UPDATE
  * (`status = 'pending' AND attempts < maxAttempts AND expiresAt > now`) that
  * counts the attempt and decides the outcome at once, so concurrent checks
  * serialise on the row: two wrong guesses cannot both be the last one, and a

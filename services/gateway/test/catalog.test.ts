@@ -1,5 +1,6 @@
-// Risk: channel availability or the capability map drifting from the
-// interface's shipped defaults, or an operator override not taking effect.
+// Risk: channel availability or the capability map drifting from the defaults
+// the catalog ships (docs/accept-deposits.md: card and open_banking
+// coming_soon), or an operator override not taking effect.
 import { createWorkspaceWithKey } from '@cowrie/testing';
 import { call, startTestGateway } from './start-test-gateway';
 

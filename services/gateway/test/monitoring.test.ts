@@ -1,6 +1,6 @@
 // Risk: the compose `monitoring` profile watching nothing: a dashboard panel or
 // alert rule on a metric no service exports (renamed, or never made), a
-// service Prometheus does not scrape, an alert the issue asks for missing, or
+// service Prometheus does not scrape, an alert an operator pages on missing, or
 // the profile's services starting with a plain `docker compose up`. (No Docker
 // engine here: the files are read and checked against the metrics registry;
 // dclint checks the compose file in deployment.test.ts.)
@@ -69,6 +69,8 @@ test('the dashboard has the panels an operator needs, and the rules the alerts t
     'CowrieServiceDown',
     'CowriePostgresDown',
     'CowrieRedisDown',
+    'CowrieLedgerAuditViolations',
+    'CowrieLedgerAuditorFailing',
   ]) {
     expect(names).toContain(alert);
   }

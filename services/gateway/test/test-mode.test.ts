@@ -129,7 +129,7 @@ test('a verification of one mode is not_found to the other; test codes go to the
   const read = await get(`/v1/verifications/${reference}`, liveKey);
   expect(read.status).toBe(404);
   expect(read.body.error.code).toBe('not_found');
-  // A check answers its outcome (interface): for another mode's reference, not_found, and the row is untouched.
+  // A check answers its outcome (docs/verify-contacts.md: Check): for another mode's reference, not_found, and the row is untouched.
   const check = await post(`/v1/verifications/${reference}/check`, liveKey, { code: '000000' });
   expect(check.body.data).toEqual({ status: 'failed', reason: 'not_found' });
   expect((await get(`/v1/verifications/${reference}`, testKey)).body.data).toMatchObject({ status: 'pending', attempts: 0 });

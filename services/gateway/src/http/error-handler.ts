@@ -63,7 +63,7 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, next) => {
   }
   if (isDependencyUnavailable(err)) {
     // Postgres or Redis was lost for a moment (a failover, a restart): the
-    // interface's 503 provider_error, which a client retries, not a 500.
+    // API's 503 provider_error (docs/conventions.md), which a client retries, not a 500.
     req.log?.warn({ err }, 'a dependency was unavailable; answered 503');
     res.set('Retry-After', '1');
     res
