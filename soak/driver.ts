@@ -49,7 +49,7 @@ export interface AnswerLog {
 
 /** Statuses the API allows: any 2xx and 4xx; a 5xx only as provider_error (502, 503, 504). */
 type Body = {
-  error?: { code?: string };
+  error?: { code?: string; details?: { reason?: string } };
   data?: { reference?: string; id?: number; account?: { account_number?: string }; ok?: boolean; delivery_id?: number };
 } | null;
 
@@ -255,15 +255,14 @@ export function startDriver(opts: {
     const roll = rng.next();
     const session = business.session;
     if ((roll < 0.3 && business.churnEndpoints.length < 6) || business.churnEndpoints.length === 0) {
-      const res = await call(
-        'endpoint create',
-        business,
-        'POST',
-        '/webhook-endpoints',
-        { url: `${opts.churnReceiverUrl}/hook`, events: rng.pick(CHURN_EVENT_SETS) },
-        {},
-        session,
-      );
+      const endpoint = { url: `${opts.churnReceiverUrl}/hook`, events: rng.pick(CHURN_EVENT_SETS) };
+      const create = () => call('endpoint create', business, 'POST', '/webhook-endpoints', endpoint, {}, session);
+      let res = await create();
+      // A new endpoint is a guarded change: past STEP_UP_SECONDS since the sign-in, the user steps up with the password, as the dashboard asks.
+      if (res?.status === 403 && res.body?.error?.details?.reason === 'step_up_required') {
+        await call('step-up', business, 'POST', '/auth/step-up', { password: business.user.password }, {}, session);
+        res = await create();
+      }
       if (res?.status === 201 && res.body?.data?.id) business.churnEndpoints.push(res.body.data.id);
     } else if (roll < 0.55) {
       const id = rng.pick(business.churnEndpoints);

@@ -6,7 +6,7 @@ export type StepUpWith = 'code' | 'password';
 
 /**
  * The step-up prompt: a guarded change (a payout, an API key, an invitation, a
- * webhook URL or secret) was refused because the session has not proved its
+ * webhook endpoint, URL or secret) was refused because the session has not proved its
  * user recently (403 step_up_required). The user enters a code or their
  * password (POST /auth/step-up); the change is then sent again as it was.
  * Escape or Cancel leaves it undone.

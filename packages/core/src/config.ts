@@ -219,7 +219,7 @@ const ZConfigFields = z
     AUTH_LOGIN_GLOBAL_FAILURE_LIMIT: positiveInt(1000),
     // owners and admins without a second factor may sign in only to enrol one: `true` by default in production, `false` elsewhere
     REQUIRE_MFA_FOR_ADMINS: z.enum(['true', 'false']).optional(),
-    // how long a sign-in or a step-up (a code, or the password of a user without a second factor) lets a session move money, make keys, invite or change webhook URLs
+    // how long a sign-in or a step-up (a code, or the password of a user without a second factor) lets a session move money, make keys, invite, or add webhook endpoints or change their URLs
     STEP_UP_SECONDS: positiveInt(300),
     // the dashboard's public address, as its users reach it (https://pay.example.com/dashboard): the base of the links in password reset and invitation emails; outside production http://localhost:PORT/dashboard by default
     DASHBOARD_URL: z.string().url().optional(),

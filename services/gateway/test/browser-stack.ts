@@ -10,11 +10,12 @@ import { VIEWPORTS, launchChromium, watchPageProblems } from './browser';
  * What a dashboard browser test runs against: a gateway on a fresh database
  * with the webhook and payout workers, a local webhook receiver, a workspace
  * (its API key, a funded NGN wallet, a dashboard user) and one page of
- * headless Chromium at laptop width that may use the clipboard. `problems`
+ * headless Chromium at laptop width that may use the clipboard (`env`: the
+ * gateway's and workers' configuration beyond the test defaults). `problems`
  * collects what the page did wrong (a CSP refusal shows there).
  */
-export async function startBrowserStack(opts: { workspace: string; fundNgn: string }) {
-  const [gw, browser, receiver] = await Promise.all([startTestGateway({ WEBHOOK_TIMEOUT_MS: '2000' }), launchChromium(), startHttpReceiver()]);
+export async function startBrowserStack(opts: { workspace: string; fundNgn: string; env?: Record<string, string> }) {
+  const [gw, browser, receiver] = await Promise.all([startTestGateway({ WEBHOOK_TIMEOUT_MS: '2000', ...opts.env }), launchChromium(), startHttpReceiver()]);
   const worker = await startWebhookWorker(gw.env.config, gw.env.logger);
   const payouts = await startPayoutWorker(gw.env.config, gw.env.logger);
   const { workspace, key } = await createWorkspaceWithKey(gw.env.db, { name: opts.workspace });

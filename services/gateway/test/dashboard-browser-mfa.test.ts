@@ -2,15 +2,18 @@
 // a real browser: a QR code fetched from somewhere else (the secret leaving
 // the page), recovery codes not shown or shown again, a sign-in that skips the
 // code, a guarded change refused with no way to confirm, sent twice after the
-// step-up (a second key), or done although the user cancelled. Headless
+// step-up (a second key), or done although the user cancelled; a QR code that
+// does not hold the API's otpauth URL; an Audit page that leaves out the second
+// factor's enrolment, the sign-in with a code or a recovery code's use. Headless
 // Chromium against a gateway on a fresh database; screenshots go to
 // test-artifacts/dashboard/.
 import type { Browser, Page } from 'playwright-core';
 import { generateSync } from 'otplib';
+import { create as createQr } from 'qrcode';
 import { createUserFor, createWorkspaceWithKey, rememberSecret } from '@cowrie/testing';
 import { sessionSignedInAgo, startTestGateway } from './start-test-gateway';
 import { newDashboardPage } from './browser-stack';
-import { expectCount, launchChromium, screenshotBothWidths, signInThroughForm, watchPageProblems } from './browser';
+import { expectCount, expectText, launchChromium, screenshotBothWidths, signInThroughForm, watchPageProblems } from './browser';
 
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
 let browser: Browser;
@@ -38,6 +41,19 @@ afterAll(async () => {
   await browser?.close();
   await gw?.close();
 });
+
+/** The dark modules of the dashboard's QR drawing ("M<x> <y>h1v1h-1z" per module, after the 4-module quiet zone), as "row,col". */
+function darkModules(d: string): string[] {
+  return [...d.matchAll(/M(\d+) (\d+)h1v1h-1z/g)].map(([, x, y]) => `${Number(y) - 4},${Number(x) - 4}`).sort();
+}
+
+/** The dark modules of `text`'s QR code as the qrcode package makes it (error correction M, what authenticator apps scan). */
+function qrModulesOf(text: string): string[] {
+  const { size, data } = createQr(text, { errorCorrectionLevel: 'M' }).modules;
+  const dark: string[] = [];
+  for (let row = 0; row < size; row++) for (let col = 0; col < size; col++) if (data[row * size + col]) dark.push(`${row},${col}`);
+  return dark.sort();
+}
 
 const totp = (steps = 0) => generateSync({ secret, epoch: Math.floor(Date.now() / 1000) + steps * 30 });
 
@@ -92,13 +108,20 @@ test(
   async () => {
     await page.getByRole('link', { name: 'Security' }).click();
     await page.getByRole('heading', { level: 1, name: 'Security' }).waitFor();
-    await page.getByRole('button', { name: 'Set up an authenticator app' }).click();
+    const [enrolment] = await Promise.all([
+      page.waitForResponse((res) => new URL(res.url()).pathname === '/auth/mfa/totp' && res.request().method() === 'POST'),
+      page.getByRole('button', { name: 'Set up an authenticator app' }).click(),
+    ]);
+    const otpauthUrl = ((await enrolment.json()) as { data: { otpauth_url: string } }).data.otpauth_url;
+    rememberSecret(otpauthUrl);
     const qr = page.getByRole('img', { name: 'QR code of the two-step sign-in secret for Cowrie' });
     await qr.waitFor();
-    expect((await qr.locator('path').getAttribute('d'))?.length).toBeGreaterThan(500);
     secret = (await page.locator('.secret-key').innerText()).replace(/\s+/g, '');
     rememberSecret(secret);
     expect(secret).toMatch(/^[A-Z2-7]{32}$/);
+    expect(new URL(otpauthUrl).searchParams.get('secret')).toBe(secret);
+    // The drawing holds the API's otpauth_url: its dark modules are those of that URL's QR code, module for module.
+    expect(darkModules((await qr.locator('path').getAttribute('d'))!)).toEqual(qrModulesOf(otpauthUrl));
     await screenshotBothWidths(page, 'mfa-enrol');
     await page.getByLabel('The 6-digit code the app shows').fill('000000' === totp() ? '111111' : '000000');
     await page.getByRole('button', { name: 'Turn on' }).click();
@@ -192,6 +215,29 @@ test(
     } finally {
       await strict.close();
     }
+  },
+  FLOW_TIMEOUT_MS,
+);
+
+test(
+  "the Audit page shows the second factor turned on, the sign-in with a code after it, and the recovery code's use",
+  async () => {
+    await page.getByRole('link', { name: 'Audit' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Audit trail' }).waitFor();
+    const rows = page.getByRole('table', { name: 'Audit trail' }).locator('tbody tr');
+    await rows.first().waitFor();
+    // Newest first: the recovery code (the step-up), the sign-in with a code (the one after the enrolment), the enrolment, the first sign-in (the password alone).
+    const actions = (await rows.locator('td[data-label="Action"]').allInnerTexts()).map((a) => a.trim());
+    expect(actions.filter((a) => ['user.recovery_code_used', 'user.signed_in', 'user.mfa_enrolled'].includes(a))).toEqual([
+      'user.recovery_code_used',
+      'user.signed_in',
+      'user.mfa_enrolled',
+      'user.signed_in',
+    ]);
+    await expectText(rows.filter({ hasText: 'user.mfa_enrolled' }), 'method: totp');
+    await expectText(rows.filter({ hasText: 'user.recovery_code_used' }), 'remaining: 9');
+    for (const action of ['user.recovery_code_used', 'user.mfa_enrolled']) await expectText(rows.filter({ hasText: action }), owner.email);
+    await screenshotBothWidths(page, 'audit-second-factor');
   },
   FLOW_TIMEOUT_MS,
 );

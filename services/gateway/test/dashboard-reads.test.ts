@@ -1,5 +1,6 @@
 // Risk: the dashboard's session reads of balances and the ledger showing one
-// workspace another's money, or live data in test mode; and the dashboard's
+// workspace another's money, or live data in test mode (the payout rails' breakers
+// included); and the dashboard's
 // page served without its Content-Security-Policy, or client routes that 404.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -48,6 +49,19 @@ test("a session reads its own workspace's balances and transactions, never anoth
   const test = { 'Cowrie-Mode': 'test' };
   expect(ngn((await call(stack.url, 'GET', '/balances', { token: a.token, headers: test })).body.data)).toBe('0.000000');
   expect((await call(stack.url, 'GET', '/transactions', { token: a.token, headers: test })).body.data).toEqual([]);
+});
+
+test("the payout rails' breakers: one live rail (nothing to fail over to) is closed, test mode's is the sandbox; any member reads them, an API key cannot", async () => {
+  const a = await signInNewWorkspace(stack, 'Workspace Rails');
+  const rails = await call(stack.url, 'GET', '/payout-rails', { token: a.token });
+  expect(rails.status).toBe(200);
+  expect(rails.body.data).toEqual([{ rail: 'sandbox', state: 'closed', failures: 0, open_until: null }]);
+  const testSide = await call(stack.url, 'GET', '/payout-rails', { token: a.token, headers: { 'Cowrie-Mode': 'test' } });
+  expect(testSide.body.data).toEqual([{ rail: 'sandbox', state: 'closed', failures: 0, open_until: null }]);
+  await stack.env.db.dashboardUser.updateMany({ where: { workspaceId: a.workspaceId }, data: { role: 'member' } });
+  expect((await call(stack.url, 'GET', '/payout-rails', { token: a.token })).status).toBe(200);
+  expect((await call(stack.url, 'GET', '/payout-rails', { token: a.apiKey })).status).toBe(401);
+  expect((await call(stack.url, 'GET', '/v1/payout-rails', { token: a.apiKey })).status).toBe(404);
 });
 
 test('the reads need a session: an API key or no token is 401, a bad filter 400', async () => {

@@ -305,6 +305,7 @@ test("the session's payouts, bank lookup and beneficiaries answer as documented"
   await steppedUp();
   await fund(gw.env.db, workspaceId, 'NGN', '1000');
   const bankCode = (await api('GET', '/banks', { token: session })).body.data[0].bankCode;
+  expect((await api('GET', '/payout-rails', { token: session })).status).toBe(200);
   const resolved = await api('POST', '/banks/resolve', { token: session, body: { account_number: '0123456789', bank_code: bankCode } });
   const transfer = { currency: 'NGN', amount: '15', account_number: '0123456789', bank_code: bankCode, account_name: resolved.body.data.accountName };
   expect((await api('POST', '/transfers', { token: session, body: transfer, headers: { 'Idempotency-Key': 'contract-session-1' } })).status).toBe(201);

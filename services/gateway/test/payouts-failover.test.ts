@@ -10,10 +10,10 @@ import { findWallet } from '@cowrie/ledger';
 import { createMetrics, parseMetrics, sampleValue } from '@cowrie/metrics';
 import { transactionWithEvents } from '@cowrie/payouts';
 import { startPayoutWorker } from '@cowrie/payout-worker';
-import { createWorkspaceWithKey, waitFor } from '@cowrie/testing';
+import { createUserFor, createWorkspaceWithKey, waitFor } from '@cowrie/testing';
 import { startPaystackStandIn, type PaystackStandIn } from '@cowrie/paystack/testing';
 import { flutterwaveTransferEvent, startFlutterwaveStandIn, type FlutterwaveStandIn } from '@cowrie/rails/testing';
-import { call } from './start-test-gateway';
+import { call, sessionSignedInAgo } from './start-test-gateway';
 import { fund, startPayoutStack } from './payout-stack';
 
 let paystack: PaystackStandIn;
@@ -224,6 +224,13 @@ test('a rail that refused is passed over while it cools down (no call at all), t
   expect(health.body.data.payout_rails).toEqual([
     { rail: 'paystack', state: 'open', failures: 1, open_until: expect.any(String) },
     { rail: 'flutterwave', state: 'closed', failures: 0, open_until: null },
+  ]);
+  // ... and so does the dashboard's read of them (the session's live side; its test side pays on the sandbox alone).
+  const user = await createUserFor(stack.env.db, ws.id);
+  const token = await sessionSignedInAgo(stack, user, 0);
+  expect((await call(stack.url, 'GET', '/payout-rails', { token })).body.data).toEqual(health.body.data.payout_rails);
+  expect((await call(stack.url, 'GET', '/payout-rails', { token, headers: { 'Cowrie-Mode': 'test' } })).body.data).toEqual([
+    { rail: 'sandbox', state: 'closed', failures: 0, open_until: null },
   ]);
   // ... and so do the payout worker's metrics.
   const metrics = createMetrics({ service: 'payout-worker', processMetrics: false });

@@ -2,7 +2,7 @@
 // keys long after its user last proved who they are: a guarded change
 // (transfer, withdrawal, payout request approval, approval thresholds, API key
 // create and roll, invitation, owner reset of a
-// second factor, webhook URL change and secret roll) accepted from a session
+// second factor, webhook endpoint creation, URL change and secret roll) accepted from a session
 // that neither signed in nor stepped up within STEP_UP_SECONDS, an
 // Idempotency-Key replay handing such a session what a fresh one made, a 403
 // stored as the key's answer (so the repeat after the step-up fails too), a
@@ -70,6 +70,7 @@ test('each guarded change refuses a session signed in more than STEP_UP_SECONDS 
     { name: 'API key create', method: 'POST', path: '/api-keys', body: { name: 'new', scopes: ['read'] }, ok: 201 },
     { name: 'API key roll', method: 'POST', path: `/api-keys/${key.body.data.id}/roll`, body: { grace_seconds: 0 }, ok: 201 },
     { name: 'invitation', method: 'POST', path: '/users', body: { email: `invited-${emails}@example.com`, role: 'member' }, ok: 201 },
+    { name: 'webhook endpoint create', method: 'POST', path: '/webhook-endpoints', body: { url: 'http://127.0.0.1:9/new' }, ok: 201 },
     { name: 'webhook URL change', method: 'PUT', path: `/webhook-endpoints/${endpoint.body.data.id}`, body: { url: 'http://127.0.0.1:9/other' }, ok: 200 },
     { name: 'webhook secret roll', method: 'POST', path: `/webhook-endpoints/${endpoint.body.data.id}/roll-secret`, body: { grace_seconds: 60 }, ok: 201 },
     { name: 'second factor reset', method: 'DELETE', path: `/users/${member.id}/mfa`, ok: 200 },
@@ -206,6 +207,7 @@ test('the API document marks exactly the guarded routes, and says how to step up
       'POST /users',
       'PUT /users/{id}/role',
       'DELETE /users/{id}/mfa',
+      'POST /webhook-endpoints',
       'PUT /webhook-endpoints/{id} (when the body has a url)',
       'POST /webhook-endpoints/{id}/roll-secret',
       'POST /payout-requests/{id}/approve',

@@ -1,6 +1,7 @@
 import { Link } from 'wouter';
 import { useApiQuery } from '../queries';
-import { Amount, PageHeader, QueryResult, Table } from '../ui';
+import type { Schemas } from '../api';
+import { Amount, PageHeader, QueryResult, Table, Time } from '../ui';
 import { TransactionRow } from './Transactions';
 
 function Balances() {
@@ -56,6 +57,45 @@ function RecentActivity() {
   );
 }
 
+const RAIL_NAMES: Record<string, string> = { sandbox: 'Sandbox', paystack: 'Paystack', flutterwave: 'Flutterwave' };
+const BREAKER: Record<Schemas['PayoutRailState']['state'], string> = {
+  closed: 'Closed: in use',
+  open: 'Open: passed over',
+  half_open: 'Half-open: one probe payout may try it',
+};
+
+/** Each payout rail and its breaker: a rail that failed on its own is passed over until its cool-down ends, then one payout probes it. */
+function PayoutRails() {
+  const rails = useApiQuery('/payout-rails');
+  return (
+    <QueryResult query={rails} loading="Loading payout rails…" failed="The payout rails could not be loaded">
+      {(data) => (
+        <>
+          <Table columns={['Rail', 'Breaker', 'Failures in a row', 'Passed over until']} caption="Payout rails in order of preference, and their breakers">
+            {data.map((r) => (
+              <tr key={r.rail}>
+                <th scope="row" data-label="Rail">
+                  {RAIL_NAMES[r.rail] ?? r.rail}
+                </th>
+                <td data-label="Breaker">
+                  <span className={`badge badge-breaker-${r.state}`}>{BREAKER[r.state]}</span>
+                </td>
+                <td data-label="Failures in a row">{r.failures}</td>
+                <td data-label="Passed over until">{r.state === 'open' ? <Time value={r.open_until} /> : <span className="muted">—</span>}</td>
+              </tr>
+            ))}
+          </Table>
+          <p className="hint">
+            {data.length > 1
+              ? 'A payout goes to the first rail whose breaker lets it through, and moves to the next only when a rail certainly did not take it.'
+              : 'One payout rail: there is nothing to fail over to.'}
+          </p>
+        </>
+      )}
+    </QueryResult>
+  );
+}
+
 export function Home() {
   return (
     <>
@@ -63,6 +103,10 @@ export function Home() {
       <section aria-labelledby="balances-title">
         <h2 id="balances-title">Balances</h2>
         <Balances />
+      </section>
+      <section aria-labelledby="rails-title">
+        <h2 id="rails-title">Payout rails</h2>
+        <PayoutRails />
       </section>
       <section aria-labelledby="activity-title">
         <div className="section-head">

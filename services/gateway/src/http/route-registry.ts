@@ -24,7 +24,7 @@ export type RouteAuth =
    * `beforePasswordChange`: answers before a one-time password is changed.
    * `beforeMfaEnrolment`: answers to an owner or admin who must first turn on
    * a second factor (REQUIRE_MFA_FOR_ADMINS).
-   * `stepUp`: a guarded change (money, keys, the team, webhook URLs and
+   * `stepUp`: a guarded change (money, keys, the team, new webhook endpoints, their URLs and
    * secrets): the session must have signed in or stepped up within
    * STEP_UP_SECONDS (POST /auth/step-up), else 403 step_up_required.
    */

@@ -146,7 +146,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
     "What a test key (`ck_test_`) can make happen on the test side's sandbox rails: a payer's transfer, the code a phone would get, the bank returning a payout, an event. Each goes through the path the real thing takes, so its credits, events and webhooks are the real ones. To a live key these routes do not exist (404 not_found).",
   Dashboard:
     'Dashboard users sign in for a session token (with a second factor on, in two steps: the password, then a code); the dashboard routes take it. ' +
-    'Guarded changes (payouts, API keys, invitations, webhook URLs and secrets) also need a sign-in or a step-up within STEP_UP_SECONDS.',
+    'Guarded changes (payouts, API keys, invitations, new webhook endpoints, webhook URLs and secrets) also need a sign-in or a step-up within STEP_UP_SECONDS.',
   'Webhooks (dashboard)': 'Webhook endpoints and the delivery log, with a dashboard session.',
   'Balances and ledger (dashboard)': "The signed-in workspace's balances and ledger, with a dashboard session: the reads of /v1/balances and /v1/transactions.",
   'Payouts (dashboard)':

@@ -8,6 +8,7 @@ import { recordAuditAfter } from '../http/audit';
 import { named } from '../openapi/schemas';
 import { payoutSpecs, type createPayoutHandlers } from './payouts';
 import { ZPayoutRequest, registerPayoutRequestRoutes } from './payout-requests';
+import { ZPayoutRailState, payoutRailStates } from './health';
 
 const ZBeneficiaryParams = z.object({ id: z.string().meta({ description: 'Beneficiary id' }) });
 const beneficiaryNotFound = () => new AppError('not_found', 'Beneficiary not found');
@@ -165,6 +166,27 @@ export function registerDashboardPayoutRoutes(app: RouteMount, deps: GatewayDeps
     },
     async ({ params }, req, res) => {
       sendData(req, res, 200, await removeBeneficiary(deps.db, sessionOf(req).workspaceId, parsePathId(params.id, beneficiaryNotFound)));
+    },
+  );
+  // The breakers /readyz shows, for the session's mode (test mode pays on the sandbox alone).
+  const readRails = payoutRailStates(deps);
+  app.route(
+    {
+      method: 'get',
+      path: '/payout-rails',
+      operationId: 'listPayoutRails',
+      summary: "Each payout rail of the session's mode and its breaker",
+      description:
+        'The live payout rails (PAYOUT_RAILS) in their order of preference, each with its circuit breaker: a rail that failed on its own is passed over (open) until its cool-down ends, then one probe payout tries it (half_open), and its success closes it again. ' +
+        'With one rail there is nothing to fail over to and its breaker stays closed; in test mode the one rail is the sandbox.',
+      tag,
+      auth,
+      responses: { 200: { description: 'One row per rail, in order of preference', data: z.array(ZPayoutRailState) } },
+    },
+    async (_input, req, res) => {
+      const closed = (rail: string) => ({ rail, state: 'closed' as const, failures: 0, open_until: null });
+      if (sessionOf(req).mode === 'test') return sendData(req, res, 200, [closed('sandbox')]);
+      sendData(req, res, 200, (await readRails()) ?? deps.config.PAYOUT_RAILS.map(closed));
     },
   );
 }

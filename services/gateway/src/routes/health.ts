@@ -76,19 +76,24 @@ const ZRailsByMode = z
   .object({ live: ZRails, test: ZRails })
   .meta({ description: 'The rail or code provider each kind of work uses in each mode (test mode: always the sandbox)' });
 const ZHealth = named('Health', z.object({ status: z.literal('ok') }));
-const ZPayoutRailHealth = z
-  .array(
-    z.object({
-      rail: z.string(),
-      state: z.enum(['closed', 'open', 'half_open']),
-      failures: z.number().int(),
-      open_until: z.string().nullable(),
-    }),
-  )
-  .meta({
+/** One payout rail's breaker, as /readyz and GET /payout-rails show it. */
+const payoutRailStateShape = {
+  rail: z.string(),
+  state: z.enum(['closed', 'open', 'half_open']),
+  failures: z.number().int(),
+  open_until: z.string().nullable(),
+};
+export const ZPayoutRailState = named(
+  'PayoutRailState',
+  z.object(payoutRailStateShape).meta({
     description:
-      "With several payout rails (PAYOUT_RAILS), each one's breaker: closed (used), open (passed over until open_until after failing on its own), half_open (one probe payout may try it)",
-  });
+      "A payout rail's breaker: closed (used), open (passed over until open_until after failing on its own `failures` times in a row), half_open (its cool-down is over: one probe payout may try it)",
+  }),
+);
+const ZPayoutRailHealth = z.array(z.object(payoutRailStateShape)).meta({
+  description:
+    "With several payout rails (PAYOUT_RAILS), each one's breaker: closed (used), open (passed over until open_until after failing on its own), half_open (one probe payout may try it)",
+});
 const ZReadiness = named(
   'Readiness',
   z.object({ status: z.literal('ready'), checks: ZChecks, rails: ZRailsByMode, payout_rails: ZPayoutRailHealth.optional() }),
@@ -99,18 +104,28 @@ export interface HealthOptions {
   stopping?: () => boolean;
 }
 
-export function registerHealthRoutes(app: RouteMount, deps: GatewayDeps, options: HealthOptions = {}) {
+/**
+ * A reader of the live payout rails' breakers (PAYOUT_RAILS, in order of
+ * preference) as the API shows them; null with a single rail, which has no
+ * breaker (there is nothing to fail over to).
+ */
+export function payoutRailStates(deps: Pick<GatewayDeps, 'config' | 'redis'>) {
   const { PAYOUT_RAILS, REDIS_KEY_PREFIX, PAYOUT_RAIL_COOLDOWN_MS, PAYOUT_RAIL_MAX_COOLDOWN_MS } = deps.config;
   const railHealth =
     PAYOUT_RAILS.length > 1
       ? createRailHealth({ redis: deps.redis, keyPrefix: REDIS_KEY_PREFIX, cooldownMs: PAYOUT_RAIL_COOLDOWN_MS, maxCooldownMs: PAYOUT_RAIL_MAX_COOLDOWN_MS })
       : null;
-  // A rail's breaker is information, never a reason to be unready: another rail pays meanwhile.
-  const payoutRails = async () => {
-    if (!railHealth) return undefined;
-    const states = await withTimeout(railHealth.states(PAYOUT_RAILS), 2000).catch(() => null);
-    return states?.map((s) => ({ rail: s.rail, state: s.state, failures: s.failures, open_until: s.openUntil }));
+  return async () => {
+    if (!railHealth) return null;
+    const states = await railHealth.states(PAYOUT_RAILS);
+    return states.map((s) => ({ rail: s.rail, state: s.state, failures: s.failures, open_until: s.openUntil }));
   };
+}
+
+export function registerHealthRoutes(app: RouteMount, deps: GatewayDeps, options: HealthOptions = {}) {
+  const readRails = payoutRailStates(deps);
+  // A rail's breaker is information, never a reason to be unready: another rail pays meanwhile.
+  const payoutRails = async () => (await withTimeout(readRails(), 2000).catch(() => null)) ?? undefined;
   app.route(
     {
       method: 'get',

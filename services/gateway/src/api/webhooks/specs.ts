@@ -42,9 +42,10 @@ export const webhookSpecs = {
     operationId: 'createWebhookEndpoint',
     summary: 'Create a webhook endpoint',
     description:
-      'The secret is returned once, in both forms: `secret` (64 hex, for X-Cowrie-Signature) and `standard_webhooks_secret` (`whsec_…`, the same key, for webhook-signature). Loopback, private and metadata addresses are refused.',
+      'The secret is returned once, in both forms: `secret` (64 hex, for X-Cowrie-Signature) and `standard_webhooks_secret` (`whsec_…`, the same key, for webhook-signature). Loopback, private and metadata addresses are refused. ' +
+      'A guarded change (step-up), like a new `url`: a new endpoint receives the payout events.',
     tag,
-    auth,
+    auth: { kind: 'session', stepUp: true },
     responseHoldsSecret: true,
     request: { body: ZCreateWebhookEndpointRequest },
     responses: { 201: { description: 'The endpoint, with its secret', data: ZCreatedWebhookEndpoint } },
