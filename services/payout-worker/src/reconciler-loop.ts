@@ -1,7 +1,14 @@
 import type { Queue } from 'bullmq';
 import type { Logger, Config } from '@cowrie/core';
 import type { SqlPool } from '@cowrie/db';
-import { checkDuePayouts, checkDueReversals, checkEarlierAttempts, oldestProcessingPayoutAgeSeconds, reconcilePayoutsExclusively, receivePayoutNotification } from '@cowrie/payouts';
+import {
+  checkDuePayouts,
+  checkDueReversals,
+  checkEarlierAttempts,
+  oldestProcessingPayoutAgeSeconds,
+  reconcilePayoutsExclusively,
+  receivePayoutNotification,
+} from '@cowrie/payouts';
 import type { CowrieMetrics } from '@cowrie/metrics';
 import { sendDueSandboxReversals, type ModeRails } from '@cowrie/rails';
 import { startPollingLoop, type PollingLoop } from '@cowrie/service-kit';
