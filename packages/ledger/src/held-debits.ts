@@ -4,6 +4,7 @@ import {
   batchPerTurnFor,
   columnList,
   defineStatement,
+  firstsThenRepeats,
   isSqlStatementRefused,
   isUniqueViolation,
   orNullColumns,
@@ -421,6 +422,12 @@ export interface DebitClose {
   providerReference: string | null;
   /** Recorded as the counterparty's name when the row had none. */
   accountName: string | null;
+  /**
+   * The rail whose answer this close is (the row's `provider` when it was
+   * read): the close changes nothing once the debit has moved to another rail,
+   * so a late answer from a rail it left never settles or releases it.
+   */
+  provider: string;
   /** The outbox event committed with the close (`transfer.completed`, `transfer.failed`). */
   event: EmittedEvent<'transfer.completed' | 'transfer.failed'>;
   /** The row's `updatedAt`, as the caller rendered it into the event's payload. */
@@ -429,8 +436,9 @@ export interface DebitClose {
 
 /**
  * Debits' ends as one statement, committed on its own, for every close of the
- * same turn of the event loop. Per debit: the row leaves `processing` (the
- * gate: a racing close waits for the row's lock, then finds it final and
+ * same turn of the event loop. Per debit: the row leaves `processing` while
+ * it is still on the rail that answered (the gate: a racing close or move
+ * waits for the row's lock, then finds it final or on another rail and
  * changes nothing), its outbox event, and its hold's close: a `settle` entry
  * (balance and pending drop) when completed, a `release` entry (available
  * rises again) when failed. The wallets are locked last, in id order, and
@@ -447,6 +455,7 @@ const CLOSE_HELD_DEBITS = defineStatement({
       metadata: sqlParam.json,
       providerReference: sqlParam.text.orNull,
       accountName: sqlParam.text.orNull,
+      provider: sqlParam.text,
       event: sqlParam.text,
       payload: sqlParam.json,
       at: sqlParam.timestamp,
@@ -460,7 +469,7 @@ const CLOSE_HELD_DEBITS = defineStatement({
     UPDATE "LedgerTransaction" t SET "status" = i."status", "metadata" = i."metadata", "providerReference" = COALESCE(i."providerReference", t."providerReference"),
       "counterpartyName" = COALESCE(t."counterpartyName", i."accountName"), "updatedAt" = i."at"
     FROM input i
-    WHERE t."id" = i."id" AND t."status" = 'processing' AND t."type" = 'debit'
+    WHERE t."id" = i."id" AND t."status" = 'processing' AND t."type" = 'debit' AND t."provider" = i."provider"
     RETURNING t."id", t."workspaceId"
   ), event AS (
     INSERT INTO "OutboxEvent" ("workspaceId", "event", "payload", "createdAt")
@@ -484,18 +493,16 @@ const CLOSE_HELD_DEBITS = defineStatement({
   result: { id: ledgerTransactionColumns.id },
 });
 
-async function closeTogether(sql: SqlQueryable, closes: readonly DebitClose[]): Promise<boolean[]> {
-  // One debit at most once per statement: a second close of the same row in
-  // the batch loses, as it would a moment later.
-  const seen = new Set<number>();
-  const batch = closes.filter((c) => !seen.has(c.transactionId) && seen.add(c.transactionId));
+/** CLOSE_HELD_DEBITS for closes of distinct debits: whether each one won. */
+async function closeDistinct(sql: SqlQueryable, closes: readonly DebitClose[]): Promise<boolean[]> {
   const { rows } = await CLOSE_HELD_DEBITS.run(sql, {
-    closes: batch.map((c) => ({
+    closes: closes.map((c) => ({
       id: c.transactionId,
       status: c.status,
       metadata: c.metadata,
       providerReference: c.providerReference || null,
       accountName: c.accountName || null,
+      provider: c.provider,
       event: c.event.name,
       payload: c.event.payload,
       at: c.at,
@@ -503,8 +510,18 @@ async function closeTogether(sql: SqlQueryable, closes: readonly DebitClose[]): 
     now: new Date(),
   });
   const won = new Set(rows.map((r) => r.id));
-  return closes.map((c) => batch.includes(c) && won.has(c.transactionId));
+  return closes.map((c) => won.has(c.transactionId));
 }
+
+// One debit at most once per statement: a second close of the same row in
+// the batch runs after it, as it would a moment later (it loses to a first
+// that won, and may win when the first came from a rail the debit has left).
+const closeTogether = (sql: SqlQueryable, closes: readonly DebitClose[]) =>
+  firstsThenRepeats(
+    closes,
+    (c) => c.transactionId,
+    (distinct) => closeDistinct(sql, distinct),
+  );
 
 // One batcher per pool, one batch at a time: the closes a process makes while
 // the last batch commits go out together (they share the wallets' row locks).
@@ -518,7 +535,8 @@ const closeBatcher = batchPerTurnFor(closeTogether, { oneAtATime: true, oneByOne
  * Moves a `processing` debit to its final state and settles or releases its
  * hold (CLOSE_HELD_DEBITS), batched with the other closes of this turn;
  * resolves once that statement has committed. Only the first caller wins:
- * false for a row that was final already.
+ * false for a row that was final already, or that is no longer on the rail
+ * whose answer the close is (`provider`).
  */
 export function closeHeldDebit(sql: SqlQueryable, close: DebitClose): Promise<boolean> {
   return closeBatcher(sql).load(close);

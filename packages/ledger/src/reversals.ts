@@ -9,6 +9,8 @@ const REVERSAL_CREDIT = { category: 'reversal', channel: 'payout' } as const;
 /** A settled debit the rail reports reversed (the bank returned the money). */
 export interface DebitReversal {
   transactionId: number;
+  /** The rail that reports it reversed: a debit another rail paid is not its to reverse. */
+  provider: string;
   /** The reference of the compensating credit (newReversalReference). */
   creditReference: string;
   /** The debit's new metadata (the rail's answer under `raw`, and `reversed_by`, the credit's reference). */
@@ -36,6 +38,7 @@ const REVERSE_SETTLED_DEBIT = defineStatement({
   name: 'cowrie-reverse-settled-debit',
   params: {
     id: sqlParam.int,
+    provider: sqlParam.text,
     creditReference: sqlParam.text,
     metadata: sqlParam.json,
     event: sqlParam.text,
@@ -45,7 +48,7 @@ const REVERSE_SETTLED_DEBIT = defineStatement({
   text: (p) => `
   WITH reversed AS (
     UPDATE "LedgerTransaction" t SET "status" = 'reversed', "metadata" = ${p.metadata}, "updatedAt" = ${p.at}
-    WHERE t."id" = ${p.id} AND t."type" = 'debit' AND t."status" = 'completed'
+    WHERE t."id" = ${p.id} AND t."type" = 'debit' AND t."status" = 'completed' AND t."provider" = ${p.provider}
     RETURNING t.*
   ), credit AS (
     INSERT INTO "LedgerTransaction" ("workspaceId", "walletId", "type", "direction", "category", "channel", "status", "reference", "idempotencyKey",
@@ -73,12 +76,14 @@ const REVERSE_SETTLED_DEBIT = defineStatement({
 
 /**
  * Reverses a completed debit (REVERSE_SETTLED_DEBIT): its row as reversed,
- * or null when it was not `completed` (reversed already, or never settled).
+ * or null when it was not `completed` (reversed already, or never settled)
+ * or was paid by another rail than the one reporting the reversal.
  */
 export async function reverseSettledDebit(sql: SqlQueryable, reversal: DebitReversal): Promise<LedgerTransaction | null> {
   try {
     const { rows } = await REVERSE_SETTLED_DEBIT.run(sql, {
       id: reversal.transactionId,
+      provider: reversal.provider,
       creditReference: reversal.creditReference,
       metadata: reversal.metadata,
       event: reversal.event.name,

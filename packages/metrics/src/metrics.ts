@@ -182,6 +182,12 @@ export function createMetrics(options: CreateMetricsOptions) {
       labelNames: ['provider', 'status', 'reason'] as const,
       registers,
     }),
+    payoutFoundAfterMove: new Counter({
+      name: 'cowrie_payout_found_after_move_total',
+      help: 'Payout attempts whose rail, asked after the payout moved on to another rail, showed the transfer (it may be paid twice; kept on the attempt as found_after_move for an operator), by rail',
+      labelNames: ['rail'] as const,
+      registers,
+    }),
     /** Read from Redis on each scrape, for the rails given to watchRailHealth (several payout rails only). */
     payoutRailState: new Gauge({
       name: 'cowrie_payout_rail_state',

@@ -243,15 +243,39 @@ export async function failOver(
 type RailStep = { kind: 'done'; outcome: PayoutOutcome } | { kind: 'refused'; refusal: RailRefusal };
 
 /** Applies the rail's answer, unless it is the rail's own definite failure and another rail may take the payout. */
-async function settleOrRefuse(sql: SqlPool, row: LedgerTransaction, result: TransferResult, schedule: OutcomeSchedule): Promise<RailStep> {
+async function settleOrRefuse(sql: SqlPool, row: LedgerTransaction, result: TransferResult, schedule: OutcomeSchedule, log: Logger): Promise<RailStep> {
   const refusal = nextRailOf(row) ? refusalOf(result) : null;
   if (refusal) return { kind: 'refused', refusal };
-  return { kind: 'done', outcome: await applyRailResult(sql, row, result, schedule) };
+  return { kind: 'done', outcome: await applyRailResult(sql, row, result, schedule, log) };
+}
+
+/**
+ * The rail refused a resend (before accepting it, or with a definite failure
+ * of its own) of a payout an earlier attempt may already have sent it: the
+ * refusal says nothing of that first send, which the rail may still hold or
+ * commit, so it is not a certain non-acceptance. The payout stays on the rail
+ * under the unknown-outcome rule: settled by the rail's answer, or failed
+ * once the rail kept not knowing the reference for the grace window.
+ */
+async function resendRefused(
+  opts: { sql: SqlPool; log: Logger; schedule: OutcomeSchedule },
+  rail: PayoutRail,
+  row: LedgerTransaction,
+  error: { status: number; message: string },
+): Promise<RailStep> {
+  opts.log.warn(
+    { reference: railReferenceOf(row, rail.id), rail: rail.id, status: error.status, error: error.message },
+    'the rail refused a resend, but an earlier attempt may have reached it: the payout stays on it, outcome unknown, until the rail confirms',
+  );
+  return { kind: 'done', outcome: await awaitUnknownOutcome(opts.sql, row, opts.schedule, error) };
 }
 
 /**
  * One rail's step for a payout taken up to send: ask first when an earlier
- * attempt may have reached it, then send under the rail's own reference.
+ * attempt may have reached it, then send under the rail's own reference. When
+ * an earlier attempt may have reached it (`askFirst`), a refusal of the
+ * resend keeps the payout on the rail (resendRefused): only a rail that never
+ * had it can be certain it did not take it.
  */
 async function stepOnRail(
   opts: { sql: SqlPool; log: Logger; signal?: AbortSignal; schedule: OutcomeSchedule; health: RailHealth | null },
@@ -270,7 +294,7 @@ async function stepOnRail(
       };
     if (known) {
       log.info({ reference, rail: rail.id, status: known.status }, 'payout found at the rail; not sending again');
-      return settleOrRefuse(sql, row, known, schedule);
+      return settleOrRefuse(sql, row, known, schedule, log);
     }
     // The earlier attempt's process died before it heard back: the rail does
     // not know the reference, and a send with the same one cannot pay twice.
@@ -306,21 +330,24 @@ async function stepOnRail(
       err instanceof RailError ? err : new RailError(502, 'The payout rail failed unexpectedly', { provider: rail.id, maybeSent: true, cause: err });
     if (!railError.maybeSent) {
       await health?.failed(rail.id);
+      if (askFirst) return resendRefused(opts, rail, row, { status: railError.status, message: railError.message });
       log.warn({ reference, rail: rail.id, status: railError.status, error: railError.message }, 'payout rail failed; nothing was sent');
       if (nextRailOf(row)) return { kind: 'refused', refusal: refusalOf(railError)! };
       return { kind: 'done', outcome: await failWithProviderError(sql, row, { status: railError.status, message: railError.message, raw: railError.raw }) };
     }
     // Ambiguous: money may have moved. It stays on this rail: ask; whatever it cannot confirm stays unknown.
     const known = await askRail(rail, row, log, signal);
-    if (known) return settleOrRefuse(sql, row, known, schedule);
+    if (known) return settleOrRefuse(sql, row, known, schedule, log);
     log.warn(
       { reference, rail: rail.id, status: railError.status, error: railError.message },
       'payout outcome unknown: it stays processing with its hold until the rail confirms',
     );
     return { kind: 'done', outcome: await awaitUnknownOutcome(sql, row, schedule, { status: railError.status, message: railError.message }) };
   }
-  if (health) await (result.status === 'failed' && result.failure === 'rail' ? health.failed(rail.id) : health.succeeded(rail.id));
-  return settleOrRefuse(sql, row, result, schedule);
+  const railOwnFailure = result.status === 'failed' && result.failure === 'rail';
+  if (health) await (railOwnFailure ? health.failed(rail.id) : health.succeeded(rail.id));
+  if (askFirst && railOwnFailure) return resendRefused(opts, rail, row, { status: 502, message: result.reason ?? 'The payout rail refused the transfer' });
+  return settleOrRefuse(sql, row, result, schedule, log);
 }
 
 /**
@@ -340,9 +367,12 @@ async function stepOnRail(
  *
  * A payout with more rails in its route moves to the next one only when its
  * rail certainly did not take it (refusalOf: refused before accepting, or a
- * definite failure that is the rail's own), or when the rail's breaker is
- * open and it was never sent there; the last rail's refusal fails it as
- * before. The client sees one transaction and one final status.
+ * definite failure that is the rail's own, of a send no earlier attempt may
+ * have preceded there), or when the rail's breaker is open and it was never
+ * sent there; the last rail's refusal fails it as before. A refused resend
+ * after an attempt that may have reached the rail neither moves nor fails
+ * it: it stays unknown on that rail (resendRefused). The client sees one
+ * transaction and one final status.
  */
 export async function executePayout({
   sql,
@@ -422,7 +452,7 @@ async function checkRail({ sql, rail, row, awaiting, unknownSince, schedule, log
   if (known === undefined) return { kind: 'done', outcome: await awaitUnknownOutcome(sql, row, schedule) };
   if (known) {
     if (known.status !== 'pending') log.info({ reference: row.reference, rail: rail.id, status: known.status }, 'payout outcome confirmed by the rail');
-    return settleOrRefuse(sql, row, known, schedule);
+    return settleOrRefuse(sql, row, known, schedule, log);
   }
   const since = awaiting === 'unknown' && unknownSince ? unknownSince : null;
   if (since && now.getTime() - since.getTime() >= schedule.graceMs) {

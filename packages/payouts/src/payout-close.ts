@@ -1,4 +1,4 @@
-import { asObject } from '@cowrie/core';
+import { asObject, type Logger } from '@cowrie/core';
 import { columnList, defineStatement, inSqlTransaction, sqlParam, type LedgerTransaction, type Prisma, type SqlPool, type SqlQueryable } from '@cowrie/db';
 import { closeHeldDebit, ledgerTransactionColumns, newReversalReference, reverseSettledDebit } from '@cowrie/ledger';
 import type { TransferResult } from '@cowrie/rails';
@@ -64,11 +64,22 @@ interface Finish {
   accountName?: string | null;
 }
 
+/*
+ * Every write below is made from one rail's answer, and `row.provider` names
+ * that rail (the row as the caller read it before asking). Each is gated on
+ * the payout still being `processing` on that rail: once it has moved to the
+ * next rail of its route, a late answer from the one it left (a stalled
+ * worker's, a notification's) never settles, fails, keeps or awaits anything
+ * on the payout. A rail appears once in a route and a payout only moves
+ * forward, so the rail names the attempt, and its reference, exactly.
+ */
+
 /**
  * Closes a `processing` payout through the ledger (closeHeldDebit: the row,
  * its `transfer.*` event and its hold's settle or release, one statement,
  * batched with the other closes of this turn); resolves once it committed.
- * Only the first caller wins: null for a row that was final already.
+ * Only the first caller wins: null for a row that was final already, or that
+ * has moved off the rail that answered.
  */
 async function finish(sql: SqlQueryable, row: LedgerTransaction, f: Finish): Promise<RenderedTransaction | null> {
   const metadata = { ...asObject(row.metadata), provider: row.provider, raw: f.raw };
@@ -87,41 +98,60 @@ async function finish(sql: SqlQueryable, row: LedgerTransaction, f: Finish): Pro
     metadata,
     providerReference: f.providerReference ?? null,
     accountName: f.accountName ?? null,
+    provider: row.provider,
     event: { name: `transfer.${f.status}`, payload: rendered },
     at,
   });
   return won ? rendered : null;
 }
 
-/** What the rail said of a payout it has not settled, on its still `processing` row. */
+/** What the rail said of a payout it has not settled, on its row while it is still `processing` on that rail. */
 const KEEP_RAIL_ANSWER = defineStatement({
   name: 'cowrie-payout-keep-rail-answer',
-  params: { transactionId: sqlParam.int, metadata: sqlParam.json, providerReference: sqlParam.text.orNull, now: sqlParam.timestamp },
+  params: {
+    transactionId: sqlParam.int,
+    rail: sqlParam.text,
+    metadata: sqlParam.json,
+    providerReference: sqlParam.text.orNull,
+    now: sqlParam.timestamp,
+  },
   text: (
     p,
   ) => `UPDATE "LedgerTransaction" SET "metadata" = ${p.metadata}, "providerReference" = COALESCE(${p.providerReference}, "providerReference"), "updatedAt" = ${p.now}
-               WHERE "id" = ${p.transactionId} AND "status" = 'processing'`,
+               WHERE "id" = ${p.transactionId} AND "status" = 'processing' AND "provider" = ${p.rail}`,
 });
 
-/** The awaited outcome and the next check; `unknownSince` is kept from the first unknown. */
+/**
+ * The row's lock, while the payout is `processing` on the rail that answered:
+ * a move to the next rail (FAIL_OVER) or a close racing the write waits, or
+ * is waited for and then seen, so an answer from a rail the payout left
+ * writes nothing.
+ */
+const onRail = (id: string, rail: string) =>
+  `SELECT "id" FROM "LedgerTransaction" WHERE "id" = ${id} AND "type" = 'debit' AND "status" = 'processing' AND "provider" = ${rail} FOR UPDATE`;
+
+/** The awaited outcome and the next check; `unknownSince` is kept from the first unknown. Nothing once the payout left the rail. */
 const AWAIT_OUTCOME = defineStatement({
   name: 'cowrie-payout-await-outcome',
   params: {
     transactionId: sqlParam.int,
+    rail: sqlParam.text,
     outcome: sqlParam.text,
     errorStatus: sqlParam.int.orNull,
     errorMessage: sqlParam.text.orNull,
     now: sqlParam.timestamp,
     nextCheckAt: sqlParam.timestamp,
   },
-  text: (
-    p,
-  ) => `INSERT INTO "PayoutDispatch" ("transactionId", "outcome", "errorStatus", "errorMessage", "unknownSince", "nextCheckAt", "checks", "createdAt", "updatedAt")
-             VALUES (${p.transactionId}, ${p.outcome}, ${p.errorStatus}, ${p.errorMessage}, CASE WHEN ${p.outcome} = 'unknown' THEN ${p.now}::timestamp END, ${p.nextCheckAt}, 1, ${p.now}, ${p.now})
+  text: (p) => `WITH payout AS (${onRail(p.transactionId, p.rail)})
+             INSERT INTO "PayoutDispatch" ("transactionId", "outcome", "errorStatus", "errorMessage", "unknownSince", "nextCheckAt", "checks", "createdAt", "updatedAt")
+             SELECT payout."id", ${p.outcome}::text, ${p.errorStatus}::int, ${p.errorMessage}::text, CASE WHEN ${p.outcome} = 'unknown' THEN ${p.now}::timestamp END,
+               ${p.nextCheckAt}::timestamp, 1, ${p.now}::timestamp, ${p.now}::timestamp FROM payout
              ON CONFLICT ("transactionId") DO UPDATE SET "outcome" = ${p.outcome},
                "errorStatus" = COALESCE(${p.errorStatus}, "PayoutDispatch"."errorStatus"), "errorMessage" = COALESCE(${p.errorMessage}, "PayoutDispatch"."errorMessage"),
                "unknownSince" = CASE WHEN ${p.outcome} = 'unknown' THEN COALESCE("PayoutDispatch"."unknownSince", ${p.now}::timestamp) END,
-               "nextCheckAt" = ${p.nextCheckAt}, "checks" = "PayoutDispatch"."checks" + 1, "updatedAt" = ${p.now}`,
+               "nextCheckAt" = ${p.nextCheckAt}, "checks" = "PayoutDispatch"."checks" + 1, "updatedAt" = ${p.now}
+             RETURNING "transactionId"`,
+  result: { transactionId: payoutDispatchColumns.transactionId },
 });
 
 const CHECKS_SO_FAR = defineStatement({
@@ -135,31 +165,84 @@ const CHECKS_SO_FAR = defineStatement({
  * Records that the rail has not settled a payout yet, and when to ask it
  * again: `pending` (the rail has it and will finish it) or `unknown` (it may
  * have it and cannot say: the grace window runs from the first time). The row
- * stays `processing` with its hold; nothing is released.
+ * stays `processing` with its hold; nothing is released. False when the
+ * payout is no longer `processing` on that rail: nothing was written.
  */
 async function awaitOutcome(
   sql: SqlPool,
   row: LedgerTransaction,
   schedule: OutcomeSchedule,
   wait: { outcome: 'pending' | 'unknown'; raw?: Record<string, unknown>; providerReference?: string | null; error?: { status: number; message: string } },
-) {
+): Promise<boolean> {
   const now = new Date();
-  await inSqlTransaction(sql, async (client) => {
-    if (wait.raw) {
-      const metadata = { ...asObject(row.metadata), provider: row.provider, raw: wait.raw };
-      await KEEP_RAIL_ANSWER.run(client, { transactionId: row.id, metadata, providerReference: wait.providerReference || null, now });
-    }
+  return inSqlTransaction(sql, async (client) => {
     // Seconds first, then minutes: the delay grows with the checks already made.
     const nextCheckAt = new Date(now.getTime() + nextCheckDelayMs(schedule, await checksSoFar(client, row.id)));
-    await AWAIT_OUTCOME.run(client, {
+    const { rows } = await AWAIT_OUTCOME.run(client, {
       transactionId: row.id,
+      rail: row.provider,
       outcome: wait.outcome,
       errorStatus: wait.error?.status ?? null,
       errorMessage: wait.error?.message ?? null,
       now,
       nextCheckAt,
     });
+    if (!rows.length) return false;
+    if (wait.raw) {
+      const metadata = { ...asObject(row.metadata), provider: row.provider, raw: wait.raw };
+      await KEEP_RAIL_ANSWER.run(client, { transactionId: row.id, rail: row.provider, metadata, providerReference: wait.providerReference || null, now });
+    }
+    return true;
   });
+}
+
+/**
+ * The outcome of a rail's attempt when that rail, asked after the payout
+ * moved on, shows the transfer (pending, paid or reversed): the payout may
+ * have been paid twice. Never applied to the payout or its money: an
+ * operator settles it with the rail (docs/money-safety.md).
+ */
+export const FOUND_AFTER_MOVE = 'found_after_move';
+
+/** A rail's answer about a payout that has moved to another rail, kept on that rail's attempt (never on the payout). */
+const KEEP_LEFT_RAIL_ANSWER = defineStatement({
+  name: 'cowrie-payout-keep-left-rail-answer',
+  params: { transactionId: sqlParam.int, rail: sqlParam.text, reason: sqlParam.text, now: sqlParam.timestamp },
+  text: (p) => `UPDATE "PayoutAttempt" a SET "outcome" = '${FOUND_AFTER_MOVE}', "reason" = ${p.reason}, "updatedAt" = ${p.now}
+           FROM "LedgerTransaction" t
+           WHERE a."transactionId" = ${p.transactionId} AND a."rail" = ${p.rail} AND t."id" = a."transactionId" AND t."provider" <> a."rail"
+           RETURNING a."transactionId"`,
+  result: { transactionId: payoutDispatchColumns.transactionId },
+});
+
+/**
+ * A rail's answer that could not be applied because the payout has left that
+ * rail: a `failed` one is what moving on assumed and changes nothing; any
+ * other means the rail holds the transfer, so it is kept on the rail's
+ * attempt (FOUND_AFTER_MOVE) and logged as an error. True when it was kept.
+ */
+export async function keepLeftRailAnswer(
+  sql: SqlQueryable,
+  payout: { id: number; reference: string },
+  rail: string,
+  result: TransferResult,
+  log?: Logger,
+): Promise<boolean> {
+  if (result.status === 'failed') return false;
+  const reason = `${rail} answered ${result.status}${result.providerReference ? ` (${result.providerReference})` : ''} after the payout moved to another rail`;
+  const { rows } = await KEEP_LEFT_RAIL_ANSWER.run(sql, { transactionId: payout.id, rail, reason, now: new Date() });
+  if (!rows.length) return false;
+  log?.error(
+    { reference: payout.reference, rail, status: result.status, providerReference: result.providerReference },
+    'a rail the payout left holds its transfer: it may be paid twice; nothing moved, kept on its attempt for an operator',
+  );
+  return true;
+}
+
+/** An answer whose write lost its gate: kept when it came from a rail the payout left; skipped either way. */
+async function notApplied(sql: SqlQueryable, row: LedgerTransaction, result: TransferResult, log?: Logger): Promise<PayoutOutcome> {
+  await keepLeftRailAnswer(sql, row, row.provider, result, log);
+  return { kind: 'skipped', status: null };
 }
 
 async function checksSoFar(sql: SqlQueryable, transactionId: number): Promise<number> {
@@ -167,12 +250,13 @@ async function checksSoFar(sql: SqlQueryable, transactionId: number): Promise<nu
   return rows[0]?.checks ?? 0;
 }
 
-/** The rail's error the API answers a failed payout with (readPayoutAnswer), kept before the row fails. */
+/** The rail's error the API answers a failed payout with (readPayoutAnswer), kept before the row fails, while it is on that rail. */
 const KEEP_PROVIDER_ERROR = defineStatement({
   name: 'cowrie-payout-provider-error',
-  params: { transactionId: sqlParam.int, errorStatus: sqlParam.int, errorMessage: sqlParam.text, now: sqlParam.timestamp },
-  text: (p) => `INSERT INTO "PayoutDispatch" ("transactionId", "outcome", "errorStatus", "errorMessage", "createdAt", "updatedAt")
-           VALUES (${p.transactionId}, 'provider_error', ${p.errorStatus}, ${p.errorMessage}, ${p.now}, ${p.now})
+  params: { transactionId: sqlParam.int, rail: sqlParam.text, errorStatus: sqlParam.int, errorMessage: sqlParam.text, now: sqlParam.timestamp },
+  text: (p) => `WITH payout AS (${onRail(p.transactionId, p.rail)})
+           INSERT INTO "PayoutDispatch" ("transactionId", "outcome", "errorStatus", "errorMessage", "createdAt", "updatedAt")
+           SELECT payout."id", 'provider_error', ${p.errorStatus}::int, ${p.errorMessage}::text, ${p.now}::timestamp, ${p.now}::timestamp FROM payout
            ON CONFLICT ("transactionId") DO UPDATE SET "outcome" = 'provider_error', "errorStatus" = ${p.errorStatus}, "errorMessage" = ${p.errorMessage}, "updatedAt" = ${p.now}`,
 });
 
@@ -187,7 +271,7 @@ export async function awaitUnknownOutcome(
   schedule: OutcomeSchedule,
   error?: { status: number; message: string },
 ): Promise<PayoutOutcome> {
-  await awaitOutcome(sql, row, schedule, { outcome: 'unknown', error });
+  if (!(await awaitOutcome(sql, row, schedule, { outcome: 'unknown', error }))) return { kind: 'skipped', status: null };
   return { kind: 'unknown', status: error?.status ?? 504, message: error?.message ?? OUTCOME_UNKNOWN_MESSAGE, transaction: renderTransaction(row) };
 }
 
@@ -222,13 +306,15 @@ const RETURNED_BEFORE_SETTLED = 'The bank returned the transfer (reversed) befor
  * carrying the payout as it now is. Anything else (failed, reversed already)
  * changes nothing.
  */
-async function applyReversal(sql: SqlPool, row: LedgerTransaction, result: TransferResult): Promise<PayoutOutcome> {
+async function applyReversal(sql: SqlPool, row: LedgerTransaction, result: TransferResult, log?: Logger): Promise<PayoutOutcome> {
   if (row.status === 'processing') {
     const won = await finish(sql, row, { status: 'failed', raw: result.raw, providerReference: result.providerReference, accountName: result.accountName });
     if (won) return { kind: 'failed', reason: RETURNED_BEFORE_SETTLED, transaction: won };
   }
   // Settled meanwhile, or settled when asked: read it as it is now.
   const current = (await CURRENT_ROW.run(sql, { id: row.id })).rows[0];
+  // Another rail has it (a completed row never moves again): this rail's reversal is not the payout's.
+  if (current && current.provider !== row.provider) return notApplied(sql, row, result, log);
   if (!current || current.status !== 'completed') return { kind: 'skipped', status: current?.status ?? null };
   const creditReference = newReversalReference();
   const metadata = { ...asObject(current.metadata), provider: current.provider, raw: result.raw, reversed_by: creditReference };
@@ -236,6 +322,7 @@ async function applyReversal(sql: SqlPool, row: LedgerTransaction, result: Trans
   const rendered = renderTransaction({ ...current, status: 'reversed', metadata: metadata as Prisma.JsonObject, updatedAt: at });
   const reversed = await reverseSettledDebit(sql, {
     transactionId: current.id,
+    provider: row.provider,
     creditReference,
     metadata,
     event: { name: 'transfer.reversed', payload: rendered },
@@ -246,24 +333,29 @@ async function applyReversal(sql: SqlPool, row: LedgerTransaction, result: Trans
 }
 
 /**
- * Applies what the rail said: completed → settle; failed → release; pending →
- * ask again later (`schedule`); reversed → applyReversal. The row may have
- * settled since it was read: only the first close of each kind wins.
+ * Applies what the rail `row.provider` said: completed → settle; failed →
+ * release; pending → ask again later (`schedule`); reversed → applyReversal.
+ * The row may have settled or moved to another rail since it was read: only
+ * the first close of each kind wins, and nothing is applied once the payout
+ * left that rail (an answer that says the rail holds the transfer is kept on
+ * its attempt and logged on `log`: keepLeftRailAnswer).
  */
 export async function applyRailResult(
   sql: SqlPool,
   row: LedgerTransaction,
   result: TransferResult,
   schedule: OutcomeSchedule = DEFAULT_OUTCOME_SCHEDULE,
+  log?: Logger,
 ): Promise<PayoutOutcome> {
-  if (result.status === 'reversed') return applyReversal(sql, row, result);
+  if (result.status === 'reversed') return applyReversal(sql, row, result, log);
   if (result.status === 'pending') {
-    await awaitOutcome(sql, row, schedule, { outcome: 'pending', raw: result.raw, providerReference: result.providerReference });
+    if (!(await awaitOutcome(sql, row, schedule, { outcome: 'pending', raw: result.raw, providerReference: result.providerReference })))
+      return notApplied(sql, row, result, log);
     return { kind: 'pending' };
   }
   const reason = result.reason ?? 'The payout rail reported a failure';
   const won = await finish(sql, row, { status: result.status, raw: result.raw, providerReference: result.providerReference, accountName: result.accountName });
-  if (!won) return { kind: 'skipped', status: null };
+  if (!won) return notApplied(sql, row, result, log);
   return result.status === 'completed' ? { kind: 'completed', transaction: won } : { kind: 'failed', reason, transaction: won };
 }
 
@@ -274,7 +366,7 @@ export async function failWithProviderError(
   error: { status: number; message: string; raw?: Record<string, unknown> },
 ): Promise<PayoutOutcome> {
   // The error the API answers with is on record before the row fails: a replay reads it (readPayoutAnswer).
-  await KEEP_PROVIDER_ERROR.run(sql, { transactionId: row.id, errorStatus: error.status, errorMessage: error.message, now: new Date() });
+  await KEEP_PROVIDER_ERROR.run(sql, { transactionId: row.id, rail: row.provider, errorStatus: error.status, errorMessage: error.message, now: new Date() });
   const won = await finish(sql, row, { status: 'failed', raw: error.raw ?? { error: error.message } });
   if (!won) return { kind: 'skipped', status: null };
   return { kind: 'provider_error', status: error.status, message: error.message, transaction: won };

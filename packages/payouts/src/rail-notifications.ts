@@ -2,9 +2,9 @@ import type { Logger, Mode } from '@cowrie/core';
 import { columnList, defineStatement, sqlColumn, sqlParam, type SqlPool } from '@cowrie/db';
 import { ledgerTransactionColumns } from '@cowrie/ledger';
 import type { ModeRails } from '@cowrie/rails';
-import { applyRailResult, type PayoutOutcome } from './payout-close';
+import { applyRailResult, keepLeftRailAnswer, type PayoutOutcome } from './payout-close';
 import { failOver } from './execute-payout';
-import { nextRailOf, payoutReferenceOf, railReferenceOf } from './rail-route';
+import { nextRailOf, payoutReferenceOf, payoutRoute, railReferenceOf } from './rail-route';
 
 /** What a payout rail told Cowrie about one of its transfers, unprompted (a provider's webhook, the sandbox bank's notice). */
 export interface PayoutNotification {
@@ -62,6 +62,11 @@ export async function receivePayoutNotification(
   const found = (await PAYOUT_BY_REFERENCE.run(sql, { reference: payoutReferenceOf(notification.reference) })).rows[0];
   // Only the payout's current rail, under the reference it was sent with there: an earlier rail certainly did not take it.
   if (!found || found.provider !== notification.provider || railReferenceOf(found) !== notification.reference) {
+    // About the attempt of a rail the payout moved on from: that rail is asked; if it holds the transfer after all, it is kept on the attempt.
+    if (found && payoutRoute(found).rails.includes(notification.provider) && railReferenceOf(found, notification.provider) === notification.reference) {
+      const known = await rails[found.workspaceMode].byId(notification.provider).verifyTransfer(notification.reference);
+      if (known) await keepLeftRailAnswer(sql, found, notification.provider, known, log);
+    }
     await KEEP_UNMATCHED.run(sql, notification);
     log.warn(
       { provider: notification.provider, event: notification.event, reference: notification.reference },
@@ -86,7 +91,7 @@ export async function receivePayoutNotification(
     );
     return { kind: 'applied', outcome: moved ? 'pending' : 'skipped' };
   }
-  const outcome = await applyRailResult(sql, row, known);
+  const outcome = await applyRailResult(sql, row, known, undefined, log);
   log.info({ reference: row.reference, event: notification.event, outcome: outcome.kind }, 'payout notification applied');
   return { kind: 'applied', outcome: outcome.kind };
 }

@@ -3,7 +3,7 @@ import { columnList, defineStatement, holdConnection, sqlColumn, sqlList, sqlPar
 import { ledgerTransactionColumns } from '@cowrie/ledger';
 import type { ModeRails } from '@cowrie/rails';
 import { checkPayoutOutcome } from './execute-payout';
-import { applyRailResult } from './payout-close';
+import { FOUND_AFTER_MOVE, applyRailResult, keepLeftRailAnswer } from './payout-close';
 import { payoutDispatchColumns } from './payout-dispatch-columns';
 import { railReferenceOf } from './rail-route';
 import type { OutcomeSchedule, PayoutOutcome } from './payout-close';
@@ -261,7 +261,7 @@ export async function checkDueReversals({
           // Asked of the rail that paid it, under the reference it was sent with there.
           const known = await rails[found.mode].byId(row.provider).verifyTransfer(railReferenceOf(row));
           if (known?.status === 'reversed') {
-            const outcome = await applyRailResult(sql, row, known, schedule);
+            const outcome = await applyRailResult(sql, row, known, schedule, log);
             if (outcome.kind === 'reversed') reversed += 1;
             log.warn({ reference: row.reference, outcome: outcome.kind }, 'the reversal watch found a completed payout reversed by its rail');
             return NEXT_REVERSAL_CHECK.run(sql, { transactionId: row.id, next: null, asked: 1 });
@@ -277,6 +277,82 @@ export async function checkDueReversals({
     );
   }
   return { checked: claimed.length, reversed };
+}
+
+const EARLIER_ATTEMPT_COLUMNS = {
+  transactionId: payoutDispatchColumns.transactionId,
+  rail: sqlColumn.text,
+  reference: sqlColumn.text,
+};
+
+/**
+ * Claims the attempts of rails a payout moved on from (refused or failed
+ * there, or found there by a late answer) that have not been asked about
+ * since, once the grace window has passed since the move: each is claimed
+ * once (`checkedAt`), SKIP LOCKED, so replicas share them.
+ */
+const CLAIM_EARLIER_ATTEMPTS = defineStatement({
+  name: 'cowrie-claim-earlier-payout-attempts',
+  params: { now: sqlParam.timestamp, movedBefore: sqlParam.timestamp, limit: sqlParam.int },
+  text: (p) => `UPDATE "PayoutAttempt" a SET "checkedAt" = ${p.now} FROM (
+             SELECT e."transactionId", e."rail" FROM "PayoutAttempt" e JOIN "LedgerTransaction" t ON t."id" = e."transactionId"
+             WHERE e."outcome" IN ('refused', 'failed', '${FOUND_AFTER_MOVE}') AND e."checkedAt" IS NULL AND e."updatedAt" <= ${p.movedBefore}
+               AND t."provider" <> e."rail"
+             ORDER BY e."updatedAt" LIMIT ${p.limit} FOR UPDATE OF e SKIP LOCKED) c
+           WHERE a."transactionId" = c."transactionId" AND a."rail" = c."rail"
+           RETURNING ${columnList(EARLIER_ATTEMPT_COLUMNS, 'a')}`,
+  result: EARLIER_ATTEMPT_COLUMNS,
+});
+
+/** An attempt whose rail could not be asked: claimed again by a later pass. */
+const UNCLAIM_EARLIER_ATTEMPT = defineStatement({
+  name: 'cowrie-unclaim-earlier-payout-attempt',
+  params: { transactionId: sqlParam.int, rail: sqlParam.text },
+  text: (p) => `UPDATE "PayoutAttempt" SET "checkedAt" = NULL WHERE "transactionId" = ${p.transactionId} AND "rail" = ${p.rail}`,
+});
+
+/**
+ * Asks the rail of each attempt a payout moved on from, once, after the grace
+ * window (PAYOUT_UNKNOWN_GRACE_MS) since the move, whether it holds the
+ * transfer after all. A payout moves only when its rail certainly did not
+ * take it, so this should never find one; when it does (a rail that refused
+ * and then paid), nothing is moved automatically: the attempt is kept as
+ * `found_after_move` with the rail's answer, logged as an error, and named
+ * in `found` (one rail per find; the payout worker counts them in
+ * cowrie_payout_found_after_move_total), for an
+ * operator to settle with the rail. A rail that cannot be asked is asked
+ * again on a later pass.
+ */
+export async function checkEarlierAttempts({ sql, rails, schedule, log, now = new Date(), limit = 200, concurrency = 8 }: CheckDuePayoutsOptions) {
+  const { rows: claimed } = await CLAIM_EARLIER_ATTEMPTS.run(sql, { now, movedBefore: new Date(now.getTime() - schedule.graceMs), limit });
+  const found: string[] = [];
+  if (!claimed.length) return { checked: 0, found };
+  const byId = await payoutsWithMode(
+    sql,
+    claimed.map((c) => c.transactionId),
+  );
+  for (let i = 0; i < claimed.length; i += concurrency) {
+    await Promise.all(
+      claimed.slice(i, i + concurrency).map(async (attempt) => {
+        const payout = byId.get(attempt.transactionId);
+        if (!payout) return;
+        try {
+          const known = await rails[payout.mode].byId(attempt.rail).verifyTransfer(attempt.reference);
+          if (!known || known.status === 'failed') return;
+          await keepLeftRailAnswer(sql, payout.row, attempt.rail, known);
+          found.push(attempt.rail);
+          log.error(
+            { reference: payout.row.reference, rail: attempt.rail, railReference: attempt.reference, status: known.status, paidBy: payout.row.provider },
+            'a rail the payout moved on from holds its transfer: it may be paid twice; nothing moved automatically, kept on its attempt for an operator',
+          );
+        } catch (err) {
+          log.warn({ transactionId: attempt.transactionId, rail: attempt.rail, err }, 'an earlier rail could not be asked about a payout; asking again later');
+          await UNCLAIM_EARLIER_ATTEMPT.run(sql, { transactionId: attempt.transactionId, rail: attempt.rail });
+        }
+      }),
+    );
+  }
+  return { checked: claimed.length, found };
 }
 
 const OLDEST_PROCESSING_PAYOUT_COLUMNS = { createdAt: ledgerTransactionColumns.createdAt };

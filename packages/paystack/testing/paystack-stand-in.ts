@@ -37,6 +37,7 @@ import type { AddressInfo } from 'node:net';
  * (a transfer Paystack has not surfaced yet). `behaviour(transfer)`, when set,
  * decides per transfer instead of the account (see StandInSend), and
  * `visibleAfterMs` hides a recorded transfer from verify for that long.
+ * `rateLimited` answers 429 to the calls that move money while reads answer.
  * `reverse(reference)` (or `reverseAfterMs`) has the bank return a paid
  * transfer, and `paystackTransferEvent` writes the signed `transfer.*`
  * notification Paystack sends about it.
@@ -76,6 +77,8 @@ export interface PaystackStandIn {
     hideFromVerify: boolean;
     /** POST /transfer answers 400 "Your balance is not enough…" and records nothing (Paystack's own balance too low). */
     balanceTooLow?: boolean;
+    /** POST /transferrecipient and POST /transfer answer 429 and accept nothing (Paystack rate limiting); reads still answer. */
+    rateLimited?: boolean;
     behaviour?: (transfer: { reference: string; reason: string }) => StandInSend | undefined;
     /** Where a `transfer.reversed` notification is POSTed (signed with the secret) when `reverseAfterMs` reverses a transfer; none when unset. */
     notifyUrl?: string;
@@ -244,6 +247,8 @@ export async function startPaystackStandIn({ secret = 'sk_test_standin' }: { sec
         recipients.set(recipient.recipient_code, recipient);
         return send(res, 201, { status: true, message: 'Transfer recipient created successfully', data: recipient });
       }
+      if (options.rateLimited && req.method === 'POST' && (url.pathname === '/transfer' || url.pathname === '/transferrecipient'))
+        return send(res, 429, { status: false, message: 'Too many requests' });
       if (req.method === 'POST' && url.pathname === '/transfer') {
         const recipient = recipients.get(body?.recipient);
         if (!recipient) return send(res, 400, { status: false, message: 'Invalid recipient' });

@@ -34,8 +34,8 @@ export interface FlutterwaveSend {
   answer: 'ok' | '5xx' | 'hang' | 'refuse';
   /** A recorded transfer stays invisible to a fetch this long. */
   visibleAfterMs?: number;
-  /** NEW at first, this status after `afterMs`. */
-  settle?: { afterMs: number; status: 'SUCCESSFUL' | 'FAILED' | 'REVERSED' };
+  /** NEW at first, this status after `afterMs` (with `message` as its `complete_message`, when given). */
+  settle?: { afterMs: number; status: 'SUCCESSFUL' | 'FAILED' | 'REVERSED'; message?: string };
   /** A SUCCESSFUL transfer is returned by the bank this long after it was recorded. */
   reverseAfterMs?: number;
 }
@@ -226,7 +226,7 @@ export async function startFlutterwaveStandIn({
         if (options.balance !== null) options.balance -= body.amount;
         if (planned?.visibleAfterMs) visibleAt.set(body.reference, Date.now() + planned.visibleAfterMs);
         const plannedSettle = planned?.settle;
-        if (plannedSettle) later(plannedSettle.afterMs, () => settle(transfer, plannedSettle.status));
+        if (plannedSettle) later(plannedSettle.afterMs, () => settle(transfer, plannedSettle.status, plannedSettle.message));
         else if (account === '0000000006') transfer.status = 'FAILED';
         else if (account !== '0000000007') {
           if (options.instant) transfer.status = 'SUCCESSFUL';

@@ -1,7 +1,14 @@
 import type { Queue } from 'bullmq';
 import type { Logger, Config } from '@cowrie/core';
 import type { SqlPool } from '@cowrie/db';
-import { checkDuePayouts, checkDueReversals, oldestProcessingPayoutAgeSeconds, reconcilePayoutsExclusively, receivePayoutNotification } from '@cowrie/payouts';
+import {
+  checkDuePayouts,
+  checkDueReversals,
+  checkEarlierAttempts,
+  oldestProcessingPayoutAgeSeconds,
+  reconcilePayoutsExclusively,
+  receivePayoutNotification,
+} from '@cowrie/payouts';
 import type { CowrieMetrics } from '@cowrie/metrics';
 import { sendDueSandboxReversals, type ModeRails } from '@cowrie/rails';
 import { startPollingLoop, type PollingLoop } from '@cowrie/service-kit';
@@ -9,8 +16,10 @@ import { hasLivePayoutJob, outcomeScheduleOf, requeuePayout } from './handlers';
 
 /**
  * The payout reconciler, a loop in every payout worker process. Each pass
- * asks the rail about payouts whose outcome check is due and about completed
- * payouts whose reversal check is due (the reversal watch), and, every
+ * asks the rail about payouts whose outcome check is due, about completed
+ * payouts whose reversal check is due (the reversal watch) and, once after
+ * the grace window, about each attempt a payout moved on from
+ * (checkEarlierAttempts), and, every
  * PAYOUT_RECONCILE_EVERY_MS, re-queues `processing` payouts left without a
  * live job. It lives in the process, not in Redis: a flushed or replaced
  * Redis cannot take the recovery with it. Never two passes at once in one
@@ -41,6 +50,8 @@ export function startPayoutReconciler(opts: {
       if (checked.checked) logger.info(checked, 'payout outcomes checked with the rail');
       const watched = await checkDueReversals({ sql: opts.sql, rails: opts.rails, schedule, log: logger });
       if (watched.checked) logger.info(watched, 'completed payouts checked for reversals');
+      const earlier = await checkEarlierAttempts({ sql: opts.sql, rails: opts.rails, schedule, log: logger });
+      for (const rail of earlier.found) opts.metrics?.payoutFoundAfterMove.inc({ rail });
       if (Date.now() - lastRequeue < config.PAYOUT_RECONCILE_EVERY_MS) return;
       lastRequeue = Date.now();
       const result = await reconcilePayoutsExclusively(opts.sql, {
