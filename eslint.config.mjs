@@ -1,3 +1,5 @@
+import jsxA11y from 'eslint-plugin-jsx-a11y';
+import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -14,12 +16,29 @@ export default tseslint.config(
     // Rules that need the types: a promise nobody awaits or handles (an
     // unhandled rejection ends a service), a promise where a callback's return
     // is ignored, a switch that forgets a member of its union.
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     languageOptions: { parserOptions: { project: ['./tsconfig.check.json', './apps/dashboard/tsconfig.json'], tsconfigRootDir: import.meta.dirname } },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+    },
+  },
+  {
+    // The dashboard: React's rules of hooks (with the React Compiler's checks)
+    // and accessibility (labels, roles, keyboard use) on every component.
+    files: ['apps/dashboard/**/*.tsx'],
+    ...reactHooks.configs.flat['recommended-latest'],
+  },
+  { files: ['apps/dashboard/**/*.tsx'], ...jsxA11y.flatConfigs.recommended },
+  {
+    files: ['apps/dashboard/**/*.tsx'],
+    rules: {
+      // Focus moves into each dialog's first field and the sign-in form's, as
+      // the WAI-ARIA dialog pattern asks; the rule forbids autoFocus outright.
+      'jsx-a11y/no-autofocus': 'off',
+      // A checkbox's label text sits three elements deep (the event's name and summary).
+      'jsx-a11y/label-has-associated-control': ['error', { depth: 3 }],
     },
   },
   {

@@ -51,7 +51,7 @@ export function StepUpDialog({
         if (!busy) onClose(false);
       }}
     >
-      <form className="form" onSubmit={submit}>
+      <form className="form" onSubmit={(e) => void submit(e)}>
         <h2 id="step-up-title">Confirm it is you</h2>
         <p className="hint">
           {code

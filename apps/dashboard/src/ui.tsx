@@ -63,15 +63,15 @@ export function CopyButton({ value, label = 'Copy', fallbackSelect }: { value: s
   return (
     <>
       <Button
-        onClick={async () => {
-          try {
-            await navigator.clipboard.writeText(value);
-            setState('copied');
-          } catch {
-            fallbackSelect?.();
-            setState('failed');
-          }
-        }}
+        onClick={() =>
+          void navigator.clipboard.writeText(value).then(
+            () => setState('copied'),
+            () => {
+              fallbackSelect?.();
+              setState('failed');
+            },
+          )
+        }
       >
         {state === 'copied' ? 'Copied' : label}
       </Button>

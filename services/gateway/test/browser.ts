@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { waitFor } from '@cowrie/testing';
 
@@ -37,10 +38,26 @@ function overflowingElements(page: Page): Promise<string[]> {
 }
 
 /**
+ * An accessibility check of the page as it is (axe-core, WCAG 2.1 A and AA
+ * rules): a serious or critical violation fails, named with the elements it
+ * found. Minor and moderate ones are left to review.
+ */
+export async function expectAccessible(page: Page, name: string): Promise<void> {
+  const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  const blocking = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  if (blocking.length > 0) {
+    const found = blocking.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+    throw new Error(`${name} has accessibility violations:\n${found.join('\n')}`);
+  }
+}
+
+/**
  * A full-page screenshot of the page at laptop and at phone width (<name>-laptop.png,
  * <name>-phone.png); at either width nothing may push the page wider than the screen.
+ * Every page a test takes a picture of is also checked for accessibility (expectAccessible).
  */
 export async function screenshotBothWidths(page: Page, name: string): Promise<void> {
+  await expectAccessible(page, name);
   mkdirSync(ARTIFACTS, { recursive: true });
   const before = page.viewportSize() ?? VIEWPORTS.laptop;
   for (const [width, size] of Object.entries(VIEWPORTS)) {

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { numberIn, useAddress } from '../address';
 import { ApiError, type Schemas } from '../api';
 import { usePagedList } from '../queries';
@@ -137,8 +137,13 @@ export function Audit() {
   const address = useAddress();
   const action = oneOf(address.get('action'), ACTIONS);
   const actor = address.get('actor');
+  // The field follows the address when it changes (back, a link), and is the user's while they type.
   const [actorText, setActorText] = useState(actor);
-  useEffect(() => setActorText(actor), [actor]);
+  const [actorInAddress, setActorInAddress] = useState(actor);
+  if (actor !== actorInAddress) {
+    setActorInAddress(actor);
+    setActorText(actor);
+  }
   const from = address.get('from');
   const until = address.get('until');
   const limit = numberIn(address.get('limit'), PAGE_SIZES, 25);

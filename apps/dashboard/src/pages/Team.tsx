@@ -155,6 +155,8 @@ function RoleControl({ m, iAmOwner }: { m: Member; iAmOwner: boolean }) {
 }
 
 function MemberRow({ m, isMe, iAmOwner, iManage }: { m: Member; isMe: boolean; iAmOwner: boolean; iManage: boolean }) {
+  // An invitation's expiry is judged as of when the row was first drawn (a render reads no clock).
+  const [drawnAt] = useState(() => Date.now());
   const [removing, setRemoving] = useState(false);
   // An owner resets another user's second factor (a lost phone): they sign in with their password alone and enrol again.
   const reset = useApiMutation('delete', '/users/{id}/mfa', () => ({ params: { path: { id: String(m.id) } } }), ['/users']);
@@ -173,7 +175,7 @@ function MemberRow({ m, isMe, iAmOwner, iManage }: { m: Member; isMe: boolean; i
           <span className={`badge badge-${m.status === 'active' ? 'active' : 'revoked'}`}>{m.status}</span>
           {m.status === 'active' && m.password_change_required && (
             <div className="muted small">
-              {m.one_time_password_expires_at && Date.parse(m.one_time_password_expires_at) <= Date.now()
+              {m.one_time_password_expires_at && Date.parse(m.one_time_password_expires_at) <= drawnAt
                 ? 'invitation expired: the one-time password no longer signs in'
                 : 'has not chosen a password yet'}
             </div>

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { Link } from 'wouter';
 import { numberIn, useAddress } from '../address';
 import type { Schemas } from '../api';
@@ -209,8 +209,13 @@ export function Transactions() {
   const limit = numberIn(address.get('limit'), PAGE_SIZES, 25);
   // A link to one transaction (a reversal's payout, say) opens the ledger searched for its reference.
   const search = address.get('search');
+  // The field follows the address when it changes (back, a link), and is the user's while they type.
   const [searchText, setSearchText] = useState(search);
-  useEffect(() => setSearchText(search), [search]);
+  const [searchInAddress, setSearchInAddress] = useState(search);
+  if (search !== searchInAddress) {
+    setSearchInAddress(search);
+    setSearchText(search);
+  }
   const fromIso = fromLocalInput(from);
   const toIso = dayAfter(until);
   const filters = {

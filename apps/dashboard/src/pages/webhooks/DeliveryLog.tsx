@@ -128,7 +128,7 @@ export function DeliveryLog({ endpoints }: { endpoints: Schemas['WebhookEndpoint
     <section aria-labelledby="log-title">
       <div className="section-head">
         <h2 id="log-title">Delivery log</h2>
-        <Button onClick={() => page.refetch()} busy={page.isFetching} busyLabel="Refreshing…">
+        <Button onClick={() => void page.refetch()} busy={page.isFetching} busyLabel="Refreshing…">
           Refresh
         </Button>
       </div>
