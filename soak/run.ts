@@ -383,7 +383,8 @@ async function main() {
         if (lines.length) console.log(`--- logged for ${d.op} ${d.status} (${requestId})\n${lines.join('\n')}`);
       }
       for (const r of world.replicas) if (r.errors.length) console.log(`--- last errors of ${r.service}#${r.index}\n${r.errors.slice(-20).join('\n')}`);
-      for (const r of world.replicas) for (const crash of r.crashTails) console.log(`--- crash of ${r.service}#${r.index}: the lines before it\n${crash.join('\n')}`);
+      for (const r of world.replicas)
+        for (const crash of r.crashTails) console.log(`--- crash of ${r.service}#${r.index}: the lines before it\n${crash.join('\n')}`);
     }
   } finally {
     redis.disconnect();

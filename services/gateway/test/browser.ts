@@ -42,11 +42,17 @@ function overflowingElements(page: Page): Promise<string[]> {
  * rules): a serious or critical violation fails, named with the elements it
  * found. Minor and moderate ones are left to review.
  */
-export async function expectAccessible(page: Page, name: string): Promise<void> {
+async function expectAccessible(page: Page, name: string): Promise<void> {
   const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
   const blocking = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   if (blocking.length > 0) {
-    const found = blocking.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+    const found = blocking.map(
+      (v) =>
+        `${v.id} (${v.impact}): ${v.help} at ${v.nodes
+          .slice(0, 3)
+          .map((n) => n.target.join(' '))
+          .join(', ')}`,
+    );
     throw new Error(`${name} has accessibility violations:\n${found.join('\n')}`);
   }
 }
