@@ -164,15 +164,29 @@ export function createFlutterwaveRail(options: FlutterwaveRailOptions): PayoutRa
     return { accountName: data.account_name, accountNumber: String(data.account_number ?? accountNumber), bankCode, bankName: bank.bankName };
   }
 
-  /** The transfer Flutterwave holds under our reference (its list, filtered by reference), or null. */
+  /**
+   * The transfer Flutterwave holds under our reference (its list, filtered by
+   * reference), or null. Null only when the filtered list is empty: a list
+   * that holds other transfers was not filtered (or is one page of many), and
+   * our transfer's absence from it proves nothing, so that is an error (the
+   * payout stays unknown and is asked about again), never "not found", which
+   * the grace window would turn into a failure of a payout that may be paid.
+   */
   async function verifyTransfer(reference: string, opts: { signal?: AbortSignal } = {}): Promise<TransferResult | null> {
     const r = await call({ method: 'GET', path: 'transfers', searchParams: { reference }, signal: opts.signal });
     if (r.statusCode === 404) return null;
     if (!isSuccess(r) || !Array.isArray(r.body.data))
       throw new RailError(502, `Flutterwave could not show transfer ${reference}: ${r.body.message ?? `HTTP ${r.statusCode}`}`, { provider, maybeSent: false });
-    const transfer = r.body.data.map(asObject).find((t) => t.reference === reference);
-    if (!transfer) return null;
-    return toResult(transfer, { status: r.body.status, message: r.body.message, data: transfer });
+    const listed = r.body.data.map(asObject);
+    const transfer = listed.find((t) => t.reference === reference);
+    if (transfer) return toResult(transfer, { status: r.body.status, message: r.body.message, data: transfer });
+    if (listed.length > 0)
+      throw new RailError(502, `Flutterwave's transfer list was not filtered by reference ${reference}: whether it holds the transfer cannot be told`, {
+        provider,
+        maybeSent: true,
+        raw: { listed: listed.length },
+      });
+    return null;
   }
 
   return {

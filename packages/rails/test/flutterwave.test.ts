@@ -94,6 +94,28 @@ test('NEW is pending until Flutterwave settles it; verify by reference reads the
   await expect(rail.verifyTransfer(reference())).resolves.toBeNull();
 });
 
+test('a transfer list that was not filtered by reference is no proof of absence: verify throws (ask again), never answers null', async () => {
+  const paid = request('0123456789');
+  await rail.transfer(paid);
+  standIn.options.listIgnoresReference = true;
+  try {
+    // Another reference's list holds the paid transfer: "not found" there would let the grace window fail a payout that may be paid.
+    const missing = reference();
+    const error = await rail.verifyTransfer(missing).then(
+      () => null,
+      (err: unknown) => err,
+    );
+    expect(error).toBeInstanceOf(RailError);
+    expect(error).toMatchObject({ maybeSent: true });
+    // A transfer that is in the list is still read from it.
+    await expect(rail.verifyTransfer(paid.reference)).resolves.toMatchObject({ status: 'completed' });
+  } finally {
+    standIn.options.listIgnoresReference = false;
+  }
+  // Filtered and empty: Flutterwave holds nothing under that reference.
+  await expect(rail.verifyTransfer(reference())).resolves.toBeNull();
+});
+
 test("a FAILED for a wrong account is the destination's failure; insufficient funds is the rail's own", async () => {
   await expect(rail.transfer(request('0000000006'))).resolves.toMatchObject({
     status: 'failed',

@@ -56,6 +56,8 @@ export interface FlutterwaveStandIn {
     balance: number | null;
     /** Fetches answer 503. */
     fetchDown: boolean;
+    /** The transfer list ignores `reference` and answers its first page of every transfer (a provider that does not filter). */
+    listIgnoresReference?: boolean;
     behaviour?: (transfer: { reference: string; narration: string }) => FlutterwaveSend | undefined;
     /** Where transfer webhooks are POSTed (with `verif-hash`) when a transfer settles later or is reversed. */
     notifyUrl?: string;
@@ -245,7 +247,7 @@ export async function startFlutterwaveStandIn({
       if (req.method === 'GET' && (url.pathname === '/v3/transfers' || /^\/v3\/transfers\/\d+$/.test(url.pathname))) {
         if (options.fetchDown) return send(res, 503, { status: 'error', message: 'Service unavailable', data: null });
         const id = /^\/v3\/transfers\/(\d+)$/.exec(url.pathname)?.[1];
-        const reference = url.searchParams.get('reference');
+        const reference = options.listIgnoresReference ? null : url.searchParams.get('reference');
         const found = [...transfers.values()].filter((t) => (id ? String(t.id) === id : reference ? t.reference === reference : true));
         const visible = found.filter((t) => (visibleAt.get(t.reference) ?? 0) <= Date.now());
         if (id)
