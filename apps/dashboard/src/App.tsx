@@ -19,11 +19,18 @@ import { useSession } from './session';
 import { PageHeader } from './ui';
 
 export function App() {
-  const { token, passwordChangeRequired, mfaEnrolmentRequired } = useSession();
+  const { token, joining, passwordChangeRequired, mfaEnrolmentRequired } = useSession();
   const [location] = useLocation();
   // The pages an emailed link opens, signed in or not (the link speaks for the user).
   if (location === '/reset-password') return <SetPasswordWithLink purpose="reset" />;
   if (location === '/accept-invitation') return <SetPasswordWithLink purpose="invitation" />;
+  // A new tab asking the signed-in tabs for their session: a moment with nothing to show.
+  if (!token && joining)
+    return (
+      <p className="muted" role="status">
+        Opening…
+      </p>
+    );
   if (!token) return location === '/forgot-password' ? <ForgotPassword /> : <SignIn />;
   if (passwordChangeRequired) return <ChoosePassword />;
   if (mfaEnrolmentRequired) return <EnrolSecondFactor />;

@@ -1,10 +1,14 @@
-import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from 'react';
+import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { ApiError, apiDownload, apiRequest, type Call, type ExportPath, type ExportQuery, type Mode } from './api';
 import { StepUpDialog, type StepUpWith } from './StepUpDialog';
 
 // The session token lives in sessionStorage: it survives a reload of this tab,
-// not the tab itself, and no other tab or later visit reads it.
+// not the tab itself, and no later visit reads it. A tab opened while another
+// tab of this browser is signed in (a link opened in a new tab) asks the open
+// tabs for the session over a BroadcastChannel (same origin, same browser
+// only) and joins it; signing out in one tab signs out all of them. Once every
+// tab is closed the session is gone, as before.
 const TOKEN_KEY = 'cowrie.dashboard.session';
 const MODE_KEY = 'cowrie.dashboard.mode';
 // Who signed in, and whether they must first replace a one-time password (this tab only, like the token).
@@ -12,8 +16,27 @@ const EMAIL_KEY = 'cowrie.dashboard.email';
 const CHANGE_KEY = 'cowrie.dashboard.password-change';
 const ENROL_KEY = 'cowrie.dashboard.mfa-enrolment';
 
+/** The session's tabs: what a new tab asks, what a signed-in tab answers, and a sign-out for all. */
+const TABS_CHANNEL = 'cowrie.dashboard.session';
+type TabMessage =
+  | { kind: 'ask' }
+  | { kind: 'share'; token: string; email: string | null; passwordChangeRequired: boolean; mfaEnrolmentRequired: boolean; mode: Mode }
+  | { kind: 'signed-out' };
+/** How long a new tab waits for a signed-in tab to answer before it shows the sign-in page. */
+const JOIN_WAIT_MS = 400;
+
+function openTabsChannel(): BroadcastChannel | null {
+  try {
+    return typeof BroadcastChannel === 'undefined' ? null : new BroadcastChannel(TABS_CHANNEL);
+  } catch {
+    return null;
+  }
+}
+
 interface SessionState {
   token: string | null;
+  /** A tab without a session of its own, asking the other tabs for theirs (nothing is shown meanwhile). */
+  joining: boolean;
   mode: Mode;
   /** Why the last session ended without the user signing out (a 401). */
   endedBecause: string | null;
@@ -71,8 +94,10 @@ function store(key: string, value: string | null) {
 
 export function SessionProvider({ children }: { children: ReactNode }) {
   const queryClient = useQueryClient();
+  const [tabs] = useState(openTabsChannel);
   const [state, setState] = useState<SessionState>(() => ({
     token: stored(TOKEN_KEY),
+    joining: !stored(TOKEN_KEY) && tabs !== null,
     mode: stored(MODE_KEY) === 'test' ? 'test' : 'live',
     endedBecause: null,
     email: stored(EMAIL_KEY),
@@ -82,7 +107,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   // The open step-up prompt, and how the call that opened it goes on.
   const [stepUp, setStepUp] = useState<{ with: StepUpWith; done: (confirmed: boolean) => void } | null>(null);
 
-  const forget = useCallback(
+  const forgetHere = useCallback(
     (reason?: string) => {
       for (const key of [TOKEN_KEY, EMAIL_KEY, CHANGE_KEY, ENROL_KEY]) store(key, null);
       queryClient.clear();
@@ -94,6 +119,53 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     },
     [queryClient],
   );
+  // Ending the session here ends it in the other tabs too (they would meet a 401 at their next call).
+  const forget = useCallback(
+    (reason?: string) => {
+      forgetHere(reason);
+      tabs?.postMessage({ kind: 'signed-out' } satisfies TabMessage);
+    },
+    [forgetHere, tabs],
+  );
+
+  // A signed-in tab answers a new tab's ask; a new tab takes the first answer, or gives up after JOIN_WAIT_MS.
+  useEffect(() => {
+    if (!tabs) return;
+    const onMessage = (event: MessageEvent<TabMessage>) => {
+      const message = event.data;
+      if (message.kind === 'ask') {
+        const token = stored(TOKEN_KEY);
+        if (token)
+          tabs.postMessage({
+            kind: 'share',
+            token,
+            email: stored(EMAIL_KEY),
+            passwordChangeRequired: stored(CHANGE_KEY) === 'yes',
+            mfaEnrolmentRequired: stored(ENROL_KEY) === 'yes',
+            mode: stored(MODE_KEY) === 'test' ? 'test' : 'live',
+          } satisfies TabMessage);
+      } else if (message.kind === 'share') {
+        if (stored(TOKEN_KEY)) return;
+        store(TOKEN_KEY, message.token);
+        store(EMAIL_KEY, message.email);
+        store(CHANGE_KEY, message.passwordChangeRequired ? 'yes' : null);
+        store(ENROL_KEY, message.mfaEnrolmentRequired ? 'yes' : null);
+        store(MODE_KEY, message.mode);
+        const { token, email, passwordChangeRequired, mfaEnrolmentRequired, mode } = message;
+        setState((s) => ({ ...s, token, email, passwordChangeRequired, mfaEnrolmentRequired, mode, joining: false, endedBecause: null }));
+      } else if (message.kind === 'signed-out') {
+        if (stored(TOKEN_KEY)) forgetHere();
+      }
+    };
+    tabs.addEventListener('message', onMessage);
+    return () => tabs.removeEventListener('message', onMessage);
+  }, [tabs, forgetHere]);
+  useEffect(() => {
+    if (!tabs || !state.joining) return;
+    tabs.postMessage({ kind: 'ask' } satisfies TabMessage);
+    const gaveUp = setTimeout(() => setState((s) => ({ ...s, joining: false })), JOIN_WAIT_MS);
+    return () => clearTimeout(gaveUp);
+  }, [tabs, state.joining]);
 
   const value = useMemo<SessionApi>(() => {
     const endOn401 = async <R,>(request: () => Promise<R>): Promise<R> => {

@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
 import { verifyWebhookSignature } from '@cowrie/webhooks';
 import { waitFor, type HttpReceiver } from '@cowrie/testing';
 import { call, type startTestGateway } from './start-test-gateway';
-import { startBrowserStack } from './browser-stack';
+import { newDashboardPage, startBrowserStack } from './browser-stack';
 import { expectCount, expectText, screenshotBothWidths, signInThroughForm } from './browser';
 
 let stack: Awaited<ReturnType<typeof startBrowserStack>>;
@@ -368,6 +368,39 @@ test(
     // Opened from the navigation: the new page's heading has the focus.
     await expectText(focused, 'API keys');
     await expect(focused.evaluate((el) => el.tagName)).resolves.toBe('H1');
+  },
+  FLOW_TIMEOUT_MS,
+);
+
+test(
+  'a link opened in a new tab of the same browser opens signed in; signing out in one tab signs out the other; another browser is not let in',
+  async () => {
+    // Signed in (the test before leaves the page signed in; alone, it signs in).
+    await page.goto('/dashboard');
+    if (!(await sessionToken())) await signIn();
+    await page.getByRole('heading', { level: 1, name: 'Home' }).waitFor();
+    const token = await sessionToken();
+    const tab = await page.context().newPage();
+    try {
+      // The new tab asks the signed-in tab for the session and opens the page the link names.
+      await tab.goto('/dashboard/transactions?type=debit');
+      await tab.getByRole('heading', { level: 1, name: 'Transactions' }).waitFor();
+      expect(await tab.evaluate(() => (globalThis as any).sessionStorage.getItem('cowrie.dashboard.session'))).toBe(token);
+      // Another browser (its own storage and channels) is asked to sign in.
+      const stranger = await newDashboardPage(stack.browser, gw.url);
+      try {
+        await stranger.goto('/dashboard/transactions');
+        await stranger.getByRole('heading', { name: 'Sign in to your dashboard' }).waitFor();
+      } finally {
+        await stranger.context().close();
+      }
+      // Signing out here ends the session in the other tab at once.
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await tab.getByRole('heading', { name: 'Sign in to your dashboard' }).waitFor();
+      expect(await tab.evaluate(() => (globalThis as any).sessionStorage.getItem('cowrie.dashboard.session'))).toBeNull();
+    } finally {
+      await tab.close();
+    }
   },
   FLOW_TIMEOUT_MS,
 );
