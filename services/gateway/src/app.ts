@@ -13,10 +13,12 @@ import { registerHealthRoutes } from './routes/health';
 import { registerAuthRoutes } from './routes/auth';
 import { registerPasswordResetRoutes } from './routes/password-reset';
 import { registerMfaRoutes } from './routes/mfa';
-import { registerCatalogRoutes } from './routes/catalog';
+import { catalogApiSpecs } from './api/catalog/specs';
+import { createCatalogApiHandlers } from './api/catalog/handlers';
 import { verificationSpecs } from './api/verifications/specs';
 import { createVerificationHandlers } from './api/verifications/handlers';
-import { registerDepositRoutes } from './routes/deposits';
+import { depositApiSpecs, depositDashboardSpecs } from './api/deposits/specs';
+import { createDepositApiHandlers, createDepositDashboardHandlers } from './api/deposits/handlers';
 import { registerRailNotificationRoutes } from './routes/rail-notifications';
 import { registerVerificationReportRoutes } from './routes/verification-reports';
 import { webhookSpecs } from './api/webhooks/specs';
@@ -29,10 +31,10 @@ import { registerDashboardLedgerRoutes } from './routes/dashboard-ledger';
 import { registerDashboardExportRoutes } from './routes/dashboard-exports';
 import { registerDashboardTransactionDetailRoute } from './routes/dashboard-transaction-detail';
 import { registerDashboardVerificationRoutes } from './routes/dashboard-verifications';
-import { registerDashboardDepositRoutes } from './routes/dashboard-deposits';
 import { registerTeamRoutes } from './routes/team';
 import { registerAuditEventRoutes } from './routes/audit-events';
-import { registerTestHelperRoutes } from './routes/test-helpers';
+import { testHelperApiSpecs } from './api/test-helpers/specs';
+import { createTestHelperApiHandlers } from './api/test-helpers/handlers';
 import { registerDocsRoutes, registerMetricsRoute, registerQueueBoard } from './routes/operations';
 
 export interface CreateAppOptions {
@@ -79,15 +81,15 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   const v1 = express.Router({ caseSensitive: true });
   v1.use(requireApiKeyWithinBudget(deps), idempotencyLayer(deps));
   const api = routes.on(v1, '/v1');
-  registerCatalogRoutes(api, deps);
+  api.routes(catalogApiSpecs, createCatalogApiHandlers(deps));
   options.extraV1Routes?.(v1);
   api.routes(verificationSpecs, createVerificationHandlers(deps));
-  registerDepositRoutes(api, deps);
+  api.routes(depositApiSpecs, createDepositApiHandlers(deps));
   // One handler per payout action, for /v1 (API key) and the dashboard (session) alike.
   const payoutHandlers = createPayoutHandlers(deps);
   registerPayoutRoutes(api, deps, payoutHandlers);
   // Test keys only: to a live key these routes do not exist (404).
-  registerTestHelperRoutes(api, deps);
+  api.routes(testHelperApiSpecs, createTestHelperApiHandlers(deps));
   v1.use(notFoundHandler);
   app.use('/v1', v1);
 
@@ -104,7 +106,7 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   // After the export: /transactions/export is not a reference.
   registerDashboardTransactionDetailRoute(root, deps);
   registerDashboardVerificationRoutes(root, deps);
-  registerDashboardDepositRoutes(root, deps);
+  root.routes(depositDashboardSpecs, createDepositDashboardHandlers(deps));
   registerDashboardPayoutRoutes(root, deps, payoutHandlers);
   registerTeamRoutes(root, deps);
   registerAuditEventRoutes(root, deps);

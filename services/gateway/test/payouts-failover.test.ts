@@ -290,3 +290,21 @@ test('Flutterwave notifications arrive on the notification path, verified by ver
   const unmatched = await fetch(`${stack.url}/rails/flutterwave/notifications`, { method: 'POST', headers: wrongRail.headers, body: wrongRail.rawBody });
   expect(((await unmatched.json()) as { data: unknown }).data).toEqual({ received: true, kind: 'unmatched' });
 });
+
+test("a rail notification asks the rail through the gateway's payout rails: the call is timed like every other (cowrie_rail_call_*)", async () => {
+  const verifyCalls = async () =>
+    sampleValue(parseMetrics(await stack.deps.metrics.registry.metrics()), 'cowrie_rail_call_duration_seconds_count', {
+      rail: 'payout:flutterwave',
+      operation: 'verifyTransfer',
+      outcome: 'ok',
+    }) ?? 0;
+  const ws = await ownWorkspace();
+  paystack.options.mode = 'error_500';
+  const t = (await transfer(ws.key, '0123456789')).body.data;
+  expect(t.provider).toBe('flutterwave');
+  const before = await verifyCalls();
+  const { rawBody, headers } = flutterwaveTransferEvent(flutterwave.hash, flutterwave.transfers.get(`${t.reference}-2`)!);
+  const res = await fetch(`${stack.url}/rails/flutterwave/notifications`, { method: 'POST', headers, body: rawBody });
+  expect(res.status).toBe(200);
+  expect(await verifyCalls()).toBe(before + 1);
+});

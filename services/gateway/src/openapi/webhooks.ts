@@ -14,7 +14,7 @@ import { eventData as verificationEventData, sampleVerificationEventData } from 
 import { pingEventData, sampleEndpointDisabledData, type EndpointDisabledEventData, type WebhookBody } from '@cowrie/webhooks';
 // The routes give the catalog's shared schemas their names (Transaction, Customer, VerificationChannel), so the
 // document refers to them by $ref whichever module loads first.
-import '../routes/deposits';
+import '../api/deposits/schemas';
 import '../routes/payouts';
 import '../api/verifications/schemas';
 import { ZTimestamp, named, responseOf } from './schemas';

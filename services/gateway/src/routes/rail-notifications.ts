@@ -10,13 +10,7 @@ import {
 } from '@cowrie/collection-rails';
 import { receiveInboundTransfer } from '@cowrie/deposits';
 import { receivePayoutNotification } from '@cowrie/payouts';
-import {
-  FLUTTERWAVE_SIGNATURE_HEADER,
-  createModeRails,
-  parseFlutterwaveTransferNotification,
-  parsePaystackTransferNotification,
-  verifyFlutterwaveHash,
-} from '@cowrie/rails';
+import { FLUTTERWAVE_SIGNATURE_HEADER, parseFlutterwaveTransferNotification, parsePaystackTransferNotification, verifyFlutterwaveHash } from '@cowrie/rails';
 import type { GatewayDeps } from '../deps';
 import { notFoundHandler } from '../http/error-handler';
 import { sendData } from '../http/respond';
@@ -60,7 +54,8 @@ export function registerRailNotificationRoutes(app: Express, deps: GatewayDeps) 
   const collectionKey = COLLECTION_RAIL === 'paystack' ? PAYSTACK_SECRET_KEY : undefined;
   const payoutKey = PAYOUT_RAILS.includes('paystack') ? paystackPayoutSettings(deps.config).secretKey : undefined;
   const flutterwaveHash = PAYOUT_RAILS.includes('flutterwave') ? PAYOUT_FLUTTERWAVE_WEBHOOK_HASH : undefined;
-  const payoutRails = payoutKey || flutterwaveHash ? createModeRails(deps.config, { redis: deps.redis, sql: deps.sql }) : null;
+  // The gateway's payout rails (timed like every other call to them), when a payout rail can notify.
+  const payoutRails = payoutKey || flutterwaveHash ? deps.payoutRails : null;
   // A payout rail's notification names the payout; the rail's own answer when asked is what is applied.
   // A rail that cannot be asked answers 503, so the provider delivers it again.
   const receivePayout = (req: Request, provider: string, event: string, reference: string, body: unknown) =>
