@@ -10,9 +10,8 @@ import { httpMetrics } from './http/http-metrics';
 import type { Lifecycle } from './http/lifecycle';
 import { RouteRegistry } from './http/route-registry';
 import { registerHealthRoutes } from './routes/health';
-import { registerAuthRoutes } from './routes/auth';
-import { registerPasswordResetRoutes } from './routes/password-reset';
-import { registerMfaRoutes } from './routes/mfa';
+import { authDashboardSpecs } from './api/auth/specs';
+import { createAuthDashboardHandlers } from './api/auth/handlers';
 import { registerCatalogRoutes } from './routes/catalog';
 import { verificationSpecs } from './api/verifications/specs';
 import { createVerificationHandlers } from './api/verifications/handlers';
@@ -23,15 +22,18 @@ import { webhookSpecs } from './api/webhooks/specs';
 import { createWebhookHandlers } from './api/webhooks/handlers';
 import { createPayoutHandlers, registerPayoutRoutes } from './routes/payouts';
 import { registerDashboardPayoutRoutes } from './routes/dashboard-payouts';
-import { registerApiKeyRoutes } from './routes/api-keys';
+import { apiKeyDashboardSpecs } from './api/keys/specs';
+import { createApiKeyDashboardHandlers } from './api/keys/handlers';
 import { registerDashboardApp } from './routes/dashboard-app';
 import { registerDashboardLedgerRoutes } from './routes/dashboard-ledger';
 import { registerDashboardExportRoutes } from './routes/dashboard-exports';
 import { registerDashboardTransactionDetailRoute } from './routes/dashboard-transaction-detail';
 import { registerDashboardVerificationRoutes } from './routes/dashboard-verifications';
 import { registerDashboardDepositRoutes } from './routes/dashboard-deposits';
-import { registerTeamRoutes } from './routes/team';
-import { registerAuditEventRoutes } from './routes/audit-events';
+import { teamDashboardSpecs } from './api/team/specs';
+import { createTeamDashboardHandlers } from './api/team/handlers';
+import { auditDashboardSpecs } from './api/audit/specs';
+import { createAuditDashboardHandlers } from './api/audit/handlers';
 import { registerTestHelperRoutes } from './routes/test-helpers';
 import { registerDocsRoutes, registerMetricsRoute, registerQueueBoard } from './routes/operations';
 
@@ -94,11 +96,9 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   registerMetricsRoute(app, deps);
   registerQueueBoard(app, deps);
   registerHealthRoutes(root, deps, { stopping: options.lifecycle?.isStopping });
-  registerAuthRoutes(root, deps);
-  registerPasswordResetRoutes(root, deps);
-  registerMfaRoutes(root, deps);
+  root.routes(authDashboardSpecs, createAuthDashboardHandlers(deps));
   root.routes(webhookSpecs, createWebhookHandlers(deps));
-  registerApiKeyRoutes(root, deps);
+  root.routes(apiKeyDashboardSpecs, createApiKeyDashboardHandlers(deps));
   registerDashboardLedgerRoutes(root, deps);
   registerDashboardExportRoutes(root, deps);
   // After the export: /transactions/export is not a reference.
@@ -106,8 +106,8 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   registerDashboardVerificationRoutes(root, deps);
   registerDashboardDepositRoutes(root, deps);
   registerDashboardPayoutRoutes(root, deps, payoutHandlers);
-  registerTeamRoutes(root, deps);
-  registerAuditEventRoutes(root, deps);
+  root.routes(teamDashboardSpecs, createTeamDashboardHandlers(deps));
+  root.routes(auditDashboardSpecs, createAuditDashboardHandlers(deps));
   registerDashboardApp(app, deps.logger);
 
   app.use(notFoundHandler);
