@@ -9,13 +9,14 @@ import { requireApiKeyWithinBudget, requireSession } from './http/api-auth';
 import { httpMetrics } from './http/http-metrics';
 import type { Lifecycle } from './http/lifecycle';
 import { RouteRegistry } from './http/route-registry';
-import { registerHealthRoutes } from './routes/health';
+import { healthSpecs } from './api/health/specs';
+import { createHealthHandlers } from './api/health/handlers';
 import { registerAuthRoutes } from './routes/auth';
 import { registerPasswordResetRoutes } from './routes/password-reset';
 import { registerMfaRoutes } from './routes/mfa';
 import { registerCatalogRoutes } from './routes/catalog';
-import { verificationSpecs } from './api/verifications/specs';
-import { createVerificationHandlers } from './api/verifications/handlers';
+import { verificationDashboardSpecs, verificationSpecs } from './api/verifications/specs';
+import { createVerificationDashboardHandlers, createVerificationHandlers } from './api/verifications/handlers';
 import { registerDepositRoutes } from './routes/deposits';
 import { registerRailNotificationRoutes } from './routes/rail-notifications';
 import { registerVerificationReportRoutes } from './routes/verification-reports';
@@ -25,15 +26,15 @@ import { createPayoutHandlers, registerPayoutRoutes } from './routes/payouts';
 import { registerDashboardPayoutRoutes } from './routes/dashboard-payouts';
 import { registerApiKeyRoutes } from './routes/api-keys';
 import { registerDashboardApp } from './routes/dashboard-app';
-import { registerDashboardLedgerRoutes } from './routes/dashboard-ledger';
-import { registerDashboardExportRoutes } from './routes/dashboard-exports';
-import { registerDashboardTransactionDetailRoute } from './routes/dashboard-transaction-detail';
-import { registerDashboardVerificationRoutes } from './routes/dashboard-verifications';
+import { ledgerDashboardSpecs } from './api/ledger/specs';
+import { createLedgerDashboardHandlers } from './api/ledger/handlers';
 import { registerDashboardDepositRoutes } from './routes/dashboard-deposits';
 import { registerTeamRoutes } from './routes/team';
 import { registerAuditEventRoutes } from './routes/audit-events';
 import { registerTestHelperRoutes } from './routes/test-helpers';
-import { registerDocsRoutes, registerMetricsRoute, registerQueueBoard } from './routes/operations';
+import { docsSpecs } from './api/docs/specs';
+import { createDocsHandlers } from './api/docs/handlers';
+import { registerDocsPages, registerMetricsRoute, registerQueueBoard } from './routes/operations';
 
 export interface CreateAppOptions {
   /** Mounts extra /v1 routes behind the same auth, budget and idempotency layers (tests, extensions). */
@@ -74,7 +75,8 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   // /v1 router), then /v1, the busiest, ahead of the operator and dashboard
   // routes that every /v1 request would otherwise be matched against first.
   const root = routes.on(app, '', { session: requireSession(deps), idempotency: idempotencyLayer(deps) });
-  registerDocsRoutes(app, root);
+  root.routes(docsSpecs, createDocsHandlers(routes));
+  registerDocsPages(app);
 
   const v1 = express.Router({ caseSensitive: true });
   v1.use(requireApiKeyWithinBudget(deps), idempotencyLayer(deps));
@@ -93,17 +95,15 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
 
   registerMetricsRoute(app, deps);
   registerQueueBoard(app, deps);
-  registerHealthRoutes(root, deps, { stopping: options.lifecycle?.isStopping });
+  root.routes(healthSpecs, createHealthHandlers(deps, { stopping: options.lifecycle?.isStopping }));
   registerAuthRoutes(root, deps);
   registerPasswordResetRoutes(root, deps);
   registerMfaRoutes(root, deps);
   root.routes(webhookSpecs, createWebhookHandlers(deps));
   registerApiKeyRoutes(root, deps);
-  registerDashboardLedgerRoutes(root, deps);
-  registerDashboardExportRoutes(root, deps);
-  // After the export: /transactions/export is not a reference.
-  registerDashboardTransactionDetailRoute(root, deps);
-  registerDashboardVerificationRoutes(root, deps);
+  // The export before the transaction detail (ledgerDashboardSpecs' order): /transactions/export is not a reference.
+  root.routes(ledgerDashboardSpecs, createLedgerDashboardHandlers(deps));
+  root.routes(verificationDashboardSpecs, createVerificationDashboardHandlers(deps));
   registerDashboardDepositRoutes(root, deps);
   registerDashboardPayoutRoutes(root, deps, payoutHandlers);
   registerTeamRoutes(root, deps);
