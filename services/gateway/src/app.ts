@@ -9,13 +9,14 @@ import { requireApiKeyWithinBudget, requireSession } from './http/api-auth';
 import { httpMetrics } from './http/http-metrics';
 import type { Lifecycle } from './http/lifecycle';
 import { RouteRegistry } from './http/route-registry';
-import { registerHealthRoutes } from './routes/health';
+import { healthSpecs } from './api/health/specs';
+import { createHealthHandlers } from './api/health/handlers';
 import { authDashboardSpecs } from './api/auth/specs';
 import { createAuthDashboardHandlers } from './api/auth/handlers';
 import { catalogApiSpecs } from './api/catalog/specs';
 import { createCatalogApiHandlers } from './api/catalog/handlers';
-import { verificationSpecs } from './api/verifications/specs';
-import { createVerificationHandlers } from './api/verifications/handlers';
+import { verificationDashboardSpecs, verificationSpecs } from './api/verifications/specs';
+import { createVerificationDashboardHandlers, createVerificationHandlers } from './api/verifications/handlers';
 import { depositApiSpecs, depositDashboardSpecs } from './api/deposits/specs';
 import { createDepositApiHandlers, createDepositDashboardHandlers } from './api/deposits/handlers';
 import { registerRailNotificationRoutes } from './routes/rail-notifications';
@@ -27,17 +28,17 @@ import { registerDashboardPayoutRoutes } from './routes/dashboard-payouts';
 import { apiKeyDashboardSpecs } from './api/keys/specs';
 import { createApiKeyDashboardHandlers } from './api/keys/handlers';
 import { registerDashboardApp } from './routes/dashboard-app';
-import { registerDashboardLedgerRoutes } from './routes/dashboard-ledger';
-import { registerDashboardExportRoutes } from './routes/dashboard-exports';
-import { registerDashboardTransactionDetailRoute } from './routes/dashboard-transaction-detail';
-import { registerDashboardVerificationRoutes } from './routes/dashboard-verifications';
+import { ledgerDashboardSpecs } from './api/ledger/specs';
+import { createLedgerDashboardHandlers } from './api/ledger/handlers';
 import { teamDashboardSpecs } from './api/team/specs';
 import { createTeamDashboardHandlers } from './api/team/handlers';
 import { auditDashboardSpecs } from './api/audit/specs';
 import { createAuditDashboardHandlers } from './api/audit/handlers';
 import { testHelperApiSpecs } from './api/test-helpers/specs';
 import { createTestHelperApiHandlers } from './api/test-helpers/handlers';
-import { registerDocsRoutes, registerMetricsRoute, registerQueueBoard } from './routes/operations';
+import { docsSpecs } from './api/docs/specs';
+import { createDocsHandlers } from './api/docs/handlers';
+import { registerDocsPages, registerMetricsRoute, registerQueueBoard } from './routes/operations';
 
 export interface CreateAppOptions {
   /** Mounts extra /v1 routes behind the same auth, budget and idempotency layers (tests, extensions). */
@@ -78,7 +79,8 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   // /v1 router), then /v1, the busiest, ahead of the operator and dashboard
   // routes that every /v1 request would otherwise be matched against first.
   const root = routes.on(app, '', { session: requireSession(deps), idempotency: idempotencyLayer(deps) });
-  registerDocsRoutes(app, root);
+  root.routes(docsSpecs, createDocsHandlers(routes));
+  registerDocsPages(app);
 
   const v1 = express.Router({ caseSensitive: true });
   v1.use(requireApiKeyWithinBudget(deps), idempotencyLayer(deps));
@@ -97,15 +99,13 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
 
   registerMetricsRoute(app, deps);
   registerQueueBoard(app, deps);
-  registerHealthRoutes(root, deps, { stopping: options.lifecycle?.isStopping });
+  root.routes(healthSpecs, createHealthHandlers(deps, { stopping: options.lifecycle?.isStopping }));
   root.routes(authDashboardSpecs, createAuthDashboardHandlers(deps));
   root.routes(webhookSpecs, createWebhookHandlers(deps));
   root.routes(apiKeyDashboardSpecs, createApiKeyDashboardHandlers(deps));
-  registerDashboardLedgerRoutes(root, deps);
-  registerDashboardExportRoutes(root, deps);
-  // After the export: /transactions/export is not a reference.
-  registerDashboardTransactionDetailRoute(root, deps);
-  registerDashboardVerificationRoutes(root, deps);
+  // The export before the transaction detail (ledgerDashboardSpecs' order): /transactions/export is not a reference.
+  root.routes(ledgerDashboardSpecs, createLedgerDashboardHandlers(deps));
+  root.routes(verificationDashboardSpecs, createVerificationDashboardHandlers(deps));
   root.routes(depositDashboardSpecs, createDepositDashboardHandlers(deps));
   registerDashboardPayoutRoutes(root, deps, payoutHandlers);
   root.routes(teamDashboardSpecs, createTeamDashboardHandlers(deps));

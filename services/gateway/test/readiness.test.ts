@@ -5,7 +5,7 @@ import { createRedis, loadConfig } from '@cowrie/core';
 import { createDb } from '@cowrie/db';
 import { freePort, startRedisServer, type RedisServer, type TestEnv } from '@cowrie/testing';
 import { createTestEnv } from '@cowrie/ledger/testing';
-import { readiness } from '../src/routes/health';
+import { readiness } from '../src/api/health/handlers';
 import { call, startTestGateway } from './start-test-gateway';
 
 const servers: RedisServer[] = [];

@@ -8,7 +8,8 @@ import { recordAuditAfter } from '../http/audit';
 import { named } from '../openapi/schemas';
 import { payoutSpecs, type createPayoutHandlers } from './payouts';
 import { ZPayoutRequest, registerPayoutRequestRoutes } from './payout-requests';
-import { ZPayoutRailState, payoutRailStates } from './health';
+import { ZPayoutRailState } from '../api/health/schemas';
+import { payoutRailStates } from '../api/health/handlers';
 
 const ZBeneficiaryParams = z.object({ id: z.string().meta({ description: 'Beneficiary id' }) });
 const beneficiaryNotFound = () => new AppError('not_found', 'Beneficiary not found');

@@ -7,8 +7,6 @@ import { hasOperatorToken, renderMetrics } from '@cowrie/metrics';
 import { clientAddressGroup, giveBackAttempt, takeAttempt } from '@cowrie/api-limits';
 import type { GatewayDeps } from '../deps';
 import { notFoundHandler } from '../http/error-handler';
-import type { RouteMount } from '../http/route-registry';
-import { buildOpenApiDocument, type OpenApiDocument } from '../openapi/document';
 
 /**
  * The Scalar renderer's self-contained browser bundle (no CDN): copied beside
@@ -47,27 +45,8 @@ const DOCS_HTML = `<!doctype html>
 </html>
 `;
 
-/** The OpenAPI document (no auth) and the reference page that renders it. */
-export function registerDocsRoutes(app: Express, mount: RouteMount) {
-  let document: OpenApiDocument | undefined;
-  // Built on first use, once every route is registered; the routes never change afterwards.
-  const documentOf = () => (document ??= buildOpenApiDocument(mount.registry.routes));
-
-  mount.route(
-    {
-      method: 'get',
-      path: '/v1/openapi.json',
-      operationId: 'getOpenApiDocument',
-      summary: 'This OpenAPI 3.1 document',
-      tag: 'Operations',
-      auth: { kind: 'none' },
-      responses: { 200: { description: 'The document, generated from the schemas that validate requests', raw: true } },
-    },
-    (_input, _req, res) => {
-      res.set('Cache-Control', 'no-cache').json(documentOf());
-    },
-  );
-
+/** The reference page at /docs, which renders the OpenAPI document (its route: api/docs). */
+export function registerDocsPages(app: Express) {
   const bundle = scalarBundlePath();
   app.get('/docs', (_req, res) => {
     res.set('Cache-Control', 'no-cache').type('html').send(DOCS_HTML);

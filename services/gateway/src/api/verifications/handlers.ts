@@ -1,21 +1,29 @@
 import type { Response } from 'express';
 import { AppError } from '@cowrie/core';
+import { workspaceUid } from '@cowrie/accounts';
 import {
   channelAvailable,
   checkVerification,
+  clearGuardedPrefix,
+  conversionByChannel,
   destinationPrefix,
   findVerification,
   guardReportLimiter,
   guardVerificationStart,
   hitVerificationLimits,
+  listGuardedPrefixes,
+  listVerifications,
+  parseGuardPrefix,
   startVerification,
+  renderDashboardVerificationRecord,
   renderStartedVerification,
   renderVerificationRecord,
 } from '@cowrie/verification';
 import type { GatewayDeps } from '../../deps';
+import { recordAuditAfter } from '../../http/audit';
 import type { HandlersOf } from '../../http/route-registry';
-import { apiKeyOf, sendData } from '../../http/respond';
-import type { verificationSpecs } from './specs';
+import { apiKeyOf, sendData, sendPage, sessionOf } from '../../http/respond';
+import type { verificationDashboardSpecs, verificationSpecs } from './specs';
 
 /** Verification-limit 429s carry no X-RateLimit-* headers, although the budget middleware set them. */
 function dropRateLimitHeaders(res: Response) {
@@ -103,6 +111,61 @@ export function createVerificationHandlers(deps: GatewayDeps): HandlersOf<typeof
       const row = await findVerification(db, workspaceId, params.reference);
       if (!row) throw new AppError('not_found', 'Verification not found');
       sendData(req, res, 200, renderVerificationRecord(row));
+    },
+  };
+}
+
+const GUARD_WINDOW_SECONDS = 3600;
+
+/** The workspace's id that never repeats (the fraud guard's counters are keyed by it, as the API key's). */
+async function sessionWorkspaceUid(deps: GatewayDeps, workspaceId: number): Promise<string> {
+  const workspace = await deps.db.workspace.findUniqueOrThrow({ where: { id: workspaceId }, select: { createdAt: true } });
+  return workspaceUid(workspaceId, workspace.createdAt);
+}
+
+/** One handler per dashboard verification route (verificationDashboardSpecs): the session's workspace, one @cowrie/verification call each. */
+export function createVerificationDashboardHandlers(deps: GatewayDeps): HandlersOf<typeof verificationDashboardSpecs> {
+  return {
+    async listSessionVerifications({ query }, req, res) {
+      sendPage(req, res, await listVerifications(deps.db, { workspaceId: sessionOf(req).workspaceId, ...query }));
+    },
+
+    async getVerificationGuard(_input, req, res) {
+      const { workspaceId } = sessionOf(req);
+      const now = Date.now();
+      const [conversion, prefixes] = await Promise.all([
+        conversionByChannel(deps.db, workspaceId, new Date(now - GUARD_WINDOW_SECONDS * 1000)),
+        sessionWorkspaceUid(deps, workspaceId).then((uid) => listGuardedPrefixes(deps.redis, deps.config, uid, now)),
+      ]);
+      sendData(req, res, 200, {
+        mode: deps.config.VERIFY_FRAUD_GUARD,
+        min_starts: deps.config.VERIFY_FRAUD_GUARD_MIN_STARTS,
+        min_conversion: deps.config.VERIFY_FRAUD_GUARD_MIN_CONVERSION,
+        window_seconds: GUARD_WINDOW_SECONDS,
+        conversion_by_channel: conversion,
+        prefixes,
+      });
+    },
+
+    async clearVerificationGuardPrefix({ body }, req, res) {
+      const prefix = parseGuardPrefix(body.prefix);
+      if (!prefix) throw new AppError('invalid_request', 'prefix must be +234 followed by four digits, such as +234803 1', { details: { field: 'prefix' } });
+      const { workspaceId } = sessionOf(req);
+      const held = await clearGuardedPrefix(deps.redis, deps.config, { workspaceUid: await sessionWorkspaceUid(deps, workspaceId), prefix });
+      if (!held) throw new AppError('not_found', 'The fraud guard holds nothing for this prefix');
+      req.log.info({ prefix, starts: held.starts, blocking: held.blocking }, 'fraud guard prefix cleared');
+      await recordAuditAfter(deps.db, req, {
+        action: 'verification.guard_cleared',
+        objectId: workspaceId,
+        details: { prefix, starts: held.starts, verified: held.verified, blocking: held.blocking },
+      });
+      sendData(req, res, 200, held);
+    },
+
+    async getSessionVerification({ params }, req, res) {
+      const row = await findVerification(deps.db, sessionOf(req).workspaceId, params.reference);
+      if (!row) throw new AppError('not_found', 'Verification not found');
+      sendData(req, res, 200, renderDashboardVerificationRecord(row));
     },
   };
 }

@@ -1,5 +1,19 @@
+import { z } from 'zod';
 import type { AnyRouteSpec } from '../../http/route-registry';
-import { ZCheckOutcome, ZCheckVerificationBody, ZReferenceParams, ZStartVerificationBody, ZStartedVerification, ZVerificationRecord } from './schemas';
+import { ZPageMeta } from '../../openapi/schemas';
+import {
+  ZCheckOutcome,
+  ZCheckVerificationBody,
+  ZClearGuardRequest,
+  ZDashboardVerification,
+  ZGuardedPrefix,
+  ZReferenceParams,
+  ZStartVerificationBody,
+  ZStartedVerification,
+  ZVerificationGuard,
+  ZVerificationRecord,
+  ZVerificationsQuery,
+} from './schemas';
 
 /** One-time codes under /v1, with an API key: keyed by their operationId, in the order they are mounted. */
 export const verificationSpecs = {
@@ -45,6 +59,70 @@ export const verificationSpecs = {
     request: { params: ZReferenceParams },
     responses: {
       200: { description: 'The verification record (metadata and code are never returned)', data: ZVerificationRecord },
+      404: { description: 'not_found: no verification with this reference in this workspace' },
+    },
+  },
+} satisfies Record<string, AnyRouteSpec>;
+
+const auth = { kind: 'session' } as const;
+const tag = 'Verification (dashboard)';
+
+/**
+ * The verifications of the signed-in workspace (the side its Cowrie-Mode
+ * chose) for the dashboard, as GET /v1/verifications/:reference shows them
+ * (destinations masked, never a code), and the fraud guard: keyed by their
+ * operationId, in the order they are mounted.
+ */
+export const verificationDashboardSpecs = {
+  listSessionVerifications: {
+    method: 'get',
+    path: '/verifications',
+    operationId: 'listSessionVerifications',
+    summary: "The signed-in workspace's verifications, newest first",
+    description: 'Cursor paginated: pass `meta.next_cursor` as `cursor` for the next page (null on the last).',
+    tag,
+    auth,
+    request: { query: ZVerificationsQuery },
+    responses: { 200: { description: 'A page of verifications', data: z.array(ZDashboardVerification), meta: ZPageMeta } },
+  },
+  // Not under /verifications/: a path there is read as a reference.
+  getVerificationGuard: {
+    method: 'get',
+    path: '/verification-guard',
+    operationId: 'getVerificationGuard',
+    summary: "Conversion by channel over the last hour, and the fraud guard's prefixes",
+    description:
+      'Conversion (verified ÷ started) of the last hour by channel, from the verifications; and the destination prefixes the fraud guard counted in its sliding hour (sms and voice), blocking ones first.',
+    tag,
+    auth,
+    responses: { 200: { description: 'The guard and conversion', data: ZVerificationGuard } },
+  },
+  clearVerificationGuardPrefix: {
+    method: 'post',
+    path: '/verification-guard/clear',
+    operationId: 'clearVerificationGuardPrefix',
+    summary: "Clear a prefix's fraud-guard counts (owners)",
+    description:
+      "Drops the prefix's starts and verified checks of the hour, which lifts a block: it is judged again from its next starts. Recorded in the audit trail (`verification.guard_cleared`).",
+    tag,
+    auth: { kind: 'session', role: 'owner' },
+    request: { body: ZClearGuardRequest },
+    responses: {
+      200: { description: 'What the prefix held before it was cleared', data: ZGuardedPrefix },
+      400: { description: 'invalid_request: not a prefix (`+234` and four digits)' },
+      404: { description: 'not_found: the guard holds nothing for this prefix' },
+    },
+  },
+  getSessionVerification: {
+    method: 'get',
+    path: '/verifications/:reference',
+    operationId: 'getSessionVerification',
+    summary: 'One verification of the signed-in workspace',
+    tag,
+    auth,
+    request: { params: ZReferenceParams },
+    responses: {
+      200: { description: 'The verification record with its delivery report (metadata and code are never returned)', data: ZDashboardVerification },
       404: { description: 'not_found: no verification with this reference in this workspace' },
     },
   },

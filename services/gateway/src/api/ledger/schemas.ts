@@ -1,10 +1,12 @@
 import { z } from 'zod';
-import { transactionWithEvents, type PayoutAttemptView, type TransactionEvent } from '@cowrie/payouts';
-import type { GatewayDeps } from '../deps';
-import type { RouteMount } from '../http/route-registry';
-import { sendData, sessionOf } from '../http/respond';
-import { ZTimestamp, named, responseOf } from '../openapi/schemas';
-import { ZTransaction } from './payouts';
+import type { PayoutAttemptView, TransactionEvent } from '@cowrie/payouts';
+import { ZTimestamp, named, responseOf } from '../../openapi/schemas';
+import { ZTransaction } from '../../routes/payouts';
+
+// The dashboard's balances and ledger: the requests and answers of their routes
+// (the balance, transaction and filter schemas are /v1's, beside its routes).
+
+export { ZBalance, ZTransaction, ZTransactionFilters, ZTransactionsQuery } from '../../routes/payouts';
 
 const ZTransactionEvent = named(
   'TransactionEvent',
@@ -45,7 +47,7 @@ const ZPayoutAttempt = named(
   ),
 );
 
-const ZTransactionDetail = named(
+export const ZTransactionDetail = named(
   'TransactionDetail',
   z.object({
     transaction: ZTransaction,
@@ -54,27 +56,4 @@ const ZTransactionDetail = named(
   }),
 );
 
-/** One transaction for the dashboard's detail view: every field, and the events it produced with their deliveries. */
-export function registerDashboardTransactionDetailRoute(app: RouteMount, deps: GatewayDeps) {
-  app.route(
-    {
-      method: 'get',
-      path: '/transactions/:reference',
-      operationId: 'getSessionTransaction',
-      summary: 'One transaction of the signed-in workspace, with the events it produced',
-      tag: 'Balances and ledger (dashboard)',
-      auth: { kind: 'session' },
-      request: { params: z.object({ reference: z.string().max(100).meta({ description: "The transaction's reference" }) }) },
-      responses: {
-        200: {
-          description: 'The transaction and its events',
-          data: ZTransactionDetail,
-        },
-        404: { description: 'not_found: no transaction with this reference in this workspace' },
-      },
-    },
-    async ({ params }, req, res) => {
-      sendData(req, res, 200, await transactionWithEvents(deps.db, sessionOf(req).workspaceId, params.reference));
-    },
-  );
-}
+export const ZTransactionReferenceParams = z.object({ reference: z.string().max(100).meta({ description: "The transaction's reference" }) });

@@ -1,10 +1,9 @@
-import { z } from 'zod';
-import type { GatewayDeps } from '../deps';
-import type { RouteMount } from '../http/route-registry';
-import { sendData } from '../http/respond';
+import type { GatewayDeps } from '../../deps';
+import type { HandlersOf } from '../../http/route-registry';
+import { sendData } from '../../http/respond';
 import { errorEnvelope, railsByMode } from '@cowrie/core';
 import { createRailHealth } from '@cowrie/rails';
-import { named } from '../openapi/schemas';
+import type { healthSpecs } from './specs';
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -70,35 +69,6 @@ export async function readiness(deps: Pick<GatewayDeps, 'db' | 'redis' | 'logger
   return { ready: Object.values(checks).every((c) => c.ok), checks };
 }
 
-const ZChecks = z.record(z.string(), z.object({ ok: z.boolean(), error: z.string().optional(), warning: z.string().optional() }));
-const ZRails = z.object({ payouts: z.string(), collections: z.string(), sms: z.string(), email: z.string() });
-const ZRailsByMode = z
-  .object({ live: ZRails, test: ZRails })
-  .meta({ description: 'The rail or code provider each kind of work uses in each mode (test mode: always the sandbox)' });
-const ZHealth = named('Health', z.object({ status: z.literal('ok') }));
-/** One payout rail's breaker, as /readyz and GET /payout-rails show it. */
-const payoutRailStateShape = {
-  rail: z.string(),
-  state: z.enum(['closed', 'open', 'half_open']),
-  failures: z.number().int(),
-  open_until: z.string().nullable(),
-};
-export const ZPayoutRailState = named(
-  'PayoutRailState',
-  z.object(payoutRailStateShape).meta({
-    description:
-      "A payout rail's breaker: closed (used), open (passed over until open_until after failing on its own `failures` times in a row), half_open (its cool-down is over: one probe payout may try it)",
-  }),
-);
-const ZPayoutRailHealth = z.array(z.object(payoutRailStateShape)).meta({
-  description:
-    "With several payout rails (PAYOUT_RAILS), each one's breaker: closed (used), open (passed over until open_until after failing on its own), half_open (one probe payout may try it)",
-});
-const ZReadiness = named(
-  'Readiness',
-  z.object({ status: z.literal('ready'), checks: ZChecks, rails: ZRailsByMode, payout_rails: ZPayoutRailHealth.optional() }),
-);
-
 export interface HealthOptions {
   /** True once the process is stopping: /readyz answers 503 so load balancers stop routing to it. */
   stopping?: () => boolean;
@@ -122,36 +92,14 @@ export function payoutRailStates(deps: Pick<GatewayDeps, 'config' | 'redis'>) {
   };
 }
 
-export function registerHealthRoutes(app: RouteMount, deps: GatewayDeps, options: HealthOptions = {}) {
+/** The handlers of /healthz and /readyz (healthSpecs); /readyz answers 503 once `options.stopping` says so. */
+export function createHealthHandlers(deps: GatewayDeps, options: HealthOptions = {}): HandlersOf<typeof healthSpecs> {
   const readRails = payoutRailStates(deps);
   // A rail's breaker is information, never a reason to be unready: another rail pays meanwhile.
   const payoutRails = async () => (await withTimeout(readRails(), 2000).catch(() => null)) ?? undefined;
-  app.route(
-    {
-      method: 'get',
-      path: '/healthz',
-      operationId: 'health',
-      summary: 'Liveness: the process is up',
-      tag: 'Operations',
-      auth: { kind: 'none' },
-      responses: { 200: { description: 'Up', data: ZHealth } },
-    },
-    (_input, req, res) => sendData(req, res, 200, { status: 'ok' }),
-  );
-  app.route(
-    {
-      method: 'get',
-      path: '/readyz',
-      operationId: 'readiness',
-      summary: 'Readiness: Postgres and Redis answer (and Redis will not evict BullMQ keys)',
-      tag: 'Operations',
-      auth: { kind: 'none' },
-      responses: {
-        200: { description: 'Ready', data: ZReadiness },
-        503: { description: 'not_ready: a dependency is not answering, or the process is stopping (details.checks)' },
-      },
-    },
-    async (_input, req, res) => {
+  return {
+    health: (_input, req, res) => sendData(req, res, 200, { status: 'ok' }),
+    readiness: async (_input, req, res) => {
       if (options.stopping?.()) {
         res.status(503).json(errorEnvelope('not_ready', 'The gateway is stopping', req.id, { checks: { shutdown: { ok: false, error: 'stopping' } } }));
         return;
@@ -160,5 +108,5 @@ export function registerHealthRoutes(app: RouteMount, deps: GatewayDeps, options
       if (ready) return sendData(req, res, 200, { status: 'ready', checks, rails: railsByMode(deps.config), payout_rails: await payoutRails() });
       res.status(503).json(errorEnvelope('not_ready', 'A dependency is not answering', req.id, { checks }));
     },
-  );
+  };
 }
