@@ -73,13 +73,22 @@ afterAll(async () => {
   await gw?.close();
 });
 
-test('the document is OpenAPI 3.1, served without a key, and every schema in it compiles as JSON Schema 2020-12', async () => {
-  expect(contract.doc.openapi).toBe('3.1.0');
-  expect(contract.compileAll()).toBeGreaterThan(50);
-  // Served before the API-key layer: no Authorization header was sent above.
-  const res = await call(gw.url, 'GET', '/v1/openapi.json', { token: 'not-a-key' });
-  expect(res.status).toBe(200);
-});
+// Compiling every schema (its references inlined) is seconds of CPU on a quiet
+// machine; the limit leaves room for a loaded one (a CI run beside other work
+// took over 30 s), and is no timing target.
+const COMPILE_ALL_TIMEOUT_MS = 180_000;
+
+test(
+  'the document is OpenAPI 3.1, served without a key, and every schema in it compiles as JSON Schema 2020-12',
+  async () => {
+    expect(contract.doc.openapi).toBe('3.1.0');
+    expect(contract.compileAll()).toBeGreaterThan(50);
+    // Served before the API-key layer: no Authorization header was sent above.
+    const res = await call(gw.url, 'GET', '/v1/openapi.json', { token: 'not-a-key' });
+    expect(res.status).toBe(200);
+  },
+  COMPILE_ALL_TIMEOUT_MS,
+);
 
 test("the document's servers: a template of a deployment's address (a client fills in scheme and host) and the deployment that served it", async () => {
   expect(contract.doc.servers).toEqual([
