@@ -49,6 +49,8 @@ module.exports = {
   // A package's `testing` entry (`@cowrie/paystack/testing`) is resolved through its exports map.
   moduleNameMapper: { '^@cowrie/sdk$': '<rootDir>/packages/sdk/src/index.ts' },
   globalSetup: '<rootDir>/scripts/jest/global-setup.js',
-  testTimeout: 30_000,
+  // A limit against a hung test, not a timing target: a test that takes 5 s on a
+  // quiet machine took over 20 s on a loaded one (CI runs beside other work).
+  testTimeout: 60_000,
   maxWorkers: process.env.JEST_MAX_WORKERS ?? 2,
 };
