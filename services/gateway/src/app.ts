@@ -21,8 +21,8 @@ import { registerRailNotificationRoutes } from './routes/rail-notifications';
 import { registerVerificationReportRoutes } from './routes/verification-reports';
 import { webhookSpecs } from './api/webhooks/specs';
 import { createWebhookHandlers } from './api/webhooks/handlers';
-import { createPayoutHandlers, registerPayoutRoutes } from './routes/payouts';
-import { registerDashboardPayoutRoutes } from './routes/dashboard-payouts';
+import { payoutApiSpecs, payoutDashboardSpecs } from './api/payouts/specs';
+import { createPayoutApiHandlers, createPayoutDashboardHandlers, createPayoutHandlers } from './api/payouts/handlers';
 import { registerApiKeyRoutes } from './routes/api-keys';
 import { registerDashboardApp } from './routes/dashboard-app';
 import { registerDashboardLedgerRoutes } from './routes/dashboard-ledger';
@@ -85,7 +85,7 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   registerDepositRoutes(api, deps);
   // One handler per payout action, for /v1 (API key) and the dashboard (session) alike.
   const payoutHandlers = createPayoutHandlers(deps);
-  registerPayoutRoutes(api, deps, payoutHandlers);
+  api.routes(payoutApiSpecs, createPayoutApiHandlers(deps, payoutHandlers));
   // Test keys only: to a live key these routes do not exist (404).
   registerTestHelperRoutes(api, deps);
   v1.use(notFoundHandler);
@@ -105,7 +105,7 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   registerDashboardTransactionDetailRoute(root, deps);
   registerDashboardVerificationRoutes(root, deps);
   registerDashboardDepositRoutes(root, deps);
-  registerDashboardPayoutRoutes(root, deps, payoutHandlers);
+  root.routes(payoutDashboardSpecs, createPayoutDashboardHandlers(deps, payoutHandlers));
   registerTeamRoutes(root, deps);
   registerAuditEventRoutes(root, deps);
   registerDashboardApp(app, deps.logger);

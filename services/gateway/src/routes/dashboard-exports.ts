@@ -2,7 +2,7 @@ import { transactionsCsv } from '@cowrie/payouts';
 import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
 import { sendCsv, sessionOf } from '../http/respond';
-import { ZTransactionFilters } from './payouts';
+import { ZTransactionFilters } from '../api/payouts/schemas';
 
 /**
  * Downloads for the dashboard: CSV files of the signed-in workspace's data (of

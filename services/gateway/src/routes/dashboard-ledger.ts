@@ -4,7 +4,7 @@ import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
 import { sendData, sendPage, sessionOf } from '../http/respond';
 import { ZPageMeta } from '../openapi/schemas';
-import { ZBalance, ZTransaction, ZTransactionsQuery } from './payouts';
+import { ZBalance, ZTransaction, ZTransactionsQuery } from '../api/payouts/schemas';
 
 /**
  * The balances and the ledger for the dashboard: the same reads as GET /v1/balances

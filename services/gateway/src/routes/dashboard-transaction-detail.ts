@@ -4,7 +4,7 @@ import type { GatewayDeps } from '../deps';
 import type { RouteMount } from '../http/route-registry';
 import { sendData, sessionOf } from '../http/respond';
 import { ZTimestamp, named, responseOf } from '../openapi/schemas';
-import { ZTransaction } from './payouts';
+import { ZTransaction } from '../api/payouts/schemas';
 
 const ZTransactionEvent = named(
   'TransactionEvent',

@@ -12,7 +12,7 @@ import type { RouteMount } from '../http/route-registry';
 import { apiKeyOf, sendData } from '../http/respond';
 import { ZAmount, ZTimestamp, named, responseOf } from '../openapi/schemas';
 import { TRIGGERABLE_EVENTS } from '../openapi/webhooks';
-import { ZTransaction } from './payouts';
+import { ZTransaction } from '../api/payouts/schemas';
 
 const TAG = 'Test helpers';
 const NOT_FOR_LIVE_KEYS = 'A live key gets this 404 on every test helper, as if the route did not exist.';
