@@ -23,8 +23,8 @@ import { registerRailNotificationRoutes } from './routes/rail-notifications';
 import { registerVerificationReportRoutes } from './routes/verification-reports';
 import { webhookSpecs } from './api/webhooks/specs';
 import { createWebhookHandlers } from './api/webhooks/handlers';
-import { createPayoutHandlers, registerPayoutRoutes } from './routes/payouts';
-import { registerDashboardPayoutRoutes } from './routes/dashboard-payouts';
+import { payoutApiSpecs, payoutDashboardSpecs } from './api/payouts/specs';
+import { createPayoutApiHandlers, createPayoutDashboardHandlers, createPayoutHandlers } from './api/payouts/handlers';
 import { apiKeyDashboardSpecs } from './api/keys/specs';
 import { createApiKeyDashboardHandlers } from './api/keys/handlers';
 import { registerDashboardApp } from './routes/dashboard-app';
@@ -91,7 +91,7 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   api.routes(depositApiSpecs, createDepositApiHandlers(deps));
   // One handler per payout action, for /v1 (API key) and the dashboard (session) alike.
   const payoutHandlers = createPayoutHandlers(deps);
-  registerPayoutRoutes(api, deps, payoutHandlers);
+  api.routes(payoutApiSpecs, createPayoutApiHandlers(deps, payoutHandlers));
   // Test keys only: to a live key these routes do not exist (404).
   api.routes(testHelperApiSpecs, createTestHelperApiHandlers(deps));
   v1.use(notFoundHandler);
@@ -107,7 +107,7 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   root.routes(ledgerDashboardSpecs, createLedgerDashboardHandlers(deps));
   root.routes(verificationDashboardSpecs, createVerificationDashboardHandlers(deps));
   root.routes(depositDashboardSpecs, createDepositDashboardHandlers(deps));
-  registerDashboardPayoutRoutes(root, deps, payoutHandlers);
+  root.routes(payoutDashboardSpecs, createPayoutDashboardHandlers(deps, payoutHandlers));
   root.routes(teamDashboardSpecs, createTeamDashboardHandlers(deps));
   root.routes(auditDashboardSpecs, createAuditDashboardHandlers(deps));
   registerDashboardApp(app, deps.logger);

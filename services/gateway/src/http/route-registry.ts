@@ -197,7 +197,7 @@ export class RouteRegistry {
   }
 }
 
-export class RouteMount {
+class RouteMount {
   constructor(
     readonly registry: RouteRegistry,
     readonly router: Router,

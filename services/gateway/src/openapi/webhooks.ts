@@ -15,7 +15,7 @@ import { pingEventData, sampleEndpointDisabledData, type EndpointDisabledEventDa
 // The routes give the catalog's shared schemas their names (Transaction, Customer, VerificationChannel), so the
 // document refers to them by $ref whichever module loads first.
 import '../api/deposits/schemas';
-import '../routes/payouts';
+import '../api/payouts/schemas';
 import '../api/verifications/schemas';
 import { ZTimestamp, named, responseOf } from './schemas';
 
@@ -44,7 +44,7 @@ export const ZWebhookEvent = named(
 // The catalog's data schemas (`webhookEvents` of @cowrie/events) with their
 // names in the document, each checked against the function that builds its
 // data; named() returns its argument, so these are the catalog's own schemas.
-// (Transaction is checked against RenderedTransaction in routes/payouts.)
+// (Transaction is checked against RenderedTransaction in api/payouts/schemas.)
 const EVENT_DATA = webhookEvents.schemas;
 named('CollectionSuccessfulEventData', responseOf<ReturnType<typeof collectionSuccessfulPayload>>()(EVENT_DATA['collection.successful']));
 named('WebhookEndpointDisabledEventData', responseOf<EndpointDisabledEventData>()(EVENT_DATA[ENDPOINT_DISABLED_EVENT]));

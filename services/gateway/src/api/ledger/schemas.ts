@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import type { PayoutAttemptView, TransactionEvent } from '@cowrie/payouts';
 import { ZTimestamp, named, responseOf } from '../../openapi/schemas';
-import { ZTransaction } from '../../routes/payouts';
+import { ZTransaction } from '../payouts/schemas';
 
 // The dashboard's balances and ledger: the requests and answers of their routes
 // (the balance, transaction and filter schemas are /v1's, beside its routes).
 
-export { ZBalance, ZTransaction, ZTransactionFilters, ZTransactionsQuery } from '../../routes/payouts';
+export { ZBalance, ZTransaction, ZTransactionFilters, ZTransactionsQuery } from '../payouts/schemas';
 
 const ZTransactionEvent = named(
   'TransactionEvent',

@@ -1,7 +1,7 @@
 import type { Scope } from '@cowrie/accounts';
 import type { AnyRouteSpec } from '../../http/route-registry';
 import { TRIGGERABLE_EVENTS } from '../../openapi/webhooks';
-import { ZTransaction } from '../../routes/payouts';
+import { ZTransaction } from '../payouts/schemas';
 import { ZCodeParams, ZPayoutParams, ZSandboxCode, ZTransferIn, ZTransferInRequest, ZTriggerRequest, ZTriggered } from './schemas';
 
 const TAG = 'Test helpers';
