@@ -1,33 +1,31 @@
 import type { Request, Response } from 'express';
 import type { z } from 'zod';
-import { AppError, enqueueAndWait, formatAmount, parsePathId, withRailErrors, type Mode } from '@cowrie/core';
+import { AppError, formatAmount, parsePathId, withRailErrors, type Mode } from '@cowrie/core';
 import {
   approvePayoutRequest,
+  awaitPayout,
   createBeneficiary,
-  createTransfer,
-  createWithdrawal,
   listBalances,
   listBanks,
   listBeneficiaries,
   listPayoutRequests,
   listRecipients,
   listTransactions,
-  payoutAnswerFromOutcome,
-  payoutJobId,
   payoutRequestFor,
-  payoutsQueue,
-  readPayoutAnswer,
   readPayoutRequest,
   readWorkspaceSettings,
   rejectPayoutRequest,
   removeBeneficiary,
   replaceApprovalThresholds,
   resolveBankAccount,
+  submitPayout,
   type CreatedPayout,
-  type PayoutAnswer,
   type PayoutDeps,
+  type PayoutKind,
   type PayoutOrder,
   type RenderedTransaction,
+  type SubmitPayoutDeps,
+  type SubmitPayoutOutcome,
 } from '@cowrie/payouts';
 import type { GatewayDeps } from '../../deps';
 import type { HandlersOf } from '../../http/route-registry';
@@ -41,46 +39,29 @@ import type { payoutApiSpecs, payoutDashboardSpecs } from './specs';
 export type PayoutActor = (req: Request) => { workspaceId: number; mode: Mode };
 
 /** Called once a request opened a new payout (not for a replay that found one), before its job is queued. */
-export type PayoutOpened = (req: Request, payout: CreatedPayout['transaction'], kind: 'transfer' | 'withdrawal') => Promise<void>;
+export type PayoutOpened = (req: Request, payout: CreatedPayout['transaction'], kind: PayoutKind) => Promise<void>;
 
 /**
  * Payouts, bank lookup and beneficiaries: one handler per action, shared by
  * the /v1 routes (API key) and the dashboard's (session), so both answer by
- * the same rules. A payout's row and hold are committed first; the job is
- * queued after the commit and the gateway waits up to PAYOUT_SYNC_WAIT_MS for
- * the worker. It answers with the worker's outcome, which carries the
- * committed row, and reads the row from Postgres when there is none (a
- * timeout, a failed job).
+ * the same rules. A payout is @cowrie/payouts' submitPayout (its row and hold
+ * committed, its job queued, the worker waited for up to
+ * PAYOUT_SYNC_WAIT_MS); its outcome is mapped to an answer here.
  */
 export function createPayoutHandlers(deps: GatewayDeps) {
   const modeRails = deps.payoutRails;
 
-  async function runPayout(req: Request, payout: CreatedPayout, opened: () => Promise<void>): Promise<RenderedTransaction> {
-    const id = payout.transaction.id;
-    let answer: PayoutAnswer | null = null;
-    if (payout.created) {
-      await opened();
-      const run = await enqueueAndWait(
-        deps.queues.payouts,
-        payoutsQueue,
-        'payout.execute',
-        { transactionId: id },
-        { jobId: payoutJobId(payout.transaction), waitMs: deps.config.PAYOUT_SYNC_WAIT_MS },
-      );
-      if (run.kind === 'completed') answer = payoutAnswerFromOutcome(run.value);
-      // Redis unreachable (the reconciler queues it later): Postgres says where the payout stands.
-      else if (run.kind === 'not_queued') req.log.info({ transactionId: id, reason: run.error.message }, 'payout outcome read from Postgres');
+  /** The answer of a payout's outcome: its row (201), or the rail's provider_error with the row in its details. */
+  function answerOf(outcome: SubmitPayoutOutcome): RenderedTransaction {
+    switch (outcome.kind) {
+      case 'answered':
+        return outcome.transaction;
+      case 'rail_error':
+        throw new AppError('provider_error', outcome.message, {
+          status: outcome.status,
+          details: { transaction: outcome.transaction, ...outcome.details },
+        });
     }
-    answer ??= await readPayoutAnswer(deps.sql, id);
-    if (answer.providerError) {
-      const { status, message, details } = answer.providerError;
-      throw new AppError('provider_error', message, { status, details: { transaction: answer.transaction, ...details } });
-    }
-    return answer.transaction;
-  }
-
-  async function runAndAnswer(req: Request, res: Response, payout: CreatedPayout, opened: () => Promise<void>) {
-    sendData(req, res, 201, await runPayout(req, payout, opened));
   }
 
   /**
@@ -89,22 +70,28 @@ export function createPayoutHandlers(deps: GatewayDeps) {
    * each payout they open (the dashboard's audit trail).
    */
   return (actorOf: PayoutActor, onOpened?: PayoutOpened) => {
-    const opened = (req: Request, payout: CreatedPayout, kind: 'transfer' | 'withdrawal') => () =>
-      onOpened ? onOpened(req, payout.transaction, kind) : Promise.resolve();
     const depsFor = (req: Request): PayoutDeps => ({
       db: deps.db,
       sql: deps.sql,
       rails: modeRails[actorOf(req).mode],
       feeSchedule: deps.config.PAYOUT_FEE_SCHEDULE,
     });
+    const submitDepsFor = (req: Request): SubmitPayoutDeps => ({
+      ...depsFor(req),
+      channel: deps.queues.payouts,
+      syncWaitMs: deps.config.PAYOUT_SYNC_WAIT_MS,
+      log: req.log,
+      onOpened: onOpened && ((payout, kind) => onOpened(req, payout, kind)),
+    });
     const railsFor = (req: Request) => modeRails[actorOf(req).mode];
     return {
       /** The payout rules' deps on the actor's side (a payout request's approval opens its payout with them). */
       payoutDeps: depsFor,
       /** Runs a payout opened elsewhere (an approved payout request) as the routes do: its answer, or the provider_error they throw. */
-      run: (req: Request, payout: CreatedPayout, kind: 'transfer' | 'withdrawal') => runPayout(req, payout, opened(req, payout, kind)),
+      run: async (req: Request, payout: CreatedPayout, kind: PayoutKind) => answerOf(await awaitPayout(submitDepsFor(req), payout, kind)),
       async transfer({ body }: { body: z.output<typeof ZTransferBody> }, req: Request, res: Response) {
-        const payout = await createTransfer(depsFor(req), {
+        const outcome = await submitPayout(submitDepsFor(req), {
+          kind: 'transfer',
           workspaceId: actorOf(req).workspaceId,
           currency: body.currency,
           amount: body.amount,
@@ -116,10 +103,11 @@ export function createPayoutHandlers(deps: GatewayDeps) {
           idempotencyKey: body.idempotency_key,
           request: req.idempotency,
         });
-        await runAndAnswer(req, res, payout, opened(req, payout, 'transfer'));
+        sendData(req, res, 201, answerOf(outcome));
       },
       async withdrawal({ body }: { body: z.output<typeof ZWithdrawalBody> }, req: Request, res: Response) {
-        const payout = await createWithdrawal(depsFor(req), {
+        const outcome = await submitPayout(submitDepsFor(req), {
+          kind: 'withdrawal',
           workspaceId: actorOf(req).workspaceId,
           currency: body.currency,
           amount: body.amount,
@@ -128,7 +116,7 @@ export function createPayoutHandlers(deps: GatewayDeps) {
           idempotencyKey: body.idempotency_key,
           request: req.idempotency,
         });
-        await runAndAnswer(req, res, payout, opened(req, payout, 'withdrawal'));
+        sendData(req, res, 201, answerOf(outcome));
       },
       async banks(_input: unknown, req: Request, res: Response) {
         sendData(req, res, 200, await listBanks(railsFor(req)));
@@ -331,7 +319,7 @@ export function createPayoutDashboardHandlers(deps: GatewayDeps, handlersFor: Pa
           });
         }
         try {
-          await handlers.run(req, payout, request.kind as 'transfer' | 'withdrawal');
+          await handlers.run(req, payout, request.kind as PayoutKind);
         } catch (err) {
           if (err instanceof AppError && err.code === 'provider_error') {
             throw new AppError(err.code, err.message, { status: err.status, details: { ...err.details, payout_request: request.id } });
