@@ -7,14 +7,12 @@ import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { loadConfig } from '@cowrie/core';
-import { buildOpenApiDocument, closeGatewayDeps, createApp, createGatewayDeps, routesOf } from '@cowrie/gateway';
+import { apiRoutes } from '@cowrie/gateway/src/api';
+import { buildOpenApiDocument } from '@cowrie/gateway/src/openapi/document';
 
 async function main() {
-  // Building the app registers every route; nothing is called, so no database is needed.
-  const deps = createGatewayDeps(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' }));
-  const document = buildOpenApiDocument(routesOf(createApp(deps)).routes);
-  await closeGatewayDeps(deps).catch(() => undefined);
+  // The routes as data (the gateway's api/ specs): nothing is built or started.
+  const document = buildOpenApiDocument(apiRoutes());
   const json = `${JSON.stringify(document, null, 2)}\n`;
   const root = path.join(__dirname, '..');
   writeFileSync(path.join(root, 'openapi.json'), json);
