@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import { useSearchParams } from 'wouter';
 
 /** The address's keys that hold a list's paging (the cursors of the pages before): `pages`, `pages-<list>`. */
@@ -35,4 +36,19 @@ export function useAddress() {
 /** A number of the address (a page size), or `fallback` when it is missing or not one of `choices`. */
 export function numberIn(value: string, choices: readonly number[], fallback: number): number {
   return choices.find((c) => String(c) === value) ?? fallback;
+}
+
+/**
+ * A text field whose value is the address's until the user types: it follows
+ * the address when that changes (back, a link), and is the user's meanwhile
+ * (applied with address.set). State adjusted during render, not in an effect.
+ */
+export function useAddressField(inAddress: string): [string, (text: string) => void] {
+  const [text, setText] = useState(inAddress);
+  const [seen, setSeen] = useState(inAddress);
+  if (inAddress !== seen) {
+    setSeen(inAddress);
+    setText(inAddress);
+  }
+  return [text, setText];
 }

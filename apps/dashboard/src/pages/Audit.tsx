@@ -1,5 +1,4 @@
-import { useState } from 'react';
-import { numberIn, useAddress } from '../address';
+import { numberIn, useAddress, useAddressField } from '../address';
 import { ApiError, type Schemas } from '../api';
 import { usePagedList } from '../queries';
 import {
@@ -137,13 +136,7 @@ export function Audit() {
   const address = useAddress();
   const action = oneOf(address.get('action'), ACTIONS);
   const actor = address.get('actor');
-  // The field follows the address when it changes (back, a link), and is the user's while they type.
-  const [actorText, setActorText] = useState(actor);
-  const [actorInAddress, setActorInAddress] = useState(actor);
-  if (actor !== actorInAddress) {
-    setActorInAddress(actor);
-    setActorText(actor);
-  }
+  const [actorText, setActorText] = useAddressField(actor);
   const from = address.get('from');
   const until = address.get('until');
   const limit = numberIn(address.get('limit'), PAGE_SIZES, 25);

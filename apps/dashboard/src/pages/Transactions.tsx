@@ -1,6 +1,5 @@
-import { useState } from 'react';
 import { Link } from 'wouter';
-import { numberIn, useAddress } from '../address';
+import { numberIn, useAddress, useAddressField } from '../address';
 import type { Schemas } from '../api';
 import { formatAmount } from '../money';
 import { useApiQuery, usePagedList } from '../queries';
@@ -209,13 +208,7 @@ export function Transactions() {
   const limit = numberIn(address.get('limit'), PAGE_SIZES, 25);
   // A link to one transaction (a reversal's payout, say) opens the ledger searched for its reference.
   const search = address.get('search');
-  // The field follows the address when it changes (back, a link), and is the user's while they type.
-  const [searchText, setSearchText] = useState(search);
-  const [searchInAddress, setSearchInAddress] = useState(search);
-  if (search !== searchInAddress) {
-    setSearchInAddress(search);
-    setSearchText(search);
-  }
+  const [searchText, setSearchText] = useAddressField(search);
   const fromIso = fromLocalInput(from);
   const toIso = dayAfter(until);
   const filters = {
