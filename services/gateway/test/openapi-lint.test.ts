@@ -48,7 +48,7 @@ test(`${DOCUMENT} is the document the gateway builds`, async () => {
   const deps = createGatewayDeps(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' }));
   try {
     const built = buildOpenApiDocument(routesOf(createApp(deps)).routes);
-    // If this fails: npm run generate -w @cowrie/sdk
+    // If this fails: npm run sdk:generate
     expect(JSON.parse(readFileSync(path.join(ROOT, DOCUMENT), 'utf8'))).toEqual(JSON.parse(JSON.stringify(built)));
   } finally {
     await closeGatewayDeps(deps).catch(() => undefined);
