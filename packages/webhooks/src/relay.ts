@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
-import { jobIdFor, type Logger, type Mode } from '@cowrie/core';
+import { jobIdFor, requeueUnlessLive, type Logger, type Mode } from '@cowrie/core';
 import { webhooksQueue } from './queue';
 import { columnList, defineStatement, inSqlTransaction, sqlColumn, sqlColumns, sqlList, sqlParam, type PrismaClient, type SqlPool } from '@cowrie/db';
 import { buildWebhookBody } from './delivery-log';
@@ -229,19 +229,11 @@ export async function sweepPendingDeliveries(opts: SweepPendingDeliveriesOptions
   let retried = 0;
   for (const { deliveryId, dispatch } of stale) {
     const key = { deliveryId, dispatch };
-    const jobId = deliveryJobId(key);
-    const state = await opts.queue.getJobState(jobId);
-    if (state === 'unknown') {
-      toAdd.push(key);
-    } else if (state === 'failed') {
-      const job = await opts.queue.getJob(jobId);
-      await job?.retry('failed');
+    // A failed job is retried in place: a delivery job gets one attempt (its retries run inside it).
+    const outcome = await requeueUnlessLive(opts.queue, deliveryJobId(key), () => toAdd.push(key), { failed: 'retry' });
+    if (outcome === 'retried') {
       retried += 1;
       opts.log?.warn({ deliveryId }, 'webhook delivery job had failed; retried');
-    } else if (state === 'completed') {
-      const job = await opts.queue.getJob(jobId);
-      await job?.remove();
-      toAdd.push(key);
     }
   }
   await enqueueDeliveries(opts.queue, toAdd);

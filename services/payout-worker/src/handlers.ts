@@ -1,5 +1,5 @@
 import type { Job, Queue } from 'bullmq';
-import { enqueue, type HandlerMap, type Logger, type Config, type RedisClient } from '@cowrie/core';
+import { enqueue, isJobLive, requeueUnlessLive, type HandlerMap, type Logger, type Config, type RedisClient } from '@cowrie/core';
 import type { PrismaClient, SqlPool } from '@cowrie/db';
 import { executePayout, type OutcomeSchedule, type StalePayout, payoutJobId, payoutsQueue } from '@cowrie/payouts';
 import type { ModeRails } from '@cowrie/rails';
@@ -19,27 +19,18 @@ export interface HandlerContext {
   signal: AbortSignal;
 }
 
-// States in which a payout's job will still run (or is running) without help.
-const LIVE_STATES = new Set(['active', 'waiting', 'delayed', 'prioritized', 'waiting-children']);
-
-export async function hasLivePayoutJob(queue: Queue, payout: StalePayout): Promise<boolean> {
-  const job = await queue.getJob(payoutJobId(payout));
-  return job ? LIVE_STATES.has(await job.getState()) : false;
+export function hasLivePayoutJob(queue: Queue, payout: StalePayout): Promise<boolean> {
+  return isJobLive(queue, payoutJobId(payout));
 }
 
 /**
- * Queues `payout.execute` again unless a live job exists. A finished job kept
- * under the same id is removed first, since BullMQ ignores a re-add of a kept id.
+ * Queues `payout.execute` again unless a live job exists (requeueUnlessLive):
+ * a failed job is replaced, so the new one gets the queue's attempts again.
  */
 export async function requeuePayout(queue: Queue, payout: StalePayout): Promise<boolean> {
   const jobId = payoutJobId(payout);
-  const old = await queue.getJob(jobId);
-  if (old) {
-    if (LIVE_STATES.has(await old.getState())) return false;
-    await old.remove().catch(() => undefined);
-  }
-  await enqueue(queue, payoutsQueue, 'payout.execute', { transactionId: payout.id }, { jobId });
-  return true;
+  const outcome = await requeueUnlessLive(queue, jobId, () => enqueue(queue, payoutsQueue, 'payout.execute', { transactionId: payout.id }, { jobId }));
+  return outcome !== 'live';
 }
 
 /** PAYOUT_UNKNOWN_* and PAYOUT_REVERSAL_*: when an unsettled or completed payout is asked about again, and for how long. */
