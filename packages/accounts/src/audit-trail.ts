@@ -13,7 +13,7 @@ import {
   redactSecrets,
   rowsAfter,
 } from '@cowrie/core';
-import { defineStatement, sqlColumn, sqlParam, type AuditEvent, type DbOrTx, type Prisma, type SqlQueryable } from '@cowrie/db';
+import { defineStatement, insertColumns, sqlColumn, sqlParam, type AuditEvent, type DbOrTx, type Prisma, type SqlQueryable } from '@cowrie/db';
 import { AUDIT_ACTIONS, AUDIT_ACTION_NAMES, type AuditAction, type AuditDetails, type AuditObjectType } from './audit-catalog';
 
 /** Who acted. */
@@ -116,6 +116,23 @@ export async function recordAuditEvent<A extends AuditAction>(db: DbOrTx | SqlQu
   if (rowCount === 0) throw new Error(`workspace ${context.workspaceId} does not exist`);
 }
 
+/** The columns RECORD_AUDIT_EVENT writes, in the order its SELECT gives them. */
+const AUDIT_EVENT_COLUMNS = insertColumns<AuditEvent>()(
+  'workspaceId',
+  'livemode',
+  'action',
+  'actorType',
+  'actorUserId',
+  'actor',
+  'objectType',
+  'objectId',
+  'clientAddress',
+  'userAgent',
+  'requestId',
+  'details',
+  'createdAt',
+);
+
 // The row belongs to the business (the live workspace of the side acted on);
 // `livemode` is the side's, or true for an action on the whole business. No
 // row is written when a workspace is named and does not exist.
@@ -137,7 +154,7 @@ const RECORD_AUDIT_EVENT = defineStatement({
     now: sqlParam.timestamp,
   },
   text: (p) => `
-    INSERT INTO "AuditEvent" ("workspaceId", "livemode", "action", "actorType", "actorUserId", "actor", "objectType", "objectId", "clientAddress", "userAgent", "requestId", "details", "createdAt")
+    INSERT INTO "AuditEvent" (${AUDIT_EVENT_COLUMNS})
     SELECT COALESCE(w."liveWorkspaceId", w."id"), (${p.businessScope}::boolean OR w."id" IS NULL OR w."mode" = 'live'), ${p.action}::text, ${p.actorType}::text, ${p.actorUserId}::int, ${p.actor}::text,
            ${p.objectType}::text, ${p.objectId}::text, ${p.clientAddress}::text, ${p.userAgent}::text, ${p.requestId}::text, ${p.details}::jsonb, ${p.now}::timestamp(3)
     FROM (SELECT ${p.workspaceId}::int AS "id") named LEFT JOIN "Workspace" w ON w."id" = named."id"

@@ -1,6 +1,17 @@
 import type { Mode } from '@cowrie/core';
 import { WALLET_CATALOG } from '@cowrie/catalog';
-import { defineStatement, modelColumns, sqlColumn, sqlList, sqlParam, type DbOrTx, type SqlQueryable, type Workspace } from '@cowrie/db';
+import {
+  defineStatement,
+  insertColumns,
+  modelColumns,
+  sqlColumn,
+  sqlList,
+  sqlParam,
+  type DbOrTx,
+  type SqlQueryable,
+  type Wallet,
+  type Workspace,
+} from '@cowrie/db';
 import { operatorIdentity } from './audit-trail';
 
 const workspaceColumns = modelColumns<Workspace>()('Workspace', { id: sqlColumn.int, name: sqlColumn.text, createdAt: sqlColumn.timestamp });
@@ -36,11 +47,11 @@ const CREATE_WORKSPACE = defineStatement({
   params: { name: sqlParam.text, currencies: sqlList(sqlParam.text), now: sqlParam.timestamp },
   text: (p) => `
     WITH live AS (
-      INSERT INTO "Workspace" ("name", "mode", "createdAt") VALUES (${p.name}, 'live', ${p.now}::timestamp(3)) RETURNING "id", "name", "createdAt"
+      INSERT INTO "Workspace" (${insertColumns<Workspace>()('name', 'mode', 'createdAt')}) VALUES (${p.name}, 'live', ${p.now}::timestamp(3)) RETURNING "id", "name", "createdAt"
     ), test AS (
-      INSERT INTO "Workspace" ("name", "mode", "liveWorkspaceId", "createdAt") SELECT l."name", 'test', l."id", l."createdAt" FROM live l RETURNING "id"
+      INSERT INTO "Workspace" (${insertColumns<Workspace>()('name', 'mode', 'liveWorkspaceId', 'createdAt')}) SELECT l."name", 'test', l."id", l."createdAt" FROM live l RETURNING "id"
     ), wallets AS (
-      INSERT INTO "Wallet" ("workspaceId", "currency", "createdAt", "updatedAt")
+      INSERT INTO "Wallet" (${insertColumns<Wallet>()('workspaceId', 'currency', 'createdAt', 'updatedAt')})
       SELECT w."id", c."currency", ${p.now}::timestamp(3), ${p.now}::timestamp(3)
       FROM (SELECT "id" FROM live UNION ALL SELECT "id" FROM test) w CROSS JOIN unnest(${p.currencies}::text[]) WITH ORDINALITY AS c("currency", "position")
       ORDER BY w."id", c."position"

@@ -1,6 +1,8 @@
 import type { EmittedEvent, WebhookEventName } from '@cowrie/events';
 import type { Prisma } from './generated/client';
 import type { DbOrTx } from './index';
+import type { OutboxEvent } from './generated/client';
+import { insertColumns } from './statement';
 
 /**
  * Records an event of the workspace in the outbox: a name of the catalog
@@ -11,6 +13,9 @@ import type { DbOrTx } from './index';
  * (The plain-pg hot paths write their event inside their own statement
  * instead, typed by `EmittedEvent` the same way.)
  */
+/** The columns a plain-pg statement writes an outbox event with (its own INSERT INTO "OutboxEvent"), in this order. */
+export const OUTBOX_EVENT_COLUMNS = insertColumns<OutboxEvent>()('workspaceId', 'event', 'payload', 'createdAt');
+
 export async function recordEvent<N extends WebhookEventName>(tx: DbOrTx, workspaceId: number, event: EmittedEvent<N>): Promise<bigint> {
   const row = await tx.outboxEvent.create({
     data: { workspaceId, event: event.name, payload: event.payload as Prisma.InputJsonValue },

@@ -164,6 +164,17 @@ export function columnList(columns: ResultColumns, alias?: string): string {
     .join(', ');
 }
 
+/**
+ * The column list of an INSERT into a Prisma model's table, checked against
+ * the model at compile time: `"workspaceId", "event", …`, in the order given
+ * (the order the statement's VALUES or SELECT writes them in).
+ *
+ *     INSERT INTO "OutboxEvent" (${insertColumns<OutboxEvent>()('workspaceId', 'event', 'payload', 'createdAt')})
+ */
+export function insertColumns<Model>() {
+  return (...names: ReadonlyArray<keyof Model & string>): string => names.map((name) => `"${name}"`).join(', ');
+}
+
 // ─── Inputs ─────────────────────────────────────────────────────────────────
 
 /** How one input is written: pg's value for it, and the Postgres type of its array (in an unnest). */

@@ -2,7 +2,7 @@
 // column arriving as a string where a Decimal is expected, or a statement that
 // no longer matches the schema passing its test (the check must see the drift).
 import { checkStatementsAgainstSchema, createTestEnv, type TestEnv } from '@cowrie/testing';
-import { Prisma, columnList, defineStatement, modelColumns, sqlColumn, sqlColumns, sqlJsonRows, sqlList, sqlParam, type Wallet } from '../src';
+import { Prisma, columnList, defineStatement, insertColumns, modelColumns, sqlColumn, sqlColumns, sqlJsonRows, sqlList, sqlParam, type Wallet } from '../src';
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -64,6 +64,20 @@ test("a model's columns are listed from their readers, and read as Prisma reads 
   expect(WALLETS.text).toContain('w."id", w."currency", w."balance", w."held"');
   expect(columnList({ walletBalance: walletColumns.balance })).toBe('"balance" AS "walletBalance"');
   expect(await checkStatementsAgainstSchema(env.sql, [WALLETS])).toEqual([]);
+});
+
+test("an INSERT's column list is checked against the model and written in the order given", async () => {
+  // @ts-expect-error -- not a column of Wallet: the list does not compile.
+  insertColumns<Wallet>()('workspaceId', 'balanse');
+  const columns = insertColumns<Wallet>()('workspaceId', 'currency', 'createdAt', 'updatedAt');
+  expect(columns).toBe('"workspaceId", "currency", "createdAt", "updatedAt"');
+  const INSERT_WALLET = defineStatement({
+    name: 'test-insert-wallet',
+    params: { workspaceId: sqlParam.int, now: sqlParam.timestamp },
+    text: (p) => `INSERT INTO "Wallet" (${columns}) VALUES (${p.workspaceId}, 'XTS', ${p.now}, ${p.now}) RETURNING "id"`,
+    result: { id: walletColumns.id },
+  });
+  expect(await checkStatementsAgainstSchema(env.sql, [INSERT_WALLET])).toEqual([]);
 });
 
 test('an input the text never uses is refused when the statement is defined', () => {

@@ -7,6 +7,8 @@ import {
   firstsThenRepeats,
   isSqlStatementRefused,
   isUniqueViolation,
+  insertColumns,
+  OUTBOX_EVENT_COLUMNS,
   orNullColumns,
   sqlColumn,
   sqlColumns,
@@ -19,7 +21,7 @@ import {
   type StatementRow,
 } from '@cowrie/db';
 import { newReference } from './references';
-import { ledgerTransactionColumns } from './transaction-rows';
+import { LEDGER_ENTRY_COLUMNS, ledgerTransactionColumns } from './transaction-rows';
 
 /**
  * Debits and their holds: the ledger's rules for money going out. A debit's
@@ -80,38 +82,34 @@ export interface RequestKey {
 const requestKeyConflict = () => new AppError('idempotency_conflict', 'This Idempotency-Key was reused with a different request body (or method or path)');
 
 /** The columns a debit's `processing` row is inserted with, by OPEN_HELD_DEBIT and OPEN_HELD_DEBITS alike. */
-const DEBIT_ROW_COLUMNS = (
-  [
-    'workspaceId',
-    'walletId',
-    'type',
-    'direction',
-    'category',
-    'channel',
-    'status',
-    'reference',
-    'idempotencyKey',
-    'currency',
-    'amount',
-    'fees',
-    'title',
-    'description',
-    'provider',
-    'counterpartyName',
-    'counterpartyAccount',
-    'counterpartyBank',
-    'counterpartyEmail',
-    'bankCode',
-    'beneficiaryId',
-    'metadata',
-    'requestKey',
-    'requestHash',
-    'createdAt',
-    'updatedAt',
-  ] as const satisfies ReadonlyArray<keyof LedgerTransaction>
-)
-  .map((column) => `"${column}"`)
-  .join(', ');
+const DEBIT_ROW_COLUMNS = insertColumns<LedgerTransaction>()(
+  'workspaceId',
+  'walletId',
+  'type',
+  'direction',
+  'category',
+  'channel',
+  'status',
+  'reference',
+  'idempotencyKey',
+  'currency',
+  'amount',
+  'fees',
+  'title',
+  'description',
+  'provider',
+  'counterpartyName',
+  'counterpartyAccount',
+  'counterpartyBank',
+  'counterpartyEmail',
+  'bankCode',
+  'beneficiaryId',
+  'metadata',
+  'requestKey',
+  'requestHash',
+  'createdAt',
+  'updatedAt',
+);
 
 /** What opening one debit writes, by OPEN_HELD_DEBIT and (one row of the batch each) OPEN_HELD_DEBITS. */
 const DEBIT_FIELDS = {
@@ -193,7 +191,7 @@ const OPEN_HELD_DEBIT = defineStatement({
     FROM held
     RETURNING ${columnList(ledgerTransactionColumns)}
   ), entry AS (
-    INSERT INTO "LedgerEntry" ("walletId", "transactionId", "kind", "balanceDelta", "heldDelta", "createdAt")
+    INSERT INTO "LedgerEntry" (${LEDGER_ENTRY_COLUMNS})
     SELECT "walletId", "id", 'hold', 0, ${p.total}::numeric, ${p.now} FROM created
   )
   SELECT (SELECT "id" FROM wallet) AS "preflightWalletId", (SELECT "available" FROM wallet) AS "preflightAvailable",
@@ -354,7 +352,7 @@ const OPEN_HELD_DEBITS = defineStatement({
     ORDER BY a."position"
     RETURNING ${columnList(ledgerTransactionColumns)}
   ), entry AS (
-    INSERT INTO "LedgerEntry" ("walletId", "transactionId", "kind", "balanceDelta", "heldDelta", "createdAt")
+    INSERT INTO "LedgerEntry" (${LEDGER_ENTRY_COLUMNS})
     SELECT "walletId", "id", 'hold', 0, "amount" + "fees", ${p.now} FROM created
   )
   SELECT ${columnList(ledgerTransactionColumns)} FROM created`,
@@ -472,10 +470,10 @@ const CLOSE_HELD_DEBITS = defineStatement({
     WHERE t."id" = i."id" AND t."status" = 'processing' AND t."type" = 'debit' AND t."provider" = i."provider"
     RETURNING t."id", t."workspaceId"
   ), event AS (
-    INSERT INTO "OutboxEvent" ("workspaceId", "event", "payload", "createdAt")
+    INSERT INTO "OutboxEvent" (${OUTBOX_EVENT_COLUMNS})
     SELECT f."workspaceId", i."event", i."payload", ${p.now} FROM finished f JOIN input i ON i."id" = f."id"
   ), closing AS (
-    INSERT INTO "LedgerEntry" ("walletId", "transactionId", "kind", "balanceDelta", "heldDelta", "createdAt")
+    INSERT INTO "LedgerEntry" (${LEDGER_ENTRY_COLUMNS})
     SELECT h."walletId", h."transactionId", CASE WHEN i."status" = 'completed' THEN 'settle' ELSE 'release' END,
       CASE WHEN i."status" = 'completed' THEN -h."heldDelta" ELSE 0 END, -h."heldDelta", ${p.now}
     FROM finished f JOIN input i ON i."id" = f."id" JOIN "LedgerEntry" h ON h."transactionId" = f."id" AND h."kind" = 'hold'

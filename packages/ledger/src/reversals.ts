@@ -1,7 +1,16 @@
-import { columnList, defineStatement, isUniqueViolation, sqlParam, type LedgerTransaction, type SqlQueryable } from '@cowrie/db';
+import {
+  columnList,
+  defineStatement,
+  insertColumns,
+  isUniqueViolation,
+  OUTBOX_EVENT_COLUMNS,
+  sqlParam,
+  type LedgerTransaction,
+  type SqlQueryable,
+} from '@cowrie/db';
 import type { EmittedEvent } from '@cowrie/events';
 import { newReference } from './references';
-import { ledgerTransactionColumns } from './transaction-rows';
+import { LEDGER_ENTRY_COLUMNS, ledgerTransactionColumns } from './transaction-rows';
 
 /** The category and channel of a reversal's compensating credit (its ledger key: `reversal:<debit reference>`). */
 const REVERSAL_CREDIT = { category: 'reversal', channel: 'payout' } as const;
@@ -34,6 +43,32 @@ export const newReversalReference = () => newReference('crd');
  * guard), its `credit` entry, the balance's rise, and the outbox event. The
  * debit's row is locked before the wallet's, as every close does.
  */
+/** The columns REVERSE_SETTLED_DEBIT writes its credit with, in the order its SELECT gives them. */
+const REVERSAL_CREDIT_COLUMNS = insertColumns<LedgerTransaction>()(
+  'workspaceId',
+  'walletId',
+  'type',
+  'direction',
+  'category',
+  'channel',
+  'status',
+  'reference',
+  'idempotencyKey',
+  'currency',
+  'amount',
+  'fees',
+  'title',
+  'description',
+  'provider',
+  'providerReference',
+  'counterpartyName',
+  'counterpartyAccount',
+  'counterpartyBank',
+  'metadata',
+  'createdAt',
+  'updatedAt',
+);
+
 const REVERSE_SETTLED_DEBIT = defineStatement({
   name: 'cowrie-reverse-settled-debit',
   params: {
@@ -51,9 +86,7 @@ const REVERSE_SETTLED_DEBIT = defineStatement({
     WHERE t."id" = ${p.id} AND t."type" = 'debit' AND t."status" = 'completed' AND t."provider" = ${p.provider}
     RETURNING t.*
   ), credit AS (
-    INSERT INTO "LedgerTransaction" ("workspaceId", "walletId", "type", "direction", "category", "channel", "status", "reference", "idempotencyKey",
-      "currency", "amount", "fees", "title", "description", "provider", "providerReference", "counterpartyName", "counterpartyAccount", "counterpartyBank",
-      "metadata", "createdAt", "updatedAt")
+    INSERT INTO "LedgerTransaction" (${REVERSAL_CREDIT_COLUMNS})
     SELECT r."workspaceId", r."walletId", 'credit', 'in', '${REVERSAL_CREDIT.category}', '${REVERSAL_CREDIT.channel}', 'completed', ${p.creditReference},
       'reversal:' || r."reference", r."currency", r."amount" + r."fees", 0, 'Reversal of ' || r."reference",
       'The bank returned ' || r."reference" || ': its amount and fees are back in the wallet', r."provider", r."providerReference",
@@ -62,12 +95,12 @@ const REVERSE_SETTLED_DEBIT = defineStatement({
     FROM reversed r
     RETURNING "id", "walletId", "amount"
   ), entry AS (
-    INSERT INTO "LedgerEntry" ("walletId", "transactionId", "kind", "balanceDelta", "heldDelta", "createdAt")
+    INSERT INTO "LedgerEntry" (${LEDGER_ENTRY_COLUMNS})
     SELECT "walletId", "id", 'credit', "amount", 0, ${p.at} FROM credit
   ), wallet AS (
     UPDATE "Wallet" w SET "balance" = w."balance" + c."amount", "updatedAt" = ${p.at} FROM credit c WHERE w."id" = c."walletId"
   ), event AS (
-    INSERT INTO "OutboxEvent" ("workspaceId", "event", "payload", "createdAt")
+    INSERT INTO "OutboxEvent" (${OUTBOX_EVENT_COLUMNS})
     SELECT r."workspaceId", ${p.event}, ${p.payload}, ${p.at} FROM reversed r
   )
   SELECT ${columnList(ledgerTransactionColumns, 'reversed')} FROM reversed`,

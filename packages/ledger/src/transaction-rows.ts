@@ -1,4 +1,4 @@
-import { modelColumns, sqlColumn, type LedgerTransaction } from '@cowrie/db';
+import { insertColumns, modelColumns, sqlColumn, type LedgerEntry, type LedgerTransaction } from '@cowrie/db';
 
 /**
  * Every column of `LedgerTransaction`, for plain-pg statements that read whole
@@ -37,3 +37,6 @@ export const ledgerTransactionColumns = modelColumns<LedgerTransaction>()('Ledge
   createdAt: sqlColumn.timestamp,
   updatedAt: sqlColumn.timestamp,
 });
+
+/** The columns a plain-pg statement writes a ledger entry with, in this order. */
+export const LEDGER_ENTRY_COLUMNS = insertColumns<LedgerEntry>()('walletId', 'transactionId', 'kind', 'balanceDelta', 'heldDelta', 'createdAt');

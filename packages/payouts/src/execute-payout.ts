@@ -4,10 +4,13 @@ import {
   columnList,
   defineStatement,
   firstsThenRepeats,
+  insertColumns,
   sqlColumn,
   sqlList,
   sqlParam,
   type LedgerTransaction,
+  type PayoutAttempt,
+  type PayoutDispatch,
   type SqlPool,
   type SqlQueryable,
   type StatementRow,
@@ -59,6 +62,9 @@ interface TakenUp {
  * attempts are written in id order, so two batches meeting on a row queue
  * instead of deadlocking.
  */
+/** The columns a rail's attempt is opened with (`sending`), by TAKE_UP and FAIL_OVER. */
+const OPENED_ATTEMPT_COLUMNS = insertColumns<PayoutAttempt>()('transactionId', 'rail', 'reference', 'outcome', 'createdAt', 'updatedAt');
+
 const TAKE_UP = defineStatement({
   name: 'cowrie-payout-take-up',
   params: { transactionIds: sqlList(sqlParam.int), now: sqlParam.timestamp, reversalCheckAt: sqlParam.timestamp },
@@ -68,7 +74,7 @@ const TAKE_UP = defineStatement({
       ), prior AS (
         SELECT d."transactionId", d."outcome", d."unknownSince" FROM "PayoutDispatch" d JOIN input i ON i."transactionId" = d."transactionId"
       ), attempt AS (
-        INSERT INTO "PayoutDispatch" ("transactionId", "attempts", "lastSentAt", "reversalCheckAt", "createdAt", "updatedAt")
+        INSERT INTO "PayoutDispatch" (${insertColumns<PayoutDispatch>()('transactionId', 'attempts', 'lastSentAt', 'reversalCheckAt', 'createdAt', 'updatedAt')})
         SELECT t."id", 1, ${p.now}, ${p.reversalCheckAt}, ${p.now}, ${p.now} FROM "LedgerTransaction" t JOIN input i ON i."transactionId" = t."id"
         WHERE t."type" = 'debit' AND t."status" = 'processing'
           AND NOT EXISTS (SELECT 1 FROM prior WHERE prior."transactionId" = t."id" AND prior."outcome" IN ('unknown', 'pending'))
@@ -77,7 +83,7 @@ const TAKE_UP = defineStatement({
         RETURNING "transactionId", "attempts"
       ), recorded AS (
         -- The rail's attempt, on record before the rail is called (the first rail's: a later rail's was written when the payout moved to it).
-        INSERT INTO "PayoutAttempt" ("transactionId", "rail", "reference", "outcome", "createdAt", "updatedAt")
+        INSERT INTO "PayoutAttempt" (${OPENED_ATTEMPT_COLUMNS})
         SELECT t."id", t."provider", t."reference", 'sending', ${p.now}, ${p.now} FROM attempt a JOIN "LedgerTransaction" t ON t."id" = a."transactionId"
         ON CONFLICT ("transactionId", "rail") DO NOTHING
       )
@@ -199,11 +205,11 @@ const FAIL_OVER = defineStatement({
         WHERE "id" = ${p.transactionId} AND "status" = 'processing' AND "type" = 'debit' AND "provider" = ${p.from}
         RETURNING "id"
       ), closed AS (
-        INSERT INTO "PayoutAttempt" ("transactionId", "rail", "reference", "outcome", "reason", "createdAt", "updatedAt")
+        INSERT INTO "PayoutAttempt" (${insertColumns<PayoutAttempt>()('transactionId', 'rail', 'reference', 'outcome', 'reason', 'createdAt', 'updatedAt')})
         SELECT "id", ${p.from}, ${p.fromReference}, ${p.outcome}, ${p.reason}, ${p.now}, ${p.now} FROM moved
         ON CONFLICT ("transactionId", "rail") DO UPDATE SET "outcome" = EXCLUDED."outcome", "reason" = EXCLUDED."reason", "updatedAt" = EXCLUDED."updatedAt"
       ), opened AS (
-        INSERT INTO "PayoutAttempt" ("transactionId", "rail", "reference", "outcome", "createdAt", "updatedAt")
+        INSERT INTO "PayoutAttempt" (${OPENED_ATTEMPT_COLUMNS})
         SELECT "id", ${p.to}, ${p.toReference}, 'sending', ${p.now}, ${p.now} FROM moved
         ON CONFLICT ("transactionId", "rail") DO NOTHING
       ), cleared AS (

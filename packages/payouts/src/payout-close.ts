@@ -1,5 +1,16 @@
 import { asObject, type Logger } from '@cowrie/core';
-import { columnList, defineStatement, inSqlTransaction, sqlParam, type LedgerTransaction, type Prisma, type SqlPool, type SqlQueryable } from '@cowrie/db';
+import {
+  columnList,
+  defineStatement,
+  insertColumns,
+  inSqlTransaction,
+  sqlParam,
+  type LedgerTransaction,
+  type PayoutDispatch,
+  type Prisma,
+  type SqlPool,
+  type SqlQueryable,
+} from '@cowrie/db';
 import { closeHeldDebit, ledgerTransactionColumns, newReversalReference, reverseSettledDebit } from '@cowrie/ledger';
 import type { TransferResult } from '@cowrie/rails';
 import { payoutDispatchColumns } from './payout-dispatch-columns';
@@ -143,7 +154,7 @@ const AWAIT_OUTCOME = defineStatement({
     nextCheckAt: sqlParam.timestamp,
   },
   text: (p) => `WITH payout AS (${onRail(p.transactionId, p.rail)})
-             INSERT INTO "PayoutDispatch" ("transactionId", "outcome", "errorStatus", "errorMessage", "unknownSince", "nextCheckAt", "checks", "createdAt", "updatedAt")
+             INSERT INTO "PayoutDispatch" (${insertColumns<PayoutDispatch>()('transactionId', 'outcome', 'errorStatus', 'errorMessage', 'unknownSince', 'nextCheckAt', 'checks', 'createdAt', 'updatedAt')})
              SELECT payout."id", ${p.outcome}::text, ${p.errorStatus}::int, ${p.errorMessage}::text, CASE WHEN ${p.outcome} = 'unknown' THEN ${p.now}::timestamp END,
                ${p.nextCheckAt}::timestamp, 1, ${p.now}::timestamp, ${p.now}::timestamp FROM payout
              ON CONFLICT ("transactionId") DO UPDATE SET "outcome" = ${p.outcome},
@@ -255,7 +266,7 @@ const KEEP_PROVIDER_ERROR = defineStatement({
   name: 'cowrie-payout-provider-error',
   params: { transactionId: sqlParam.int, rail: sqlParam.text, errorStatus: sqlParam.int, errorMessage: sqlParam.text, now: sqlParam.timestamp },
   text: (p) => `WITH payout AS (${onRail(p.transactionId, p.rail)})
-           INSERT INTO "PayoutDispatch" ("transactionId", "outcome", "errorStatus", "errorMessage", "createdAt", "updatedAt")
+           INSERT INTO "PayoutDispatch" (${insertColumns<PayoutDispatch>()('transactionId', 'outcome', 'errorStatus', 'errorMessage', 'createdAt', 'updatedAt')})
            SELECT payout."id", 'provider_error', ${p.errorStatus}::int, ${p.errorMessage}::text, ${p.now}::timestamp, ${p.now}::timestamp FROM payout
            ON CONFLICT ("transactionId") DO UPDATE SET "outcome" = 'provider_error', "errorStatus" = ${p.errorStatus}, "errorMessage" = ${p.errorMessage}, "updatedAt" = ${p.now}`,
 });

@@ -1,5 +1,5 @@
 import type { Logger, Mode } from '@cowrie/core';
-import { columnList, defineStatement, sqlColumn, sqlParam, type SqlPool } from '@cowrie/db';
+import { columnList, defineStatement, insertColumns, sqlColumn, sqlParam, type SqlPool, type UnmatchedPayoutEvent } from '@cowrie/db';
 import { ledgerTransactionColumns } from '@cowrie/ledger';
 import type { ModeRails } from '@cowrie/rails';
 import { applyRailResult, keepLeftRailAnswer, type PayoutOutcome } from './payout-close';
@@ -40,7 +40,7 @@ const PAYOUT_BY_REFERENCE = defineStatement({
 const KEEP_UNMATCHED = defineStatement({
   name: 'cowrie-keep-unmatched-payout-event',
   params: { provider: sqlParam.text, event: sqlParam.text, reference: sqlParam.text, payload: sqlParam.json },
-  text: (p) => `INSERT INTO "UnmatchedPayoutEvent" ("provider", "event", "reference", "payload")
+  text: (p) => `INSERT INTO "UnmatchedPayoutEvent" (${insertColumns<UnmatchedPayoutEvent>()('provider', 'event', 'reference', 'payload')})
            VALUES (${p.provider}, ${p.event}, ${p.reference}, ${p.payload})
            ON CONFLICT ("provider", "event", "reference") DO UPDATE SET "received" = "UnmatchedPayoutEvent"."received" + 1`,
 });

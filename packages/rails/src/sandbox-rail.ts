@@ -3,6 +3,7 @@ import {
   batchPerTurnFor,
   defineStatement,
   firstsThenRepeats,
+  insertColumns,
   modelColumns,
   sqlColumn,
   sqlColumns,
@@ -53,7 +54,7 @@ const RECORD_TRANSFERS = defineStatement({
   name: 'cowrie-sandbox-transfers',
   params: { transfers: sqlColumns({ reference: sqlParam.text, result: sqlParam.json, reverseAt: sqlParam.timestamp.orNull }) },
   text: (p) => `
-  INSERT INTO "SandboxTransfer" ("reference", "calls", "result", "reverseAt", "createdAt", "updatedAt")
+  INSERT INTO "SandboxTransfer" (${insertColumns<SandboxTransfer>()('reference', 'calls', 'result', 'reverseAt', 'createdAt', 'updatedAt')})
   SELECT i."reference", 1, i."result", i."reverseAt", now(), now() FROM ${p.transfers.unnest} AS i(${p.transfers.columns}) ORDER BY i."reference"
   ON CONFLICT ("reference") DO UPDATE SET "calls" = "SandboxTransfer"."calls" + 1, "updatedAt" = now()
   RETURNING "reference", "result"`,

@@ -5,6 +5,7 @@ import {
   columnList,
   defineStatement,
   firstsThenRepeats,
+  OUTBOX_EVENT_COLUMNS,
   pickColumns,
   sqlJsonRows,
   sqlList,
@@ -86,7 +87,7 @@ function transitionStatement(name: string, set: string, emitOn: string[]) {
       WHERE "id" = ${p.id} AND "status" = 'pending'
       RETURNING ${columnList(CHANGED_COLUMNS)}
     ), event AS (
-      INSERT INTO "OutboxEvent" ("workspaceId", "event", "payload", "createdAt")
+      INSERT INTO "OutboxEvent" (${OUTBOX_EVENT_COLUMNS})
       SELECT ${p.workspaceId}, ${p.event}, jsonb_set(${p.payload}::jsonb, '{attempts}', to_jsonb(next."attempts")), ${p.now} FROM next
       WHERE next."status" IN (${emitOn.map((s) => `'${s}'`).join(', ')})
     )
@@ -154,7 +155,7 @@ const CODE_TRANSITIONS = defineStatement({
       AND v."status" = 'pending' AND v."attempts" < v."maxAttempts" AND v."expiresAt" > i."now"
     RETURNING v."id", v."attempts", v."status", v."maxAttempts", i."workspaceId", i."event", i."payload", i."now"
   ), event AS (
-    INSERT INTO "OutboxEvent" ("workspaceId", "event", "payload", "createdAt")
+    INSERT INTO "OutboxEvent" (${OUTBOX_EVENT_COLUMNS})
     SELECT "workspaceId", "event", jsonb_set("payload", '{attempts}', to_jsonb("attempts")), "now" FROM next
     WHERE "status" IN ('verified', 'failed')
   )

@@ -1,6 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { encryptSecret, type Config, type Mode } from '@cowrie/core';
-import { batchPerTurnFor, columnList, defineStatement, sqlJsonRows, sqlParam, type InputOf, type SqlQueryable, type VerificationModel } from '@cowrie/db';
+import {
+  batchPerTurnFor,
+  columnList,
+  defineStatement,
+  insertColumns,
+  sqlJsonRows,
+  sqlParam,
+  type InputOf,
+  type SqlQueryable,
+  type VerificationModel,
+} from '@cowrie/db';
 import type { VerificationChannel } from './channels';
 import { generateCode, hashCode, newCodeSalt } from './code';
 import { providerIdFor } from './providers';
@@ -47,8 +57,21 @@ const NEW_ROW_FIELDS = {
 };
 type NewVerificationRow = InputOf<typeof NEW_ROW_FIELDS>;
 
-const COLUMNS =
-  '"reference", "workspaceId", "channel", "destination", "status", "codeHash", "codeSalt", "maxAttempts", "provider", "metadata", "expiresAt", "createdAt", "updatedAt"';
+const COLUMNS = insertColumns<VerificationModel>()(
+  'reference',
+  'workspaceId',
+  'channel',
+  'destination',
+  'status',
+  'codeHash',
+  'codeSalt',
+  'maxAttempts',
+  'provider',
+  'metadata',
+  'expiresAt',
+  'createdAt',
+  'updatedAt',
+);
 
 /** Many new rows as one statement (the rows as one JSON array). */
 const INSERT_VERIFICATIONS = defineStatement({

@@ -1,4 +1,14 @@
-import { batchPerTurn, columnList, defineStatement, isSqlStatementRefused, sqlColumn, sqlColumns, sqlParam, type SqlQueryable } from '@cowrie/db';
+import {
+  batchPerTurn,
+  columnList,
+  defineStatement,
+  isSqlStatementRefused,
+  OUTBOX_EVENT_COLUMNS,
+  sqlColumn,
+  sqlColumns,
+  sqlParam,
+  type SqlQueryable,
+} from '@cowrie/db';
 import { ENDPOINT_DISABLED_EVENT, type EventPayload } from '@cowrie/events';
 import { webhookDeliveryColumns } from './webhook-columns';
 
@@ -155,7 +165,7 @@ const COMPLETE_DELIVERIES = defineStatement({
     RETURNING e."id", e."workspaceId", e."url", v."disable", e."disabledReason", e."disabledAt", e."failingSince", e."failureStreak"
   ),
   disabled_events AS (
-    INSERT INTO "OutboxEvent" ("workspaceId", "event", "payload", "createdAt")
+    INSERT INTO "OutboxEvent" (${OUTBOX_EVENT_COLUMNS})
     SELECT "workspaceId", ${p.disabledEvent},
       jsonb_build_object('endpoint_id', "id", 'url', "url", 'reason', "disabledReason",
         'failing_since', to_char("failingSince", 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'failures', "failureStreak",
