@@ -4,8 +4,10 @@
 // GET /webhook-event-types and the endpoints' subscriptions do not know. The
 // statements take the name as a parameter (typed by `EmittedEvent`, or a
 // catalog constant) or from their input rows; a literal must be in the catalog.
+// Their column list is OUTBOX_EVENT_COLUMNS (@cowrie/db), read here as its text.
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { OUTBOX_EVENT_COLUMNS } from '@cowrie/db';
 import { isWebhookEventName } from '@cowrie/events';
 
 const ROOT = path.join(__dirname, '../../..');
@@ -48,7 +50,7 @@ function expressions(list: string): string[] {
 test('every outbox row a SQL statement inserts is named by a parameter, a column, or a literal of the catalog', () => {
   const inserts: { file: string; event: string }[] = [];
   for (const file of sources) {
-    const text = readFileSync(file, 'utf8');
+    const text = readFileSync(file, 'utf8').replaceAll('${OUTBOX_EVENT_COLUMNS}', OUTBOX_EVENT_COLUMNS);
     for (const m of text.matchAll(/INSERT INTO "OutboxEvent"\s*\(([^)]*)\)\s*(?:SELECT|VALUES\s*\()\s*([\s\S]*?)(?:\sFROM\s|\)\s*$|`)/gm)) {
       const columns = m[1]!.split(',').map((c) => c.trim().replace(/"/g, ''));
       const values = expressions(m[2]!);
