@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import Redis from 'ioredis';
 
 /** A free loopback TCP port (the OS picks it; it is released before returning). */
@@ -13,6 +13,29 @@ export async function freePort(): Promise<number> {
     server.listen(0, '127.0.0.1', () => {
       const { port } = server.address() as { port: number };
       server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Whether a Redis on a loopback port answers PING (over a plain socket: an
+ * ioredis client that met a refused connection kept a timer that held a
+ * test process open).
+ */
+function answersPing(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ port, host: '127.0.0.1' });
+    let answer = '';
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(1000, () => done(false));
+    socket.on('error', () => done(false));
+    socket.on('connect', () => socket.write('PING\r\n'));
+    socket.on('data', (chunk) => {
+      answer += String(chunk);
+      if (answer.includes('\r\n')) done(answer.startsWith('+PONG'));
     });
   });
 }
@@ -43,18 +66,9 @@ export async function startRedisServer(args: string[] = []): Promise<RedisServer
       ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction', ...args],
       { stdio: 'ignore' },
     );
-    const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    probe.on('error', () => undefined);
     for (let i = 0; i < 100; i++) {
-      try {
-        await probe.connect();
-        await probe.ping();
-        probe.disconnect();
-        return;
-      } catch {
-        probe.disconnect();
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      if (await answersPing(port)) return;
+      await new Promise((r) => setTimeout(r, 50));
     }
     throw new Error(`redis-server on port ${port} did not start`);
   };
