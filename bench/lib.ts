@@ -19,10 +19,13 @@ import {
   peakRssMb,
   startProcess as startTestingProcess,
   startRedisServer,
+  startStack,
   uniqueRedisPrefixes,
   waitForHttp,
   type RedisPrefixes,
   type ServiceProcess,
+  type Stack,
+  type StackService,
 } from '@cowrie/testing';
 
 const root = path.resolve(__dirname, '..');
@@ -48,7 +51,7 @@ export const dropBenchDatabases = dropCreatedDatabases;
 export type BenchRedisEnv = RedisPrefixes;
 
 /** Redis key and queue prefixes unique to one scenario run (uniqueRedisPrefixes); clearRedisPrefixes removes them. */
-export const benchRedisEnv = (): BenchRedisEnv => uniqueRedisPrefixes('bench');
+export const benchRedisEnv = (): BenchRedisEnv => uniqueRedisPrefixes('cowrie-bench');
 
 export { clearRedisPrefixes };
 
@@ -62,35 +65,59 @@ const running = new Map<ChildProcess, ServiceProcess>();
 /** The processes stopped since the last takePeakRss. */
 let stopped: ServiceProcess[] = [];
 
+/** The Node flags of every measured process: BENCH_CPU_PROF=<dir> writes a V8 CPU profile of each there; BENCH_NODE_ARGS="--trace-gc ..." adds its own. */
+function benchNodeArgs(): string[] {
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  return [...profile, ...(process.env.BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [])];
+}
+
+/** Production settings on the sandbox rails and providers, as a staging deployment runs (nothing leaves the machine). */
+const benchEnv = () => ({
+  LOG_LEVEL: 'warn',
+  LOG_FORMAT: 'json',
+  NODE_ENV: 'production',
+  ALLOW_SANDBOX_IN_PRODUCTION: 'true',
+  JWT_SECRET: BENCH_SESSION_SECRET,
+  ENCRYPTION_KEY: BENCH_ENCRYPTION_KEY,
+});
+
 /**
  * Starts a process to measure (startProcess of @cowrie/testing): a compiled
  * service (`services/<name>/dist/main.js`, as production runs it; `npm run
- * bench` builds first), or a TypeScript entry (through tsx), with production
- * settings, its output on this process's. Its peak RSS is recorded when
- * `stop` stops it.
+ * bench` builds first), or a TypeScript entry (through tsx), with the bench's
+ * settings and Node flags, its output on this process's. Its peak RSS is
+ * recorded when `stop` stops it.
  */
 export function startProcess(entry: string, env: Record<string, string>): ChildProcess {
-  // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of every measured process there.
-  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  // BENCH_NODE_ARGS="--trace-gc ..." passes Node/V8 flags to every measured process.
-  const extra = process.env.BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
-  const measured = startTestingProcess({
-    entry,
-    nodeArgs: [...profile, ...extra],
-    output: 'inherit',
-    // Production settings on the sandbox rails and providers, as a staging deployment runs (nothing leaves the machine).
-    env: {
-      LOG_LEVEL: 'warn',
-      LOG_FORMAT: 'json',
-      NODE_ENV: 'production',
-      ALLOW_SANDBOX_IN_PRODUCTION: 'true',
-      JWT_SECRET: BENCH_SESSION_SECRET,
-      ENCRYPTION_KEY: BENCH_ENCRYPTION_KEY,
-      ...env,
-    },
-  });
+  const measured = startTestingProcess({ entry, nodeArgs: benchNodeArgs(), output: 'inherit', env: { ...benchEnv(), ...env } });
   running.set(measured.child, measured);
   return measured.child;
+}
+
+/**
+ * A scenario's stack (startStack of @cowrie/testing): a fresh migrated
+ * database, the bench's Redis with prefixes of its own, and `services` as
+ * processes to measure, with the bench's settings and Node flags, their
+ * output on this process's. `close` stops them (their peak RSS kept for
+ * takePeakRss) and drops the database and the prefixes' keys.
+ */
+export async function startBenchStack(opts: { name: string; services: StackService[]; env?: Record<string, string> }): Promise<Stack> {
+  const stack = await startStack({
+    ...opts,
+    env: { ...benchEnv(), ...opts.env },
+    nodeArgs: benchNodeArgs(),
+    output: 'inherit',
+    onStart: (measured) => running.set(measured.child, measured),
+  });
+  return {
+    ...stack,
+    close: async (closeOpts) => {
+      const measured = stack.replicas.flatMap((r) => (r.process ? [r.process] : []));
+      await stack.close(closeOpts);
+      for (const one of measured) running.delete(one.child);
+      stopped.push(...measured);
+    },
+  };
 }
 
 /** The peak RSS (MB) of every process stopped since the last call, the largest per label; then forgets them. */

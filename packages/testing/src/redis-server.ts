@@ -149,14 +149,14 @@ export interface RedisPrefixes {
 
 /**
  * Redis key and queue prefixes unique to one run on a shared Redis
- * (`cowrie-<name>-<tag>:` and `{cowrie-<name>-<tag>}`): no other run's
+ * (`<name>-<tag>:` and `{<name>-<tag>}`): no other run's
  * workers see its jobs, and no job kept from an earlier run (BullMQ keeps
  * completed jobs, and job ids come from row ids that restart on a fresh
  * database) is mistaken for one of this run's. clearRedisPrefixes removes them.
  */
 export function uniqueRedisPrefixes(name: string): RedisPrefixes {
   const tag = randomBytes(4).toString('hex');
-  return { REDIS_KEY_PREFIX: `cowrie-${name}-${tag}:`, QUEUE_PREFIX: `{cowrie-${name}-${tag}}` };
+  return { REDIS_KEY_PREFIX: `${name}-${tag}:`, QUEUE_PREFIX: `{${name}-${tag}}` };
 }
 
 /** Deletes every key of a run's prefixes on `redisUrl` (the shared Redis by default), once its processes have stopped. */

@@ -18,6 +18,8 @@ export interface StackService {
   env?: Record<string, string>;
   /** After the stack's `nodeArgs`. */
   nodeArgs?: string[];
+  /** startStack waits until each listening replica answers this path (`/healthz`, say) below 500. */
+  readyPath?: string;
 }
 
 export interface StackOptions {
@@ -42,8 +44,8 @@ export interface StackOptions {
   notErrors?: RegExp;
   /** A replica that exits on its own is started again after this many ms, as an orchestrator would; never when absent. */
   restartAfterMs?: number;
-  /** Waits for each listening replica's `readyPath` (`/healthz`, say) to answer before returning. */
-  readyPath?: string;
+  /** Called with each process as it starts (a bench samples their CPU). */
+  onStart?: (proc: ServiceProcess, replica: StackReplica) => void;
   /** Closed by `close`, after the processes (stand-ins, receivers the caller started). */
   closeWith?: Array<{ close: () => Promise<void> }>;
 }
@@ -98,7 +100,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   const databaseName = databaseNameOf(databaseUrl);
   const mode = opts.redis ?? 'shared';
   const redisDir = mode === 'shared' ? null : mkdtempSync(path.join(tmpdir(), 'cowrie-stack-redis-'));
-  const prefixes = mode === 'shared' ? uniqueRedisPrefixes(opts.name) : null;
+  const prefixes = mode === 'shared' ? uniqueRedisPrefixes(opts.name.replaceAll('_', '-')) : null;
   let redisNodes: RedisServer[] = [];
   let redisEnv: Record<string, string>;
   try {
@@ -163,6 +165,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         replica.errors.push(...lines.filter((line) => isErrorLine(line, opts.notErrors)));
       },
     });
+    opts.onStart?.(proc, replica);
     live.add(proc);
     void proc.exited.then(() => forget(proc));
     replica.process = proc;
@@ -213,13 +216,14 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     },
   };
   for (const replica of replicas) start(replica);
-  if (opts.readyPath) {
-    try {
-      await Promise.all(replicas.filter((r) => r.url).map((r) => waitForHttp(`${r.url}${opts.readyPath}`)));
-    } catch (err) {
-      await stack.close();
-      throw err;
+  try {
+    for (const replica of replicas) {
+      const { readyPath } = settings.get(replica)!;
+      if (replica.url && readyPath) await waitForHttp(`${replica.url}${readyPath}`);
     }
+  } catch (err) {
+    await stack.close();
+    throw err;
   }
   return stack;
 }

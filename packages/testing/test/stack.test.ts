@@ -27,17 +27,16 @@ test('replicas of a service on a cloned database and the shared Redis: a crashed
   const stack = await startStack({
     name: 'cowrie_t',
     database: 'template',
-    services: [{ service: 'gateway', replicas: 2, listens: true }],
+    services: [{ service: 'gateway', replicas: 2, listens: true, readyPath: '/healthz' }],
     env: { NODE_ENV: 'test', LOG_LEVEL: 'warn', LOG_FORMAT: 'json', DATABASE_POOL_SIZE: '2' },
     restartAfterMs: 100,
-    readyPath: '/healthz',
   });
   stacks.push(stack);
   const [first, second] = stack.replicas;
   expect(stack.urls('gateway')).toEqual([first!.url, second!.url]);
   expect(await Promise.all(stack.urls('gateway').map(answers))).toEqual([true, true]);
   expect(await databaseExists(stack.databaseName)).toBe(true);
-  expect(stack.env.REDIS_KEY_PREFIX).toMatch(/^cowrie-cowrie_t-[0-9a-f]{8}:$/);
+  expect(stack.env.REDIS_KEY_PREFIX).toMatch(/^cowrie-t-[0-9a-f]{8}:$/);
   expect(stack.redisNodes).toEqual([]);
 
   // A crash: started again, counted, its last lines kept.
