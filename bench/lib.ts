@@ -362,7 +362,7 @@ let benchRedis: { pid: number; url: string; stop: () => Promise<void> } | undefi
 
 /**
  * Starts a private redis-server for the whole bench run and points
- * REDIS_URL (which startProcess passes on) at it: the Redis CPU a scenario
+ * REDIS_URL at it (startProcess passes it on; startBenchStack puts its prefixes on it): the Redis CPU a scenario
  * reports is then its own, whatever else uses the machine's shared Redis.
  */
 export async function startBenchRedis(): Promise<void> {
