@@ -1,13 +1,32 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import http from 'node:http';
-import { readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
-import Redis from 'ioredis';
 import { Client } from 'pg';
-import { freePort, startRedisServer } from '@cowrie/testing';
+import {
+  clearRedisPrefixes,
+  createdDatabases,
+  currentRssMb,
+  databaseUrlOf,
+  dropCreatedDatabases,
+  emptyDatabase,
+  freePort,
+  freshDatabase,
+  peakRssByLabel,
+  peakRssMb,
+  startProcess as startTestingProcess,
+  startRedisServer,
+  startStack,
+  uniqueRedisPrefixes,
+  waitForHttp,
+  type RedisPrefixes,
+  type ServiceProcess,
+  type Stack,
+  type StackService,
+} from '@cowrie/testing';
 
 const root = path.resolve(__dirname, '..');
 
@@ -23,174 +42,90 @@ export interface ScenarioResult {
   [extra: string]: unknown;
 }
 
-export { freePort };
-
-const baseDatabaseUrl = () => new URL(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/cowrie');
-const databaseUrlOf = (name: string) => {
-  const url = baseDatabaseUrl();
-  url.pathname = `/${name}`;
-  return url.toString();
-};
-
-/**
- * This bench process's tag. Its databases are named `<name>_<tag>`: benches
- * run at the same time from other worktrees against the same Postgres (each
- * drops and re-creates its databases) never drop this one's mid-run.
- */
-const RUN_TAG = randomBytes(3).toString('hex');
-/** The databases this process created and has not dropped yet. */
-const created = new Set<string>();
-
-async function adminQuery(statement: string): Promise<void> {
-  const client = new Client({ connectionString: databaseUrlOf('postgres') });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
-
-/** Creates an empty database of this run (`<name>_<tag>`) and returns its URL; dropBenchDatabases drops it. */
-export async function emptyDatabase(name: string): Promise<string> {
-  const tagged = `${name}_${RUN_TAG}`;
-  await adminQuery(`DROP DATABASE IF EXISTS "${tagged}" WITH (FORCE)`);
-  await adminQuery(`CREATE DATABASE "${tagged}"`);
-  created.add(tagged);
-  return databaseUrlOf(tagged);
-}
-
-/** An empty database of this run (emptyDatabase), migrated with the project's tool. */
-export async function freshDatabase(name: string): Promise<string> {
-  const url = await emptyDatabase(name);
-  const migrated = spawnSync(process.execPath, ['--experimental-wasm-modules', '--no-warnings', 'packages/db/migrate/cli.mjs', 'apply'], {
-    cwd: root,
-    env: { ...process.env, DATABASE_URL: url },
-    encoding: 'utf8',
-  });
-  if (migrated.status !== 0) throw new Error(`migrating ${name} failed: ${migrated.stderr}`);
-  return url;
-}
-
-/** Drops one database this process created, connections and all. */
-export async function dropDatabase(name: string): Promise<void> {
-  await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  created.delete(name);
-}
+// The stack's parts come from @cowrie/testing (the one harness of the tests, the soak and the bench); the scenarios take them from here.
+export { currentRssMb, emptyDatabase, freePort, freshDatabase, peakRssMb, waitForHttp };
 
 /** Drops every database this process created (call it once a scenario's processes have stopped). */
-export async function dropBenchDatabases(): Promise<void> {
-  for (const name of [...created]) await dropDatabase(name);
-}
+export const dropBenchDatabases = dropCreatedDatabases;
 
-export interface BenchRedisEnv {
-  REDIS_KEY_PREFIX: string;
-  QUEUE_PREFIX: string;
-}
+export type BenchRedisEnv = RedisPrefixes;
 
-/**
- * Redis key and queue prefixes of one scenario run, unique to it: no other
- * engineer's workers see its jobs, and no job kept from an earlier run (BullMQ
- * keeps completed jobs, and job ids come from row ids that restart on a fresh
- * database) is mistaken for one of this run's. clearRedisPrefixes removes them.
- */
-export function benchRedisEnv(): BenchRedisEnv {
-  const tag = randomBytes(4).toString('hex');
-  return { REDIS_KEY_PREFIX: `cowrie-bench-${tag}:`, QUEUE_PREFIX: `{cowrie-bench-${tag}}` };
-}
+/** Redis key and queue prefixes unique to one scenario run (uniqueRedisPrefixes); clearRedisPrefixes removes them. */
+export const benchRedisEnv = (): BenchRedisEnv => uniqueRedisPrefixes('cowrie-bench');
 
-/** Deletes every key of a run's prefixes (call it once its processes have stopped). */
-export async function clearRedisPrefixes(env: BenchRedisEnv): Promise<void> {
-  const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 3 });
-  try {
-    for (const prefix of [env.REDIS_KEY_PREFIX, env.QUEUE_PREFIX]) {
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-        cursor = next;
-        if (keys.length) await redis.unlink(...keys);
-      } while (cursor !== '0');
-    }
-  } finally {
-    redis.disconnect();
-  }
-}
+export { clearRedisPrefixes };
 
 /** The ENCRYPTION_KEY startProcess gives every process (the bench seals endpoint secrets with it). */
 // Fresh per run: production refuses published or predictable secrets.
 export const BENCH_ENCRYPTION_KEY = randomBytes(32).toString('hex');
 const BENCH_SESSION_SECRET = randomBytes(32).toString('hex');
 
-/** Every process startProcess started and stop has not stopped yet, by its label. */
-const running = new Map<ChildProcess, string>();
-/** Peak RSS (MB) of each label's processes that stopped since the last takePeakRss. */
-let peaks: Record<string, number> = {};
+/** Every process startProcess started and stop has not stopped yet (the CPU sampler reads their pids and labels). */
+const running = new Map<ChildProcess, ServiceProcess>();
+/** The processes stopped since the last takePeakRss. */
+let stopped: ServiceProcess[] = [];
 
-/** `services/gateway/dist/main.js` → gateway; `bench/baseline-server.ts` → baseline-server. */
-const labelOf = (entry: string) => (entry.startsWith('services/') ? entry.split('/')[1]! : path.basename(entry).replace(/\.[jt]s$/, ''));
+/** The Node flags of every measured process: BENCH_CPU_PROF=<dir> writes a V8 CPU profile of each there; BENCH_NODE_ARGS="--trace-gc ..." adds its own. */
+function benchNodeArgs(): string[] {
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  return [...profile, ...(process.env.BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [])];
+}
+
+/** Production settings on the sandbox rails and providers, as a staging deployment runs (nothing leaves the machine). */
+const benchEnv = () => ({
+  LOG_LEVEL: 'warn',
+  LOG_FORMAT: 'json',
+  NODE_ENV: 'production',
+  ALLOW_SANDBOX_IN_PRODUCTION: 'true',
+  JWT_SECRET: BENCH_SESSION_SECRET,
+  ENCRYPTION_KEY: BENCH_ENCRYPTION_KEY,
+});
 
 /**
- * Starts a process to measure: a compiled service (`services/<name>/dist/main.js`,
- * as production runs it; `npm run bench` builds first), or a TypeScript entry
- * (through tsx). Its peak RSS is recorded when `stop` stops it.
+ * Starts a process to measure (startProcess of @cowrie/testing): a compiled
+ * service (`services/<name>/dist/main.js`, as production runs it; `npm run
+ * bench` builds first), or a TypeScript entry (through tsx), with the bench's
+ * settings and Node flags, its output on this process's. Its peak RSS is
+ * recorded when `stop` stops it.
  */
 export function startProcess(entry: string, env: Record<string, string>): ChildProcess {
-  // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of every measured process there.
-  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  // BENCH_NODE_ARGS="--trace-gc ..." passes Node/V8 flags to every measured process.
-  const extra = process.env.BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
-  const loader = entry.endsWith('.ts') ? ['--import', 'tsx'] : [];
-  const child = spawn(process.execPath, [...profile, ...extra, ...loader, entry], {
-    cwd: root,
-    // Production settings on the sandbox rails and providers, as a staging deployment runs (nothing leaves the machine).
-    env: {
-      ...process.env,
-      LOG_LEVEL: 'warn',
-      LOG_FORMAT: 'json',
-      NODE_ENV: 'production',
-      ALLOW_SANDBOX_IN_PRODUCTION: 'true',
-      JWT_SECRET: BENCH_SESSION_SECRET,
-      ENCRYPTION_KEY: BENCH_ENCRYPTION_KEY,
-      ...env,
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
+  const measured = startTestingProcess({ entry, nodeArgs: benchNodeArgs(), output: 'inherit', env: { ...benchEnv(), ...env } });
+  running.set(measured.child, measured);
+  return measured.child;
+}
+
+/**
+ * A scenario's stack (startStack of @cowrie/testing): a fresh migrated
+ * database, the bench's Redis with prefixes of its own, and `services` as
+ * processes to measure, with the bench's settings and Node flags, their
+ * output on this process's. `close` stops them (their peak RSS kept for
+ * takePeakRss) and drops the database and the prefixes' keys.
+ */
+export async function startBenchStack(opts: { name: string; services: StackService[]; env?: Record<string, string> }): Promise<Stack> {
+  const stack = await startStack({
+    ...opts,
+    env: { ...benchEnv(), ...opts.env },
+    nodeArgs: benchNodeArgs(),
+    output: 'inherit',
+    onStart: (measured) => running.set(measured.child, measured),
   });
-  running.set(child, labelOf(entry));
-  return child;
+  return {
+    ...stack,
+    close: async (closeOpts) => {
+      const measured = stack.replicas.flatMap((r) => (r.process ? [r.process] : []));
+      await stack.close(closeOpts);
+      for (const one of measured) running.delete(one.child);
+      stopped.push(...measured);
+    },
+  };
 }
 
 /** The peak RSS (MB) of every process stopped since the last call, the largest per label; then forgets them. */
 export function takePeakRss(): Record<string, number> {
-  const taken = peaks;
-  peaks = {};
+  const taken = peakRssByLabel(stopped);
+  stopped = [];
   return taken;
 }
-
-export async function waitForHttp(url: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const res = await fetch(url);
-      if (res.status < 500) return;
-    } catch {
-      // not up yet
-    }
-    if (Date.now() > deadline) throw new Error(`${url} did not answer within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-/** Resident set size of a process in MB: VmHWM (the peak so far) or VmRSS (now). */
-function rssMb(pid: number, field: 'VmHWM' | 'VmRSS'): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
-  return Math.round((kb / 1024) * 10) / 10;
-}
-
-/** Peak resident set size of a process (VmHWM), in MB. */
-export const peakRssMb = (pid: number) => rssMb(pid, 'VmHWM');
-/** Resident set size of a process now (VmRSS), in MB. */
-export const currentRssMb = (pid: number) => rssMb(pid, 'VmRSS');
 
 export interface LoadOptions {
   url: string;
@@ -427,24 +362,13 @@ let benchRedis: { pid: number; url: string; stop: () => Promise<void> } | undefi
 
 /**
  * Starts a private redis-server for the whole bench run and points
- * REDIS_URL (which startProcess passes on) at it: the Redis CPU a scenario
+ * REDIS_URL at it (startProcess passes it on; startBenchStack puts its prefixes on it): the Redis CPU a scenario
  * reports is then its own, whatever else uses the machine's shared Redis.
  */
 export async function startBenchRedis(): Promise<void> {
   const server = await startRedisServer();
-  const pid = readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .map(Number)
-    .find((candidate) => {
-      try {
-        const cmdline = readFileSync(`/proc/${candidate}/cmdline`, 'utf8');
-        return cmdline.startsWith('redis-server') && cmdline.includes(`:${server.port}`);
-      } catch {
-        return false;
-      }
-    });
-  if (!pid) throw new Error(`the bench's redis-server on port ${server.port} has no process`);
-  benchRedis = { pid, url: server.url, stop: server.stop };
+  if (!server.pid) throw new Error(`the bench's redis-server on port ${server.port} has no process`);
+  benchRedis = { pid: server.pid, url: server.url, stop: server.stop };
   process.env.REDIS_URL = server.url;
 }
 
@@ -468,7 +392,7 @@ async function postgresPids(): Promise<number[]> {
         WHERE (datname = ANY($1::text[]) AND coalesce(application_name, '') <> $2)
            OR (datname IS NULL AND backend_type <> 'client backend')
            OR backend_type = 'autovacuum worker'`,
-      [[...created], GENERATOR_APPLICATION_NAME],
+      [createdDatabases(), GENERATOR_APPLICATION_NAME],
     );
     return rows.map((r) => r.pid);
   } finally {
@@ -494,7 +418,7 @@ async function checkpointTotals(): Promise<{ checkpoints: number; write_ms: numb
 /** CPU ms used so far by each process of the run, keyed `label:pid`: the measured processes, Postgres's (postgresPids) and the bench's Redis. */
 async function cpuMsByPid(): Promise<Map<string, number>> {
   const used = new Map<string, number>();
-  for (const [child, label] of running) if (child.pid) used.set(`${label}:${child.pid}`, cpuMsOfPid(child.pid));
+  for (const [child, { label }] of running) if (child.pid) used.set(`${label}:${child.pid}`, cpuMsOfPid(child.pid));
   for (const pid of await postgresPids()) used.set(`postgres:${pid}`, cpuMsOfPid(pid));
   if (benchRedis) used.set(`redis-server:${benchRedis.pid}`, cpuMsOfPid(benchRedis.pid));
   return used;
@@ -793,14 +717,11 @@ export function writeResult(result: { scenario: string; [field: string]: unknown
   writeFileSync(path.join(root, 'bench/results', `${result.scenario}.json`), `${JSON.stringify(stamped, null, 2)}\n`);
 }
 
-export function stop(child: ChildProcess): Promise<void> {
-  const label = running.get(child);
+/** SIGTERM (SIGKILL after 10 s), its peak RSS kept for takePeakRss; resolves once it has exited. */
+export async function stop(child: ChildProcess): Promise<void> {
+  const measured = running.get(child);
   running.delete(child);
-  if (label && child.exitCode === null && child.pid) peaks[label] = Math.max(peaks[label] ?? 0, peakRssMb(child.pid));
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-    setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
-  });
+  if (!measured) return;
+  await measured.stop();
+  stopped.push(measured);
 }

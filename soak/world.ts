@@ -1,37 +1,18 @@
-// The soak's world: its own database and Redis, a Paystack stand-in, webhook
-// receivers, and R replicas of the gateway and of each worker as processes it
-// can kill and restart.
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+// The soak's world: a stack (startStack of @cowrie/testing: its own database,
+// its own Redis or Cluster, R replicas of the gateway and of each worker as
+// processes it can kill and restart), the Paystack, Flutterwave and Termii
+// stand-ins, and webhook receivers; its environment is the soak's.
 import { randomBytes } from 'node:crypto';
-import { loadConfig } from '@cowrie/core';
-import { freePort, spawnServiceProcess, startHttpReceiver, startRedisCluster, startRedisServer, type HttpReceiver, type RedisServer } from '@cowrie/testing';
+import { startHttpReceiver, startStack, type HttpReceiver, type RedisServer, type StackReplica } from '@cowrie/testing';
 import { startPaystackStandIn, type PaystackStandIn } from '@cowrie/paystack/testing';
 import { startFlutterwaveStandIn, type FlutterwaveStandIn } from '@cowrie/rails/testing';
 import { startTermiiStandIn, type TermiiStandIn } from '@cowrie/verification/testing';
-import { dropDatabase, freshDatabase } from '../bench/lib';
 
 const SERVICES = ['gateway', 'payout-worker', 'verification-dispatcher', 'webhook-sender'] as const;
 export type Service = (typeof SERVICES)[number];
 
-export interface ServiceReplica {
-  service: Service;
-  index: number;
-  /** The gateway's base URL; undefined for workers. */
-  url?: string;
-  child: ChildProcess | null;
-  starts: number;
-  /** The last lines it printed (kept for a failure report). */
-  tail: string[];
-  /** Every error or fatal line it logged. */
-  errors: string[];
-  /** Times it exited on its own (a crash: the soak restarts it, as an orchestrator would). */
-  crashes: number;
-  /** For each crash, its exit and the last lines it wrote before it (the report prints them). */
-  crashTails: string[][];
-}
+/** A replica of a service (the stack's): its process, the lines it printed, its crashes. */
+export type ServiceReplica = StackReplica & { service: Service };
 
 const IOREDIS_NOISE = /^\[ioredis\] Unhandled error event|^\s+at |^\s+(errno|code|syscall|address|port): |^\}$/;
 
@@ -69,13 +50,6 @@ export interface World {
 }
 
 export async function createWorld(opts: { seed: number; replicas: number; redis: RedisMode; rails: string[] }): Promise<World> {
-  const databaseUrl = await freshDatabase(`cowrie_soak_${opts.seed}_${randomBytes(3).toString('hex')}`);
-  // The database's name as created (freshDatabase tags it with this process's run).
-  const databaseName = new URL(databaseUrl).pathname.slice(1);
-  // Its own Redis with AOF (one server, or three masters joined as a Cluster), so it can be killed and restarted with its data.
-  const redisDir = mkdtempSync(path.join(tmpdir(), 'cowrie-soak-redis-'));
-  const cluster = opts.redis === 'cluster' ? await startRedisCluster({ dir: redisDir }) : null;
-  const redisNodes = cluster ? cluster.masters : [await startRedisServer(['--appendonly', 'yes', '--appendfsync', 'always', '--dir', redisDir])];
   // Two Paystack stand-ins, as a deployment whose payouts are a separate Paystack business (PAYOUT_PAYSTACK_SECRET_KEY
   // beside PAYSTACK_SECRET_KEY), so the chaos can pause one rail's answers without the other's. The payout rail reaches
   // its own through the deprecated PAYOUT_PAYSTACK_BASE_URL and PAYOUT_PAYSTACK_TIMEOUT_MS, which still set it (and are
@@ -91,9 +65,7 @@ export async function createWorld(opts: { seed: number; replicas: number; redis:
     NODE_ENV: 'test',
     LOG_LEVEL: 'warn',
     LOG_FORMAT: 'json',
-    DATABASE_URL: databaseUrl,
     DATABASE_POOL_SIZE: '3',
-    ...(cluster ? { REDIS_CLUSTER_NODES: cluster.nodeList } : { REDIS_URL: redisNodes[0]!.url }),
     QUEUE_PREFIX: '{soak}',
     REDIS_KEY_PREFIX: 'soak:',
     PUBLIC_API_RATE_LIMIT: '1000000',
@@ -142,61 +114,28 @@ export async function createWorld(opts: { seed: number; replicas: number; redis:
     WEBHOOK_SWEEP_AFTER_MS: '5000',
     SHUTDOWN_GRACE_MS: '3000',
   };
-  const replicas: ServiceReplica[] = [];
-  for (const service of SERVICES) {
-    for (let index = 0; index < opts.replicas; index++) {
-      const replica: ServiceReplica = { service, index, child: null, starts: 0, tail: [], errors: [], crashes: 0, crashTails: [] };
-      if (service === 'gateway') replica.url = `http://127.0.0.1:${await freePort()}`;
-      replicas.push(replica);
-    }
-  }
+  // Its own Redis with AOF (one server, or three masters joined as a Cluster), so it can be killed and restarted with its data.
+  // A replica that exits on its own (a crash) is started again half a second later, as an orchestrator would.
+  const stack = await startStack({
+    name: `cowrie_soak_${opts.seed}`,
+    redis: opts.redis === 'cluster' ? 'cluster' : 'own',
+    services: SERVICES.map((service) => ({ service, replicas: opts.replicas, listens: service === 'gateway' })),
+    env,
+    notErrors: IOREDIS_NOISE,
+    restartAfterMs: 500,
+    closeWith: [standIn, ...(flutterwave ? [flutterwave] : []), collectionStandIn, termii, ...receivers, churnReceiver],
+  });
+  const replicas = stack.replicas as ServiceReplica[];
 
   // The payout rail's transfer.reversed notifications go to a gateway (when the chaos has it up; a lost one is found by the watch).
-  const notifyGateway = replicas.find((r) => r.service === 'gateway')?.url;
+  const notifyGateway = stack.urls('gateway')[0];
   if (notifyGateway) standIn.options.notifyUrl = `${notifyGateway}/rails/paystack/notifications`;
   if (notifyGateway && flutterwave) flutterwave.options.notifyUrl = `${notifyGateway}/rails/flutterwave/notifications`;
 
-  const config = loadConfig(env);
-  let closing = false;
-  const start = (replica: ServiceReplica) => {
-    const port = replica.url ? new URL(replica.url).port : undefined;
-    const { child } = spawnServiceProcess(config, replica.service, { ...env, ...(port ? { PORT: port, HOST: '127.0.0.1' } : {}) });
-    const keep = (chunk: Buffer) => {
-      const lines = String(chunk).split('\n').filter(Boolean);
-      replica.tail.push(...lines);
-      replica.tail.splice(0, Math.max(0, replica.tail.length - 40));
-      // Error and fatal log lines, and anything not JSON (a crash's stack), but not
-      // ioredis's own notice of a connection error, repeated on every Redis restart.
-      replica.errors.push(...lines.filter((line) => /"level":(50|60)/.test(line) || (!line.startsWith('{') && !IOREDIS_NOISE.test(line))));
-    };
-    child.stdout!.on('data', keep);
-    child.stderr!.on('data', keep);
-    replica.child = child;
-    replica.starts += 1;
-    child.once('exit', (code, signal) => {
-      if (replica.child !== child || closing) return;
-      replica.crashes += 1;
-      replica.errors.push(`exited on its own (${signal ?? code})`);
-      replica.crashTails.push([`exited on its own (${signal ?? code}) after start ${replica.starts}`, ...replica.tail.slice(-25)]);
-      replica.child = null;
-      setTimeout(() => !closing && !replica.child && start(replica), 500);
-    });
-  };
-  const kill = async (replica: ServiceReplica) => {
-    const child = replica.child;
-    replica.child = null;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    await new Promise<void>((resolve) => {
-      child.once('exit', () => resolve());
-      child.kill('SIGKILL');
-    });
-  };
-  for (const replica of replicas) start(replica);
-
   return {
-    databaseUrl,
-    databaseName,
-    redisNodes,
+    databaseUrl: stack.databaseUrl,
+    databaseName: stack.databaseName,
+    redisNodes: stack.redisNodes,
     standIn,
     flutterwave,
     payoutRails: opts.rails,
@@ -206,20 +145,10 @@ export async function createWorld(opts: { seed: number; replicas: number; redis:
     receivers,
     churnReceiver,
     replicas,
-    env,
-    start,
-    kill,
-    async close({ keepDatabase }) {
-      closing = true;
-      await Promise.all(replicas.map(kill));
-      await standIn.close();
-      await flutterwave?.close();
-      await collectionStandIn.close();
-      await termii.close();
-      await Promise.all([...receivers, churnReceiver].map((r) => r.close()));
-      await Promise.all(redisNodes.map((node) => node.stop()));
-      rmSync(redisDir, { recursive: true, force: true });
-      if (!keepDatabase) await dropDatabase(databaseName);
-    },
+    env: stack.env,
+    start: stack.start,
+    kill: stack.kill,
+    // Every process SIGKILLed, as the chaos kills them.
+    close: ({ keepDatabase }) => stack.close({ keepDatabase, graceMs: 0 }),
   };
 }

@@ -6,45 +6,26 @@
 // Redis share its cores, so it is not the gain on separate machines).
 import { createApiKey, createWorkspace } from '@cowrie/accounts';
 import { createDb } from '@cowrie/db';
-import {
-  benchRedisEnv,
-  clearRedisPrefixes,
-  freePort,
-  freshDatabase,
-  load,
-  peakRssMb,
-  ratioOf,
-  settleDatabase,
-  startProcess,
-  stop,
-  waitForHttp,
-  type ScenarioResult,
-} from '../lib';
+import { load, ratioOf, settleDatabase, startBenchStack, type ScenarioResult } from '../lib';
 
 const CONNECTIONS = 50;
 const DURATION_S = 10;
 
 export async function scaleOut(): Promise<ScenarioResult> {
-  const databaseUrl = await freshDatabase('cowrie_bench');
-  const db = createDb({ databaseUrl, poolSize: 2 });
-  const workspace = await createWorkspace(db, { name: 'Bench' });
-  const { key } = await createApiKey(db, { workspaceId: workspace.id, scopes: ['read'] });
-  await db.$disconnect();
-
-  const ports = [await freePort(), await freePort()];
-  const redisEnv = benchRedisEnv();
-  const gateways = ports.map((port) =>
-    startProcess('services/gateway/dist/main.js', {
-      ...redisEnv,
-      DATABASE_URL: databaseUrl,
-      PORT: String(port),
-      PUBLIC_API_RATE_LIMIT: '1000000000',
-    }),
-  );
-  const target = (port: number, connections: number, durationSeconds: number) =>
-    load({ url: `http://127.0.0.1:${port}/v1/channels`, headers: { authorization: `Bearer ${key}` }, connections, durationSeconds });
+  const stack = await startBenchStack({
+    name: 'cowrie_bench',
+    services: [{ service: 'gateway', replicas: 2, listens: true, readyPath: '/healthz', env: { PUBLIC_API_RATE_LIMIT: '1000000000' } }],
+  });
+  const { databaseUrl } = stack;
+  const ports = stack.urls('gateway').map((url) => Number(new URL(url).port));
   try {
-    for (const port of ports) await waitForHttp(`http://127.0.0.1:${port}/healthz`);
+    const db = createDb({ databaseUrl, poolSize: 2 });
+    const workspace = await createWorkspace(db, { name: 'Bench' });
+    const { key } = await createApiKey(db, { workspaceId: workspace.id, scopes: ['read'] });
+    await db.$disconnect();
+    const target = (port: number, connections: number, durationSeconds: number) =>
+      load({ url: `http://127.0.0.1:${port}/v1/channels`, headers: { authorization: `Bearer ${key}` }, connections, durationSeconds });
+
     // Warm both replicas (JIT, pools), then settle the database.
     await Promise.all(ports.map((port) => target(port, CONNECTIONS / 2, 5)));
     await settleDatabase(databaseUrl);
@@ -67,10 +48,9 @@ export async function scaleOut(): Promise<ScenarioResult> {
       connections: CONNECTIONS,
       duration_s: DURATION_S,
       replicas: 2,
-      peak_rss_mb: Math.max(...gateways.map((g) => peakRssMb(g.pid!))),
+      peak_rss_mb: Math.max(...stack.replicas.map((g) => g.process!.peakRssMb())),
     };
   } finally {
-    await Promise.all(gateways.map(stop));
-    await clearRedisPrefixes(redisEnv);
+    await stack.close();
   }
 }

@@ -31,22 +31,15 @@ import {
   atRateFields,
   BARE_EXPRESS_REFERENCE_RATE,
   bareExpressAtRate,
-  benchRedisEnv,
-  clearRedisPrefixes,
   cpuAround,
   cpuFields,
   cpuPerRequest,
   emptyDatabase,
-  freePort,
-  freshDatabase,
   load,
   loadAtRate,
-  peakRssMb,
   percentile,
   settleDatabase,
-  startProcess,
-  stop,
-  waitForHttp,
+  startBenchStack,
   type LatencyAtRate,
   type ScenarioResult,
 } from '../lib';
@@ -149,24 +142,24 @@ async function settledCounts(db: PrismaClient, walletId: number) {
 
 export async function transfers(): Promise<ScenarioResult> {
   const pgbenchUrl = await initPgbench();
-  // Fresh key and queue prefixes for this run, emptied afterwards.
-  const redisEnv = benchRedisEnv();
-  const databaseUrl = await freshDatabase('cowrie_bench_transfers');
-  const db = createDb({ databaseUrl, poolSize: 2 });
-  const workspace = await createWorkspace(db, { name: 'Bench transfers' });
-  const { key } = await createApiKey(db, { workspaceId: workspace.id, scopes: ['payouts:write', 'read'] });
-  await fundWallet(db, workspace.id, FUNDING);
-  const wallet = (await findWallet(db, workspace.id, 'NGN'))!;
-
-  const port = await freePort();
-  // Pool sizes and PAYOUT_WORKER_CONCURRENCY come from the caller's environment (startProcess passes it on).
+  // Pool sizes and PAYOUT_WORKER_CONCURRENCY come from the caller's environment (every process inherits it).
   const rails: Record<string, string> = process.env.BENCH_PAYOUT_RAILS ? { PAYOUT_RAILS: process.env.BENCH_PAYOUT_RAILS, NODE_ENV: 'development' } : {};
-  const shared = { DATABASE_URL: databaseUrl, ...redisEnv, PAYOUT_FEE_SCHEDULE: '{}', ...rails };
-  const gateway = startProcess('services/gateway/dist/main.js', { ...shared, PORT: String(port), PUBLIC_API_RATE_LIMIT: '1000000000' });
-  const worker = startProcess('services/payout-worker/dist/main.js', shared);
+  // A fresh database, key and queue prefixes of its own (emptied at close), the gateway and the payout worker.
+  const stack = await startBenchStack({
+    name: 'cowrie_bench_transfers',
+    env: { PAYOUT_FEE_SCHEDULE: '{}', ...rails },
+    services: [{ service: 'gateway', listens: true, readyPath: '/healthz', env: { PUBLIC_API_RATE_LIMIT: '1000000000' } }, { service: 'payout-worker' }],
+  });
+  const [gateway, worker] = stack.replicas;
+  const { databaseUrl } = stack;
+  const db = createDb({ databaseUrl, poolSize: 2 });
   try {
-    const base = `http://127.0.0.1:${port}`;
-    await waitForHttp(`${base}/healthz`);
+    const workspace = await createWorkspace(db, { name: 'Bench transfers' });
+    const { key } = await createApiKey(db, { workspaceId: workspace.id, scopes: ['payouts:write', 'read'] });
+    await fundWallet(db, workspace.id, FUNDING);
+    const wallet = (await findWallet(db, workspace.id, 'NGN'))!;
+
+    const base = gateway!.url!;
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
     // The worker is up once a transfer completes synchronously.
     const deadline = Date.now() + 30_000;
@@ -219,8 +212,8 @@ export async function transfers(): Promise<ScenarioResult> {
       baseline: 'pgbench_tpcb',
       baseline_rps: round(baselineTps, 1),
       ratio: round(measured.rps / baselineTps),
-      peak_rss_mb: peakRssMb(gateway.pid!),
-      worker_peak_rss_mb: peakRssMb(worker.pid!),
+      peak_rss_mb: gateway!.process!.peakRssMb(),
+      worker_peak_rss_mb: worker!.process!.peakRssMb(),
       connections: CONNECTIONS,
       duration_s: DURATION_S,
       measured_requests: measured.total,
@@ -251,7 +244,6 @@ export async function transfers(): Promise<ScenarioResult> {
     if (problems.length) throw new Error(`transfers: ${problems.join('; ')}\n${JSON.stringify(result, null, 2)}`);
     return result;
   } finally {
-    await Promise.all([stop(gateway), stop(worker), db.$disconnect()]);
-    await clearRedisPrefixes(redisEnv).catch(() => undefined);
+    await Promise.all([stack.close(), db.$disconnect()]);
   }
 }

@@ -11,19 +11,7 @@ import { createApiKey, createWorkspace } from '@cowrie/accounts';
 import { loadConfig } from '@cowrie/core';
 import { createDb, createSqlPool } from '@cowrie/db';
 import { createVerification } from '@cowrie/verification';
-import {
-  BENCH_ENCRYPTION_KEY,
-  benchRedisEnv,
-  clearRedisPrefixes,
-  freePort,
-  freshDatabase,
-  measureAgainstBareExpress,
-  peakRssMb,
-  startProcess,
-  stop,
-  waitForHttp,
-  type ScenarioResult,
-} from '../lib';
+import { BENCH_ENCRYPTION_KEY, measureAgainstBareExpress, startBenchStack, type ScenarioResult } from '../lib';
 import { verificationEnv } from './verification-start';
 
 const CONNECTIONS = 50;
@@ -35,44 +23,47 @@ const WRONG_CODE = '1234';
 const RATE = 1000;
 
 export async function verificationCheck(): Promise<ScenarioResult> {
-  const databaseUrl = await freshDatabase('cowrie_bench_verification_check');
-  const db = createDb({ databaseUrl, poolSize: 8 });
-  const sql = createSqlPool({ databaseUrl, poolSize: 8 });
-  const workspace = await createWorkspace(db, { name: 'Bench' });
-  const { key } = await createApiKey(db, { workspaceId: workspace.id, scopes: ['read', 'verification:write'] });
-  const config = loadConfig({
-    ENCRYPTION_KEY: BENCH_ENCRYPTION_KEY,
-    VERIFY_MAX_ATTEMPTS: '1000000000',
-    VERIFY_CODE_TTL_SECONDS: '3600',
+  const stack = await startBenchStack({
+    name: 'cowrie_bench_verification_check',
+    env: verificationEnv(),
+    services: [
+      { service: 'gateway', listens: true, readyPath: '/healthz' },
+      { service: 'bench/baseline-server.ts', listens: true, readyPath: '/bare' },
+    ],
   });
-  const references: string[] = [];
-  for (let i = 0; i < VERIFICATIONS; i += 8) {
-    const created = await Promise.all(
-      Array.from({ length: Math.min(8, VERIFICATIONS - i) }, (_, j) =>
-        createVerification(sql, config, { workspaceId: workspace.id, mode: 'live', channel: 'email', destination: `check-${i + j}@example.com`, code: CODE }),
-      ),
-    );
-    references.push(...created.map((c) => c.verification.reference));
-  }
-  await Promise.all([db.$disconnect(), sql.end()]);
-
-  const [gatewayPort, barePort] = [await freePort(), await freePort()];
-  const redisEnv = benchRedisEnv();
-  const gateway = startProcess('services/gateway/dist/main.js', { ...verificationEnv(databaseUrl, redisEnv), PORT: String(gatewayPort) });
-  const bare = startProcess('bench/baseline-server.ts', { PORT: String(barePort) });
+  const [gateway, bare] = stack.replicas;
+  const { databaseUrl } = stack;
   try {
-    await waitForHttp(`http://127.0.0.1:${gatewayPort}/healthz`);
-    await waitForHttp(`http://127.0.0.1:${barePort}/bare`);
+    const db = createDb({ databaseUrl, poolSize: 8 });
+    const sql = createSqlPool({ databaseUrl, poolSize: 8 });
+    const workspace = await createWorkspace(db, { name: 'Bench' });
+    const { key } = await createApiKey(db, { workspaceId: workspace.id, scopes: ['read', 'verification:write'] });
+    const config = loadConfig({
+      ENCRYPTION_KEY: BENCH_ENCRYPTION_KEY,
+      VERIFY_MAX_ATTEMPTS: '1000000000',
+      VERIFY_CODE_TTL_SECONDS: '3600',
+    });
+    const references: string[] = [];
+    for (let i = 0; i < VERIFICATIONS; i += 8) {
+      const created = await Promise.all(
+        Array.from({ length: Math.min(8, VERIFICATIONS - i) }, (_, j) =>
+          createVerification(sql, config, { workspaceId: workspace.id, mode: 'live', channel: 'email', destination: `check-${i + j}@example.com`, code: CODE }),
+        ),
+      );
+      references.push(...created.map((c) => c.verification.reference));
+    }
+    await Promise.all([db.$disconnect(), sql.end()]);
+
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
     const body = JSON.stringify({ code: WRONG_CODE });
     let n = 0;
     const nextPath = () => `/v1/verifications/${references[n++ % references.length]}/check`;
     const requests = [{ method: 'POST' as const, headers, body, setupRequest: (req: object) => ({ ...req, path: nextPath() }) }];
-    const origin = `http://127.0.0.1:${gatewayPort}`;
+    const origin = gateway!.url!;
     const measured = await measureAgainstBareExpress({
       gateway: { url: origin, requests },
       atRate: { rate: RATE, origin, next: () => ({ method: 'POST', path: nextPath(), headers, body }) },
-      barePort,
+      barePort: Number(new URL(bare!.url!).port),
       connections: CONNECTIONS,
       durationSeconds: DURATION_S,
       databaseUrl,
@@ -86,7 +77,7 @@ export async function verificationCheck(): Promise<ScenarioResult> {
     return {
       scenario: 'verification_check',
       ...measured,
-      peak_rss_mb: peakRssMb(gateway.pid!),
+      peak_rss_mb: gateway!.process!.peakRssMb(),
       verifications: VERIFICATIONS,
       attempts_counted: counted._sum.attempts ?? 0,
       verifications_not_pending: notPending,
@@ -94,7 +85,6 @@ export async function verificationCheck(): Promise<ScenarioResult> {
       target_p99_ms: 30,
     };
   } finally {
-    await Promise.all([stop(gateway), stop(bare)]);
-    await clearRedisPrefixes(redisEnv);
+    await stack.close();
   }
 }

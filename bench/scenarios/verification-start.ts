@@ -9,19 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { createApiKey, createWorkspace } from '@cowrie/accounts';
 import { createDb } from '@cowrie/db';
-import {
-  benchRedisEnv,
-  clearRedisPrefixes,
-  freePort,
-  freshDatabase,
-  measureAgainstBareExpress,
-  peakRssMb,
-  startProcess,
-  stop,
-  waitForHttp,
-  type BenchRedisEnv,
-  type ScenarioResult,
-} from '../lib';
+import { measureAgainstBareExpress, startBenchStack, type ScenarioResult } from '../lib';
 
 const CONNECTIONS = 50;
 const DURATION_S = 10;
@@ -29,11 +17,9 @@ const HUGE = '1000000000';
 /** The at-rate run's offered starts/s: under two thirds of what this machine kind saturates at (470–1,600/s in runs here). */
 const RATE = 300;
 
-/** Env shared by the gateway and the dispatcher of the verification scenarios. */
-export function verificationEnv(databaseUrl: string, redisEnv: BenchRedisEnv): Record<string, string> {
+/** Env shared by the gateway and the dispatcher of the verification scenarios (the stack gives the database and Redis). */
+export function verificationEnv(): Record<string, string> {
   return {
-    ...redisEnv,
-    DATABASE_URL: databaseUrl,
     PUBLIC_API_RATE_LIMIT: HUGE,
     VERIFY_RATE_DEST_LIMIT: HUGE,
     VERIFY_RATE_BIZ_LIMIT: HUGE,
@@ -62,29 +48,31 @@ function uniqueDestinations() {
 }
 
 export async function verificationStart(): Promise<ScenarioResult> {
-  const databaseUrl = await freshDatabase('cowrie_bench_verification_start');
-  const db = createDb({ databaseUrl, poolSize: 2 });
-  const workspace = await createWorkspace(db, { name: 'Bench' });
-  const { key } = await createApiKey(db, { workspaceId: workspace.id, scopes: ['read', 'verification:write'] });
-  await db.$disconnect();
-
-  const [gatewayPort, barePort] = [await freePort(), await freePort()];
-  const redisEnv = benchRedisEnv();
-  const env = verificationEnv(databaseUrl, redisEnv);
-  const gateway = startProcess('services/gateway/dist/main.js', { ...env, PORT: String(gatewayPort) });
-  const dispatcher = startProcess('services/verification-dispatcher/dist/main.js', env);
-  const bare = startProcess('bench/baseline-server.ts', { PORT: String(barePort) });
+  const stack = await startBenchStack({
+    name: 'cowrie_bench_verification_start',
+    env: verificationEnv(),
+    services: [
+      { service: 'gateway', listens: true, readyPath: '/healthz' },
+      { service: 'verification-dispatcher' },
+      { service: 'bench/baseline-server.ts', listens: true, readyPath: '/bare' },
+    ],
+  });
+  const [gateway, dispatcher, bare] = stack.replicas;
+  const { databaseUrl } = stack;
   try {
-    await waitForHttp(`http://127.0.0.1:${gatewayPort}/healthz`);
-    await waitForHttp(`http://127.0.0.1:${barePort}/bare`);
-    const origin = `http://127.0.0.1:${gatewayPort}`;
+    const db = createDb({ databaseUrl, poolSize: 2 });
+    const workspace = await createWorkspace(db, { name: 'Bench' });
+    const { key } = await createApiKey(db, { workspaceId: workspace.id, scopes: ['read', 'verification:write'] });
+    await db.$disconnect();
+
+    const origin = gateway!.url!;
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
     const nextBody = uniqueDestinations();
     const requests = [{ method: 'POST' as const, path: '/v1/verifications', headers, setupRequest: (req: object) => ({ ...req, body: nextBody() }) }];
     const measured = await measureAgainstBareExpress({
       gateway: { url: `${origin}/v1/verifications`, requests },
       atRate: { rate: RATE, origin, next: () => ({ method: 'POST', path: '/v1/verifications', headers, body: nextBody() }) },
-      barePort,
+      barePort: Number(new URL(bare!.url!).port),
       connections: CONNECTIONS,
       durationSeconds: DURATION_S,
       databaseUrl,
@@ -98,15 +86,14 @@ export async function verificationStart(): Promise<ScenarioResult> {
     return {
       scenario: 'verification_start',
       ...measured,
-      peak_rss_mb: peakRssMb(gateway.pid!),
-      dispatcher_peak_rss_mb: peakRssMb(dispatcher.pid!),
+      peak_rss_mb: gateway!.process!.peakRssMb(),
+      dispatcher_peak_rss_mb: dispatcher!.process!.peakRssMb(),
       verifications_created: total,
       verifications_delivered: delivered,
       channels: 'email+sms (sandbox), alternating',
       target_p99_ms: 100,
     };
   } finally {
-    await Promise.all([stop(gateway), stop(dispatcher), stop(bare)]);
-    await clearRedisPrefixes(redisEnv);
+    await stack.close();
   }
 }

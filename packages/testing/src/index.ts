@@ -7,3 +7,5 @@ export * from './redis-server';
 export * from './service-process';
 export * from './seeded-random';
 export * from './statements';
+export * from './database';
+export * from './stack';

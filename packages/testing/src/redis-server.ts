@@ -1,7 +1,8 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import Redis from 'ioredis';
 
 /** A free loopback TCP port (the OS picks it; it is released before returning). */
@@ -16,9 +17,34 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * Whether a Redis on a loopback port answers PING (over a plain socket: an
+ * ioredis client that met a refused connection kept a timer that held a
+ * test process open).
+ */
+function answersPing(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ port, host: '127.0.0.1' });
+    let answer = '';
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(1000, () => done(false));
+    socket.on('error', () => done(false));
+    socket.on('connect', () => socket.write('PING\r\n'));
+    socket.on('data', (chunk) => {
+      answer += String(chunk);
+      if (answer.includes('\r\n')) done(answer.startsWith('+PONG'));
+    });
+  });
+}
+
 export interface RedisServer {
   port: number;
   url: string;
+  /** The redis-server's process id while it runs (a bench counts its CPU). */
+  readonly pid: number | undefined;
   /** SIGKILLs the server (no shutdown save). */
   kill: () => Promise<void>;
   /** Starts it again on the same port with the same arguments. */
@@ -40,18 +66,9 @@ export async function startRedisServer(args: string[] = []): Promise<RedisServer
       ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction', ...args],
       { stdio: 'ignore' },
     );
-    const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    probe.on('error', () => undefined);
     for (let i = 0; i < 100; i++) {
-      try {
-        await probe.connect();
-        await probe.ping();
-        probe.disconnect();
-        return;
-      } catch {
-        probe.disconnect();
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      if (await answersPing(port)) return;
+      await new Promise((r) => setTimeout(r, 50));
     }
     throw new Error(`redis-server on port ${port} did not start`);
   };
@@ -65,7 +82,16 @@ export async function startRedisServer(args: string[] = []): Promise<RedisServer
     });
   };
   await start();
-  return { port, url: `redis://127.0.0.1:${port}`, kill, restart: start, stop: kill };
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    get pid() {
+      return (child as ChildProcess | null)?.pid;
+    },
+    kill,
+    restart: start,
+    stop: kill,
+  };
 }
 
 export interface RedisCluster {
@@ -114,4 +140,38 @@ export async function startRedisCluster(opts: { dir: string; masters?: number })
     probe.disconnect();
   }
   return { nodeList: nodes.join(','), masters, stop: async () => void (await Promise.all(masters.map((m) => m.stop()))) };
+}
+
+export interface RedisPrefixes {
+  REDIS_KEY_PREFIX: string;
+  QUEUE_PREFIX: string;
+}
+
+/**
+ * Redis key and queue prefixes unique to one run on a shared Redis
+ * (`<name>-<tag>:` and `{<name>-<tag>}`): no other run's
+ * workers see its jobs, and no job kept from an earlier run (BullMQ keeps
+ * completed jobs, and job ids come from row ids that restart on a fresh
+ * database) is mistaken for one of this run's. clearRedisPrefixes removes them.
+ */
+export function uniqueRedisPrefixes(name: string): RedisPrefixes {
+  const tag = randomBytes(4).toString('hex');
+  return { REDIS_KEY_PREFIX: `${name}-${tag}:`, QUEUE_PREFIX: `{${name}-${tag}}` };
+}
+
+/** Deletes every key of a run's prefixes on `redisUrl` (the shared Redis by default), once its processes have stopped. */
+export async function clearRedisPrefixes(prefixes: RedisPrefixes, redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'): Promise<void> {
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
+  try {
+    for (const prefix of [prefixes.REDIS_KEY_PREFIX, prefixes.QUEUE_PREFIX]) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+        cursor = next;
+        if (keys.length) await redis.unlink(...keys);
+      } while (cursor !== '0');
+    }
+  } finally {
+    redis.disconnect();
+  }
 }

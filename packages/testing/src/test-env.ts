@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { Client } from 'pg';
 import { createLogger, createRedis, loadConfig, type Logger, type Config, type RedisClient } from '@cowrie/core';
 import { createDb, createSqlPool, type PrismaClient, type SqlPool } from '@cowrie/db';
+import { databaseNameOf, dropDatabase, freshDatabase } from './database';
 import { scanForSecrets } from './secrets-scan';
 
 export interface TestEnv {
@@ -48,22 +48,6 @@ export class SecretLeakError extends Error {
   override name = 'SecretLeakError';
 }
 
-function adminUrl(): URL {
-  const url = new URL(process.env.COWRIE_TEST_TEMPLATE_URL ?? process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/cowrie');
-  url.pathname = '/postgres';
-  return url;
-}
-
-async function admin<T>(fn: (client: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ connectionString: adminUrl().toString() });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
 /**
  * An isolated world for one test file: its own database cloned from the
  * migrated template, its own BullMQ prefix and Redis key prefix, and a logger
@@ -71,20 +55,16 @@ async function admin<T>(fn: (client: Client) => Promise<T>): Promise<T> {
  */
 export async function createTestEnv(env: Record<string, string> = {}, options: TestEnvOptions = {}): Promise<TestEnv> {
   const id = randomBytes(5).toString('hex');
-  // The creating process's id is in the name: a run that starts drops only the
-  // databases of processes that are gone (scripts/jest/global-setup.js), so runs
-  // side by side (turbo runs one per package) never drop each other's.
-  const dbName = `cowrie_t_${process.pid}_${id}`;
-  const template = new URL(process.env.COWRIE_TEST_TEMPLATE_URL ?? 'postgresql://postgres@127.0.0.1:5432/cowrie_test_template');
-  const templateName = template.pathname.slice(1);
-  await admin((c) => c.query(`CREATE DATABASE "${dbName}" TEMPLATE "${templateName}"`));
-  const dbUrl = new URL(template);
-  dbUrl.pathname = `/${dbName}`;
+  // Named cowrie_t_<pid>_<id>: a run that starts drops only the databases of
+  // processes that are gone (scripts/jest/global-setup.js), so runs side by
+  // side (turbo runs one per package) never drop each other's.
+  const databaseUrl = await freshDatabase('cowrie_t', { from: 'template', tag: id });
+  const dbName = databaseNameOf(databaseUrl);
   const config = loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: 'debug',
     REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-    DATABASE_URL: dbUrl.toString(),
+    DATABASE_URL: databaseUrl,
     DATABASE_POOL_SIZE: '5',
     QUEUE_PREFIX: `{cowrie-t-${id}}`,
     REDIS_KEY_PREFIX: `cowrie-t-${id}:`,
@@ -124,7 +104,7 @@ export async function createTestEnv(env: Record<string, string> = {}, options: T
       await deleteKeys(redis, `cowrie-t-${id}:*`);
       await deleteKeys(redis, `{cowrie-t-${id}}:*`);
       await redis.quit().catch(() => undefined);
-      await admin((c) => c.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`));
+      await dropDatabase(dbName);
       if (found.length === 1) throw found[0];
       if (found.length > 1) throw new AggregateError(found, found.map((err) => err.message).join('\n\n'));
       if (leaks.length > 0)
