@@ -5,7 +5,16 @@
 // example of the document the gateway builds is validated here against the
 // schema the document gives it.
 import { loadConfig } from '@cowrie/core';
-import { buildOpenApiDocument, closeGatewayDeps, createApp, createGatewayDeps, OPERATION_EXAMPLES, routesOf, WEBHOOK_EVENTS, WEBHOOK_EXAMPLES } from '@cowrie/gateway';
+import {
+  buildOpenApiDocument,
+  closeGatewayDeps,
+  createApp,
+  createGatewayDeps,
+  OPERATION_EXAMPLES,
+  routesOf,
+  WEBHOOK_EVENTS,
+  WEBHOOK_EXAMPLES,
+} from '@cowrie/gateway';
 import { OpenApiContract } from './openapi-contract';
 
 type Json = Record<string, any>;
