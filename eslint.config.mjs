@@ -84,7 +84,7 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
-    files: ['**/*.test.ts', '**/test/**/*.ts', '**/testing/**/*.ts'],
+    files: ['**/*.test.ts', '**/test/**/*.ts', '**/testing/**/*.ts', 'tests/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
   },
 );

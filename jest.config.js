@@ -37,7 +37,7 @@ const ESM_PACKAGES = [
 /** One Jest run over every package and service; real Postgres and Redis (see scripts/jest). */
 module.exports = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/packages', '<rootDir>/services'],
+  roots: ['<rootDir>/packages', '<rootDir>/services', '<rootDir>/tests'],
   testMatch: ['**/?(*.)test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/generated/'],
   transform: {
@@ -45,9 +45,13 @@ module.exports = {
     '^.+\\.m?js$': ['@swc/jest', { jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
   },
   transformIgnorePatterns: [`/node_modules/(?!(${ESM_PACKAGES.join('|')})/)`],
-  // The SDK's package entry points are its build (dist/); inside the workspace it is read from its sources.
+  // The SDK's package entry points are its build (dist/); inside the workspace it is read from its sources,
+  // and its examples (tests/sdk runs quickstart.ts) from its examples/ folder.
   // A package's `testing` entry (`@cowrie/paystack/testing`) is resolved through its exports map.
-  moduleNameMapper: { '^@cowrie/sdk$': '<rootDir>/packages/sdk/src/index.ts' },
+  moduleNameMapper: {
+    '^@cowrie/sdk$': '<rootDir>/packages/sdk/src/index.ts',
+    '^@cowrie/sdk/examples/(.*)$': '<rootDir>/packages/sdk/examples/$1',
+  },
   globalSetup: '<rootDir>/scripts/jest/global-setup.js',
   // A limit against a hung test, not a timing target: a test that takes 5 s on a
   // quiet machine took over 20 s on a loaded one (CI runs beside other work).

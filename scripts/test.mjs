@@ -51,11 +51,13 @@ if (jestArgs.length === 0) {
   // Each package's tests are a turbo task (scripts/jest/package-tests.mjs), cached on
   // the package's files and those of the packages it depends on: a package nothing
   // changed in replays its results instead of running again. Two packages at a time,
-  // one Jest worker each (JEST_MAX_WORKERS overrides), except the gateway's, which
-  // holds half the test files and takes two.
+  // one Jest worker each (JEST_MAX_WORKERS overrides), except the system's tests
+  // (tests/: across services, browser, contract, SDK), which hold a third of the
+  // test files and most of the time, and take two.
   const packages = readdirSync(path.join(root, 'packages'))
     .map((dir) => `packages/${dir}`)
-    .concat(readdirSync(path.join(root, 'services')).map((dir) => `services/${dir}`));
+    .concat(readdirSync(path.join(root, 'services')).map((dir) => `services/${dir}`))
+    .concat(['tests']);
   for (const dir of packages) rmSync(path.join(root, dir, '.test-results.json'), { force: true });
   const tests = spawnSync(bin('turbo'), ['run', 'test', '--concurrency=2', '--continue', '--output-logs=new-only'], {
     cwd: root,

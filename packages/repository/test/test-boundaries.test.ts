@@ -1,5 +1,7 @@
 // Risk: a package's tests reach into another package's `test/` folder (helpers
-// no exports map names, which that package may move or change as its own), a
+// no exports map names, which that package may move or change as its own) or
+// into another workspace by a relative path (past its package.json, so no
+// dependency says so and turbo's graph misses it), a
 // package's production code imports a stand-in (the build would bundle it into
 // dist/), or a test file sits in `src/`, where the placement rule of
 // CONTRIBUTING.md (Tests) says it does not belong. Each import of every
@@ -17,8 +19,8 @@ const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*|\
 /** Workspace package name to its folder (`@cowrie/paystack` → `packages/paystack`). */
 function workspaces(): Map<string, string> {
   const names = new Map<string, string>();
-  for (const group of ['packages', 'services']) {
-    const listed = spawnSync('git', ['ls-files', `${group}/*/package.json`], { cwd: ROOT, encoding: 'utf8' }).stdout.split('\n');
+  for (const pattern of ['packages/*/package.json', 'services/*/package.json', 'tests/package.json']) {
+    const listed = spawnSync('git', ['ls-files', pattern], { cwd: ROOT, encoding: 'utf8' }).stdout.split('\n');
     for (const file of listed.filter(Boolean)) {
       names.set((JSON.parse(readFileSync(path.join(ROOT, file), 'utf8')) as { name: string }).name, path.dirname(file));
     }
@@ -26,8 +28,8 @@ function workspaces(): Map<string, string> {
   return names;
 }
 
-/** `packages/rails` for `packages/rails/test/x.ts`; '' for a file outside every workspace (the soak, the benchmark, scripts). */
-const ownerOf = (file: string) => /^(?:packages|services)\/[^/]+/.exec(file)?.[0] ?? '';
+/** `packages/rails` for `packages/rails/test/x.ts`, `tests` for `tests/e2e/x.ts`; '' for a file outside every workspace (the soak, the benchmark, scripts). */
+const ownerOf = (file: string) => /^(?:(?:packages|services)\/[^/]+|tests)(?=\/|$)/.exec(file)?.[0] ?? '';
 
 interface Finding {
   file: string;
@@ -59,6 +61,8 @@ function findingsOf(file: string, text: string, packages: Map<string, string>): 
     const inTesting = inner === 'testing' || inner.startsWith('testing/');
     if (inTest && into !== owner) {
       found.push({ file, problem: `imports ${specifier}, another package's test/ folder: export it from ${into}/testing/ instead (CONTRIBUTING.md, Tests)` });
+    } else if (specifier!.startsWith('.') && owner !== '' && into !== owner) {
+      found.push({ file, problem: `imports ${specifier} by a relative path into ${into}: import it by its package name (its index or its testing/ entry)` });
     }
     if (production && (inTest || inTesting || into === 'packages/testing')) {
       found.push({ file, problem: `production code imports ${specifier}, which is for tests only` });
@@ -90,10 +94,21 @@ describe('the finder itself', () => {
     expect(problems('packages/rails/test/c.test.ts', "jest.mock('@cowrie/paystack/test');")).toHaveLength(1);
   });
 
+  test("finds a relative import into another workspace, the system's tests/ included", () => {
+    expect(problems('tests/e2e/a.test.ts', "import { startTestGateway } from '../../services/gateway/test/start-test-gateway';")).toHaveLength(1);
+    expect(problems('tests/e2e/b.test.ts', "import { createApp } from '../../services/gateway/src/app';")).toHaveLength(1);
+    expect(problems('services/gateway/test/c.test.ts', "import { runCli } from '../../../packages/cli/src';")).toHaveLength(1);
+    expect(problems('packages/rails/test/d.test.ts', "import { helper } from '../../../tests/e2e/payout-stack';")).toHaveLength(1);
+  });
+
   test('allows a testing entry, and a package its own test/ folder', () => {
     expect(problems('services/gateway/test/a.test.ts', "import { startPaystackStandIn } from '@cowrie/paystack/testing';")).toEqual([]);
     expect(problems('packages/rails/test/b.test.ts', "import { startFlutterwaveStandIn } from '../testing';\nimport { helper } from './helpers';")).toEqual([]);
     expect(problems('packages/paystack/test/providers/c.test.ts', "import { x } from '../../test/fixtures/x';")).toEqual([]);
+    expect(
+      problems('tests/browser/e.test.ts', "import { startPayoutStack } from '../e2e/payout-stack';\nimport { call } from '@cowrie/gateway/testing';"),
+    ).toEqual([]);
+    expect(problems('packages/repository/test/f.test.ts', "import { reference } from '../../../scripts/docs/reference';")).toEqual([]);
   });
 
   test('finds a test file in src/, and production code that imports a stand-in or @cowrie/testing', () => {
@@ -104,7 +119,7 @@ describe('the finder itself', () => {
   });
 });
 
-test("no file imports another package's test/ folder, no production code imports what is for tests, no test file sits in src/", () => {
+test("no file imports another package's test/ folder or another workspace by a relative path, no production code imports what is for tests, no test file sits in src/", () => {
   const packages = workspaces();
   expect(packages.get('@cowrie/paystack')).toBe('packages/paystack');
   const files = trackedSources();

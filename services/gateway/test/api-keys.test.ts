@@ -5,7 +5,7 @@
 // time written on every request, a key's secret handed to another user who
 // sent the same Idempotency-Key.
 import { createUserFor } from '@cowrie/testing';
-import { call, signInNewWorkspace, startTestGateway } from './start-test-gateway';
+import { call, signInNewWorkspace, startTestGateway } from '../testing';
 
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
 let a: { workspaceId: number; token: string; apiKey: string };

@@ -4,7 +4,7 @@ import { announceApiKeyChange, apiKeyEpochKey, createApiKey, revokeApiKey } from
 import { createUserFor, createWorkspaceWithKey } from '@cowrie/testing';
 import { requireSession } from '../src/http/api-auth';
 import { sendData } from '../src/http/respond';
-import { call, startTestGateway } from './start-test-gateway';
+import { call, startTestGateway } from '../testing';
 
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
 

@@ -2,7 +2,7 @@
 // the catalog ships (docs/accept-deposits.md: card and open_banking
 // coming_soon), or an operator override not taking effect.
 import { createWorkspaceWithKey } from '@cowrie/testing';
-import { call, startTestGateway } from './start-test-gateway';
+import { call, startTestGateway } from '../testing';
 
 describe('shipped defaults', () => {
   let gw: Awaited<ReturnType<typeof startTestGateway>>;

@@ -1,7 +1,7 @@
 // Risk: a bad request reaching a 5xx or leaking internals; the envelope, request
 // ids and body limits drifting from the API contract.
 import { createWorkspaceWithKey } from '@cowrie/testing';
-import { call, startTestGateway } from './start-test-gateway';
+import { call, startTestGateway } from '../testing';
 
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
 let key: string;

@@ -3,7 +3,7 @@
 // paged.
 import { Decimal } from '@cowrie/core';
 import { receiveInboundTransfer } from '@cowrie/deposits';
-import { call, signInNewWorkspace, startTestGateway } from './start-test-gateway';
+import { call, signInNewWorkspace, startTestGateway } from '../testing';
 
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
 let a: Awaited<ReturnType<typeof signInNewWorkspace>>;

@@ -2,7 +2,7 @@
 // the API does not have, instead of its 503 provider_error, which a
 // client retries (with its Idempotency-Key for a write).
 import { createWorkspaceWithKey, startRedisServer, type RedisServer } from '@cowrie/testing';
-import { call, startTestGateway } from './start-test-gateway';
+import { call, startTestGateway } from '../testing';
 
 let redis: RedisServer;
 let gw: Awaited<ReturnType<typeof startTestGateway>>;

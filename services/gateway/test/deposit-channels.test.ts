@@ -2,7 +2,7 @@
 // deployment's channel catalog (operator override), open banking answering
 // without a redirect URL, or a rail outage half-writing a reserved account.
 import { createWorkspaceWithKey } from '@cowrie/testing';
-import { call, startTestGateway } from './start-test-gateway';
+import { call, startTestGateway } from '../testing';
 
 const OPEN_BANKING_UNAVAILABLE = 'Open banking is not available yet.';
 const CARD_UNAVAILABLE = 'Card deposits are not available yet. No card provider is configured.';

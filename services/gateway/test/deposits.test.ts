@@ -4,7 +4,7 @@
 // failure half-writing, or one workspace reading another's collections.
 import { createHmac } from 'node:crypto';
 import { createWorkspaceWithKey } from '@cowrie/testing';
-import { call, startTestGateway } from './start-test-gateway';
+import { call, startTestGateway } from '../testing';
 
 // The sandbox notification route exists only with a secret of the deployment's own (there is no default).
 const SANDBOX_SECRET = 'test-only-sandbox-notification-secret-5f1c';

@@ -1,7 +1,7 @@
 // Risk: a route (any of the API document's, /v1 and the dashboard's) that
 // answers a 5xx to hostile input: path ids that are not ids, bodies of the
 // wrong type or shape, injection strings, numbers out of range.
-import { call, signInNewWorkspace, startTestGateway } from './start-test-gateway';
+import { call, signInNewWorkspace, startTestGateway } from '../testing';
 
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
 

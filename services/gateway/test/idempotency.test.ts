@@ -6,7 +6,7 @@ import { AppError } from '@cowrie/core';
 import { createApiKey } from '@cowrie/accounts';
 import { createWorkspaceWithKey } from '@cowrie/testing';
 import { apiKeyOf, sendData } from '../src/http/respond';
-import { call, startTestGateway } from './start-test-gateway';
+import { call, startTestGateway } from '../testing';
 
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
 let key: string;

@@ -12,7 +12,7 @@
 import { generateSync } from 'otplib';
 import { issueLoginChallenge } from '@cowrie/accounts';
 import { createUserFor, createWorkspaceWithKey, rememberSecret } from '@cowrie/testing';
-import { call, startTestGateway } from './start-test-gateway';
+import { call, startTestGateway } from '../testing';
 
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
 

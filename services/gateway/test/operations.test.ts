@@ -3,7 +3,7 @@
 // (one series per id), a reference page that needs a CDN.
 import { parseMetrics, sampleValue } from '@cowrie/metrics';
 import { createWorkspaceWithKey } from '@cowrie/testing';
-import { call, startTestGateway } from './start-test-gateway';
+import { call, startTestGateway } from '../testing';
 
 const METRICS_TOKEN = 'metrics-token-for-tests-0123456789';
 const OPS = { OPS_USERNAME: 'operator', OPS_PASSWORD: 'correct horse battery staple' };

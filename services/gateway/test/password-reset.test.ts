@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { createUserFor, createWorkspaceWithKey, rememberSecret } from '@cowrie/testing';
 import { readSandboxMessages, sandboxOutbox } from '@cowrie/verification';
-import { call, startTestGateway } from './start-test-gateway';
+import { call, startTestGateway } from '../testing';
 
 // Each test hashes several passwords (scrypt, memory-hard on purpose): on a loaded machine that takes longer than jest's default.
 jest.setTimeout(120_000);

@@ -4,7 +4,7 @@
 import { createWorkspaceWithKey } from '@cowrie/testing';
 import { findWallet, renderBalance } from '@cowrie/ledger';
 import { paystackChargeSuccess, startPaystackStandIn } from '@cowrie/paystack/testing';
-import { call, startTestGateway } from './start-test-gateway';
+import { call, startTestGateway } from '../testing';
 
 const SECRET = 'sk_test_gateway_standin_0123456789';
 let standIn: Awaited<ReturnType<typeof startPaystackStandIn>>;

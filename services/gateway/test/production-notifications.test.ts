@@ -9,7 +9,7 @@ import { createHmac } from 'node:crypto';
 import { findWallet } from '@cowrie/ledger';
 import { paystackChargeSuccess, startPaystackStandIn } from '@cowrie/paystack/testing';
 import { createKeyFor, createWorkspaceWithKey } from '@cowrie/testing';
-import { call, startTestGateway } from './start-test-gateway';
+import { call, startTestGateway } from '../testing';
 
 const PRODUCTION = {
   NODE_ENV: 'production',

@@ -4,7 +4,7 @@
 import { createApiKey } from '@cowrie/accounts';
 import { hitPublicApiBudget } from '@cowrie/api-limits';
 import { createKeyFor, createWorkspaceWithKey } from '@cowrie/testing';
-import { call, startTestGateway } from './start-test-gateway';
+import { call, startTestGateway } from '../testing';
 
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
 const LIMIT = 5;

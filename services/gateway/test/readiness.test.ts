@@ -6,7 +6,7 @@ import { createDb } from '@cowrie/db';
 import { freePort, startRedisServer, type RedisServer, type TestEnv } from '@cowrie/testing';
 import { createTestEnv } from '@cowrie/ledger/testing';
 import { readiness } from '../src/api/health/handlers';
-import { call, startTestGateway } from './start-test-gateway';
+import { call, startTestGateway } from '../testing';
 
 const servers: RedisServer[] = [];
 let env: TestEnv;

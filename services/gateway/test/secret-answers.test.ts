@@ -5,7 +5,7 @@
 // Idempotency-Key layer would not recognise, so its early checks are skipped
 // and the new key is stored unsealed.
 import { rememberSecret } from '@cowrie/testing';
-import { call, signInNewWorkspace, startTestGateway } from './start-test-gateway';
+import { call, signInNewWorkspace, startTestGateway } from '../testing';
 
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
 let a: { workspaceId: number; token: string };

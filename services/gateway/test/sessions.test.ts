@@ -4,7 +4,7 @@
 // request, so it ends at once, on every replica.
 import { disableDashboardUser } from '@cowrie/accounts';
 import { createUserFor, createWorkspaceWithKey } from '@cowrie/testing';
-import { call, startTestGateway } from './start-test-gateway';
+import { call, startTestGateway } from '../testing';
 
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
 beforeAll(async () => {

@@ -8,7 +8,7 @@ import { randomBytes, scryptSync } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { PASSWORD_HASH_CONCURRENCY, hashPassword, passwordHashesInFlight } from '@cowrie/accounts';
 import { createUserFor, createWorkspaceWithKey, freePort, spawnServiceProcess, waitFor } from '@cowrie/testing';
-import { call, startTestGateway } from './start-test-gateway';
+import { call, startTestGateway } from '../testing';
 
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
 beforeAll(async () => {

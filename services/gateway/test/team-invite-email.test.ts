@@ -4,7 +4,7 @@
 // can still sign in with something the inviter saw.
 import { rememberSecret } from '@cowrie/testing';
 import { readSandboxMessages, sandboxOutbox } from '@cowrie/verification';
-import { call, signInNewWorkspace, startTestGateway } from './start-test-gateway';
+import { call, signInNewWorkspace, startTestGateway } from '../testing';
 
 // Each test hashes several passwords (scrypt, memory-hard on purpose): on a loaded machine that takes longer than jest's default.
 jest.setTimeout(120_000);

@@ -3,7 +3,7 @@
 // demoting each other at once), that is not audited, or that is not in force
 // at the user's next request.
 import { rememberSecret } from '@cowrie/testing';
-import { call, sessionSignedInAgo, signInNewWorkspace, startTestGateway } from './start-test-gateway';
+import { call, sessionSignedInAgo, signInNewWorkspace, startTestGateway } from '../testing';
 
 // Each test hashes several passwords (scrypt, memory-hard on purpose): on a loaded machine that takes longer than jest's default.
 jest.setTimeout(120_000);

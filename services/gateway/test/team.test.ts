@@ -4,7 +4,7 @@
 // workspace's users reachable.
 import { hashPassword } from '@cowrie/accounts';
 import { rememberSecret } from '@cowrie/testing';
-import { call, signInNewWorkspace, startTestGateway } from './start-test-gateway';
+import { call, signInNewWorkspace, startTestGateway } from '../testing';
 
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
 let owner: Awaited<ReturnType<typeof signInNewWorkspace>>;

@@ -7,7 +7,7 @@ import { runInNewContext } from 'node:vm';
 import { parse } from 'csv-parse/sync';
 import { Decimal } from '@cowrie/core';
 import { creditWallet } from '@cowrie/ledger';
-import { call, signInNewWorkspace, startTestGateway } from './start-test-gateway';
+import { call, signInNewWorkspace, startTestGateway } from '../testing';
 
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
 let a: Awaited<ReturnType<typeof signInNewWorkspace>>;

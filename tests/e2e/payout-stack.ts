@@ -1,0 +1,54 @@
+import type { PrismaClient } from '@cowrie/db';
+import { startPayoutWorker } from '@cowrie/payout-worker';
+import { startTestGateway } from '@cowrie/gateway/testing';
+import { fundWallet } from '@cowrie/ledger/testing';
+
+/**
+ * A gateway and an in-process payout worker on one isolated test env, as an
+ * operator would run them. The request budget is raised so bursts are not 429s.
+ */
+export async function startPayoutStack(envOverrides: Record<string, string> = {}) {
+  const gw = await startTestGateway({ PUBLIC_API_RATE_LIMIT: '100000', ...envOverrides });
+  const worker = await startPayoutWorker(gw.env.config, gw.env.logger);
+  return {
+    ...gw,
+    worker,
+    async close() {
+      await worker.stop();
+      await gw.close();
+    },
+  };
+}
+
+/** Sandbox funding, as `cowrie wallet credit` does it. */
+export async function fund(db: PrismaClient, workspaceId: number, currency: string, amount: string) {
+  await fundWallet(db, workspaceId, amount, currency);
+}
+
+/** The API's ledger transaction fields, exactly. */
+export const LEDGER_FIELDS = [
+  'id',
+  'type',
+  'direction',
+  'category',
+  'channel',
+  'status',
+  'reference',
+  'idempotencyKey',
+  'businessId',
+  'walletId',
+  'currency',
+  'amount',
+  'fees',
+  'title',
+  'description',
+  'provider',
+  'providerReference',
+  'counterpartyName',
+  'counterpartyAccount',
+  'counterpartyBank',
+  'counterpartyEmail',
+  'metadata',
+  'createdAt',
+  'updatedAt',
+].sort();
