@@ -180,7 +180,7 @@ test('the test helpers, with a test key: a transfer in, a payout reversed, a sam
 test('the SDK types come from the document the gateway serves today', async () => {
   const served = await (await fetch(`${gateway.url}/v1/openapi.json`)).json();
   const committed = readFileSync(path.join(SDK_DIR, 'openapi.json'), 'utf8');
-  // If this fails: npm run generate -w @cowrie/sdk
+  // If this fails: npm run sdk:generate
   expect(served).toEqual(JSON.parse(committed));
   const hash = createHash('sha256').update(committed).digest('hex');
   expect(readFileSync(path.join(SDK_DIR, 'src/generated/openapi.ts'), 'utf8')).toContain(`sha256 ${hash}`);
