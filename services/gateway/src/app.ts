@@ -134,8 +134,9 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
  */
 function inOneStep(first: RequestHandler, second: RequestHandler): RequestHandler {
   const failed = (next: NextFunction) => (err: unknown) => next(err ?? new Error('Rejected promise'));
-  return (req, res, next) => {
-    const onward = (err?: unknown) => {
+  // Passed inline, not named: the bundle (keepNames) would name a named closure on every request.
+  return (req, res, next) =>
+    first(req, res, (err?: unknown) => {
       if (err) return next(err);
       try {
         const ran: unknown = second(req, res, next);
@@ -143,7 +144,5 @@ function inOneStep(first: RequestHandler, second: RequestHandler): RequestHandle
       } catch (thrown) {
         next(thrown);
       }
-    };
-    return first(req, res, onward);
-  };
+    });
 }
