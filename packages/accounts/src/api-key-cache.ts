@@ -66,6 +66,9 @@ export type ApiKeyAuthentication<T> = { key: AuthenticatedKey; alongside: T } | 
  * round trip and no Postgres read; an unknown key is read from Postgres first,
  * and `alongside` runs only once it authenticated, so a made-up key never
  * counts against anything. Null for a malformed, unknown, revoked or wrong key.
+ * `epochIn`, when given, finds the epoch in what `alongside` answered (the
+ * budget script reads it in the same Redis command: one command, not two),
+ * null when Redis holds none yet (readEpoch then makes one).
  */
 export function cachedApiKeyAuthenticator(opts: CachedApiKeyAuthenticatorOptions) {
   const maxEntries = opts.maxEntries ?? 10_000;
@@ -80,7 +83,17 @@ export function cachedApiKeyAuthenticator(opts: CachedApiKeyAuthenticatorOptions
     cache.set(lookupId, { row, epoch, cachedAt });
   };
 
-  return async function authenticate<T>(token: string, alongside: (lookupId: string) => Promise<T>): Promise<ApiKeyAuthentication<T>> {
+  // The epoch as `alongside` read it, else (none in Redis yet) as readEpoch makes it.
+  const epochAlongside = async <T>(lookupId: string, alongside: (lookupId: string) => Promise<T>, epochIn: (extra: T) => string | null) => {
+    const extra = await alongside(lookupId);
+    return [epochIn(extra) ?? (await opts.readEpoch()), extra] as const;
+  };
+
+  return async function authenticate<T>(
+    token: string,
+    alongside: (lookupId: string) => Promise<T>,
+    epochIn?: (extra: T) => string | null,
+  ): Promise<ApiKeyAuthentication<T>> {
     const parsed = parseApiKey(token);
     if (!parsed) return null;
     const { lookupId } = parsed;
@@ -88,7 +101,7 @@ export function cachedApiKeyAuthenticator(opts: CachedApiKeyAuthenticatorOptions
     const startedAt = now();
     const checked = cached && startedAt - cached.cachedAt < maxAgeMs ? checkApiKeyRow(cached.row, parsed) : null;
     if (cached && checked) {
-      const [epoch, extra] = await Promise.all([opts.readEpoch(), alongside(lookupId)]);
+      const [epoch, extra] = epochIn ? await epochAlongside(lookupId, alongside, epochIn) : await Promise.all([opts.readEpoch(), alongside(lookupId)]);
       if (epoch === cached.epoch) {
         // The secret matched this row already: only the time may have passed its stop.
         return apiKeyStopped(cached.row) ? null : { key: checked, alongside: extra };

@@ -40,6 +40,42 @@ test('a known key is answered without reading Postgres again, and its budget is 
   expect(counted).toHaveLength(5);
 });
 
+test('with the epoch read by the budget itself, a known key costs one Redis command, and a revocation is still in force at once', async () => {
+  const prefix = env.config.REDIS_KEY_PREFIX;
+  const reads = { epoch: 0 };
+  const authenticate = cachedApiKeyAuthenticator({
+    find: findApiKeyRowWithSql(env.sql),
+    readEpoch: () => {
+      reads.epoch += 1;
+      return readApiKeyEpoch(env.redis, prefix);
+    },
+  });
+  // The budget as the gateway's script answers it: the epoch read in the same command (null when Redis has none).
+  const budget = async () => ({ read: await env.redis.get(apiKeyEpochKey(prefix)) });
+  const epochIn = (answer: { read: string | null }) => answer.read;
+  const { key, keyId } = await createWorkspaceWithKey(env.db);
+  expect(await authenticate(key, budget, epochIn)).not.toBeNull();
+  const afterFirst = reads.epoch;
+  for (let i = 0; i < 3; i++) expect((await authenticate(key, budget, epochIn))?.key.keyId).toBe(keyId);
+  expect(reads.epoch).toBe(afterFirst);
+  await revokeApiKey(env.db, keyId);
+  await announceApiKeyChange(env.redis, prefix);
+  expect(await authenticate(key, budget, epochIn)).toBeNull();
+});
+
+test('with the epoch read by the budget, a lost epoch is made again and every cached key read again', async () => {
+  const prefix = env.config.REDIS_KEY_PREFIX;
+  const authenticate = cachedApiKeyAuthenticator({ find: findApiKeyRowWithSql(env.sql), readEpoch: () => readApiKeyEpoch(env.redis, prefix) });
+  const budget = async () => ({ read: await env.redis.get(apiKeyEpochKey(prefix)) });
+  const epochIn = (answer: { read: string | null }) => answer.read;
+  const { key, keyId } = await createWorkspaceWithKey(env.db);
+  expect(await authenticate(key, budget, epochIn)).not.toBeNull();
+  await revokeApiKey(env.db, keyId);
+  await env.redis.del(apiKeyEpochKey(prefix));
+  expect(await authenticate(key, budget, epochIn)).toBeNull();
+  expect(await env.redis.get(apiKeyEpochKey(prefix))).not.toBeNull();
+});
+
 test('a revocation announced by one process is in force on the next request of every other', async () => {
   const [a, b] = processes();
   const { key, keyId } = await createWorkspaceWithKey(env.db);

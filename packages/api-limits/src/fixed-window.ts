@@ -8,6 +8,14 @@ local count = redis.call('INCR', KEYS[1])
 if count == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 return count`;
 
+// HIT_SCRIPT's count, and the value of one more key read in the same step
+// (an API key's revocation epoch beside its budget): one command, not two.
+// Two keys, so on Redis Cluster only where both share a hash slot.
+const HIT_AND_READ_SCRIPT = `
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+return {count, redis.call('GET', KEYS[2])}`;
+
 // Every counter under its limit, then all counted, as one step: returns 0, or
 // the 1-based index of the first counter already at its limit (nothing counted).
 // ARGV: the TTL, then each counter's limit.
@@ -59,15 +67,34 @@ export interface HitFixedWindowOptions {
 export async function hitFixedWindow(redis: RedisClient, opts: HitFixedWindowOptions): Promise<FixedWindowHit> {
   const { windowStart, resetAt, retryAfterSeconds } = windowAt(opts.windowSeconds, opts.now);
   const count = Number(await runScript(redis, HIT_SCRIPT, 1, [`${opts.key}:${windowStart}`, String(opts.windowSeconds + 5)]));
-  return {
-    limit: opts.limit,
-    count,
-    remaining: Math.max(0, opts.limit - count),
-    resetAt,
-    allowed: count <= opts.limit,
-    retryAfterSeconds,
-  };
+  return hitOf(opts.limit, count, resetAt, retryAfterSeconds);
 }
+
+/**
+ * hitFixedWindow, and the value of `readKey` (null when it has none) read in
+ * the same Redis command. On Redis Cluster both keys must share a hash slot.
+ */
+export async function hitFixedWindowAndRead(
+  redis: RedisClient,
+  opts: HitFixedWindowOptions,
+  readKey: string,
+): Promise<{ hit: FixedWindowHit; read: string | null }> {
+  const { windowStart, resetAt, retryAfterSeconds } = windowAt(opts.windowSeconds, opts.now);
+  const [count, read] = (await runScript(redis, HIT_AND_READ_SCRIPT, 2, [`${opts.key}:${windowStart}`, readKey, String(opts.windowSeconds + 5)])) as [
+    number,
+    string | null | undefined,
+  ];
+  return { hit: hitOf(opts.limit, Number(count), resetAt, retryAfterSeconds), read: read ?? null };
+}
+
+const hitOf = (limit: number, count: number, resetAt: number, retryAfterSeconds: number): FixedWindowHit => ({
+  limit,
+  count,
+  remaining: Math.max(0, limit - count),
+  resetAt,
+  allowed: count <= limit,
+  retryAfterSeconds,
+});
 
 export type FixedWindowsHit<K extends string> = { kind: 'allowed' } | { kind: 'refused'; full: K; retryAfterSeconds: number };
 

@@ -1,5 +1,5 @@
 import type { RedisClient } from '@cowrie/core';
-import { hitFixedWindow, type FixedWindowHit } from './fixed-window';
+import { hitFixedWindow, hitFixedWindowAndRead, type FixedWindowHit } from './fixed-window';
 
 /** The API's request budget window: fixed 60 seconds per API key. */
 export const PUBLIC_API_WINDOW_SECONDS = 60;
@@ -9,17 +9,32 @@ export const PUBLIC_API_WINDOW_SECONDS = 60;
  * key's random lookup id, not its row id, which a new database would give to
  * another key while Redis still holds this one's count.
  */
-export function hitPublicApiBudget(
-  redis: RedisClient,
-  opts: { keyPrefix: string; apiKeyLookupId: string; limit: number; now?: number },
-): Promise<FixedWindowHit> {
-  return hitFixedWindow(redis, {
-    key: `${opts.keyPrefix}rl:key:${opts.apiKeyLookupId}`,
-    limit: opts.limit,
-    windowSeconds: PUBLIC_API_WINDOW_SECONDS,
-    now: opts.now,
-  });
+export function hitPublicApiBudget(redis: RedisClient, opts: PublicApiBudgetOptions): Promise<FixedWindowHit> {
+  return hitFixedWindow(redis, budgetWindow(opts));
 }
+
+/**
+ * hitPublicApiBudget, and the value of `readKey` read in the same Redis
+ * command (the API-key epoch: one command per request, not two). On Redis
+ * Cluster `readKey` lies in another slot, so use hitPublicApiBudget there.
+ */
+export function hitPublicApiBudgetAndRead(redis: RedisClient, opts: PublicApiBudgetOptions, readKey: string) {
+  return hitFixedWindowAndRead(redis, budgetWindow(opts), readKey);
+}
+
+interface PublicApiBudgetOptions {
+  keyPrefix: string;
+  apiKeyLookupId: string;
+  limit: number;
+  now?: number;
+}
+
+const budgetWindow = (opts: PublicApiBudgetOptions) => ({
+  key: `${opts.keyPrefix}rl:key:${opts.apiKeyLookupId}`,
+  limit: opts.limit,
+  windowSeconds: PUBLIC_API_WINDOW_SECONDS,
+  now: opts.now,
+});
 
 /** The X-RateLimit-* headers of a /v1 response. */
 export function rateLimitHeaders(hit: FixedWindowHit): Record<string, string> {

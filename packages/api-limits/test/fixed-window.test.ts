@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { createRedis, type RedisClient } from '@cowrie/core';
 import { giveBackAttempt, takeAttempt } from '../src/attempt-window';
-import { hitFixedWindow, hitFixedWindowsTogether } from '../src/fixed-window';
+import { hitFixedWindow, hitFixedWindowAndRead, hitFixedWindowsTogether } from '../src/fixed-window';
 
 let redis: RedisClient;
 const prefix = `cowrie-test-fixed-window-${randomBytes(4).toString('hex')}:`;
@@ -65,6 +65,17 @@ test('hitFixedWindow reports count, remaining and the window end', async () => {
   await hitFixedWindow(redis, { key: `${prefix}single`, limit: 2, windowSeconds: WINDOW, now: NOW });
   const third = await hitFixedWindow(redis, { key: `${prefix}single`, limit: 2, windowSeconds: WINDOW, now: NOW });
   expect(third).toMatchObject({ count: 3, remaining: 0, allowed: false });
+});
+
+test('hitFixedWindowAndRead counts as hitFixedWindow does and reads the other key in the same command', async () => {
+  const opts = { key: `${prefix}read`, limit: 1, windowSeconds: WINDOW, now: NOW };
+  const first = await hitFixedWindowAndRead(redis, opts, `${prefix}epoch`);
+  expect(first).toEqual({ hit: { limit: 1, count: 1, remaining: 0, resetAt: windowStart + WINDOW, allowed: true, retryAfterSeconds: 12 * 3600 }, read: null });
+  expect(await redis.ttl(`${prefix}read:${windowStart}`)).toBe(WINDOW + 5);
+  await redis.set(`${prefix}epoch`, 'e-1');
+  const second = await hitFixedWindowAndRead(redis, opts, `${prefix}epoch`);
+  expect(second).toEqual({ hit: expect.objectContaining({ count: 2, remaining: 0, allowed: false }), read: 'e-1' });
+  expect(await count('read')).toBe(2);
 });
 
 test('an attempt window starts at its first attempt, gives back what it names, and never recreates a window that is gone', async () => {

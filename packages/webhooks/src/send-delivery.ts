@@ -50,6 +50,27 @@ const USER_AGENT = 'Cowrie-Webhooks/1.0';
 /** The error of a dispatch not sent because its endpoint was switched off after it was queued. */
 export const NOT_SENT_ENDPOINT_INACTIVE = 'Not sent: the endpoint was switched off';
 
+/** Endpoint secrets kept open, at most OPENED_SECRETS_MAX per ENCRYPTION_KEY, by their sealed value (a new or rolled secret is another value). */
+const OPENED_SECRETS_MAX = 1000;
+const openedSecrets = new Map<string, Map<string, string>>();
+
+/**
+ * decryptSecret, once per sealed secret: every delivery to an endpoint
+ * would otherwise open the same value again (an AES-GCM decryption each).
+ * A value that does not open is not kept, so it throws every time.
+ */
+function openSecret(sealed: string, encryptionKey: string): string {
+  let opened = openedSecrets.get(encryptionKey);
+  if (!opened) openedSecrets.set(encryptionKey, (opened = new Map()));
+  let secret = opened.get(sealed);
+  if (secret === undefined) {
+    secret = decryptSecret(sealed, encryptionKey);
+    if (opened.size >= OPENED_SECRETS_MAX) opened.delete(opened.keys().next().value!);
+    opened.set(sealed, secret);
+  }
+  return secret;
+}
+
 /**
  * Dispatches one pending delivery: the same body bytes and X-Cowrie-Delivery
  * (and webhook-id) on every attempt, a fresh signature timestamp per attempt,
@@ -81,7 +102,7 @@ export async function deliverWebhook(opts: DeliverWebhookOptions): Promise<Webho
 
   // A rolled secret's predecessor signs too until its grace period ends.
   const { previousSecretEncrypted, previousSecretExpiresAt } = row.endpoint;
-  const signingSecrets = [decryptSecret(row.endpoint.secretEncrypted, opts.encryptionKey)];
+  const signingSecrets = [openSecret(row.endpoint.secretEncrypted, opts.encryptionKey)];
   const previousUntil = previousSecretExpiresAt ? Date.parse(previousSecretExpiresAt) : 0;
   const body = serialiseWebhookBody(webhookBodyFromStored(row.payload));
   let attempts = 0;
@@ -93,7 +114,7 @@ export async function deliverWebhook(opts: DeliverWebhookOptions): Promise<Webho
     const sentAt = now().getTime();
     const timestamp = Math.floor(sentAt / 1000);
     const secrets =
-      previousSecretEncrypted && sentAt < previousUntil ? [...signingSecrets, decryptSecret(previousSecretEncrypted, opts.encryptionKey)] : signingSecrets;
+      previousSecretEncrypted && sentAt < previousUntil ? [...signingSecrets, openSecret(previousSecretEncrypted, opts.encryptionKey)] : signingSecrets;
     headers = {
       'content-type': 'application/json',
       'user-agent': USER_AGENT,

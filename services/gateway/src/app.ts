@@ -1,10 +1,11 @@
-import express, { type Express, type Router } from 'express';
+import express, { type Express, type NextFunction, type RequestHandler, type Router } from 'express';
 import './http/express-types';
 import type { GatewayDeps } from './deps';
 import { useRequestContext } from './http/request-context';
 import { errorHandler, notFoundHandler } from './http/error-handler';
 import { idempotencyLayer } from './http/idempotency';
 import { jsonBody } from './http/json-body';
+import { useFastJson } from './http/respond';
 import { requireApiKeyWithinBudget, requireSession } from './http/api-auth';
 import { httpMetrics } from './http/http-metrics';
 import type { Lifecycle } from './http/lifecycle';
@@ -66,9 +67,19 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   // is not a route, rather than one served without the layer's checks.
   app.set('case sensitive routing', true);
   app.set('query parser', 'simple');
-  if (options.lifecycle) app.use(options.lifecycle.middleware());
-  app.use(httpMetrics(deps.metrics, routes));
-  useRequestContext(app, deps.logger);
+  useFastJson(app);
+  // The conventions every request keeps, in one handler (each handler is a
+  // router step on every request): the in-flight count, the metrics, the
+  // request id and logger.
+  const track = options.lifecycle?.track;
+  const measure = httpMetrics(deps.metrics, routes);
+  const identify = useRequestContext(app, deps.logger);
+  app.use(function conventions(req, res, next) {
+    track?.(res);
+    measure(res);
+    identify(req, res);
+    next();
+  });
   // Before the JSON parser: provider signatures are checked over the raw body.
   // Before the rail notifications, whose router answers 404 for any other /rails path.
   registerVerificationReportRoutes(app, deps);
@@ -83,7 +94,7 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   registerDocsPages(app);
 
   const v1 = express.Router({ caseSensitive: true });
-  v1.use(requireApiKeyWithinBudget(deps), idempotencyLayer(deps));
+  v1.use(inOneStep(requireApiKeyWithinBudget(deps), idempotencyLayer(deps)));
   const api = routes.on(v1, '/v1');
   api.routes(catalogApiSpecs, createCatalogApiHandlers(deps));
   options.extraV1Routes?.(v1);
@@ -115,4 +126,23 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   app.use(notFoundHandler);
   app.use(errorHandler);
   return app;
+}
+
+/**
+ * Two middlewares as one router step: `second` runs where `first` goes on,
+ * and an error either throws or rejects goes to `next` as the router would send it.
+ */
+function inOneStep(first: RequestHandler, second: RequestHandler): RequestHandler {
+  const failed = (next: NextFunction) => (err: unknown) => next(err ?? new Error('Rejected promise'));
+  // Passed inline, not named: the bundle (keepNames) would name a named closure on every request.
+  return (req, res, next) =>
+    first(req, res, (err?: unknown) => {
+      if (err) return next(err);
+      try {
+        const ran: unknown = second(req, res, next);
+        if (ran instanceof Promise) ran.catch(failed(next));
+      } catch (thrown) {
+        next(thrown);
+      }
+    });
 }

@@ -1,6 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import { AppError, type Mode } from '@cowrie/core';
 import {
+  apiKeyEpochKey,
   apiKeyUseRecorder,
   cachedApiKeyAuthenticator,
   findApiKeyRowWithSql,
@@ -11,7 +12,7 @@ import {
   verifySessionToken,
   type Scope,
 } from '@cowrie/accounts';
-import { hitDashboardBudget, hitPublicApiBudget, rateLimitHeaders, type FixedWindowHit } from '@cowrie/api-limits';
+import { hitDashboardBudget, hitPublicApiBudget, hitPublicApiBudgetAndRead, rateLimitHeaders, type FixedWindowHit } from '@cowrie/api-limits';
 import type { GatewayDeps } from '../deps';
 import { bindRequestLog } from './request-context';
 import type { RouteAuth, SessionRule } from './route-registry';
@@ -34,13 +35,23 @@ export function requireApiKeyWithinBudget(deps: Pick<GatewayDeps, 'sql' | 'redis
   const prefix = deps.config.REDIS_KEY_PREFIX;
   const authenticate = cachedApiKeyAuthenticator({ find: findApiKeyRowWithSql(deps.sql), readEpoch: () => readApiKeyEpoch(deps.redis, prefix) });
   const recordUse = apiKeyUseRecorder(deps.sql, (err) => deps.logger.warn({ err }, 'recording an API key last use failed'));
-  const hitBudget = (apiKeyLookupId: string) => hitPublicApiBudget(deps.redis, { keyPrefix: prefix, apiKeyLookupId, limit: deps.config.PUBLIC_API_RATE_LIMIT });
+  const limit = deps.config.PUBLIC_API_RATE_LIMIT;
+  // The budget and the epoch in one Redis command, but on a Cluster, where their keys lie in different slots.
+  const epochKey = deps.redis.isCluster ? null : apiKeyEpochKey(prefix);
+  const hitBudget = async (apiKeyLookupId: string) =>
+    epochKey
+      ? hitPublicApiBudgetAndRead(deps.redis, { keyPrefix: prefix, apiKeyLookupId, limit }, epochKey)
+      : { hit: await hitPublicApiBudget(deps.redis, { keyPrefix: prefix, apiKeyLookupId, limit }), read: null };
+  const epochIn = epochKey ? (budget: { read: string | null }) => budget.read : undefined;
   return async (req, res, next) => {
     const token = bearerToken(req.headers.authorization);
     if (!token) throw new AppError('unauthorized', 'Missing or malformed API key; send Authorization: Bearer <API key>');
-    const authenticated = await authenticate(token, hitBudget);
+    const authenticated = await authenticate(token, hitBudget, epochIn);
     if (!authenticated) throw new AppError('unauthorized', 'Invalid or revoked API key');
-    const { key, alongside: hit } = authenticated;
+    const {
+      key,
+      alongside: { hit },
+    } = authenticated;
     req.apiKey = key;
     recordUse(key.keyId);
     bindRequestLog(req, { workspaceId: key.workspaceId, apiKeyId: key.keyId });

@@ -1,4 +1,4 @@
-import type { Request, RequestHandler, Response } from 'express';
+import type { Request, Response } from 'express';
 import type { CowrieMetrics } from '@cowrie/metrics';
 import type { RouteRegistry } from './route-registry';
 
@@ -18,15 +18,24 @@ function routeLabel(req: Request, res: Response, registry: RouteRegistry): strin
   return 'unmatched';
 }
 
-/** Request counts and latency by method, route template and status. */
-export function httpMetrics(metrics: CowrieMetrics, registry: RouteRegistry): RequestHandler {
-  return (req, res, next) => {
-    const started = process.hrtime.bigint();
-    res.on('finish', () => {
-      const labels = { method: req.method, route: routeLabel(req, res, registry), status: String(res.statusCode) };
-      metrics.httpRequests.inc(labels);
-      metrics.httpDuration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
-    });
-    next();
+const STARTED = Symbol('cowrie.httpStarted');
+type Timed = Response & { [STARTED]?: number };
+
+/**
+ * Request counts and latency by method, route template and status: call the
+ * answer for every request as it arrives (the app's first handler does). One
+ * 'finish' listener shared by every response (the response is its `this`),
+ * not a closure per request.
+ */
+export function httpMetrics(metrics: CowrieMetrics, registry: RouteRegistry): (res: Response) => void {
+  function onFinish(this: Timed) {
+    const seconds = (performance.now() - this[STARTED]!) / 1e3;
+    const labels = { method: this.req.method, route: routeLabel(this.req, this, registry), status: String(this.statusCode) };
+    metrics.httpRequests.inc(labels);
+    metrics.httpDuration.observe(labels, seconds);
+  }
+  return (res: Timed) => {
+    res[STARTED] = performance.now();
+    res.on('finish', onFinish);
   };
 }

@@ -17,7 +17,7 @@ const MAYBE_INEXACT_NUMBER = /\d(?:\.?\d){15}|\d[eE]/;
  * numeric field refuses as not a number. Limits, content types and the
  * 400/413 answers for broken or huge bodies are express.json's.
  */
-export function jsonBody(options: { limit: string | number }): RequestHandler[] {
+export function jsonBody(options: { limit: string | number }): RequestHandler {
   const exactText = new WeakMap<Request, Buffer>();
   const parse = express.json({
     limit: options.limit,
@@ -28,16 +28,18 @@ export function jsonBody(options: { limit: string | number }): RequestHandler[] 
       if (MAYBE_INEXACT_NUMBER.test(buf.toString('latin1'))) exactText.set(req as Request, buf);
     },
   });
-  const exact: RequestHandler = (req, _res, next) => {
-    const raw = exactText.get(req);
-    if (raw === undefined) return next();
-    try {
-      req.body = parseLossless(raw.toString('utf8'), undefined, (digits) => (isSafeNumber(digits) ? Number(digits) : new JsonNumberText(digits)));
-    } catch (err) {
-      // JSON.parse took it, so this is what only the exact reading refuses (a key given twice).
-      throw new AppError('invalid_request', `The request body could not be read exactly: ${(err as Error).message}`, { details: { field: 'body' } });
-    }
-    next();
-  };
-  return [parse, exact];
+  // One handler (one router step): express.json, then the exact reading where it is needed.
+  return (req, res, next) =>
+    parse(req, res, (err?: unknown) => {
+      if (err) return next(err);
+      const raw = exactText.get(req);
+      if (raw === undefined) return next();
+      try {
+        req.body = parseLossless(raw.toString('utf8'), undefined, (digits) => (isSafeNumber(digits) ? Number(digits) : new JsonNumberText(digits)));
+      } catch (err) {
+        // JSON.parse took it, so this is what only the exact reading refuses (a key given twice).
+        return next(new AppError('invalid_request', `The request body could not be read exactly: ${(err as Error).message}`, { details: { field: 'body' } }));
+      }
+      next();
+    });
 }

@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { Response } from 'express';
 
 /**
  * The gateway's stop sequence state: how many requests are in flight, and
@@ -21,19 +21,18 @@ export class Lifecycle {
     return this.inFlight;
   }
 
-  middleware(): RequestHandler {
-    return (_req, res, next) => {
-      this.inFlight += 1;
-      if (this.stopping) res.setHeader('Connection', 'close');
-      res.on('close', () => {
-        // A client that hung up leaves its handler running (it may still be
-        // storing an idempotent outcome): give it a moment before counting it done.
-        if (res.writableFinished) this.done();
-        else setTimeout(() => this.done(), 1000).unref();
-      });
-      next();
-    };
-  }
+  /**
+   * Counts a response in flight until it closes (the app's first handler
+   * calls it for every request). One 'close' listener shared by every
+   * response (the response is its `this`), not a closure per request.
+   */
+  readonly track = (res: Response): void => {
+    this.inFlight += 1;
+    if (this.stopping) res.setHeader('Connection', 'close');
+    res.on('close', this.onClose);
+  };
+
+  private readonly onClose = closeListener(() => this.done());
 
   /** Resolves true once no request is in flight, false if `timeoutMs` passes first. */
   whenIdle(timeoutMs: number): Promise<boolean> {
@@ -55,4 +54,14 @@ export class Lifecycle {
       for (const w of waiters) w();
     }
   }
+}
+
+/** The 'close' listener of every tracked response: `done` once it finished, or a moment after a client hung up. */
+function closeListener(done: () => void) {
+  return function onClose(this: Response) {
+    // A client that hung up leaves its handler running (it may still be
+    // storing an idempotent outcome): give it a moment before counting it done.
+    if (this.writableFinished) done();
+    else setTimeout(done, 1000).unref();
+  };
 }

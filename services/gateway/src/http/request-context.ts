@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Express, Request } from 'express';
+import type { Express, Request, Response } from 'express';
 import type { Logger } from '@cowrie/core';
 
 /** The fields of a request's log lines, and its child logger once one is asked for. */
@@ -12,13 +12,15 @@ const REQUEST_LOG = Symbol('cowrie.requestLog');
 type WithRequestLog = Request & { [REQUEST_LOG]?: RequestLog };
 
 /**
- * Gives every request of `app` a UUID (X-Request-Id) and `req.log`, a child
- * logger carrying it and whatever bindRequestLog adds. The child is made on
+ * Gives every request of `app` `req.log`, and answers what gives a request
+ * its UUID (X-Request-Id) and the child logger `req.log` returns, carrying it
+ * and whatever bindRequestLog adds: call it for every request as it arrives
+ * (the app's first handler does). The child is made on
  * first use (a getter on the app's request prototype): most requests log
  * nothing at the production level, and a pino child (its bindings serialised
  * and redacted) is a measurable part of a request.
  */
-export function useRequestContext(app: Express, logger: Logger): void {
+export function useRequestContext(app: Express, logger: Logger): (req: Request, res: Response) => void {
   const loggerOf = (state: RequestLog): Logger => (state.logger ??= logger.child(state.bindings));
   Object.defineProperty(app.request, 'log', {
     configurable: true,
@@ -28,7 +30,7 @@ export function useRequestContext(app: Express, logger: Logger): void {
     },
   });
   const logsRequests = logger.isLevelEnabled('info');
-  app.use((req: WithRequestLog, res, next) => {
+  return (req: WithRequestLog, res) => {
     req.id = randomUUID();
     const state: RequestLog = { bindings: { requestId: req.id } };
     req[REQUEST_LOG] = state;
@@ -42,8 +44,7 @@ export function useRequestContext(app: Express, logger: Logger): void {
         loggerOf(state).info({ method: req.method, path: req.originalUrl.split('?')[0], status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
       });
     }
-    next();
-  });
+  };
 }
 
 /** Adds fields (who is calling) to every later log line of this request. */

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import type { Request, Response } from 'express';
+import type { Express, Request, Response } from 'express';
 import { AppError, successEnvelope } from '@cowrie/core';
 
 /** Sends `{data, meta: {request_id}}` with the given status. */
@@ -49,4 +49,39 @@ export async function sendCsv(req: Request, res: Response, name: string, rows: A
   } finally {
     await rows.return(undefined);
   }
+}
+
+/**
+ * Makes `res.json` of `app` cheaper for the answers nearly every request gets,
+ * with the same bytes and headers as express's: the body as JSON.stringify
+ * writes it, `Content-Type: application/json; charset=utf-8` and
+ * `Content-Length`, in that order. Whatever express's own does differently
+ * goes to it: a Content-Type, ETag or Transfer-Encoding already set, a
+ * conditional request (it may answer 304), HEAD, and 204, 205 and 304
+ * answers. The gateway sets no `json replacer`, `json spaces` or `json escape`.
+ */
+export function useFastJson(app: Express): void {
+  const expressJson = app.response.json;
+  app.response.json = function json(this: Response, body: unknown) {
+    const { req, statusCode } = this;
+    if (
+      req.method === 'HEAD' ||
+      statusCode === 204 ||
+      statusCode === 205 ||
+      statusCode === 304 ||
+      req.headers['if-none-match'] !== undefined ||
+      req.headers['if-modified-since'] !== undefined ||
+      this.hasHeader('content-type') ||
+      this.hasHeader('etag') ||
+      this.hasHeader('transfer-encoding')
+    ) {
+      return expressJson.call(this, body);
+    }
+    const text = JSON.stringify(body) as string | undefined;
+    if (text === undefined) return expressJson.call(this, body);
+    this.setHeader('Content-Type', 'application/json; charset=utf-8');
+    this.setHeader('Content-Length', String(Buffer.byteLength(text)));
+    this.end(text, 'utf8');
+    return this;
+  };
 }
