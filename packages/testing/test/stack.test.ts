@@ -6,6 +6,9 @@ import Redis from 'ioredis';
 import { Client } from 'pg';
 import { databaseUrlOf, startStack, waitFor, type Stack } from '../src';
 
+/** A service-shaped process (listens on PORT, answers /healthz); @cowrie/testing starts no real service in its own tests. */
+const SERVICE = 'packages/testing/test/fixtures/health-server.ts';
+
 async function databaseExists(name: string): Promise<boolean> {
   const client = new Client({ connectionString: databaseUrlOf('postgres') });
   await client.connect();
@@ -27,14 +30,14 @@ test('replicas of a service on a cloned database and the shared Redis: a crashed
   const stack = await startStack({
     name: 'cowrie_t',
     database: 'template',
-    services: [{ service: 'gateway', replicas: 2, listens: true, readyPath: '/healthz' }],
+    services: [{ service: SERVICE, replicas: 2, listens: true, readyPath: '/healthz' }],
     env: { NODE_ENV: 'test', LOG_LEVEL: 'warn', LOG_FORMAT: 'json', DATABASE_POOL_SIZE: '2' },
     restartAfterMs: 100,
   });
   stacks.push(stack);
   const [first, second] = stack.replicas;
-  expect(stack.urls('gateway')).toEqual([first!.url, second!.url]);
-  expect(await Promise.all(stack.urls('gateway').map(answers))).toEqual([true, true]);
+  expect(stack.urls(SERVICE)).toEqual([first!.url, second!.url]);
+  expect(await Promise.all(stack.urls(SERVICE).map(answers))).toEqual([true, true]);
   expect(await databaseExists(stack.databaseName)).toBe(true);
   expect(stack.env.REDIS_KEY_PREFIX).toMatch(/^cowrie-t-[0-9a-f]{8}:$/);
   expect(stack.redisNodes).toEqual([]);
@@ -53,7 +56,7 @@ test('replicas of a service on a cloned database and the shared Redis: a crashed
   stack.start(second!);
   await waitFor(() => answers(second!.url!), 30_000, 100);
 
-  expect(stack.peakRss().gateway).toBeGreaterThan(10);
+  expect(stack.peakRss()['health-server']).toBeGreaterThan(10);
 
   const redis = new Redis(stack.env.REDIS_URL!);
   try {
