@@ -51,11 +51,9 @@ if (jestArgs.length === 0) {
   // Each package's tests are a turbo task (scripts/jest/package-tests.mjs), cached on
   // the package's files and those of the packages it depends on: a package nothing
   // changed in replays its results instead of running again. Two packages at a time,
-  // one Jest worker each (JEST_MAX_WORKERS overrides), except the two that hold
-  // most of the time, which take two: the system's tests (tests/: across
-  // services, browser, contract, SDK) and the gateway's (its sign-in, team and
-  // second-factor files hash passwords at production cost: about 12 minutes on
-  // one worker of a 2-core machine, the gate's longest path when it had one).
+  // one Jest worker each (JEST_MAX_WORKERS overrides), except the system's tests
+  // (tests/: across services, browser, contract, SDK), which hold a third of the
+  // test files and most of the time, and take two.
   const packages = readdirSync(path.join(root, 'packages'))
     .map((dir) => `packages/${dir}`)
     .concat(readdirSync(path.join(root, 'services')).map((dir) => `services/${dir}`))
