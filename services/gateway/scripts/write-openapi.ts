@@ -3,7 +3,7 @@
 // from (the gateway owns the contract; the SDK only reads the file):
 //   npm run sdk:generate              (this, then the SDK's types)
 //   npm run openapi -w @cowrie/gateway (this alone)
-// services/gateway/test/openapi-lint.test.ts fails while the copy is stale.
+// tests/contract/openapi-lint.test.ts fails while the copy is stale.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { apiRoutes } from '../src/api';
