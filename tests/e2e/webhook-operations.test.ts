@@ -222,11 +222,12 @@ test('recover of 500 failed deliveries arrives paced and complete while live eve
     }),
   );
   // Not behind it: every live event arrived while the recover still had
-  // deliveries to send, each well inside the recover's own span (500 at
-  // 100/s: five seconds). The bound is half that span, not a latency target:
-  // CI on a busy two-core machine has taken 1.7 s for a live delivery.
+  // deliveries to send (checked again below against the recover's last
+  // delivery), each inside the recover's own span (500 at 100/s: five
+  // seconds). Not a latency target: CI on a busy two-core machine has taken
+  // 2.7 s for a live delivery, which is still ahead of the backlog.
   expect(requestsTo('/recover').length - 1).toBeLessThan(count);
-  expect(Math.max(...liveLatencies)).toBeLessThan((count * 1000) / RECOVER_RATE / 2);
+  expect(Math.max(...liveLatencies)).toBeLessThan((count * 1000) / RECOVER_RATE);
 
   // Complete, however long a loaded machine takes: a job whose lock lapsed while
   // the machine was starved comes back only after BullMQ's stalled check (30 s).
@@ -239,6 +240,9 @@ test('recover of 500 failed deliveries arrives paced and complete while live eve
   // twice its 200 (a stalled sender sends the slots that came due meanwhile
   // together: 302 were seen on a loaded CI machine). Unpaced, all 500 would
   // land within a second or two, and both bounds fail.
+  // Every live event was received before the recover's last delivery: not queued behind it.
+  const lastLive = Math.max(...requestsTo('/live').map((r) => r.receivedAt));
+  expect(lastLive).toBeLessThan(recovered.at(-1)!.receivedAt);
   const spanMs = recovered.at(-1)!.receivedAt - recovered[0]!.receivedAt;
   expect(spanMs).toBeGreaterThanOrEqual(((count - 1) * 1000) / RECOVER_RATE - 500);
   const busiest = Math.max(...recovered.map((r) => recovered.filter((o) => o.receivedAt >= r.receivedAt && o.receivedAt < r.receivedAt + 2000).length));

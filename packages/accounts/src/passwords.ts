@@ -1,15 +1,15 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import { passwordHashParams as currentParams } from './password-cost';
 
 const scrypt = (password: string, salt: Buffer, keylen: number, options: ScryptOptions) =>
   new Promise<Buffer>((resolve, reject) => scryptCb(password, salt, keylen, options, (err, key) => (err ? reject(err) : resolve(key))));
 
-// scrypt is memory-hard and in Node itself (no native download). OWASP's
-// current minimum for scrypt is N=2^17, r=8, p=1: ~128 MiB and a few hundred
-// ms per hash, slow for guessing, fine for a sign-in. Hashes made with older
-// parameters still verify, and are remade on the next sign-in (needsRehash).
-const PARAMS = { N: 131072, r: 8, p: 1 };
+// scrypt is memory-hard and in Node itself (no native download); its
+// parameters (OWASP's minimum, N=2^17, r=8, p=1) are in password-cost.ts.
+// Hashes made with older parameters still verify, and are remade on the next
+// sign-in (needsRehash).
 const KEY_LENGTH = 32;
 const memoryOf = (N: number, r: number) => 128 * N * r * 2;
 
@@ -46,8 +46,9 @@ export const passwordHashesInFlight = () => ({ running, waiting: waiting.length,
 /** `scrypt$N$r$p$<salt b64>$<hash b64>` */
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
-  const key = await withHashSlot(() => scrypt(password, salt, KEY_LENGTH, { ...PARAMS, maxmem: memoryOf(PARAMS.N, PARAMS.r) }));
-  return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64'), key.toString('base64')].join('$');
+  const params = currentParams();
+  const key = await withHashSlot(() => scrypt(password, salt, KEY_LENGTH, { ...params, maxmem: memoryOf(params.N, params.r) }));
+  return ['scrypt', params.N, params.r, params.p, salt.toString('base64'), key.toString('base64')].join('$');
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
@@ -67,14 +68,11 @@ export async function verifyPassword(password: string, stored: string): Promise<
  * like a wrong password does. Made ahead of time, not at the first unknown
  * email (which would then cost two hashes, and tell itself apart).
  */
-export const DECOY_PASSWORD_HASH = 'scrypt$131072$8$1$r9VdqpdMg9CrTbap/VZS4Q==$UOUXAAHamqwDVfqeqmIoyePbrFUkcYXnbDhYlNT6ggg=';
-// Parameters changed without a new decoy: an unknown email would be checked faster than a known one.
-if (needsRehash(DECOY_PASSWORD_HASH)) throw new Error('DECOY_PASSWORD_HASH must be remade with the current scrypt parameters (PARAMS)');
-
 /** True when a stored hash was made with other parameters than today's: remake it at the next sign-in. */
 export function needsRehash(stored: string): boolean {
   const [kind, n, r, p] = stored.split('$');
-  return kind !== 'scrypt' || Number(n) !== PARAMS.N || Number(r) !== PARAMS.r || Number(p) !== PARAMS.p;
+  const params = currentParams();
+  return kind !== 'scrypt' || Number(n) !== params.N || Number(r) !== params.r || Number(p) !== params.p;
 }
 
 /** The shortest new password (NIST SP 800-63B asks at least 8; we ask more, as a passphrase is easy to type). */

@@ -3,7 +3,8 @@ import type { DbOrTx } from '@cowrie/db';
 import type { Session } from './sessions';
 import type { UserRole } from './team';
 import { workspaceForMode } from './workspaces';
-import { DECOY_PASSWORD_HASH, hashPassword, needsRehash, passwordProblem, verifyPassword } from './passwords';
+import { hashPassword, needsRehash, passwordProblem, verifyPassword } from './passwords';
+import { decoyPasswordHash } from './password-cost';
 import { hasSecondFactor, mfaEnrolmentRequired, stepUpFresh } from './second-factor';
 
 export interface CreateDashboardUserInput {
@@ -32,7 +33,7 @@ export async function checkDashboardCredentials(db: DbOrTx, email: string, passw
   const user = await db.dashboardUser.findUnique({ where: { email: email.trim().toLowerCase() } });
   if (!user) {
     // An unknown email costs the same one hash as a wrong password.
-    await verifyPassword(password, DECOY_PASSWORD_HASH);
+    await verifyPassword(password, decoyPasswordHash());
     return null;
   }
   if (!(await verifyPassword(password, user.passwordHash))) return null;

@@ -1,11 +1,22 @@
 import { issueSessionToken } from '@cowrie/accounts';
+import { setPasswordHashCost } from '@cowrie/accounts/testing';
 import { createUserFor, createWorkspaceWithKey, listenGateway, type TestEnv } from '@cowrie/testing';
 import { createTestEnv } from '@cowrie/ledger/testing';
 import { closeGatewayDeps, createGatewayDeps, type GatewayDeps } from '../src/deps';
 import { createApp, type CreateAppOptions } from '../src/app';
 
-/** A test env plus a gateway listening on loopback against it. */
-export async function startTestGateway(envOverrides: Record<string, string> = {}, appOptions: CreateAppOptions = {}) {
+/**
+ * A test env plus a gateway listening on loopback against it. Passwords are
+ * hashed at the test cost in this process from here on (setPasswordHashCost:
+ * the same scrypt, a 128th of the work) unless `passwordHashCost` says
+ * `production`, for tests of the cost itself.
+ */
+export async function startTestGateway(
+  envOverrides: Record<string, string> = {},
+  appOptions: CreateAppOptions = {},
+  { passwordHashCost = 'test' }: { passwordHashCost?: 'production' | 'test' } = {},
+) {
+  setPasswordHashCost(passwordHashCost);
   const env: TestEnv = await createTestEnv(envOverrides);
   const gateway = await listenGateway<GatewayDeps>(env, {
     createDeps: (config, logger) => createGatewayDeps(config, logger),
