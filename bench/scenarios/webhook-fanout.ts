@@ -26,6 +26,7 @@ import { createWorkspace } from '@cowrie/accounts';
 import { createDb, recordEvent, type PrismaClient } from '@cowrie/db';
 import { createAddressPolicy, createWebhookEndpoint } from '@cowrie/webhooks';
 import {
+  asGenerator,
   atRateFields,
   BARE_EXPRESS_REFERENCE_RATE,
   bareExpressAtRate,
@@ -179,7 +180,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * deliveries; returns deliveries/s over the phase (first event written → last
  * delivery received) and the event-to-delivery latencies.
  */
-async function pacedPhase(db: PrismaClient, workspaceId: number, receiver: Receiver, seq: { n: number }, pace: Pace) {
+function pacedPhase(db: PrismaClient, workspaceId: number, receiver: Receiver, seq: { n: number }, pace: Pace) {
+  // The writer and the receiver (which times each arrival) are the generator here.
+  return asGenerator(() => writePaced(db, workspaceId, receiver, seq, pace));
+}
+
+async function writePaced(db: PrismaClient, workspaceId: number, receiver: Receiver, seq: { n: number }, pace: Pace) {
   receiver.reset();
   const events = pace.eventsPerBatch * pace.batchesPerS * pace.seconds;
   const batches = pace.batchesPerS * pace.seconds;

@@ -3,7 +3,8 @@
 // a CPU per operation that counts the bare express yardstick as the
 // operation's, a ratio against the wrong figure, or a stall window that
 // shows the wrong seconds. The bench's own arithmetic, on made-up inputs.
-import { atRateFields, cpuAround, cpuFields, GENERATOR_MAX_P99_SEND_LAG_MS } from '../../../bench/lib';
+import os from 'node:os';
+import { asGenerator, atRateFields, cpuAround, cpuFields, GENERATOR_MAX_P99_SEND_LAG_MS } from '../../../bench/lib';
 
 const run = (p99SendLag: number) => ({
   rate_rps: 200,
@@ -72,4 +73,31 @@ test('the CPU around the slowest request: each step’s use per process, from a 
   expect(steps.find((s) => s.offset_ms === 0)).toEqual({ offset_ms: 0, gateway: 100, postgres: 5 });
   expect(steps.filter((s) => s.offset_ms !== 0).every((s) => s.gateway === 10 && s.postgres === 5)).toBe(true);
   expect(cpuAround(timeline, null)).toEqual([]);
+});
+
+test('the generator runs at a higher priority than the services while it drives a run (where the process may raise it), and at its own after', async () => {
+  const before = os.getPriority();
+  let canRaise = true;
+  try {
+    os.setPriority(before - 1);
+    os.setPriority(before);
+  } catch {
+    canRaise = false;
+  }
+  let during = before;
+  const fields = await asGenerator(async () => {
+    during = os.getPriority();
+    return atRateFields(run(1), 'bare_express', { p50_ms: 1, p99_ms: 4 });
+  });
+  expect(os.getPriority()).toBe(before);
+  if (canRaise) {
+    expect(during).toBe(-10);
+    expect(fields.generator_nice).toBe(-10);
+  } else {
+    expect(during).toBe(before);
+    expect(fields.generator_nice).toBe(before);
+  }
+  // Back even when the run fails.
+  await expect(asGenerator(() => Promise.reject(new Error('the run failed')))).rejects.toThrow('the run failed');
+  expect(os.getPriority()).toBe(before);
 });
