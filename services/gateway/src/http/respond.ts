@@ -40,7 +40,7 @@ export async function sendCsv(req: Request, res: Response, name: string, rows: A
   try {
     for (let chunk = first; !chunk.done; chunk = await rows.next()) {
       if (res.destroyed) return;
-      if (!res.write(chunk.value)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+      if (!res.write(chunk.value)) await drainedOrClosed(res);
     }
     res.end();
   } catch (err) {
@@ -48,6 +48,16 @@ export async function sendCsv(req: Request, res: Response, name: string, rows: A
     res.destroy();
   } finally {
     await rows.return(undefined);
+  }
+}
+
+/** Waits for `res` to drain or close; the wait's listeners go with it (a long export waits many times). */
+async function drainedOrClosed(res: Response): Promise<void> {
+  const over = new AbortController();
+  try {
+    await Promise.race([once(res, 'drain', { signal: over.signal }), once(res, 'close', { signal: over.signal })]);
+  } finally {
+    over.abort();
   }
 }
 
