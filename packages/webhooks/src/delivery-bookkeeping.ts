@@ -182,9 +182,9 @@ const dispatchKey = (key: DispatchKey) => `${key.deliveryId.toLowerCase()}/${key
 /**
  * How long the store gathers requests before its statement goes out
  * (batchPerTurn's windowMs). BullMQ hands a worker its jobs one Redis reply
- * at a time, so concurrent jobs reach the store a turn or more apart and a
- * batch of one turn held about one delivery: a statement, a round trip and a
- * commit each. A delivery's read waits at most `findMs` before its POST (its
+ * at a time, so concurrent jobs may reach the store a turn or more apart, and
+ * a batch of one turn may hold a single delivery: a statement, a round trip
+ * and a commit each. A delivery's read waits at most `findMs` before its POST (its
  * latency); its outcome waits `completeMs` after it, which holds only the job,
  * never the receiver.
  */
