@@ -166,24 +166,12 @@ export interface BatchOptions {
   maxBatchSize?: number;
   oneAtATime?: boolean;
   oneByOneWhenRefused?: boolean;
-  /**
-   * Gather callers for this many milliseconds after a batch's first one
-   * rather than for one turn of the event loop: for callers that arrive one
-   * turn apart (jobs a queue hands over in separate reads), a bounded wait
-   * that makes one statement of what would be many. Each caller waits at most
-   * this long more; 0 (the default) is one turn. Not with `oneAtATime`, whose
-   * batches gather while the one before runs.
-   */
-  windowMs?: number;
 }
-
-/** Runs `next` after the batch window: one turn of the event loop, or `windowMs`. */
-const batchScheduler = (windowMs: number) => (windowMs > 0 ? (next: () => void) => setTimeout(next, windowMs) : (next: () => void) => setImmediate(next));
 
 export function batchPerTurn<K, V>(run: (keys: readonly K[]) => Promise<Array<V | Error>>, options: BatchOptions = {}): DataLoader<K, V> {
   if (options.oneByOneWhenRefused) run = oneByOneWhenRefused(run);
   const maxBatchSize = options.maxBatchSize ?? 100;
-  if (!options.oneAtATime) return new DataLoader<K, V>(run, { cache: false, batchScheduleFn: batchScheduler(options.windowMs ?? 0), maxBatchSize });
+  if (!options.oneAtATime) return new DataLoader<K, V>(run, { cache: false, batchScheduleFn: (next) => setImmediate(next), maxBatchSize });
   // Every batch waits for all the batches scheduled before it (one full
   // batch's overflow included) to end: never two at once.
   let current: Promise<unknown> = Promise.resolve();

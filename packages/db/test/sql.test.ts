@@ -104,32 +104,6 @@ test('batchPerTurn gathers one turn into one call, answering each caller its own
   expect(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).toEqual([2, 4, 'bad -3', 8]);
 });
 
-test('batchPerTurn windowMs: callers a turn or more apart gather into one call, within the window; one turn without it', async () => {
-  const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-  const arriveTurnsApart = async (loader: ReturnType<typeof batchPerTurn<number, number>>) => {
-    const answers: Array<Promise<number>> = [];
-    for (const k of [1, 2, 3]) {
-      answers.push(loader.load(k));
-      await nextTurn();
-    }
-    return Promise.all(answers);
-  };
-  const perTurn: number[][] = [];
-  expect(await arriveTurnsApart(batchPerTurn<number, number>(async (keys) => (perTurn.push([...keys]), keys.map((k) => k * 2))))).toEqual([2, 4, 6]);
-  expect(perTurn).toEqual([[1], [2], [3]]);
-
-  const windowed: number[][] = [];
-  const loader = batchPerTurn<number, number>(async (keys) => (windowed.push([...keys]), keys.map((k) => k * 2)), { windowMs: 50 });
-  const started = Date.now();
-  expect(await arriveTurnsApart(loader)).toEqual([2, 4, 6]);
-  expect(windowed).toEqual([[1, 2, 3]]);
-  expect(Date.now() - started).toBeGreaterThanOrEqual(45);
-  // The window starts with a batch's first caller: a later one opens the next batch.
-  await new Promise((resolve) => setTimeout(resolve, 60));
-  expect(await loader.load(4)).toBe(8);
-  expect(windowed).toEqual([[1, 2, 3], [4]]);
-});
-
 test('batchPerTurn oneAtATime: callers arriving while a batch runs gather into the next, which starts when it ends', async () => {
   let running = 0;
   let mostAtOnce = 0;

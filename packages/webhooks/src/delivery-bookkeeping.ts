@@ -179,30 +179,14 @@ const COMPLETE_DELIVERIES = defineStatement({
 
 const dispatchKey = (key: DispatchKey) => `${key.deliveryId.toLowerCase()}/${key.dispatch}`;
 
-/**
- * How long the store gathers requests before its statement goes out
- * (batchPerTurn's windowMs). BullMQ hands a worker its jobs one Redis reply
- * at a time, so concurrent jobs may reach the store a turn or more apart, and
- * a batch of one turn may hold a single delivery: a statement, a round trip
- * and a commit each. A delivery's read waits at most `findMs` before its POST (its
- * latency); its outcome waits `completeMs` after it, which holds only the job,
- * never the receiver.
- */
-export interface DeliveryBatching {
-  findMs: number;
-  completeMs: number;
-}
-
-export const DELIVERY_BATCHING: DeliveryBatching = { findMs: 2, completeMs: 10 };
-
-export function createDeliveryStore(sql: SqlQueryable, autoDisable: AutoDisablePolicy, batching: DeliveryBatching = DELIVERY_BATCHING): DeliveryStore {
+export function createDeliveryStore(sql: SqlQueryable, autoDisable: AutoDisablePolicy): DeliveryStore {
   const finder = batchPerTurn<DispatchKey, DeliveryToSend | null>(
     async (keys) => {
       const { rows } = await FIND_DELIVERIES.run(sql, { keys });
       const byKey = new Map(rows.map((r) => [dispatchKey(r), r]));
       return keys.map((key) => byKey.get(dispatchKey(key)) ?? null);
     },
-    { maxBatchSize: 200, windowMs: batching.findMs },
+    { maxBatchSize: 200 },
   );
   const completeTogether = async (outcomes: readonly StoredWebhookOutcome[]) => {
     const { rows } = await COMPLETE_DELIVERIES.run(sql, {
@@ -222,7 +206,7 @@ export function createDeliveryStore(sql: SqlQueryable, autoDisable: AutoDisableP
   // outcome (oneByOneWhenRefused), so one bad row fails alone.
   const completer = batchPerTurn<StoredWebhookOutcome, boolean>(
     (outcomes) => completeTogether(outcomes).catch((err: unknown) => (isSqlStatementRefused(err) ? Promise.reject(err) : completeTogether(outcomes))),
-    { maxBatchSize: 200, oneByOneWhenRefused: true, windowMs: batching.completeMs },
+    { maxBatchSize: 200, oneByOneWhenRefused: true },
   );
   return {
     find: (key) => finder.load(key),

@@ -3,7 +3,6 @@
 import { createWorkspaceWithKey, type TestEnv } from '@cowrie/testing';
 import { createTestEnv } from '@cowrie/ledger/testing';
 import { randomUUID } from 'node:crypto';
-import type { SqlQueryable } from '@cowrie/db';
 import { createDeliveryStore, ENDPOINT_DISABLED_EVENT, type StoredWebhookOutcome } from '../src/delivery-bookkeeping';
 
 let env: TestEnv;
@@ -159,36 +158,4 @@ test('an endpoint whose every dispatch failed for the span, at least the minimum
   // Further failures of the switched-off endpoint do not tell the workspace again.
   await completeBatch(store, endpoint.id, [{ ok: false, at: at(122) }]);
   expect(await env.db.outboxEvent.count({ where: { workspaceId, event: ENDPOINT_DISABLED_EVENT } })).toBe(eventsBefore + 1);
-});
-
-test('reads and outcomes of jobs that reach the store turns apart (as BullMQ hands them over) share one statement each way', async () => {
-  const statements: string[] = [];
-  const counted: SqlQueryable = {
-    query: <R>(config: { name?: string; text: string; values?: unknown[] }) => {
-      statements.push(config.name ?? config.text);
-      return (env.sql as SqlQueryable).query<R>(config);
-    },
-  };
-  // Windows far wider than the turns between the jobs, so a slow machine gathers them too.
-  const store = createDeliveryStore(counted, neverDisable, { findMs: 200, completeMs: 200 });
-  const rows = [await pending(), await pending(), await pending(), await pending()];
-  const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-  const oneByOne = async <T>(each: (row: (typeof rows)[number]) => Promise<T>) => {
-    const answers: Array<Promise<T>> = [];
-    for (const row of rows) {
-      answers.push(each(row));
-      await nextTurn();
-    }
-    return Promise.all(answers);
-  };
-  const found = await oneByOne((row) => store.find({ deliveryId: row.deliveryId, dispatch: 0 }));
-  expect(found.map((f) => f?.id)).toEqual(rows.map((r) => r.id));
-  const completedAt = new Date();
-  expect(await oneByOne((row) => store.complete(outcome({ id: row.id, ok: true, statusCode: 200, attempts: 1, error: null, completedAt })))).toEqual([
-    true,
-    true,
-    true,
-    true,
-  ]);
-  expect(statements).toEqual(['cowrie-webhook-deliveries', 'cowrie-webhook-outcomes']);
 });
