@@ -71,3 +71,11 @@ test("a destination's verification limit (VERIFY_RATE_DEST_LIMIT) is counted onc
     );
   expect(statuses).toEqual([201, 201, 201, 429]);
 });
+
+test('an sms start: the fraud guard and the limits, one script over keys of one hash slot, counted once across replicas', async () => {
+  const { key } = await createWorkspaceWithKey(env.db);
+  const statuses: number[] = [];
+  for (let i = 0; i < 4; i++)
+    statuses.push((await call(replica(i), 'POST', '/v1/verifications', { token: key, body: { channel: 'sms', destination: '+2348031234567' } })).status);
+  expect(statuses).toEqual([201, 201, 201, 429]);
+});

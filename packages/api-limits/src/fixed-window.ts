@@ -105,18 +105,33 @@ export type FixedWindowsHit<K extends string> = { kind: 'allowed' } | { kind: 'r
  * Concurrent callers can never push a counter past its limit. On Redis
  * Cluster the keys must share a hash slot (give them one `{hash tag}`).
  */
-export async function hitFixedWindowsTogether<K extends string>(
-  redis: RedisClient,
-  opts: { counters: ReadonlyArray<{ name: K; key: string; limit: number }>; windowSeconds: number; now?: number },
-): Promise<FixedWindowsHit<K>> {
+export async function hitFixedWindowsTogether<K extends string>(redis: RedisClient, opts: FixedWindowsOptions<K>): Promise<FixedWindowsHit<K>> {
+  const step = fixedWindowsStep(opts);
+  return step.outcome(await runScript(redis, step.lua, step.keys.length, [...step.keys, ...step.args]));
+}
+
+export interface FixedWindowsOptions<K extends string> {
+  counters: ReadonlyArray<{ name: K; key: string; limit: number }>;
+  windowSeconds: number;
+  now?: number;
+}
+
+/**
+ * hitFixedWindowsTogether as parts, for a script that runs it beside other
+ * work in one command: `lua` is a script body over KEYS and ARGV (it returns
+ * 0 or the 1-based index of the full counter), `keys` and `args` what to call
+ * it with, `outcome` what its answer means.
+ */
+export function fixedWindowsStep<K extends string>(opts: FixedWindowsOptions<K>) {
   const { windowStart, retryAfterSeconds } = windowAt(opts.windowSeconds, opts.now);
   const { counters } = opts;
-  const full = Number(
-    await runScript(redis, HIT_ALL_SCRIPT, counters.length, [
-      ...counters.map((c) => `${c.key}:${windowStart}`),
-      String(opts.windowSeconds + 5),
-      ...counters.map((c) => String(c.limit)),
-    ]),
-  );
-  return full === 0 ? { kind: 'allowed' } : { kind: 'refused', full: counters[full - 1]!.name, retryAfterSeconds };
+  return {
+    lua: HIT_ALL_SCRIPT,
+    keys: counters.map((c) => `${c.key}:${windowStart}`),
+    args: [String(opts.windowSeconds + 5), ...counters.map((c) => String(c.limit))],
+    outcome: (answer: unknown): FixedWindowsHit<K> => {
+      const full = Number(answer);
+      return full === 0 ? { kind: 'allowed' } : { kind: 'refused', full: counters[full - 1]!.name, retryAfterSeconds };
+    },
+  };
 }

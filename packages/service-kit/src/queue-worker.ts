@@ -1,5 +1,14 @@
 import { Worker, type Job, type WorkerOptions } from 'bullmq';
-import { dispatchJob, queueTelemetry, type HandlerMap, type JobSpec, type Logger, type QueueDefinition, type RedisClient } from '@cowrie/core';
+import {
+  dispatchJob,
+  queueTelemetry,
+  replyWithOutcome,
+  type HandlerMap,
+  type JobSpec,
+  type Logger,
+  type QueueDefinition,
+  type RedisClient,
+} from '@cowrie/core';
 
 export interface StartQueueWorkerOptions<J extends Record<string, JobSpec>, Ctx> {
   def: QueueDefinition<J>;
@@ -12,6 +21,12 @@ export interface StartQueueWorkerOptions<J extends Record<string, JobSpec>, Ctx>
   logger: Logger;
   /** Resolves once the worker's dependencies answer; the worker starts consuming after it. */
   ready?: () => Promise<void>;
+  /**
+   * Publishes each finished job's outcome on the reply channel its adder
+   * named (enqueueAndWait's wait); a connection that runs commands, not the
+   * blocking one BullMQ consumes on.
+   */
+  replies?: RedisClient;
   /** Further BullMQ worker options (lock duration, stalled-job checks). */
   workerOptions?: Omit<WorkerOptions, 'connection' | 'prefix' | 'concurrency' | 'autorun'>;
 }
@@ -67,6 +82,12 @@ export async function startQueueWorker<J extends Record<string, JobSpec>, Ctx>(o
     },
   );
   worker.on('error', (err) => log.error({ err: { message: err.message } }, 'worker error'));
+  const { replies } = opts;
+  if (replies) {
+    // BullMQ emits these once the outcome is recorded: a waiter that looks the job up finds it finished.
+    worker.on('completed', (job, value) => replyWithOutcome(replies, job, { kind: 'completed', value }));
+    worker.on('failed', (job, err) => replyWithOutcome(replies, job, { kind: 'failed', reason: job?.failedReason ?? err.message }));
+  }
   if (opts.ready) await opts.ready();
   void worker.run().catch((err) => log.error({ err: { message: (err as Error).message } }, 'worker stopped'));
   log.info({ concurrency: opts.concurrency }, 'worker consuming');

@@ -113,6 +113,7 @@ export async function startServiceWorker<J extends Record<string, JobSpec>, Ctx,
       await wiring.ready?.();
     },
     workerOptions: spec.workerOptions,
+    replies: redis,
   });
   if (metrics) {
     const { outcomeMetrics } = spec;

@@ -1,14 +1,14 @@
-import { decryptSecret, type Logger, type Config, type RedisClient } from '@cowrie/core';
-import { batchPerTurnFor, columnList, defineStatement, sqlJsonRows, sqlList, sqlParam, type InputOf, type SqlQueryable } from '@cowrie/db';
+import { decryptSecret, type Logger, type Config, type Mode, type RedisClient } from '@cowrie/core';
+import { batchPerTurnFor, columnList, defineStatement, sqlColumn, sqlJsonRows, sqlList, sqlParam, type InputOf, type SqlQueryable } from '@cowrie/db';
 import type { VerificationChannel } from './channels';
 import { markDeliveryFailed } from './create-verification';
-import { findVerificationById } from './verification-reads';
+import { findVerificationById, type VerificationWithMode } from './verification-reads';
 import { DeliveryError, type DeliveryProviders } from './providers';
 import { verificationColumns } from './verification-columns';
 import { deleteVoiceCode, storeVoiceCode } from './voice-copy';
 
 export interface DeliverVerificationDeps {
-  /** Plain pg (@cowrie/db `sql.ts`): a delivery is one read and one write. */
+  /** Plain pg (@cowrie/db `sql.ts`): a delivery is a claim that reads the row, and a write. */
   sql: SqlQueryable;
   redis: RedisClient;
   config: Pick<Config, 'ENCRYPTION_KEY' | 'REDIS_KEY_PREFIX'>;
@@ -65,12 +65,58 @@ const CLAIM_MANY = defineStatement({
   result: CLAIMED_COLUMNS,
 });
 
-/** The claims of one turn share one statement; each caller learns whether its row was claimed. */
+const CLAIM_FIELDS = { id: sqlParam.int, at: sqlParam.timestamp };
+
+/**
+ * The usual delivery's read and claim as one statement: claims each row that
+ * is pending, undelivered, not failed, unexpired at its job's time and not
+ * yet claimed (CLAIM_MANY's rule and deliverVerification's checks), in id
+ * order, and returns it with its workspace's mode. Voice rows are left out:
+ * their code is stored for the call before the claim. A row it leaves is read
+ * and judged on its own (deliverVerification).
+ */
+const CLAIM_AND_READ_MANY = defineStatement({
+  name: 'cowrie-verifications-claim-read',
+  params: { claims: sqlJsonRows(CLAIM_FIELDS) },
+  text: (p) => `
+  WITH input AS (
+    SELECT * FROM jsonb_to_recordset(${p.claims}::jsonb) AS i("id" int, "at" timestamp(3))
+  ), locked AS MATERIALIZED (
+    SELECT "id" FROM "Verification" WHERE "id" = ANY(ARRAY(SELECT "id" FROM input)) ORDER BY "id" FOR UPDATE
+  )
+  UPDATE "Verification" v SET "sendStartedAt" = i."at"
+  FROM locked l JOIN input i ON i."id" = l."id", "Workspace" w
+  WHERE v."id" = l."id" AND w."id" = v."workspaceId" AND v."sendStartedAt" IS NULL AND v."deliveredAt" IS NULL AND v."deliveryError" IS NULL
+    AND v."status" = 'pending' AND v."expiresAt" > i."at" AND v."channel" <> 'voice'
+  RETURNING ${columnList(verificationColumns, 'v')}, w."mode" AS "workspaceMode"`,
+  result: { ...verificationColumns, workspaceMode: sqlColumn.text.as<Mode>() },
+});
+
+/**
+ * The claiming reads of one turn share one statement. A row is claimed for
+ * one caller only: a second job of the same row in the same turn gets null.
+ */
+const claimingReader = batchPerTurnFor(
+  async (sql: SqlQueryable, claims: readonly InputOf<typeof CLAIM_FIELDS>[]) => {
+    const first = new Map<number, number>();
+    claims.forEach((claim, i) => first.has(claim.id) || first.set(claim.id, i));
+    const { rows } = await CLAIM_AND_READ_MANY.run(sql, { claims: [...first.keys()].map((id) => claims[first.get(id)!]!) });
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return claims.map((claim, i): VerificationWithMode | null => (first.get(claim.id) === i ? (byId.get(claim.id) ?? null) : null));
+  },
+  { oneByOneWhenRefused: true },
+);
+
+/**
+ * The claims of one turn share one statement; each caller learns whether its
+ * row was claimed. A row is claimed for one caller only: a second claim of the
+ * same row in the same turn is refused.
+ */
 const sendClaimer = batchPerTurnFor(
   async (sql: SqlQueryable, ids: readonly number[]) => {
     const { rows } = await CLAIM_MANY.run(sql, { ids: [...new Set(ids)], now: new Date() });
     const claimed = new Set(rows.map((r) => r.id));
-    return ids.map((id) => claimed.has(id));
+    return ids.map((id, i) => claimed.has(id) && ids.indexOf(id) === i);
   },
   { oneByOneWhenRefused: true },
 );
@@ -89,39 +135,56 @@ const deliveredMarker = batchPerTurnFor(
 );
 
 /**
- * Delivers one verification's code (the dispatcher's job). It reloads the row
- * and acts only on a pending, undelivered, unexpired one, and sends only after
- * claiming it (`sendStartedAt`), so a replayed job never sends twice, even
- * when the run before it died while the provider was taking the message: a
- * code is delivered at most once per start. A provider refusal marks the row `failed` with a reason
- * that holds no secret; the gateway turns it into `Could not deliver the code: …`.
+ * Delivers one verification's code (the dispatcher's job). It acts only on a
+ * pending, undelivered, unexpired row, and sends only after claiming it
+ * (`sendStartedAt`), so a replayed job never sends twice, even when the run
+ * before it died while the provider was taking the message: a code is
+ * delivered at most once per start. The usual delivery reads and claims its
+ * row in one statement (claimingReader); a row that statement leaves (voice,
+ * or a row to skip) and a code that cannot be unsealed take the read, the
+ * checks and the claim one by one. A provider refusal marks the row `failed`
+ * with a reason that holds no secret; the gateway turns it into `Could not
+ * deliver the code: …`.
  */
 export async function deliverVerification(deps: DeliverVerificationDeps, job: { verificationId: number; sealedCode: string }): Promise<VerificationDelivery> {
   const now = deps.now?.() ?? new Date();
+  let unsealed: string | null = null;
+  try {
+    unsealed = decryptSecret(job.sealedCode, deps.config.ENCRYPTION_KEY);
+  } catch {
+    // A job sealed under another key (rotated ENCRYPTION_KEY) or tampered with: judged below, after the row is read.
+  }
+  if (unsealed !== null) {
+    const claimed = await claimingReader(deps.sql).load({ id: job.verificationId, at: now });
+    if (claimed) return send(deps, claimed, unsealed, now);
+  }
+
   const row = await findVerificationById(deps.sql, job.verificationId);
   if (!row) return { kind: 'skipped', status: 'missing' };
   if (row.status !== 'pending' || row.deliveredAt || row.deliveryError) return { kind: 'skipped', status: row.status };
   const remainingSeconds = (row.expiresAt.getTime() - now.getTime()) / 1000;
   if (remainingSeconds <= 0) return { kind: 'skipped', status: 'expired' };
-
-  let code: string;
-  try {
-    code = decryptSecret(job.sealedCode, deps.config.ENCRYPTION_KEY);
-  } catch {
-    // A job sealed under another key (rotated ENCRYPTION_KEY) or tampered with.
+  if (unsealed === null) {
     const reason = 'the code could not be unsealed';
     await markDeliveryFailed(deps.sql, row.id, reason);
     return { kind: 'failed', reason };
   }
+  const code = unsealed;
 
-  const channel = row.channel as VerificationChannel;
-  const provider = deps.providers.forChannel(channel, row.workspaceMode);
-  if (channel === 'voice') await storeVoiceCode(deps.redis, deps.config, row.reference, code, remainingSeconds);
+  if (row.channel === 'voice') await storeVoiceCode(deps.redis, deps.config, row.reference, code, remainingSeconds);
   // The claim comes last, right before the provider: nothing between it and the send can fail and leave a claimed row unsent.
   if (row.sendStartedAt || !(await sendClaimer(deps.sql).load(row.id))) {
     deps.log.warn({ verificationId: row.id }, 'code delivery outcome unknown (an earlier run began sending and stopped); not sent again');
     return { kind: 'skipped', status: 'delivery outcome unknown' };
   }
+  return send(deps, row, code, now);
+}
+
+/** Sends the code of a claimed row and records the outcome. */
+async function send(deps: DeliverVerificationDeps, row: VerificationWithMode, code: string, now: Date): Promise<VerificationDelivery> {
+  const remainingSeconds = (row.expiresAt.getTime() - now.getTime()) / 1000;
+  const channel = row.channel as VerificationChannel;
+  const provider = deps.providers.forChannel(channel, row.workspaceMode);
   try {
     const receipt = await provider.send({
       channel,

@@ -1,6 +1,7 @@
 import type { Config, RedisClient } from '@cowrie/core';
 import { runScript } from '@cowrie/api-limits';
 import { isGuardedChannel, type VerificationChannel } from './channels';
+import { hitVerificationLimits, verificationLimitsStep, type LimitConfig, type LimitOutcome } from './limits';
 
 /**
  * The guard against SMS pumping. Per workspace and destination prefix (the
@@ -106,17 +107,17 @@ interface ScriptAnswer {
   retryAfterSeconds: number;
 }
 
+/** GUARD_SCRIPT's keys and arguments for `op`. */
+function guardKeysAndArgs(config: FraudGuardConfig, op: Op, workspaceUid: string, prefix: string, now: number) {
+  return {
+    keys: [prefixKey(config, workspaceUid, prefix), indexKey(config, workspaceUid)],
+    args: [op, now, config.VERIFY_FRAUD_GUARD_MIN_STARTS, config.VERIFY_FRAUD_GUARD_MIN_CONVERSION, config.VERIFY_FRAUD_GUARD === 'block' ? 1 : 0, prefix],
+  };
+}
+
 async function run(redis: RedisClient, config: FraudGuardConfig, op: Op, workspaceUid: string, prefix: string, now: number): Promise<ScriptAnswer> {
-  const answer = (await runScript(redis, GUARD_SCRIPT, 2, [
-    prefixKey(config, workspaceUid, prefix),
-    indexKey(config, workspaceUid),
-    op,
-    now,
-    config.VERIFY_FRAUD_GUARD_MIN_STARTS,
-    config.VERIFY_FRAUD_GUARD_MIN_CONVERSION,
-    config.VERIFY_FRAUD_GUARD === 'block' ? 1 : 0,
-    prefix,
-  ])) as number[];
+  const { keys, args } = guardKeysAndArgs(config, op, workspaceUid, prefix, now);
+  const answer = (await runScript(redis, GUARD_SCRIPT, 2, [...keys, ...args])) as number[];
   const [allowed, blocking, starts, verified, retryAfterSeconds] = answer.map(Number) as [number, number, number, number, number];
   return { allowed: allowed === 1, blocking: blocking === 1, starts, verified, retryAfterSeconds };
 }
@@ -153,6 +154,69 @@ export async function guardVerificationStart(
       await run(redis, config, 'unstart', input.workspaceUid, prefix, now);
     },
   };
+}
+
+// GUARD_SCRIPT's start and the verification limits (fixedWindowsStep) as one
+// step: the guard judges and counts first; a start it refuses reaches no
+// limit; a start the limits refuse is taken back from the guard (its
+// `unstart`) in the same step. KEYS: the guard's two, then the limits'.
+// ARGV: the guard's six, then the limits'. Answers the guard's five and the
+// limits' answer (0, or the full counter's index; 0 when the guard refused).
+const guardAndLimitsScript = (limitsLua: string) => (combined.get(limitsLua) ?? combined.set(limitsLua, guardAndLimits(limitsLua)).get(limitsLua))!;
+const combined = new Map<string, string>();
+const guardAndLimits = (limitsLua: string) => `
+local function guard(KEYS, ARGV)
+${GUARD_SCRIPT}
+end
+local function limits(KEYS, ARGV)
+${limitsLua}
+end
+local guardKeys = {KEYS[1], KEYS[2]}
+local g = guard(guardKeys, {ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]})
+if g[1] == 0 then return {g[1], g[2], g[3], g[4], g[5], 0} end
+local limitKeys, limitArgs = {}, {}
+for i = 3, #KEYS do limitKeys[#limitKeys + 1] = KEYS[i] end
+for i = 7, #ARGV do limitArgs[#limitArgs + 1] = ARGV[i] end
+local full = limits(limitKeys, limitArgs)
+if full ~= 0 then guard(guardKeys, {'unstart', ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]}) end
+return {g[1], g[2], g[3], g[4], g[5], full}`;
+
+/** What guardAndLimitVerificationStart found. */
+export type StartAdmission =
+  /** The fraud guard refused it (counted nowhere). */
+  | { kind: 'guard_refused'; prefix: string; retryAfterSeconds: number }
+  /**
+   * The guard let it through (`guarded`: the prefix it counted, and whether
+   * that prefix is blocking in monitor; null when the guard does not look at
+   * it), and what the limits said: refused, the start is counted nowhere.
+   */
+  | { kind: 'judged'; guarded: { prefix: string; blocking: boolean } | null; limit: LimitOutcome };
+
+/**
+ * guardVerificationStart, then hitVerificationLimits, with a start the limits
+ * refuse taken back from the guard (its release): the same outcomes as the
+ * three calls, in one Redis command (the guard's and the limits' keys share
+ * the workspace's hash tag, so one script holds them on Redis Cluster too).
+ */
+export async function guardAndLimitVerificationStart(
+  redis: RedisClient,
+  config: FraudGuardConfig & LimitConfig,
+  input: { workspaceUid: string; channel: VerificationChannel; destination: string; now?: number },
+): Promise<StartAdmission> {
+  const prefix = config.VERIFY_FRAUD_GUARD !== 'off' && isGuardedChannel(input.channel) ? destinationPrefix(input.destination) : null;
+  if (!prefix) return { kind: 'judged', guarded: null, limit: await hitVerificationLimits(redis, config, input) };
+  const now = input.now ?? Date.now();
+  const limits = verificationLimitsStep(config, { ...input, now });
+  const guard = guardKeysAndArgs(config, 'start', input.workspaceUid, prefix, now);
+  const answer = (await runScript(redis, guardAndLimitsScript(limits.lua), 2 + limits.keys.length, [
+    ...guard.keys,
+    ...limits.keys,
+    ...guard.args,
+    ...limits.args,
+  ])) as unknown[];
+  const [allowed, blocking, , , retryAfterSeconds] = answer.map(Number) as [number, number, number, number, number];
+  if (allowed !== 1) return { kind: 'guard_refused', prefix, retryAfterSeconds };
+  return { kind: 'judged', guarded: { prefix, blocking: blocking === 1 }, limit: limits.outcome(answer[5]) };
 }
 
 /** Counts a check that verified an sms or voice code toward its prefix's conversion (it may lift a block). */

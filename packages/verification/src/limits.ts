@@ -1,11 +1,11 @@
 import { sha256Hex, type Config, type RedisClient } from '@cowrie/core';
-import { hitFixedWindowsTogether } from '@cowrie/api-limits';
+import { fixedWindowsStep, hitFixedWindowsTogether, type FixedWindowsHit } from '@cowrie/api-limits';
 
 export type LimitReason = 'destination' | 'business';
 
 export type LimitOutcome = { kind: 'allowed' } | { kind: 'refused'; reason: LimitReason; retryAfterSeconds: number };
 
-type LimitConfig = Pick<Config, 'REDIS_KEY_PREFIX' | 'VERIFY_RATE_DEST_LIMIT' | 'VERIFY_RATE_BIZ_LIMIT' | 'VERIFY_RATE_WINDOW_SECONDS'>;
+export type LimitConfig = Pick<Config, 'REDIS_KEY_PREFIX' | 'VERIFY_RATE_DEST_LIMIT' | 'VERIFY_RATE_BIZ_LIMIT' | 'VERIFY_RATE_WINDOW_SECONDS'>;
 
 // Both counters of a workspace share one hash tag, so they can be counted in
 // one script on Redis Cluster. The workspace is named by its workspaceUid (the
@@ -29,13 +29,29 @@ export async function hitVerificationLimits(
   config: LimitConfig,
   input: { workspaceUid: string; destination: string; now?: number },
 ): Promise<LimitOutcome> {
-  const hit = await hitFixedWindowsTogether<LimitReason>(redis, {
+  return limitOutcome(await hitFixedWindowsTogether<LimitReason>(redis, limitCounters(config, input)));
+}
+
+function limitCounters(config: LimitConfig, input: { workspaceUid: string; destination: string; now?: number }) {
+  return {
     counters: [
-      { name: 'destination', key: destinationKey(config, input.workspaceUid, input.destination), limit: config.VERIFY_RATE_DEST_LIMIT },
-      { name: 'business', key: businessKey(config, input.workspaceUid), limit: config.VERIFY_RATE_BIZ_LIMIT },
+      { name: 'destination' as const, key: destinationKey(config, input.workspaceUid, input.destination), limit: config.VERIFY_RATE_DEST_LIMIT },
+      { name: 'business' as const, key: businessKey(config, input.workspaceUid), limit: config.VERIFY_RATE_BIZ_LIMIT },
     ],
     windowSeconds: config.VERIFY_RATE_WINDOW_SECONDS,
     now: input.now,
-  });
-  return hit.kind === 'allowed' ? hit : { kind: 'refused', reason: hit.full, retryAfterSeconds: hit.retryAfterSeconds };
+  };
+}
+
+const limitOutcome = (hit: FixedWindowsHit<LimitReason>): LimitOutcome =>
+  hit.kind === 'allowed' ? hit : { kind: 'refused', reason: hit.full, retryAfterSeconds: hit.retryAfterSeconds };
+
+/**
+ * hitVerificationLimits as parts, for the fraud guard's script to run in the
+ * same command (guardAndLimitVerificationStart): its keys share the
+ * workspace's hash tag with the guard's.
+ */
+export function verificationLimitsStep(config: LimitConfig, input: { workspaceUid: string; destination: string; now?: number }) {
+  const step = fixedWindowsStep<LimitReason>(limitCounters(config, input));
+  return { ...step, outcome: (answer: unknown) => limitOutcome(step.outcome(answer)) };
 }

@@ -70,6 +70,32 @@ test('a voice delivery keeps the plaintext in Redis with a TTL no longer than th
   expect(ttl).toBeLessThanOrEqual(60);
 });
 
+test('two runs of one job in the same turn (a stalled job taken up again beside its first run): the code is sent once', async () => {
+  for (const [destination, channel] of [
+    ['+2348090000031', 'sms'],
+    ['+2348090000032', 'voice'],
+  ] as const) {
+    const { verification, sealedCode } = await started(destination, channel);
+    const outcomes = await Promise.all([1, 2].map(() => deliverVerification(deps(), { verificationId: verification.id, sealedCode })));
+    expect(outcomes.map((o) => o.kind).sort()).toEqual(['sent', 'skipped']);
+    expect(await messages(destination)).toHaveLength(1);
+  }
+});
+
+test('the claim reads the row: a delivery of a row another run claimed, or that expired, sends nothing', async () => {
+  const { verification, sealedCode } = await started('+2348090000033');
+  await env.db.verification.update({ where: { id: verification.id }, data: { sendStartedAt: new Date() } });
+  expect(await deliverVerification(deps(), { verificationId: verification.id, sealedCode })).toEqual({ kind: 'skipped', status: 'delivery outcome unknown' });
+  const late = await started('+2348090000034');
+  const later = () => new Date(Date.now() + 120_000);
+  expect(await deliverVerification({ ...deps(), now: later }, { verificationId: late.verification.id, sealedCode: late.sealedCode })).toEqual({
+    kind: 'skipped',
+    status: 'expired',
+  });
+  expect(await messages('+2348090000033')).toEqual([]);
+  expect(await messages('+2348090000034')).toEqual([]);
+});
+
 test('a delivery failure marks the row failed with a reason, and is not redone', async () => {
   const { verification, sealedCode } = await started('+2340000000000');
   const outcome = await deliverVerification(deps(), { verificationId: verification.id, sealedCode });

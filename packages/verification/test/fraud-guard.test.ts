@@ -7,6 +7,7 @@ import { createTestEnv } from '@cowrie/ledger/testing';
 import {
   clearGuardedPrefix,
   destinationPrefix,
+  guardAndLimitVerificationStart,
   guardReportLimiter,
   guardVerificationStart,
   listGuardedPrefixes,
@@ -114,6 +115,27 @@ test('release takes a start back (another limit refused it)', async () => {
   await start(c, ws, '+2348031000001', T0);
   expect((await start(c, ws, '+2348031000002', T0)).kind).toBe('counted');
   expect((await start(c, ws, '+2348031000003', T0)).kind).toBe('refused');
+});
+
+test('the guard and the limits in one command: the outcomes of the guard, the limits and the release called apart', async () => {
+  const c = { ...config('block', 3), VERIFY_RATE_DEST_LIMIT: 2, VERIFY_RATE_BIZ_LIMIT: 100, VERIFY_RATE_WINDOW_SECONDS: 3600 };
+  const ws = newWorkspace();
+  const admit = (destination: string, channel: 'sms' | 'email' = 'sms') =>
+    guardAndLimitVerificationStart(env.redis, c, { workspaceUid: ws, channel, destination, now: T0 });
+  const starts = async () => (await listGuardedPrefixes(env.redis, c, ws, T0)).find((p) => p.prefix === '+234803 1')?.starts ?? 0;
+  expect(await admit('+2348031000000')).toEqual({ kind: 'judged', guarded: { prefix: '+234803 1', blocking: false }, limit: { kind: 'allowed' } });
+  expect(await admit('+2348031000000')).toMatchObject({ kind: 'judged', limit: { kind: 'allowed' } });
+  // The destination's limit refuses the third: the guard's count of it is taken back in the same step.
+  expect(await admit('+2348031000000')).toMatchObject({ kind: 'judged', limit: { kind: 'refused', reason: 'destination' } });
+  expect(await starts()).toBe(2);
+  expect(await admit('+2348031000001')).toMatchObject({ kind: 'judged', limit: { kind: 'allowed' } });
+  // Three starts without a verified check: the guard (block) refuses the next ones, which no limit counts.
+  expect(await admit('+2348031000001')).toEqual({ kind: 'guard_refused', prefix: '+234803 1', retryAfterSeconds: expect.any(Number) });
+  expect(await admit('+2348031000001')).toMatchObject({ kind: 'guard_refused' });
+  expect(await starts()).toBe(3);
+  // A channel the guard does not look at meets the limits alone: the destination has one start counted, not three.
+  expect(await admit('+2348031000001', 'email')).toEqual({ kind: 'judged', guarded: null, limit: { kind: 'allowed' } });
+  expect(await admit('+2348031000001', 'email')).toMatchObject({ kind: 'judged', guarded: null, limit: { kind: 'refused', reason: 'destination' } });
 });
 
 test('clearing a prefix drops its counts: it is judged again from its next starts', async () => {

@@ -1,5 +1,14 @@
-import { QueueEvents } from 'bullmq';
-import { createServiceLogger, createRedis, openQueue, type JobChannel, type Logger, type Config, type Mode, type RedisClient } from '@cowrie/core';
+import {
+  createServiceLogger,
+  createRedis,
+  openJobReplies,
+  openQueue,
+  type JobChannel,
+  type Logger,
+  type Config,
+  type Mode,
+  type RedisClient,
+} from '@cowrie/core';
 import { payoutsQueue } from '@cowrie/payouts';
 import { createEmailSender, verificationsQueue, type EmailSender } from '@cowrie/verification';
 import { webhooksQueue } from '@cowrie/webhooks';
@@ -10,7 +19,7 @@ import { createModeRails, mapModeRails, type ModeRails } from '@cowrie/rails';
 import { createCollectionRail, type CollectionRail } from '@cowrie/collection-rails';
 import { BackgroundTasks } from './http/background';
 
-/** Each queue the gateway adds jobs to, with the events of its jobs' outcomes. */
+/** Each queue the gateway adds jobs to, with where its jobs' outcomes come back (one reply channel for all). */
 export interface GatewayQueues {
   payouts: JobChannel;
   verifications: JobChannel;
@@ -52,15 +61,11 @@ export function createGatewayDeps(config: Config, logger = createServiceLogger(c
   const redis = createRedis(config, { name: 'gateway', logger });
   const queueConn = { connection: createRedis(config, { forBullmq: true, name: 'gateway-queues', logger }), prefix: config.QUEUE_PREFIX };
   const connections: RedisClient[] = [redis, queueConn.connection];
-  const channel = (def: Parameters<typeof openQueue>[0]): JobChannel => ({ queue: openQueue(def, queueConn), events: events(def.name) });
-  const events = (name: string) => {
-    const connection = createRedis(config, { forBullmq: true, name: `gateway-events-${name}`, logger });
-    connections.push(connection);
-    const queueEvents = new QueueEvents(name, { connection, prefix: config.QUEUE_PREFIX });
-    // Every request waiting on a job (listenForJob) listens here; many wait at once.
-    queueEvents.setMaxListeners(0);
-    return queueEvents;
-  };
+  // Where the workers publish the outcomes of this process's jobs: one subscription, made once (openJobReplies).
+  const repliesConnection = createRedis(config, { name: 'gateway-replies', logger });
+  connections.push(repliesConnection);
+  const replies = openJobReplies(repliesConnection, config.QUEUE_PREFIX);
+  const channel = (def: Parameters<typeof openQueue>[0]): JobChannel => ({ queue: openQueue(def, queueConn), replies });
   const queues: GatewayQueues = { payouts: channel(payoutsQueue), verifications: channel(verificationsQueue), webhooks: channel(webhooksQueue) };
   const sql = createSqlPool({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, logger });
   const metrics = createMetrics({ service: 'gateway', processMetrics: options.processMetrics ?? false });
@@ -95,9 +100,8 @@ export async function closeGatewayDeps(deps: GatewayDeps): Promise<void> {
   await deps.background.idle();
   await deps.email.close?.();
   const channels = Object.values(deps.queues);
-  await Promise.allSettled(channels.map((c) => c.events.close()));
+  await Promise.allSettled([...new Set(channels.map((c) => c.replies))].map((r) => r.close()));
   await Promise.allSettled(channels.map((c) => c.queue.close()));
-  // disconnect, not quit: a QueueEvents connection may sit in a blocking read.
   for (const c of deps.connections) c.disconnect();
   await Promise.allSettled([deps.db.$disconnect(), deps.sql.end()]);
 }

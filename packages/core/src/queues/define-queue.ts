@@ -64,16 +64,28 @@ export function openQueue<J extends Record<string, JobSpec>>(def: QueueDefinitio
   return new Queue(def.name, { connection: conn.connection, prefix: conn.prefix, defaultJobOptions: def.defaultJobOptions, ...(telemetry && { telemetry }) });
 }
 
-/** Adds a job after parsing its payload against the catalog; the id makes re-adds no-ops. */
+/**
+ * The job data field naming where a worker publishes the job's outcome (the
+ * waiting process's reply channel, JobReplies). A handler never sees it: its
+ * payload is parsed against the catalog's schema, which drops it.
+ */
+export const JOB_REPLY_FIELD = 'cowrieReplyTo';
+
+/**
+ * Adds a job after parsing its payload against the catalog; the id makes
+ * re-adds no-ops. With `replyTo`, the worker publishes the job's outcome on
+ * that channel (enqueueAndWait).
+ */
 export async function enqueue<J extends Record<string, JobSpec>, N extends keyof J & string>(
   queue: Queue,
   def: QueueDefinition<J>,
   jobName: N,
   payload: z.input<J[N]['schema']>,
   options: JobsOptions & { jobId: string },
+  replyTo?: string,
 ) {
   const data = def.jobs[jobName]!.schema.parse(payload);
-  return queue.add(jobName, data, { ...def.jobs[jobName]!.options, ...options });
+  return queue.add(jobName, replyTo ? { ...(data as object), [JOB_REPLY_FIELD]: replyTo } : data, { ...def.jobs[jobName]!.options, ...options });
 }
 
 /**

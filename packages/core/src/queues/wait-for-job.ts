@@ -1,12 +1,13 @@
-import type { EventEmitter } from 'node:events';
-import { Job, type JobsOptions, type Queue, type QueueEvents } from 'bullmq';
+import { randomUUID } from 'node:crypto';
+import { Job, type JobsOptions, type Queue } from 'bullmq';
 import type { z } from 'zod';
-import { enqueue, type JobResult, type JobSpec, type QueueDefinition } from './define-queue';
+import type { RedisClient } from '../redis';
+import { enqueue, JOB_REPLY_FIELD, type JobResult, type JobSpec, type QueueDefinition } from './define-queue';
 
 /** What waiting for a job found: its result, its failure, or nothing yet. */
 export type JobWait<R> = { kind: 'completed'; value: R } | { kind: 'failed'; reason: string } | { kind: 'timed_out' };
 
-/** A wait for one job's outcome, listening since it was made (listenForJob). */
+/** A wait for one job's outcome, listening since it was made (JobReplies.listen). */
 export interface JobListener<R> {
   /** The outcome, or `timed_out` when none came within `ttlMs` of this call. Never rejects. */
   outcome(ttlMs: number): Promise<JobWait<R>>;
@@ -14,64 +15,160 @@ export interface JobListener<R> {
   stop(): void;
 }
 
+/** What a worker publishes on a job's reply channel once the job has finished (replyWithOutcome). */
+type JobReply = { jobId: string; kind: 'completed'; value: unknown } | { jobId: string; kind: 'failed'; reason: string };
+
 /**
- * Listens for the outcome of job `jobId` on `queueEvents` from this moment.
- * Made before the job is added, it cannot miss an outcome announced before
- * the add's reply is read, so the usual path costs no Redis command beyond
- * the add. Only when the add found a job of that id already there (the queue
- * announces `duplicated`) is the job looked up, since that one may have
- * finished long ago.
+ * Publishes a finished job's outcome on the reply channel its adder named
+ * (JOB_REPLY_FIELD), if any: one PUBLISH, after BullMQ recorded the outcome
+ * (call it from the worker's `completed` and `failed` events). A failure that
+ * will be retried is not an outcome and is not published. Never throws: a
+ * lost reply only makes the waiter look the job up (JobReplies).
+ */
+export function replyWithOutcome(
+  publisher: RedisClient,
+  job: Job | undefined,
+  outcome: { kind: 'completed'; value: unknown } | { kind: 'failed'; reason: string },
+): void {
+  const to = (job?.data as Record<string, unknown> | undefined)?.[JOB_REPLY_FIELD];
+  if (typeof to !== 'string' || !job?.id) return;
+  if (outcome.kind === 'failed' && !job.finishedOn) return;
+  let message: string;
+  try {
+    message = JSON.stringify({ jobId: job.id, ...outcome } satisfies JobReply);
+  } catch {
+    return;
+  }
+  publisher.publish(to, message).catch(() => undefined);
+}
+
+/** When a wait with no reply yet looks its job up in the queue (a lost reply, or a job id added before). */
+export interface LookupSchedule {
+  /** The first look, this long after listening began. */
+  firstMs: number;
+  /** Then again at this interval until the wait ends. */
+  everyMs: number;
+}
+
+const DEFAULT_LOOKUPS: LookupSchedule = { firstMs: 250, everyMs: 1000 };
+
+/**
+ * This process's reply channel: every job it adds to wait on names the
+ * channel (JOB_REPLY_FIELD), and the worker publishes the job's outcome
+ * there once it is recorded (replyWithOutcome). One subscription per process,
+ * made once, so a wait costs no Redis command beyond the add, and no process
+ * reads another's outcomes (BullMQ's QueueEvents has every waiting process
+ * read every event of the queue).
+ *
+ * A wait registers before its add, so it cannot miss an outcome published
+ * before the add's reply is read. A reply can still be lost (the subscription
+ * reconnecting, or not made yet), and an add whose job id is already there
+ * (a retried add, an earlier adder) names no new reply channel: so a wait
+ * with no reply looks the job up (`lookups`), and a finished job answers from
+ * its record. A failed look only means "not known yet": the deadline decides,
+ * and the caller reads the truth from Postgres.
  *
  * Not BullMQ's Job.waitUntilFinished: it checks whether the job already
  * finished with a Redis script inside an async Promise executor, so when
  * Redis is lost at that moment (a Cluster master restarting) the rejection
  * escapes as an unhandled rejection and ends the process (the chaos soak
- * found it killing a gateway). Here a failed look only means "not known yet":
- * the queue's events or the deadline decide, and the caller reads the truth
- * from Postgres.
+ * found it killing a gateway).
  */
-export function listenForJob<R>(queue: Queue, queueEvents: QueueEvents, jobId: string): JobListener<R> {
-  // Per-job event names (`completed:<id>`) are outside BullMQ's typed listener map.
-  const events = queueEvents as unknown as EventEmitter;
-  let known: JobWait<R> | null = null;
-  let answer: ((outcome: JobWait<R>) => void) | null = null;
-  let timer: NodeJS.Timeout | undefined;
-  const finish = (outcome: JobWait<R>) => {
-    if (known) return;
-    known = outcome;
-    clearTimeout(timer);
-    events.off(`completed:${jobId}`, onCompleted);
-    events.off(`failed:${jobId}`, onFailed);
-    events.off(`duplicated:${jobId}`, onDuplicated);
-    answer?.(outcome);
-  };
-  const onCompleted = (args: { returnvalue: unknown }) => finish({ kind: 'completed', value: args.returnvalue as R });
-  const onFailed = (args: { failedReason: string }) => finish({ kind: 'failed', reason: args.failedReason });
-  const onDuplicated = () => {
-    void (async () => {
+export interface JobReplies {
+  /** The channel this process's jobs name. */
+  readonly address: string;
+  /** Listens for job `jobId` of `queue` from this moment; call before adding it. */
+  listen<R>(queue: Queue, jobId: string): JobListener<R>;
+  /** Unsubscribes; waits still open end at their deadlines. */
+  close(): Promise<void>;
+}
+
+/**
+ * Subscribes `subscriber` (a connection of its own: a subscribed connection
+ * runs no other command) to a new reply channel under `prefix`, again after
+ * every reconnect. Works on a single node, Sentinel and Cluster (classic
+ * pub/sub reaches every node of a cluster).
+ */
+export function openJobReplies(subscriber: RedisClient, prefix: string, options: { lookups?: LookupSchedule } = {}): JobReplies {
+  const address = `${prefix}:replies:${randomUUID()}`;
+  const lookups = options.lookups ?? DEFAULT_LOOKUPS;
+  const waiters = new Map<string, Set<(reply: JobReply) => void>>();
+  const subscribe = () => void subscriber.subscribe(address).catch(() => undefined);
+  // ioredis resubscribes after a reconnect, but only to channels it had subscribed: the first subscribe may fail.
+  subscriber.on('ready', subscribe);
+  subscribe();
+  subscriber.on('message', (channel: string, message: string) => {
+    if (channel !== address) return;
+    let reply: JobReply;
+    try {
+      reply = JSON.parse(message) as JobReply;
+    } catch {
+      return;
+    }
+    const set = waiters.get(reply.jobId);
+    if (set) for (const deliver of [...set]) deliver(reply);
+  });
+
+  function listen<R>(queue: Queue, jobId: string): JobListener<R> {
+    let known: JobWait<R> | null = null;
+    let answer: ((outcome: JobWait<R>) => void) | null = null;
+    let deadline: NodeJS.Timeout | undefined;
+    let lookupTimer: NodeJS.Timeout | undefined;
+    const finish = (outcome: JobWait<R>) => {
+      if (known) return;
+      known = outcome;
+      clearTimeout(deadline);
+      clearTimeout(lookupTimer);
+      const set = waiters.get(jobId);
+      set?.delete(onReply);
+      if (set?.size === 0) waiters.delete(jobId);
+      answer?.(outcome);
+    };
+    const onReply = (reply: JobReply) =>
+      finish(reply.kind === 'completed' ? { kind: 'completed', value: reply.value as R } : { kind: 'failed', reason: reply.reason });
+    const lookUp = async () => {
       const current = await Job.fromId(queue, jobId);
       if (current?.finishedOn && (await current.isCompleted())) finish({ kind: 'completed', value: current.returnvalue as R });
       else if (current?.finishedOn && (await current.isFailed())) finish({ kind: 'failed', reason: current.failedReason });
-    })().catch(() => undefined);
-  };
-  events.on(`completed:${jobId}`, onCompleted);
-  events.on(`failed:${jobId}`, onFailed);
-  events.on(`duplicated:${jobId}`, onDuplicated);
+    };
+    const scheduleLookup = (ms: number) => {
+      lookupTimer = setTimeout(() => {
+        void lookUp()
+          .catch(() => undefined)
+          .finally(() => {
+            if (!known) scheduleLookup(lookups.everyMs);
+          });
+      }, ms);
+    };
+    let set = waiters.get(jobId);
+    if (!set) waiters.set(jobId, (set = new Set()));
+    set.add(onReply);
+    scheduleLookup(lookups.firstMs);
+    return {
+      outcome: (ttlMs) =>
+        new Promise((resolve) => {
+          if (known) return resolve(known);
+          answer = resolve;
+          deadline = setTimeout(() => finish({ kind: 'timed_out' }), ttlMs);
+        }),
+      stop: () => finish({ kind: 'timed_out' }),
+    };
+  }
+
   return {
-    outcome: (ttlMs) =>
-      new Promise((resolve) => {
-        if (known) return resolve(known);
-        answer = resolve;
-        timer = setTimeout(() => finish({ kind: 'timed_out' }), ttlMs);
-      }),
-    stop: () => finish({ kind: 'timed_out' }),
+    address,
+    listen,
+    close: async () => {
+      subscriber.off('ready', subscribe);
+      await subscriber.unsubscribe(address).catch(() => undefined);
+    },
   };
 }
 
-/** Where a job is queued and where its outcome is announced. */
+/** Where a job is queued and where its outcome comes back to. */
 export interface JobChannel {
   queue: Queue;
-  events: QueueEvents;
+  replies: JobReplies;
 }
 
 /**
@@ -84,10 +181,11 @@ export type JobRun<R> =
 
 /**
  * The gateway's "queue the work, wait a bounded time for the worker, else
- * answer from Postgres": adds the job (its payload parsed against the catalog)
- * and waits at most `waitMs` for its result, typed as the catalog declares it.
- * Never throws: each caller decides what a missing outcome means, and reads
- * the truth from Postgres, which the worker writes before it returns.
+ * answer from Postgres": adds the job (its payload parsed against the catalog,
+ * naming this process's reply channel) and waits at most `waitMs` for its
+ * result, typed as the catalog declares it. Never throws: each caller decides
+ * what a missing outcome means, and reads the truth from Postgres, which the
+ * worker writes before it returns.
  */
 export async function enqueueAndWait<J extends Record<string, JobSpec>, N extends keyof J & string>(
   channel: JobChannel,
@@ -97,11 +195,11 @@ export async function enqueueAndWait<J extends Record<string, JobSpec>, N extend
   options: JobsOptions & { jobId: string; waitMs: number },
 ): Promise<JobRun<JobResult<J[N]>>> {
   const { waitMs, ...jobOptions } = options;
-  // Listening before the add: an outcome announced before its reply is read is not missed.
-  const listener = waitMs > 0 ? listenForJob<JobResult<J[N]>>(channel.queue, channel.events, options.jobId) : null;
+  // Listening before the add: an outcome published before its reply is read is not missed.
+  const listener = waitMs > 0 ? channel.replies.listen<JobResult<J[N]>>(channel.queue, options.jobId) : null;
   let job: Job;
   try {
-    job = await enqueue(channel.queue, def, jobName, payload, jobOptions);
+    job = await enqueue(channel.queue, def, jobName, payload, jobOptions, listener ? channel.replies.address : undefined);
   } catch (err) {
     listener?.stop();
     return { kind: 'not_queued', error: err instanceof Error ? err : new Error(String(err)) };

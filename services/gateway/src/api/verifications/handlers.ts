@@ -9,8 +9,7 @@ import {
   destinationPrefix,
   findVerification,
   guardReportLimiter,
-  guardVerificationStart,
-  hitVerificationLimits,
+  guardAndLimitVerificationStart,
   listGuardedPrefixes,
   listVerifications,
   parseGuardPrefix,
@@ -44,31 +43,31 @@ export function createVerificationHandlers(deps: GatewayDeps): HandlersOf<typeof
       const counted = { channel: body.channel, prefix };
 
       // The fraud guard first: a start it refuses is counted nowhere, and never stored by the idempotency layer (a 429).
-      const guard = await guardVerificationStart(redis, config, { workspaceUid, channel: body.channel, destination: body.destination });
-      if (guard.kind === 'refused') {
+      // Then the limits: a start they refuse is taken back from the guard. One Redis command for both.
+      const admission = await guardAndLimitVerificationStart(redis, config, { workspaceUid, channel: body.channel, destination: body.destination });
+      if (admission.kind === 'guard_refused') {
         deps.metrics.verificationOutcomes.inc({ stage: 'start', outcome: 'fraud_guard' });
         deps.metrics.verificationConversion.inc({ ...counted, outcome: 'refused' });
-        req.log.warn({ channel: body.channel, prefix: guard.prefix }, 'verification refused by the fraud guard');
+        req.log.warn({ channel: body.channel, prefix: admission.prefix }, 'verification refused by the fraud guard');
         dropRateLimitHeaders(res);
         throw new AppError('rate_limited', 'Too many unverified codes to this destination prefix; retry later', {
-          details: { reason: 'fraud_guard', retry_after_seconds: guard.retryAfterSeconds, prefix: guard.prefix },
-          headers: { 'Retry-After': String(guard.retryAfterSeconds) },
+          details: { reason: 'fraud_guard', retry_after_seconds: admission.retryAfterSeconds, prefix: admission.prefix },
+          headers: { 'Retry-After': String(admission.retryAfterSeconds) },
         });
       }
-      if (guard.kind === 'counted' && guard.blocking) {
+      const { guarded, limit } = admission;
+      if (guarded?.blocking) {
         deps.metrics.verificationConversion.inc({ ...counted, outcome: 'would_refuse' });
-        const due = reportGuardedPrefix(workspaceUid, guard.prefix);
+        const due = reportGuardedPrefix(workspaceUid, guarded.prefix);
         if (due.report) {
           req.log.warn(
-            { channel: body.channel, prefix: guard.prefix, mode: config.VERIFY_FRAUD_GUARD, unreportedSinceLast: due.unreported },
+            { channel: body.channel, prefix: guarded.prefix, mode: config.VERIFY_FRAUD_GUARD, unreportedSinceLast: due.unreported },
             'fraud guard: prefix has low conversion (monitor: not refused; logged once a minute per prefix)',
           );
         }
       }
 
-      const limit = await hitVerificationLimits(redis, config, { workspaceUid, destination: body.destination });
       if (limit.kind === 'refused') {
-        if (guard.kind === 'counted') await guard.release();
         deps.metrics.verificationOutcomes.inc({ stage: 'start', outcome: 'rate_limited' });
         dropRateLimitHeaders(res);
         throw new AppError('rate_limited', `Too many verifications for this ${limit.reason === 'destination' ? 'destination' : 'business'}; retry later`, {
