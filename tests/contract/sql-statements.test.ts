@@ -95,6 +95,7 @@ const EXPECTED = [
   'cowrie-verification-expire',
   'cowrie-verification-fail-exhausted',
   'cowrie-verifications-by-id',
+  'cowrie-verifications-claim-read',
   'cowrie-verifications-claim-send',
   'cowrie-verifications-delivered',
   'cowrie-wallet-available',
