@@ -159,6 +159,21 @@ test('a job id already there: a finished job is looked up, and a running one add
   ]);
 });
 
+test('a wait nobody answers looks its job up at growing intervals, not at a fixed one (a worker down: every wait runs to its end)', async () => {
+  const queue = openQueue('reply-unanswered', connect());
+  const replies = openReplies(connect(), { firstMs: 50, everyMs: 50 });
+  const probe = connect();
+  // Job.fromId reads the job's hash: one HGETALL per look (no worker runs here, so nothing else reads it).
+  const lookups = async () => Number(/cmdstat_hgetall:calls=(\d+)/.exec(await probe.info('commandstats'))?.[1] ?? 0);
+  const before = await lookups();
+  const run = await enqueueAndWait({ queue, replies }, doubling, 'double', { n: 1 }, { jobId: 'unanswered-1', waitMs: 1700 });
+  expect(run.kind).toBe('unfinished');
+  // At 50, 100, 200, 400 and 800 ms after the first: 5 looks in 1.7 s (a fixed 50 ms would make about 33).
+  const looks = (await lookups()) - before;
+  expect(looks).toBeGreaterThanOrEqual(3);
+  expect(looks).toBeLessThanOrEqual(6);
+});
+
 test('Redis gone while waiting: the wait ends at its deadline with nothing known, nothing is left unhandled, and the subscription comes back with Redis', async () => {
   const queue = openQueue('reply-redis-gone', connect());
   const subscriber = connect();

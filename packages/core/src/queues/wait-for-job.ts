@@ -46,7 +46,11 @@ export function replyWithOutcome(
 export interface LookupSchedule {
   /** The first look, this long after listening began. */
   firstMs: number;
-  /** Then again at this interval until the wait ends. */
+  /**
+   * Then again this long after, each later interval twice the one before,
+   * until the wait ends: a wait of 10 s looks 4 times, not 10, so when a
+   * worker is down and every wait runs to its end, the lookups stay few.
+   */
   everyMs: number;
 }
 
@@ -64,7 +68,7 @@ const DEFAULT_LOOKUPS: LookupSchedule = { firstMs: 250, everyMs: 1000 };
  * before the add's reply is read. A reply can still be lost (the subscription
  * reconnecting, or not made yet), and an add whose job id is already there
  * (a retried add, an earlier adder) names no new reply channel: so a wait
- * with no reply looks the job up (`lookups`), and a finished job answers from
+ * with no reply looks the job up (`lookups`, at growing intervals), and a finished job answers from
  * its record. A failed look only means "not known yet": the deadline decides,
  * and the caller reads the truth from Postgres.
  *
@@ -131,19 +135,20 @@ export function openJobReplies(subscriber: RedisClient, prefix: string, options:
       if (current?.finishedOn && (await current.isCompleted())) finish({ kind: 'completed', value: current.returnvalue as R });
       else if (current?.finishedOn && (await current.isFailed())) finish({ kind: 'failed', reason: current.failedReason });
     };
-    const scheduleLookup = (ms: number) => {
+    /** A look in `ms`, and the one after it `thenMs` later (doubling from there). */
+    const scheduleLookup = (ms: number, thenMs: number) => {
       lookupTimer = setTimeout(() => {
         void lookUp()
           .catch(() => undefined)
           .finally(() => {
-            if (!known) scheduleLookup(lookups.everyMs);
+            if (!known) scheduleLookup(thenMs, thenMs * 2);
           });
       }, ms);
     };
     let set = waiters.get(jobId);
     if (!set) waiters.set(jobId, (set = new Set()));
     set.add(onReply);
-    scheduleLookup(lookups.firstMs);
+    scheduleLookup(lookups.firstMs, lookups.everyMs);
     return {
       outcome: (ttlMs) =>
         new Promise((resolve) => {
