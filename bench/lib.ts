@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
+import Redis from 'ioredis';
 import { Client } from 'pg';
 import {
   clearRedisPrefixes,
@@ -412,6 +413,27 @@ export async function stopBenchRedis(): Promise<void> {
 }
 
 /**
+ * Calls of each command on the bench's Redis so far (`INFO commandstats`):
+ * the commands a script runs count each, beside the EVALSHA that ran them.
+ * Empty without the bench's Redis.
+ */
+async function redisCallsSoFar(): Promise<Map<string, number>> {
+  const calls = new Map<string, number>();
+  if (!benchRedis) return calls;
+  const redis = new Redis(benchRedis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await redis.connect();
+    for (const line of (await redis.info('commandstats')).split('\n')) {
+      const match = /^cmdstat_([^:]+):calls=(\d+)/.exec(line);
+      if (match) calls.set(match[1]!, Number(match[2]));
+    }
+  } finally {
+    redis.disconnect();
+  }
+  return calls;
+}
+
+/**
  * Postgres's processes that work for this run: the backends connected to a
  * database this run created (but the generator's own, by application name),
  * and the server's background processes (WAL writer, checkpointer, background
@@ -468,8 +490,15 @@ async function cpuMsByPid(): Promise<Map<string, number>> {
 export async function cpuPerRequest<T>(
   work: () => Promise<T>,
   requests: (result: T) => number,
-): Promise<{ result: T; cpuMsPerRequest: Record<string, number>; timeline: CpuSample[]; checkpoints: CheckpointsDuring }> {
+): Promise<{
+  result: T;
+  cpuMsPerRequest: Record<string, number>;
+  redisCallsPerRequest: Record<string, number>;
+  timeline: CpuSample[];
+  checkpoints: CheckpointsDuring;
+}> {
   const checkpointsBefore = await checkpointTotals();
+  const redisBefore = await redisCallsSoFar();
   const before = await cpuMsByPid();
   // Every TIMELINE_STEP_MS, the CPU each process has used so far: what every process was doing during a stall.
   // Postgres's pids are looked up again every second: a pool opens backends during the run.
@@ -499,6 +528,7 @@ export async function cpuPerRequest<T>(
   const sampler = setInterval(sample, TIMELINE_STEP_MS);
   const result = await work().finally(() => clearInterval(sampler));
   const after = await cpuMsByPid();
+  const redisAfter = await redisCallsSoFar();
   const checkpointsAfter = await checkpointTotals();
   // A checkpoint's sync competes with every commit's WAL flush: one ending mid-run can hold every write in flight.
   const checkpoints = {
@@ -517,7 +547,18 @@ export async function cpuPerRequest<T>(
       .filter(([, ms]) => ms > 0)
       .map(([label, ms]) => [label, Math.round((ms / n) * 1000) / 1000]),
   );
-  return { result, cpuMsPerRequest, timeline, checkpoints };
+  return { result, cpuMsPerRequest, redisCallsPerRequest: callsPerRequest(redisBefore, redisAfter, n), timeline, checkpoints };
+}
+
+/** Each command's calls during a run per request, to two decimals (those under 0.005 left out), the most called first, after their sum as `total`. */
+function callsPerRequest(before: ReadonlyMap<string, number>, after: ReadonlyMap<string, number>, requests: number): Record<string, number> {
+  const perRequest = [...after]
+    .map(([command, calls]) => [command, (calls - (before.get(command) ?? 0)) / requests] as const)
+    .filter(([command, calls]) => calls >= 0.005 && command !== 'info')
+    .sort((a, b) => b[1] - a[1]);
+  if (perRequest.length === 0) return {};
+  const total = perRequest.reduce((sum, [, calls]) => sum + calls, 0);
+  return { total: round2(total), ...Object.fromEntries(perRequest.map(([command, calls]) => [command, round2(calls)])) };
 }
 
 /** Checkpoints Postgres finished while a measurement ran (any database's: the server has one checkpointer). */
@@ -703,6 +744,7 @@ export async function measureAgainstBareExpress(opts: {
   const {
     result: atRate,
     cpuMsPerRequest,
+    redisCallsPerRequest,
     timeline,
     checkpoints,
   } = await cpuPerRequest(
@@ -723,6 +765,7 @@ export async function measureAgainstBareExpress(opts: {
     ...atRateFields(atRate, 'bare_express', bare.latency),
     ...cpuFields(cpuMsPerRequest, { cpuMsPerRequest: yardstick.cpuMsPerRequest, rate: BARE_EXPRESS_REFERENCE_RATE }),
     bare_express_cpu_ms_per_request_at_scenario_rate: bare.cpuMsPerRequest,
+    redis_calls_per_request_at_rate: redisCallsPerRequest,
     cpu_ms_around_slowest: cpuAround(timeline, atRate.max_at),
     ...checkpoints,
   };
