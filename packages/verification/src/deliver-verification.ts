@@ -47,6 +47,19 @@ const MARK_MANY_DELIVERED = defineStatement({
 });
 
 /**
+ * MARK_MANY_DELIVERED for one delivery, the usual case: the row's own UPDATE
+ * locks it, so the batch's JSON input and its separate locking step (which
+ * orders the locks of many rows) are left out.
+ */
+const MARK_ONE_DELIVERED = defineStatement({
+  name: 'cowrie-verification-delivered',
+  params: DELIVERED_FIELDS,
+  text: (p) =>
+    `UPDATE "Verification" SET "deliveredAt" = ${p.at}, "provider" = ${p.provider}, "providerReference" = ${p.providerReference}, "updatedAt" = ${p.at}
+  WHERE "id" = ${p.id} AND "deliveredAt" IS NULL`,
+});
+
+/**
  * Claims rows for sending, in id order like every batched change of this
  * table: a row is claimed once, and only while pending and undelivered.
  */
@@ -66,6 +79,8 @@ const CLAIM_MANY = defineStatement({
 });
 
 const CLAIM_FIELDS = { id: sqlParam.int, at: sqlParam.timestamp };
+/** A claimed row, with its workspace's mode. */
+const CLAIMED_ROW = { ...verificationColumns, workspaceMode: sqlColumn.text.as<Mode>() };
 
 /**
  * The usual delivery's read and claim as one statement: claims each row that
@@ -89,15 +104,34 @@ const CLAIM_AND_READ_MANY = defineStatement({
   WHERE v."id" = l."id" AND w."id" = v."workspaceId" AND v."sendStartedAt" IS NULL AND v."deliveredAt" IS NULL AND v."deliveryError" IS NULL
     AND v."status" = 'pending' AND v."expiresAt" > i."at" AND v."channel" <> 'voice'
   RETURNING ${columnList(verificationColumns, 'v')}, w."mode" AS "workspaceMode"`,
-  result: { ...verificationColumns, workspaceMode: sqlColumn.text.as<Mode>() },
+  result: CLAIMED_ROW,
 });
 
 /**
- * The claiming reads of one turn share one statement. A row is claimed for
- * one caller only: a second job of the same row in the same turn gets null.
+ * CLAIM_AND_READ_MANY for one row, the usual case (one claim in a turn): the
+ * same rule, the row's own UPDATE locking it, without the batch's JSON input
+ * and its separate locking step.
+ */
+const CLAIM_AND_READ_ONE = defineStatement({
+  name: 'cowrie-verification-claim-read',
+  params: CLAIM_FIELDS,
+  text: (p) => `
+  UPDATE "Verification" v SET "sendStartedAt" = ${p.at}
+  FROM "Workspace" w
+  WHERE v."id" = ${p.id} AND w."id" = v."workspaceId" AND v."sendStartedAt" IS NULL AND v."deliveredAt" IS NULL AND v."deliveryError" IS NULL
+    AND v."status" = 'pending' AND v."expiresAt" > ${p.at} AND v."channel" <> 'voice'
+  RETURNING ${columnList(verificationColumns, 'v')}, w."mode" AS "workspaceMode"`,
+  result: CLAIMED_ROW,
+});
+
+/**
+ * The claiming reads of one turn share one statement (a lone one takes
+ * CLAIM_AND_READ_ONE). A row is claimed for one caller only: a second job of
+ * the same row in the same turn gets null.
  */
 const claimingReader = batchPerTurnFor(
   async (sql: SqlQueryable, claims: readonly InputOf<typeof CLAIM_FIELDS>[]) => {
+    if (claims.length === 1) return [(await CLAIM_AND_READ_ONE.run(sql, claims[0]!)).rows[0] ?? null];
     const first = new Map<number, number>();
     claims.forEach((claim, i) => first.has(claim.id) || first.set(claim.id, i));
     const { rows } = await CLAIM_AND_READ_MANY.run(sql, { claims: [...first.keys()].map((id) => claims[first.get(id)!]!) });
@@ -123,12 +157,13 @@ const sendClaimer = batchPerTurnFor(
 
 /**
  * Records sent codes (only on rows not yet marked delivered): the deliveries
- * of one turn share one statement; if Postgres refuses it, each is written on
- * its own.
+ * of one turn share one statement (a lone one takes MARK_ONE_DELIVERED); if
+ * Postgres refuses it, each is written on its own.
  */
 const deliveredMarker = batchPerTurnFor(
   async (sql: SqlQueryable, all: readonly Delivered[]) => {
-    await MARK_MANY_DELIVERED.run(sql, { deliveries: all });
+    if (all.length === 1) await MARK_ONE_DELIVERED.run(sql, all[0]!);
+    else await MARK_MANY_DELIVERED.run(sql, { deliveries: all });
     return all.map(() => true as const);
   },
   { oneByOneWhenRefused: true },
