@@ -49,6 +49,7 @@ const EXPECTED = [
   'cowrie-claim-due-reversal-checks',
   'cowrie-claim-earlier-payout-attempts',
   'cowrie-close-held-debits',
+  'cowrie-create-verification',
   'cowrie-create-verifications',
   'cowrie-create-workspace',
   'cowrie-earlier-debit',

@@ -85,15 +85,26 @@ const INSERT_VERIFICATIONS = defineStatement({
   result: verificationColumns,
 });
 
+/** INSERT_VERIFICATIONS for one start, the usual case: its values as parameters, not a JSON array to unpack. */
+const INSERT_VERIFICATION = defineStatement({
+  name: 'cowrie-create-verification',
+  params: NEW_ROW_FIELDS,
+  text: (p) => `INSERT INTO "Verification" (${COLUMNS})
+  VALUES (${p.reference}::uuid, ${p.workspaceId}, ${p.channel}, ${p.destination}, 'pending', ${p.codeHash}, ${p.codeSalt}, ${p.maxAttempts}, ${p.provider}, ${p.metadata}::jsonb,
+    ${p.expiresAt}::timestamp(3), ${p.createdAt}::timestamp(3), ${p.createdAt}::timestamp(3))
+  RETURNING ${columnList(verificationColumns)}`,
+  result: verificationColumns,
+});
+
 /**
  * The starts that arrive together are inserted as one statement (a start
- * alone is a batch of one); if Postgres refuses it, each row is inserted on
- * its own (batchPerTurn's oneByOneWhenRefused), so one bad row stays its own
- * failure. Any other error (a lost connection: the insert may have committed)
- * fails them all rather than risk a second row.
+ * alone, the usual case, as INSERT_VERIFICATION); if Postgres refuses it,
+ * each row is inserted on its own (batchPerTurn's oneByOneWhenRefused), so
+ * one bad row stays its own failure. Any other error (a lost connection: the
+ * insert may have committed) fails them all rather than risk a second row.
  */
 async function insertMany(sql: SqlQueryable, news: readonly NewVerificationRow[]): Promise<Array<VerificationModel | Error>> {
-  const { rows } = await INSERT_VERIFICATIONS.run(sql, { rows: news });
+  const { rows } = news.length === 1 ? await INSERT_VERIFICATION.run(sql, news[0]!) : await INSERT_VERIFICATIONS.run(sql, { rows: news });
   const byReference = new Map(rows.map((row) => [row.reference, row]));
   return news.map((r) => byReference.get(r.reference) ?? new Error(`verification ${r.reference} was not returned by its insert`));
 }
