@@ -5,6 +5,7 @@ import { useRequestContext } from './http/request-context';
 import { errorHandler, notFoundHandler } from './http/error-handler';
 import { idempotencyLayer } from './http/idempotency';
 import { jsonBody } from './http/json-body';
+import { directDispatch } from './http/direct-dispatch';
 import { useFastJson } from './http/respond';
 import { requireApiKeyWithinBudget, requireSession } from './http/api-auth';
 import { httpMetrics } from './http/http-metrics';
@@ -46,6 +47,12 @@ export interface CreateAppOptions {
   extraV1Routes?: (v1: Router) => void;
   /** The process's stop state (main): in-flight requests are counted and /readyz fails while draining. */
   lifecycle?: Lifecycle;
+  /**
+   * /v1 requests through express's router like every other request, rather
+   * than dispatched directly (directDispatch): for tracing, whose express
+   * instrumentation names a request's span by the route it finds in the router.
+   */
+  routeV1ThroughExpress?: boolean;
 }
 
 /** The registry of the routes an app serves (the OpenAPI document's source). */
@@ -74,17 +81,21 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   const track = options.lifecycle?.track;
   const measure = httpMetrics(deps.metrics, routes);
   const identify = useRequestContext(app, deps.logger);
+  // A /v1 request whose route is known goes straight to it (set once /v1 is mounted below).
+  let dispatchV1: ReturnType<typeof directDispatch> | undefined;
   app.use(function conventions(req, res, next) {
     track?.(res);
     measure(res);
     identify(req, res);
+    if (dispatchV1?.(req, res, next)) return;
     next();
   });
   // Before the JSON parser: provider signatures are checked over the raw body.
   // Before the rail notifications, whose router answers 404 for any other /rails path.
   registerVerificationReportRoutes(app, deps);
   registerRailNotificationRoutes(app, deps);
-  app.use(jsonBody({ limit: deps.config.BODY_LIMIT }));
+  const parseJson = jsonBody({ limit: deps.config.BODY_LIMIT });
+  app.use(parseJson);
 
   // The reference document (/v1/openapi.json needs no key, so it precedes the
   // /v1 router), then /v1, the busiest, ahead of the operator and dashboard
@@ -94,7 +105,8 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   registerDocsPages(app);
 
   const v1 = express.Router({ caseSensitive: true });
-  v1.use(inOneStep(requireApiKeyWithinBudget(deps), idempotencyLayer(deps)));
+  const v1Layers = inOneStep(requireApiKeyWithinBudget(deps), idempotencyLayer(deps));
+  v1.use(v1Layers);
   const api = routes.on(v1, '/v1');
   api.routes(catalogApiSpecs, createCatalogApiHandlers(deps));
   options.extraV1Routes?.(v1);
@@ -107,6 +119,10 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   api.routes(testHelperApiSpecs, createTestHelperApiHandlers(deps));
   v1.use(notFoundHandler);
   app.use('/v1', v1);
+  // Extra routes are express's alone (not in `api.mounted`): with them, /v1 goes through express.
+  if (!options.extraV1Routes && !options.routeV1ThroughExpress) {
+    dispatchV1 = directDispatch({ prefix: '/v1', routes: api.mounted, before: [parseJson, v1Layers], notFound: notFoundHandler });
+  }
 
   registerMetricsRoute(app, deps);
   registerQueueBoard(app, deps);
