@@ -1,11 +1,11 @@
-import express, { type Express, type NextFunction, type RequestHandler, type Router } from 'express';
+import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import './http/express-types';
 import type { GatewayDeps } from './deps';
 import { useRequestContext } from './http/request-context';
 import { errorHandler, notFoundHandler } from './http/error-handler';
 import { idempotencyLayer } from './http/idempotency';
 import { jsonBody } from './http/json-body';
-import { directDispatch } from './http/direct-dispatch';
+import { directDispatch, type DirectDispatch } from './http/direct-dispatch';
 import { useFastJson } from './http/respond';
 import { requireApiKeyWithinBudget, requireSession } from './http/api-auth';
 import { httpMetrics } from './http/http-metrics';
@@ -81,13 +81,13 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   const track = options.lifecycle?.track;
   const measure = httpMetrics(deps.metrics, routes);
   const identify = useRequestContext(app, deps.logger);
-  // A /v1 request whose route is known goes straight to it (set once /v1 is mounted below).
-  let dispatchV1: ReturnType<typeof directDispatch> | undefined;
-  app.use(function conventions(req, res, next) {
+  const keepConventions = (req: Request, res: Response) => {
     track?.(res);
     measure(res);
     identify(req, res);
-    if (dispatchV1?.(req, res, next)) return;
+  };
+  app.use(function conventions(req, res, next) {
+    keepConventions(req, res);
     next();
   });
   // Before the JSON parser: provider signatures are checked over the raw body.
@@ -121,7 +121,7 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   app.use('/v1', v1);
   // Extra routes are express's alone (not in `api.mounted`): with them, /v1 goes through express.
   if (!options.extraV1Routes && !options.routeV1ThroughExpress) {
-    dispatchV1 = directDispatch({ prefix: '/v1', routes: api.mounted, before: [parseJson, v1Layers], notFound: notFoundHandler });
+    dispatchDirectly(app, directDispatch({ prefix: '/v1', routes: api.mounted, before: [parseJson, v1Layers], notFound: notFoundHandler }), keepConventions);
   }
 
   registerMetricsRoute(app, deps);
@@ -161,4 +161,43 @@ function inOneStep(first: RequestHandler, second: RequestHandler): RequestHandle
         next(thrown);
       }
     });
+}
+
+type AppHandle = (req: Request, res: Response, callback?: NextFunction) => void;
+
+/**
+ * A request `direct` finds a route for is set up as express's app and router
+ * set up every request (the request and response prototypes, `res.locals`,
+ * `originalUrl`, `baseUrl`, `params`), keeps the conventions, and runs its
+ * route; an error goes to the error handler as the router would send it
+ * there. Any other request goes to express's own handling, as before.
+ */
+function dispatchDirectly(app: Express, direct: DirectDispatch, keepConventions: (req: Request, res: Response) => void): void {
+  const withExpress = (app as unknown as { handle: AppHandle }).handle;
+  // After the error handler, as express's final handler does: an error once the answer has started cuts the connection.
+  const afterErrorHandler = (req: Request) => (err?: unknown) => {
+    if (err === undefined || err === null) return;
+    req.log.error({ err }, 'unhandled error after the response started');
+    req.socket.destroy();
+  };
+  (app as unknown as { handle: AppHandle }).handle = function handle(this: Express, req, res, callback) {
+    const found = callback === undefined ? direct.find(req) : undefined;
+    if (!found) return withExpress.call(this, req, res, callback);
+    req.res = res;
+    res.req = req;
+    Object.setPrototypeOf(req, app.request);
+    Object.setPrototypeOf(res, app.response);
+    res.locals ??= Object.create(null) as Response['locals'];
+    req.originalUrl ??= req.url;
+    req.baseUrl = '';
+    req.params = {};
+    keepConventions(req, res);
+    direct.run(found, req, res, (err?: unknown) => {
+      try {
+        errorHandler(err, req, res, afterErrorHandler(req));
+      } catch (thrown) {
+        afterErrorHandler(req)(thrown);
+      }
+    });
+  };
 }

@@ -9,22 +9,40 @@ const UNUSUAL_PATH = /[^!$&-;=@-~]/;
 
 type Step = (req: Request, res: Response, next: NextFunction) => unknown;
 
+/** A request's route, found: the steps it runs and its params. */
+export interface DirectRoute {
+  steps: readonly Step[];
+  params: Record<string, string>;
+  url: string;
+}
+
+/**
+ * `find`: the route of a request that can be dispatched directly, undefined
+ * for any other; `run`: runs it, `next` taking an error as express's router
+ * would pass it on.
+ */
+export interface DirectDispatch {
+  find: (req: { method?: string; url?: string }) => DirectRoute | undefined;
+  run: (found: DirectRoute, req: Request, res: Response, next: NextFunction) => void;
+}
+
 /**
  * Serves the requests of one mount (`prefix`, '/v1') without express's
  * router: an app-level layer walk and the mounted router's prefix trimming
- * and layer walk cost a measurable share of a /v1 request's CPU. The answer
- * is a function the app's first handler calls: it takes a request whose
- * method and path fall under a route of `routes` (the mount's, in their
- * order) and runs what express would run for it, `before` (the body parser,
- * the mount's own layers) and then the route's chain, with `req.baseUrl`,
- * `req.url` and `req.params` as the mounted router sets them; it answers
- * false for any other request, which then goes through express as before.
+ * and layer walk cost a measurable share of a /v1 request's CPU. `find`
+ * answers the route of a request whose method and path fall under one of
+ * `routes` (the mount's, in their order, the first that matches as express
+ * would try them); `run` runs what express would run for it, `before` (the
+ * body parser, the mount's own layers) and then the route's chain, with
+ * `req.baseUrl`, `req.url` and `req.params` as the mounted router sets them.
+ * For any other request `find` answers undefined, and the request goes
+ * through express as before (app.ts, dispatchDirectly).
  *
  * A request is left to express whenever a route's own matching could differ:
  * a route listed without a pattern, a route that may pass the request on
  * (`hidden`), a method other than GET/POST/PUT/DELETE, a path with
- * characters parseurl would treat specially, a param that does not decode.
- * An error from any step goes where express sends it (the app's error
+ * characters parseurl would treat specially (a `%` escape among them), a
+ * param that does not decode. An error from any step goes where express sends it (the app's error
  * handler), with the request's URL restored as the mounted router restores
  * it; a chain that ends without answering gets `notFound` as the mount's
  * router would give it.
@@ -34,19 +52,20 @@ export function directDispatch(options: {
   routes: ReadonlyArray<MountedRoute | { pattern: undefined }>;
   before: RequestHandler[];
   notFound: RequestHandler;
-}): (req: Request, res: Response, next: NextFunction) => boolean {
+}): DirectDispatch {
   const { prefix, routes, before, notFound } = options;
   // A route of other syntax could match anything: every request is then left to express.
-  if (routes.some((route) => route.pattern === undefined)) return () => false;
+  if (routes.some((route) => route.pattern === undefined)) return { find: () => undefined, run: () => undefined };
   // Each route with the steps it runs, `before` first.
   const table = (routes as readonly MountedRoute[]).map((route) => ({ ...route, steps: [...before, ...route.chain] as Step[] }));
   const start = `${prefix}/`;
-  return (req, res, next) => {
+  const find = (req: { method?: string; url?: string }): DirectRoute | undefined => {
     const { method, url } = req;
-    if (!DIRECT_METHODS.has(method) || !url.startsWith(start)) return false;
+    if (method === undefined || url === undefined) return undefined;
+    if (!DIRECT_METHODS.has(method) || !url.startsWith(start)) return undefined;
     const query = url.indexOf('?');
     const path = query === -1 ? url.slice(prefix.length) : url.slice(prefix.length, query);
-    if (UNUSUAL_PATH.test(path)) return false;
+    if (UNUSUAL_PATH.test(path)) return undefined;
     let route: (typeof table)[number] | undefined;
     let match: RegExpExecArray | null = null;
     for (const candidate of table) {
@@ -57,16 +76,19 @@ export function directDispatch(options: {
         break;
       }
     }
-    if (!route || !match || route.hidden) return false;
+    if (!route || !match || route.hidden) return undefined;
     const params: Record<string, string> = {};
     try {
       for (let i = 0; i < route.paramNames.length; i++) params[route.paramNames[i]!] = decodeURIComponent(match[i + 1]!);
     } catch {
-      return false;
+      return undefined;
     }
-    new Dispatch(req, res, next, url, route.steps, notFound).enter(prefix, params).onward();
-    return true;
+    return { steps: route.steps, params, url };
   };
+  const run = (found: DirectRoute, req: Request, res: Response, next: NextFunction) => {
+    new Dispatch(req, res, next, found.url, found.steps, notFound).enter(prefix, found.params).onward();
+  };
+  return { find, run };
 }
 
 /**
