@@ -1,6 +1,7 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-export const sha256Hex = (input: string | Buffer): string => createHash('sha256').update(input).digest('hex');
+/** One-shot (crypto.hash): no Hash object per call, which an API key's check per request would make. */
+export const sha256Hex = (input: string | Buffer): string => hash('sha256', input, 'hex');
 
 /** Compares two strings in time that does not depend on where they differ. */
 export function constantTimeEqual(a: string, b: string): boolean {

@@ -6,4 +6,4 @@ export * from './metrics-port';
 export * from './polling-loop';
 export * from './unhandled-rejections';
 export * from './heap-growth';
-export { stopTracing } from './tracing';
+export { stopTracing, tracingStarted } from './tracing';

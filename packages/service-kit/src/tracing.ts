@@ -55,6 +55,11 @@ export function startTracing(service: string): void {
   sdk.start();
 }
 
+/** Whether startTracing started tracing in this process. */
+export function tracingStarted(): boolean {
+  return sdk !== undefined;
+}
+
 /** Sends the spans still buffered, within `timeoutMs`; a no-op when tracing is off. Called before a service exits. */
 export async function stopTracing(timeoutMs = 2000): Promise<void> {
   if (!sdk) return;

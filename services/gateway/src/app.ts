@@ -1,10 +1,11 @@
-import express, { type Express, type NextFunction, type RequestHandler, type Router } from 'express';
+import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import './http/express-types';
 import type { GatewayDeps } from './deps';
 import { useRequestContext } from './http/request-context';
 import { errorHandler, notFoundHandler } from './http/error-handler';
 import { idempotencyLayer } from './http/idempotency';
 import { jsonBody } from './http/json-body';
+import { directDispatch, type DirectDispatch } from './http/direct-dispatch';
 import { useFastJson } from './http/respond';
 import { requireApiKeyWithinBudget, requireSession } from './http/api-auth';
 import { httpMetrics } from './http/http-metrics';
@@ -46,6 +47,12 @@ export interface CreateAppOptions {
   extraV1Routes?: (v1: Router) => void;
   /** The process's stop state (main): in-flight requests are counted and /readyz fails while draining. */
   lifecycle?: Lifecycle;
+  /**
+   * /v1 requests through express's router like every other request, rather
+   * than dispatched directly (directDispatch): for tracing, whose express
+   * instrumentation names a request's span by the route it finds in the router.
+   */
+  routeV1ThroughExpress?: boolean;
 }
 
 /** The registry of the routes an app serves (the OpenAPI document's source). */
@@ -74,17 +81,21 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   const track = options.lifecycle?.track;
   const measure = httpMetrics(deps.metrics, routes);
   const identify = useRequestContext(app, deps.logger);
-  app.use(function conventions(req, res, next) {
+  const keepConventions = (req: Request, res: Response) => {
     track?.(res);
     measure(res);
     identify(req, res);
+  };
+  app.use(function conventions(req, res, next) {
+    keepConventions(req, res);
     next();
   });
   // Before the JSON parser: provider signatures are checked over the raw body.
   // Before the rail notifications, whose router answers 404 for any other /rails path.
   registerVerificationReportRoutes(app, deps);
   registerRailNotificationRoutes(app, deps);
-  app.use(jsonBody({ limit: deps.config.BODY_LIMIT }));
+  const parseJson = jsonBody({ limit: deps.config.BODY_LIMIT });
+  app.use(parseJson);
 
   // The reference document (/v1/openapi.json needs no key, so it precedes the
   // /v1 router), then /v1, the busiest, ahead of the operator and dashboard
@@ -94,7 +105,8 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   registerDocsPages(app);
 
   const v1 = express.Router({ caseSensitive: true });
-  v1.use(inOneStep(requireApiKeyWithinBudget(deps), idempotencyLayer(deps)));
+  const v1Layers = inOneStep(requireApiKeyWithinBudget(deps), idempotencyLayer(deps));
+  v1.use(v1Layers);
   const api = routes.on(v1, '/v1');
   api.routes(catalogApiSpecs, createCatalogApiHandlers(deps));
   options.extraV1Routes?.(v1);
@@ -107,6 +119,10 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   api.routes(testHelperApiSpecs, createTestHelperApiHandlers(deps));
   v1.use(notFoundHandler);
   app.use('/v1', v1);
+  // Extra routes are express's alone (not in `api.mounted`): with them, /v1 goes through express.
+  if (!options.extraV1Routes && !options.routeV1ThroughExpress) {
+    dispatchDirectly(app, directDispatch({ prefix: '/v1', routes: api.mounted, before: [parseJson, v1Layers], notFound: notFoundHandler }), keepConventions);
+  }
 
   registerMetricsRoute(app, deps);
   registerQueueBoard(app, deps);
@@ -145,4 +161,43 @@ function inOneStep(first: RequestHandler, second: RequestHandler): RequestHandle
         next(thrown);
       }
     });
+}
+
+type AppHandle = (req: Request, res: Response, callback?: NextFunction) => void;
+
+/**
+ * A request `direct` finds a route for is set up as express's app and router
+ * set up every request (the request and response prototypes, `res.locals`,
+ * `originalUrl`, `baseUrl`, `params`), keeps the conventions, and runs its
+ * route; an error goes to the error handler as the router would send it
+ * there. Any other request goes to express's own handling, as before.
+ */
+function dispatchDirectly(app: Express, direct: DirectDispatch, keepConventions: (req: Request, res: Response) => void): void {
+  const withExpress = (app as unknown as { handle: AppHandle }).handle;
+  // After the error handler, as express's final handler does: an error once the answer has started cuts the connection.
+  const afterErrorHandler = (req: Request) => (err?: unknown) => {
+    if (err === undefined || err === null) return;
+    req.log.error({ err }, 'unhandled error after the response started');
+    req.socket.destroy();
+  };
+  (app as unknown as { handle: AppHandle }).handle = function handle(this: Express, req, res, callback) {
+    const found = callback === undefined ? direct.find(req) : undefined;
+    if (!found) return withExpress.call(this, req, res, callback);
+    req.res = res;
+    res.req = req;
+    Object.setPrototypeOf(req, app.request);
+    Object.setPrototypeOf(res, app.response);
+    res.locals ??= Object.create(null) as Response['locals'];
+    req.originalUrl ??= req.url;
+    req.baseUrl = '';
+    req.params = {};
+    keepConventions(req, res);
+    direct.run(found, req, res, (err?: unknown) => {
+      try {
+        errorHandler(err, req, res, afterErrorHandler(req));
+      } catch (thrown) {
+        afterErrorHandler(req)(thrown);
+      }
+    });
+  };
 }

@@ -2,7 +2,7 @@
 import './tracing';
 import { loadConfig, createServiceLogger, railsByMode, warnConfigDeprecations } from '@cowrie/core';
 import { purgeExpiredIdempotencyRecords } from '@cowrie/api-limits';
-import { boundHeapGrowth, handleUnhandledRejections, stopTracing } from '@cowrie/service-kit';
+import { boundHeapGrowth, handleUnhandledRejections, stopTracing, tracingStarted } from '@cowrie/service-kit';
 import { createApp } from './app';
 import { closeGatewayDeps, createGatewayDeps } from './deps';
 import { Lifecycle } from './http/lifecycle';
@@ -15,7 +15,8 @@ async function main() {
   handleUnhandledRejections(logger);
   const deps = createGatewayDeps(config, logger, { processMetrics: true });
   const lifecycle = new Lifecycle();
-  const app = createApp(deps, { lifecycle });
+  // Traced, /v1 goes through express's router, which the tracing's express instrumentation names spans by.
+  const app = createApp(deps, { lifecycle, routeV1ThroughExpress: tracingStarted() });
   const server = app.listen(config.PORT, config.HOST, () => {
     const url = `http://${config.HOST}:${config.PORT}`;
     logger.info({ url, dashboard: `${url}/dashboard`, rails: railsByMode(config) }, 'gateway listening');

@@ -197,7 +197,40 @@ export class RouteRegistry {
   }
 }
 
+/**
+ * A route as its mount serves it, for a dispatcher that finds it without
+ * express's router (direct-dispatch.ts): its method, its path relative to the
+ * mount as a pattern whose groups are the params (express's matching:
+ * case-sensitive, an optional trailing slash), and the handlers express runs
+ * for it. `hidden`: it may pass a request on to the routes after it (a test
+ * helper to a live key), which only express's router can do.
+ */
+export interface MountedRoute {
+  method: string;
+  pattern: RegExp;
+  paramNames: string[];
+  chain: RequestHandler[];
+  hidden: boolean;
+}
+
+/** The pattern of an express path of literal segments and `:name` params; undefined for any other syntax. */
+function mountedPattern(path: string): { pattern: RegExp; paramNames: string[] } | undefined {
+  const paramNames: string[] = [];
+  const parts = path.split('/').map((part) => {
+    if (/^:[A-Za-z_$][\w$]*$/.test(part)) {
+      paramNames.push(part.slice(1));
+      return '([^/]+)';
+    }
+    return /^[\w.~-]*$/.test(part) ? part.replace(/\./g, '\\.') : undefined;
+  });
+  if (parts.some((part) => part === undefined)) return undefined;
+  return { pattern: new RegExp(`^${parts.join('/')}/?$`), paramNames };
+}
+
 class RouteMount {
+  /** The routes mounted through this mount, in their order (a route of other syntax is listed without a pattern). */
+  readonly mounted: Array<MountedRoute | { pattern: undefined }> = [];
+
   constructor(
     readonly registry: RouteRegistry,
     readonly router: Router,
@@ -261,6 +294,9 @@ class RouteMount {
     };
     const chain = guards.length ? [label, ...guards, run] : [run];
     this.router[spec.method](spec.path, ...chain);
+    const compiled = mountedPattern(spec.path);
+    const hidden = spec.auth.kind === 'api_key' && spec.auth.testModeOnly === true;
+    this.mounted.push(compiled ? { method: spec.method.toUpperCase(), ...compiled, chain, hidden } : { pattern: undefined });
   }
 
   /** Declares and mounts a domain's routes, in the order of its specs, each with its handler. */
