@@ -163,10 +163,51 @@ const CODE_TRANSITIONS = defineStatement({
   result: { id: verificationColumns.id, ...CHANGED_COLUMNS },
 });
 
+/**
+ * CODE_TRANSITIONS for one check, the usual case (one check in a turn): the
+ * same conditional UPDATE and event, the row's own UPDATE locking it, without
+ * the batch's JSON input and its separate locking step.
+ */
+const CODE_TRANSITION = defineStatement({
+  name: 'cowrie-verification-code-transition',
+  params: {
+    id: sqlParam.int,
+    accept: sqlParam.boolean,
+    now: sqlParam.timestamp,
+    workspaceId: sqlParam.int,
+    event: sqlParam.text,
+    payload: sqlParam.json,
+  },
+  text: (p) => `
+  WITH next AS (
+    UPDATE "Verification" SET
+      "attempts" = "attempts" + 1,
+      "status" = CASE WHEN ${p.accept}::boolean THEN 'verified' WHEN "attempts" + 1 >= "maxAttempts" THEN 'failed' ELSE 'pending' END,
+      "verifiedAt" = CASE WHEN ${p.accept}::boolean THEN ${p.now}::timestamp(3) ELSE "verifiedAt" END,
+      "updatedAt" = ${p.now}::timestamp(3)
+    WHERE "id" = ${p.id} AND "status" = 'pending' AND "attempts" < "maxAttempts" AND "expiresAt" > ${p.now}::timestamp(3)
+    RETURNING "id", "attempts", "status", "maxAttempts"
+  ), event AS (
+    INSERT INTO "OutboxEvent" (${OUTBOX_EVENT_COLUMNS})
+    SELECT ${p.workspaceId}, ${p.event}, jsonb_set(${p.payload}::jsonb, '{attempts}', to_jsonb(next."attempts")), ${p.now}::timestamp(3) FROM next
+    WHERE next."status" IN ('verified', 'failed')
+  )
+  SELECT "id", "attempts", "status", "maxAttempts" FROM next`,
+  result: { id: verificationColumns.id, ...CHANGED_COLUMNS },
+});
+
 const FIND_ROWS = defineStatement({
   name: 'cowrie-find-verifications',
   params: { references: sqlList(sqlParam.uuid) },
   text: (p) => `SELECT ${columnList(checkedColumns)} FROM "Verification" WHERE "reference" = ANY(${p.references}::uuid[])`,
+  result: checkedColumns,
+});
+
+/** FIND_ROWS for one check, the usual case: the reference as a parameter, not an array (one plan, kept per connection). */
+const FIND_ROW = defineStatement({
+  name: 'cowrie-find-verification',
+  params: { reference: sqlParam.uuid },
+  text: (p) => `SELECT ${columnList(checkedColumns)} FROM "Verification" WHERE "reference" = ${p.reference}::uuid`,
   result: checkedColumns,
 });
 
@@ -178,7 +219,8 @@ const rowFinder = batchPerTurnFor(findRows);
 const rowChanger = batchPerTurnFor(changeRows, { oneByOneWhenRefused: true });
 
 async function findRows(sql: SqlQueryable, lookups: readonly RowLookup[]): Promise<Array<CheckableRow | null>> {
-  const { rows } = await FIND_ROWS.run(sql, { references: [...new Set(lookups.map((l) => l.reference))] });
+  const references = [...new Set(lookups.map((l) => l.reference))];
+  const { rows } = references.length === 1 ? await FIND_ROW.run(sql, { reference: references[0]! }) : await FIND_ROWS.run(sql, { references });
   const byReference = new Map(rows.map((row) => [row.reference, row]));
   return lookups.map(({ workspaceId, reference }) => {
     const row = byReference.get(reference);
@@ -188,6 +230,19 @@ async function findRows(sql: SqlQueryable, lookups: readonly RowLookup[]): Promi
 
 /** CODE_TRANSITIONS for changes of distinct rows: each one's new state, or null when the row was no longer live. */
 async function changeDistinctRows(sql: SqlQueryable, changes: readonly CodeTransition[]): Promise<Array<CheckedRow | null>> {
+  if (changes.length === 1) {
+    const [c] = changes as [CodeTransition];
+    const { rows } = await CODE_TRANSITION.run(sql, {
+      id: c.row.id,
+      accept: c.accept,
+      now: c.now,
+      workspaceId: c.row.workspaceId,
+      event: c.event.name,
+      payload: c.event.payload,
+    });
+    const [next] = rows;
+    return [next ? { attempts: next.attempts, status: next.status, maxAttempts: next.maxAttempts } : null];
+  }
   const { rows } = await CODE_TRANSITIONS.run(sql, {
     changes: changes.map((c) => ({
       id: c.row.id,
