@@ -77,6 +77,7 @@ const EXPECTED = [
   'cowrie-payout-provider-error',
   'cowrie-payout-routing-rules',
   'cowrie-payout-take-up',
+  'cowrie-payout-take-up-one',
   'cowrie-payouts-with-mode',
   'cowrie-record-audit-event',
   'cowrie-reverse-settled-debit',

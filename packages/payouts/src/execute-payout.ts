@@ -53,6 +53,9 @@ interface TakenUp {
   unknownSince: Date | null;
 }
 
+/** The columns a rail's attempt is opened with (`sending`), by TAKE_UP and FAIL_OVER. */
+const OPENED_ATTEMPT_COLUMNS = insertColumns<PayoutAttempt>()('transactionId', 'rail', 'reference', 'outcome', 'createdAt', 'updatedAt');
+
 /**
  * One statement reads each row and, when it is a `processing` payout that is
  * not awaiting the rail's answer, commits this attempt before anything is
@@ -61,44 +64,62 @@ interface TakenUp {
  * jobs this worker started in one turn) and commits them together; the
  * attempts are written in id order, so two batches meeting on a row queue
  * instead of deadlocking.
+ *
+ * Its text, for the payouts `input` names (one `"transactionId"` column).
  */
-/** The columns a rail's attempt is opened with (`sending`), by TAKE_UP and FAIL_OVER. */
-const OPENED_ATTEMPT_COLUMNS = insertColumns<PayoutAttempt>()('transactionId', 'rail', 'reference', 'outcome', 'createdAt', 'updatedAt');
-
-const TAKE_UP = defineStatement({
-  name: 'cowrie-payout-take-up',
-  params: { transactionIds: sqlList(sqlParam.int), now: sqlParam.timestamp, reversalCheckAt: sqlParam.timestamp },
-  text: (p) => `
-      WITH input AS (
-        SELECT DISTINCT unnest(${p.transactionIds}::int[]) AS "transactionId"
+const takeUpText = (input: string, now: string, reversalCheckAt: string) => `
+      WITH input AS (${input}
       ), prior AS (
         SELECT d."transactionId", d."outcome", d."unknownSince" FROM "PayoutDispatch" d JOIN input i ON i."transactionId" = d."transactionId"
       ), attempt AS (
         INSERT INTO "PayoutDispatch" (${insertColumns<PayoutDispatch>()('transactionId', 'attempts', 'lastSentAt', 'reversalCheckAt', 'createdAt', 'updatedAt')})
-        SELECT t."id", 1, ${p.now}, ${p.reversalCheckAt}, ${p.now}, ${p.now} FROM "LedgerTransaction" t JOIN input i ON i."transactionId" = t."id"
+        SELECT t."id", 1, ${now}, ${reversalCheckAt}, ${now}, ${now} FROM "LedgerTransaction" t JOIN input i ON i."transactionId" = t."id"
         WHERE t."type" = 'debit' AND t."status" = 'processing'
           AND NOT EXISTS (SELECT 1 FROM prior WHERE prior."transactionId" = t."id" AND prior."outcome" IN ('unknown', 'pending'))
         ORDER BY t."id"
-        ON CONFLICT ("transactionId") DO UPDATE SET "attempts" = "PayoutDispatch"."attempts" + 1, "lastSentAt" = ${p.now}, "updatedAt" = ${p.now}
+        ON CONFLICT ("transactionId") DO UPDATE SET "attempts" = "PayoutDispatch"."attempts" + 1, "lastSentAt" = ${now}, "updatedAt" = ${now}
         RETURNING "transactionId", "attempts"
       ), recorded AS (
         -- The rail's attempt, on record before the rail is called (the first rail's: a later rail's was written when the payout moved to it).
         INSERT INTO "PayoutAttempt" (${OPENED_ATTEMPT_COLUMNS})
-        SELECT t."id", t."provider", t."reference", 'sending', ${p.now}, ${p.now} FROM attempt a JOIN "LedgerTransaction" t ON t."id" = a."transactionId"
+        SELECT t."id", t."provider", t."reference", 'sending', ${now}, ${now} FROM attempt a JOIN "LedgerTransaction" t ON t."id" = a."transactionId"
         ON CONFLICT ("transactionId", "rail") DO NOTHING
       )
       SELECT ${columnList(ledgerTransactionColumns, 't')}, a."attempts" AS "dispatchAttempts",
         CASE WHEN prior."outcome" IN ('unknown', 'pending') THEN prior."outcome" END AS "awaiting", prior."unknownSince",
         w."mode" AS "workspaceMode"
       FROM input i JOIN "LedgerTransaction" t ON t."id" = i."transactionId" JOIN "Workspace" w ON w."id" = t."workspaceId"
-        LEFT JOIN attempt a ON a."transactionId" = t."id" LEFT JOIN prior ON prior."transactionId" = t."id"`,
-  result: {
-    ...ledgerTransactionColumns,
-    dispatchAttempts: sqlColumn.int.orNull,
-    awaiting: sqlColumn.text.orNull.as<TakenUp['awaiting']>(),
-    unknownSince: sqlColumn.timestamp.orNull,
-    workspaceMode: sqlColumn.text.as<Mode>(),
-  },
+        LEFT JOIN attempt a ON a."transactionId" = t."id" LEFT JOIN prior ON prior."transactionId" = t."id"`;
+
+const TAKE_UP_RESULT = {
+  ...ledgerTransactionColumns,
+  dispatchAttempts: sqlColumn.int.orNull,
+  awaiting: sqlColumn.text.orNull.as<TakenUp['awaiting']>(),
+  unknownSince: sqlColumn.timestamp.orNull,
+  workspaceMode: sqlColumn.text.as<Mode>(),
+};
+
+const TAKE_UP = defineStatement({
+  name: 'cowrie-payout-take-up',
+  params: { transactionIds: sqlList(sqlParam.int), now: sqlParam.timestamp, reversalCheckAt: sqlParam.timestamp },
+  text: (p) => takeUpText(`SELECT DISTINCT unnest(${p.transactionIds}::int[]) AS "transactionId"`, p.now, p.reversalCheckAt),
+  result: TAKE_UP_RESULT,
+});
+
+/**
+ * TAKE_UP for one payout, the usual batch at a moderate rate. Postgres plans a
+ * prepared statement afresh at each execution while its generic plan looks
+ * dearer than the custom ones: costed for an array of unknown length (10
+ * ids), TAKE_UP's generic plan always did against a one-payout custom plan,
+ * so every take-up paid for planning its CTEs (about 0.7 ms here, several
+ * times the statement's own work). With one id the generic plan is the same
+ * one-row plan, and it is made once per connection.
+ */
+const TAKE_UP_ONE = defineStatement({
+  name: 'cowrie-payout-take-up-one',
+  params: { transactionId: sqlParam.int, now: sqlParam.timestamp, reversalCheckAt: sqlParam.timestamp },
+  text: (p) => takeUpText(`SELECT ${p.transactionId}::int AS "transactionId"`, p.now, p.reversalCheckAt),
+  result: TAKE_UP_RESULT,
 });
 
 type TakeUpRow = StatementRow<typeof TAKE_UP>;
@@ -108,7 +129,10 @@ async function takeUpDistinct(sql: SqlQueryable, transactionIds: readonly number
   const now = new Date();
   // The reversal watch's first look (checkDueReversals): the take-up is the one write every sent payout has.
   const reversalCheckAt = new Date(now.getTime() + reversalFirstCheckMs);
-  const { rows } = await TAKE_UP.run(sql, { transactionIds: [...transactionIds], now, reversalCheckAt });
+  const { rows } =
+    transactionIds.length === 1
+      ? await TAKE_UP_ONE.run(sql, { transactionId: transactionIds[0]!, now, reversalCheckAt })
+      : await TAKE_UP.run(sql, { transactionIds: [...transactionIds], now, reversalCheckAt });
   const byId = new Map(rows.map((row) => [row.id, row]));
   return transactionIds.map((id) => byId.get(id) ?? null);
 }

@@ -308,8 +308,9 @@ test('payouts executed at once are taken up by one statement and each sent and s
   const counting = countingStatements(env.sql);
   const run = (transactionId: number) => executePayout({ sql: counting.sql, rails: modeRails, transactionId, log: env.logger });
   const outcomes = await Promise.all([...ids, ids[0]!].map(run));
-  // One take-up statement for the six, and the repeat's own after it.
-  expect(counting.counts.get('cowrie-payout-take-up')).toBe(2);
+  // One take-up statement for the six, and the repeat's own (one payout's) after it.
+  expect(counting.counts.get('cowrie-payout-take-up')).toBe(1);
+  expect(counting.counts.get('cowrie-payout-take-up-one')).toBe(1);
   // The five asked for once settle from their own execution.
   expect(outcomes.slice(1, 6).map((o) => o.kind)).toEqual(Array(5).fill('completed'));
   // The one asked for twice: its two executions race to close it, and either
@@ -434,4 +435,29 @@ describe('the Idempotency-Key header after a definite failure (only successful r
     const again = await withBothKeys();
     expect(again).toMatchObject({ created: false, transaction: { id: first.transaction.id, status: 'failed' } });
   });
+});
+
+test('payouts taken up one at a time are planned once per connection, not at every take-up', async () => {
+  // One connection: its prepared statements and their plan counts are the session's (pg_prepared_statements).
+  const sql = createSqlPool({ databaseUrl: env.config.DATABASE_URL, poolSize: 1 });
+  try {
+    const rails = createModeRails(env.config, { redis: env.redis, sql });
+    // Tables of a ledger in use (plans are costed from their statistics): a
+    // generic plan for an array of ids looked dearer than a one-payout plan.
+    const workspaceId = await funded('2000');
+    const earlier = await Promise.all(Array.from({ length: 1500 }, () => send(deps, workspaceId, '1')));
+    await Promise.all(earlier.map(({ transaction }) => executePayout({ sql: env.sql, rails: modeRails, transactionId: transaction.id, log: env.logger })));
+    await sql.query({ text: 'ANALYZE "LedgerTransaction", "PayoutDispatch", "PayoutAttempt"' });
+    for (let i = 0; i < 8; i++) {
+      const { transaction } = await send({ ...deps, sql, rails: rails.live }, workspaceId, '1');
+      await expect(executePayout({ sql, rails, transactionId: transaction.id, log: env.logger })).resolves.toMatchObject({ kind: 'completed' });
+    }
+    const { rows } = await sql.query<{ generic: number; custom: number }>({
+      text: `SELECT sum(generic_plans)::int AS "generic", sum(custom_plans)::int AS "custom" FROM pg_prepared_statements WHERE name LIKE 'cowrie-payout-take-up%'`,
+    });
+    // Postgres makes five custom plans before it weighs the generic one; after that, the generic plan (made once) serves.
+    expect(rows[0]).toEqual({ generic: 3, custom: 5 });
+  } finally {
+    await sql.end();
+  }
 });
