@@ -7,6 +7,7 @@ import { idempotencyLayer } from './http/idempotency';
 import { jsonBody } from './http/json-body';
 import { directDispatch, type DirectDispatch } from './http/direct-dispatch';
 import { useFastJson } from './http/respond';
+import { listenOnAppServer } from './http/app-server';
 import { requireApiKeyWithinBudget, requireSession } from './http/api-auth';
 import { httpMetrics } from './http/http-metrics';
 import type { Lifecycle } from './http/lifecycle';
@@ -75,6 +76,7 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   app.set('case sensitive routing', true);
   app.set('query parser', 'simple');
   useFastJson(app);
+  listenOnAppServer(app);
   // The conventions every request keeps, in one handler (each handler is a
   // router step on every request): the in-flight count, the metrics, the
   // request id and logger.
@@ -185,8 +187,9 @@ function dispatchDirectly(app: Express, direct: DirectDispatch, keepConventions:
     if (!found) return withExpress.call(this, req, res, callback);
     req.res = res;
     res.req = req;
-    Object.setPrototypeOf(req, app.request);
-    Object.setPrototypeOf(res, app.response);
+    // Made with these prototypes by the app's own server (createAppServer); moved onto them otherwise, as express does.
+    if (!app.request.isPrototypeOf(req)) Object.setPrototypeOf(req, app.request);
+    if (!app.response.isPrototypeOf(res)) Object.setPrototypeOf(res, app.response);
     res.locals ??= Object.create(null) as Response['locals'];
     req.originalUrl ??= req.url;
     req.baseUrl = '';
