@@ -118,6 +118,36 @@ interface CodeTransition {
   event: VerificationEvent;
 }
 
+/** A checked code's change, one row or many: which row, accepted or not, when, and the event it may bring. */
+const CODE_CHANGE_FIELDS = {
+  id: sqlParam.int,
+  accept: sqlParam.boolean,
+  now: sqlParam.timestamp,
+  workspaceId: sqlParam.int,
+  event: sqlParam.text,
+  payload: sqlParam.json,
+};
+
+/** The SET of a checked code's change to row `v`: the attempt counted; accepted → verified, the last wrong one → failed. */
+const codeChange = (accept: string, now: string) => `
+      "attempts" = v."attempts" + 1,
+      "status" = CASE WHEN ${accept} THEN 'verified' WHEN v."attempts" + 1 >= v."maxAttempts" THEN 'failed' ELSE 'pending' END,
+      "verifiedAt" = CASE WHEN ${accept} THEN ${now} ELSE v."verifiedAt" END,
+      "updatedAt" = ${now}`;
+
+/** Whether row `v` still takes a code at `now`: pending, attempts left, not expired. */
+const stillCheckable = (now: string) => `v."status" = 'pending' AND v."attempts" < v."maxAttempts" AND v."expiresAt" > ${now}`;
+
+/** A change's parameters. */
+const codeChangeParams = (c: CodeTransition) => ({
+  id: c.row.id,
+  accept: c.accept,
+  now: c.now,
+  workspaceId: c.row.workspaceId,
+  event: c.event.name,
+  payload: c.event.payload,
+});
+
 /**
  * Accept and count-wrong as one statement (the changes as one JSON array; a check alone
  * is a batch of one): the rows are locked in id order first, so two batches
@@ -129,30 +159,16 @@ interface CodeTransition {
  */
 const CODE_TRANSITIONS = defineStatement({
   name: 'cowrie-verification-code-transitions',
-  params: {
-    changes: sqlJsonRows({
-      id: sqlParam.int,
-      accept: sqlParam.boolean,
-      now: sqlParam.timestamp,
-      workspaceId: sqlParam.int,
-      event: sqlParam.text,
-      payload: sqlParam.json,
-    }),
-  },
+  params: { changes: sqlJsonRows(CODE_CHANGE_FIELDS) },
   text: (p) => `
   WITH input AS (
     SELECT * FROM jsonb_to_recordset(${p.changes}::jsonb) AS i("id" int, "accept" boolean, "now" timestamp(3), "workspaceId" int, "event" text, "payload" jsonb)
   ), locked AS MATERIALIZED (
     SELECT "id" FROM "Verification" WHERE "id" = ANY(ARRAY(SELECT "id" FROM input)) ORDER BY "id" FOR UPDATE
   ), next AS (
-    UPDATE "Verification" v SET
-      "attempts" = v."attempts" + 1,
-      "status" = CASE WHEN i."accept" THEN 'verified' WHEN v."attempts" + 1 >= v."maxAttempts" THEN 'failed' ELSE 'pending' END,
-      "verifiedAt" = CASE WHEN i."accept" THEN i."now" ELSE v."verifiedAt" END,
-      "updatedAt" = i."now"
+    UPDATE "Verification" v SET ${codeChange('i."accept"', 'i."now"')}
     FROM locked l JOIN input i ON i."id" = l."id"
-    WHERE v."id" = l."id"
-      AND v."status" = 'pending' AND v."attempts" < v."maxAttempts" AND v."expiresAt" > i."now"
+    WHERE v."id" = l."id" AND ${stillCheckable('i."now"')}
     RETURNING v."id", v."attempts", v."status", v."maxAttempts", i."workspaceId", i."event", i."payload", i."now"
   ), event AS (
     INSERT INTO "OutboxEvent" (${OUTBOX_EVENT_COLUMNS})
@@ -170,23 +186,12 @@ const CODE_TRANSITIONS = defineStatement({
  */
 const CODE_TRANSITION = defineStatement({
   name: 'cowrie-verification-code-transition',
-  params: {
-    id: sqlParam.int,
-    accept: sqlParam.boolean,
-    now: sqlParam.timestamp,
-    workspaceId: sqlParam.int,
-    event: sqlParam.text,
-    payload: sqlParam.json,
-  },
+  params: CODE_CHANGE_FIELDS,
   text: (p) => `
   WITH next AS (
-    UPDATE "Verification" SET
-      "attempts" = "attempts" + 1,
-      "status" = CASE WHEN ${p.accept}::boolean THEN 'verified' WHEN "attempts" + 1 >= "maxAttempts" THEN 'failed' ELSE 'pending' END,
-      "verifiedAt" = CASE WHEN ${p.accept}::boolean THEN ${p.now}::timestamp(3) ELSE "verifiedAt" END,
-      "updatedAt" = ${p.now}::timestamp(3)
-    WHERE "id" = ${p.id} AND "status" = 'pending' AND "attempts" < "maxAttempts" AND "expiresAt" > ${p.now}::timestamp(3)
-    RETURNING "id", "attempts", "status", "maxAttempts"
+    UPDATE "Verification" v SET ${codeChange(`${p.accept}::boolean`, `${p.now}::timestamp(3)`)}
+    WHERE v."id" = ${p.id} AND ${stillCheckable(`${p.now}::timestamp(3)`)}
+    RETURNING v."id", v."attempts", v."status", v."maxAttempts"
   ), event AS (
     INSERT INTO "OutboxEvent" (${OUTBOX_EVENT_COLUMNS})
     SELECT ${p.workspaceId}, ${p.event}, jsonb_set(${p.payload}::jsonb, '{attempts}', to_jsonb(next."attempts")), ${p.now}::timestamp(3) FROM next
@@ -232,27 +237,11 @@ async function findRows(sql: SqlQueryable, lookups: readonly RowLookup[]): Promi
 async function changeDistinctRows(sql: SqlQueryable, changes: readonly CodeTransition[]): Promise<Array<CheckedRow | null>> {
   if (changes.length === 1) {
     const [c] = changes as [CodeTransition];
-    const { rows } = await CODE_TRANSITION.run(sql, {
-      id: c.row.id,
-      accept: c.accept,
-      now: c.now,
-      workspaceId: c.row.workspaceId,
-      event: c.event.name,
-      payload: c.event.payload,
-    });
+    const { rows } = await CODE_TRANSITION.run(sql, codeChangeParams(c));
     const [next] = rows;
     return [next ? { attempts: next.attempts, status: next.status, maxAttempts: next.maxAttempts } : null];
   }
-  const { rows } = await CODE_TRANSITIONS.run(sql, {
-    changes: changes.map((c) => ({
-      id: c.row.id,
-      accept: c.accept,
-      now: c.now,
-      workspaceId: c.row.workspaceId,
-      event: c.event.name,
-      payload: c.event.payload,
-    })),
-  });
+  const { rows } = await CODE_TRANSITIONS.run(sql, { changes: changes.map(codeChangeParams) });
   const byId = new Map(rows.map(({ id, ...next }) => [id, next]));
   return changes.map((c) => byId.get(c.row.id) ?? null);
 }

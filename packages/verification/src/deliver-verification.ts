@@ -82,6 +82,10 @@ const CLAIM_FIELDS = { id: sqlParam.int, at: sqlParam.timestamp };
 /** A claimed row, with its workspace's mode. */
 const CLAIMED_ROW = { ...verificationColumns, workspaceMode: sqlColumn.text.as<Mode>() };
 
+/** Whether row `v` may be claimed for sending at `at`: pending, unclaimed, undelivered, not failed, unexpired, not voice. */
+const sendableAt = (at: string) =>
+  `v."sendStartedAt" IS NULL AND v."deliveredAt" IS NULL AND v."deliveryError" IS NULL AND v."status" = 'pending' AND v."expiresAt" > ${at} AND v."channel" <> 'voice'`;
+
 /**
  * The usual delivery's read and claim as one statement: claims each row that
  * is pending, undelivered, not failed, unexpired at its job's time and not
@@ -101,8 +105,7 @@ const CLAIM_AND_READ_MANY = defineStatement({
   )
   UPDATE "Verification" v SET "sendStartedAt" = i."at"
   FROM locked l JOIN input i ON i."id" = l."id", "Workspace" w
-  WHERE v."id" = l."id" AND w."id" = v."workspaceId" AND v."sendStartedAt" IS NULL AND v."deliveredAt" IS NULL AND v."deliveryError" IS NULL
-    AND v."status" = 'pending' AND v."expiresAt" > i."at" AND v."channel" <> 'voice'
+  WHERE v."id" = l."id" AND w."id" = v."workspaceId" AND ${sendableAt('i."at"')}
   RETURNING ${columnList(verificationColumns, 'v')}, w."mode" AS "workspaceMode"`,
   result: CLAIMED_ROW,
 });
@@ -118,8 +121,7 @@ const CLAIM_AND_READ_ONE = defineStatement({
   text: (p) => `
   UPDATE "Verification" v SET "sendStartedAt" = ${p.at}
   FROM "Workspace" w
-  WHERE v."id" = ${p.id} AND w."id" = v."workspaceId" AND v."sendStartedAt" IS NULL AND v."deliveredAt" IS NULL AND v."deliveryError" IS NULL
-    AND v."status" = 'pending' AND v."expiresAt" > ${p.at} AND v."channel" <> 'voice'
+  WHERE v."id" = ${p.id} AND w."id" = v."workspaceId" AND ${sendableAt(p.at)}
   RETURNING ${columnList(verificationColumns, 'v')}, w."mode" AS "workspaceMode"`,
   result: CLAIMED_ROW,
 });
