@@ -36,11 +36,9 @@ const budgetWindow = (opts: PublicApiBudgetOptions) => ({
   now: opts.now,
 });
 
-/** The X-RateLimit-* headers of a /v1 response. */
-export function rateLimitHeaders(hit: FixedWindowHit): Record<string, string> {
-  return {
-    'X-RateLimit-Limit': String(hit.limit),
-    'X-RateLimit-Remaining': String(hit.remaining),
-    'X-RateLimit-Reset': String(hit.resetAt),
-  };
+/** Sets the X-RateLimit-* headers of a response through `set` (its setHeader), one call per header: no object per request. */
+export function setRateLimitHeaders(hit: FixedWindowHit, set: (name: string, value: string) => unknown): void {
+  set('X-RateLimit-Limit', String(hit.limit));
+  set('X-RateLimit-Remaining', String(hit.remaining));
+  set('X-RateLimit-Reset', String(hit.resetAt));
 }

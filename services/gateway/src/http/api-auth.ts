@@ -12,7 +12,7 @@ import {
   verifySessionToken,
   type Scope,
 } from '@cowrie/accounts';
-import { hitDashboardBudget, hitPublicApiBudget, hitPublicApiBudgetAndRead, rateLimitHeaders, type FixedWindowHit } from '@cowrie/api-limits';
+import { hitDashboardBudget, hitPublicApiBudget, hitPublicApiBudgetAndRead, setRateLimitHeaders, type FixedWindowHit } from '@cowrie/api-limits';
 import type { GatewayDeps } from '../deps';
 import { bindRequestLog } from './request-context';
 import type { RouteAuth, SessionRule } from './route-registry';
@@ -55,10 +55,7 @@ export function requireApiKeyWithinBudget(deps: Pick<GatewayDeps, 'sql' | 'redis
     req.apiKey = key;
     recordUse(key.keyId);
     bindRequestLog(req, { workspaceId: key.workspaceId, apiKeyId: key.keyId });
-    // rateLimitHeaders' three, set directly: no object and no res.set walk on every request.
-    res.setHeader('X-RateLimit-Limit', String(hit.limit));
-    res.setHeader('X-RateLimit-Remaining', String(hit.remaining));
-    res.setHeader('X-RateLimit-Reset', String(hit.resetAt));
+    setRateLimitHeaders(hit, (name, value) => res.setHeader(name, value));
     refuseOverBudget(hit);
     next();
   };
@@ -160,7 +157,7 @@ export function requireSession(deps: Pick<GatewayDeps, 'config' | 'redis' | 'db'
     req.session = { ...session, ...user, businessId: session.workspaceId, mode };
     bindRequestLog(req, { workspaceId: user.workspaceId, userId: session.userId });
     const hit = await hitDashboardBudget(deps.redis, { keyPrefix: deps.config.REDIS_KEY_PREFIX, sessionToken: token, limit: deps.config.DASHBOARD_RATE_LIMIT });
-    res.set(rateLimitHeaders(hit));
+    setRateLimitHeaders(hit, (name, value) => res.setHeader(name, value));
     refuseOverBudget(hit);
     next();
   };
