@@ -39,7 +39,7 @@ export interface DirectDispatch {
  * through express as before (app.ts, dispatchDirectly).
  *
  * A request is left to express whenever a route's own matching could differ:
- * a route listed without a pattern, a route that may pass the request on
+ * a route that may pass the request on
  * (`hidden`), a method other than GET/POST/PUT/DELETE, a path with
  * characters parseurl would treat specially (a `%` escape among them), a
  * param that does not decode. An error from any step goes where express sends it (the app's error
@@ -49,15 +49,13 @@ export interface DirectDispatch {
  */
 export function directDispatch(options: {
   prefix: string;
-  routes: ReadonlyArray<MountedRoute | { pattern: undefined }>;
+  routes: readonly MountedRoute[];
   before: RequestHandler[];
   notFound: RequestHandler;
 }): DirectDispatch {
   const { prefix, routes, before, notFound } = options;
-  // A route of other syntax could match anything: every request is then left to express.
-  if (routes.some((route) => route.pattern === undefined)) return { find: () => undefined, run: () => undefined };
   // Each route with the steps it runs, `before` first.
-  const table = (routes as readonly MountedRoute[]).map((route) => ({ ...route, steps: [...before, ...route.chain] as Step[] }));
+  const table = routes.map((route) => ({ ...route, steps: [...before, ...route.chain] as Step[] }));
   const start = `${prefix}/`;
   const find = (req: { method?: string; url?: string }): DirectRoute | undefined => {
     const { method, url } = req;

@@ -154,12 +154,23 @@ export interface MountGuards {
   idempotency?: RequestHandler;
 }
 
-function templateRegex(fullPath: string): RegExp {
-  const escaped = fullPath
-    .split('/')
-    .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-    .join('/');
-  return new RegExp(`^${escaped}/?$`);
+/**
+ * A route's path template as express matches it (case-sensitive, an optional
+ * trailing slash), its `:name` params captured in order. Only literal
+ * segments and params are routes here: any other syntax is refused when the
+ * route is declared, so this pattern and express's never disagree.
+ */
+function templatePattern(path: string): { pattern: RegExp; paramNames: string[] } {
+  const paramNames: string[] = [];
+  const parts = path.split('/').map((part) => {
+    if (/^:[A-Za-z_$][\w$]*$/.test(part)) {
+      paramNames.push(part.slice(1));
+      return '([^/]+)';
+    }
+    if (!/^[\w.~-]*$/.test(part)) throw new Error(`route path ${path}: only literal segments and :params are supported`);
+    return part.replace(/\./g, '\\.');
+  });
+  return { pattern: new RegExp(`^${parts.join('/')}/?$`), paramNames };
 }
 
 /**
@@ -182,7 +193,7 @@ export class RouteRegistry {
     }
     if (this.routes.some((r) => r.operationId === route.operationId)) throw new Error(`operationId ${route.operationId} used twice`);
     this.routes.push(route);
-    this.matchers.push({ method: route.method.toUpperCase(), regex: templateRegex(route.fullPath), route });
+    this.matchers.push({ method: route.method.toUpperCase(), regex: templatePattern(route.fullPath).pattern, route });
   }
 
   /** The route template a method and raw path fall under, if any (for metric labels of requests refused before routing). */
@@ -213,23 +224,9 @@ export interface MountedRoute {
   hidden: boolean;
 }
 
-/** The pattern of an express path of literal segments and `:name` params; undefined for any other syntax. */
-function mountedPattern(path: string): { pattern: RegExp; paramNames: string[] } | undefined {
-  const paramNames: string[] = [];
-  const parts = path.split('/').map((part) => {
-    if (/^:[A-Za-z_$][\w$]*$/.test(part)) {
-      paramNames.push(part.slice(1));
-      return '([^/]+)';
-    }
-    return /^[\w.~-]*$/.test(part) ? part.replace(/\./g, '\\.') : undefined;
-  });
-  if (parts.some((part) => part === undefined)) return undefined;
-  return { pattern: new RegExp(`^${parts.join('/')}/?$`), paramNames };
-}
-
 class RouteMount {
-  /** The routes mounted through this mount, in their order (a route of other syntax is listed without a pattern). */
-  readonly mounted: Array<MountedRoute | { pattern: undefined }> = [];
+  /** The routes mounted through this mount, in their order. */
+  readonly mounted: MountedRoute[] = [];
 
   constructor(
     readonly registry: RouteRegistry,
@@ -294,9 +291,8 @@ class RouteMount {
     };
     const chain = guards.length ? [label, ...guards, run] : [run];
     this.router[spec.method](spec.path, ...chain);
-    const compiled = mountedPattern(spec.path);
     const hidden = spec.auth.kind === 'api_key' && spec.auth.testModeOnly === true;
-    this.mounted.push(compiled ? { method: spec.method.toUpperCase(), ...compiled, chain, hidden } : { pattern: undefined });
+    this.mounted.push({ method: spec.method.toUpperCase(), ...templatePattern(spec.path), chain, hidden });
   }
 
   /** Declares and mounts a domain's routes, in the order of its specs, each with its handler. */
