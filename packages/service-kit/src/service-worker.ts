@@ -97,7 +97,7 @@ export async function startServiceWorker<J extends Record<string, JobSpec>, Ctx,
   const redis = createRedis(config, { name, logger });
   const connection = createRedis(config, { forBullmq: true, name: `${name}-queue`, logger });
   const producerConnection = spec.queue === 'on_own_connection' ? createRedis(config, { forBullmq: true, name: `${name}-producer`, logger }) : undefined;
-  const queue = spec.queue === 'none' ? undefined : openQueue(spec.def, { connection: producerConnection ?? connection, prefix: config.QUEUE_PREFIX });
+  const queue = spec.queue === 'none' ? undefined : openQueue(spec.def, { connection: producerConnection ?? connection, prefix: config.QUEUE_PREFIX, logger });
   const graceOver = new AbortController();
   const wiring = spec.wire({ db, sql, redis, queue: queue as QueueOf<Q>, graceOver: graceOver.signal });
   const worker = await startQueueWorker<J, Ctx>({

@@ -59,7 +59,7 @@ export interface GatewayDepsOptions {
 export function createGatewayDeps(config: Config, logger = createServiceLogger(config, 'gateway'), options: GatewayDepsOptions = {}): GatewayDeps {
   const db = createDb({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
   const redis = createRedis(config, { name: 'gateway', logger });
-  const queueConn = { connection: createRedis(config, { forBullmq: true, name: 'gateway-queues', logger }), prefix: config.QUEUE_PREFIX };
+  const queueConn = { connection: createRedis(config, { forBullmq: true, name: 'gateway-queues', logger }), prefix: config.QUEUE_PREFIX, logger };
   const connections: RedisClient[] = [redis, queueConn.connection];
   // Where the workers publish the outcomes of this process's jobs: one subscription, made once (openJobReplies).
   const repliesConnection = createRedis(config, { name: 'gateway-replies', logger });

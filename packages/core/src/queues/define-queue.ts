@@ -1,5 +1,6 @@
 import { Queue, type JobsOptions, type ConnectionOptions } from 'bullmq';
 import type { z } from 'zod';
+import type { Logger } from '../logger';
 import { queueTelemetry } from './telemetry';
 
 export interface JobSpec<S extends z.ZodType = z.ZodType, R = unknown> {
@@ -57,11 +58,33 @@ export function recordJobId(kind: string, record: { id: number; reference: strin
 export interface QueueConnection {
   connection: ConnectionOptions;
   prefix: string;
+  /** Where the queue's errors go (one warning per 10 s); without it they are dropped. */
+  logger?: Pick<Logger, 'warn'>;
 }
 
+/** How often a queue's errors are logged while they repeat (a reconnecting connection's, say). */
+const QUEUE_ERROR_LOG_EVERY_MS = 10_000;
+
+/**
+ * A producer's queue. Its errors get a listener: a queue repeats its
+ * connection's error on every reconnect attempt while Redis is away, and
+ * without a listener BullMQ prints each one with console.error.
+ */
 export function openQueue<J extends Record<string, JobSpec>>(def: QueueDefinition<J>, conn: QueueConnection): Queue {
   const telemetry = queueTelemetry();
-  return new Queue(def.name, { connection: conn.connection, prefix: conn.prefix, defaultJobOptions: def.defaultJobOptions, ...(telemetry && { telemetry }) });
+  const queue = new Queue(def.name, {
+    connection: conn.connection,
+    prefix: conn.prefix,
+    defaultJobOptions: def.defaultJobOptions,
+    ...(telemetry && { telemetry }),
+  });
+  let loggedAt = -Infinity;
+  queue.on('error', (err: Error) => {
+    if (!conn.logger || Date.now() - loggedAt < QUEUE_ERROR_LOG_EVERY_MS) return;
+    loggedAt = Date.now();
+    conn.logger.warn({ queue: def.name, err: { message: err.message } }, 'queue error');
+  });
+  return queue;
 }
 
 /**
