@@ -17,7 +17,13 @@ async function main() {
   const lifecycle = new Lifecycle();
   // Traced, /v1 goes through express's router, which the tracing's express instrumentation names spans by.
   const app = createApp(deps, { lifecycle, routeV1ThroughExpress: tracingStarted() });
-  const server = app.listen(config.PORT, config.HOST, () => {
+  const server = app.listen(config.PORT, config.HOST, (err?: Error) => {
+    // Express tells a listening error (the port taken, say) to this callback:
+    // a gateway that cannot listen exits rather than run serving nothing.
+    if (err) {
+      logger.fatal({ err: { message: err.message }, port: config.PORT, host: config.HOST }, 'gateway could not listen');
+      process.exit(1);
+    }
     const url = `http://${config.HOST}:${config.PORT}`;
     logger.info({ url, dashboard: `${url}/dashboard`, rails: railsByMode(config) }, 'gateway listening');
   });
