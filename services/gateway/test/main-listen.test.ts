@@ -3,7 +3,8 @@
 // request reaches it.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createTestEnv, startProcess, type TestEnv } from '@cowrie/testing';
+import { startProcess, type TestEnv } from '@cowrie/testing';
+import { createTestEnv } from '@cowrie/ledger/testing';
 
 let env: TestEnv;
 beforeAll(async () => {
