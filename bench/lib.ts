@@ -607,7 +607,7 @@ const BARE_LABEL = 'baseline-server';
  * run here bare express took 0.27 ms a request at 1,000/s and 0.64 ms at
  * 200/s; dividing by the latter would flatter the slow scenarios.)
  */
-export const BARE_EXPRESS_REFERENCE_RATE = 1000;
+const BARE_EXPRESS_REFERENCE_RATE = 1000;
 
 /**
  * The CPU fields of a results file: what one operation cost every process it
@@ -617,41 +617,81 @@ export const BARE_EXPRESS_REFERENCE_RATE = 1000;
  * the same run, and the ratio of the two (`cpu_ratio`), which holds across
  * machines.
  */
-export function cpuFields(cpuMsPerRequest: Record<string, number>, bare: { cpuMsPerRequest: number; rate: number }) {
+export function cpuFields(cpuMsPerRequest: Record<string, number>, bare: Yardstick) {
   const operation = Object.fromEntries(Object.entries(cpuMsPerRequest).filter(([label]) => label !== BARE_LABEL));
   const perOp = Object.values(operation).reduce((a, b) => a + b, 0);
   return {
     cpu_ms_per_request_at_rate: operation,
     cpu_ms_per_op: Math.round(perOp * 1000) / 1000,
     bare_express_cpu_ms_per_request: bare.cpuMsPerRequest,
-    bare_express_rate_rps: bare.rate,
+    bare_express_cpu_ms_per_request_readings: bare.readings,
+    bare_express_rate_rps: BARE_EXPRESS_REFERENCE_RATE,
     cpu_ratio: bare.cpuMsPerRequest > 0 ? round2(perOp / bare.cpuMsPerRequest) : null,
   };
+}
+
+/** The yardstick of cpu_ratio: bare express's CPU per request at BARE_EXPRESS_REFERENCE_RATE, the median of its readings. */
+export interface Yardstick {
+  cpuMsPerRequest: number;
+  readings: number[];
+}
+
+/** The yardstick from its readings: their median (the middle one of an odd number, the lower middle of an even one). */
+export function yardstickOf(readings: readonly number[]): Yardstick {
+  const sorted = [...readings].sort((a, b) => a - b);
+  return { cpuMsPerRequest: sorted[Math.floor((sorted.length - 1) / 2)] ?? 0, readings: [...readings] };
+}
+
+/** Readings of the yardstick, and the seconds of each. */
+const YARDSTICK_READINGS = 3;
+const YARDSTICK_READING_S = 5;
+
+/**
+ * The yardstick, measured the same way in every scenario: a bare express
+ * server of its own, started fresh (one that has served a saturation run
+ * carries a larger heap into its readings), warmed for two seconds, then
+ * driven at BARE_EXPRESS_REFERENCE_RATE for YARDSTICK_READINGS windows of
+ * YARDSTICK_READING_S seconds; the median reading is the yardstick.
+ * Consecutive 5 s readings here differ by up to about 15 %, readings of
+ * servers in different states by up to 40 %.
+ */
+export async function bareExpressYardstick(): Promise<Yardstick> {
+  const port = await freePort();
+  const bare = startProcess('bench/baseline-server.ts', { PORT: String(port) });
+  try {
+    const origin = `http://127.0.0.1:${port}`;
+    await waitForHttp(`${origin}/bare`);
+    await loadAtRate({ origin, rate: BARE_EXPRESS_REFERENCE_RATE, durationSeconds: 2, warmupSeconds: 0, next: () => BARE_REQUEST });
+    const readings: number[] = [];
+    for (let i = 0; i < YARDSTICK_READINGS; i++) {
+      const run = await cpuPerRequest(
+        () => loadAtRate({ origin, rate: BARE_EXPRESS_REFERENCE_RATE, durationSeconds: YARDSTICK_READING_S, warmupSeconds: 0, next: () => BARE_REQUEST }),
+        (r) => r.sent,
+      );
+      readings.push(run.cpuMsPerRequest[BARE_LABEL] ?? 0);
+    }
+    return yardstickOf(readings);
+  } finally {
+    await stop(bare);
+  }
 }
 
 /** The bare express route's request (bench/baseline-server.ts). */
 const BARE_REQUEST: HttpRequest = { method: 'GET', path: '/bare' };
 
 /**
- * The bare express route driven at `rate` for `seconds` (open loop, the same
- * generator): its latency at that rate and its CPU per request, the yardstick
- * of cpu_ratio. Starts the bare server when no `port` of a running one is given.
+ * The bare express route of the running server on `port` driven at `rate`
+ * for `seconds` (open loop, the same generator): its latency at that rate,
+ * the baseline of a scenario's at-rate latency, and its CPU per request.
  */
-export async function bareExpressAtRate(rate: number, seconds: number, port?: number): Promise<{ latency: AtRateRun; cpuMsPerRequest: number }> {
-  const barePort = port ?? (await freePort());
-  const bare = port === undefined ? startProcess('bench/baseline-server.ts', { PORT: String(barePort) }) : undefined;
-  try {
-    const origin = `http://127.0.0.1:${barePort}`;
-    await waitForHttp(`${origin}/bare`);
-    if (bare) await loadAtRate({ origin, rate, durationSeconds: 2, warmupSeconds: 0, next: () => BARE_REQUEST });
-    const run = await cpuPerRequest(
-      () => loadAtRate({ origin, rate, durationSeconds: seconds, next: () => BARE_REQUEST }),
-      (r) => r.sent,
-    );
-    return { latency: run.result, cpuMsPerRequest: run.cpuMsPerRequest[BARE_LABEL] ?? 0 };
-  } finally {
-    if (bare) await stop(bare);
-  }
+async function bareExpressAtRate(rate: number, seconds: number, port: number): Promise<{ latency: AtRateRun; cpuMsPerRequest: number }> {
+  const origin = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${origin}/bare`);
+  const run = await cpuPerRequest(
+    () => loadAtRate({ origin, rate, durationSeconds: seconds, next: () => BARE_REQUEST }),
+    (r) => r.sent,
+  );
+  return { latency: run.result, cpuMsPerRequest: run.cpuMsPerRequest[BARE_LABEL] ?? 0 };
 }
 
 /** A run whose generator sent later than this at p99 measured the generator, not the service: its latencies are not results. */
@@ -729,6 +769,8 @@ export async function measureAgainstBareExpress(opts: {
 }) {
   const bareOrigin = `http://127.0.0.1:${opts.barePort}`;
   const bareUrl = `${bareOrigin}/bare`;
+  // First: the measured run follows its warm-up and baseline, not 20 s of the services idling (V8 shrinks an idle heap).
+  const yardstick = await bareExpressYardstick();
   // Five seconds of warm-up, so slower machines too start the measured seconds in a steady state.
   await load({ ...opts.gateway, connections: opts.connections, durationSeconds: 5 });
   await settleDatabase(opts.databaseUrl);
@@ -740,7 +782,6 @@ export async function measureAgainstBareExpress(opts: {
   await settleDatabase(opts.databaseUrl);
   const { rate, origin, next } = opts.atRate;
   const bare = await bareExpressAtRate(rate, opts.durationSeconds, opts.barePort);
-  const yardstick = rate === BARE_EXPRESS_REFERENCE_RATE ? bare : await bareExpressAtRate(BARE_EXPRESS_REFERENCE_RATE, opts.durationSeconds, opts.barePort);
   const {
     result: atRate,
     cpuMsPerRequest,
@@ -763,7 +804,7 @@ export async function measureAgainstBareExpress(opts: {
     duration_s: opts.durationSeconds,
     requests: measured.total,
     ...atRateFields(atRate, 'bare_express', bare.latency),
-    ...cpuFields(cpuMsPerRequest, { cpuMsPerRequest: yardstick.cpuMsPerRequest, rate: BARE_EXPRESS_REFERENCE_RATE }),
+    ...cpuFields(cpuMsPerRequest, yardstick),
     bare_express_cpu_ms_per_request_at_scenario_rate: bare.cpuMsPerRequest,
     redis_calls_per_request_at_rate: redisCallsPerRequest,
     cpu_ms_around_slowest: cpuAround(timeline, atRate.max_at),

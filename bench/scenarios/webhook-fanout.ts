@@ -28,8 +28,7 @@ import { createAddressPolicy, createWebhookEndpoint } from '@cowrie/webhooks';
 import {
   asGenerator,
   atRateFields,
-  BARE_EXPRESS_REFERENCE_RATE,
-  bareExpressAtRate,
+  bareExpressYardstick,
   BENCH_ENCRYPTION_KEY,
   benchRedisEnv,
   clearRedisPrefixes,
@@ -256,6 +255,8 @@ export async function webhookFanout(): Promise<ScenarioResult> {
       WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
       WEBHOOK_RELAY_POLL_MS: String(RELAY_POLL_MS),
     });
+    // The yardstick of cpu_ratio, before the warm-up: the measured run follows its warm-up, not 20 s of an idle sender.
+    const yardstick = await bareExpressYardstick();
     // Warm-up: the sender is up and consuming once a first event arrives everywhere.
     const seq = { n: 0 };
     await writeEvents(db, workspace.id, 20, seq);
@@ -273,8 +274,6 @@ export async function webhookFanout(): Promise<ScenarioResult> {
       durationSeconds: 10,
       next: () => ({ method: 'POST', path: '/bare', headers: { 'content-type': 'application/json' }, body: BARE_DELIVERY }),
     });
-    // The yardstick of cpu_ratio: the bare express route at its reference rate.
-    const bare = await bareExpressAtRate(BARE_EXPRESS_REFERENCE_RATE, 10);
     // Phase 2 (the figures, and the at-rate run): the target rate; CPU per delivery of the sender, Postgres and Redis.
     const {
       result: paced,
@@ -343,7 +342,7 @@ export async function webhookFanout(): Promise<ScenarioResult> {
         bareFanOut,
       ),
       // Per delivery: the sender, Postgres (the writer's own connections excluded) and Redis.
-      ...cpuFields(cpuMsPerRequest, { cpuMsPerRequest: bare.cpuMsPerRequest, rate: BARE_EXPRESS_REFERENCE_RATE }),
+      ...cpuFields(cpuMsPerRequest, yardstick),
       cpu_ms_around_slowest: cpuAround(timeline, paced.max_at),
       ...checkpoints,
     };

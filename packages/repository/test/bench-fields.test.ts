@@ -4,7 +4,7 @@
 // operation's, a ratio against the wrong figure, or a stall window that
 // shows the wrong seconds. The bench's own arithmetic, on made-up inputs.
 import os from 'node:os';
-import { asGenerator, atRateFields, cpuAround, cpuFields, GENERATOR_MAX_P99_SEND_LAG_MS } from '../../../bench/lib';
+import { asGenerator, atRateFields, cpuAround, cpuFields, GENERATOR_MAX_P99_SEND_LAG_MS, yardstickOf } from '../../../bench/lib';
 
 const run = (p99SendLag: number) => ({
   rate_rps: 200,
@@ -46,19 +46,23 @@ test('a run whose generator fell behind (p99 send lag over 5 ms) has no latency 
   });
 });
 
+test('the yardstick is the median of its readings, so one outlying reading does not move the ratio', () => {
+  expect(yardstickOf([0.356, 0.208, 0.25]).cpuMsPerRequest).toBe(0.25);
+  expect(yardstickOf([0.25, 0.26, 0.9]).cpuMsPerRequest).toBe(0.26);
+  expect(yardstickOf([0.3, 0.2]).cpuMsPerRequest).toBe(0.2);
+});
+
 test('CPU per operation sums every process but the bare express yardstick, and cpu_ratio divides by the yardstick', () => {
-  const fields = cpuFields(
-    { gateway: 1.5, 'payout-worker': 1, postgres: 1.75, 'redis-server': 0.25, 'baseline-server': 0.9 },
-    { cpuMsPerRequest: 0.2, rate: 200 },
-  );
+  const fields = cpuFields({ gateway: 1.5, 'payout-worker': 1, postgres: 1.75, 'redis-server': 0.25, 'baseline-server': 0.9 }, yardstickOf([0.35, 0.2, 0.18]));
   expect(fields).toEqual({
     cpu_ms_per_request_at_rate: { gateway: 1.5, 'payout-worker': 1, postgres: 1.75, 'redis-server': 0.25 },
     cpu_ms_per_op: 4.5,
     bare_express_cpu_ms_per_request: 0.2,
-    bare_express_rate_rps: 200,
+    bare_express_cpu_ms_per_request_readings: [0.35, 0.2, 0.18],
+    bare_express_rate_rps: 1000,
     cpu_ratio: 22.5,
   });
-  expect(cpuFields({ gateway: 1 }, { cpuMsPerRequest: 0, rate: 200 }).cpu_ratio).toBeNull();
+  expect(cpuFields({ gateway: 1 }, yardstickOf([0])).cpu_ratio).toBeNull();
 });
 
 test('the CPU around the slowest request: each step’s use per process, from a second before it to a second after', () => {
