@@ -769,7 +769,7 @@ export async function measureAgainstBareExpress(opts: {
 }) {
   const bareOrigin = `http://127.0.0.1:${opts.barePort}`;
   const bareUrl = `${bareOrigin}/bare`;
-  // First: the measured run follows its warm-up and baseline, not 20 s of the services idling (V8 shrinks an idle heap).
+  // First: the measured run then follows its warm-up and baseline, not 20 s of idle services (after which its first requests stalled, up to 0.2 s).
   const yardstick = await bareExpressYardstick();
   // Five seconds of warm-up, so slower machines too start the measured seconds in a steady state.
   await load({ ...opts.gateway, connections: opts.connections, durationSeconds: 5 });
