@@ -13,19 +13,41 @@ export interface CreateDashboardUserInput {
   password: string;
 }
 
-export async function createDashboardUser(db: DbOrTx, input: CreateDashboardUserInput) {
+/** A new user's sign-in, checked, with its password hashed (prepareDashboardUser). */
+export interface PreparedDashboardUser {
+  workspaceId: number;
+  email: string;
+  passwordHash: string;
+}
+
+/**
+ * Checks a new user's email and password and hashes the password: a few
+ * hundred milliseconds of scrypt, seconds on a busy machine, so it is done
+ * before any transaction opens (insertDashboardUser), never inside one
+ * (where it held the transaction past Prisma's 5 s limit on a loaded machine).
+ */
+export async function prepareDashboardUser(input: CreateDashboardUserInput): Promise<PreparedDashboardUser> {
   const email = input.email.trim().toLowerCase();
   if (!emailField.safeParse(email).success) throw new Error(`invalid email: ${input.email}`);
   const problem = passwordProblem(input.password);
   if (problem) throw new Error(`password ${problem}`);
+  return { workspaceId: input.workspaceId, email, passwordHash: await hashPassword(input.password) };
+}
+
+/** Stores a prepared user, an owner of the business named by its live workspace. */
+export async function insertDashboardUser(db: DbOrTx, prepared: PreparedDashboardUser) {
+  const { workspaceId, email, passwordHash } = prepared;
   // A user belongs to the business, named by its live workspace; the session chooses the mode.
-  await workspaceForMode(db, input.workspaceId, 'live');
+  await workspaceForMode(db, workspaceId, 'live');
   const existing = await db.dashboardUser.findUnique({ where: { email }, select: { id: true } });
   if (existing) throw new Error(`a user with email ${email} already exists`);
-  const user = await db.dashboardUser.create({
-    data: { workspaceId: input.workspaceId, email, passwordHash: await hashPassword(input.password) },
-  });
+  const user = await db.dashboardUser.create({ data: { workspaceId, email, passwordHash } });
   return { id: user.id, email: user.email, workspace_id: user.workspaceId };
+}
+
+/** prepareDashboardUser, then insertDashboardUser. */
+export async function createDashboardUser(db: DbOrTx, input: CreateDashboardUserInput) {
+  return insertDashboardUser(db, await prepareDashboardUser(input));
 }
 
 /** Returns the user when email and password match, else null (never says which failed). */

@@ -1,10 +1,11 @@
 // Risk: sign-in telling a known email from an unknown one by its answer or by
 // the work it does (an unknown email, the first of a process above all,
 // hashing more or less than a wrong password does), and a disabled user
-// told apart from a wrong password.
+// told apart from a wrong password; a new user's password hashed inside a
+// transaction, holding it (and a connection) for the hash's whole time.
 import { createTestEnv, createUserFor, createWorkspaceWithKey, type TestEnv } from '@cowrie/testing';
-import { passwordHashesInFlight } from '../src/passwords';
-import { checkDashboardCredentials } from '../src/users';
+import { passwordHashesInFlight, verifyPassword } from '../src/passwords';
+import { checkDashboardCredentials, insertDashboardUser, prepareDashboardUser } from '../src/users';
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -30,4 +31,25 @@ test('an unknown email costs exactly one hash, as a wrong password does: the fir
   // A disabled user's right password: the same hash, the same null.
   await env.db.dashboardUser.update({ where: { id: user.id }, data: { disabledAt: new Date() } });
   expect(await hashesOf(() => checkDashboardCredentials(env.db, user.email, user.password))).toEqual({ hashes: 1, answer: null });
+});
+
+test('a new user is hashed before the transaction that stores it: the insert starts no hash, and stores the prepared one', async () => {
+  const { workspace } = await createWorkspaceWithKey(env.db);
+  const password = 'a long enough passphrase for this test';
+  const prepared = await hashesOf(() => prepareDashboardUser({ workspaceId: workspace.id, email: ' New.Owner@Example.com ', password }));
+  expect(prepared.hashes).toBe(1);
+  expect(prepared.answer).toMatchObject({ workspaceId: workspace.id, email: 'new.owner@example.com' });
+  const stored = await hashesOf(() => env.db.$transaction((tx) => insertDashboardUser(tx, prepared.answer)));
+  expect(stored).toEqual({ hashes: 0, answer: { id: expect.any(Number), email: 'new.owner@example.com', workspace_id: workspace.id } });
+  const row = await env.db.dashboardUser.findUniqueOrThrow({ where: { id: stored.answer.id } });
+  expect(row.passwordHash).toBe(prepared.answer.passwordHash);
+  expect(await verifyPassword(password, row.passwordHash)).toBe(true);
+  // Its checks come first, before any hash: a bad email or a weak password costs none.
+  expect(
+    (await hashesOf(() => prepareDashboardUser({ workspaceId: workspace.id, email: 'not an email', password }).catch((e: Error) => e.message))).hashes,
+  ).toBe(0);
+  expect(
+    (await hashesOf(() => prepareDashboardUser({ workspaceId: workspace.id, email: 'b@example.com', password: 'short' }).catch((e: Error) => e.message)))
+      .hashes,
+  ).toBe(0);
 });

@@ -80,12 +80,14 @@ export const accountCommands: CliCommand[] = [
       { name: 'password', value: 'PASSWORD', help: 'deprecated: visible in the process list and shell history', deprecated: true },
     ],
     run: async (args, ctx) => {
-      const { createDashboardUser } = await import('../load/accounts');
+      const { insertDashboardUser, prepareDashboardUser } = await import('../load/accounts');
       const { operatorAuditContext, recordAuditEvent } = await import('../load/audit');
       const workspaceId = positiveIntArg(args, 'workspace');
       const password = await readNewPassword(args, ctx);
+      // The password's hash is made before the transaction opens, not while it holds a connection.
+      const prepared = await prepareDashboardUser({ workspaceId, email: args.email!, password });
       return (await ctx.db()).$transaction(async (tx) => {
-        const user = await createDashboardUser(tx, { workspaceId, email: args.email!, password });
+        const user = await insertDashboardUser(tx, prepared);
         await recordAuditEvent(tx, operatorAuditContext(user.workspace_id), {
           action: 'user.created',
           objectId: user.id,
