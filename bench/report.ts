@@ -3,7 +3,7 @@
 // bare express route's in the same run, the p99 at the fixed rate against its
 // baseline's, the slowest request and when, and whether the generator kept its
 // schedule (a run in which it did not has no latency results).
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 interface Target {
@@ -69,3 +69,36 @@ console.log(
 );
 console.log('|---|---|---|---|---|---|---|');
 for (const [name, target] of Object.entries(TARGETS)) console.log(row(name, target));
+
+/** The floor (scenario `queue_floor`): one queue hop with its reply and nothing else, at the rates of the scenarios that wait for a worker. */
+interface FloorResult {
+  floors?: Record<
+    string,
+    {
+      rate_rps: number;
+      cpu_ms_per_op: number;
+      cpu_ms_per_request_at_rate: Record<string, number>;
+      bare_express_cpu_ms_per_request: number;
+      cpu_ratio: number | null;
+    }
+  >;
+}
+
+const floorFile = path.join(__dirname, 'results', 'queue_floor.json');
+if (existsSync(floorFile)) {
+  const { floors = {} } = JSON.parse(readFileSync(floorFile, 'utf8')) as FloorResult;
+  const waiting: Record<string, string> = { '300': 'verification_start', '200': 'transfers' };
+  console.log('');
+  for (const floor of Object.values(floors).sort((a, b) => b.rate_rps - a.rate_rps)) {
+    const scenario = waiting[String(floor.rate_rps)];
+    const target = scenario ? TARGETS[scenario]?.cpuRatio : undefined;
+    const byProcess = Object.entries(floor.cpu_ms_per_request_at_rate)
+      .map(([process, ms]) => `${process} ${ms}`)
+      .join(', ');
+    console.log(
+      `The floor at ${floor.rate_rps} req/s (\`queue_floor\`: express, a JSON body, one queue hop and its reply, nothing else): ` +
+        `**${floor.cpu_ms_per_op} ms** (${byProcess}) against bare express's ${floor.bare_express_cpu_ms_per_request} ms: **${String(floor.cpu_ratio)}**` +
+        (scenario && target !== undefined ? `, beside \`${scenario}\`'s target of ${target}.` : '.'),
+    );
+  }
+}

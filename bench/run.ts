@@ -5,6 +5,7 @@
 import { dropBenchDatabases, startBenchRedis, stopBenchRedis, takePeakRss, writeResult, type ScenarioResult } from './lib';
 import { channels } from './scenarios/channels';
 import { footprint, type FootprintResult } from './scenarios/footprint';
+import { queueFloor, type QueueFloorResult } from './scenarios/queue-floor';
 import { scaleOut } from './scenarios/scale-out';
 import { transfers } from './scenarios/transfers';
 import { verificationCheck } from './scenarios/verification-check';
@@ -19,9 +20,11 @@ const SCENARIOS: Record<string, () => Promise<ScenarioResult | FootprintResult>>
   verification_check: verificationCheck,
   webhook_fanout: webhookFanout,
   scale_out: scaleOut,
+  queue_floor: queueFloor,
 };
 
 const isFootprint = (result: ScenarioResult | FootprintResult): result is FootprintResult => result.scenario === 'footprint';
+const isQueueFloor = (result: ScenarioResult): result is QueueFloorResult => result.scenario === 'queue_floor';
 
 async function main() {
   const wanted = process.argv.slice(2);
@@ -48,6 +51,15 @@ async function main() {
           .join(', ')}`,
       );
       console.log(`footprint: production tree ${tree.total} MB (node_modules ${tree.node_modules} MB, build output ${tree.build_output} MB)`);
+      continue;
+    }
+    if (isQueueFloor(result)) {
+      for (const floor of Object.values(result.floors)) {
+        console.log(
+          `queue_floor: at ${floor.rate_rps} req/s: CPU per request ${floor.cpu_ms_per_op} ms ${JSON.stringify(floor.cpu_ms_per_request_at_rate)}, ` +
+            `bare express ${floor.bare_express_cpu_ms_per_request} ms per request, cpu_ratio ${String(floor.cpu_ratio)}; p50 ${floor.p50_at_rate_ms} ms, p99 ${floor.p99_at_rate_ms} ms`,
+        );
+      }
       continue;
     }
     const unit = typeof result.unit === 'string' ? result.unit : 'req/s';
