@@ -3,6 +3,7 @@ import type { RedisClient } from '@cowrie/core';
 import type { PrismaClient, SqlPool } from '@cowrie/db';
 import { version } from '../package.json';
 import { CliFinding, UsageError, type CliCommand, type CliIo } from './command';
+import { databaseHint } from './database-hint';
 import { COMMANDS } from './commands';
 import { commandHelp, groupHelp, toolHelp, usageLine } from './help';
 
@@ -63,6 +64,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
   let db: PrismaClient | undefined;
   let sql: SqlPool | undefined;
   let redis: RedisClient | undefined;
+  let databaseUrl: string | undefined;
   try {
     const { values, positionals } = parseArgs({
       args: rest,
@@ -81,6 +83,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     if (missing.length) throw new UsageError(`missing ${missing.map((m) => `--${m.name}`).join(', ')}\nusage: ${usageLine(command)}`);
     const { loadConfig } = await import('./load/config');
     const config = loadConfig(env);
+    databaseUrl = config.DATABASE_URL;
     const result = await command.run(args, {
       config,
       db: async () => {
@@ -120,7 +123,8 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     const usage = err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
-    return { code: usage ? 2 : 1, stdout: '', stderr: stderr([...warnings, message]) };
+    const hint = databaseUrl === undefined ? null : databaseHint(err, databaseUrl);
+    return { code: usage ? 2 : 1, stdout: '', stderr: stderr([...warnings, message, ...(hint ? [hint] : [])]) };
   } finally {
     redis?.disconnect();
     await Promise.all([db?.$disconnect(), sql?.end()]);
