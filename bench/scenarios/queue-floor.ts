@@ -7,7 +7,7 @@
 // check. Measured open loop at the rates of `verification_start` (300/s) and
 // `transfers` (200/s), CPU per request of the server, the worker and Redis
 // against the same yardstick as every scenario: its `cpu_ratio` is the least
-// those scenarios' ratios can be while DESIGN's queue hop stands (docs/
+// those scenarios' ratios can be while the design's queue hop stands (docs/
 // performance.md, "The floor"). Not a target of its own.
 import { bareExpressYardstick, cpuFields, cpuPerRequest, loadAtRate, startBenchStack, waitForHttp, type HttpRequest, type ScenarioResult } from '../lib';
 
