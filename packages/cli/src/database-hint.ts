@@ -6,7 +6,24 @@
  * authentication, and the socket's own errors).
  */
 const PRISMA_CODES = new Set(['P1000', 'P1001', 'P1003', 'P1010']);
-const PG_CODES = new Set(['3D000', '28P01', '28000', 'ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH']);
+const PG_CODES = new Set(['3D000', '28P01', '28000']);
+/** A socket's own errors: Redis's connection can raise them too, so they count only for the database's port. */
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH']);
+
+function databasePort(databaseUrl: string): number | null {
+  try {
+    return Number(new URL(databaseUrl).port || 5432);
+  } catch {
+    return null;
+  }
+}
+
+function isDatabaseError(err: unknown, databaseUrl: string): boolean {
+  const { code, port } = (err ?? {}) as { code?: unknown; port?: unknown };
+  if (typeof code !== 'string') return false;
+  if (PRISMA_CODES.has(code) || PG_CODES.has(code)) return true;
+  return SOCKET_CODES.has(code) && port === databasePort(databaseUrl);
+}
 
 /** DATABASE_URL with its password, if any, replaced by `***`: a hint names the database, never the secret. */
 export function displayDatabaseUrl(databaseUrl: string): string {
@@ -25,7 +42,6 @@ export function displayDatabaseUrl(databaseUrl: string): string {
  * names neither the variable nor the way out); null for any other error.
  */
 export function databaseHint(err: unknown, databaseUrl: string): string | null {
-  const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string' || !(PRISMA_CODES.has(code) || PG_CODES.has(code))) return null;
+  if (!isDatabaseError(err, databaseUrl)) return null;
   return `the database is DATABASE_URL=${displayDatabaseUrl(databaseUrl)}: set DATABASE_URL to the service's database, or run \`npm start\` once to create and migrate it`;
 }

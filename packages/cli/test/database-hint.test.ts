@@ -28,6 +28,10 @@ test('any other failure gets no database hint', () => {
   expect(databaseHint(new Error('workspace 7 not found'), 'postgresql://postgres@127.0.0.1:5432/cowrie')).toBeNull();
   expect(databaseHint(Object.assign(new Error('duplicate key'), { code: '23505' }), 'postgresql://postgres@127.0.0.1:5432/cowrie')).toBeNull();
   expect(databaseHint(null, 'postgresql://postgres@127.0.0.1:5432/cowrie')).toBeNull();
+  // A refused connection names the database only when it was the database's port (Redis's sockets fail the same way).
+  const refused = (port: number) => Object.assign(new Error(`connect ECONNREFUSED 127.0.0.1:${port}`), { code: 'ECONNREFUSED', port });
+  expect(databaseHint(refused(6379), 'postgresql://postgres@127.0.0.1:5432/cowrie')).toBeNull();
+  expect(databaseHint(refused(5432), 'postgresql://postgres@127.0.0.1/cowrie')).toMatch(/^the database is DATABASE_URL=/);
 });
 
 test('the URL shown keeps everything but the password', () => {
