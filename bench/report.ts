@@ -43,13 +43,17 @@ interface Result {
 
 const mark = (ok: boolean) => (ok ? '✓' : '✗');
 
+/** `gateway 0.2, postgres 0.1`: CPU per operation by process. */
+const byProcessText = (cpu: Record<string, number>) =>
+  Object.entries(cpu)
+    .map(([process, ms]) => `${process} ${ms}`)
+    .join(', ');
+
 function row(name: string, target: Target): string {
   const r = JSON.parse(readFileSync(path.join(__dirname, 'results', `${name}.json`), 'utf8')) as Result;
   if (r.cpu_ms_per_op === undefined || r.cpu_ratio === undefined || r.cpu_ratio === null)
     return `| \`${name}\` | not measured by this bench's version | | | | | |`;
-  const byProcess = Object.entries(r.cpu_ms_per_request_at_rate ?? {})
-    .map(([process, ms]) => `${process} ${ms}`)
-    .join(', ');
+  const byProcess = byProcessText(r.cpu_ms_per_request_at_rate ?? {});
   const unit = r.unit ?? 'req/s';
   const cpu = `**${r.cpu_ms_per_op} ms** (${byProcess})`;
   const ratio = `**${r.cpu_ratio}** ${mark(r.cpu_ratio <= target.cpuRatio)} (≤ ${target.cpuRatio})`;
@@ -92,9 +96,7 @@ if (existsSync(floorFile)) {
   for (const floor of Object.values(floors).sort((a, b) => b.rate_rps - a.rate_rps)) {
     const scenario = waiting[String(floor.rate_rps)];
     const target = scenario ? TARGETS[scenario]?.cpuRatio : undefined;
-    const byProcess = Object.entries(floor.cpu_ms_per_request_at_rate)
-      .map(([process, ms]) => `${process} ${ms}`)
-      .join(', ');
+    const byProcess = byProcessText(floor.cpu_ms_per_request_at_rate);
     console.log(
       `The floor at ${floor.rate_rps} req/s (\`queue_floor\`: express, a JSON body, one queue hop and its reply, nothing else): ` +
         `**${floor.cpu_ms_per_op} ms** (${byProcess}) against bare express's ${floor.bare_express_cpu_ms_per_request} ms: **${String(floor.cpu_ratio)}**` +
