@@ -11,6 +11,13 @@ import { apiKeyStopped, checkApiKeyRow, parseApiKey, type ApiKeyRow, type Authen
 // is read again from Postgres. So a revocation is in force for the next
 // request on every replica, without a Postgres read per request.
 
+/**
+ * How long a process trusts a cached key row whatever the epoch says: the
+ * bound on a revocation whose announcement was lost (Redis failed after the
+ * commit).
+ */
+export const API_KEY_CACHE_MAX_AGE_MS = 60_000;
+
 /** Redis key of the API-key epoch. */
 export const apiKeyEpochKey = (keyPrefix: string) => `${keyPrefix}api-keys:epoch`;
 
@@ -42,11 +49,7 @@ export interface CachedApiKeyAuthenticatorOptions {
   readEpoch: () => Promise<string>;
   /** Rows kept per process; the oldest go first. Default 10,000. */
   maxEntries?: number;
-  /**
-   * A cached row is read again after this long whatever the epoch says: the
-   * bound on a revocation whose announcement was lost (Redis failed after the
-   * commit). Default 60 s.
-   */
+  /** A cached row is read again after this long whatever the epoch says. Default API_KEY_CACHE_MAX_AGE_MS. */
   maxAgeMs?: number;
   now?: () => number;
 }
@@ -72,7 +75,7 @@ export type ApiKeyAuthentication<T> = { key: AuthenticatedKey; alongside: T } | 
  */
 export function cachedApiKeyAuthenticator(opts: CachedApiKeyAuthenticatorOptions) {
   const maxEntries = opts.maxEntries ?? 10_000;
-  const maxAgeMs = opts.maxAgeMs ?? 60_000;
+  const maxAgeMs = opts.maxAgeMs ?? API_KEY_CACHE_MAX_AGE_MS;
   const now = opts.now ?? Date.now;
   const cache = new Map<string, CachedRow>();
 

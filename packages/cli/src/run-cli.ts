@@ -3,7 +3,7 @@ import type { RedisClient } from '@cowrie/core';
 import type { PrismaClient, SqlPool } from '@cowrie/db';
 import { version } from '../package.json';
 import { CliFinding, UsageError, type CliCommand, type CliIo } from './command';
-import { databaseHint } from './database-hint';
+import { databaseHint, redisHint, type RedisTarget } from './connection-hint';
 import { COMMANDS } from './commands';
 import { commandHelp, groupHelp, toolHelp, usageLine } from './help';
 
@@ -65,6 +65,10 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
   let sql: SqlPool | undefined;
   let redis: RedisClient | undefined;
   let databaseUrl: string | undefined;
+  let redisTarget: RedisTarget | undefined;
+  // The last error Redis's connection raised. Listening also keeps ioredis from
+  // printing "[ioredis] Unhandled error event" with a stack per reconnect attempt.
+  let redisError: Error | null = null;
   try {
     const { values, positionals } = parseArgs({
       args: rest,
@@ -84,6 +88,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     const { loadConfig } = await import('./load/config');
     const config = loadConfig(env);
     databaseUrl = config.DATABASE_URL;
+    redisTarget = config;
     const result = await command.run(args, {
       config,
       db: async () => {
@@ -104,6 +109,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
         if (!redis) {
           const { createRedis } = await import('./load/redis');
           redis ??= createRedis(config, { name: 'cli' });
+          redis.on('error', (err: Error) => (redisError = err));
         }
         return redis;
       },
@@ -118,13 +124,16 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       warn: (message) => warnings.push(`warning: ${message}`),
     });
     const json = (value: unknown) => (pretty ? JSON.stringify(value, null, 2) : JSON.stringify(value));
+    // A command can finish with Redis down (key revoke warns that its announcement was lost): say where it looked.
+    const redisWarning = redisHint(redisError, config);
+    if (redisWarning) warnings.push(`warning: ${redisWarning}`);
     if (result instanceof CliFinding) return { code: result.code, stdout: json(result.output), stderr: stderr(warnings) };
     return { code: 0, stdout: json(result), stderr: stderr(warnings) };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     const usage = err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
-    const hint = databaseUrl === undefined ? null : databaseHint(err, databaseUrl);
-    return { code: usage ? 2 : 1, stdout: '', stderr: stderr([...warnings, message, ...(hint ? [hint] : [])]) };
+    const hints = [databaseUrl === undefined ? null : databaseHint(err, databaseUrl), redisTarget ? redisHint(redisError, redisTarget) : null];
+    return { code: usage ? 2 : 1, stdout: '', stderr: stderr([...warnings, message, ...hints.filter((h) => h !== null)]) };
   } finally {
     redis?.disconnect();
     await Promise.all([db?.$disconnect(), sql?.end()]);

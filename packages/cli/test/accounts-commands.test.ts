@@ -103,3 +103,15 @@ test('the installed bin prints JSON and exits 0 (npx cowrie)', async () => {
   expect(bad.status).toBe(2);
   expect(bad.stderr).toMatch(/missing --id/);
 });
+
+test('key revoke with Redis down: the key is revoked and the command says so (exit 0), warning that gateways learn of it within the cache age', async () => {
+  const ws = JSON.parse((await cli('workspace', 'create', '--name', 'Revoke while Redis is down')).stdout);
+  const created = JSON.parse((await cli('key', 'create', '--workspace', String(ws.id), '--scopes', 'read')).stdout);
+  const out = await runCli(['key', 'revoke', '--id', String(created.id)], { ...cliEnv, REDIS_URL: 'redis://127.0.0.1:1' });
+  expect(out.code).toBe(0);
+  expect(JSON.parse(out.stdout)).toEqual({ id: created.id, revoked: true });
+  expect(out.stderr).toContain(`cowrie: warning: key ${created.id} is revoked, but gateways were not told at once`);
+  expect(out.stderr).toContain('within 60 s');
+  expect(out.stderr).toContain('cowrie: warning: Redis did not answer at REDIS_URL=redis://127.0.0.1:1 (connect ECONNREFUSED 127.0.0.1:1)');
+  expect(await authenticateApiKey(env.db, created.key)).toBeNull();
+});

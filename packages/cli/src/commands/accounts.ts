@@ -51,7 +51,7 @@ export const accountCommands: CliCommand[] = [
     details: 'Every gateway reads the key again on its next request (the revocation epoch in Redis).',
     options: [{ name: 'id', value: 'KEY_ID', help: "the key's id (key create's id)", required: true }],
     run: async (args, ctx) => {
-      const { announceApiKeyChange, apiKeyIdentity, revokeApiKey } = await import('../load/accounts');
+      const { announceApiKeyChange, apiKeyIdentity, revokeApiKey, API_KEY_CACHE_MAX_AGE_MS } = await import('../load/accounts');
       const { operatorAuditContext, recordAuditEvent } = await import('../load/audit');
       const revoked = await (
         await ctx.db()
@@ -61,7 +61,15 @@ export const accountCommands: CliCommand[] = [
         await recordAuditEvent(tx, operatorAuditContext(key.workspaceId), { action: 'api_key.revoked', objectId: done.id, details: { prefix: key.prefix } });
         return done;
       });
-      await announceApiKeyChange(await ctx.redis(), ctx.config.REDIS_KEY_PREFIX);
+      // The revocation is committed: a failed announcement must not read as a
+      // failed revoke (the operator would retry a done thing, or think the key works).
+      try {
+        await announceApiKeyChange(await ctx.redis(), ctx.config.REDIS_KEY_PREFIX);
+      } catch (err) {
+        ctx.warn(
+          `key ${revoked.id} is revoked, but gateways were not told at once (${(err as Error).message}): each stops accepting it within ${API_KEY_CACHE_MAX_AGE_MS / 1000} s, when its cached copy expires`,
+        );
+      }
       return revoked;
     },
   },
