@@ -2,6 +2,7 @@
 // concurrent wrong guesses both counted as the last; an event missing or
 // written without its state change.
 import { createWorkspaceWithKey, type TestEnv } from '@cowrie/testing';
+import type { SqlQueryable } from '@cowrie/db';
 import { createTestEnv } from '@cowrie/ledger/testing';
 import { checkVerification } from '../src/check-verification';
 import { createVerification } from '../src/create-verification';
@@ -159,6 +160,33 @@ test('20 concurrent wrong guesses: exactly 3 counted, exactly one is the last, o
   expect(results.filter((r) => r.status === 'failed' && r.reason === 'failed')).toHaveLength(17);
   expect(await row(v.reference)).toMatchObject({ status: 'failed', attempts: 3 });
   expect(await events(v.reference)).toHaveLength(1);
+});
+
+test('a wrong guess read as not the last, made the last by a guess counted in between: the row fails with its one verification.failed event', async () => {
+  const v = await start();
+  await check(v.reference, '100001');
+  // Between this check's read (attempts 1 of 3: its guess not the last) and its change, another wrong guess is counted.
+  let raced = false;
+  const racing: SqlQueryable = {
+    query: async (config) => {
+      if (config.name === 'cowrie-verification-code-transition' && !raced) {
+        raced = true;
+        expect(await check(v.reference, '100002')).toEqual({ status: 'failed', reason: 'invalid_code', attempts_remaining: 1 });
+      }
+      return env.sql.query(config);
+    },
+  };
+  expect(await checkVerification({ sql: racing }, { workspaceId, reference: v.reference, code: '100003' })).toEqual({
+    status: 'failed',
+    reason: 'invalid_code',
+    attempts_remaining: 0,
+  });
+  expect(raced).toBe(true);
+  expect(await row(v.reference)).toMatchObject({ status: 'failed', attempts: 3 });
+  const evs = await events(v.reference);
+  expect(evs.map((e) => [e.event, (e.payload as { reason: string; attempts: number }).reason, (e.payload as { attempts: number }).attempts])).toEqual([
+    ['verification.failed', 'invalid_code', 3],
+  ]);
 });
 
 test('a correct code racing the last wrong guess: never both the last wrong guess and verified', async () => {
