@@ -167,13 +167,14 @@ test('a wrong guess read as not the last, made the last by a guess counted in be
   await check(v.reference, '100001');
   // Between this check's read (attempts 1 of 3: its guess not the last) and its change, another wrong guess is counted.
   let raced = false;
+  const sql: SqlQueryable = env.sql;
   const racing: SqlQueryable = {
-    query: async (config) => {
+    async query<R>(config: Parameters<SqlQueryable['query']>[0]) {
       if (config.name === 'cowrie-verification-code-transition' && !raced) {
         raced = true;
         expect(await check(v.reference, '100002')).toEqual({ status: 'failed', reason: 'invalid_code', attempts_remaining: 1 });
       }
-      return env.sql.query(config);
+      return sql.query<R>(config);
     },
   };
   expect(await checkVerification({ sql: racing }, { workspaceId, reference: v.reference, code: '100003' })).toEqual({
