@@ -1,4 +1,4 @@
-// `npm run soak:many -- --seeds 1-20 --minutes 10 [--redis single|cluster] [other soak options]`:
+// `npm run soak:many -- --seeds 1-20 --minutes 10 [--redis single|cluster] [any other soak option]`:
 // the long run. One soak per seed, one after another (each owns the machine),
 // each printing as it goes; then a table of every seed's figures. Exits 1 if
 // any seed found a violation or failed, naming the seeds to replay.
@@ -7,21 +7,19 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { SOAK_OPTIONS } from './options';
 
+// Every soak option but the two each run is given (its seed and its report file).
+const { seed: _seed, report: _report, ...passedOn } = SOAK_OPTIONS;
 const { values, tokens } = parseArgs({
-  options: {
-    seeds: { type: 'string', default: '1-20' },
-    minutes: { type: 'string' },
-    redis: { type: 'string' },
-    replicas: { type: 'string' },
-    lanes: { type: 'string' },
-    'keep-database': { type: 'boolean' },
-  },
+  options: { ...passedOn, seeds: { type: 'string', default: '1-20' } },
   tokens: true,
 });
 const range = /^(\d+)-(\d+)$/.exec(String(values.seeds));
 if (!range || Number(range[1]) > Number(range[2])) {
-  console.error('usage: npm run soak:many -- --seeds <first>-<last> [--minutes M] [--redis single|cluster] [--replicas R] [--lanes L]');
+  console.error(
+    'usage: npm run soak:many -- --seeds <first>-<last> [--minutes M] [--redis single|cluster] [--replicas R] [--lanes L] [--rails paystack[,flutterwave]] [--keep-database]',
+  );
   process.exit(2);
 }
 // Every other option goes to each soak as given.

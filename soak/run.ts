@@ -19,22 +19,10 @@ import { readSandboxMessages, sandboxOutbox } from '@cowrie/verification';
 import { payoutReferenceOf } from '@cowrie/payouts';
 import { checkSoak, flutterwaveTruth, paystackTruth } from './checks';
 import { startDriver, type Business } from './driver';
+import { SOAK_OPTIONS } from './options';
 import { createWorld, RECONCILE_EVERY_MS, type RedisMode, type World } from './world';
 
-const { values } = parseArgs({
-  options: {
-    seed: { type: 'string', default: String(Date.now() % 100000) },
-    minutes: { type: 'string', default: '3' },
-    replicas: { type: 'string', default: '2' },
-    lanes: { type: 'string', default: '6' },
-    redis: { type: 'string', default: 'single' },
-    // The payout rails, in order (PAYOUT_RAILS): paystack, or paystack,flutterwave.
-    rails: { type: 'string', default: 'paystack' },
-    'keep-database': { type: 'boolean', default: false },
-    // Where to write the JSON report too (soak/many.ts reads it).
-    report: { type: 'string' },
-  },
-});
+const { values } = parseArgs({ options: SOAK_OPTIONS });
 const seed = Number(values.seed);
 const minutes = Number(values.minutes);
 const replicaCount = Number(values.replicas);
