@@ -66,8 +66,9 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
   let redis: RedisClient | undefined;
   let databaseUrl: string | undefined;
   let redisTarget: RedisTarget | undefined;
-  // The last error Redis's connection raised. Listening also keeps ioredis from
-  // printing "[ioredis] Unhandled error event" with a stack per reconnect attempt.
+  // The last error Redis's connection raised since it was last ready (a blip it
+  // recovered from is forgotten). Listening also keeps ioredis from printing
+  // "[ioredis] Unhandled error event" with a stack per reconnect attempt.
   let redisError: Error | null = null;
   try {
     const { values, positionals } = parseArgs({
@@ -109,7 +110,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
         if (!redis) {
           const { createRedis } = await import('./load/redis');
           redis ??= createRedis(config, { name: 'cli' });
-          redis.on('error', (err: Error) => (redisError = err));
+          redis.on('error', (err: Error) => (redisError = err)).on('ready', () => (redisError = null));
         }
         return redis;
       },
