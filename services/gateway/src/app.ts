@@ -97,7 +97,6 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   registerVerificationReportRoutes(app, deps);
   registerRailNotificationRoutes(app, deps);
   const parseJson = jsonBody({ limit: deps.config.BODY_LIMIT });
-  app.use(parseJson);
 
   // The reference document (/v1/openapi.json needs no key, so it precedes the
   // /v1 router), then /v1, the busiest, ahead of the operator and dashboard
@@ -107,7 +106,10 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   registerDocsPages(app);
 
   const v1 = express.Router({ caseSensitive: true });
-  const v1Layers = inOneStep(requireApiKeyWithinBudget(deps), idempotencyLayer(deps));
+  // The key first: a request without a usable key is 401 whatever its body, and
+  // an authenticated one counts against its budget (its headers on a 400 or 413
+  // for its body too) before the body is read.
+  const v1Layers = inOneStep(requireApiKeyWithinBudget(deps), parseJson, idempotencyLayer(deps));
   v1.use(v1Layers);
   const api = routes.on(v1, '/v1');
   api.routes(catalogApiSpecs, createCatalogApiHandlers(deps));
@@ -121,9 +123,11 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
   api.routes(testHelperApiSpecs, createTestHelperApiHandlers(deps));
   v1.use(notFoundHandler);
   app.use('/v1', v1);
+  // Every other route's body (/v1 reads its own after the key check).
+  app.use(parseJson);
   // Extra routes are express's alone (not in `api.mounted`): with them, /v1 goes through express.
   if (!options.extraV1Routes && !options.routeV1ThroughExpress) {
-    dispatchDirectly(app, directDispatch({ prefix: '/v1', routes: api.mounted, before: [parseJson, v1Layers], notFound: notFoundHandler }), keepConventions);
+    dispatchDirectly(app, directDispatch({ prefix: '/v1', routes: api.mounted, before: [v1Layers], notFound: notFoundHandler }), keepConventions);
   }
 
   registerMetricsRoute(app, deps);
@@ -147,22 +151,26 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
 }
 
 /**
- * Two middlewares as one router step: `second` runs where `first` goes on,
+ * Middlewares as one router step: each runs where the one before goes on,
  * and an error either throws or rejects goes to `next` as the router would send it.
  */
-function inOneStep(first: RequestHandler, second: RequestHandler): RequestHandler {
+function inOneStep(...handlers: RequestHandler[]): RequestHandler {
   const failed = (next: NextFunction) => (err: unknown) => next(err ?? new Error('Rejected promise'));
   // Passed inline, not named: the bundle (keepNames) would name a named closure on every request.
-  return (req, res, next) =>
-    first(req, res, (err?: unknown) => {
+  return (req, res, next) => {
+    const run = (index: number) => (err?: unknown) => {
       if (err) return next(err);
+      const handler = handlers[index];
+      if (!handler) return next();
       try {
-        const ran: unknown = second(req, res, next);
+        const ran: unknown = handler(req, res, run(index + 1));
         if (ran instanceof Promise) ran.catch(failed(next));
       } catch (thrown) {
         next(thrown);
       }
-    });
+    };
+    run(0)();
+  };
 }
 
 type AppHandle = (req: Request, res: Response, callback?: NextFunction) => void;

@@ -62,6 +62,66 @@ test.each([
   expect(res.body.error).toMatchObject({ code: 'invalid_request', details: { field } });
 });
 
+// JSON may escape one half of a UTF-16 pair ("\ud800"); Postgres's jsonb refuses
+// such text, and its text columns would store U+FFFD in its place.
+test.each([
+  ['a metadata value', 'POST', '/v1/verifications', { channel: 'email', destination: 'lone@example.com', metadata: { note: 'a\udc00b' } }, 'metadata.note'],
+  ['a metadata key', 'POST', '/v1/verifications', { channel: 'email', destination: 'lone@example.com', metadata: { ['note\ud800']: 'b' } }, 'metadata.note'],
+  [
+    'a bank name',
+    'POST',
+    '/v1/transfers',
+    { currency: 'NGN', amount: 1, account_number: '0123456789', bank_code: '058', bank_name: 'GT\ud800Bank' },
+    'bank_name',
+  ],
+  ['a sign-in email', 'POST', '/auth/login', { email: 'a\udfff@example.com', password: 'long enough password' }, 'email'],
+] as const)('a lone UTF-16 surrogate in %s is 400 invalid_request naming the field, and nothing is written', async (_name, method, path, body, field) => {
+  const counts = () => Promise.all([gw.env.db.verification.count(), gw.env.db.ledgerTransaction.count(), gw.env.db.outboxEvent.count()]);
+  const before = await counts();
+  const res = await call(gw.url, method, path, { token: path.startsWith('/v1') ? key : undefined, body });
+  expect(res.status).toBe(400);
+  expect(res.body.error).toMatchObject({ code: 'invalid_request', details: { field } });
+  expect(res.body.error.message).toMatch(/surrogate/);
+  expect(await counts()).toEqual(before);
+});
+
+test('a surrogate pair (an emoji) is text like any other', async () => {
+  const res = await call(gw.url, 'POST', '/v1/verifications', {
+    token: key,
+    body: { channel: 'email', destination: 'pair@example.com', metadata: { note: 'paid \ud83d\ude00' } },
+  });
+  expect(res.status).toBe(201);
+});
+
+// The key is checked before the body is read: a request without a usable key
+// is 401 whatever its body, and an authenticated one counts against its
+// budget and carries the X-RateLimit-* headers, its 400 or 413 included.
+test.each([
+  ['no key', undefined],
+  ['an unknown key', 'ck_live_not_a_key_at_all_0000000000'],
+])('a broken or oversized /v1 body with %s is 401 unauthorized', async (_name, token) => {
+  for (const rawBody of ['{', JSON.stringify({ narration: 'x'.repeat(5000) })]) {
+    const res = await call(gw.url, 'POST', '/v1/transfers', { token, rawBody });
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('unauthorized');
+  }
+});
+
+test('a broken or oversized /v1 body with a key is 400 or 413 with the rate-limit headers, and counts against the budget', async () => {
+  const broken = await call(gw.url, 'POST', '/v1/transfers', { token: key, rawBody: '{' });
+  expect(broken.status).toBe(400);
+  expect(broken.body.error).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(/not valid JSON/) });
+  const remaining = Number(broken.headers.get('x-ratelimit-remaining'));
+  expect(broken.headers.get('x-ratelimit-limit')).toMatch(/^\d+$/);
+  expect(broken.headers.get('x-ratelimit-reset')).toMatch(/^\d+$/);
+  const huge = await call(gw.url, 'POST', '/v1/transfers', { token: key, rawBody: JSON.stringify({ narration: 'x'.repeat(5000) }) });
+  expect(huge.status).toBe(413);
+  expect(huge.body.error.code).toBe('invalid_request');
+  const after = Number(huge.headers.get('x-ratelimit-remaining'));
+  // The same window (or, across its boundary, a new one with one request in it).
+  expect(after === remaining - 1 || after === Number(huge.headers.get('x-ratelimit-limit')) - 1).toBe(true);
+});
+
 test('broken JSON is 400 invalid_request, not 5xx', async () => {
   const res = await call(gw.url, 'POST', '/auth/login', { rawBody: '{"email": "a@b.c", ' });
   expect(res.status).toBe(400);

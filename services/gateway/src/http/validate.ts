@@ -16,11 +16,19 @@ function describe(issue: z.core.$ZodIssue, input: unknown): { field: string; mes
 /** How deep a request's JSON may nest: far beyond any body of the API, far short of a stack. */
 const MAX_INPUT_DEPTH = 32;
 
-type InputProblem = { path: string[]; problem: 'nul' | 'depth' };
+type InputProblem = { path: string[]; problem: 'nul' | 'surrogate' | 'depth' };
+
+/** One half of a UTF-16 surrogate pair without the other (JSON may escape one: "\ud800"): with the u flag a pair is one code point, so only a lone half matches. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+/** What a field's name is shown without. */
+const UNSTORABLE = /\u0000|[\uD800-\uDFFF]/gu;
+
+/** What is wrong with a string for Postgres: U+0000, or a lone surrogate, which is not text in UTF-8 (jsonb refuses it; text would store U+FFFD). */
+const textProblem = (text: string): InputProblem['problem'] | null => (text.includes('\u0000') ? 'nul' : LONE_SURROGATE.test(text) ? 'surrogate' : null);
 
 /**
- * The first string (value or key) in `value` that holds U+0000, which
- * Postgres cannot store in text or jsonb, or the first place it nests deeper
+ * The first string (value or key) in `value` that holds U+0000 or a lone
+ * surrogate, which Postgres cannot store as text, or the first place it nests deeper
  * than MAX_INPUT_DEPTH, which the schemas and JSON.stringify would recurse
  * into until the stack ran out. Either is a 400 here rather than a 500 later.
  * Walked with a stack of its own, so no input is too deep for the walk.
@@ -30,7 +38,8 @@ function inputProblem(value: unknown): InputProblem | null {
   while (pending.length) {
     const { value: item, path } = pending.pop()!;
     if (typeof item === 'string') {
-      if (item.includes('\u0000')) return { path, problem: 'nul' };
+      const problem = textProblem(item);
+      if (problem) return { path, problem };
       continue;
     }
     if (item === null || typeof item !== 'object') continue;
@@ -38,15 +47,22 @@ function inputProblem(value: unknown): InputProblem | null {
     const entries = Object.entries(item);
     for (let i = entries.length - 1; i >= 0; i--) {
       const [key, child] = entries[i]!;
-      if (key.includes('\u0000')) return { path: [...path, key.replaceAll('\u0000', '')], problem: 'nul' };
+      const problem = textProblem(key);
+      if (problem) return { path: [...path, key.replace(UNSTORABLE, '')], problem };
       pending.push({ value: child, path: [...path, key] });
     }
   }
   return null;
 }
 
+const PROBLEM_MESSAGES: Record<InputProblem['problem'], (field: string) => string> = {
+  nul: (field) => `${field} must not contain the NUL character (U+0000)`,
+  surrogate: (field) => `${field} must be valid Unicode text: it holds a lone UTF-16 surrogate (U+D800 to U+DFFF)`,
+  depth: (field) => `${field} nests deeper than ${MAX_INPUT_DEPTH} levels`,
+};
+
 /**
- * A 400 naming the field when `input` holds a NUL character or nests deeper
+ * A 400 naming the field when `input` holds a NUL character or a lone surrogate, or nests deeper
  * than MAX_INPUT_DEPTH: run before anything walks the input (the schemas, the
  * Idempotency-Key layer's body hash, JSON.stringify), so no input reaches a
  * stack overflow or Postgres's refusal as a 500.
@@ -55,7 +71,7 @@ export function assertInputShape(input: unknown): void {
   const found = inputProblem(input);
   if (found) {
     const field = found.path.join('.') || 'body';
-    const message = found.problem === 'nul' ? `${field} must not contain the NUL character (U+0000)` : `${field} nests deeper than ${MAX_INPUT_DEPTH} levels`;
+    const message = PROBLEM_MESSAGES[found.problem](field);
     throw new AppError('invalid_request', message, { details: { field } });
   }
 }
