@@ -193,3 +193,100 @@ test('a retry of a completed payout is its replay, even with the idempotency rec
   expect(again.body.data.id).toBe(first.body.data.id);
   expect(await debits(workspace.id)).toBe(1);
 });
+
+// A retry with the same Idempotency-Key after a definite failure runs a new
+// attempt (only successful responses are stored). A rail that
+// answers "failed" is one: its 201 names a failed payout, which is no success
+// to replay.
+test('a retry after the rail answered failed runs again: a new row and reference, the rail called again (transfers and withdrawals)', async () => {
+  const { workspace, key } = await createWorkspaceWithKey(stack.env.db);
+  await fund(stack.env.db, workspace.id, 'NGN', '100');
+  const first = await transfer(key, { amount: 40, account_number: '0000000001' }, 'retry-after-failed');
+  expect(first.status).toBe(201);
+  expect(first.body.data.status).toBe('failed');
+  const retry = await transfer(key, { amount: 40, account_number: '0000000001' }, 'retry-after-failed');
+  expect(retry.status).toBe(201);
+  expect(retry.headers.get('idempotent-replayed')).toBeNull();
+  expect(retry.body.data).toMatchObject({ status: 'failed' });
+  expect(retry.body.data.id).not.toBe(first.body.data.id);
+  expect(retry.body.data.reference).not.toBe(first.body.data.reference);
+  const rows = await stack.env.db.ledgerTransaction.findMany({
+    where: { workspaceId: workspace.id, requestKey: 'retry-after-failed' },
+    orderBy: { id: 'asc' },
+  });
+  expect(rows.map((r) => r.status)).toEqual(['failed', 'failed']);
+  const dispatches = await stack.env.db.payoutDispatch.findMany({ where: { transactionId: { in: rows.map((r) => r.id) } } });
+  expect(dispatches.map((d) => d.attempts)).toEqual([1, 1]);
+
+  // The key is free after the failure: the corrected request runs under it, and is then the key's answer.
+  const corrected = await transfer(key, { amount: 40 }, 'retry-after-failed');
+  expect(corrected.status).toBe(201);
+  expect(corrected.body.data.status).toBe('completed');
+  const replay = await transfer(key, { amount: 40 }, 'retry-after-failed');
+  expect(replay.body.data.id).toBe(corrected.body.data.id);
+  expect(replay.headers.get('idempotent-replayed')).toBe('true');
+  const mismatch = await transfer(key, { amount: 41 }, 'retry-after-failed');
+  expect(mismatch.status).toBe(409);
+
+  const beneficiary = await call(stack.url, 'POST', '/v1/beneficiaries', {
+    token: key,
+    body: { name: 'Refuses', account_number: '0000000001', bank_code: '058', currency: 'NGN' },
+  });
+  const withdraw = () =>
+    call(stack.url, 'POST', '/v1/withdrawals', {
+      token: key,
+      body: { currency: 'NGN', amount: 15, beneficiary_id: beneficiary.body.data.id },
+      headers: { 'Idempotency-Key': 'withdraw-after-failed' },
+    });
+  const w1 = await withdraw();
+  const w2 = await withdraw();
+  expect([w1.status, w2.status]).toEqual([201, 201]);
+  expect([w1.body.data.status, w2.body.data.status]).toEqual(['failed', 'failed']);
+  expect(w2.body.data.reference).not.toBe(w1.body.data.reference);
+  const balances = await call(stack.url, 'GET', '/v1/balances', { token: key });
+  expect(balances.body.data.find((b: { currency: string }) => b.currency === 'NGN')).toMatchObject({ available: '60.000000', pending: '0.000000' });
+});
+
+/** Moves a payout and its key's record 25 hours into the past, as a day passing would leave them. */
+async function aDayLater(workspaceId: number, idempotencyKey: string) {
+  const dayAgo = `- interval '25 hours'`;
+  await stack.env.db.$executeRawUnsafe(
+    `UPDATE "IdempotencyRecord" SET "createdAt" = "createdAt" ${dayAgo}, "expiresAt" = "expiresAt" ${dayAgo} WHERE "workspaceId" = $1 AND "key" = $2`,
+    workspaceId,
+    idempotencyKey,
+  );
+  await stack.env.db.$executeRawUnsafe(
+    `UPDATE "LedgerTransaction" SET "createdAt" = "createdAt" ${dayAgo} WHERE "workspaceId" = $1 AND "requestKey" = $2`,
+    workspaceId,
+    idempotencyKey,
+  );
+}
+
+// After 24 hours the key's record is expired and deleted, and the request runs fresh.
+test('after 24 hours a header key runs fresh: the same request pays again, another body is no conflict; a body idempotency_key still answers its payout', async () => {
+  const { workspace, key } = await createWorkspaceWithKey(stack.env.db);
+  await fund(stack.env.db, workspace.id, 'NGN', '100');
+  const first = await transfer(key, { amount: 10 }, 'monthly-rent');
+  expect(first.body.data.status).toBe('completed');
+  await aDayLater(workspace.id, 'monthly-rent');
+  const nextDay = await transfer(key, { amount: 10 }, 'monthly-rent');
+  expect(nextDay.status).toBe(201);
+  expect(nextDay.body.data.status).toBe('completed');
+  expect(nextDay.body.data.id).not.toBe(first.body.data.id);
+  // Within the day the key answers its new payout.
+  expect((await transfer(key, { amount: 10 }, 'monthly-rent')).body.data.id).toBe(nextDay.body.data.id);
+  await aDayLater(workspace.id, 'monthly-rent');
+  const otherBody = await transfer(key, { amount: 12 }, 'monthly-rent');
+  expect(otherBody.status).toBe(201);
+  expect(otherBody.body.data.id).not.toBe(nextDay.body.data.id);
+  expect(await debits(workspace.id)).toBe(3);
+
+  // The body's idempotency_key is the ledger's own, with no retention: a day later it still answers its payout.
+  const once = await transfer(key, { amount: 5, idempotency_key: 'invoice-9' }, 'invoice-9-try');
+  await aDayLater(workspace.id, 'invoice-9-try');
+  const later = await transfer(key, { amount: 5, idempotency_key: 'invoice-9' }, 'invoice-9-try');
+  expect(later.body.data.id).toBe(once.body.data.id);
+  expect(await debits(workspace.id)).toBe(4);
+  const balances = await call(stack.url, 'GET', '/v1/balances', { token: key });
+  expect(balances.body.data.find((b: { currency: string }) => b.currency === 'NGN')).toMatchObject({ available: '63.000000', pending: '0.000000' });
+});

@@ -1,10 +1,8 @@
-import { sha256Hex } from '@cowrie/core';
+import { IDEMPOTENCY_RETENTION_MS, sha256Hex } from '@cowrie/core';
 import { Prisma, type DbOrTx } from '@cowrie/db';
 
 /** Keys must be under 255 characters. */
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 254;
-/** Records are kept 24 hours from the first successful write. */
-export const IDEMPOTENCY_RETENTION_MS = 24 * 3600 * 1000;
 /**
  * An in-flight claim older than this belongs to a request that died (its
  * process was killed): a new request may take it over.
@@ -36,7 +34,9 @@ export function idempotencyRequestHash(method: string, path: string, body: unkno
   return sha256Hex(caller === undefined ? request : `${caller}:${request}`);
 }
 
-export type ClaimOutcome = { kind: 'claimed' } | { kind: 'replay'; status: number; body: unknown } | { kind: 'conflict' } | { kind: 'in_flight' };
+/** `replay`'s `claimedAt` tells one stored answer from a later one under the same key (reclaimIdempotencyKey). */
+export type ClaimOutcome =
+  { kind: 'claimed' } | { kind: 'replay'; status: number; body: unknown; claimedAt: Date } | { kind: 'conflict' } | { kind: 'in_flight' };
 
 interface KeyRef {
   workspaceId: number;
@@ -70,7 +70,7 @@ export async function claimIdempotencyKey(db: DbOrTx, ref: KeyRef & { requestHas
   const row = await db.idempotencyRecord.findUnique({ where });
   if (!row) return claimIdempotencyKey(db, ref); // released between our insert and read
   if (row.requestHash !== ref.requestHash) return { kind: 'conflict' };
-  if (row.state === 'completed') return { kind: 'replay', status: row.responseStatus ?? 200, body: row.responseBody };
+  if (row.state === 'completed') return { kind: 'replay', status: row.responseStatus ?? 200, body: row.responseBody, claimedAt: row.createdAt };
   if (now.getTime() - row.createdAt.getTime() > IDEMPOTENCY_STALE_CLAIM_MS) {
     const taken = await db.idempotencyRecord.updateMany({
       where: { id: row.id, state: 'in_flight', createdAt: row.createdAt },
@@ -93,6 +93,29 @@ export async function completeIdempotencyKey(db: DbOrTx, ref: KeyRef & { status:
       expiresAt: new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS),
     },
   });
+}
+
+/**
+ * Takes back a stored answer that no longer stands (its payout failed since):
+ * the record becomes this request's claim again, as a first request's would.
+ * Only the answer replayed (`claimedAt`, from the replay outcome) is taken
+ * back, never one stored after it; of many concurrent callers exactly one
+ * gets true, and the others find the request in flight and wait for its
+ * answer as for any other.
+ */
+export async function reclaimIdempotencyKey(db: DbOrTx, ref: KeyRef & { claimedAt: Date; now?: Date }): Promise<boolean> {
+  const now = ref.now ?? new Date();
+  const { count } = await db.idempotencyRecord.updateMany({
+    where: { workspaceId: ref.workspaceId, key: ref.key, state: 'completed', createdAt: ref.claimedAt },
+    data: {
+      state: 'in_flight',
+      responseStatus: null,
+      responseBody: Prisma.DbNull,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS),
+    },
+  });
+  return count === 1;
 }
 
 /** Forgets a claim whose request did not succeed, so the client can retry it. */

@@ -13,3 +13,4 @@ export * from './modes';
 export * from './page-cursor';
 export * from './csv';
 export * from './as-object';
+export * from './idempotency-retention';

@@ -1,4 +1,4 @@
-import { AppError, Decimal, formatAmount } from '@cowrie/core';
+import { AppError, Decimal, formatAmount, IDEMPOTENCY_RETENTION_MS } from '@cowrie/core';
 import type { EmittedEvent } from '@cowrie/events';
 import {
   batchPerTurnFor,
@@ -221,15 +221,38 @@ const WALLET_AVAILABLE = defineStatement({
 });
 
 /**
- * The earlier debit a repeated request is answered with (earlierDebitId), or
- * null. The same header key with another request's hash is a conflict.
+ * Frees a header key its debit has held past IDEMPOTENCY_RETENTION_MS: after
+ * 24 hours a request with the key runs fresh. The row keeps its
+ * request hash; only the key goes, so the unique index lets a new payout take it.
  */
-async function findEarlierDebit(sql: SqlQueryable, request: OpenRequest): Promise<OpenedDebit | null> {
+const RELEASE_EXPIRED_REQUEST_KEY = defineStatement({
+  name: 'cowrie-release-expired-request-key',
+  params: { id: sqlParam.int, requestKey: sqlParam.text, openedBefore: sqlParam.timestamp },
+  text: (p) =>
+    `UPDATE "LedgerTransaction" SET "requestKey" = NULL WHERE "id" = ${p.id} AND "requestKey" = ${p.requestKey} AND "createdAt" <= ${p.openedBefore}`,
+  result: {},
+});
+
+/**
+ * The earlier debit a repeated request is answered with (earlierDebitId), or
+ * null. The same header key with another request's hash is a conflict. A
+ * debit found by the header key alone, opened more than
+ * IDEMPOTENCY_RETENTION_MS before `now`, answers nothing: its key is freed
+ * (`released`), and the open runs again as a fresh request.
+ */
+async function findEarlierDebit(sql: SqlQueryable, request: OpenRequest, now: Date): Promise<OpenedDebit | 'released' | null> {
   const { draft } = request;
   const { rows } = await EARLIER_DEBIT.run(sql, { workspaceId: draft.workspaceId, ledgerKey: request.idempotencyKey, headerKey: draft.request?.key ?? null });
   const transaction = rows[0];
   if (!transaction) return null;
-  if (draft.request && transaction.requestKey === draft.request.key && transaction.requestHash !== draft.request.requestHash) throw requestKeyConflict();
+  if (draft.request && transaction.requestKey === draft.request.key) {
+    const openedBefore = new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS);
+    if (transaction.idempotencyKey !== request.idempotencyKey && transaction.createdAt <= openedBefore) {
+      await RELEASE_EXPIRED_REQUEST_KEY.run(sql, { id: transaction.id, requestKey: draft.request.key, openedBefore });
+      return 'released';
+    }
+    if (transaction.requestHash !== draft.request.requestHash) throw requestKeyConflict();
+  }
   return { transaction, created: false };
 }
 
@@ -278,7 +301,8 @@ async function openOneHeldDebit(sql: SqlPool, request: OpenRequest): Promise<Ope
       opened = (await OPEN_HELD_DEBIT.run(sql, input)).rows[0]!;
     } catch (err) {
       if (isUniqueViolation(err)) {
-        const earlier = await findEarlierDebit(sql, request);
+        const earlier = await findEarlierDebit(sql, request, input.now);
+        if (earlier === 'released') continue;
         if (earlier) return earlier;
       }
       throw err;
@@ -291,7 +315,8 @@ async function openOneHeldDebit(sql: SqlPool, request: OpenRequest): Promise<Ope
       // The row was created: none of its columns is the left join's null.
       return { transaction: row as LedgerTransaction, created: true };
     }
-    const earlier = opened.duplicateId === null ? null : await findEarlierDebit(sql, request);
+    const earlier = opened.duplicateId === null ? null : await findEarlierDebit(sql, request, input.now);
+    if (earlier === 'released') continue;
     if (earlier && draft.request && earlier.transaction.requestKey === draft.request.key) return earlier;
     const available = new Decimal(opened.preflightAvailable!);
     if (available.lessThan(total)) throw exceedsBalance(available, draft.currency);

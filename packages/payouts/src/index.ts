@@ -7,6 +7,7 @@ export * from './payout-open';
 export * from './payout-close';
 export * from './execute-payout';
 export * from './payout-outcome';
+export * from './payout-answer-replay';
 export * from './submit-payout';
 export * from './reconcile';
 export * from './transactions';

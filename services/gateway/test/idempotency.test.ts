@@ -154,6 +154,25 @@ test('a claim left by a dead request goes stale and can be taken over', async ()
   expect(executions).toBe(1);
 });
 
+test('a stored answer is taken back once, by one of many concurrent callers, and never one stored after it', async () => {
+  const { claimIdempotencyKey, completeIdempotencyKey, idempotencyRequestHash, reclaimIdempotencyKey } = await import('@cowrie/api-limits');
+  const workspaceId = (await gw.env.db.apiKey.findFirstOrThrow({ orderBy: { id: 'asc' } })).workspaceId;
+  const ref = { workspaceId, key: 'key-reclaim', requestHash: idempotencyRequestHash('POST', '/v1/probe', { r: 1 }) };
+  expect((await claimIdempotencyKey(gw.env.db, ref)).kind).toBe('claimed');
+  await completeIdempotencyKey(gw.env.db, { ...ref, status: 201, body: { data: 'first' } });
+  const replay = await claimIdempotencyKey(gw.env.db, ref);
+  if (replay.kind !== 'replay') throw new Error(`expected a replay, got ${replay.kind}`);
+  const taken = await Promise.all(
+    Array.from({ length: 8 }, () => reclaimIdempotencyKey(gw.env.db, { workspaceId, key: ref.key, claimedAt: replay.claimedAt })),
+  );
+  expect(taken.filter(Boolean)).toHaveLength(1);
+  expect((await claimIdempotencyKey(gw.env.db, ref)).kind).toBe('in_flight');
+  // The new claim's answer is stored: the replay read before it cannot take it back.
+  await completeIdempotencyKey(gw.env.db, { ...ref, status: 201, body: { data: 'second' } });
+  expect(await reclaimIdempotencyKey(gw.env.db, { workspaceId, key: ref.key, claimedAt: replay.claimedAt })).toBe(false);
+  expect(await claimIdempotencyKey(gw.env.db, ref)).toMatchObject({ kind: 'replay', body: { data: 'second' } });
+});
+
 test('rate-limited requests are not stored', async () => {
   const limited = await startTestGateway({ PUBLIC_API_RATE_LIMIT: '1' }, { extraV1Routes: probeRoutes });
   try {

@@ -5,8 +5,11 @@ import {
   claimOrWaitIdempotencyKey,
   completeIdempotencyKey,
   idempotencyRequestHash,
+  reclaimIdempotencyKey,
   releaseIdempotencyKey,
+  type ClaimOutcome,
 } from '@cowrie/api-limits';
+import { payoutAnswerKeepable, payoutAnswerStands } from '@cowrie/payouts';
 import type { GatewayDeps } from '../deps';
 import { assertInputShape } from './validate';
 import { assertScope, assertSessionMay, routeHiddenFromKey } from './api-auth';
@@ -36,7 +39,7 @@ function withRequestId(body: unknown, requestId: string): unknown {
  * request with a key still in flight waits for the first and replays it, or gets 409 if it does not finish in time:
  * the two never both execute.
  */
-export function idempotencyLayer(deps: Pick<GatewayDeps, 'db' | 'config'>): RequestHandler {
+export function idempotencyLayer(deps: Pick<GatewayDeps, 'db' | 'sql' | 'config'>): RequestHandler {
   // An answer that may carry a secret (a new API key, a one-time password) is stored sealed with ENCRYPTION_KEY, never readable at rest.
   const seal = (body: unknown): SealedAnswer => ({ sealed: encryptSecret(JSON.stringify(body), deps.config.ENCRYPTION_KEY) });
   const unseal = (stored: SealedAnswer) => JSON.parse(decryptSecret(stored.sealed, deps.config.ENCRYPTION_KEY)) as unknown;
@@ -77,7 +80,12 @@ export function idempotencyLayer(deps: Pick<GatewayDeps, 'db' | 'config'>): Requ
     // Handlers that create money movements record the key with them (a unique
     // index refuses a second), so no failure of this layer can run one twice.
     req.idempotency = { key, requestHash };
-    const outcome = await claimOrWaitIdempotencyKey(deps.db, { workspaceId, key, requestHash, waitMs: deps.config.IDEMPOTENCY_WAIT_MS });
+    const claim = () => claimOrWaitIdempotencyKey(deps.db, { workspaceId, key, requestHash, waitMs: deps.config.IDEMPOTENCY_WAIT_MS });
+    let outcome: ClaimOutcome = await claim();
+    // A stored payout answer whose payout failed since is no longer the key's: the request runs as a new attempt.
+    while (outcome.kind === 'replay' && route?.answersPayout && !(await payoutAnswerStands(deps.sql, workspaceId, outcome.body))) {
+      outcome = (await reclaimIdempotencyKey(deps.db, { workspaceId, key, claimedAt: outcome.claimedAt })) ? { kind: 'claimed' } : await claim();
+    }
     if (outcome.kind === 'conflict') {
       throw new AppError('idempotency_conflict', 'This Idempotency-Key was reused with a different request body (or method or path)');
     }
@@ -95,7 +103,9 @@ export function idempotencyLayer(deps: Pick<GatewayDeps, 'db' | 'config'>): Requ
     captureOutcome(
       res,
       async (status, body) => {
-        if (status >= 200 && status < 300) await completeIdempotencyKey(deps.db, { workspaceId, key, status, body: sealed ? seal(body) : body });
+        // A success is kept for replay; a 201 naming a payout that failed is not: a retry after a definite failure runs a new attempt.
+        const keep = status >= 200 && status < 300 && (!route?.answersPayout || payoutAnswerKeepable(body));
+        if (keep) await completeIdempotencyKey(deps.db, { workspaceId, key, status, body: sealed ? seal(body) : body });
         else await releaseIdempotencyKey(deps.db, { workspaceId, key });
       },
       req.log,

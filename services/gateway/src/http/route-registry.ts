@@ -117,6 +117,13 @@ export interface RouteSpec<
    * stores it sealed (ENCRYPTION_KEY).
    */
   responseHoldsSecret?: true;
+  /**
+   * Its success answer names a payout (a transfer or a withdrawal): the
+   * Idempotency-Key layer keeps it only while that payout has not failed, so a
+   * retry after a definite failure runs a new attempt (`payoutAnswerKeepable`
+   * and `payoutAnswerStands` of @cowrie/payouts).
+   */
+  answersPayout?: true;
   /** Every status the route answers on purpose: successes with their `data`, errors by description. */
   responses: Record<number, RouteResponse>;
 }

@@ -55,6 +55,7 @@ const transfer = {
     'Debits the wallet in `currency`. The row is created `processing` before the rail is called; the answer is the row as the rail left it (`completed` or `failed`), or still `processing` if the rail is slow (a `transfer.*` event follows). `idempotency_key` de-duplicates at the ledger.',
   request: { body: ZTransferBody },
   responses: { 201: { description: 'The ledger transaction (category send, channel transfer)', data: ZTransaction }, ...payoutErrors },
+  answersPayout: true,
 } as const;
 const withdrawal = {
   method: 'post',
@@ -62,6 +63,7 @@ const withdrawal = {
   summary: 'Send money to a saved beneficiary',
   request: { body: ZWithdrawalBody },
   responses: { 201: { description: 'The ledger transaction (category payout, channel payout)', data: ZTransaction }, ...payoutErrors },
+  answersPayout: true,
 } as const;
 const banks = {
   method: 'get',
