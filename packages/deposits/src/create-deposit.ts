@@ -1,5 +1,6 @@
-import { AppError } from '@cowrie/core';
+import { AppError, formatAmount, type Decimal } from '@cowrie/core';
 import type { Channel } from '@cowrie/catalog';
+import type { Collection } from '@cowrie/db';
 import { CARD_DEPOSITS_UNAVAILABLE, OPEN_BANKING_UNAVAILABLE, requireLiveChannel } from './channel-rules';
 import type { DepositsContext } from './context';
 import { openCollection } from './open-collection';
@@ -41,7 +42,7 @@ export async function createDeposit(ctx: DepositsContext, options: CreateDeposit
       return { channel: 'reserved_va', status: 'active', account: renderDepositAccount(account) };
     }
     case 'collection_va': {
-      const { collection } = await openCollection(ctx, {
+      const { collection, created } = await openCollection(ctx, {
         workspaceId: options.workspaceId,
         source: 'deposit',
         reference: body.reference,
@@ -49,7 +50,33 @@ export async function createDeposit(ctx: DepositsContext, options: CreateDeposit
         currency,
         expiresInSeconds: body.expires_in,
       });
-      return { channel: 'collection_va', status: 'pending', account: renderDepositAccount(collection) };
+      const open = created ? collection : repeatedOneOffAccount(collection, { amount: body.amount, currency });
+      return { channel: 'collection_va', status: 'pending', account: renderDepositAccount(open) };
     }
   }
+}
+
+/**
+ * What a repeated `reference` of a one-off account answers: the same account
+ * only while its collection is pending and not past `expires_at` (openCollection
+ * returns it as it stands now: expireIfDue, the rule of every read, which sends
+ * collection.expired once), and only for the same amount and currency. Anything else would tell the
+ * client that an account is open that can no longer be credited for what it
+ * asks: 400 on `reference`, and no account is opened.
+ */
+function repeatedOneOffAccount(row: Collection, asked: { amount: Decimal; currency: string }): Collection {
+  const refuse = (message: string) => new AppError('invalid_request', message, { details: { field: 'reference' } });
+  const account = `The one-off account of reference ${row.reference}`;
+  if (row.status === 'expired') throw refuse(`${account} expired at ${row.expiresAt.toISOString()}; use a new reference`);
+  if (row.status === 'successful') throw refuse(`${account} was already paid; use a new reference`);
+  if (row.status !== 'pending') throw refuse(`${account} is ${row.status}; use a new reference`);
+  const otherAmount = !asked.amount.equals(row.amount.toString());
+  const otherCurrency = asked.currency !== row.currency;
+  if (otherAmount || otherCurrency) {
+    const other = otherAmount && otherCurrency ? 'amount and currency' : otherAmount ? 'amount' : 'currency';
+    throw refuse(
+      `reference ${row.reference} names a one-off account for ${formatAmount(row.amount)} ${row.currency}; use a new reference for another ${other}`,
+    );
+  }
+  return row;
 }

@@ -4,6 +4,7 @@ import { newReference } from '@cowrie/ledger';
 import { openedAccountColumns } from './rail-call';
 import { clockOf, type DepositsContext } from './context';
 import { openAccountOnce } from './account-opening';
+import { expireIfDue } from './collections';
 
 export interface OpenCollectionInput {
   workspaceId: number;
@@ -20,7 +21,10 @@ export interface OpenCollectionInput {
 /**
  * Opens a one-off account (channel collection_va) on the rail and records it as
  * a `pending` collection. A repeated reference returns the existing collection
- * without calling the rail; concurrent requests with one reference call the
+ * as it stands now (expireIfDue: read past its expiry, it becomes `expired`)
+ * without calling the rail; what a repeat may answer is the caller's rule
+ * (createDeposit refuses one that is no longer open or asks for another amount
+ * or currency). Concurrent requests with one reference call the
  * rail once (openAccountOnce: no transaction is held while the rail answers),
  * and the (workspace, reference) unique index is the last guard. A rail
  * failure writes nothing (503 provider_error).
@@ -32,7 +36,7 @@ export async function openCollection(ctx: DepositsContext, input: OpenCollection
   const reference = input.reference ?? newReference('col');
   const find = () => db.collection.findUnique({ where: { workspaceId_reference: { workspaceId: input.workspaceId, reference } } });
   const existing = await find();
-  if (existing) return { collection: existing, created: false };
+  if (existing) return { collection: await expireIfDue(ctx, existing), created: false };
   const workspace = await db.workspace.findUniqueOrThrow({ where: { id: input.workspaceId }, select: { name: true } });
   const expiresAt = new Date(clockOf(ctx)().getTime() + input.expiresInSeconds * 1000);
   const accountName = customer ? `${workspace.name} / ${customer.name}` : workspace.name;
@@ -69,5 +73,5 @@ export async function openCollection(ctx: DepositsContext, input: OpenCollection
         },
       }),
   });
-  return { collection: value, created };
+  return { collection: created ? value : await expireIfDue(ctx, value), created };
 }

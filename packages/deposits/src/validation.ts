@@ -51,7 +51,10 @@ export const ZDepositRequest = z.discriminatedUnion(
         currency: depositCurrencyField,
         amount: amountField({ missing: 'is required for the collection_va channel' }),
         expires_in: expiresInField,
-        reference: optionalReferenceField.meta({ description: 'Your reference; a repeat returns the same one-off account' }),
+        reference: optionalReferenceField.meta({
+          description:
+            'Your reference; a repeat returns the same one-off account while it is pending and not expired, for the same amount and currency (otherwise 400 on reference)',
+        }),
       })
       .loose(),
   ],

@@ -79,6 +79,46 @@ describe('POST /v1/deposits, per channel', () => {
     expect(await gw.env.db.collection.count({ where: { workspaceId, reference: 'race-ref' } })).toBe(1);
   });
 
+  test('a repeated reference after expires_at is 400 invalid_request on reference naming the expiry; collection.expired is sent once; nothing is opened', async () => {
+    const { workspace, key: k } = await createWorkspaceWithKey(gw.env.db, { name: 'Expired Repeat Co' });
+    const first = await deposit({ channel: 'collection_va', amount: 5000, reference: 'dep-expired', expires_in: 120 }, k);
+    expect(first.status).toBe(201);
+    const row = await gw.env.db.collection.findFirstOrThrow({ where: { workspaceId: workspace.id, reference: 'dep-expired' } });
+    // The minimum expires_in is 60 s: move the expiry into the past instead of waiting.
+    const expiresAt = new Date(Date.now() - 1000);
+    await gw.env.db.collection.update({ where: { id: row.id }, data: { expiresAt } });
+    const repeats = await Promise.all(Array.from({ length: 3 }, () => deposit({ channel: 'collection_va', amount: 5000, reference: 'dep-expired' }, k)));
+    for (const res of repeats) {
+      expectInvalid(res, `The one-off account of reference dep-expired expired at ${expiresAt.toISOString()}; use a new reference`);
+      expect(res.body.error.details).toEqual({ field: 'reference' });
+    }
+    expect(await gw.env.db.collection.count({ where: { workspaceId: workspace.id } })).toBe(1);
+    const read = await call(gw.url, 'GET', `/v1/collections/${row.id}`, { token: k });
+    expect(read.body.data.status).toBe('expired');
+    expect(await events('collection.expired', workspace.id)).toHaveLength(1);
+  });
+
+  test('a repeated reference after the account was paid is 400 invalid_request on reference', async () => {
+    const { key: k } = await createWorkspaceWithKey(gw.env.db, { name: 'Paid Repeat Co' });
+    const account = (await deposit({ channel: 'collection_va', amount: 5000, reference: 'dep-paid' }, k)).body.data.account;
+    const raw = JSON.stringify({ reference: 'sbx-paid-repeat', account_number: account.account_number, amount: 5000 });
+    const signature = createHmac('sha512', SANDBOX_SECRET).update(raw).digest('hex');
+    const paid = await call(gw.url, 'POST', '/rails/sandbox/notifications', { rawBody: raw, headers: { 'x-sandbox-signature': signature } });
+    expect(paid.body.data).toMatchObject({ matched: true, status: 'credited' });
+    const again = await deposit({ channel: 'collection_va', amount: 5000, reference: 'dep-paid' }, k);
+    expectInvalid(again, 'The one-off account of reference dep-paid was already paid; use a new reference');
+    expect(again.body.error.details).toEqual({ field: 'reference' });
+  });
+
+  test('a repeated reference for another amount is 400 invalid_request on reference and writes nothing', async () => {
+    await deposit({ channel: 'collection_va', amount: 5000, reference: 'dep-amount' });
+    const before = await gw.env.db.collection.count();
+    const again = await deposit({ channel: 'collection_va', amount: 999, reference: 'dep-amount' });
+    expectInvalid(again, 'reference dep-amount names a one-off account for 5000.000000 NGN; use a new reference for another amount');
+    expect(again.body.error.details).toEqual({ field: 'reference' });
+    expect(await gw.env.db.collection.count()).toBe(before);
+  });
+
   test('reserved_va: 201 active, an account without expiry; the same account twice, created once with one event', async () => {
     const { workspace, key: k } = await createWorkspaceWithKey(gw.env.db, { name: 'Reserved Co' });
     const first = await deposit({ channel: 'reserved_va' }, k);
@@ -197,6 +237,20 @@ describe('collections surface', () => {
     const again = await create({ amount: 2500.75, customer_name: 'Ada Obi', customer_email: 'ada@example.com', reference: 'inv-1' });
     expect(again.status).toBe(200);
     expect(again.body.data.id).toBe(c.id);
+  });
+
+  test('a repeated reference after expiry answers the collection as it stands: 200 expired, collection.expired sent once', async () => {
+    const { workspace, key: k } = await createWorkspaceWithKey(gw.env.db, { name: 'Collections Repeat Co' });
+    const body = { amount: 40, customer_name: 'Ife', customer_email: 'ife@example.com', reference: 'inv-expired', expires_in: 60 };
+    const c = (await create(body, k)).body.data;
+    await gw.env.db.collection.update({ where: { id: c.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    const repeats = await Promise.all(Array.from({ length: 3 }, () => create(body, k)));
+    for (const r of repeats) {
+      expect(r.status).toBe(200);
+      expect(r.body.data).toMatchObject({ id: c.id, status: 'expired' });
+    }
+    expect(await events('collection.expired', workspace.id)).toHaveLength(1);
+    expect(await gw.env.db.collection.count({ where: { workspaceId: workspace.id } })).toBe(1);
   });
 
   test.each([

@@ -27,11 +27,17 @@ export const depositApiSpecs = {
     operationId: 'createDeposit',
     summary: 'Open a deposit surface for the business',
     description:
-      'collection_va opens a one-off account (status pending, with expires_at); reserved_va returns the persistent account (status active); open_banking returns a redirect_url when live; card is always refused. Read GET /v1/channels for availability.',
+      'collection_va opens a one-off account (status pending, with expires_at); a repeated reference returns it while it is pending and not expired, for the same amount and currency, and is 400 otherwise; reserved_va returns the persistent account (status active); open_banking returns a redirect_url when live; card is always refused. Read GET /v1/channels for availability.',
     tag: 'Deposits',
     auth: { kind: 'api_key', scope: 'collections:write' },
     request: { body: ZCreateDepositBody },
-    responses: { 201: { description: 'The deposit surface (no database id)', data: ZDepositResult }, ...collectionErrors },
+    responses: {
+      201: { description: 'The deposit surface (no database id)', data: ZDepositResult },
+      ...collectionErrors,
+      400: {
+        description: `${collectionErrors[400].description}; a repeated reference whose one-off account expired or was paid, or that asks for another amount or currency`,
+      },
+    },
   },
   createCollection: {
     method: 'post',
