@@ -1,7 +1,8 @@
 // Risk: a dashboard action that leaves no row in the audit trail (or a row
 // that does not say who, from where, in which request), a trail that a member,
-// an API key or another workspace can read, filters or pages that drop rows,
-// and a row that keeps a secret (a password, a key, a one-time password, a
+// an API key or another workspace can read, filters or pages that drop rows
+// (or keep others: an actor's `%` or `_` read as a LIKE wildcard, a `\` as
+// its escape and answered 500), and a row that keeps a secret (a password, a key, a one-time password, a
 // webhook secret: the cleanup's secrets scan reads the whole database).
 import { randomUUID } from 'node:crypto';
 import { parse } from 'csv-parse/sync';
@@ -367,6 +368,42 @@ test('filters, pages and the CSV download over HTTP; a bad filter is a 400 namin
   expect(records[0]).toMatchObject({ action: 'user.sign_in_failed', actor_type: 'anonymous', user_agent: "'=cmd|calc", object_id: String(a.owner.id) });
   expect(JSON.parse(records[0]!.details!)).toEqual({ email: a.owner.email });
   expect(await stack.env.db.auditEvent.count({ where: { details: { path: ['email'], equals: 'my-password-in-the-email-field' } } })).toBe(0);
+});
+
+test("the actor filter is an exact match in any case: `%`, `_` and `\\` are themselves, never LIKE's wildcards or escape (list and CSV)", async () => {
+  const a = await business('Actor wildcards');
+  const operators = ['ops%1@host', 'ops_1@host', 'opsx1@host', 'ops\\1@host', 'ops\\\\@host', '%', '_', '\\'];
+  await stack.env.db.auditEvent.createMany({
+    data: operators.map((actor) => ({
+      workspaceId: a.workspace.id,
+      livemode: true,
+      action: 'wallet.credited',
+      actorType: 'operator',
+      actor,
+      objectType: 'wallet',
+      objectId: '1',
+      details: { currency: 'NGN', amount: '1.000000', reference: 'crd_x' },
+    })),
+  });
+  const exportOf = async (actor: string) => {
+    const res = await fetch(`${stack.url}/audit-events/export?actor=${encodeURIComponent(actor)}`, { headers: { authorization: `Bearer ${a.token}` } });
+    return [res.status, (parse(await res.text(), { columns: true }) as Array<Record<string, string>>).map((r) => r.actor)];
+  };
+  for (const [actor, expected] of [
+    ['%', ['%']],
+    ['_', ['_']],
+    ['\\', ['\\']],
+    ['%\\', []],
+    ['OPS%1@HOST', ['ops%1@host']],
+    ['ops_1@host', ['ops_1@host']],
+    ['ops\\1@host', ['ops\\1@host']],
+    ['ops\\\\@host', ['ops\\\\@host']],
+    ['ops%@host', []],
+  ] as const) {
+    const res = await call(stack.url, 'GET', `/audit-events?limit=100&actor=${encodeURIComponent(actor)}`, { token: a.token });
+    expect([actor, res.status, res.body.data?.map((r: { actor: { operator: string } }) => r.actor.operator)]).toEqual([actor, 200, expected]);
+    expect([actor, ...(await exportOf(actor))]).toEqual([actor, 200, expected]);
+  }
 });
 
 test('a row that cannot be written: an action in its transaction is undone with it; one recorded after it still answers, and the failure is logged', async () => {

@@ -3,10 +3,11 @@
 // there is more; or paging that changes what existing clients get: another
 // first page, another order, a field renamed or dropped. These lists take the
 // cursor of /v1/transactions (`limit`, `cursor`, `meta.next_cursor`), and a
-// request without either answers the rows it always did.
+// request without either answers the rows it always did. A crafted cursor
+// whose id Postgres cannot hold is a 400 naming the cursor, never a 500.
 import { createWorkspaceWithKey } from '@cowrie/testing';
 import { fund, startPayoutStack } from './payout-stack';
-import { call } from '@cowrie/gateway/testing';
+import { call, signInNewWorkspace } from '@cowrie/gateway/testing';
 
 let stack: Awaited<ReturnType<typeof startPayoutStack>>;
 
@@ -104,4 +105,36 @@ test('reserved accounts: the limit clamped as before, and a cursor to the rest',
   const first = await get('/v1/reserved-accounts?limit=2', key);
   const rest = await get(`/v1/reserved-accounts?limit=2&cursor=${encodeURIComponent(first.body.meta.next_cursor)}`, key);
   expect([...first.body.data, ...rest.body.data]).toEqual(all.body.data);
+});
+
+test('a crafted cursor whose id is past int4 (or negative) is 400 on every list, never a 500; the audit trail (bigint ids) pages past int4', async () => {
+  const { token, apiKey } = await signInNewWorkspace(stack, 'Crafted cursors');
+  // A position a day ahead: every row so far is before it.
+  const crafted = (id: number) => Buffer.from(JSON.stringify([Date.now() + 86_400_000, id])).toString('base64url');
+  const lists = [
+    ['/v1/transactions', apiKey],
+    ['/v1/beneficiaries', apiKey],
+    ['/v1/recipients', apiKey],
+    ['/v1/reserved-accounts', apiKey],
+    ['/verifications', token],
+    ['/collections', token],
+    ['/deposit-payments', token],
+    ['/payout-requests', token],
+    ['/transactions', token],
+    ['/reserved-accounts', token],
+    ['/beneficiaries', token],
+  ] as const;
+  for (const [path, as] of lists) {
+    for (const id of [2_147_483_647 + 1, -1]) {
+      const res = await get(`${path}?cursor=${crafted(id)}`, as);
+      expect([path, id, res.status, res.body.error?.code, res.body.error?.details?.field]).toEqual([path, id, 400, 'invalid_request', 'cursor']);
+    }
+    expect([path, (await get(`${path}?cursor=${crafted(2_147_483_647)}`, as)).status]).toEqual([path, 200]);
+  }
+  // The audit trail's ids are bigint: a position past int4 is a page (of the rows before it), one past 2^53 is not a cursor.
+  const trail = await get(`/audit-events?cursor=${crafted(2_147_483_647 + 1)}`, token);
+  expect([trail.status, trail.body.data.map((r: { action: string }) => r.action)]).toEqual([200, ['user.signed_in']]);
+  for (const id of [2 ** 53, -1]) {
+    expect((await get(`/audit-events?cursor=${crafted(id)}`, token)).body.error).toMatchObject({ code: 'invalid_request', details: { field: 'cursor' } });
+  }
 });

@@ -296,6 +296,23 @@ describe('bad input: 400 naming the field, nothing stored, nothing sent', () => 
     expect(res.body.error.details.field).toMatch(new RegExp(`^${field.replace('.', '\\.')}(\\.0)+$`));
   });
 
+  test('metadata given as a number a double cannot hold (an exponent, 20 digits) is 400 "must be an object" like 123, nothing stored', async () => {
+    const before = await gw.env.db.verification.count();
+    for (const number of ['123', '1e400', '-1e400', '1E5', '12345678901234567890']) {
+      const rawBody = `{"channel":"email","destination":"a@example.com","metadata":${number}}`;
+      const res = await call(gw.url, 'POST', '/v1/verifications', { token: key, rawBody });
+      expect([number, res.status, res.body.error?.code, res.body.error?.details, res.body.error?.message]).toEqual([
+        number,
+        400,
+        'invalid_request',
+        { field: 'metadata' },
+        'metadata must be an object',
+      ]);
+    }
+    expect(await gw.env.db.verification.count()).toBe(before);
+    expect(await gw.sandboxMessages('a@example.com')).toEqual([]);
+  });
+
   test('a missing or non-object body is 400', async () => {
     const before = await gw.env.db.verification.count();
     for (const rawBody of ['', '[]', 'null', '"sms"']) {

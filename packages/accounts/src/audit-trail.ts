@@ -13,7 +13,17 @@ import {
   redactSecrets,
   rowsAfter,
 } from '@cowrie/core';
-import { defineStatement, insertColumns, sqlColumn, sqlParam, type AuditEvent, type DbOrTx, type Prisma, type SqlQueryable } from '@cowrie/db';
+import {
+  defineStatement,
+  insensitiveEquals,
+  insertColumns,
+  sqlColumn,
+  sqlParam,
+  type AuditEvent,
+  type DbOrTx,
+  type Prisma,
+  type SqlQueryable,
+} from '@cowrie/db';
 import { AUDIT_ACTIONS, AUDIT_ACTION_NAMES, type AuditAction, type AuditDetails, type AuditObjectType } from './audit-catalog';
 
 /** Who acted. */
@@ -264,7 +274,7 @@ function filtered(workspaceId: number, filters: AuditEventFilters): Prisma.Audit
   const where: Prisma.AuditEventWhereInput = { workspaceId };
   if (filters.action) where.action = filters.action;
   if (filters.actor) {
-    const byName: Prisma.AuditEventWhereInput = { actor: { equals: filters.actor, mode: 'insensitive' } };
+    const byName: Prisma.AuditEventWhereInput = { actor: insensitiveEquals(filters.actor) };
     const asId = /^\d{1,9}$/.test(filters.actor) ? Number(filters.actor) : null;
     where.AND = [asId === null ? byName : { OR: [byName, { actorUserId: asId }] }];
   }
@@ -277,11 +287,12 @@ export async function listAuditEvents(db: DbOrTx, input: AuditEventFilters & { w
   const limit = pageLimit(input.limit);
   const where = filtered(input.workspaceId, input);
   const rows = await db.auditEvent.findMany({
-    where: input.cursor ? { AND: [where, rowsAfter(decodePageCursor(input.cursor))] } : where,
+    // Ids are bigint: a cursor's id may pass int4 (up to 2^53, as a page's position is a number).
+    where: input.cursor ? { AND: [where, rowsAfter(decodePageCursor(input.cursor, { maxId: Number.MAX_SAFE_INTEGER }))] } : where,
     orderBy: newestFirst(),
     take: limit + 1,
   });
-  // Ids are bigint; a page's position is a number (safe to 2^53 rows).
+  // A page's position is a number (safe to 2^53 rows).
   const positioned = rows.map((row) => ({ row, createdAt: row.createdAt, id: Number(row.id) }));
   return pageOf(positioned, limit, ({ row }) => auditEventView(row));
 }

@@ -11,11 +11,26 @@ export interface PagePosition {
 export const encodePageCursor = (position: PagePosition): string =>
   Buffer.from(JSON.stringify([position.createdAt.getTime(), position.id])).toString('base64url');
 
-/** The position a `cursor` from encodePageCursor names; 400 for anything else. */
-export function decodePageCursor(cursor: string): PagePosition {
+/** The largest id of a Postgres `integer` (int4) column: the id of most lists' rows. */
+const INT4_MAX = 2_147_483_647;
+
+interface DecodePageCursorOptions {
+  /**
+   * The largest id the list's rows can have: 2147483647 (an int4 id) by
+   * default; a list of bigint ids (the audit trail) passes
+   * Number.MAX_SAFE_INTEGER. A larger id would reach Postgres out of its
+   * column's range.
+   */
+  maxId?: number;
+}
+
+/** The position a `cursor` from encodePageCursor names; 400 for anything else (an id outside 0..maxId included). */
+export function decodePageCursor(cursor: string, { maxId = INT4_MAX }: DecodePageCursorOptions = {}): PagePosition {
   try {
     const [ms, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
-    if (Number.isSafeInteger(ms) && isNameableTime(ms as number) && Number.isSafeInteger(id)) return { createdAt: new Date(ms as number), id: id as number };
+    if (Number.isSafeInteger(ms) && isNameableTime(ms as number) && Number.isSafeInteger(id) && (id as number) >= 0 && (id as number) <= maxId) {
+      return { createdAt: new Date(ms as number), id: id as number };
+    }
   } catch {
     // fall through
   }

@@ -20,6 +20,7 @@ export function createDb({ databaseUrl, poolSize = 10 }: CreateDbOptions): Prism
   return new PrismaClient({ adapter });
 }
 
+export * from './insensitive-match';
 export * from './outbox';
 export * from './sql';
 export * from './statement';

@@ -1,5 +1,5 @@
 import { AppError, asObject, csvText, decodePageCursor, encodePageCursor, newestFirst, pageLimit, pageOf, pagedCsv, rowsAfter } from '@cowrie/core';
-import { Prisma, type DbOrTx, type LedgerTransaction } from '@cowrie/db';
+import { Prisma, insensitiveContains, type DbOrTx, type LedgerTransaction } from '@cowrie/db';
 import { TRANSACTION_STATUSES, type WebhookEventName } from '@cowrie/events';
 import { renderTransaction } from './render';
 
@@ -28,8 +28,6 @@ export interface ListTransactionsInput extends TransactionFilters {
   cursor?: string;
 }
 
-const contains = (text: string) => ({ contains: text, mode: 'insensitive' as const });
-
 /** The rows of a workspace the filters keep. */
 function filtered(workspaceId: number, filters: TransactionFilters): Prisma.LedgerTransactionWhereInput {
   const where: Prisma.LedgerTransactionWhereInput = { workspaceId };
@@ -42,11 +40,11 @@ function filtered(workspaceId: number, filters: TransactionFilters): Prisma.Ledg
     where.AND = [
       {
         OR: [
-          { reference: contains(search) },
-          { idempotencyKey: contains(search) },
-          { providerReference: contains(search) },
-          { counterpartyName: contains(search) },
-          { counterpartyAccount: contains(search) },
+          { reference: insensitiveContains(search) },
+          { idempotencyKey: insensitiveContains(search) },
+          { providerReference: insensitiveContains(search) },
+          { counterpartyName: insensitiveContains(search) },
+          { counterpartyAccount: insensitiveContains(search) },
         ],
       },
     ];

@@ -1,4 +1,5 @@
-// Risk: the ledger's filters (type, time, search) keeping the wrong rows; an
+// Risk: the ledger's filters (type, time, search) keeping the wrong rows (a
+// search's `%` or `_` read as a LIKE wildcard, a `\` as its escape); an
 // export that differs from the list it claims to be, shows amounts through a
 // float, hands a spreadsheet a formula, shows another workspace's rows, or
 // loads a large ledger into the gateway's memory.
@@ -121,6 +122,36 @@ test('the ledger filters by type, time and search, on /v1 and in the session; th
   for (const query of ['from=soon', 'to=0000-01-01T00:00:00Z']) {
     const bad = await call(gw.url, 'GET', `/transactions/export?${query}`, { token: a.token });
     expect([query, bad.status, bad.body.error.code]).toEqual([query, 400, 'invalid_request']);
+  }
+});
+
+test("search reads `%`, `_` and `\\` as themselves, never as LIKE's wildcards or escape: on /v1, in the session and in the export", async () => {
+  const w = await signInNewWorkspace(gw, 'Export Wildcards');
+  for (const [name, account] of [
+    ['100% Pure', '3000000001'],
+    ['Snake_Case Ltd', '3000000002'],
+    ['SnakeXCase Ltd', '3000000003'],
+    ['Back\\slash Co', '3000000004'],
+    ['Plain Co', '3000000005'],
+  ] as const) {
+    await credit(w.workspaceId, '1', name, account);
+  }
+  const v1 = (search: string) => call(gw.url, 'GET', `/v1/transactions?search=${encodeURIComponent(search)}`, { token: w.apiKey });
+  const session = (search: string) => call(gw.url, 'GET', `/transactions?search=${encodeURIComponent(search)}`, { token: w.token });
+  const names = (res: { status: number; body: { data: Array<{ counterpartyName: string }> } }) => [res.status, res.body.data?.map((t) => t.counterpartyName)];
+  // 'e_c', not '_': every reference holds a `_` (crd_…); 'e_c' is in no reference (hex after `crd_`).
+  for (const [search, expected] of [
+    ['%', ['100% Pure']],
+    ['0%', ['100% Pure']],
+    ['e_c', ['Snake_Case Ltd']],
+    ['\\', ['Back\\slash Co']],
+    ['%\\', []],
+    ['k\\s', ['Back\\slash Co']],
+  ] as const) {
+    expect([search, ...names(await v1(search))]).toEqual([search, 200, expected]);
+    expect([search, ...names(await session(search))]).toEqual([search, 200, expected]);
+    const exported = await exportCsv(w.token, `?search=${encodeURIComponent(search)}`);
+    expect([search, exported.status, recordsOf(exported.text).map((r) => r.counterparty_name)]).toEqual([search, 200, expected]);
   }
 });
 

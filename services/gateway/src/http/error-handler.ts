@@ -2,9 +2,16 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { randomUUID } from 'node:crypto';
 import { AppError, errorEnvelope, isDependencyUnavailable } from '@cowrie/core';
 
-/** Unknown routes: 404 in the envelope. */
+/**
+ * Unknown routes: 404 in the envelope, naming the path as the client asked
+ * for it (the whole of it: a mounted router's `req.path` has lost its mount,
+ * `/v1`), without the query string.
+ */
 export const notFoundHandler: RequestHandler = (req, res) => {
-  res.status(404).json(errorEnvelope('not_found', `No route for ${req.method} ${req.path}`, req.id ?? randomUUID()));
+  const asked = req.originalUrl || req.url;
+  const query = asked.indexOf('?');
+  const path = query === -1 ? asked : asked.slice(0, query);
+  res.status(404).json(errorEnvelope('not_found', `No route for ${req.method} ${path}`, req.id ?? randomUUID()));
 };
 
 interface BodyParserError {
