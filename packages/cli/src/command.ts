@@ -77,10 +77,18 @@ export function modeArg(args: Record<string, string>): Mode {
   return mode;
 }
 
+/**
+ * The largest integer the CLI takes: Postgres's `integer` (int4), the type of
+ * every id it names (a workspace, a key, a user) and of a rule's position. A
+ * larger one would reach the database and fail there, out of range.
+ */
+const MAX_INT_ARG = 2_147_483_647;
+
+/** `--<name>` as a whole number from 1 to 2147483647; anything else is a usage mistake. */
 export function positiveIntArg(args: Record<string, string>, name: string): number {
   const raw = args[name] ?? '';
-  if (!/^\d+$/.test(raw) || Number(raw) <= 0 || !Number.isSafeInteger(Number(raw))) {
-    throw new UsageError(`--${name} must be a positive integer, got "${raw}"`);
+  if (!/^\d+$/.test(raw) || Number(raw) <= 0 || Number(raw) > MAX_INT_ARG) {
+    throw new UsageError(`--${name} must be a positive integer of at most ${MAX_INT_ARG}, got "${raw}"`);
   }
   return Number(raw);
 }

@@ -43,6 +43,56 @@ function notACommand(argv: string[]): CliResult {
   return unknown(argv);
 }
 
+/**
+ * `--amount -5` as `--amount=-5`: a value after a space that starts with a
+ * single `-` (a negative number, say) is the option's value, where parseArgs
+ * would refuse it as ambiguous in three lines. Another option in its place
+ * (`--workspace --scopes read`) stays for parseArgs, answered by
+ * `optionWithoutValue`.
+ */
+function joinDashValues(args: string[], takesValue: ReadonlySet<string>): string[] {
+  const joined: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') return [...joined, ...args.slice(i)];
+    const next = args[i + 1];
+    if (arg.startsWith('--') && takesValue.has(arg.slice(2)) && next !== undefined && /^-[^-]/.test(next)) {
+      joined.push(`${arg}=${next}`);
+      i++;
+    } else {
+      joined.push(arg);
+    }
+  }
+  return joined;
+}
+
+/** The options of `argv` for `command` (and --pretty); a mistake in them is a UsageError or parseArgs's own. */
+function parseCommandArgs(command: CliCommand, argv: string[]) {
+  const takesValue = new Set(command.options.filter((o) => o.value !== undefined).map((o) => o.name));
+  try {
+    return parseArgs({
+      args: joinDashValues(argv, takesValue),
+      options: {
+        ...Object.fromEntries(command.options.map((o) => [o.name, o.value === undefined ? { type: 'boolean' as const } : { type: 'string' as const }])),
+        pretty: { type: 'boolean' },
+      },
+      strict: true,
+      allowPositionals: true,
+    });
+  } catch (err) {
+    throw optionWithoutValue(err) ?? err;
+  }
+}
+
+/** parseArgs's multi-line "argument is ambiguous" (an option where a value should be), as one usage line. */
+function optionWithoutValue(err: unknown): UsageError | null {
+  if (!(err instanceof Error) || (err as { code?: string }).code !== 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return null;
+  const ambiguous = /^Option '--([^' ]+)' argument is ambiguous/.exec(err.message);
+  if (!ambiguous) return null;
+  const name = ambiguous[1]!;
+  return new UsageError(`--${name} needs a value (one that starts with "-" is written --${name}=-…)`);
+}
+
 function unknown(argv: string[]): CliResult {
   const named = argv[1]?.startsWith('-') ? argv.slice(0, 1) : argv.slice(0, 2);
   return { code: 2, stdout: '', stderr: `cowrie: unknown command "${named.join(' ')}"\n${toolHelp(COMMANDS)}` };
@@ -71,15 +121,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
   // "[ioredis] Unhandled error event" with a stack per reconnect attempt.
   let redisError: Error | null = null;
   try {
-    const { values, positionals } = parseArgs({
-      args: rest,
-      options: {
-        ...Object.fromEntries(command.options.map((o) => [o.name, o.value === undefined ? { type: 'boolean' as const } : { type: 'string' as const }])),
-        pretty: { type: 'boolean' },
-      },
-      strict: true,
-      allowPositionals: true,
-    });
+    const { values, positionals } = parseCommandArgs(command, rest);
     if (positionals.length) throw new UsageError(`unexpected argument "${positionals[0]}"`);
     const { pretty, ...given } = values;
     // A flag given is the string 'true'; one not given is absent.

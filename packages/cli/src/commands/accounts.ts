@@ -1,4 +1,4 @@
-import { modeArg, positiveIntArg, type CliCommand } from '../command';
+import { modeArg, positiveIntArg, UsageError, type CliCommand } from '../command';
 import { readNewPassword } from '../password-input';
 
 // Every command here is in the audit trail (actor: the operator's user@host),
@@ -31,10 +31,19 @@ export const accountCommands: CliCommand[] = [
       { name: 'mode', value: 'live|test', help: 'the side the key acts on (default live)' },
     ],
     run: async (args, ctx) => {
-      const { apiKeyIdentity, createApiKey } = await import('../load/accounts');
+      const { apiKeyIdentity, createApiKey, parseScopes } = await import('../load/accounts');
       const { operatorAuditContext, recordAuditEvent } = await import('../load/audit');
+      const workspaceId = positiveIntArg(args, 'workspace');
+      const mode = modeArg(args);
+      let scopes: ReturnType<typeof parseScopes>;
+      try {
+        scopes = parseScopes(args.scopes!);
+      } catch (err) {
+        // An unknown or missing scope is the operator's mistake in the command line.
+        throw new UsageError((err as Error).message);
+      }
       return (await ctx.db()).$transaction(async (tx) => {
-        const created = await createApiKey(tx, { workspaceId: positiveIntArg(args, 'workspace'), scopes: args.scopes!, mode: modeArg(args) });
+        const created = await createApiKey(tx, { workspaceId, scopes, mode });
         const key = (await apiKeyIdentity(tx, created.id))!;
         await recordAuditEvent(tx, operatorAuditContext(key.workspaceId), {
           action: 'api_key.created',

@@ -81,6 +81,10 @@ export const walletCommands: CliCommand[] = [
       const db = await ctx.db();
       let workspaceId = args.workspace === undefined ? undefined : positiveIntArg(args, 'workspace');
       if (workspaceId !== undefined && mode !== undefined) workspaceId = await workspaceForMode(db, workspaceId, mode);
+      // Alone, --workspace names one workspace row: one that does not exist is a mistake (an audit of nothing would pass).
+      else if (workspaceId !== undefined && !(await db.workspace.findUnique({ where: { id: workspaceId }, select: { id: true } }))) {
+        throw new Error(`workspace ${workspaceId} does not exist`);
+      }
       const audit = await auditLedger(db, { workspaceId, mode });
       return audit.ok ? audit : new CliFinding(audit, 1);
     },

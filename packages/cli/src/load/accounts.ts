@@ -11,6 +11,7 @@ export {
   createWorkspace,
   dashboardUserIdentity,
   disableDashboardUser,
+  parseScopes,
   recordOperatorAction,
   revokeApiKey,
   workspaceForMode,
