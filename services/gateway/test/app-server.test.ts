@@ -3,6 +3,7 @@
 // methods, or moving them per request again (the cost it removes); and its
 // `listen` not keeping express's callback contract.
 import http from 'node:http';
+import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { createAppServer, listenOnAppServer } from '../src/http/app-server';
@@ -42,6 +43,38 @@ test('the app’s listen serves on that server, and tells its callback of a list
       });
     });
     expect(told).toMatchObject({ code: 'EADDRINUSE' });
+  } finally {
+    server.close();
+  }
+});
+
+/** Sends `raw` on a socket of its own and reads the whole answer, up to the server's close. */
+function sendRaw(port: number, raw: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1', () => socket.write(raw));
+    let answer = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk) => (answer += chunk));
+    socket.on('end', () => resolve(answer));
+    socket.on('error', reject);
+  });
+}
+
+test.each([
+  ['headers past the size limit', `GET /v1/verifications/${'A'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, 431],
+  ['a request line that is not HTTP', 'NOT HTTP AT ALL\r\n\r\n', 400],
+])('a request Node cannot read (%s) is answered in the error envelope', async (_name, raw, status) => {
+  const server = createAppServer(express());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const answer = await sendRaw((server.address() as AddressInfo).port, raw);
+    const [head, body] = answer.split('\r\n\r\n');
+    expect(head).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+    expect(head).toMatch(/content-type: application\/json/i);
+    expect(JSON.parse(body!)).toEqual({
+      error: { code: 'invalid_request', message: expect.any(String) },
+      request_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
   } finally {
     server.close();
   }
