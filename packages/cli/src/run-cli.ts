@@ -80,8 +80,15 @@ function parseCommandArgs(command: CliCommand, argv: string[]) {
       allowPositionals: true,
     });
   } catch (err) {
-    throw optionWithoutValue(err) ?? err;
+    throw optionWithoutValue(err) ?? unknownOption(err, command) ?? err;
   }
+}
+
+/** parseArgs's "Unknown option" (with its advice on positionals, which no command takes), as one usage line. */
+function unknownOption(err: unknown, command: CliCommand): UsageError | null {
+  if (!(err instanceof Error) || (err as { code?: string }).code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return null;
+  const option = /^Unknown option '([^']+)'/.exec(err.message)?.[1];
+  return option ? new UsageError(`unknown option ${option}; cowrie ${command.name} --help lists its options`) : null;
 }
 
 /** parseArgs's multi-line "argument is ambiguous" (an option where a value should be), as one usage line. */

@@ -99,3 +99,11 @@ test('an unknown or missing scope is a usage mistake: exit 2, one line, no key m
   }
   expect(await env.db.apiKey.count()).toBe(before);
 });
+
+test('an unknown option is a usage mistake in one line that says where the options are listed, exit 2', () => {
+  expect(cowrie(['workspace', 'create', '--name', 'Acme', '--extra', '1'])).toEqual({
+    code: 2,
+    stdout: '',
+    stderr: 'cowrie: unknown option --extra; cowrie workspace create --help lists its options\n',
+  });
+});
