@@ -107,6 +107,11 @@ test('one trace joins a transfer: the gateway request (http/protobuf), its payou
     expect(trace.some((s) => s.service === 'gateway' && dbSystem(s) === 'postgresql')).toBe(true);
     expect(trace.some((s) => s.service === 'payout-worker' && dbSystem(s) === 'postgresql')).toBe(true);
     expect(trace.some((s) => dbSystem(s) === 'redis')).toBe(true);
+    // Redis spans name the command and its first argument (a key, a script's sha), never the values: not a job's data.
+    const redisTexts = trace.filter((s) => dbSystem(s) === 'redis').map((s) => String(s.attributes['db.query.text'] ?? s.attributes['db.statement'] ?? ''));
+    for (const text of redisTexts) expect(text).toMatch(/^\S+( \S+( \[\d+ other arguments\])?)?$/);
+    expect(redisTexts.some((text) => text.includes('other arguments'))).toBe(true);
+    expect(redisTexts.join('\n')).not.toMatch(/transactionId/);
     // Each service exported in the protocol it was told.
     expect(new Set(trace.filter((s) => s.service === 'gateway').map((s) => s.protocol))).toEqual(new Set(['http/protobuf']));
     expect(new Set(trace.filter((s) => s.service === 'payout-worker').map((s) => s.protocol))).toEqual(new Set(['http/json']));

@@ -46,13 +46,25 @@ export function startTracing(service: string): void {
       // Routers and handlers, not a span per middleware of every request.
       new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE] }),
       new PgInstrumentation({ requireParentSpan: true }),
-      new IORedisInstrumentation({ requireParentSpan: true }),
+      new IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: redisCommandText }),
       new PinoInstrumentation({ disableLogSending: true }),
       // Webhook deliveries are sent with undici (their own agent, for the address policy).
       new UndiciInstrumentation(),
     ],
   });
   sdk.start();
+}
+
+/**
+ * What a Redis span records of its command: the name and its first argument
+ * (a key, or a script's sha), with the count of the rest, never their values
+ * (the default writes every argument of a script: a job's data, a limit's
+ * counters), and only the name of a command that may carry a password.
+ */
+function redisCommandText(name: string, args: unknown[]): string {
+  if (args.length === 0 || /^(AUTH|HELLO|ACL|CONFIG|MIGRATE)$/i.test(name)) return name;
+  const first = typeof args[0] === 'string' || typeof args[0] === 'number' ? String(args[0]) : '[binary]';
+  return args.length > 1 ? `${name} ${first} [${args.length - 1} other arguments]` : `${name} ${first}`;
 }
 
 /** Whether startTracing started tracing in this process. */
