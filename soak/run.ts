@@ -293,19 +293,29 @@ async function main() {
     world.standIn.options.mode = 'ok';
     await world.flutterwave?.comeUp();
     await new Promise((r) => setTimeout(r, 2 * RECONCILE_EVERY_MS));
+    const quietFrom = Date.now();
+    let lastSaid = quietFrom;
     const settled = async () => {
-      if (Date.now() < reversalsDueBy) return false;
       // Every transfer the bank returned is reversed in the ledger (by its notification, or by the reversal watch).
       const returned = [
         ...[...world.standIn.transfers.values()].filter((t) => t.status === 'reversed'),
         ...[...(world.flutterwave?.transfers.values() ?? [])].filter((t) => t.status === 'REVERSED'),
       ].map((t) => payoutReferenceOf(String(t.reference)));
       const unreversed = await db.ledgerTransaction.count({ where: { reference: { in: returned }, status: 'completed' } });
-      if (unreversed > 0) return false;
       const processing = await db.ledgerTransaction.count({ where: { direction: 'out', status: 'processing' } });
       const unrelayed = await db.outboxEvent.count({ where: { relayedAt: null } });
       const pending = await db.webhookDelivery.count({ where: { completedAt: null } });
-      return processing + unrelayed + pending === 0;
+      const reversalsDueIn = Math.max(0, reversalsDueBy - Date.now());
+      const left = { unreversed, processing, unrelayed, pending };
+      if (reversalsDueIn === 0 && unreversed + processing + unrelayed + pending === 0) {
+        say(`settled after ${((Date.now() - quietFrom) / 1000).toFixed(1)} s of quiet`);
+        return true;
+      }
+      if (Date.now() - lastSaid >= 10_000) {
+        lastSaid = Date.now();
+        say(`still in flight: ${JSON.stringify(left)}; planned reversals due in ${(reversalsDueIn / 1000).toFixed(1)} s`);
+      }
+      return false;
     };
     await waitFor(settled, 90_000, 500).catch(() => say('still in flight after 90 s of quiet; checking anyway'));
 
