@@ -33,6 +33,21 @@ async function refuseStoringResponses() {
   return () => stack.env.db.$executeRawUnsafe('DROP TRIGGER refuse_idempotent_store ON "IdempotencyRecord"');
 }
 
+/** A withdrawal of 15 to a new beneficiary on `accountNumber`, sent twice under one Idempotency-Key: both answers. */
+async function withdrawTwice(key: string, accountNumber: string, idempotencyKey: string) {
+  const beneficiary = await call(stack.url, 'POST', '/v1/beneficiaries', {
+    token: key,
+    body: { name: `Account ${accountNumber}`, account_number: accountNumber, bank_code: '058', currency: 'NGN' },
+  });
+  const withdraw = () =>
+    call(stack.url, 'POST', '/v1/withdrawals', {
+      token: key,
+      body: { currency: 'NGN', amount: 15, beneficiary_id: beneficiary.body.data.id },
+      headers: { 'Idempotency-Key': idempotencyKey },
+    });
+  return [await withdraw(), await withdraw()] as const;
+}
+
 const debits = (workspaceId: number) => stack.env.db.ledgerTransaction.count({ where: { workspaceId, type: 'debit' } });
 
 test('a success whose response could not be stored keeps its claim: retries never pay a second time', async () => {
@@ -164,18 +179,7 @@ test('a retry after the rail threw before accepting runs again: a new row and re
   expect(dispatches.map((d) => d.attempts)).toEqual([1, 1]);
 
   // A withdrawal to a beneficiary whose rail throws: the same.
-  const beneficiary = await call(stack.url, 'POST', '/v1/beneficiaries', {
-    token: key,
-    body: { name: 'Throws', account_number: '0000000002', bank_code: '058', currency: 'NGN' },
-  });
-  const withdraw = () =>
-    call(stack.url, 'POST', '/v1/withdrawals', {
-      token: key,
-      body: { currency: 'NGN', amount: 15, beneficiary_id: beneficiary.body.data.id },
-      headers: { 'Idempotency-Key': 'withdraw-after-502' },
-    });
-  const w1 = await withdraw();
-  const w2 = await withdraw();
+  const [w1, w2] = await withdrawTwice(key, '0000000002', 'withdraw-after-502');
   expect([w1.status, w2.status]).toEqual([502, 502]);
   expect(w2.body.error.details.transaction.reference).not.toBe(w1.body.error.details.transaction.reference);
   const balances = await call(stack.url, 'GET', '/v1/balances', { token: key });
@@ -228,18 +232,7 @@ test('a retry after the rail answered failed runs again: a new row and reference
   const mismatch = await transfer(key, { amount: 41 }, 'retry-after-failed');
   expect(mismatch.status).toBe(409);
 
-  const beneficiary = await call(stack.url, 'POST', '/v1/beneficiaries', {
-    token: key,
-    body: { name: 'Refuses', account_number: '0000000001', bank_code: '058', currency: 'NGN' },
-  });
-  const withdraw = () =>
-    call(stack.url, 'POST', '/v1/withdrawals', {
-      token: key,
-      body: { currency: 'NGN', amount: 15, beneficiary_id: beneficiary.body.data.id },
-      headers: { 'Idempotency-Key': 'withdraw-after-failed' },
-    });
-  const w1 = await withdraw();
-  const w2 = await withdraw();
+  const [w1, w2] = await withdrawTwice(key, '0000000001', 'withdraw-after-failed');
   expect([w1.status, w2.status]).toEqual([201, 201]);
   expect([w1.body.data.status, w2.body.data.status]).toEqual(['failed', 'failed']);
   expect(w2.body.data.reference).not.toBe(w1.body.data.reference);
