@@ -66,6 +66,8 @@ export async function createDeposit(ctx: DepositsContext, options: CreateDeposit
  */
 function repeatedOneOffAccount(row: Collection, asked: { amount: Decimal; currency: string }): Collection {
   const refuse = (message: string) => new AppError('invalid_request', message, { details: { field: 'reference' } });
+  // One reference namespace for both routes: a customer's collection is not the business's deposit account.
+  if (row.source !== 'deposit') throw refuse(`reference ${row.reference} names a customer's collection (POST /v1/collections); use a new reference`);
   const account = `The one-off account of reference ${row.reference}`;
   if (row.status === 'expired') throw refuse(`${account} expired at ${row.expiresAt.toISOString()}; use a new reference`);
   if (row.status === 'successful') throw refuse(`${account} was already paid; use a new reference`);

@@ -12,7 +12,7 @@ import { createSandboxRail } from '@cowrie/collection-rails';
 import { findWallet } from '@cowrie/ledger';
 import { createWorkspaceWithKey, type TestEnv } from '@cowrie/testing';
 import { createTestEnv } from '@cowrie/ledger/testing';
-import { createDeposit, readCollection, receiveInboundTransfer, ZDepositRequest, type DepositsContext } from '../src';
+import { createDeposit, openCollection, readCollection, receiveInboundTransfer, ZDepositRequest, type DepositsContext } from '../src';
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -143,4 +143,23 @@ test('reserved_va is not a one-off account: a reference of an expired one-off ac
   expect(first).toMatchObject({ channel: 'reserved_va', status: 'active' });
   expect(again).toEqual(first);
   expect(await env.db.reservedAccount.count({ where: { workspaceId: s.workspaceId } })).toBe(1);
+});
+
+test("a deposit repeating the reference of a customer's collection (POST /v1/collections) is 400 on reference: it never answers that customer's account", async () => {
+  const s = await setup();
+  await openCollection(s.ctx, {
+    workspaceId: s.workspaceId,
+    source: 'collection',
+    reference: 'order-5',
+    amount: new Decimal(700),
+    currency: 'NGN',
+    expiresInSeconds: 3600,
+    customer: { name: 'Ada Obi', email: 'ada@example.com' },
+  });
+  const repeat = await s.outcome({ channel: 'collection_va', amount: 700, reference: 'order-5' });
+  expect(repeat).toEqual({
+    ok: false,
+    error: expect.objectContaining(refusal("reference order-5 names a customer's collection (POST /v1/collections); use a new reference")),
+  });
+  expect(await s.collections()).toHaveLength(1);
 });
