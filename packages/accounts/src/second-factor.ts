@@ -316,8 +316,15 @@ export async function secondFactorStatus(db: DbOrTx, opts: { userId: number; req
  */
 export async function spendLoginChallenge(redis: RedisClient, keyPrefix: string, challenge: LoginChallenge, now = new Date()): Promise<boolean> {
   const ttlMs = Math.max(1, challenge.expiresAt.getTime() - now.getTime());
-  return (await redis.set(`${keyPrefix}mfa-challenge-spent:${challenge.challengeId}`, '1', 'PX', ttlMs, 'NX')) === 'OK';
+  return (await redis.set(spentChallengeKey(keyPrefix, challenge), '1', 'PX', ttlMs, 'NX')) === 'OK';
 }
+
+/** Gives back a challenge spendLoginChallenge took whose code was then refused: the user may try another code with it. */
+export async function releaseLoginChallenge(redis: RedisClient, keyPrefix: string, challenge: LoginChallenge): Promise<void> {
+  await redis.del(spentChallengeKey(keyPrefix, challenge));
+}
+
+const spentChallengeKey = (keyPrefix: string, challenge: LoginChallenge) => `${keyPrefix}mfa-challenge-spent:${challenge.challengeId}`;
 
 /**
  * Marks a session as stepped up at `now` (a code, or a password for a user

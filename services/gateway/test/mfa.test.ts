@@ -139,6 +139,31 @@ test('one challenge sent twice at once with two right codes signs in once', asyn
   expect(answers.map((a) => a.status).sort()).toEqual([200, 401]);
 });
 
+test('a spent challenge sent again spends no code: the recovery code (or the time step) it carried still signs in', async () => {
+  const user = await newUser('member');
+  const { secret, recoveryCodes } = await enrol(user);
+  const { challenge } = (await passwordStep(user)).body.data;
+  expect((await codeStep(challenge, recoveryCodes[0]!)).status).toBe(200);
+  const replayed = await codeStep(challenge, recoveryCodes[1]!);
+  expect(replayed.status).toBe(401);
+  expect(replayed.body.error.message).toMatch(/already completed/);
+  const withTotp = await codeStep(challenge, totp(secret, 1));
+  expect(withTotp.status).toBe(401);
+  // Neither code was used: each signs in on a fresh challenge.
+  const next = await codeStep((await passwordStep(user)).body.data.challenge, recoveryCodes[1]!);
+  expect(next.status).toBe(200);
+  expect((await codeStep((await passwordStep(user)).body.data.challenge, totp(secret, 1))).status).toBe(200);
+  expect((await call(gw.url, 'GET', '/auth/mfa', { token: next.body.data.token })).body.data.recovery_codes_remaining).toBe(8);
+});
+
+test('a wrong code leaves the challenge usable: the right one then signs in with it', async () => {
+  const user = await newUser('member');
+  const { secret } = await enrol(user);
+  const { challenge } = (await passwordStep(user)).body.data;
+  expect((await codeStep(challenge, wrongCode(secret))).status).toBe(401);
+  expect((await codeStep(challenge, totp(secret, 1))).status).toBe(200);
+});
+
 test('a challenge older than 5 minutes, of a user signed out since, or forged, is refused', async () => {
   const user = await newUser('member');
   const { secret } = await enrol(user);

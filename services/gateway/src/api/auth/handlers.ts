@@ -25,6 +25,7 @@ import {
   secondFactorRefusal,
   secondFactorStatus,
   spendLoginChallenge,
+  releaseLoginChallenge,
   startTotpEnrolment,
   turnOffSecondFactor,
   usePasswordLink,
@@ -104,20 +105,30 @@ export function createAuthDashboardHandlers(deps: GatewayDeps): HandlersOf<typeo
       const email = await dashboardUserEmail(deps.db, challenge.userId);
       if (!email) throw new AppError('unauthorized', 'This sign-in has expired; sign in again with your password');
       const rightCode = await attempts.code(req, email, tooManyCodes);
-      const outcome = await checkLoginChallengeCode(deps.db, { challenge, code: body.code, encryptionKey });
+      // One challenge, one session, taken before its code is checked: a challenge
+      // already spent (or being spent by a request racing this one) is refused
+      // without using the code it carries (a recovery code, a time step). A
+      // refused code gives the challenge back for another try.
+      if (!(await spendLoginChallenge(deps.redis, deps.config.REDIS_KEY_PREFIX, challenge))) {
+        throw new AppError('unauthorized', 'This sign-in was already completed; sign in again');
+      }
+      let outcome: Awaited<ReturnType<typeof checkLoginChallengeCode>>;
+      try {
+        outcome = await checkLoginChallengeCode(deps.db, { challenge, code: body.code, encryptionKey });
+      } catch (err) {
+        await releaseLoginChallenge(deps.redis, deps.config.REDIS_KEY_PREFIX, challenge);
+        throw err;
+      }
       // A user signed out, removed or whose factor was reset since the password step starts again.
       if (outcome.kind === 'ended' || (outcome.kind === 'refused' && outcome.reason === 'no_factor')) {
         throw new AppError('unauthorized', 'This sign-in has expired; sign in again with your password');
       }
       if (outcome.kind === 'refused') {
+        await releaseLoginChallenge(deps.redis, deps.config.REDIS_KEY_PREFIX, challenge);
         await auditAfter(req, 'user.sign_in_failed', () => recordSignInFailure(deps.db, requestOrigin(req), email));
         throw new AppError('unauthorized', outcome.reason === 'replayed' ? 'This code was already used; wait for the next one' : 'The code is incorrect');
       }
       await rightCode();
-      // One challenge, one session: of two requests with right codes, the second is refused.
-      if (!(await spendLoginChallenge(deps.redis, deps.config.REDIS_KEY_PREFIX, challenge))) {
-        throw new AppError('unauthorized', 'This sign-in was already completed; sign in again');
-      }
       const who = { workspaceId: outcome.user.workspaceId, actor: { type: 'user' as const, userId: outcome.user.id, email } };
       if (outcome.via === 'recovery_code') {
         const remaining = await recoveryCodesRemaining(deps.db, outcome.user.id);
