@@ -98,6 +98,8 @@ test.each([
   ['a relative url', { url: '/hooks' }, 'url'],
   ['a non-http url', { url: 'ftp://example.com/hook' }, 'url'],
   ['a url over 512 characters', { url: `http://127.0.0.1/${'x'.repeat(496)}` }, 'url'],
+  ['a url with a user and password (never sent; events would carry them)', { url: 'http://hookuser:S3cretPw@127.0.0.1/hook' }, 'url'],
+  ['a url with a user', { url: 'https://hookuser@example.com/hook' }, 'url'],
   ['a url that is not a string', { url: 42 }, 'url'],
   ['events that are not an array', { url: 'http://127.0.0.1/x', events: 'transfer.completed' }, 'events'],
   ['an empty event name', { url: 'http://127.0.0.1/x', events: [''] }, 'events.0'],

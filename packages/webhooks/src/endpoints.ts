@@ -23,11 +23,25 @@ function isAbsoluteHttpUrl(value: string): boolean {
   }
 }
 
+/** Whether the URL names a user or password: deliveries never send them (receivers check the signature), and the URL travels in events. */
+function holdsCredentials(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.username !== '' || url.password !== '';
+  } catch {
+    return false;
+  }
+}
+
 export const ZWebhookUrl = z
   .string()
   .min(1)
   .max(WEBHOOK_URL_MAX_LENGTH, `must be at most ${WEBHOOK_URL_MAX_LENGTH} characters`)
-  .refine(isAbsoluteHttpUrl, 'must be an absolute http(s) URL');
+  .refine(isAbsoluteHttpUrl, 'must be an absolute http(s) URL')
+  .refine(
+    (value) => !holdsCredentials(value),
+    'must not hold a user or password: deliveries do not send them (receivers verify the signature instead), and the URL appears in events and the delivery log',
+  );
 
 const ZEventName = z
   .string()
