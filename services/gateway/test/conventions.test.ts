@@ -170,3 +170,10 @@ test('healthz answers 200 and readyz reports Postgres and Redis', async () => {
   expect(ready.status).toBe(200);
   expect(ready.body.data.checks).toEqual({ postgres: { ok: true }, redis: { ok: true } });
 });
+
+test('an empty query value counts as absent, as an empty Idempotency-Key does', async () => {
+  const plain = await call(gw.url, 'GET', '/v1/transactions', { token: key });
+  const empty = await call(gw.url, 'GET', '/v1/transactions?limit=&status=&cursor=&search=', { token: key });
+  expect(empty.status).toBe(200);
+  expect(empty.body.data).toEqual(plain.body.data);
+});

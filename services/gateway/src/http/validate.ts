@@ -92,5 +92,11 @@ export const parseBody = <S extends z.ZodType>(schema: S, req: Request): z.outpu
   }
   return parseInput(schema, req.body);
 };
-export const parseQuery = <S extends z.ZodType>(schema: S, req: Request): z.output<S> => parseInput(schema, req.query);
+/** A query without its empty values (`?limit=`): an empty value counts as absent, as an empty Idempotency-Key does. */
+function withoutEmptyValues(query: Request['query']): Request['query'] {
+  if (!Object.values(query).includes('')) return query;
+  return Object.fromEntries(Object.entries(query).filter(([, value]) => value !== ''));
+}
+
+export const parseQuery = <S extends z.ZodType>(schema: S, req: Request): z.output<S> => parseInput(schema, withoutEmptyValues(req.query));
 export const parseParams = <S extends z.ZodType>(schema: S, req: Request): z.output<S> => parseInput(schema, req.params);
