@@ -184,6 +184,12 @@ test('each action of the dashboard is one row: who, on what, from which address 
     }),
     201,
   );
+  done.push({
+    action: 'beneficiary.created',
+    res: beneficiary,
+    object: beneficiary.body.data.id,
+    details: { name: beneficiary.body.data.name, account_number: '0123456780', bank_code: '058', currency: 'NGN' },
+  });
   const withdrawal = expectOk(
     await act('POST', '/withdrawals', {
       ...auth,
@@ -204,6 +210,14 @@ test('each action of the dashboard is one row: who, on what, from which address 
       counterparty_account: '0123456780',
       counterparty_bank: withdrawal.body.data.counterpartyBank,
     },
+  });
+
+  const unsaved = expectOk(await act('DELETE', `/beneficiaries/${beneficiary.body.data.id}`, auth), 200);
+  done.push({
+    action: 'beneficiary.removed',
+    res: unsaved,
+    object: beneficiary.body.data.id,
+    details: { name: beneficiary.body.data.name, account_number: '0123456780', bank_code: '058', currency: 'NGN' },
   });
 
   const signedOut = expectOk(await act('POST', '/auth/logout', auth), 200);

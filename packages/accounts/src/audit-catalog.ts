@@ -3,7 +3,17 @@ import { SCOPES } from './scopes';
 import { USER_ROLES } from './team';
 
 /** What an audited action acts on: its rows' `object.type`. */
-export const AUDIT_OBJECT_TYPES = ['user', 'api_key', 'transaction', 'payout_request', 'webhook_endpoint', 'webhook_delivery', 'workspace', 'wallet'] as const;
+export const AUDIT_OBJECT_TYPES = [
+  'user',
+  'api_key',
+  'transaction',
+  'payout_request',
+  'beneficiary',
+  'webhook_endpoint',
+  'webhook_delivery',
+  'workspace',
+  'wallet',
+] as const;
 export type AuditObjectType = (typeof AUDIT_OBJECT_TYPES)[number];
 
 /**
@@ -26,6 +36,7 @@ interface AuditActionDefinition {
 const none = z.object({});
 const email = z.string().max(254);
 const role = z.enum(USER_ROLES);
+const beneficiaryDetails = z.object({ name: z.string(), account_number: z.string(), bank_code: z.string(), currency: z.string() });
 const keyPrefix = z.string().max(40).meta({ description: '`ck_<mode>_<lookup id>`: the public part of the key' });
 
 /**
@@ -165,6 +176,18 @@ export const AUDIT_ACTIONS = {
     scope: 'mode',
     summary: 'An owner or admin rejected a payout request (its requester included, withdrawing it): nothing was sent',
     details: z.object({ currency: z.string(), amount: z.string(), requested_by: email, reason: z.string().nullable() }),
+  },
+  'beneficiary.created': {
+    object: 'beneficiary',
+    scope: 'mode',
+    summary: 'A beneficiary (where withdrawals send money) was saved from the dashboard',
+    details: beneficiaryDetails,
+  },
+  'beneficiary.removed': {
+    object: 'beneficiary',
+    scope: 'mode',
+    summary: 'A beneficiary was removed from the dashboard: it stays on record, and no withdrawal can use it again',
+    details: beneficiaryDetails,
   },
   'wallet.credited': {
     object: 'wallet',

@@ -67,9 +67,10 @@ export async function listBeneficiaries(db: DbOrTx, input: ListBeneficiariesInpu
  * Removes a beneficiary of the workspace: it stays on record (the payouts sent
  * to it name it) but is no longer active, so no withdrawal can use it.
  * Another workspace's beneficiary, or one already removed, is not found.
+ * Returns the API's answer and the record as it was removed (the audit trail's details).
  */
 export async function removeBeneficiary(db: DbOrTx, workspaceId: number, id: number) {
-  const { count } = await db.beneficiary.updateMany({ where: { id, workspaceId, active: true }, data: { active: false } });
-  if (count === 0) throw new AppError('not_found', 'Beneficiary not found');
-  return { id, deleted: true as const };
+  const [row] = await db.beneficiary.updateManyAndReturn({ where: { id, workspaceId, active: true }, data: { active: false } });
+  if (!row) throw new AppError('not_found', 'Beneficiary not found');
+  return { answer: { id, deleted: true as const }, removed: renderBeneficiary(row) };
 }

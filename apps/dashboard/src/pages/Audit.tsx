@@ -45,6 +45,8 @@ const ACTIONS = [
   'payout_request.created',
   'payout_request.approved',
   'payout_request.rejected',
+  'beneficiary.created',
+  'beneficiary.removed',
   'wallet.credited',
   'webhook_endpoint.created',
   'webhook_endpoint.updated',

@@ -16,6 +16,7 @@ import {
   readWorkspaceSettings,
   rejectPayoutRequest,
   removeBeneficiary,
+  type renderBeneficiary,
   replaceApprovalThresholds,
   resolveBankAccount,
   submitPayout,
@@ -40,6 +41,13 @@ export type PayoutActor = (req: Request) => { workspaceId: number; mode: Mode };
 
 /** Called once a request opened a new payout (not for a replay that found one), before its job is queued. */
 export type PayoutOpened = (req: Request, payout: CreatedPayout['transaction'], kind: PayoutKind) => Promise<void>;
+/** A beneficiary as the API answers it. */
+type RenderedBeneficiary = ReturnType<typeof renderBeneficiary>;
+/** Called once a request saved a beneficiary, before it is answered. */
+type BeneficiarySaved = (req: Request, beneficiary: RenderedBeneficiary) => Promise<void>;
+
+/** What the audit trail keeps of a beneficiary saved or removed from the dashboard. */
+const beneficiaryAuditDetails = (b: RenderedBeneficiary) => ({ name: b.name, account_number: b.account_number, bank_code: b.bank_code, currency: b.currency });
 
 /**
  * Payouts, bank lookup and beneficiaries: one handler per action, shared by
@@ -69,7 +77,7 @@ export function createPayoutHandlers(deps: GatewayDeps) {
    * key or test session reaches the sandbox rail only); `onOpened` hears of
    * each payout they open (the dashboard's audit trail).
    */
-  return (actorOf: PayoutActor, onOpened?: PayoutOpened) => {
+  return (actorOf: PayoutActor, onOpened?: PayoutOpened, onBeneficiarySaved?: BeneficiarySaved) => {
     const depsFor = (req: Request): PayoutDeps => ({
       db: deps.db,
       sql: deps.sql,
@@ -136,6 +144,7 @@ export function createPayoutHandlers(deps: GatewayDeps) {
             { workspaceId: actorOf(req).workspaceId, name: body.name, accountNumber: body.account_number, bankCode: body.bank_code, currency: body.currency },
           ),
         );
+        await onBeneficiarySaved?.(req, beneficiary);
         sendData(req, res, 201, beneficiary);
       },
       async listBeneficiaries({ query }: { query: z.output<typeof ZBeneficiariesQuery> }, req: Request, res: Response) {
@@ -202,6 +211,8 @@ export function createPayoutDashboardHandlers(deps: GatewayDeps, handlersFor: Pa
           counterparty_bank: payout.counterpartyBank,
         },
       }),
+    (req, beneficiary) =>
+      recordAuditAfter(deps.db, req, { action: 'beneficiary.created', objectId: beneficiary.id, details: beneficiaryAuditDetails(beneficiary) }),
   );
   type Handler<I> = (input: I, req: Request, res: Response) => Promise<void>;
   const requireIdempotencyKey =
@@ -352,7 +363,9 @@ export function createPayoutDashboardHandlers(deps: GatewayDeps, handlersFor: Pa
     createSessionBeneficiary: handlers.createBeneficiary,
     listSessionBeneficiaries: handlers.listBeneficiaries,
     removeSessionBeneficiary: async ({ params }, req, res) => {
-      sendData(req, res, 200, await removeBeneficiary(deps.db, sessionOf(req).workspaceId, parsePathId(params.id, beneficiaryNotFound)));
+      const { answer, removed } = await removeBeneficiary(deps.db, sessionOf(req).workspaceId, parsePathId(params.id, beneficiaryNotFound));
+      await recordAuditAfter(deps.db, req, { action: 'beneficiary.removed', objectId: removed.id, details: beneficiaryAuditDetails(removed) });
+      sendData(req, res, 200, answer);
     },
     listPayoutRails: async (_input, req, res) => {
       const closed = (rail: string) => ({ rail, state: 'closed' as const, failures: 0, open_until: null });
