@@ -5,7 +5,7 @@
 // payout is processing or completed, the retry is the stored answer's replay.
 // Real gateway, payout worker (stopped while the request waits), Postgres, Redis.
 import { startPayoutWorker } from '@cowrie/payout-worker';
-import { createWorkspaceWithKey } from '@cowrie/testing';
+import { createWorkspaceWithKey, waitFor } from '@cowrie/testing';
 import { call } from '@cowrie/gateway/testing';
 import { fund, startPayoutStack } from './payout-stack';
 
@@ -66,4 +66,26 @@ test('a payout answered processing that then completed: the retry is the stored 
   expect(retry.headers.get('idempotent-replayed')).toBe('true');
   expect(retry.body.data).toEqual(first.body.data);
   expect(await stack.env.db.ledgerTransaction.count({ where: { workspaceId: workspace.id, type: 'debit' } })).toBe(1);
+});
+
+test('a payout still processing a day later keeps its key: the retry answers it and pays nothing again', async () => {
+  await worker?.stop();
+  worker = null;
+  const { workspace, key } = await createWorkspaceWithKey(stack.env.db);
+  await fund(stack.env.db, workspace.id, 'NGN', '100');
+  const first = await transfer(key, '0123456789', 'stuck-for-a-day');
+  expect(first.body.data.status).toBe('processing');
+  const dayAgo = `- interval '25 hours'`;
+  await stack.env.db.$executeRawUnsafe(
+    `UPDATE "IdempotencyRecord" SET "createdAt" = "createdAt" ${dayAgo}, "expiresAt" = "expiresAt" ${dayAgo} WHERE "workspaceId" = $1`,
+    workspace.id,
+  );
+  await stack.env.db.$executeRawUnsafe(`UPDATE "LedgerTransaction" SET "createdAt" = "createdAt" ${dayAgo} WHERE "id" = $1`, first.body.data.id);
+  const retry = await transfer(key, '0123456789', 'stuck-for-a-day');
+  expect(retry.status).toBe(201);
+  expect(retry.body.data.id).toBe(first.body.data.id);
+  expect(await stack.env.db.ledgerTransaction.count({ where: { workspaceId: workspace.id, type: 'debit' } })).toBe(1);
+  // Let it settle before the file ends: the worker takes its job.
+  worker = await startPayoutWorker(stack.env.config, stack.env.logger);
+  await waitFor(async () => (await stack.env.db.ledgerTransaction.findUniqueOrThrow({ where: { id: first.body.data.id } })).status === 'completed', 20_000, 50);
 });

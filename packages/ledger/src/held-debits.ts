@@ -237,8 +237,9 @@ const RELEASE_EXPIRED_REQUEST_KEY = defineStatement({
  * The earlier debit a repeated request is answered with (earlierDebitId), or
  * null. The same header key with another request's hash is a conflict. A
  * debit found by the header key alone, opened more than
- * IDEMPOTENCY_RETENTION_MS before `now`, answers nothing: its key is freed
- * (`released`), and the open runs again as a fresh request.
+ * IDEMPOTENCY_RETENTION_MS before `now` and no longer processing, answers
+ * nothing: its key is freed (`released`), and the open runs again as a fresh
+ * request.
  */
 async function findEarlierDebit(sql: SqlQueryable, request: OpenRequest, now: Date): Promise<OpenedDebit | 'released' | null> {
   const { draft } = request;
@@ -247,7 +248,9 @@ async function findEarlierDebit(sql: SqlQueryable, request: OpenRequest, now: Da
   if (!transaction) return null;
   if (draft.request && transaction.requestKey === draft.request.key) {
     const openedBefore = new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS);
-    if (transaction.idempotencyKey !== request.idempotencyKey && transaction.createdAt <= openedBefore) {
+    // A payout still processing keeps its key whatever its age: while it can still move money, a retry answers it.
+    const expired = transaction.createdAt <= openedBefore && transaction.status !== 'processing';
+    if (expired && transaction.idempotencyKey !== request.idempotencyKey) {
       await RELEASE_EXPIRED_REQUEST_KEY.run(sql, { id: transaction.id, requestKey: draft.request.key, openedBefore });
       return 'released';
     }
