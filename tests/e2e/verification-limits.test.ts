@@ -7,7 +7,7 @@ import { startVerificationGateway } from './start-verification-gateway';
 
 let gw: Awaited<ReturnType<typeof startVerificationGateway>>;
 
-// A one-day window keeps a clock-aligned window boundary out of the test's way.
+// A one-day window: no start of this file leaves it.
 const WINDOW = 86_400;
 beforeAll(async () => {
   gw = await startVerificationGateway({

@@ -1,4 +1,5 @@
 export * from './fixed-window';
+export * from './sliding-window';
 export * from './public-api-rate-limit';
 export * from './idempotency';
 export * from './dashboard-limits';

@@ -350,7 +350,7 @@ const ZConfigFields = z
     VERIFY_RATE_DEST_LIMIT: positiveInt(5),
     // verifications started per workspace per VERIFY_RATE_WINDOW_SECONDS
     VERIFY_RATE_BIZ_LIMIT: positiveInt(20),
-    // the window of both verification limits
+    // the window of both verification limits, sliding: at most the limit within any such span
     VERIFY_RATE_WINDOW_SECONDS: positiveInt(900),
     // checks of a code before its verification fails
     VERIFY_MAX_ATTEMPTS: positiveInt(5),

@@ -156,12 +156,12 @@ export async function guardVerificationStart(
   };
 }
 
-// GUARD_SCRIPT's start and the verification limits (fixedWindowsStep) as one
+// GUARD_SCRIPT's start and the verification limits (slidingWindowsStep) as one
 // step: the guard judges and counts first; a start it refuses reaches no
 // limit; a start the limits refuse is taken back from the guard (its
 // `unstart`) in the same step. KEYS: the guard's two, then the limits'.
 // ARGV: the guard's six, then the limits'. Answers the guard's five and the
-// limits' answer (0, or the full counter's index; 0 when the guard refused).
+// limits' answer (0, or the full counter's index and wait; 0 when the guard refused).
 const guardAndLimitsScript = (limitsLua: string) => (combined.get(limitsLua) ?? combined.set(limitsLua, guardAndLimits(limitsLua)).get(limitsLua))!;
 const combined = new Map<string, string>();
 const guardAndLimits = (limitsLua: string) => `

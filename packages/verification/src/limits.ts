@@ -1,5 +1,5 @@
 import { sha256Hex, type Config, type RedisClient } from '@cowrie/core';
-import { fixedWindowsStep, hitFixedWindowsTogether, type FixedWindowsHit } from '@cowrie/api-limits';
+import { hitSlidingWindowsTogether, slidingWindowsStep, type SlidingWindowsHit } from '@cowrie/api-limits';
 
 export type LimitReason = 'destination' | 'business';
 
@@ -17,7 +17,9 @@ const businessKey = (c: LimitConfig, workspaceUid: string) => `${c.REDIS_KEY_PRE
 
 /**
  * Counts one verification start against the per-destination and per-business
- * limits, in Redis so every replica shares the count. Both
+ * limits over a sliding window (at most the limit within any
+ * VERIFY_RATE_WINDOW_SECONDS, a burst across a clock boundary included), in
+ * Redis so every replica shares the count. Both
  * count every channel, and both run before anything is sent. The two are
  * checked and counted as one atomic step: a request either limit refuses is
  * counted in neither, and racing requests can never take a counter past its
@@ -29,7 +31,7 @@ export async function hitVerificationLimits(
   config: LimitConfig,
   input: { workspaceUid: string; destination: string; now?: number },
 ): Promise<LimitOutcome> {
-  return limitOutcome(await hitFixedWindowsTogether<LimitReason>(redis, limitCounters(config, input)));
+  return limitOutcome(await hitSlidingWindowsTogether<LimitReason>(redis, limitCounters(config, input)));
 }
 
 function limitCounters(config: LimitConfig, input: { workspaceUid: string; destination: string; now?: number }) {
@@ -43,7 +45,7 @@ function limitCounters(config: LimitConfig, input: { workspaceUid: string; desti
   };
 }
 
-const limitOutcome = (hit: FixedWindowsHit<LimitReason>): LimitOutcome =>
+const limitOutcome = (hit: SlidingWindowsHit<LimitReason>): LimitOutcome =>
   hit.kind === 'allowed' ? hit : { kind: 'refused', reason: hit.full, retryAfterSeconds: hit.retryAfterSeconds };
 
 /**
@@ -52,6 +54,6 @@ const limitOutcome = (hit: FixedWindowsHit<LimitReason>): LimitOutcome =>
  * workspace's hash tag with the guard's.
  */
 export function verificationLimitsStep(config: LimitConfig, input: { workspaceUid: string; destination: string; now?: number }) {
-  const step = fixedWindowsStep<LimitReason>(limitCounters(config, input));
+  const step = slidingWindowsStep<LimitReason>(limitCounters(config, input));
   return { ...step, outcome: (answer: unknown) => limitOutcome(step.outcome(answer)) };
 }
