@@ -4,7 +4,7 @@
 type GotModule = typeof import('got', { with: { 'resolution-mode': 'import' } });
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const loadGot = () => require('got') as GotModule;
-import { codeText, DeliveryError, type DeliveryProvider, type CodeMessage, type DeliveryReceipt } from './types';
+import { codeText, DeliveryError, quoteProviderText, type DeliveryProvider, type CodeMessage, type DeliveryReceipt } from './types';
 
 export interface TermiiProviderOptions {
   apiKey: string;
@@ -39,15 +39,18 @@ export function createTermiiProvider(opts: TermiiProviderOptions): DeliveryProvi
     headers: { accept: 'application/json' },
   });
 
-  async function post(path: string, body: Record<string, unknown>): Promise<TermiiResponse> {
+  /** Sends `body`, which carries `code`: Termii's words in an error are quoted without it. */
+  async function post(path: string, body: Record<string, unknown>, code: string): Promise<TermiiResponse> {
     try {
       const res = await client.post(path, { json: body }).json<TermiiResponse>();
-      if (res.code !== undefined && res.code !== 'ok') throw new DeliveryError(`termii refused the message (${res.message ?? res.code})`);
+      if (res.code !== undefined && res.code !== 'ok') {
+        throw new DeliveryError(`termii refused the message (${quoteProviderText(String(res.message ?? res.code), code)})`);
+      }
       return res;
     } catch (err) {
       if (err instanceof DeliveryError) throw err;
       if (err instanceof HTTPError) {
-        const reason = termiiMessage(err.response.body);
+        const reason = termiiMessage(err.response.body, code);
         throw new DeliveryError(`termii answered ${err.response.statusCode}${reason ? ` (${reason})` : ''}`, { cause: err });
       }
       if (err instanceof RequestError) throw new DeliveryError(`termii unreachable (${err.code})`, { cause: err });
@@ -60,21 +63,25 @@ export function createTermiiProvider(opts: TermiiProviderOptions): DeliveryProvi
     async send(message: CodeMessage): Promise<DeliveryReceipt> {
       const number = message.destination.replace(/^\+/, '');
       if (message.channel === 'sms') {
-        const res = await post('api/sms/send', {
-          api_key: opts.apiKey,
-          to: number,
-          from: opts.senderId,
-          sms: codeText(message),
-          type: 'plain',
-          channel: opts.smsChannel,
-        });
+        const res = await post(
+          'api/sms/send',
+          {
+            api_key: opts.apiKey,
+            to: number,
+            from: opts.senderId,
+            sms: codeText(message),
+            type: 'plain',
+            channel: opts.smsChannel,
+          },
+          message.code,
+        );
         return { providerReference: res.message_id === undefined ? undefined : String(res.message_id) };
       }
       if (message.channel === 'voice') {
         // Termii documents `code` as numeric; a code with a leading zero would lose
         // it as a number, so such a code goes as a digit string.
         const code = message.code.startsWith('0') ? message.code : Number(message.code);
-        const res = await post('api/sms/otp/call', { api_key: opts.apiKey, phone_number: number, code });
+        const res = await post('api/sms/otp/call', { api_key: opts.apiKey, phone_number: number, code }, message.code);
         return { providerReference: res.message_id === undefined ? undefined : String(res.message_id) };
       }
       throw new DeliveryError(`the termii provider cannot deliver ${message.channel} codes`);
@@ -82,11 +89,11 @@ export function createTermiiProvider(opts: TermiiProviderOptions): DeliveryProvi
   };
 }
 
-/** Termii's error text from a response body, shortened; never the request. */
-function termiiMessage(body: unknown): string | undefined {
+/** Termii's error text from a response body, without the code and shortened; never the request. */
+function termiiMessage(body: unknown, code: string): string | undefined {
   try {
     const parsed = typeof body === 'string' ? (JSON.parse(body) as TermiiResponse) : (body as TermiiResponse);
-    return typeof parsed?.message === 'string' ? parsed.message.slice(0, 120) : undefined;
+    return typeof parsed?.message === 'string' ? quoteProviderText(parsed.message, code) : undefined;
   } catch {
     return undefined;
   }

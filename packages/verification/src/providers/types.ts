@@ -56,6 +56,16 @@ export class DeliveryError extends Error {
   override name = 'DeliveryError';
 }
 
+/**
+ * A provider's own words, quoted in a DeliveryError: the code taken out
+ * first, then shortened to `max` characters (shortened first, a code that
+ * straddled the cut would leave its first digits behind, and the dispatcher's
+ * own scrub, which looks for the whole code, would miss them).
+ */
+export function quoteProviderText(text: string, code: string, max = 120): string {
+  return text.split(code).join('[code]').slice(0, max);
+}
+
 /** The text every provider sends. */
 export function codeText(message: CodeMessage): string {
   return `Your verification code is ${message.code}. It expires in ${message.validForMinutes} minute${message.validForMinutes === 1 ? '' : 's'}. Do not share it with anyone.`;

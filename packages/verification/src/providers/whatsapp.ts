@@ -2,7 +2,7 @@
 type GotModule = typeof import('got', { with: { 'resolution-mode': 'import' } });
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const loadGot = () => require('got') as GotModule;
-import { DeliveryError, type DeliveryProvider, type CodeMessage, type DeliveryReceipt } from './types';
+import { DeliveryError, quoteProviderText, type DeliveryProvider, type CodeMessage, type DeliveryReceipt } from './types';
 
 export interface WhatsAppProviderOptions {
   /** A system user's access token with whatsapp_business_messaging. */
@@ -34,13 +34,13 @@ const TEMPLATE_PROBLEMS = new Set([132000, 132001, 132005, 132007, 132015, 13201
 const RATE_LIMITED = new Set([4, 80007, 130429, 131048, 131056]);
 
 /** Why a send failed, in words a client may read (never the code or the token). */
-function explain(status: number, body: unknown): string {
+function explain(status: number, body: unknown, sentCode: string): string {
   const error = parseError(body);
   const code = error?.code;
   if (code !== undefined && NOT_ON_WHATSAPP.has(code)) return 'the number is not on WhatsApp';
   if (code !== undefined && TEMPLATE_PROBLEMS.has(code)) return `whatsapp refused the template (${code}: not found or not approved)`;
   if (code !== undefined && RATE_LIMITED.has(code)) return `whatsapp is rate limiting this sender (${code})`;
-  const text = error?.message ? ` (${error.message.slice(0, 120)})` : '';
+  const text = error?.message ? ` (${quoteProviderText(error.message, sentCode)})` : '';
   return `whatsapp answered ${status}${code === undefined ? '' : ` ${code}`}${text}`;
 }
 
@@ -98,7 +98,7 @@ export function createWhatsAppProvider(opts: WhatsAppProviderOptions): DeliveryP
         return { providerReference: id };
       } catch (err) {
         if (err instanceof DeliveryError) throw err;
-        if (err instanceof HTTPError) throw new DeliveryError(explain(err.response.statusCode, err.response.body), { cause: err });
+        if (err instanceof HTTPError) throw new DeliveryError(explain(err.response.statusCode, err.response.body, message.code), { cause: err });
         if (err instanceof RequestError) throw new DeliveryError(`whatsapp unreachable (${err.code})`, { cause: err });
         throw new DeliveryError('whatsapp returned an unreadable answer', { cause: err });
       }

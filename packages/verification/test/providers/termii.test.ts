@@ -60,6 +60,23 @@ test("a non-2xx answer is a DeliveryError with Termii's message, never the code 
   expect((err as Error).message).not.toMatch(/5521|termii-test-key/);
 });
 
+test.each([
+  ['a non-2xx answer', 400, (text: string) => ({ message: text })],
+  ['a 200 whose code is not ok', 200, (text: string) => ({ code: 'error', message: text })],
+])('%s that echoes the message has the code taken out before the text is shortened: no part of it is left', async (_name, status, body) => {
+  // The code straddles the 120th character of Termii's text.
+  const echoed = `${'A'.repeat(92)}Your verification code is 5521. It expires in 5 minutes.`;
+  expect(echoed.indexOf('5521')).toBe(118);
+  reply = () => ({ status, body: body(echoed) });
+  const err = (await provider()
+    .send(sms)
+    .catch((e: unknown) => e)) as Error;
+  expect(err).toBeInstanceOf(DeliveryError);
+  // The quote ends inside the placeholder; no digit of the code is before it.
+  expect(err.message).toMatch(/code is \[c/);
+  expect(err.message).not.toMatch(/code is \d|5521/);
+});
+
 test('a 200 whose code is not ok is a refusal', async () => {
   reply = () => ({ status: 200, body: { code: 'error', message: 'Invalid sender id' } });
   await expect(provider().send(sms)).rejects.toThrow('termii refused the message (Invalid sender id)');

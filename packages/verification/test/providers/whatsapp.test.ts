@@ -79,6 +79,16 @@ test('rate limiting (130429) is a refusal naming the limit', async () => {
   expect(await failureOf(provider().send(message))).toBe('whatsapp is rate limiting this sender (130429)');
 });
 
+test('an error text that echoes the code has it taken out before it is shortened: no part of it is left', async () => {
+  // The code straddles the 120th character of the API's text.
+  const echoed = `${'A'.repeat(117)}482913 was not sent`;
+  wa.reply = () => ({ status: 400, code: 100, message: echoed });
+  const text = await failureOf(provider().send(message));
+  // The quote ends inside the placeholder; no digit of the code is before it.
+  expect(text).toMatch(/A\[co\)$/);
+  expect(text).not.toMatch(/A4|482/);
+});
+
 test('a bad token (190) is a refusal with the API status and code, never the token', async () => {
   expect(await failureOf(provider({ accessToken: 'wrong' }).send(message))).toBe('whatsapp answered 401 190 (Invalid OAuth access token)');
 });
