@@ -164,6 +164,20 @@ describe('check', () => {
     expect((await read(reference)).body.data).toMatchObject({ status: 'failed', attempts: 3, verified_at: null });
   });
 
+  test('a code of any length is a guess: a long one is a wrong code (201, counted), never an HTTP error', async () => {
+    const res = await start({ channel: 'sms', destination: '+2348055555556', code: '4444' });
+    const reference = res.body.data.reference;
+    for (const [code, left] of [
+      ['1'.repeat(65), 2],
+      ['9'.repeat(5000), 1],
+    ] as const) {
+      const r = await check(reference, { code });
+      expect(r.status).toBe(201);
+      expect(r.body.data).toEqual({ status: 'failed', reason: 'invalid_code', attempts_remaining: left });
+    }
+    expect((await check(reference, { code: '4444' })).body.data).toEqual({ status: 'verified' });
+  });
+
   test('concurrent wrong checks over HTTP never count past the maximum', async () => {
     const res = await start({ channel: 'sms', destination: '+2348066666666', code: '4444' });
     const reference = res.body.data.reference;
