@@ -47,7 +47,8 @@ export function maskDestination(destination: string): string {
   if (at > 0) {
     const local = destination.slice(0, at);
     const domain = destination.slice(at);
-    if (local.length <= 2) return `${local[0]}${'*'.repeat(Math.max(1, local.length - 1))}${domain}`;
+    if (local.length === 1) return `*${domain}`;
+    if (local.length === 2) return `${local[0]}*${domain}`;
     return `${local[0]}${'*'.repeat(local.length - 2)}${local[local.length - 1]}${domain}`;
   }
   const match = /^(\+234)(\d{3})(\d+)(\d{3})$/.exec(destination);
