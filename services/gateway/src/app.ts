@@ -155,22 +155,20 @@ export function createApp(deps: GatewayDeps, options: CreateAppOptions = {}): Ex
  * and an error either throws or rejects goes to `next` as the router would send it.
  */
 function inOneStep(...handlers: RequestHandler[]): RequestHandler {
-  const failed = (next: NextFunction) => (err: unknown) => next(err ?? new Error('Rejected promise'));
   // Passed inline, not named: the bundle (keepNames) would name a named closure on every request.
-  return (req, res, next) => {
-    const run = (index: number) => (err?: unknown) => {
-      if (err) return next(err);
-      const handler = handlers[index];
-      if (!handler) return next();
-      try {
-        const ran: unknown = handler(req, res, run(index + 1));
-        if (ran instanceof Promise) ran.catch(failed(next));
-      } catch (thrown) {
-        next(thrown);
-      }
-    };
-    run(0)();
-  };
+  return (req, res, next) => runFrom(handlers, 0, req, res, next);
+}
+
+/** `handlers` from `index` on, for inOneStep: made once, so no request makes a named closure. */
+function runFrom(handlers: RequestHandler[], index: number, req: Request, res: Response, next: NextFunction): void {
+  const handler = handlers[index];
+  if (!handler) return next();
+  try {
+    const ran: unknown = handler(req, res, (err?: unknown) => (err ? next(err) : runFrom(handlers, index + 1, req, res, next)));
+    if (ran instanceof Promise) ran.catch((err: unknown) => next(err ?? new Error('Rejected promise')));
+  } catch (thrown) {
+    next(thrown);
+  }
 }
 
 type AppHandle = (req: Request, res: Response, callback?: NextFunction) => void;
