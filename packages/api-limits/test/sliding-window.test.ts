@@ -1,32 +1,18 @@
 // Risk: a limit of N per window letting 2N through across a clock boundary; a
 // counter pushed past its limit by racing callers; a hit refused by one
 // counter still counted in another; a counter that never expires.
-import { randomBytes } from 'node:crypto';
-import { createRedis, type RedisClient } from '@cowrie/core';
+import { useTestRedis } from './test-redis';
 import { hitSlidingWindowsTogether } from '../src/sliding-window';
 
-let redis: RedisClient;
-const prefix = `cowrie-test-sliding-window-${randomBytes(4).toString('hex')}:`;
 const WINDOW = 900;
 const T0 = Date.UTC(2026, 10, 22, 12, 14, 58);
 
-beforeAll(() => {
-  redis = createRedis({
-    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-    REDIS_CLUSTER_NODES: [],
-    REDIS_SENTINELS: [],
-    REDIS_SENTINEL_NAME: 'mymaster',
-  });
-});
-afterAll(async () => {
-  const keys = await redis.keys(`${prefix}*`);
-  if (keys.length) await redis.del(...keys);
-  await redis.quit();
-});
+const store = useTestRedis('sliding-window');
+const { prefix } = store;
 
-const counted = (key: string) => redis.zcard(`${prefix}${key}`);
+const counted = (key: string) => store.redis.zcard(`${prefix}${key}`);
 const together = (a: number, b: number, tag: string, now = T0) =>
-  hitSlidingWindowsTogether(redis, {
+  hitSlidingWindowsTogether(store.redis, {
     counters: [
       { name: 'a', key: `${prefix}{${tag}}:a`, limit: a },
       { name: 'b', key: `${prefix}{${tag}}:b`, limit: b },
@@ -67,7 +53,7 @@ test('racing hits never take a counter past its limit', async () => {
 
 test('counters expire a window after their last hit', async () => {
   await together(1, 1, 't4');
-  const ttl = await redis.pttl(`${prefix}{t4}:a`);
+  const ttl = await store.redis.pttl(`${prefix}{t4}:a`);
   expect(ttl).toBeGreaterThan(WINDOW * 1000 - 5000);
   expect(ttl).toBeLessThanOrEqual(WINDOW * 1000);
 });
