@@ -3,7 +3,7 @@ import { batchPerTurnFor, columnList, defineStatement, sqlColumn, sqlJsonRows, s
 import type { VerificationChannel } from './channels';
 import { markDeliveryFailed } from './create-verification';
 import { findVerificationById, type VerificationWithMode } from './verification-reads';
-import { DeliveryError, type DeliveryProviders } from './providers';
+import { DeliveryError, withoutCode, type DeliveryProviders } from './providers';
 import { verificationColumns } from './verification-columns';
 import { deleteVoiceCode, storeVoiceCode } from './voice-copy';
 
@@ -240,7 +240,7 @@ async function send(deps: DeliverVerificationDeps, row: VerificationWithMode, co
   } catch (err) {
     const known = err instanceof DeliveryError;
     // Provider texts are short and ours, but never trust them to leave the code out.
-    const reason = (known ? err.message : 'the provider failed unexpectedly').split(code).join('[code]');
+    const reason = withoutCode(known ? err.message : 'the provider failed unexpectedly', code);
     deps.log.warn(
       {
         verificationId: row.id,
@@ -249,9 +249,7 @@ async function send(deps: DeliverVerificationDeps, row: VerificationWithMode, co
         ...(known
           ? {}
           : {
-              error: String((err as Error)?.message ?? err)
-                .split(code)
-                .join('[code]'),
+              error: withoutCode(String((err as Error)?.message ?? err), code),
             }),
       },
       'code delivery failed',

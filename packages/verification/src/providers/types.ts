@@ -63,8 +63,11 @@ export class DeliveryError extends Error {
  * own scrub, which looks for the whole code, would miss them).
  */
 export function quoteProviderText(text: string, code: string, max = 120): string {
-  return text.split(code).join('[code]').slice(0, max);
+  return withoutCode(text, code).slice(0, max);
 }
+
+/** `text` with every occurrence of `code` replaced by `[code]`. */
+export const withoutCode = (text: string, code: string): string => text.split(code).join('[code]');
 
 /** The text every provider sends. */
 export function codeText(message: CodeMessage): string {
