@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { startHttpReceiver, waitFor, type HttpReceiver, type ReceivedRequest } from '@cowrie/testing';
 import { startWebhookWorker, type RunningWebhookWorker } from '@cowrie/webhook-sender';
-import { ENDPOINT_DISABLED_EVENT, verifyWebhookSignature } from '@cowrie/webhooks';
+import { ENDPOINT_DISABLED_EVENT, NOT_SENT_ENDPOINT_INACTIVE, verifyWebhookSignature } from '@cowrie/webhooks';
 import { call, signInNewWorkspace, startTestGateway } from '@cowrie/gateway/testing';
 
 const RECOVER_RATE = 100;
@@ -324,6 +324,51 @@ test('the delivery log pages with a cursor and filters by endpoint, event, outco
   // The API's list stays as it was: a plain array under data.
   const plain = await call(gw.url, 'GET', `/webhook-deliveries?endpoint_id=${endpoint.id}&limit=1`, { token: a.token });
   expect(plain.body.data).toHaveLength(1);
+});
+
+test('a delivery never sent (its endpoint switched off before its turn) is no dispatch: the log leaves it out, and a recover once the endpoint is on again sends it', async () => {
+  const endpoint = await createEndpoint('/not-sent', ['order.paid']);
+  await emit(a.workspaceId, 'order.paid', { order: 'sent' });
+  const sent = await waitFor(() => gw.env.db.webhookDelivery.findFirst({ where: { endpointId: endpoint.id, completedAt: { not: null } } }));
+  // What the sender leaves when the endpoint was switched off between the relay and the send.
+  const event = await gw.env.db.outboxEvent.create({
+    data: { workspaceId: a.workspaceId, event: 'order.paid', payload: { order: 'not sent' }, relayedAt: new Date() },
+  });
+  const deliveryId = randomUUID();
+  const notSent = await gw.env.db.webhookDelivery.create({
+    data: {
+      deliveryId,
+      workspaceId: a.workspaceId,
+      endpointId: endpoint.id,
+      outboxEventId: event.id,
+      event: 'order.paid',
+      payload: { id: deliveryId, event: 'order.paid', created_at: new Date().toISOString(), data: { order: 'not sent' }, livemode: true },
+      ok: 0,
+      attempts: 0,
+      statusCode: null,
+      error: NOT_SENT_ENDPOINT_INACTIVE,
+      completedAt: new Date(),
+    },
+  });
+  const log = await call(gw.url, 'GET', `/webhook-deliveries?endpoint_id=${endpoint.id}`, { token: a.token });
+  expect(log.status).toBe(200);
+  // Every row of the log is a dispatch: attempts 1 to 3.
+  expect(log.body.data.map((r: { id: number; attempts: number }) => [r.id, r.attempts])).toEqual([[Number(sent.id), 1]]);
+  expect((await call(gw.url, 'GET', `/webhook-deliveries?endpoint_id=${endpoint.id}&ok=false`, { token: a.token })).body.data).toEqual([]);
+
+  const recover = await call(gw.url, 'POST', `/webhook-endpoints/${endpoint.id}/recover`, {
+    token: a.token,
+    body: { since: new Date(Date.now() - HOUR_MS).toISOString() },
+  });
+  expect(recover.status).toBe(202);
+  expect(recover.body.data).toMatchObject({ queued: 1, has_more: false });
+  const arrived = await waitFor(() => requestsTo('/not-sent').find((r) => bodyOf(r).id === deliveryId));
+  expect(bodyOf(arrived).data).toEqual({ order: 'not sent' });
+  const redelivered = await waitFor(() => gw.env.db.webhookDelivery.findFirst({ where: { deliveryId, dispatch: 1, completedAt: { not: null } } }));
+  expect(redelivered).toMatchObject({ ok: 1, attempts: 1 });
+  const after = await call(gw.url, 'GET', `/webhook-deliveries?endpoint_id=${endpoint.id}`, { token: a.token });
+  expect(after.body.data.map((r: { id: number }) => r.id)).toEqual([Number(redelivered.id), Number(sent.id)]);
+  expect(after.body.data.map((r: { id: number }) => r.id)).not.toContain(Number(notSent.id));
 });
 
 test('a user of workspace B gets not_found or an empty list for every webhook object of A; bad ids and bodies are 4xx', async () => {

@@ -117,9 +117,11 @@ export interface WebhookDeliveryPage {
 }
 
 /**
- * Finished deliveries of the workspace's endpoints, newest first, filtered,
+ * Finished dispatches of the workspace's endpoints, newest first, filtered,
  * a page at a time (the cursor is the last row id shown). Pending ones have
- * no outcome yet.
+ * no outcome yet; a row never sent (its endpoint was switched off before its
+ * turn: `attempts` 0) was no dispatch, so the log, whose rows made 1 to 3
+ * attempts, leaves it out. It stays for a recover, and is read by its id.
  */
 export async function listWebhookDeliveries(
   db: DbOrTx,
@@ -129,6 +131,7 @@ export async function listWebhookDeliveries(
     where: {
       workspaceId: opts.workspaceId,
       completedAt: { not: null },
+      attempts: { gt: 0 },
       ...(opts.endpoint_id ? { endpointId: opts.endpoint_id } : {}),
       ...(opts.event !== undefined ? { event: opts.event } : {}),
       ...(opts.ok !== undefined ? { ok: opts.ok ? 1 : 0 } : {}),
