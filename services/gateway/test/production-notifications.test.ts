@@ -58,6 +58,7 @@ describe('a staging deployment (every rail sandbox): the sandbox route credits t
 
 describe('a real deployment (every rail Paystack, live keys): a notification outside the live domain credits no live account', () => {
   const COLLECTION_KEY = 'sk_live_collections_standin_4d2a9f';
+  const PAYOUT_KEY = 'sk_live_payouts_standin_7c1e3b';
   let standIn: Awaited<ReturnType<typeof startPaystackStandIn>>;
   let gw: Gateway;
   beforeAll(async () => {
@@ -65,7 +66,7 @@ describe('a real deployment (every rail Paystack, live keys): a notification out
     gw = await startTestGateway({
       ...PRODUCTION,
       PAYOUT_RAIL: 'paystack',
-      PAYOUT_PAYSTACK_SECRET_KEY: 'sk_live_payouts_standin_7c1e3b',
+      PAYOUT_PAYSTACK_SECRET_KEY: PAYOUT_KEY,
       COLLECTION_RAIL: 'paystack',
       PAYSTACK_SECRET_KEY: COLLECTION_KEY,
       PAYSTACK_BASE_URL: standIn.url,
@@ -104,5 +105,24 @@ describe('a real deployment (every rail Paystack, live keys): a notification out
     const live = await notify(paystackChargeSuccess(COLLECTION_KEY, { reference: 'PSK_live_domain_1', amountKobo: 70000, accountNumber, domain: 'live' }));
     expect(live.body.data).toMatchObject({ matched: true, status: 'credited' });
     expect(await ledgerOf(gw, workspace.id)).toBe('700.000000');
+  });
+
+  test("a charge signed with the payouts business's key is that business's own charge: acknowledged, and nothing credited", async () => {
+    const { workspace, key } = await createWorkspaceWithKey(gw.env.db, { name: 'Payout Key Ltd' });
+    const opened = await call(gw.url, 'POST', '/v1/deposits', { token: key, body: { channel: 'reserved_va' } });
+    const accountNumber = opened.body.data.account.account_number;
+    const signedByPayouts = await notify(
+      paystackChargeSuccess(PAYOUT_KEY, { reference: 'PSK_payout_key_1', amountKobo: 90000, accountNumber, domain: 'live' }),
+    );
+    expect(signedByPayouts.status).toBe(200);
+    expect(signedByPayouts.body.data).toEqual({ received: true, ignored: 'charge.success' });
+    expect(await ledgerOf(gw, workspace.id)).toBe('0.000000');
+    expect(await gw.env.db.inboundPayment.count({ where: { providerReference: 'PSK_payout_key_1' } })).toBe(0);
+    // The same charge signed with the collections business's key is credited.
+    const signedByCollections = await notify(
+      paystackChargeSuccess(COLLECTION_KEY, { reference: 'PSK_payout_key_1', amountKobo: 90000, accountNumber, domain: 'live' }),
+    );
+    expect(signedByCollections.body.data).toMatchObject({ matched: true, status: 'credited' });
+    expect(await ledgerOf(gw, workspace.id)).toBe('900.000000');
   });
 });

@@ -15,15 +15,19 @@ import type { GatewayDeps } from '../deps';
 import { notFoundHandler } from '../http/error-handler';
 import { sendData } from '../http/respond';
 
-/** The exact bytes the provider signed (with one of `secrets`); the JSON parser must not see these routes first. */
-function verifiedJson(req: Request, secrets: string | string[], header: string, provider: string): unknown {
+/**
+ * The exact bytes the provider signed, parsed, and which of `secrets` signed
+ * them (the first that verifies); the JSON parser must not see these routes first.
+ */
+function verifiedJson(req: Request, secrets: readonly string[], header: string, provider: string): { body: unknown; signedWith: string } {
   const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-  if (![secrets].flat().some((secret) => verifyHmacSha512(secret, raw, req.get(header)))) {
+  const signedWith = secrets.find((secret) => verifyHmacSha512(secret, raw, req.get(header)));
+  if (signedWith === undefined) {
     req.log.warn({ provider }, 'rail notification with a missing or invalid signature refused');
     throw new AppError('unauthorized', 'Invalid notification signature');
   }
   try {
-    return JSON.parse(raw.toString('utf8'));
+    return { body: JSON.parse(raw.toString('utf8')), signedWith };
   } catch {
     throw new AppError('invalid_request', 'The notification body is not valid JSON');
   }
@@ -69,7 +73,8 @@ export function registerRailNotificationRoutes(app: Express, deps: GatewayDeps) 
     );
   if (collectionKey || payoutKey)
     rails.post('/paystack/notifications', async (req, res) => {
-      const body = verifiedJson(req, [...new Set([collectionKey, payoutKey].filter((k): k is string => !!k))], PAYSTACK_SIGNATURE_HEADER, 'Paystack');
+      const signers = [...new Set([collectionKey, payoutKey].filter((k): k is string => !!k))];
+      const { body, signedWith } = verifiedJson(req, signers, PAYSTACK_SIGNATURE_HEADER, 'Paystack');
       const transfer = parsePaystackTransferNotification(body);
       if (transfer.kind === 'invalid') throw new AppError('invalid_request', `Unreadable notification: ${transfer.reason}`);
       if (transfer.kind === 'transfer') {
@@ -77,7 +82,10 @@ export function registerRailNotificationRoutes(app: Express, deps: GatewayDeps) 
         const outcome = await receivePayout(req, 'paystack', transfer.event, transfer.reference, body);
         return sendData(req, res, 200, { received: true, ...outcome });
       }
-      if (!collectionKey) return sendData(req, res, 200, { received: true, ignored: (body as { event?: string }).event ?? null });
+      // A payout is asked about at its rail before anything is applied, so either business's key may sign
+      // a transfer; a charge is credited as notified, so only the collections business's key credits one.
+      // Another business's charge (the payouts one, when it has its own key) is acknowledged and left.
+      if (signedWith !== collectionKey) return sendData(req, res, 200, { received: true, ignored: (body as { event?: string }).event ?? null });
       const notification = parsePaystackNotification(body);
       if (notification.kind === 'invalid') throw new AppError('invalid_request', `Unreadable notification: ${notification.reason}`);
       // Acknowledged so Paystack does not retry events Cowrie has no use for.
@@ -108,7 +116,7 @@ export function registerRailNotificationRoutes(app: Express, deps: GatewayDeps) 
 
   if (COLLECTION_RAIL === 'sandbox' && COLLECTION_SANDBOX_SECRET)
     rails.post('/sandbox/notifications', async (req, res) => {
-      const body = verifiedJson(req, COLLECTION_SANDBOX_SECRET, SANDBOX_SIGNATURE_HEADER, 'Sandbox');
+      const { body } = verifiedJson(req, [COLLECTION_SANDBOX_SECRET], SANDBOX_SIGNATURE_HEADER, 'Sandbox');
       const parsed = parseSandboxNotification(body);
       if (parsed.kind === 'invalid') throw new AppError('invalid_request', `Unreadable notification: ${parsed.reason}`);
       sendData(req, res, 200, await receive(req, parsed.transfer));
