@@ -283,7 +283,9 @@ test('each rail a payout moved on from is asked once after the grace window; one
   const longGrace = { ...schedule, graceMs: 600_000 };
   await expect(checkEarlierAttempts({ sql: env.sql, rails, schedule: longGrace, log: env.logger })).resolves.toEqual({ checked: 0, found: [] });
   // After it (the other tests' moves are asked too: only this one's rail holds a transfer).
-  await expect(checkEarlierAttempts({ sql: env.sql, rails, schedule, log: env.logger, now: later() })).resolves.toMatchObject({ found: ['paystack'] });
+  await expect(checkEarlierAttempts({ sql: env.sql, rails, schedule, log: env.logger, now: later() })).resolves.toMatchObject({
+    found: [{ rail: 'paystack', outcome: FOUND_AFTER_MOVE }],
+  });
   expect((await attempts(payout.id))[0]).toMatchObject({ rail: 'paystack', outcome: FOUND_AFTER_MOVE });
   expect(await row(payout.id)).toMatchObject({ status: 'completed', provider: 'flutterwave' });
   expect(await wallet(workspaceId)).toEqual({ balance: '900.00', held: '0.00' });

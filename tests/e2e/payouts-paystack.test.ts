@@ -231,6 +231,77 @@ const notify = (event: string, reference: string, secret = standIn.secret) => {
   });
 };
 
+test('a transfer Paystack acknowledged (pending) that verify stops finding keeps its hold past the grace window, and settles when it shows again', async () => {
+  const ws = await ownWorkspace();
+  const res = await transfer('0000000007', 6, ws.key);
+  expect(res.body.data.status).toBe('processing');
+  const { id, reference } = res.body.data;
+  await waitFor(async () => standIn.count('GET', `/transfer/verify/${reference}`) >= 1, 10_000);
+  const askedBefore = standIn.count('GET', `/transfer/verify/${reference}`);
+  standIn.options.hideFromVerify = true;
+  try {
+    // "Not found" for longer than the grace window (2.5 s), asked again and again: it proves nothing about a transfer Paystack took.
+    const hiddenFrom = Date.now();
+    await waitFor(async () => Date.now() - hiddenFrom > 4000 && standIn.count('GET', `/transfer/verify/${reference}`) >= askedBefore + 4, 15_000);
+    expect(await statusOf(id)).toBe('processing');
+    expect(await held(ws.id)).toBe('6.000000');
+  } finally {
+    standIn.options.hideFromVerify = false;
+  }
+  standIn.complete(reference);
+  await waitFor(async () => (await statusOf(id)) === 'completed', 10_000);
+  expect(posts(reference)).toBe(1);
+  expect(await held(ws.id)).toBe('0.000000');
+  expect(await stack.env.db.outboxEvent.count({ where: { workspaceId: ws.id, event: 'transfer.failed' } })).toBe(0);
+});
+
+/** A payout Paystack took while answering 500, kept from verify until the grace window failed it (hold released). */
+async function failedByTheGraceWindow(token: string, amount: number) {
+  standIn.options.acceptThenFail = true;
+  standIn.options.hideFromVerify = true;
+  try {
+    const row = expectOutcomeUnknown(await transfer('0123456789', amount, token), 502);
+    standIn.options.acceptThenFail = false;
+    await waitFor(async () => (await statusOf(row.id)) === 'failed', 15_000);
+    return row;
+  } finally {
+    standIn.options.acceptThenFail = false;
+    standIn.options.hideFromVerify = false;
+  }
+}
+
+test('a payout failed by the grace window that Paystack shows after all (paid): nothing moves, and it is found and kept on its attempt for an operator', async () => {
+  const ws = await ownWorkspace();
+  const row = await failedByTheGraceWindow(ws.key, 70);
+  expect(await held(ws.id)).toBe('0.000000');
+  // Paystack shows it paid; its notification arrives. The ledger does not move (failed is final), the attempt records it.
+  const notified = await notify('transfer.success', row.reference);
+  expect(notified.status).toBe(200);
+  expect(notified.body.data).toMatchObject({ received: true, kind: 'applied', outcome: 'skipped' });
+  const attempt = await waitFor(() =>
+    stack.env.db.payoutAttempt.findFirst({ where: { transactionId: row.id, rail: 'paystack', outcome: 'found_after_fail' } }),
+  );
+  expect(attempt.reason).toMatch(/^paystack answered completed .* after the payout failed/);
+  expect(await statusOf(row.id)).toBe('failed');
+  expect((await findWallet(stack.env.db, ws.id, 'NGN'))!.balance.toFixed(6)).toBe('1000.000000');
+  expect(posts(row.reference)).toBe(1);
+  expect(stack.env.logLines.some((l) => l.includes(row.reference) && l.includes('"level":50') && l.includes('found_after_fail'))).toBe(true);
+});
+
+test('a payout failed by the grace window whose transfer shows up later without a notification is found by the reconciler', async () => {
+  const ws = await ownWorkspace();
+  const row = await failedByTheGraceWindow(ws.key, 30);
+  // Asked once more a grace window (2.5 s) after it failed.
+  const attempt = await waitFor(
+    () => stack.env.db.payoutAttempt.findFirst({ where: { transactionId: row.id, rail: 'paystack', outcome: 'found_after_fail' } }),
+    15_000,
+  );
+  expect(attempt.checkedAt).not.toBeNull();
+  expect(await statusOf(row.id)).toBe('failed');
+  expect(posts(row.reference)).toBe(1);
+  expect((await findWallet(stack.env.db, ws.id, 'NGN'))!.balance.toFixed(6)).toBe('1000.000000');
+});
+
 test('transfer.reversed from Paystack (delivered twice): the completed payout becomes reversed and the wallet gets amount and fees back once', async () => {
   const ws = await ownWorkspace();
   const res = await transfer('0123456789', 80, ws.key);

@@ -188,6 +188,12 @@ export function createMetrics(options: CreateMetricsOptions) {
       labelNames: ['rail'] as const,
       registers,
     }),
+    payoutFoundAfterFail: new Counter({
+      name: 'cowrie_payout_found_after_fail_total',
+      help: 'Payouts failed because their rail never knew them within the grace window whose rail, asked once more later, showed the transfer (it may be paid while the wallet got the money back; kept on the attempt as found_after_fail for an operator), by rail',
+      labelNames: ['rail'] as const,
+      registers,
+    }),
     /** Read from Redis on each scrape, for the rails given to watchRailHealth (several payout rails only). */
     payoutRailState: new Gauge({
       name: 'cowrie_payout_rail_state',

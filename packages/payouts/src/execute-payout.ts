@@ -22,6 +22,7 @@ import {
   DEFAULT_OUTCOME_SCHEDULE,
   applyRailResult,
   awaitUnknownOutcome,
+  awaitAcknowledgedOutcome,
   failUnconfirmed,
   failWithProviderError,
   type OutcomeSchedule,
@@ -479,10 +480,20 @@ export interface CheckPayoutOutcomeOptions {
 /** checkPayoutOutcome's step: the outcome, or the rail's own definite failure of a payout another rail may take. */
 async function checkRail({ sql, rail, row, awaiting, unknownSince, schedule, log, signal, now = new Date() }: CheckPayoutOutcomeOptions): Promise<RailStep> {
   const known = await askRail(rail, row, log, signal);
-  if (known === undefined) return { kind: 'done', outcome: await awaitUnknownOutcome(sql, row, schedule) };
+  // The rail took this transfer (it answered pending, or gave its own reference): an error or a "not found"
+  // now proves nothing (another key, a proxy's 404, the rail's own lag) and never starts the grace window.
+  const acknowledged = awaiting === 'pending' || row.providerReference !== null;
+  if (known === undefined) return { kind: 'done', outcome: await (acknowledged ? awaitAcknowledgedOutcome : awaitUnknownOutcome)(sql, row, schedule) };
   if (known) {
     if (known.status !== 'pending') log.info({ reference: row.reference, rail: rail.id, status: known.status }, 'payout outcome confirmed by the rail');
     return settleOrRefuse(sql, row, known, schedule, log);
+  }
+  if (acknowledged) {
+    log.error(
+      { reference: row.reference, rail: rail.id, providerReference: row.providerReference },
+      'the rail does not find a transfer it acknowledged: kept processing with its hold, asked again; check the rail key and URL',
+    );
+    return { kind: 'done', outcome: await awaitAcknowledgedOutcome(sql, row, schedule) };
   }
   const since = awaiting === 'unknown' && unknownSince ? unknownSince : null;
   if (since && now.getTime() - since.getTime() >= schedule.graceMs) {

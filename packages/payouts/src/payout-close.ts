@@ -4,6 +4,7 @@ import {
   defineStatement,
   insertColumns,
   inSqlTransaction,
+  sqlColumn,
   sqlParam,
   type LedgerTransaction,
   type PayoutDispatch,
@@ -215,44 +216,72 @@ async function awaitOutcome(
  */
 export const FOUND_AFTER_MOVE = 'found_after_move';
 
-/** A rail's answer about a payout that has moved to another rail, kept on that rail's attempt (never on the payout). */
-const KEEP_LEFT_RAIL_ANSWER = defineStatement({
-  name: 'cowrie-payout-keep-left-rail-answer',
-  params: { transactionId: sqlParam.int, rail: sqlParam.text, reason: sqlParam.text, now: sqlParam.timestamp },
-  text: (p) => `UPDATE "PayoutAttempt" a SET "outcome" = '${FOUND_AFTER_MOVE}', "reason" = ${p.reason}, "updatedAt" = ${p.now}
+/**
+ * The outcome of a rail's attempt when that rail shows the transfer (pending,
+ * paid) after the payout failed on it (the grace window of "not found", or a
+ * rail that answered one thing and then another): the money may have left
+ * while the wallet got it back. Never applied (failed is final): an operator
+ * settles it with the rail, as FOUND_AFTER_MOVE.
+ */
+export const FOUND_AFTER_FAIL = 'found_after_fail';
+
+/**
+ * The attempt of a payout failed because its rail never knew the reference
+ * for the whole grace window (failUnconfirmed): its rail is asked once more,
+ * a grace window later, whether it holds the transfer after all
+ * (checkEarlierAttempts).
+ */
+export const UNCONFIRMED = 'unconfirmed';
+
+/**
+ * A rail's answer about a payout that has moved to another rail or has failed,
+ * kept on that rail's attempt (never on the payout): its outcome says which.
+ */
+const KEEP_UNAPPLIED_RAIL_ANSWER = defineStatement({
+  name: 'cowrie-payout-keep-unapplied-rail-answer',
+  params: { transactionId: sqlParam.int, rail: sqlParam.text, answer: sqlParam.text, now: sqlParam.timestamp },
+  text: (p) => `UPDATE "PayoutAttempt" a
+           SET "outcome" = CASE WHEN t."provider" <> a."rail" THEN '${FOUND_AFTER_MOVE}' ELSE '${FOUND_AFTER_FAIL}' END,
+               "reason" = ${p.answer} || CASE WHEN t."provider" <> a."rail" THEN ' after the payout moved to another rail' ELSE ' after the payout failed' END,
+               "updatedAt" = ${p.now}
            FROM "LedgerTransaction" t
-           WHERE a."transactionId" = ${p.transactionId} AND a."rail" = ${p.rail} AND t."id" = a."transactionId" AND t."provider" <> a."rail"
-           RETURNING a."transactionId"`,
-  result: { transactionId: payoutDispatchColumns.transactionId },
+           WHERE a."transactionId" = ${p.transactionId} AND a."rail" = ${p.rail} AND t."id" = a."transactionId"
+             AND (t."provider" <> a."rail" OR t."status" = 'failed')
+           RETURNING a."transactionId", a."outcome"`,
+  result: { transactionId: payoutDispatchColumns.transactionId, outcome: sqlColumn.text },
 });
 
 /**
  * A rail's answer that could not be applied because the payout has left that
- * rail: a `failed` one is what moving on assumed and changes nothing; any
- * other means the rail holds the transfer, so it is kept on the rail's
- * attempt (FOUND_AFTER_MOVE) and logged as an error. True when it was kept.
+ * rail or has failed: a `failed` one is what moving on (or failing) assumed and
+ * changes nothing; any other means the rail holds the transfer, so it is kept
+ * on the rail's attempt (FOUND_AFTER_MOVE or FOUND_AFTER_FAIL) and logged as an
+ * error. The outcome kept, or null when nothing was.
  */
-export async function keepLeftRailAnswer(
+export async function keepUnappliedRailAnswer(
   sql: SqlQueryable,
   payout: { id: number; reference: string },
   rail: string,
   result: TransferResult,
   log?: Logger,
-): Promise<boolean> {
-  if (result.status === 'failed') return false;
-  const reason = `${rail} answered ${result.status}${result.providerReference ? ` (${result.providerReference})` : ''} after the payout moved to another rail`;
-  const { rows } = await KEEP_LEFT_RAIL_ANSWER.run(sql, { transactionId: payout.id, rail, reason, now: new Date() });
-  if (!rows.length) return false;
+): Promise<typeof FOUND_AFTER_MOVE | typeof FOUND_AFTER_FAIL | null> {
+  if (result.status === 'failed') return null;
+  const answer = `${rail} answered ${result.status}${result.providerReference ? ` (${result.providerReference})` : ''}`;
+  const { rows } = await KEEP_UNAPPLIED_RAIL_ANSWER.run(sql, { transactionId: payout.id, rail, answer, now: new Date() });
+  const kept = rows[0]?.outcome;
+  if (kept !== FOUND_AFTER_MOVE && kept !== FOUND_AFTER_FAIL) return null;
   log?.error(
-    { reference: payout.reference, rail, status: result.status, providerReference: result.providerReference },
-    'a rail the payout left holds its transfer: it may be paid twice; nothing moved, kept on its attempt for an operator',
+    { reference: payout.reference, rail, status: result.status, providerReference: result.providerReference, outcome: kept },
+    kept === FOUND_AFTER_MOVE
+      ? 'a rail the payout left holds its transfer: it may be paid twice; nothing moved, kept on its attempt for an operator'
+      : 'the rail holds the transfer of a payout that failed (its hold was released): it may be paid while the wallet got the money back; nothing moved, kept on its attempt for an operator',
   );
-  return true;
+  return kept;
 }
 
-/** An answer whose write lost its gate: kept when it came from a rail the payout left; skipped either way. */
+/** An answer whose write lost its gate: kept when it came from a rail the payout left or failed on; skipped either way. */
 async function notApplied(sql: SqlQueryable, row: LedgerTransaction, result: TransferResult, log?: Logger): Promise<PayoutOutcome> {
-  await keepLeftRailAnswer(sql, row, row.provider, result, log);
+  await keepUnappliedRailAnswer(sql, row, row.provider, result, log);
   return { kind: 'skipped', status: null };
 }
 
@@ -287,12 +316,35 @@ export async function awaitUnknownOutcome(
 }
 
 /**
+ * The rail acknowledged the transfer (it answered `pending`, or gave its own
+ * reference) and now cannot say, or does not find it: it is still the rail's.
+ * The row stays `processing` with its hold, awaiting `pending` (the grace
+ * window of "not found" never starts), and is asked again on the schedule.
+ */
+export async function awaitAcknowledgedOutcome(sql: SqlPool, row: LedgerTransaction, schedule: OutcomeSchedule): Promise<PayoutOutcome> {
+  if (!(await awaitOutcome(sql, row, schedule, { outcome: 'pending' }))) return { kind: 'skipped', status: null };
+  return { kind: 'pending' };
+}
+
+const MARK_UNCONFIRMED = defineStatement({
+  name: 'cowrie-payout-attempt-unconfirmed',
+  params: { transactionId: sqlParam.int, rail: sqlParam.text, reason: sqlParam.text, now: sqlParam.timestamp },
+  text: (p) => `UPDATE "PayoutAttempt" SET "outcome" = '${UNCONFIRMED}', "reason" = ${p.reason}, "updatedAt" = ${p.now}
+           WHERE "transactionId" = ${p.transactionId} AND "rail" = ${p.rail} AND "outcome" = 'sending'`,
+});
+
+/**
  * The rail kept not knowing the reference for the whole grace window: nothing
  * was sent, so the payout fails and its hold is released (transfer.failed).
  */
 export async function failUnconfirmed(sql: SqlPool, row: LedgerTransaction, since: Date): Promise<PayoutOutcome> {
   const reason = `The rail never received this transfer (it did not know its reference from ${since.toISOString()} on)`;
-  const won = await finish(sql, row, { status: 'failed', raw: { error: reason } });
+  const won = await inSqlTransaction(sql, async (client) => {
+    const closed = await finish(client, row, { status: 'failed', raw: { error: reason } });
+    // Its rail is asked once more, later, in case the transfer shows up after all (checkEarlierAttempts).
+    if (closed) await MARK_UNCONFIRMED.run(client, { transactionId: row.id, rail: row.provider, reason, now: new Date() });
+    return closed;
+  });
   if (!won) return { kind: 'skipped', status: null };
   return { kind: 'failed', reason, transaction: won };
 }
@@ -349,7 +401,7 @@ async function applyReversal(sql: SqlPool, row: LedgerTransaction, result: Trans
  * The row may have settled or moved to another rail since it was read: only
  * the first close of each kind wins, and nothing is applied once the payout
  * left that rail (an answer that says the rail holds the transfer is kept on
- * its attempt and logged on `log`: keepLeftRailAnswer).
+ * its attempt and logged on `log`: keepUnappliedRailAnswer).
  */
 export async function applyRailResult(
   sql: SqlPool,

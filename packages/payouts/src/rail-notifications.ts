@@ -2,7 +2,7 @@ import type { Logger, Mode } from '@cowrie/core';
 import { columnList, defineStatement, insertColumns, sqlColumn, sqlParam, type SqlPool, type UnmatchedPayoutEvent } from '@cowrie/db';
 import { ledgerTransactionColumns } from '@cowrie/ledger';
 import type { ModeRails } from '@cowrie/rails';
-import { applyRailResult, keepLeftRailAnswer, type PayoutOutcome } from './payout-close';
+import { applyRailResult, keepUnappliedRailAnswer, type PayoutOutcome } from './payout-close';
 import { failOver } from './execute-payout';
 import { nextRailOf, payoutReferenceOf, payoutRoute, railReferenceOf } from './rail-route';
 
@@ -65,7 +65,7 @@ export async function receivePayoutNotification(
     // About the attempt of a rail the payout moved on from: that rail is asked; if it holds the transfer after all, it is kept on the attempt.
     if (found && payoutRoute(found).rails.includes(notification.provider) && railReferenceOf(found, notification.provider) === notification.reference) {
       const known = await rails[found.workspaceMode].byId(notification.provider).verifyTransfer(notification.reference);
-      if (known) await keepLeftRailAnswer(sql, found, notification.provider, known, log);
+      if (known) await keepUnappliedRailAnswer(sql, found, notification.provider, known, log);
     }
     await KEEP_UNMATCHED.run(sql, notification);
     log.warn(
@@ -76,8 +76,9 @@ export async function receivePayoutNotification(
   }
   const { workspaceMode, ...row } = found;
   const known = await rails[workspaceMode].byId(row.provider).verifyTransfer(notification.reference);
-  // Nothing to apply: the rail does not show it, or shows it unsettled while Cowrie's row is final.
-  if (!known || (known.status === 'pending' && row.status !== 'processing')) {
+  // Nothing to apply: the rail does not show it, or shows it unsettled while Cowrie's row is settled
+  // (a failed row's transfer shown pending goes on: the rail holds it, and applyRailResult keeps that).
+  if (!known || (known.status === 'pending' && row.status !== 'processing' && row.status !== 'failed')) {
     log.warn({ reference: row.reference, event: notification.event, rail: known?.status ?? 'not found' }, 'payout notification not confirmed by the rail');
     return { kind: 'unconfirmed' };
   }

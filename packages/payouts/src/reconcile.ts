@@ -3,7 +3,7 @@ import { columnList, defineStatement, holdConnection, sqlColumn, sqlList, sqlPar
 import { ledgerTransactionColumns } from '@cowrie/ledger';
 import type { ModeRails } from '@cowrie/rails';
 import { checkPayoutOutcome } from './execute-payout';
-import { FOUND_AFTER_MOVE, applyRailResult, keepLeftRailAnswer } from './payout-close';
+import { FOUND_AFTER_MOVE, UNCONFIRMED, applyRailResult, keepUnappliedRailAnswer } from './payout-close';
 import { payoutDispatchColumns } from './payout-dispatch-columns';
 import { railReferenceOf } from './rail-route';
 import type { OutcomeSchedule, PayoutOutcome } from './payout-close';
@@ -287,17 +287,18 @@ const EARLIER_ATTEMPT_COLUMNS = {
 
 /**
  * Claims the attempts of rails a payout moved on from (refused or failed
- * there, or found there by a late answer) that have not been asked about
- * since, once the grace window has passed since the move: each is claimed
- * once (`checkedAt`), SKIP LOCKED, so replicas share them.
+ * there, or found there by a late answer), and of payouts failed because
+ * their rail never knew them (UNCONFIRMED), that have not been asked about
+ * since, once the grace window has passed since the move or the failure:
+ * each is claimed once (`checkedAt`), SKIP LOCKED, so replicas share them.
  */
 const CLAIM_EARLIER_ATTEMPTS = defineStatement({
   name: 'cowrie-claim-earlier-payout-attempts',
   params: { now: sqlParam.timestamp, movedBefore: sqlParam.timestamp, limit: sqlParam.int },
   text: (p) => `UPDATE "PayoutAttempt" a SET "checkedAt" = ${p.now} FROM (
              SELECT e."transactionId", e."rail" FROM "PayoutAttempt" e JOIN "LedgerTransaction" t ON t."id" = e."transactionId"
-             WHERE e."outcome" IN ('refused', 'failed', '${FOUND_AFTER_MOVE}') AND e."checkedAt" IS NULL AND e."updatedAt" <= ${p.movedBefore}
-               AND t."provider" <> e."rail"
+             WHERE e."outcome" IN ('refused', 'failed', '${FOUND_AFTER_MOVE}', '${UNCONFIRMED}') AND e."checkedAt" IS NULL AND e."updatedAt" <= ${p.movedBefore}
+               AND (t."provider" <> e."rail" OR e."outcome" = '${UNCONFIRMED}')
              ORDER BY e."updatedAt" LIMIT ${p.limit} FOR UPDATE OF e SKIP LOCKED) c
            WHERE a."transactionId" = c."transactionId" AND a."rail" = c."rail"
            RETURNING ${columnList(EARLIER_ATTEMPT_COLUMNS, 'a')}`,
@@ -314,18 +315,21 @@ const UNCLAIM_EARLIER_ATTEMPT = defineStatement({
 /**
  * Asks the rail of each attempt a payout moved on from, once, after the grace
  * window (PAYOUT_UNKNOWN_GRACE_MS) since the move, whether it holds the
- * transfer after all. A payout moves only when its rail certainly did not
- * take it, so this should never find one; when it does (a rail that refused
- * and then paid), nothing is moved automatically: the attempt is kept as
- * `found_after_move` with the rail's answer, logged as an error, and named
- * in `found` (one rail per find; the payout worker counts them in
- * cowrie_payout_found_after_move_total), for an
- * operator to settle with the rail. A rail that cannot be asked is asked
+ * transfer after all; and the rail of a payout failed because it never knew
+ * the reference (UNCONFIRMED), once, a grace window after the failure. A
+ * payout moves or fails that way only when its rail certainly did not take
+ * it, so this should never find one; when it does (a rail that refused and
+ * then paid, or that surfaced a transfer late), nothing is moved
+ * automatically: the attempt is kept as `found_after_move` or
+ * `found_after_fail` with the rail's answer, logged as an error, and named in
+ * `found` (one entry per find; the payout worker counts them in
+ * cowrie_payout_found_after_move_total and cowrie_payout_found_after_fail_total),
+ * for an operator to settle with the rail. A rail that cannot be asked is asked
  * again on a later pass.
  */
 export async function checkEarlierAttempts({ sql, rails, schedule, log, now = new Date(), limit = 200, concurrency = 8 }: CheckDuePayoutsOptions) {
   const { rows: claimed } = await CLAIM_EARLIER_ATTEMPTS.run(sql, { now, movedBefore: new Date(now.getTime() - schedule.graceMs), limit });
-  const found: string[] = [];
+  const found: Array<{ rail: string; outcome: NonNullable<Awaited<ReturnType<typeof keepUnappliedRailAnswer>>> }> = [];
   if (!claimed.length) return { checked: 0, found };
   const byId = await payoutsWithMode(
     sql,
@@ -339,12 +343,8 @@ export async function checkEarlierAttempts({ sql, rails, schedule, log, now = ne
         try {
           const known = await rails[payout.mode].byId(attempt.rail).verifyTransfer(attempt.reference);
           if (!known || known.status === 'failed') return;
-          await keepLeftRailAnswer(sql, payout.row, attempt.rail, known);
-          found.push(attempt.rail);
-          log.error(
-            { reference: payout.row.reference, rail: attempt.rail, railReference: attempt.reference, status: known.status, paidBy: payout.row.provider },
-            'a rail the payout moved on from holds its transfer: it may be paid twice; nothing moved automatically, kept on its attempt for an operator',
-          );
+          const kept = await keepUnappliedRailAnswer(sql, payout.row, attempt.rail, known, log);
+          if (kept) found.push({ rail: attempt.rail, outcome: kept });
         } catch (err) {
           log.warn({ transactionId: attempt.transactionId, rail: attempt.rail, err }, 'an earlier rail could not be asked about a payout; asking again later');
           await UNCLAIM_EARLIER_ATTEMPT.run(sql, { transactionId: attempt.transactionId, rail: attempt.rail });

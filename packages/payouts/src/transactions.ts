@@ -2,6 +2,7 @@ import { AppError, asObject, csvText, decodePageCursor, encodePageCursor, newest
 import { Prisma, insensitiveContains, type DbOrTx, type LedgerTransaction } from '@cowrie/db';
 import { TRANSACTION_STATUSES, type WebhookEventName } from '@cowrie/events';
 import { renderTransaction } from './render';
+import { UNCONFIRMED } from './payout-close';
 
 /** A ledger transaction's statuses (declared with the transfer events' data, which carries one). */
 export { TRANSACTION_STATUSES };
@@ -259,7 +260,7 @@ export interface PayoutAttemptView {
   rail: string;
   /** The reference it was sent with at that rail. */
   reference: string;
-  /** refused, failed or skipped (it moved on), or, for the rail it stayed on, the payout's own status (processing while it is). */
+  /** refused, failed or skipped (it moved on), or, for the rail it stayed on, the payout's own status (processing while it is); found_after_move / found_after_fail. */
   outcome: string;
   reason: string | null;
   created_at: string;
@@ -272,7 +273,7 @@ async function payoutAttempts(db: DbOrTx, row: LedgerTransaction): Promise<Payou
     rail: a.rail,
     reference: a.reference,
     // The attempt that stayed is the payout's own: its status says how it ended (no write on the hot path to say it twice).
-    outcome: a.outcome === 'sending' && a.rail === row.provider ? row.status : a.outcome,
+    outcome: (a.outcome === 'sending' || a.outcome === UNCONFIRMED) && a.rail === row.provider ? row.status : a.outcome,
     reason: a.reason,
     created_at: a.createdAt.toISOString(),
   }));

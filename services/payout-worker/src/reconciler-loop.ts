@@ -5,6 +5,7 @@ import {
   checkDuePayouts,
   checkDueReversals,
   checkEarlierAttempts,
+  FOUND_AFTER_MOVE,
   oldestProcessingPayoutAgeSeconds,
   reconcilePayoutsExclusively,
   receivePayoutNotification,
@@ -51,7 +52,8 @@ export function startPayoutReconciler(opts: {
       const watched = await checkDueReversals({ sql: opts.sql, rails: opts.rails, schedule, log: logger });
       if (watched.checked) logger.info(watched, 'completed payouts checked for reversals');
       const earlier = await checkEarlierAttempts({ sql: opts.sql, rails: opts.rails, schedule, log: logger });
-      for (const rail of earlier.found) opts.metrics?.payoutFoundAfterMove.inc({ rail });
+      for (const { rail, outcome } of earlier.found)
+        (outcome === FOUND_AFTER_MOVE ? opts.metrics?.payoutFoundAfterMove : opts.metrics?.payoutFoundAfterFail)?.inc({ rail });
       if (Date.now() - lastRequeue < config.PAYOUT_RECONCILE_EVERY_MS) return;
       lastRequeue = Date.now();
       const result = await reconcilePayoutsExclusively(opts.sql, {

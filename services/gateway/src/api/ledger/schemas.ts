@@ -39,7 +39,7 @@ const ZPayoutAttempt = named(
         .meta({ description: 'The reference it was sent with at that rail (the payout’s own on its first rail, `<reference>-<n>` on the n-th)' }),
       outcome: z.string().meta({
         description:
-          'refused (the rail certainly did not take it), failed (the rail’s own failure), skipped (its breaker was open): it moved to the next rail; for the rail it stayed on, the payout’s status',
+          'refused (the rail certainly did not take it), failed (the rail’s own failure), skipped (its breaker was open): it moved to the next rail; for the rail it stayed on, the payout’s status; found_after_move or found_after_fail: the rail showed the transfer after the payout moved on or failed (an operator settles it with the rail)',
       }),
       reason: z.string().nullable(),
       created_at: ZTimestamp,
