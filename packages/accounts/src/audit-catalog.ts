@@ -107,7 +107,7 @@ export const AUDIT_ACTIONS = {
     object: 'user',
     scope: 'business',
     summary: 'An owner or admin removed a user (and, when asked, revoked the API keys they made)',
-    details: z.object({ email, role, revoked_api_keys: z.number().int().nonnegative().optional() }),
+    details: z.object({ email, role, revoked_key_count: z.number().int().nonnegative().optional() }),
   },
   'user.role_changed': {
     object: 'user',

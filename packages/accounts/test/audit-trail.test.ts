@@ -6,7 +6,8 @@
 import { parse } from 'csv-parse/sync';
 import { createTestEnv, createUserFor, createWorkspaceWithKey, rememberSecret, type TestEnv } from '@cowrie/testing';
 import type { AuditEventInput, AuditAction } from '../src';
-import { auditEventsCsv, listAuditEvents, operatorAuditContext, recordAuditEvent, recordSignInFailure, type AuditContext } from '../src';
+import { AUDIT_ACTIONS, auditEventsCsv, listAuditEvents, operatorAuditContext, recordAuditEvent, recordSignInFailure, type AuditContext } from '../src';
+import { isSecretField } from '@cowrie/core';
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -23,6 +24,19 @@ const userContext = (workspaceId: number, userId = 1, email = 'ops@example.com')
 });
 const record = <A extends AuditAction>(context: AuditContext, event: AuditEventInput<A>) => recordAuditEvent(env.db, context, event);
 const all = async (workspaceId: number) => (await listAuditEvents(env.db, { workspaceId, limit: 100 })).items;
+
+test('no field of the catalog is named like a secret, so what an action records is kept (a secret-named field would be cleared)', async () => {
+  const secretNamed = Object.entries(AUDIT_ACTIONS).flatMap(([action, definition]) =>
+    Object.keys(definition.details.shape)
+      .filter((field) => isSecretField(field))
+      .map((field) => `${action}.${field}`),
+  );
+  expect(secretNamed).toEqual([]);
+
+  const { workspace } = await createWorkspaceWithKey(env.db, { name: 'Offboarding' });
+  await record(userContext(workspace.id), { action: 'user.removed', objectId: 7, details: { email: 'gone@example.com', role: 'admin', revoked_key_count: 2 } });
+  expect((await all(workspace.id))[0]!.details).toEqual({ email: 'gone@example.com', role: 'admin', revoked_key_count: 2 });
+});
 
 test('the database refuses to change, remove or empty a row, whoever asks', async () => {
   const { workspace } = await createWorkspaceWithKey(env.db, { name: 'Append only' });

@@ -67,7 +67,7 @@ export function createTeamDashboardHandlers(deps: GatewayDeps): HandlersOf<typeo
           recordAudit(tx, req, {
             action: 'user.removed',
             objectId: user.id,
-            details: { email: user.email, role: user.role, revoked_api_keys: revokedCount },
+            details: { email: user.email, role: user.role, revoked_key_count: revokedCount },
           }),
       });
       if (revokedApiKeys > 0) await announceApiKeyChange(deps.redis, deps.config.REDIS_KEY_PREFIX);
