@@ -26,9 +26,12 @@ test('/docs renders the reference page from the locally served Scalar bundle, no
   expect(page.status).toBe(200);
   expect(page.headers.get('content-type')).toMatch(/text\/html/);
   const html = await page.text();
-  expect(html).toContain("url: '/v1/openapi.json'");
   expect(html).toContain('<script src="/docs/scalar.js"></script>');
+  expect(html).toContain('<script src="/docs/init.js"></script>');
   expect(html).not.toMatch(/https?:\/\//);
+  const init = await (await get('/docs/init.js')).text();
+  expect(init).toContain("url: '/v1/openapi.json'");
+  expect(init).not.toMatch(/https?:\/\//);
   const bundle = await get('/docs/scalar.js');
   expect(bundle.status).toBe(200);
   expect(bundle.headers.get('content-type')).toMatch(/javascript/);

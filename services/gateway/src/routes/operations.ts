@@ -33,26 +33,64 @@ const DOCS_HTML = `<!doctype html>
   <body>
     <div id="app"></div>
     <script src="/docs/scalar.js"></script>
-    <script>
-      Scalar.createApiReference('#app', {
-        url: '/v1/openapi.json',
-        withDefaultFonts: false,
-        telemetry: false,
-        hideClientButton: true,
-      });
-    </script>
+    <script src="/docs/init.js"></script>
   </body>
 </html>
 `;
+
+/** What the page runs once the renderer is loaded: served as a file, so the policy can refuse every inline script. */
+const DOCS_INIT_JS = `Scalar.createApiReference('#app', {
+  url: '/v1/openapi.json',
+  withDefaultFonts: false,
+  telemetry: false,
+  hideClientButton: true,
+  // Its assistant (on by default on localhost) calls Scalar's registry through Scalar's proxy.
+  agent: { disabled: true },
+});
+`;
+
+/**
+ * The reference page shares the dashboard's origin, where an open tab holds a
+ * session: it runs only the scripts this service serves (the renderer styles
+ * itself inline, so styles may be inline), reaches no other origin (the
+ * renderer's proxy and registry calls are refused), and no page may frame it.
+ */
+const DOCS_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "connect-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const DOCS_HEADERS = {
+  'Content-Security-Policy': DOCS_CSP,
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'X-Frame-Options': 'DENY',
+};
 
 /** The reference page at /docs, which renders the OpenAPI document (its route: api/docs). */
 export function registerDocsPages(app: Express) {
   const bundle = scalarBundlePath();
   app.get('/docs', (_req, res) => {
-    res.set('Cache-Control', 'no-cache').type('html').send(DOCS_HTML);
+    res
+      .set({ ...DOCS_HEADERS, 'Cache-Control': 'no-cache' })
+      .type('html')
+      .send(DOCS_HTML);
+  });
+  app.get('/docs/init.js', (_req, res) => {
+    res
+      .set({ ...DOCS_HEADERS, 'Cache-Control': 'no-cache' })
+      .type('application/javascript; charset=utf-8')
+      .send(DOCS_INIT_JS);
   });
   app.get('/docs/scalar.js', (_req, res) => {
-    res.sendFile(bundle, { maxAge: '1h', headers: { 'Content-Type': 'application/javascript; charset=utf-8' } });
+    res.sendFile(bundle, { maxAge: '1h', headers: { ...DOCS_HEADERS, 'Content-Type': 'application/javascript; charset=utf-8' } });
   });
 }
 
