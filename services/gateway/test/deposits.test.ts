@@ -411,6 +411,32 @@ describe('sandbox notifications', () => {
     }
   });
 
+  test('paid_at: a transfer paid before expires_at and notified after it is credited; a malformed or future paid_at is 400 and records nothing', async () => {
+    const { workspace, key: k } = await createWorkspaceWithKey(gw.env.db, { name: 'Sandbox Paid At' });
+    const opened = await deposit({ channel: 'collection_va', amount: 410, expires_in: 60 }, k);
+    const row = await gw.env.db.collection.findFirstOrThrow({ where: { workspaceId: workspace.id } });
+    // The minimum expires_in is 60 s: move the expiry into the past instead of waiting.
+    const expiresAt = new Date(Date.now() - 4000);
+    await gw.env.db.collection.update({ where: { id: row.id }, data: { expiresAt } });
+    const body = (reference: string, paid_at: unknown) =>
+      JSON.stringify({ reference, account_number: opened.body.data.account.account_number, amount: 410, paid_at });
+    for (const [reference, paidAt] of [
+      ['sbx-paid-at-local', '2030-01-01T10:00:00'],
+      ['sbx-paid-at-word', 'this morning'],
+      ['sbx-paid-at-future', new Date(Date.now() + 10 * 60_000).toISOString()],
+    ] as const) {
+      const raw = body(reference, paidAt);
+      const res = await post(raw, sign(raw));
+      expect(res.status).toBe(400);
+      expect(res.body.error.message).toMatch(/^Unreadable notification: paid_at/);
+      expect(await gw.env.db.inboundPayment.count({ where: { providerReference: reference } })).toBe(0);
+    }
+    const late = body('sbx-paid-in-time', new Date(expiresAt.getTime() - 2000).toISOString().replace('Z', '+00:00'));
+    expect((await post(late, sign(late))).body.data).toMatchObject({ matched: true, status: 'credited' });
+    const read = await call(gw.url, 'GET', `/v1/collections/${row.id}`, { token: k });
+    expect(read.body.data).toMatchObject({ status: 'successful', paid_at: new Date(expiresAt.getTime() - 2000).toISOString() });
+  });
+
   test('a signed but malformed notification is 400', async () => {
     const raw = JSON.stringify({ reference: 'x', account_number: '12', amount: 1 });
     expect((await post(raw, sign(raw))).status).toBe(400);
