@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { isoTimeField, parseAmount } from '@cowrie/core';
+import { isoTimeField, JsonNumberText, parseAmount } from '@cowrie/core';
 import { RailError, type CollectionRail, type InboundTransfer, type OpenedAccount, type OpenOneOffAccountInput, type OpenReservedAccountInput } from './types';
 
 export const SANDBOX_BANK = { name: 'Cowrie Sandbox Bank', code: '999' } as const;
@@ -66,7 +66,8 @@ export const SANDBOX_PAID_AT_CLOCK_SKEW_MS = 60_000;
 export const ZSandboxNotification = z.object({
   reference: z.string().trim().min(1).max(100),
   account_number: z.string().regex(/^\d{10}$/, 'must be 10 digits'),
-  amount: z.union([z.number(), z.string()]),
+  // A JsonNumberText is a JSON number a double cannot hold, kept as its digits by the gateway's exact reading (read exactly by parseAmount).
+  amount: z.union([z.number(), z.string(), z.instanceof(JsonNumberText)]),
   currency: z
     .string()
     .regex(/^[A-Za-z]{3,4}$/)

@@ -1,7 +1,7 @@
 // Risk: an adapter that talks to Paystack differently from its documented API,
 // leaks the secret, retries a non-idempotent opening, or misreads a
 // notification; a sandbox whose accounts are not deterministic.
-import { Decimal } from '@cowrie/core';
+import { Decimal, JsonNumberText } from '@cowrie/core';
 import {
   RailError,
   RailInputError,
@@ -73,6 +73,16 @@ describe('sandbox rail', () => {
     expect(parseSandboxNotification({ reference: 'r1', account_number: '12', amount: 1 })).toMatchObject({ kind: 'invalid' });
     expect(parseSandboxNotification({ reference: 'r1', account_number: '9000000001', amount: -1 })).toMatchObject({ kind: 'invalid' });
     expect(parseSandboxNotification({ reference: 'r1', account_number: '9000000001', amount: 0 })).toMatchObject({ kind: 'invalid' });
+  });
+
+  test('an amount the exact JSON reading kept as its digits (JsonNumberText) is read exactly or refused, never rounded', () => {
+    const amountOf = (text: string) => {
+      const parsed = parseSandboxNotification({ reference: 'r1', account_number: '9000000001', amount: new JsonNumberText(text) });
+      return parsed.kind === 'transfer' ? parsed.transfer.amount.toFixed(6) : parsed;
+    };
+    expect(amountOf('12345678901.123456')).toBe('12345678901.123456');
+    expect(amountOf('2500.0000000000001')).toEqual({ kind: 'invalid', reason: 'amount must have at most 6 decimal places' });
+    expect(amountOf('12345678901.123456789')).toEqual({ kind: 'invalid', reason: 'amount must have at most 6 decimal places' });
   });
 
   test('paid_at, ISO 8601 with an offset, is when the payer paid; absent, the arrival counts; malformed or in the future it is refused', () => {

@@ -134,6 +134,24 @@ test('a charge paid before expires_at whose notification arrives after it is cre
   expect((await balance(tooLate.workspace.id)).ledger).toBe('0.000000');
 });
 
+test('an amount a double cannot hold is refused (400), never credited rounded; whole kobo with the signature over the raw bytes still credit', async () => {
+  const { workspace, account, row } = await oneOff(2500);
+  const exact = paystackChargeSuccess(SECRET, { reference: row.railReference, amountKobo: 250000, accountNumber: account.account_number });
+  // The same charge with a fraction of a kobo only the digits show (a double reads 250000), signed as sent.
+  const rawBody = exact.rawBody.replace('"amount":250000,', '"amount":250000.0000000000001,');
+  expect(rawBody).not.toBe(exact.rawBody);
+  const { hmacSha512Hex } = await import('@cowrie/collection-rails');
+  const refused = await notify(rawBody, hmacSha512Hex(SECRET, rawBody));
+  expect(refused.status).toBe(400);
+  expect(refused.body.error.message).toMatch(/^Unreadable notification: data\.amount/);
+  expect(await gw.env.db.inboundPayment.count({ where: { providerReference: row.railReference } })).toBe(0);
+  expect((await balance(workspace.id)).ledger).toBe('0.000000');
+  // Signed over other bytes than those sent: 401, whatever the parser would make of them.
+  expect((await notify(rawBody, exact.signature)).status).toBe(401);
+  expect((await notify(exact.rawBody, exact.signature)).body.data).toMatchObject({ matched: true, status: 'credited' });
+  expect((await balance(workspace.id)).ledger).toBe('2500.000000');
+});
+
 test('a forged, missing or stale-secret signature is 401 and records nothing', async () => {
   const { workspace, account, row } = await oneOff(100);
   const { rawBody, signature } = paystackChargeSuccess(SECRET, { reference: row.railReference, amountKobo: 10000, accountNumber: account.account_number });
