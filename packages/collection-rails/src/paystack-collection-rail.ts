@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Decimal } from '@cowrie/core';
+import { Decimal, isoTimeField } from '@cowrie/core';
 import { createPaystackClient, isSuccess, toKobo } from '@cowrie/paystack';
 import {
   RailError,
@@ -153,6 +153,8 @@ const ZChargeSuccess = z.object({
     amount: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
     currency: z.string().regex(/^[A-Za-z]{3,4}$/),
     channel: z.string().optional(),
+    // When the payer paid (ISO 8601): what a one-off collection's expiry is judged by. Read leniently (readPaidAt).
+    paid_at: z.unknown().optional(),
     authorization: z
       .object({
         receiver_bank_account_number: z.string().nullish(),
@@ -165,6 +167,17 @@ const ZChargeSuccess = z.object({
       .nullish(),
   }),
 });
+
+/**
+ * Paystack's `paid_at`, or null when it is absent or not a time: the
+ * notification's arrival then counts, which can only refuse a late payment,
+ * never credit one. A notification is not refused for it: Paystack would
+ * deliver it again for days, and the money would wait for nothing.
+ */
+function readPaidAt(value: unknown): Date | null {
+  const time = isoTimeField.safeParse(value);
+  return time.success ? new Date(time.data) : null;
+}
 
 export type PaystackNotification = { kind: 'transfer'; transfer: InboundTransfer } | { kind: 'ignored'; event: string } | { kind: 'invalid'; reason: string };
 
@@ -201,6 +214,7 @@ export function parsePaystackNotification(body: unknown): PaystackNotification {
       senderAccountNumber: auth.sender_bank_account_number ?? null,
       senderBank: auth.sender_bank ?? null,
       narration: auth.narration ?? null,
+      paidAt: readPaidAt(data.paid_at),
       livemode: data.domain === 'live',
       raw: body as Record<string, unknown>,
     },

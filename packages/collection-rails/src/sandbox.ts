@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { parseAmount } from '@cowrie/core';
+import { isoTimeField, JsonNumberText, parseAmount } from '@cowrie/core';
 import { RailError, type CollectionRail, type InboundTransfer, type OpenedAccount, type OpenOneOffAccountInput, type OpenReservedAccountInput } from './types';
 
 export const SANDBOX_BANK = { name: 'Cowrie Sandbox Bank', code: '999' } as const;
@@ -59,11 +59,15 @@ export function createSandboxRail(options: SandboxRailOptions = {}): CollectionR
   };
 }
 
+/** How far ahead of Cowrie's clock a sandbox notification's `paid_at` may be (the bank's clock may run a little fast). */
+export const SANDBOX_PAID_AT_CLOCK_SKEW_MS = 60_000;
+
 /** Body of POST /rails/sandbox/notifications: a transfer as the sandbox bank reports it. */
 export const ZSandboxNotification = z.object({
   reference: z.string().trim().min(1).max(100),
   account_number: z.string().regex(/^\d{10}$/, 'must be 10 digits'),
-  amount: z.union([z.number(), z.string()]),
+  // A JsonNumberText is a JSON number a double cannot hold, kept as its digits by the gateway's exact reading (read exactly by parseAmount).
+  amount: z.union([z.number(), z.string(), z.instanceof(JsonNumberText)]),
   currency: z
     .string()
     .regex(/^[A-Za-z]{3,4}$/)
@@ -72,10 +76,19 @@ export const ZSandboxNotification = z.object({
   sender_account_number: z.string().max(20).optional(),
   sender_bank: z.string().max(200).optional(),
   narration: z.string().max(500).optional(),
+  /** When the payer paid, ISO 8601 with an offset; absent, the notification's arrival. */
+  paid_at: isoTimeField.optional(),
 });
 
-/** Parses a sandbox notification; returns an error text for a malformed one. */
-export function parseSandboxNotification(body: unknown): { kind: 'transfer'; transfer: InboundTransfer } | { kind: 'invalid'; reason: string } {
+/**
+ * Parses a sandbox notification; returns an error text for a malformed one,
+ * or one whose `paid_at` is later than `now` by more than the clock skew
+ * allowed (SANDBOX_PAID_AT_CLOCK_SKEW_MS).
+ */
+export function parseSandboxNotification(
+  body: unknown,
+  now: Date = new Date(),
+): { kind: 'transfer'; transfer: InboundTransfer } | { kind: 'invalid'; reason: string } {
   const parsed = ZSandboxNotification.safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -85,6 +98,8 @@ export function parseSandboxNotification(body: unknown): { kind: 'transfer'; tra
   if (amount.kind === 'invalid') return { kind: 'invalid', reason: `amount ${amount.reason}` };
   if (!amount.value.greaterThan(0)) return { kind: 'invalid', reason: 'amount must be positive' };
   const n = parsed.data;
+  const paidAt = n.paid_at === undefined ? null : new Date(n.paid_at);
+  if (paidAt && paidAt.getTime() > now.getTime() + SANDBOX_PAID_AT_CLOCK_SKEW_MS) return { kind: 'invalid', reason: 'paid_at: must not be in the future' };
   return {
     kind: 'transfer',
     transfer: {
@@ -97,6 +112,7 @@ export function parseSandboxNotification(body: unknown): { kind: 'transfer'; tra
       senderAccountNumber: n.sender_account_number ?? null,
       senderBank: n.sender_bank ?? null,
       narration: n.narration ?? null,
+      paidAt,
       // The sandbox bank's money is never real.
       livemode: false,
       raw: n as unknown as Record<string, unknown>,

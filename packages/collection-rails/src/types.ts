@@ -74,6 +74,13 @@ export interface InboundTransfer {
   senderBank?: string | null;
   narration?: string | null;
   /**
+   * When the payer paid, as the rail reports it (Paystack's `data.paid_at`).
+   * Absent or null: the notification's arrival. A one-off collection is
+   * credited when this is before its `expiresAt`, however late the
+   * notification arrives (`receiveInboundTransfer`).
+   */
+  paidAt?: Date | null;
+  /**
    * The rail says this is real money: Paystack's `data.domain` is `live`; the
    * sandbox never is. Absent means not known to be real. In production only a
    * live transfer credits a live workspace, and in any environment a live one

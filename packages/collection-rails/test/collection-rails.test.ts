@@ -1,7 +1,7 @@
 // Risk: an adapter that talks to Paystack differently from its documented API,
 // leaks the secret, retries a non-idempotent opening, or misreads a
 // notification; a sandbox whose accounts are not deterministic.
-import { Decimal } from '@cowrie/core';
+import { Decimal, JsonNumberText } from '@cowrie/core';
 import {
   RailError,
   RailInputError,
@@ -73,6 +73,34 @@ describe('sandbox rail', () => {
     expect(parseSandboxNotification({ reference: 'r1', account_number: '12', amount: 1 })).toMatchObject({ kind: 'invalid' });
     expect(parseSandboxNotification({ reference: 'r1', account_number: '9000000001', amount: -1 })).toMatchObject({ kind: 'invalid' });
     expect(parseSandboxNotification({ reference: 'r1', account_number: '9000000001', amount: 0 })).toMatchObject({ kind: 'invalid' });
+  });
+
+  test('an amount the exact JSON reading kept as its digits (JsonNumberText) is read exactly or refused, never rounded', () => {
+    const amountOf = (text: string) => {
+      const parsed = parseSandboxNotification({ reference: 'r1', account_number: '9000000001', amount: new JsonNumberText(text) });
+      return parsed.kind === 'transfer' ? parsed.transfer.amount.toFixed(6) : parsed;
+    };
+    expect(amountOf('12345678901.123456')).toBe('12345678901.123456');
+    expect(amountOf('2500.0000000000001')).toEqual({ kind: 'invalid', reason: 'amount must have at most 6 decimal places' });
+    expect(amountOf('12345678901.123456789')).toEqual({ kind: 'invalid', reason: 'amount must have at most 6 decimal places' });
+  });
+
+  test('paid_at, ISO 8601 with an offset, is when the payer paid; absent, the arrival counts; malformed or in the future it is refused', () => {
+    const now = new Date('2030-05-01T12:00:00Z');
+    const base = { reference: 'r1', account_number: '9000000001', amount: 10 };
+    const paidAtOf = (paid_at: unknown) => {
+      const parsed = parseSandboxNotification({ ...base, paid_at }, now);
+      return parsed.kind === 'transfer' ? parsed.transfer.paidAt : parsed;
+    };
+    expect(paidAtOf('2030-05-01T11:59:00Z')).toEqual(new Date('2030-05-01T11:59:00Z'));
+    expect(paidAtOf('2030-05-01T12:29:00+01:00')).toEqual(new Date('2030-05-01T11:29:00Z'));
+    // A little clock skew between the bank and Cowrie is not a payment from the future.
+    expect(paidAtOf('2030-05-01T12:00:30Z')).toEqual(new Date('2030-05-01T12:00:30Z'));
+    const absent = parseSandboxNotification(base, now);
+    expect(absent.kind === 'transfer' && absent.transfer.paidAt).toBeNull();
+    for (const bad of ['2030-05-01T11:59:00', '2030-05-01', 'yesterday', '2030-13-01T00:00:00Z', 1746100000, '2030-05-01T12:05:00Z']) {
+      expect(paidAtOf(bad)).toMatchObject({ kind: 'invalid', reason: expect.stringMatching(/^paid_at/) });
+    }
   });
 
   test('createCollectionRail picks the sandbox by default', () => {
@@ -218,6 +246,18 @@ describe('Paystack notifications', () => {
       senderAccountNumber: 'XXXXXX0011',
     });
     expect(parsed.transfer.amount.toFixed(6)).toBe('1500.500000');
+  });
+
+  test("paid_at is Paystack's time of the payment; absent or unreadable, the notification's arrival counts", () => {
+    const paidAtOf = (paidAt: string | null | undefined) => {
+      const { payload } = paystackChargeSuccess(SECRET, { reference: 'T4', amountKobo: 100, accountNumber: '9930000902', paidAt });
+      const parsed = parsePaystackNotification(payload);
+      return parsed.kind === 'transfer' ? parsed.transfer.paidAt : parsed.kind;
+    };
+    expect(paidAtOf('2030-01-01T10:42:20.000Z')).toEqual(new Date('2030-01-01T10:42:20.000Z'));
+    expect(paidAtOf('2030-01-01T11:42:20+01:00')).toEqual(new Date('2030-01-01T10:42:20.000Z'));
+    expect(paidAtOf(null)).toBeNull();
+    expect(paidAtOf('not a time')).toBeNull();
   });
 
   test("livemode is Paystack's data.domain: live money only when it says `live` (absent or `test`: not live)", () => {

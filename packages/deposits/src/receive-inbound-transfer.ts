@@ -46,6 +46,22 @@ export interface InboundOutcome {
 // a pooled connection longer than Prisma's 2 s default.
 const INBOUND_TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 15_000 };
 
+/**
+ * The statuses a one-off collection can still be paid in: `pending`, and
+ * `expired`, which only a read past `expiresAt` sets (expireIfDue) while the
+ * payer may have paid in time and the rail's notification still be on its way.
+ */
+const PAYABLE_STATUSES = ['pending', 'expired'] as const;
+
+/**
+ * When the payer paid: the rail's time, or the notification's arrival (`now`)
+ * when it reports none or one after the arrival (a payment cannot be later than
+ * the news of it; a clock running fast at the rail must not make a payment late).
+ */
+function paymentTime(transfer: InboundTransfer, now: Date): Date {
+  return transfer.paidAt && transfer.paidAt.getTime() < now.getTime() ? transfer.paidAt : now;
+}
+
 type Target = { kind: 'reserved'; account: ReservedAccount } | { kind: 'collection'; collection: Collection } | { kind: 'ambiguous' } | { kind: 'none' };
 
 /** One candidate: the target; several: ambiguous; none: null (look further). */
@@ -63,12 +79,13 @@ function onlyOne(reserved: ReservedAccount[], collections: Collection[]): Target
  * is unique per provider in the database; a one-off collection is matched by
  * the rail's reference of the charge when it reports one, else by its account
  * number, but only while exactly one open account (a reserved account, or a
- * pending collection not yet expired) holds that number across all
+ * collection that was open when the payer paid: pending, or marked expired by
+ * a read since, with `expiresAt` after `paidAt`) holds that number across all
  * workspaces. A provider that reuses a number while two accounts are open
  * makes the transfer ambiguous: it is held for an operator, never guessed.
  * Closed collections are matched last, only to say why nothing is credited.
  */
-async function findTarget(tx: Prisma.TransactionClient, t: InboundTransfer, now: Date): Promise<Target> {
+async function findTarget(tx: Prisma.TransactionClient, t: InboundTransfer, paidAt: Date): Promise<Target> {
   if (t.providerAccountReference) {
     const collections = await tx.collection.findMany({ where: { provider: t.provider, providerAccountReference: t.providerAccountReference }, take: 2 });
     const found = onlyOne([], collections);
@@ -77,7 +94,7 @@ async function findTarget(tx: Prisma.TransactionClient, t: InboundTransfer, now:
   if (!t.accountNumber) return { kind: 'none' };
   const where = { provider: t.provider, accountNumber: t.accountNumber };
   const reserved = await tx.reservedAccount.findMany({ where, take: 2 });
-  const open = await tx.collection.findMany({ where: { ...where, status: 'pending', expiresAt: { gt: now } }, take: 2 });
+  const open = await tx.collection.findMany({ where: { ...where, status: { in: [...PAYABLE_STATUSES] }, expiresAt: { gt: paidAt } }, take: 2 });
   const found = onlyOne(reserved, open);
   if (found) return found;
   // Nothing open holds the number: the newest closed collection says why it is not credited.
@@ -142,6 +159,7 @@ export async function receiveInboundTransfer(
   transfer: InboundTransfer,
 ): Promise<InboundOutcome> {
   const now = (deps.now ?? (() => new Date()))();
+  const paidAt = paymentTime(transfer, now);
   const outcome = await deps.db.$transaction(async (tx) => {
     const inserted = await tx.inboundPayment.createMany({
       data: [
@@ -184,7 +202,7 @@ export async function receiveInboundTransfer(
       return outcomeOf(updated, { duplicate: false, channel, transactionReference: null });
     };
 
-    const target = await findTarget(tx, transfer, now);
+    const target = await findTarget(tx, transfer, paidAt);
     if (target.kind === 'none') return unmatched('unknown_account', {}, null);
     if (target.kind === 'ambiguous') return unmatched('ambiguous_account', {}, null);
 
@@ -203,13 +221,17 @@ export async function receiveInboundTransfer(
       if (target.account.status !== 'active') return unmatched('account_inactive', link, channel);
     } else {
       const c = target.collection;
-      if (c.status !== 'pending') return unmatched('collection_not_pending', link, channel);
-      if (c.expiresAt <= now) return unmatched('collection_expired', link, channel);
+      // Expiry is judged by when the payer paid, not by when the rail's notification arrived: a
+      // collection paid before its expiresAt is credited even if a read has marked it expired since.
+      if (!(PAYABLE_STATUSES as readonly string[]).includes(c.status)) return unmatched('collection_not_pending', link, channel);
+      if (c.expiresAt <= paidAt) return unmatched('collection_expired', link, channel);
       if (!transfer.amount.equals(c.amount.toString())) return unmatched('amount_mismatch', link, channel);
-      // Claims the collection: of two transfers racing into one account, one wins.
+      // Claims the collection: of two transfers racing into one account, one wins; a read expiring
+      // it meanwhile either commits first (the claim then finds it expired and still takes it) or
+      // waits for the claim and, finding it no longer pending, expires nothing.
       const claimed = await tx.collection.updateMany({
-        where: { id: c.id, status: 'pending' },
-        data: { status: 'successful', amountPaid: transfer.amount.toFixed(6), paidAt: now, providerReference: transfer.providerReference },
+        where: { id: c.id, status: { in: [...PAYABLE_STATUSES] }, expiresAt: { gt: paidAt } },
+        data: { status: 'successful', amountPaid: transfer.amount.toFixed(6), paidAt, providerReference: transfer.providerReference },
       });
       if (claimed.count !== 1) return unmatched('collection_not_pending', link, channel);
     }
@@ -250,7 +272,7 @@ export async function receiveInboundTransfer(
         currency: owner.currency,
         accountNumber: owner.accountNumber,
         providerReference: transfer.providerReference,
-        paidAt: now,
+        paidAt,
       }),
     });
     const credited = await tx.inboundPayment.update({ where: { id: row.id }, data: { status: 'credited', ledgerTransactionId: transaction.id, ...link } });

@@ -424,9 +424,12 @@ export function paystackChargeSuccess(
     channel?: 'dedicated_nuban' | 'bank_transfer';
     /** Paystack's `data.domain`: `live` (default) or `test` (a test key's charge); undefined leaves it out. */
     domain?: string;
+    /** Paystack's `data.paid_at`, when the payer paid: now (default), another ISO 8601 time, or null to leave it out. */
+    paidAt?: string | null;
   },
 ) {
   const domain = 'domain' in opts ? opts.domain : 'live';
+  const paidAt = opts.paidAt === undefined ? new Date().toISOString() : opts.paidAt;
   const payload = {
     event: 'charge.success',
     data: {
@@ -437,7 +440,7 @@ export function paystackChargeSuccess(
       amount: opts.amountKobo,
       message: null,
       gateway_response: 'Approved',
-      paid_at: new Date().toISOString(),
+      ...(paidAt === null ? {} : { paid_at: paidAt }),
       channel: opts.channel ?? 'dedicated_nuban',
       currency: opts.currency ?? 'NGN',
       customer: { id: 7454289, first_name: 'Rhoda', last_name: 'Church', email: 'rhoda@example.com', customer_code: 'CUS_kpb3qj71u1m0rw8' },

@@ -411,6 +411,71 @@ describe('sandbox notifications', () => {
     }
   });
 
+  test('paid_at: a transfer paid before expires_at and notified after it is credited; a malformed or future paid_at is 400 and records nothing', async () => {
+    const { workspace, key: k } = await createWorkspaceWithKey(gw.env.db, { name: 'Sandbox Paid At' });
+    const opened = await deposit({ channel: 'collection_va', amount: 410, expires_in: 60 }, k);
+    const row = await gw.env.db.collection.findFirstOrThrow({ where: { workspaceId: workspace.id } });
+    // The minimum expires_in is 60 s: move the expiry into the past instead of waiting.
+    const expiresAt = new Date(Date.now() - 4000);
+    await gw.env.db.collection.update({ where: { id: row.id }, data: { expiresAt } });
+    const body = (reference: string, paid_at: unknown) =>
+      JSON.stringify({ reference, account_number: opened.body.data.account.account_number, amount: 410, paid_at });
+    for (const [reference, paidAt] of [
+      ['sbx-paid-at-local', '2030-01-01T10:00:00'],
+      ['sbx-paid-at-word', 'this morning'],
+      ['sbx-paid-at-future', new Date(Date.now() + 10 * 60_000).toISOString()],
+    ] as const) {
+      const raw = body(reference, paidAt);
+      const res = await post(raw, sign(raw));
+      expect(res.status).toBe(400);
+      expect(res.body.error.message).toMatch(/^Unreadable notification: paid_at/);
+      expect(await gw.env.db.inboundPayment.count({ where: { providerReference: reference } })).toBe(0);
+    }
+    const late = body('sbx-paid-in-time', new Date(expiresAt.getTime() - 2000).toISOString().replace('Z', '+00:00'));
+    expect((await post(late, sign(late))).body.data).toMatchObject({ matched: true, status: 'credited' });
+    const read = await call(gw.url, 'GET', `/v1/collections/${row.id}`, { token: k });
+    expect(read.body.data).toMatchObject({ status: 'successful', paid_at: new Date(expiresAt.getTime() - 2000).toISOString() });
+  });
+
+  test('amounts are read from their digits, as on /v1: a JSON number a double cannot hold is credited exactly or refused, never rounded', async () => {
+    const { workspace, key: k } = await createWorkspaceWithKey(gw.env.db, { name: 'Sandbox Exact Amounts' });
+    const balance = async () =>
+      (await gw.env.db.wallet.findUniqueOrThrow({ where: { workspaceId_currency: { workspaceId: workspace.id, currency: 'NGN' } } })).balance.toFixed(6);
+    const small = (await deposit({ channel: 'collection_va', amount: 2500 }, k)).body.data.account.account_number;
+    // Written as text: JSON.stringify would send the double's digits, not these.
+    const raw = (reference: string, accountNumber: string, amount: string) =>
+      `{"reference":"${reference}","account_number":"${accountNumber}","amount":${amount}}`;
+    for (const [reference, amount] of [
+      ['sbx-exact-tiny-fraction', '2500.0000000000001'],
+      ['sbx-exact-tiny-fraction-string', '"2500.0000000000001"'],
+      ['sbx-exact-many-decimals', '2500.000000000'.padEnd(30, '1')],
+    ] as const) {
+      const body = raw(reference, small, amount);
+      const res = await post(body, sign(body));
+      expect(res.status).toBe(400);
+      expect(res.body.error.message).toBe('Unreadable notification: amount must have at most 6 decimal places');
+      expect(await gw.env.db.inboundPayment.count({ where: { providerReference: reference } })).toBe(0);
+    }
+    expect(await balance()).toBe('0.000000');
+
+    const large = (await deposit({ channel: 'collection_va', amount: '12345678901.123456' }, k)).body.data.account.account_number;
+    const rounded = raw('sbx-exact-nine-decimals', large, '12345678901.123456789');
+    const refused = await post(rounded, sign(rounded));
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toBe('Unreadable notification: amount must have at most 6 decimal places');
+    // 17 significant digits: a double reads 12345678901.123455; the digits are what the payer sent.
+    const exact = raw('sbx-exact-17-digits', large, '12345678901.123456');
+    const credited = await post(exact, sign(exact));
+    expect(credited.body.data).toMatchObject({ matched: true, status: 'credited' });
+    expect(await balance()).toBe('12345678901.123456');
+    const recorded = await gw.env.db.inboundPayment.findUniqueOrThrow({
+      where: { provider_providerReference: { provider: 'sandbox', providerReference: 'sbx-exact-17-digits' } },
+    });
+    expect(recorded.amount.toFixed(6)).toBe('12345678901.123456');
+    // The notification is kept with the digits sent, as a string.
+    expect(recorded.raw).toMatchObject({ amount: '12345678901.123456' });
+  });
+
   test('a signed but malformed notification is 400', async () => {
     const raw = JSON.stringify({ reference: 'x', account_number: '12', amount: 1 });
     expect((await post(raw, sign(raw))).status).toBe(400);

@@ -80,6 +80,78 @@ test('a one-off account opened through Paystack; its transfer credits the wallet
   });
 });
 
+test('a charge paid before expires_at whose notification arrives after it is credited, pending or already read as expired; one paid after it is not', async () => {
+  const read = (token: string, id: number) => call(gw.url, 'GET', `/v1/collections/${id}`, { token });
+  // The minimum expires_in is 60 s: each expiry is moved into the past instead of waiting.
+  const expiredAgo = async (row: { id: number }, ms: number) => {
+    const expiresAt = new Date(Date.now() - ms);
+    await gw.env.db.collection.update({ where: { id: row.id }, data: { expiresAt } });
+    return expiresAt;
+  };
+  const chargeOf = (row: { railReference: string }, account: { account_number: string }, paidAt: Date) =>
+    paystackChargeSuccess(SECRET, { reference: row.railReference, amountKobo: 250000, accountNumber: account.account_number, paidAt: paidAt.toISOString() });
+
+  // Paid 6 s before expires_at, notified 4 s after it (Paystack delivering again after an outage).
+  const pending = await oneOff(2500);
+  const expiresAt = await expiredAgo(pending.row, 4000);
+  const late = chargeOf(pending.row, pending.account, new Date(expiresAt.getTime() - 6000));
+  const first = await notify(late.rawBody, late.signature);
+  expect(first.body.data).toEqual({ received: true, matched: true, duplicate: false, status: 'credited', reason: null });
+  expect((await notify(late.rawBody, late.signature)).body.data).toMatchObject({ matched: true, duplicate: true });
+  const after = await read(pending.key, pending.row.id);
+  expect(after.body.data).toMatchObject({ status: 'successful', amount_paid: '2500.000000', paid_at: new Date(expiresAt.getTime() - 6000).toISOString() });
+  expect((await balance(pending.workspace.id)).ledger).toBe('2500.000000');
+  expect((await events(pending.workspace.id, 'collection.successful')).map((e) => (e.payload as any).paid_at)).toEqual([
+    new Date(expiresAt.getTime() - 6000).toISOString(),
+  ]);
+  expect(await events(pending.workspace.id, 'collection.expired')).toHaveLength(0);
+
+  // Read (and marked expired) before the notification came: the money arrived in time, so it is credited.
+  const readFirst = await oneOff(2500);
+  const readExpiry = await expiredAgo(readFirst.row, 4000);
+  expect((await read(readFirst.key, readFirst.row.id)).body.data.status).toBe('expired');
+  const afterRead = chargeOf(readFirst.row, readFirst.account, new Date(readExpiry.getTime() - 1000));
+  expect((await notify(afterRead.rawBody, afterRead.signature)).body.data).toMatchObject({ matched: true, status: 'credited' });
+  expect((await read(readFirst.key, readFirst.row.id)).body.data.status).toBe('successful');
+  expect((await balance(readFirst.workspace.id)).ledger).toBe('2500.000000');
+  expect((await gw.env.db.outboxEvent.findMany({ where: { workspaceId: readFirst.workspace.id }, orderBy: { id: 'asc' } })).map((e) => e.event)).toEqual([
+    'collection.expired',
+    'collection.successful',
+  ]);
+
+  // Paid after expires_at: not credited, as before.
+  const tooLate = await oneOff(2500);
+  const tooLateExpiry = await expiredAgo(tooLate.row, 4000);
+  const paidLate = chargeOf(tooLate.row, tooLate.account, new Date(tooLateExpiry.getTime() + 1000));
+  expect((await notify(paidLate.rawBody, paidLate.signature)).body.data).toEqual({
+    received: true,
+    matched: false,
+    duplicate: false,
+    status: 'unmatched',
+    reason: 'collection_expired',
+  });
+  expect((await read(tooLate.key, tooLate.row.id)).body.data.status).toBe('expired');
+  expect((await balance(tooLate.workspace.id)).ledger).toBe('0.000000');
+});
+
+test('an amount a double cannot hold is refused (400), never credited rounded; whole kobo with the signature over the raw bytes still credit', async () => {
+  const { workspace, account, row } = await oneOff(2500);
+  const exact = paystackChargeSuccess(SECRET, { reference: row.railReference, amountKobo: 250000, accountNumber: account.account_number });
+  // The same charge with a fraction of a kobo only the digits show (a double reads 250000), signed as sent.
+  const rawBody = exact.rawBody.replace('"amount":250000,', '"amount":250000.0000000000001,');
+  expect(rawBody).not.toBe(exact.rawBody);
+  const { hmacSha512Hex } = await import('@cowrie/collection-rails');
+  const refused = await notify(rawBody, hmacSha512Hex(SECRET, rawBody));
+  expect(refused.status).toBe(400);
+  expect(refused.body.error.message).toMatch(/^Unreadable notification: data\.amount/);
+  expect(await gw.env.db.inboundPayment.count({ where: { providerReference: row.railReference } })).toBe(0);
+  expect((await balance(workspace.id)).ledger).toBe('0.000000');
+  // Signed over other bytes than those sent: 401, whatever the parser would make of them.
+  expect((await notify(rawBody, exact.signature)).status).toBe(401);
+  expect((await notify(exact.rawBody, exact.signature)).body.data).toMatchObject({ matched: true, status: 'credited' });
+  expect((await balance(workspace.id)).ledger).toBe('2500.000000');
+});
+
 test('a forged, missing or stale-secret signature is 401 and records nothing', async () => {
   const { workspace, account, row } = await oneOff(100);
   const { rawBody, signature } = paystackChargeSuccess(SECRET, { reference: row.railReference, amountKobo: 10000, accountNumber: account.account_number });

@@ -7,6 +7,21 @@ import { AppError, JsonNumberText } from '@cowrie/core';
 // only sends the body down the exact path, which is right either way.
 const MAYBE_INEXACT_NUMBER = /\d(?:\.?\d){15}|\d[eE]/;
 
+/** Lossless JSON: a number a double holds exactly is a number, any other a JsonNumberText with its digits. Throws on a key given twice. */
+const parseLosslessly = (text: string): unknown =>
+  parseLossless(text, undefined, (digits) => (isSafeNumber(digits) ? Number(digits) : new JsonNumberText(digits)));
+
+/**
+ * JSON text read as /v1 bodies are (jsonBody): JSON.parse, unless the text
+ * holds a number a double may not hold exactly, then losslessly, so the amount
+ * rule sees the digits sent. For bodies read as raw bytes (the rail
+ * notifications, whose signature covers those bytes). Throws on text that is
+ * not JSON, or, read losslessly, that gives a key twice.
+ */
+export function parseExactJson(text: string): unknown {
+  return MAYBE_INEXACT_NUMBER.test(text) ? parseLosslessly(text) : JSON.parse(text);
+}
+
 /**
  * JSON request bodies, read without losing a digit. JSON.parse (fast, and
  * what nearly every body needs) reads numbers as doubles, so
@@ -35,7 +50,7 @@ export function jsonBody(options: { limit: string | number }): RequestHandler {
       const raw = exactText.get(req);
       if (raw === undefined) return next();
       try {
-        req.body = parseLossless(raw.toString('utf8'), undefined, (digits) => (isSafeNumber(digits) ? Number(digits) : new JsonNumberText(digits)));
+        req.body = parseLosslessly(raw.toString('utf8'));
       } catch (err) {
         // JSON.parse took it, so this is what only the exact reading refuses (a key given twice).
         return next(new AppError('invalid_request', `The request body could not be read exactly: ${(err as Error).message}`, { details: { field: 'body' } }));

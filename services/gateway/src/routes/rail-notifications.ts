@@ -13,11 +13,15 @@ import { receivePayoutNotification } from '@cowrie/payouts';
 import { FLUTTERWAVE_SIGNATURE_HEADER, parseFlutterwaveTransferNotification, parsePaystackTransferNotification, verifyFlutterwaveHash } from '@cowrie/rails';
 import type { GatewayDeps } from '../deps';
 import { notFoundHandler } from '../http/error-handler';
+import { parseExactJson } from '../http/json-body';
 import { sendData } from '../http/respond';
 
 /**
  * The exact bytes the provider signed, parsed, and which of `secrets` signed
  * them (the first that verifies); the JSON parser must not see these routes first.
+ * The bytes are read as /v1 bodies are (parseExactJson): a number a double
+ * cannot hold arrives as its digits (a JsonNumberText), so an amount is
+ * credited exactly or refused, never rounded.
  */
 function verifiedJson(req: Request, secrets: readonly string[], header: string, provider: string): { body: unknown; signedWith: string } {
   const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
@@ -27,7 +31,7 @@ function verifiedJson(req: Request, secrets: readonly string[], header: string, 
     throw new AppError('unauthorized', 'Invalid notification signature');
   }
   try {
-    return { body: JSON.parse(raw.toString('utf8')), signedWith };
+    return { body: parseExactJson(raw.toString('utf8')), signedWith };
   } catch {
     throw new AppError('invalid_request', 'The notification body is not valid JSON');
   }
