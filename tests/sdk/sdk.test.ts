@@ -42,6 +42,7 @@ interface Seen {
   url: string;
   key: string | undefined;
   userAgent: string | undefined;
+  body: string;
 }
 
 /** A proxy to the gateway that loses the answers of the first `drop` requests (after the gateway handled them). */
@@ -52,7 +53,13 @@ async function lossyProxy(drop: number) {
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => void relay().catch(() => req.socket.destroy()));
     async function relay() {
-      seen.push({ method: req.method!, url: req.url!, key: req.headers['idempotency-key'] as string | undefined, userAgent: req.headers['user-agent'] });
+      seen.push({
+        method: req.method!,
+        url: req.url!,
+        key: req.headers['idempotency-key'] as string | undefined,
+        userAgent: req.headers['user-agent'],
+        body: Buffer.concat(chunks).toString('utf8'),
+      });
       const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k))) as Record<
         string,
         string
@@ -99,18 +106,80 @@ test('a POST whose answer is lost is retried with the same Idempotency-Key and r
   }
 });
 
-test('a transfer retried after a lost answer pays once, its ledger key being the Idempotency-Key', async () => {
+test('a transfer retried after a lost answer pays once: the retry carries the same Idempotency-Key and is answered with the first payout', async () => {
   const proxy = await lossyProxy(1);
   try {
     const client = new CowrieClient({ baseUrl: proxy.url, apiKey, retryDelayMs: 10 });
     const transfer = await client.transfers.create({ currency: 'NGN', amount: 700, account_number: '0111111111', bank_code: '058' });
     expect(proxy.seen).toHaveLength(2);
     expect(proxy.seen[0]!.key).toBe(proxy.seen[1]!.key);
-    expect(transfer.idempotencyKey).toBe(proxy.seen[0]!.key);
-    expect(await env.db.ledgerTransaction.count({ where: { workspaceId, counterpartyAccount: '0111111111' } })).toBe(1);
+    // The body went as the caller gave it: no ledger-level key was added.
+    expect(proxy.seen.map((s) => JSON.parse(s.body).idempotency_key)).toEqual([undefined, undefined]);
+    const rows = await env.db.ledgerTransaction.findMany({ where: { workspaceId, counterpartyAccount: '0111111111' } });
+    expect(rows.map((r) => [r.id, r.requestKey])).toEqual([[transfer.id, proxy.seen[0]!.key]]);
   } finally {
     await proxy.close();
   }
+});
+
+// The header key answers retries (a definite failure frees it for a new
+// attempt); the body's idempotency_key is the ledger's, and answers its payout
+// forever. The SDK sends the second only when the caller gives it.
+test('a payout retried with the same key after a definite failure runs a new attempt, a corrected body then completes under it, and a success is replayed (transfers and withdrawals)', async () => {
+  const { workspace, key } = await createWorkspaceWithKey(env.db, { name: 'SDK payout retries' });
+  await fundWallet(env.db, workspace.id, '1000');
+  const proxy = await lossyProxy(0);
+  try {
+    const client = new CowrieClient({ baseUrl: proxy.url, apiKey: key });
+    const idempotencyKey = 'order-1042';
+    // The sandbox rail fails a payout to 0000000001.
+    const failing = { currency: 'NGN', amount: 40, account_number: '0000000001', bank_code: '058' };
+    const first = await client.transfers.create(failing, { idempotencyKey });
+    const second = await client.transfers.create(failing, { idempotencyKey });
+    expect([first.status, second.status]).toEqual(['failed', 'failed']);
+    expect(second.id).not.toBe(first.id);
+    expect(second.reference).not.toBe(first.reference);
+    const corrected = await client.transfers.create({ ...failing, account_number: '0123456789' }, { idempotencyKey });
+    expect(corrected.status).toBe('completed');
+    const replayed = await client.transfers.create({ ...failing, account_number: '0123456789' }, { idempotencyKey });
+    expect(replayed.id).toBe(corrected.id);
+    // Each call sent the caller's key in the header, and the body as given: no ledger key.
+    expect(proxy.seen.map((s) => s.key)).toEqual(Array(4).fill(idempotencyKey));
+    expect(proxy.seen.map((s) => JSON.parse(s.body).idempotency_key)).toEqual(Array(4).fill(undefined));
+    const rows = await env.db.ledgerTransaction.findMany({ where: { workspaceId: workspace.id, requestKey: idempotencyKey }, orderBy: { id: 'asc' } });
+    expect(rows.map((r) => r.status)).toEqual(['failed', 'failed', 'completed']);
+
+    const failingBeneficiary = await client.beneficiaries.create({ account_number: '0000000001', bank_code: '058', currency: 'NGN' });
+    const goodBeneficiary = await client.beneficiaries.create({ account_number: '0123456789', bank_code: '058', currency: 'NGN' });
+    const withdrawalKey = 'withdrawal-77';
+    const w1 = await client.withdrawals.create({ currency: 'NGN', amount: 15, beneficiary_id: failingBeneficiary.id }, { idempotencyKey: withdrawalKey });
+    const w2 = await client.withdrawals.create({ currency: 'NGN', amount: 15, beneficiary_id: failingBeneficiary.id }, { idempotencyKey: withdrawalKey });
+    expect([w1.status, w2.status]).toEqual(['failed', 'failed']);
+    expect(w2.id).not.toBe(w1.id);
+    const w3 = await client.withdrawals.create({ currency: 'NGN', amount: 15, beneficiary_id: goodBeneficiary.id }, { idempotencyKey: withdrawalKey });
+    expect(w3.status).toBe('completed');
+    const w4 = await client.withdrawals.create({ currency: 'NGN', amount: 15, beneficiary_id: goodBeneficiary.id }, { idempotencyKey: withdrawalKey });
+    expect(w4.id).toBe(w3.id);
+    // Only the completed payouts took money: 40 and 15 of 1000.
+    expect(await client.balances.list()).toContainEqual(expect.objectContaining({ currency: 'NGN', available: '945.000000' }));
+  } finally {
+    await proxy.close();
+  }
+});
+
+test("a body idempotency_key is the caller's: sent as given, it answers its payout whatever the header; any key the API takes is sent", async () => {
+  const { workspace, key } = await createWorkspaceWithKey(env.db, { name: 'SDK ledger keys' });
+  await fundWallet(env.db, workspace.id, '1000');
+  const client = new CowrieClient({ baseUrl: gateway.url, apiKey: key });
+  const body = { currency: 'NGN', amount: 25, account_number: '0123456789', bank_code: '058', idempotency_key: 'commande-été-№1' };
+  const paid = await client.transfers.create(body);
+  expect(paid).toMatchObject({ status: 'completed', idempotencyKey: 'commande-été-№1' });
+  // Another call (another header key) with the same ledger key answers the same payout.
+  expect((await client.transfers.create(body)).id).toBe(paid.id);
+  // The longest ledger key the API takes (255 characters) is no header value of the SDK's.
+  const long = await client.transfers.create({ ...body, idempotency_key: 'k'.repeat(255) });
+  expect(long).toMatchObject({ status: 'completed', idempotencyKey: 'k'.repeat(255) });
+  expect(await env.db.ledgerTransaction.count({ where: { workspaceId: workspace.id, type: 'debit' } })).toBe(2);
 });
 
 test('two logical calls use two keys; an explicit key is sent as given', async () => {

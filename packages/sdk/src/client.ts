@@ -199,22 +199,17 @@ export class CowrieClient {
   };
 
   /**
-   * Payouts also send the call's Idempotency-Key as the body's ledger-level
-   * `idempotency_key` (unless given), so even a retry after an unknown outcome
-   * finds the first transaction instead of paying twice.
+   * A payout's Idempotency-Key answers the retries of one call (and, after a
+   * definite failure, lets a retry run a new attempt). The body's
+   * `idempotency_key` is the ledger's own key, which answers its payout forever
+   * whatever its status: it is sent only when the caller puts it in the body.
    */
   readonly transfers = {
-    create: (body: RequestBody<'createTransfer'>, o: CallOptions = {}) => {
-      const key = body.idempotency_key ?? o.idempotencyKey ?? randomUUID();
-      return this.data('createTransfer', { body: { ...body, idempotency_key: key } }, { ...o, idempotencyKey: o.idempotencyKey ?? key });
-    },
+    create: (body: RequestBody<'createTransfer'>, o?: CallOptions) => this.data('createTransfer', { body }, o),
   };
 
   readonly withdrawals = {
-    create: (body: RequestBody<'createWithdrawal'>, o: CallOptions = {}) => {
-      const key = body.idempotency_key ?? o.idempotencyKey ?? randomUUID();
-      return this.data('createWithdrawal', { body: { ...body, idempotency_key: key } }, { ...o, idempotencyKey: o.idempotencyKey ?? key });
-    },
+    create: (body: RequestBody<'createWithdrawal'>, o?: CallOptions) => this.data('createWithdrawal', { body }, o),
   };
 
   readonly banks = {
