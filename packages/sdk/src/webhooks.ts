@@ -65,11 +65,20 @@ function headerOf(headers: WebhookHeaders, name: string): string | undefined {
   return undefined;
 }
 
-/** The endpoint's 64-hex secret, given as itself or as its `whsec_` form (the same key). */
-function hexSecretOf(secret: string): string {
-  return secret.startsWith(STANDARD_WEBHOOKS_SECRET_PREFIX)
+/** What Cowrie issues as an endpoint secret: 32 random bytes as 64 lower-case hex characters. */
+const ISSUED_SECRET = /^[0-9a-f]{64}$/;
+
+/**
+ * The endpoint's 64-hex secret, given as itself or as its `whsec_` form (the
+ * same key); undefined for anything else. An empty secret ('' or a bare
+ * `whsec_`) would key the HMAC with no bytes at all, which anyone can sign with.
+ */
+function hexSecretOf(secret: unknown): string | undefined {
+  if (typeof secret !== 'string') return undefined;
+  const key = secret.startsWith(STANDARD_WEBHOOKS_SECRET_PREFIX)
     ? Buffer.from(secret.slice(STANDARD_WEBHOOKS_SECRET_PREFIX.length), 'base64').toString('utf8')
     : secret;
+  return ISSUED_SECRET.test(key) ? key : undefined;
 }
 
 const textOf = (rawBody: string | Uint8Array) =>
@@ -98,10 +107,16 @@ function standardSignatureMatches(secret: string, id: string, timestamp: number,
  * `secret` or its `standard_webhooks_secret` (`whsec_…`): the same key.
  * Throws a CowrieWebhookError (its `reason` says why) for a delivery that is
  * not signed with that secret, whose time is more than `toleranceSeconds`
- * (default 300) from now, or whose body is not an event.
+ * (default 300) from now, or whose body is not an event; and, as
+ * `invalid_signature`, for any `secret` that is not one of those two forms
+ * (an empty one, say), which nothing verifies against.
  */
 export function constructEvent(rawBody: string | Uint8Array, headers: WebhookHeaders, secret: string, options: ConstructEventOptions = {}): WebhookEvent {
   const key = hexSecretOf(secret);
+  // Said without the secret: an error message may end up in a log.
+  if (key === undefined) {
+    throw new CowrieWebhookError('invalid_signature', "the secret is not an endpoint's: its 64 hex characters, or their whsec_ form, are needed");
+  }
   const nowSeconds = Math.floor((options.now === undefined ? Date.now() : typeof options.now === 'number' ? options.now : options.now.getTime()) / 1000);
   const tolerance = options.toleranceSeconds ?? DEFAULT_SIGNATURE_TOLERANCE_SECONDS;
   const cowrie = headerOf(headers, SIGNATURE_HEADER);
