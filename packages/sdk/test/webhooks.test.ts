@@ -1,6 +1,7 @@
 // Risk: a receiver's constructEvent accepts a forged delivery: one signed with
 // an empty key when the secret it was given is empty ('' from an unset
-// variable, or a bare `whsec_`), or not a key Cowrie issues. Nothing is
+// variable, or a bare `whsec_`), or not a key Cowrie issues; or a replayed
+// one, its window switched off by a tolerance or clock that is NaN. Nothing is
 // started: constructEvent is the receiver's own code, over bytes and headers.
 import { createHmac, randomBytes } from 'node:crypto';
 import { CowrieWebhookError, constructEvent, standardWebhooksSecret, standardWebhooksSignatureHeader } from '../src';
@@ -61,4 +62,20 @@ test('an issued secret, in either form, still verifies its deliveries and refuse
   expect(outcome(standardWebhooksSecret(secret), cowrieHeaders(key))).toBe('accepted');
   expect(standardHeaders(key)['webhook-signature']).toBe(standardWebhooksSignatureHeader(secret, 'evt_1', t, rawBody));
   expect(outcome(secret, standardHeaders(Buffer.alloc(0)))).toMatchObject({ reason: 'invalid_signature' });
+});
+
+test('a tolerance that is not a finite number of seconds, 0 or more, or a time that is not one, throws instead of accepting a replay', () => {
+  const secret = randomBytes(32).toString('hex');
+  const signed = { ...standardHeaders(Buffer.from(secret, 'utf8')), ...cowrieHeaders(Buffer.from(secret, 'utf8')) };
+  const dayLater = now + 86_400_000;
+  for (const toleranceSeconds of [Number.NaN, Number(undefined), Infinity, -5]) {
+    expect(() => constructEvent(rawBody, signed, secret, { now: dayLater, toleranceSeconds })).toThrow(
+      new RangeError('toleranceSeconds must be a finite number of seconds, 0 or more'),
+    );
+  }
+  for (const bad of [Number.NaN, new Date('not a date')]) {
+    expect(() => constructEvent(rawBody, signed, secret, { now: bad })).toThrow(new RangeError('now must be a valid time'));
+  }
+  expect(() => constructEvent(rawBody, signed, secret, { now: dayLater })).toThrow(expect.objectContaining({ reason: 'timestamp_out_of_tolerance' }));
+  expect(constructEvent(rawBody, signed, secret, { now: dayLater, toleranceSeconds: 86_400 })).toMatchObject({ id: 'evt_1' });
 });
