@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { inspect } from 'node:util';
 import { closeGatewayDeps, createApp, createGatewayDeps, type GatewayDeps } from '@cowrie/gateway';
 import { startPayoutWorker, type RunningPayoutWorker } from '@cowrie/payout-worker';
 import { createKeyFor, createWorkspaceWithKey, listenGateway, type RunningGateway, type TestEnv } from '@cowrie/testing';
@@ -212,6 +213,74 @@ test('errors are thrown with the API code, status and request id; client errors 
   } finally {
     await proxy.close();
   }
+});
+
+/** A client whose fetch is the real one, counting the requests it is asked to send. */
+function countingClient(options: Omit<ConstructorParameters<typeof CowrieClient>[0], 'fetch'>) {
+  const sent = { count: 0 };
+  const client = new CowrieClient({ retryDelayMs: 5, ...options, fetch: (input, init) => (sent.count++, fetch(input, init)) });
+  return { client, sent };
+}
+
+/** What a call threw, with its message and class; 'sent' if it resolved. */
+const thrownBy = (call: () => Promise<unknown>) =>
+  call().then(
+    () => 'sent',
+    (err: unknown) => err,
+  );
+
+test('an API key no header can carry is refused before anything is sent, once, without the key in the message', async () => {
+  const split = (at: number, inner: string) => apiKey.slice(0, at) + inner + apiKey.slice(at);
+  for (const badKey of [split(20, '\n'), `${apiKey}\r\nX-Injected: 1`, `${apiKey}№`, split(12, '\u0000')]) {
+    const { client, sent } = countingClient({ baseUrl: gateway.url, apiKey: badKey });
+    const err = await thrownBy(() => client.channels.list());
+    expect(err).toBeInstanceOf(TypeError);
+    expect((err as Error).message).toMatch(/^apiKey holds a character an HTTP header cannot carry/);
+    for (const part of [apiKey.slice(8, 20), apiKey.slice(20)]) expect((err as Error).message).not.toContain(part);
+    expect(sent.count).toBe(0);
+  }
+  // Spaces and line breaks around the key (a key read from a file) are no part of it, as fetch would have it.
+  const { client, sent } = countingClient({ baseUrl: gateway.url, apiKey: ` ${apiKey}\n` });
+  expect(await client.channels.list()).toEqual(expect.any(Array));
+  expect(sent.count).toBe(1);
+});
+
+test('an Idempotency-Key no header can carry, or an empty one (which the API would ignore), is refused before anything is sent', async () => {
+  const { client, sent } = countingClient({ baseUrl: gateway.url, apiKey });
+  for (const idempotencyKey of ['order\n1042', 'commande-№1042', 'order\u00001042']) {
+    const err = await thrownBy(() => client.deposits.create({ channel: 'reserved_va' }, { idempotencyKey }));
+    expect(err).toBeInstanceOf(TypeError);
+    expect((err as Error).message).toMatch(/^idempotencyKey holds a character an HTTP header cannot carry/);
+    expect((err as Error).message).not.toContain('1042');
+  }
+  for (const idempotencyKey of ['', '   ']) {
+    const err = await thrownBy(() => client.deposits.create({ channel: 'reserved_va' }, { idempotencyKey }));
+    expect(err).toBeInstanceOf(TypeError);
+    expect((err as Error).message).toMatch(/^idempotencyKey is empty/);
+  }
+  expect(sent.count).toBe(0);
+  // A key of visible ASCII goes as given.
+  await client.deposits.create({ channel: 'reserved_va' }, { idempotencyKey: 'order 1042/a' });
+  expect(sent.count).toBe(1);
+});
+
+test('a baseUrl that holds credentials, or is no URL, is refused before anything is sent, without echoing it', async () => {
+  for (const baseUrl of ['http://admin:hunter2@127.0.0.1:1', 'not a url hunter2', 'ftp://127.0.0.1/hunter2']) {
+    const { client, sent } = countingClient({ baseUrl, apiKey });
+    const err = await thrownBy(() => client.channels.list());
+    expect(err).toBeInstanceOf(TypeError);
+    expect((err as Error).message).toMatch(/^baseUrl /);
+    expect((err as Error).message).not.toContain('hunter2');
+    expect(sent.count).toBe(0);
+  }
+});
+
+test('the API key is in no printout of the client: not JSON.stringify, not util.inspect', () => {
+  const client = new CowrieClient({ baseUrl: gateway.url, apiKey });
+  expect(JSON.stringify(client)).not.toContain(apiKey);
+  expect(inspect(client, { depth: Infinity, showHidden: true, getters: true })).not.toContain(apiKey);
+  expect(Object.values(client).map((v) => JSON.stringify(v))).not.toContainEqual(expect.stringContaining(apiKey));
+  expect(`${String(client)}`).not.toContain(apiKey);
 });
 
 test('the webhook signature verifier is exported', () => {
