@@ -151,6 +151,32 @@ test('catalog, cards and errors answer as documented', async () => {
   await api('GET', '/readyz');
 });
 
+// Every route that takes a body reads it as JSON before its handler: a broken
+// one is 400, one past BODY_LIMIT 413 (details.limit_bytes), one in another
+// charset 415, whatever the route (POST /v1/cards, which reads no field, too).
+test('every operation that takes a body documents 400, 413 and 415, and answers them as documented', async () => {
+  const bodyOperations = Object.entries<Record<string, { responses: Record<string, unknown> }>>(contract.doc.paths).flatMap(([path, ops]) =>
+    Object.entries(ops)
+      .filter(([method]) => ['post', 'put', 'patch'].includes(method))
+      .map(([method, op]) => ({ at: `${method.toUpperCase()} ${path}`, statuses: Object.keys(op.responses) })),
+  );
+  expect(bodyOperations.length).toBeGreaterThan(30);
+  expect(bodyOperations.filter((o) => !['400', '413', '415'].every((s) => o.statuses.includes(s))).map((o) => o.at)).toEqual([]);
+  expect(contract.doc.paths['/v1/transfers'].post.responses['413']).toMatchObject({ description: expect.stringContaining('limit_bytes') });
+
+  const { key } = await createWorkspaceWithKey(gw.env.db, { name: 'Bodies' });
+  const oversized = JSON.stringify({ pad: 'x'.repeat(200_000) });
+  expect((await api('POST', '/v1/cards', { token: key, rawBody: '{"broken":' })).status).toBe(400);
+  expect((await api('POST', '/v1/cards', { token: key, body: {}, headers: { 'Idempotency-Key': 'k'.repeat(300) } })).status).toBe(400);
+  const tooLarge = await api('POST', '/v1/cards', { token: key, rawBody: oversized });
+  expect(tooLarge).toMatchObject({ status: 413, body: { error: { code: 'invalid_request', details: { limit_bytes: 102_400 } } } });
+  const latin1 = { 'content-type': 'application/json; charset=latin1' };
+  expect((await api('POST', '/v1/transfers', { token: key, rawBody: '{}', headers: latin1 })).status).toBe(415);
+  // A dashboard route reads its body before its session.
+  expect((await api('POST', '/webhook-endpoints', { token: session, rawBody: oversized })).status).toBe(413);
+  expect((await api('PUT', '/workspace/settings', { token: session, rawBody: '{}', headers: latin1 })).status).toBe(415);
+});
+
 test('verification start, check and read answer as documented', async () => {
   const started = await api('POST', '/v1/verifications', { token: apiKey, body: { channel: 'sms', destination: '+2348012345678' } });
   expect(started.status).toBe(201);

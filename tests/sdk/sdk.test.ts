@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { inspect } from 'node:util';
 import { closeGatewayDeps, createApp, createGatewayDeps, type GatewayDeps } from '@cowrie/gateway';
 import { startPayoutWorker, type RunningPayoutWorker } from '@cowrie/payout-worker';
 import { createKeyFor, createWorkspaceWithKey, listenGateway, type RunningGateway, type TestEnv } from '@cowrie/testing';
@@ -42,6 +43,7 @@ interface Seen {
   url: string;
   key: string | undefined;
   userAgent: string | undefined;
+  body: string;
 }
 
 /** A proxy to the gateway that loses the answers of the first `drop` requests (after the gateway handled them). */
@@ -52,7 +54,13 @@ async function lossyProxy(drop: number) {
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => void relay().catch(() => req.socket.destroy()));
     async function relay() {
-      seen.push({ method: req.method!, url: req.url!, key: req.headers['idempotency-key'] as string | undefined, userAgent: req.headers['user-agent'] });
+      seen.push({
+        method: req.method!,
+        url: req.url!,
+        key: req.headers['idempotency-key'] as string | undefined,
+        userAgent: req.headers['user-agent'],
+        body: Buffer.concat(chunks).toString('utf8'),
+      });
       const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k))) as Record<
         string,
         string
@@ -99,18 +107,80 @@ test('a POST whose answer is lost is retried with the same Idempotency-Key and r
   }
 });
 
-test('a transfer retried after a lost answer pays once, its ledger key being the Idempotency-Key', async () => {
+test('a transfer retried after a lost answer pays once: the retry carries the same Idempotency-Key and is answered with the first payout', async () => {
   const proxy = await lossyProxy(1);
   try {
     const client = new CowrieClient({ baseUrl: proxy.url, apiKey, retryDelayMs: 10 });
     const transfer = await client.transfers.create({ currency: 'NGN', amount: 700, account_number: '0111111111', bank_code: '058' });
     expect(proxy.seen).toHaveLength(2);
     expect(proxy.seen[0]!.key).toBe(proxy.seen[1]!.key);
-    expect(transfer.idempotencyKey).toBe(proxy.seen[0]!.key);
-    expect(await env.db.ledgerTransaction.count({ where: { workspaceId, counterpartyAccount: '0111111111' } })).toBe(1);
+    // The body went as the caller gave it: no ledger-level key was added.
+    expect(proxy.seen.map((s) => JSON.parse(s.body).idempotency_key)).toEqual([undefined, undefined]);
+    const rows = await env.db.ledgerTransaction.findMany({ where: { workspaceId, counterpartyAccount: '0111111111' } });
+    expect(rows.map((r) => [r.id, r.requestKey])).toEqual([[transfer.id, proxy.seen[0]!.key]]);
   } finally {
     await proxy.close();
   }
+});
+
+// The header key answers retries (a definite failure frees it for a new
+// attempt); the body's idempotency_key is the ledger's, and answers its payout
+// forever. The SDK sends the second only when the caller gives it.
+test('a payout retried with the same key after a definite failure runs a new attempt, a corrected body then completes under it, and a success is replayed (transfers and withdrawals)', async () => {
+  const { workspace, key } = await createWorkspaceWithKey(env.db, { name: 'SDK payout retries' });
+  await fundWallet(env.db, workspace.id, '1000');
+  const proxy = await lossyProxy(0);
+  try {
+    const client = new CowrieClient({ baseUrl: proxy.url, apiKey: key });
+    const idempotencyKey = 'order-1042';
+    // The sandbox rail fails a payout to 0000000001.
+    const failing = { currency: 'NGN', amount: 40, account_number: '0000000001', bank_code: '058' };
+    const first = await client.transfers.create(failing, { idempotencyKey });
+    const second = await client.transfers.create(failing, { idempotencyKey });
+    expect([first.status, second.status]).toEqual(['failed', 'failed']);
+    expect(second.id).not.toBe(first.id);
+    expect(second.reference).not.toBe(first.reference);
+    const corrected = await client.transfers.create({ ...failing, account_number: '0123456789' }, { idempotencyKey });
+    expect(corrected.status).toBe('completed');
+    const replayed = await client.transfers.create({ ...failing, account_number: '0123456789' }, { idempotencyKey });
+    expect(replayed.id).toBe(corrected.id);
+    // Each call sent the caller's key in the header, and the body as given: no ledger key.
+    expect(proxy.seen.map((s) => s.key)).toEqual(Array(4).fill(idempotencyKey));
+    expect(proxy.seen.map((s) => JSON.parse(s.body).idempotency_key)).toEqual(Array(4).fill(undefined));
+    const rows = await env.db.ledgerTransaction.findMany({ where: { workspaceId: workspace.id, requestKey: idempotencyKey }, orderBy: { id: 'asc' } });
+    expect(rows.map((r) => r.status)).toEqual(['failed', 'failed', 'completed']);
+
+    const failingBeneficiary = await client.beneficiaries.create({ account_number: '0000000001', bank_code: '058', currency: 'NGN' });
+    const goodBeneficiary = await client.beneficiaries.create({ account_number: '0123456789', bank_code: '058', currency: 'NGN' });
+    const withdrawalKey = 'withdrawal-77';
+    const w1 = await client.withdrawals.create({ currency: 'NGN', amount: 15, beneficiary_id: failingBeneficiary.id }, { idempotencyKey: withdrawalKey });
+    const w2 = await client.withdrawals.create({ currency: 'NGN', amount: 15, beneficiary_id: failingBeneficiary.id }, { idempotencyKey: withdrawalKey });
+    expect([w1.status, w2.status]).toEqual(['failed', 'failed']);
+    expect(w2.id).not.toBe(w1.id);
+    const w3 = await client.withdrawals.create({ currency: 'NGN', amount: 15, beneficiary_id: goodBeneficiary.id }, { idempotencyKey: withdrawalKey });
+    expect(w3.status).toBe('completed');
+    const w4 = await client.withdrawals.create({ currency: 'NGN', amount: 15, beneficiary_id: goodBeneficiary.id }, { idempotencyKey: withdrawalKey });
+    expect(w4.id).toBe(w3.id);
+    // Only the completed payouts took money: 40 and 15 of 1000.
+    expect(await client.balances.list()).toContainEqual(expect.objectContaining({ currency: 'NGN', available: '945.000000' }));
+  } finally {
+    await proxy.close();
+  }
+});
+
+test("a body idempotency_key is the caller's: sent as given, it answers its payout whatever the header; any key the API takes is sent", async () => {
+  const { workspace, key } = await createWorkspaceWithKey(env.db, { name: 'SDK ledger keys' });
+  await fundWallet(env.db, workspace.id, '1000');
+  const client = new CowrieClient({ baseUrl: gateway.url, apiKey: key });
+  const body = { currency: 'NGN', amount: 25, account_number: '0123456789', bank_code: '058', idempotency_key: 'commande-été-№1' };
+  const paid = await client.transfers.create(body);
+  expect(paid).toMatchObject({ status: 'completed', idempotencyKey: 'commande-été-№1' });
+  // Another call (another header key) with the same ledger key answers the same payout.
+  expect((await client.transfers.create(body)).id).toBe(paid.id);
+  // The longest ledger key the API takes (255 characters) is no header value of the SDK's.
+  const long = await client.transfers.create({ ...body, idempotency_key: 'k'.repeat(255) });
+  expect(long).toMatchObject({ status: 'completed', idempotencyKey: 'k'.repeat(255) });
+  expect(await env.db.ledgerTransaction.count({ where: { workspaceId: workspace.id, type: 'debit' } })).toBe(2);
 });
 
 test('two logical calls use two keys; an explicit key is sent as given', async () => {
@@ -143,6 +213,74 @@ test('errors are thrown with the API code, status and request id; client errors 
   } finally {
     await proxy.close();
   }
+});
+
+/** A client whose fetch is the real one, counting the requests it is asked to send. */
+function countingClient(options: Omit<ConstructorParameters<typeof CowrieClient>[0], 'fetch'>) {
+  const sent = { count: 0 };
+  const client = new CowrieClient({ retryDelayMs: 5, ...options, fetch: (input, init) => (sent.count++, fetch(input, init)) });
+  return { client, sent };
+}
+
+/** What a call threw, with its message and class; 'sent' if it resolved. */
+const thrownBy = (call: () => Promise<unknown>) =>
+  call().then(
+    () => 'sent',
+    (err: unknown) => err,
+  );
+
+test('an API key no header can carry is refused before anything is sent, once, without the key in the message', async () => {
+  const split = (at: number, inner: string) => apiKey.slice(0, at) + inner + apiKey.slice(at);
+  for (const badKey of [split(20, '\n'), `${apiKey}\r\nX-Injected: 1`, `${apiKey}№`, split(12, '\u0000')]) {
+    const { client, sent } = countingClient({ baseUrl: gateway.url, apiKey: badKey });
+    const err = await thrownBy(() => client.channels.list());
+    expect(err).toBeInstanceOf(TypeError);
+    expect((err as Error).message).toMatch(/^apiKey holds a character an HTTP header cannot carry/);
+    for (const part of [apiKey.slice(8, 20), apiKey.slice(20)]) expect((err as Error).message).not.toContain(part);
+    expect(sent.count).toBe(0);
+  }
+  // Spaces and line breaks around the key (a key read from a file) are no part of it, as fetch would have it.
+  const { client, sent } = countingClient({ baseUrl: gateway.url, apiKey: ` ${apiKey}\n` });
+  expect(await client.channels.list()).toEqual(expect.any(Array));
+  expect(sent.count).toBe(1);
+});
+
+test('an Idempotency-Key no header can carry, or an empty one (which the API would ignore), is refused before anything is sent', async () => {
+  const { client, sent } = countingClient({ baseUrl: gateway.url, apiKey });
+  for (const idempotencyKey of ['order\n1042', 'commande-№1042', 'order\u00001042']) {
+    const err = await thrownBy(() => client.deposits.create({ channel: 'reserved_va' }, { idempotencyKey }));
+    expect(err).toBeInstanceOf(TypeError);
+    expect((err as Error).message).toMatch(/^idempotencyKey holds a character an HTTP header cannot carry/);
+    expect((err as Error).message).not.toContain('1042');
+  }
+  for (const idempotencyKey of ['', '   ']) {
+    const err = await thrownBy(() => client.deposits.create({ channel: 'reserved_va' }, { idempotencyKey }));
+    expect(err).toBeInstanceOf(TypeError);
+    expect((err as Error).message).toMatch(/^idempotencyKey is empty/);
+  }
+  expect(sent.count).toBe(0);
+  // A key of visible ASCII goes as given.
+  await client.deposits.create({ channel: 'reserved_va' }, { idempotencyKey: 'order 1042/a' });
+  expect(sent.count).toBe(1);
+});
+
+test('a baseUrl that holds credentials, or is no URL, is refused before anything is sent, without echoing it', async () => {
+  for (const baseUrl of ['http://admin:hunter2@127.0.0.1:1', 'not a url hunter2', 'ftp://127.0.0.1/hunter2']) {
+    const { client, sent } = countingClient({ baseUrl, apiKey });
+    const err = await thrownBy(() => client.channels.list());
+    expect(err).toBeInstanceOf(TypeError);
+    expect((err as Error).message).toMatch(/^baseUrl /);
+    expect((err as Error).message).not.toContain('hunter2');
+    expect(sent.count).toBe(0);
+  }
+});
+
+test('the API key is in no printout of the client: not JSON.stringify, not util.inspect', () => {
+  const client = new CowrieClient({ baseUrl: gateway.url, apiKey });
+  expect(JSON.stringify(client)).not.toContain(apiKey);
+  expect(inspect(client, { depth: Infinity, showHidden: true, getters: true })).not.toContain(apiKey);
+  expect(Object.values(client).map((v) => JSON.stringify(v))).not.toContainEqual(expect.stringContaining(apiKey));
+  expect(`${String(client)}`).not.toContain(apiKey);
 });
 
 test('the webhook signature verifier is exported', () => {

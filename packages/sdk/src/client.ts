@@ -69,6 +69,38 @@ const sleep = (ms: number, signal?: AbortSignal) =>
     });
   });
 
+/** Spaces, tabs and line breaks around a header value, which fetch drops (and the API does too). */
+const HTTP_WHITESPACE_AROUND = /^[\t\n\r ]+|[\t\n\r ]+$/g;
+/** What an HTTP header value may hold (RFC 9110 field-value): tab, printable ASCII and U+0080 to U+00FF. */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+const CANNOT_CARRY = 'holds a character an HTTP header cannot carry (a line break or another control character, or one past U+00FF)';
+
+/**
+ * A header value of an option, trimmed as fetch would, or a TypeError that
+ * names the option and never shows its value (an API key must not reach a log).
+ */
+function headerValueOf(option: 'apiKey' | 'idempotencyKey', value: unknown): string {
+  if (typeof value !== 'string') throw new TypeError(`${option} must be a string; the request was not sent`);
+  const trimmed = value.replace(HTTP_WHITESPACE_AROUND, '');
+  if (!HEADER_VALUE.test(trimmed)) throw new TypeError(`${option} ${CANNOT_CARRY}; the request was not sent`);
+  return trimmed;
+}
+
+/** The base URL as given, if it is an http(s) address without credentials; else a TypeError that does not show it. */
+function checkedBaseUrl(baseUrl: unknown): string {
+  let url: URL;
+  try {
+    url = new URL(String(baseUrl));
+  } catch {
+    throw new TypeError('baseUrl is not a URL; the request was not sent');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError('baseUrl must be an http or https URL; the request was not sent');
+  if (url.username || url.password) {
+    throw new TypeError('baseUrl holds credentials (user:password@), which fetch refuses to send; the API key is the credential. The request was not sent');
+  }
+  return String(baseUrl).replace(/\/+$/, '');
+}
+
 /**
  * Whether an answer is worth another attempt with the same Idempotency-Key.
  * POSTs retry only where the request did not run, or ran and is stored for
@@ -88,45 +120,61 @@ function retryable(method: string, status: number, body: unknown): boolean {
  * replayed by the API, never executed twice.
  */
 export class CowrieClient {
-  private readonly opts: Required<Omit<CowrieClientOptions, 'fetch'>> & { fetch: typeof fetch };
+  // A private field: the API key is in no JSON.stringify or util.inspect of the client.
+  readonly #opts: Required<Omit<CowrieClientOptions, 'fetch'>> & { fetch: typeof fetch };
 
   constructor(options: CowrieClientOptions) {
-    this.opts = {
+    this.#opts = {
       maxRetries: 2,
       retryDelayMs: 250,
       maxRetryAfterMs: 5000,
       timeoutMs: 30_000,
       ...options,
-      baseUrl: options.baseUrl.replace(/\/+$/, ''),
       fetch: options.fetch ?? globalThis.fetch,
     };
   }
 
-  /** Calls one operation by its operationId and returns its success body (`{data, meta}`). */
+  /**
+   * Calls one operation by its operationId and returns its success body
+   * (`{data, meta}`). An option the request cannot be sent with (an `apiKey`
+   * or `idempotencyKey` no HTTP header can carry, an empty `idempotencyKey`, a
+   * `baseUrl` that is no http(s) URL or holds credentials) throws a TypeError
+   * before anything is sent, naming the option but never its value.
+   */
   async call<O extends OperationId>(operation: O, input: CallInput<O> = {}, options: CallOptions = {}): Promise<SuccessBody<O>> {
     const { method, path } = OPERATIONS[operation];
+    // Everything that could make fetch itself refuse the request is checked here, once: such a refusal is
+    // no network error to retry, and fetch's own message would quote the header value (the API key).
+    const baseUrl = checkedBaseUrl(this.#opts.baseUrl);
     const params = (input.path ?? {}) as Record<string, string | number>;
-    let url = this.opts.baseUrl + path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(params[name])));
+    let url = baseUrl + path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(params[name])));
     const query = Object.entries((input.query ?? {}) as Record<string, unknown>).filter(([, v]) => v !== undefined && v !== null);
     if (query.length) url += `?${new URLSearchParams(query.map(([k, v]) => [k, String(v)] as [string, string])).toString()}`;
     const headers: Record<string, string> = {
-      authorization: `Bearer ${this.opts.apiKey}`,
+      authorization: `Bearer ${headerValueOf('apiKey', this.#opts.apiKey)}`,
       accept: 'application/json',
       'user-agent': `cowrie-node/${SDK_VERSION}`,
     };
-    if (method === 'POST') headers['idempotency-key'] = options.idempotencyKey ?? randomUUID();
+    if (method === 'POST') {
+      const key = options.idempotencyKey === undefined ? randomUUID() : headerValueOf('idempotencyKey', options.idempotencyKey);
+      // The API ignores an empty key: the call would run with none, and a retry could run it twice.
+      if (key === '') throw new TypeError('idempotencyKey is empty: the API would run the call without one; the request was not sent');
+      headers['idempotency-key'] = key;
+    }
     const body = input.body === undefined ? (method === 'POST' ? '{}' : undefined) : JSON.stringify(input.body);
     if (body !== undefined) headers['content-type'] = 'application/json';
 
-    const maxRetries = options.maxRetries ?? this.opts.maxRetries;
+    const maxRetries = options.maxRetries ?? this.#opts.maxRetries;
     for (let attempt = 1; ; attempt++) {
       let status = 0;
       let payload: unknown;
       let retryAfterMs: number | undefined;
       let transportError: Error | undefined;
       try {
-        const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(this.opts.timeoutMs)]) : AbortSignal.timeout(this.opts.timeoutMs);
-        const res = await this.opts.fetch(url, { method, headers, body, signal });
+        const signal = options.signal
+          ? AbortSignal.any([options.signal, AbortSignal.timeout(this.#opts.timeoutMs)])
+          : AbortSignal.timeout(this.#opts.timeoutMs);
+        const res = await this.#opts.fetch(url, { method, headers, body, signal });
         status = res.status;
         payload = await res.json().catch(() => undefined);
         const retryAfter = Number(res.headers.get('retry-after'));
@@ -137,7 +185,7 @@ export class CowrieClient {
         transportError = err as Error;
       }
       const canRetry =
-        attempt <= maxRetries && (transportError !== undefined || retryable(method, status, payload)) && (retryAfterMs ?? 0) <= this.opts.maxRetryAfterMs;
+        attempt <= maxRetries && (transportError !== undefined || retryable(method, status, payload)) && (retryAfterMs ?? 0) <= this.#opts.maxRetryAfterMs;
       if (!canRetry) {
         if (transportError) throw new CowrieApiError(0, 'network_error', transportError.message, undefined, undefined, attempt);
         const err = (payload as { error?: { code?: string; message?: string; details?: Record<string, unknown> }; request_id?: string }) ?? {};
@@ -150,7 +198,7 @@ export class CowrieClient {
           attempt,
         );
       }
-      const backoff = this.opts.retryDelayMs * 2 ** (attempt - 1);
+      const backoff = this.#opts.retryDelayMs * 2 ** (attempt - 1);
       await sleep(Math.max(retryAfterMs ?? 0, backoff / 2 + Math.random() * (backoff / 2)), options.signal);
     }
   }
@@ -199,22 +247,17 @@ export class CowrieClient {
   };
 
   /**
-   * Payouts also send the call's Idempotency-Key as the body's ledger-level
-   * `idempotency_key` (unless given), so even a retry after an unknown outcome
-   * finds the first transaction instead of paying twice.
+   * A payout's Idempotency-Key answers the retries of one call (and, after a
+   * definite failure, lets a retry run a new attempt). The body's
+   * `idempotency_key` is the ledger's own key, which answers its payout forever
+   * whatever its status: it is sent only when the caller puts it in the body.
    */
   readonly transfers = {
-    create: (body: RequestBody<'createTransfer'>, o: CallOptions = {}) => {
-      const key = body.idempotency_key ?? o.idempotencyKey ?? randomUUID();
-      return this.data('createTransfer', { body: { ...body, idempotency_key: key } }, { ...o, idempotencyKey: o.idempotencyKey ?? key });
-    },
+    create: (body: RequestBody<'createTransfer'>, o?: CallOptions) => this.data('createTransfer', { body }, o),
   };
 
   readonly withdrawals = {
-    create: (body: RequestBody<'createWithdrawal'>, o: CallOptions = {}) => {
-      const key = body.idempotency_key ?? o.idempotencyKey ?? randomUUID();
-      return this.data('createWithdrawal', { body: { ...body, idempotency_key: key } }, { ...o, idempotencyKey: o.idempotencyKey ?? key });
-    },
+    create: (body: RequestBody<'createWithdrawal'>, o?: CallOptions) => this.data('createWithdrawal', { body }, o),
   };
 
   readonly banks = {

@@ -1,12 +1,13 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { webhooks } from './generated/openapi';
 import {
-  DEFAULT_SIGNATURE_TOLERANCE_SECONDS,
   SIGNATURE_HEADER,
   STANDARD_WEBHOOKS_HEADERS,
   STANDARD_WEBHOOKS_SECRET_PREFIX,
   computeStandardWebhooksSignature,
   parseWebhookSignatureHeader,
+  signatureNowMs,
+  signatureToleranceSeconds,
   verifyWebhookSignature,
 } from '@cowrie/webhooks/src/signature';
 
@@ -50,9 +51,9 @@ export class CowrieWebhookError extends Error {
 export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>;
 
 export interface ConstructEventOptions {
-  /** Largest accepted distance between the signature's time and now, in seconds. Default 300 (5 minutes). */
+  /** Largest accepted distance between the signature's time and now, in seconds: a finite number, 0 or more (anything else throws a RangeError). Default 300 (5 minutes). */
   toleranceSeconds?: number;
-  /** The current time (a Date or milliseconds since the epoch). Default: now. */
+  /** The current time (a Date or milliseconds since the epoch; an invalid one throws a RangeError). Default: now. */
   now?: Date | number;
 }
 
@@ -65,11 +66,20 @@ function headerOf(headers: WebhookHeaders, name: string): string | undefined {
   return undefined;
 }
 
-/** The endpoint's 64-hex secret, given as itself or as its `whsec_` form (the same key). */
-function hexSecretOf(secret: string): string {
-  return secret.startsWith(STANDARD_WEBHOOKS_SECRET_PREFIX)
+/** What Cowrie issues as an endpoint secret: 32 random bytes as 64 lower-case hex characters. */
+const ISSUED_SECRET = /^[0-9a-f]{64}$/;
+
+/**
+ * The endpoint's 64-hex secret, given as itself or as its `whsec_` form (the
+ * same key); undefined for anything else. An empty secret ('' or a bare
+ * `whsec_`) would key the HMAC with no bytes at all, which anyone can sign with.
+ */
+function hexSecretOf(secret: unknown): string | undefined {
+  if (typeof secret !== 'string') return undefined;
+  const key = secret.startsWith(STANDARD_WEBHOOKS_SECRET_PREFIX)
     ? Buffer.from(secret.slice(STANDARD_WEBHOOKS_SECRET_PREFIX.length), 'base64').toString('utf8')
     : secret;
+  return ISSUED_SECRET.test(key) ? key : undefined;
 }
 
 const textOf = (rawBody: string | Uint8Array) =>
@@ -98,12 +108,21 @@ function standardSignatureMatches(secret: string, id: string, timestamp: number,
  * `secret` or its `standard_webhooks_secret` (`whsec_…`): the same key.
  * Throws a CowrieWebhookError (its `reason` says why) for a delivery that is
  * not signed with that secret, whose time is more than `toleranceSeconds`
- * (default 300) from now, or whose body is not an event.
+ * (default 300) from now, or whose body is not an event; and, as
+ * `invalid_signature`, for any `secret` that is not one of those two forms
+ * (an empty one, say), which nothing verifies against. Throws a RangeError
+ * for a `toleranceSeconds` that is not a finite number, 0 or more, or a `now`
+ * that is no time (NaN from an unset variable, say).
  */
 export function constructEvent(rawBody: string | Uint8Array, headers: WebhookHeaders, secret: string, options: ConstructEventOptions = {}): WebhookEvent {
+  // A tolerance or clock of NaN would switch the replay window off: refused before anything else.
+  const tolerance = signatureToleranceSeconds(options.toleranceSeconds);
+  const nowSeconds = Math.floor(signatureNowMs(options.now) / 1000);
   const key = hexSecretOf(secret);
-  const nowSeconds = Math.floor((options.now === undefined ? Date.now() : typeof options.now === 'number' ? options.now : options.now.getTime()) / 1000);
-  const tolerance = options.toleranceSeconds ?? DEFAULT_SIGNATURE_TOLERANCE_SECONDS;
+  // Said without the secret: an error message may end up in a log.
+  if (key === undefined) {
+    throw new CowrieWebhookError('invalid_signature', "the secret is not an endpoint's: its 64 hex characters, or their whsec_ form, are needed");
+  }
   const cowrie = headerOf(headers, SIGNATURE_HEADER);
   const standard = {
     id: headerOf(headers, STANDARD_WEBHOOKS_HEADERS.id),

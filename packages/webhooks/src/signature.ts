@@ -53,6 +53,27 @@ export function parseWebhookSignatureHeader(header: string): ParsedSignatureHead
   return timestamp === null || signatures.length === 0 ? null : { timestamp, signatures };
 }
 
+/**
+ * The replay window to check with: the default when none is given. One that
+ * is not a finite number of seconds, 0 or more, throws a RangeError: NaN (the
+ * number of an environment variable that is not set, say) would switch the
+ * check off, as `age > NaN` is never true.
+ */
+export function signatureToleranceSeconds(toleranceSeconds: number | undefined): number {
+  if (toleranceSeconds === undefined) return DEFAULT_SIGNATURE_TOLERANCE_SECONDS;
+  if (typeof toleranceSeconds !== 'number' || !Number.isFinite(toleranceSeconds) || toleranceSeconds < 0) {
+    throw new RangeError('toleranceSeconds must be a finite number of seconds, 0 or more');
+  }
+  return toleranceSeconds;
+}
+
+/** `now` (a Date or milliseconds since the epoch; default the current time) in milliseconds. One that is no time (NaN, an invalid Date) throws a RangeError, for the same reason. */
+export function signatureNowMs(now: Date | number | undefined): number {
+  const ms = now === undefined ? Date.now() : now instanceof Date ? now.getTime() : now;
+  if (typeof ms !== 'number' || !Number.isFinite(ms)) throw new RangeError('now must be a valid time');
+  return ms;
+}
+
 export interface VerifyWebhookSignatureOptions {
   /** The request body exactly as received (not re-serialised JSON). */
   rawBody: string | Uint8Array;
@@ -60,24 +81,25 @@ export interface VerifyWebhookSignatureOptions {
   header: string | string[] | null | undefined;
   /** The endpoint's 64-hex secret, shown once when the endpoint was created. */
   secret: string;
-  /** Largest accepted distance between `t` and now, in seconds. Default 300 (5 minutes). */
+  /** Largest accepted distance between `t` and now, in seconds: a finite number, 0 or more (anything else throws a RangeError). Default 300 (5 minutes). */
   toleranceSeconds?: number;
-  /** The current time (a Date or milliseconds since the epoch). Default: now. */
+  /** The current time (a Date or milliseconds since the epoch; an invalid one throws a RangeError). Default: now. */
   now?: Date | number;
 }
 
 /**
  * For receivers: true when the header carries a v1 digest of `<t>.<rawBody>`
  * under `secret` and `t` is within the tolerance of now. Digests are compared
- * in constant time.
+ * in constant time. Throws a RangeError, whatever the delivery, for a
+ * `toleranceSeconds` or `now` that is no number of seconds or no time (NaN).
  */
 export function verifyWebhookSignature(opts: VerifyWebhookSignatureOptions): boolean {
+  const tolerance = signatureToleranceSeconds(opts.toleranceSeconds);
+  const nowMs = signatureNowMs(opts.now);
   const header = Array.isArray(opts.header) ? opts.header[0] : opts.header;
   if (typeof header !== 'string' || !opts.secret) return false;
   const parsed = parseWebhookSignatureHeader(header);
   if (!parsed) return false;
-  const nowMs = opts.now === undefined ? Date.now() : typeof opts.now === 'number' ? opts.now : opts.now.getTime();
-  const tolerance = opts.toleranceSeconds ?? DEFAULT_SIGNATURE_TOLERANCE_SECONDS;
   if (Math.abs(Math.floor(nowMs / 1000) - parsed.timestamp) > tolerance) return false;
   const expected = Buffer.from(computeWebhookSignature(opts.secret, parsed.timestamp, opts.rawBody), 'hex');
   let match = false;

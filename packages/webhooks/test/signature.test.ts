@@ -53,6 +53,24 @@ test('timestamps outside the 5-minute tolerance are refused, both ways', () => {
   expect(verifyWebhookSignature({ rawBody, header, secret, now: now + 3_600_000, toleranceSeconds: 7200 })).toBe(true);
 });
 
+// The number of an unset environment variable is NaN, and `age > NaN` is never true: such a
+// tolerance (or clock) would switch the replay window off, so it throws.
+test('a tolerance that is not a finite number of seconds, 0 or more, or a time that is not one, throws instead of switching the window off', () => {
+  const stale = webhookSignatureHeader(secret, t - 86_400, rawBody);
+  for (const toleranceSeconds of [Number.NaN, Number(undefined), Infinity, -1, '300' as unknown as number]) {
+    expect(() => verifyWebhookSignature({ rawBody, header: stale, secret, now, toleranceSeconds })).toThrow(
+      new RangeError('toleranceSeconds must be a finite number of seconds, 0 or more'),
+    );
+    // Even for a delivery that carries no signature at all: the setting is wrong whatever arrives.
+    expect(() => verifyWebhookSignature({ rawBody, header: undefined, secret, now, toleranceSeconds })).toThrow(RangeError);
+  }
+  for (const bad of [Number.NaN, new Date(Number.NaN), Infinity]) {
+    expect(() => verifyWebhookSignature({ rawBody, header: stale, secret, now: bad })).toThrow(new RangeError('now must be a valid time'));
+  }
+  expect(verifyWebhookSignature({ rawBody, header: webhookSignatureHeader(secret, t, rawBody), secret, now, toleranceSeconds: 0 })).toBe(true);
+  expect(verifyWebhookSignature({ rawBody, header: stale, secret, now, toleranceSeconds: 0 })).toBe(false);
+});
+
 test('the tolerance defaults to the real clock', () => {
   const fresh = Math.floor(Date.now() / 1000);
   expect(verifyWebhookSignature({ rawBody, header: webhookSignatureHeader(secret, fresh, rawBody), secret })).toBe(true);

@@ -126,12 +126,17 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   403: 'insufficient_scope: the API key lacks the required scope; on a dashboard route, the user must first change their one-time password (details.reason password_change_required) or, as an owner or admin under REQUIRE_MFA_FOR_ADMINS, turn on a second factor (details.reason mfa_enrolment_required), or lacks the role',
   404: 'not_found',
   409: 'idempotency_conflict: the Idempotency-Key was reused with a different request, or is still in progress',
+  413: 'invalid_request: the request body is larger than the limit (BODY_LIMIT, 100 KB by default); details.limit_bytes says how many bytes',
+  415: 'invalid_request: the request body is not UTF-8 JSON (a charset other than UTF-8, or a Content-Encoding the API does not read)',
   429: 'rate_limited: request budget (per API key on /v1, per session on dashboard routes) or another limit exceeded (details.retry_after_seconds)',
   501: 'coming_soon',
   502: 'provider_error: rail failure',
   503: 'provider_error: rail not configured or unavailable',
   504: 'provider_error: rail timeout',
 };
+
+/** The methods whose requests carry a body, which the gateway reads as JSON. */
+const BODY_METHODS: ReadonlySet<string> = new Set(['post', 'put', 'patch']);
 
 /** What each section of the reference holds; every tag a route or event uses needs one. */
 const TAG_DESCRIPTIONS: Record<string, string> = {
@@ -285,19 +290,27 @@ function responsesOf(route: RegisteredRoute, schemas: DocumentSchemas): Record<s
   // Any session route refuses a user who must first change a one-time password, or turn on a second factor, unless it answers them.
   if (route.auth.kind === 'session' && (!route.auth.beforePasswordChange || !route.auth.beforeMfaEnrolment || route.auth.stepUp)) errors.add(403);
   if (route.request?.body || route.request?.query || route.request?.params) errors.add(400);
+  // Every route that takes a body reads it as JSON before its handler, whatever its schema: a broken body is
+  // 400, one past BODY_LIMIT 413, one in another charset or encoding 415.
+  const readsBody = BODY_METHODS.has(route.method);
+  if (readsBody) for (const code of [400, 413, 415]) errors.add(code);
   if (v1 && route.method === 'post') errors.add(409);
   for (const code of [...errors].sort()) {
     const own = route.responses[code]?.description;
     const error = v1 ? ERROR_EXAMPLES[code] : undefined;
+    // A body the gateway cannot read is answered before the route's own layers (so without their Cache-Control)
+    // and, except on /v1 (which checks the key and its budget first), before the budget too.
+    const bodyUnread = code === 413 || code === 415;
+    const beforeBudget = code === 401 || (!v1 && bodyUnread);
     responses[String(code)] = {
       description: own ?? ERROR_DESCRIPTIONS[code] ?? 'Error',
       headers: {
         'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
         // The budget is counted once the credential is known: every answer after that carries it.
-        ...(budgeted && code !== 401 ? RATE_LIMIT_HEADERS : {}),
+        ...(budgeted && !beforeBudget ? RATE_LIMIT_HEADERS : {}),
         ...(code === 429 || code === 503 ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}),
         // A route whose answer holds a secret says no-store on every answer, before it knows which it gives.
-        ...(route.responseHoldsSecret ? { 'Cache-Control': { $ref: '#/components/headers/Cache-Control-No-Store' } } : {}),
+        ...(route.responseHoldsSecret && !bodyUnread ? { 'Cache-Control': { $ref: '#/components/headers/Cache-Control-No-Store' } } : {}),
       },
       content: {
         'application/json': { ...(error ? { example: { error, request_id: EXAMPLE_REQUEST_ID } } : {}), schema: schemas.of(ZErrorResponse, 'output') },

@@ -384,6 +384,8 @@ export const ERROR_EXAMPLES: Readonly<Record<number, { code: string; message: st
   403: { code: 'insufficient_scope', message: 'This API key lacks the payouts:write scope', details: { required_scope: 'payouts:write' } },
   404: { code: 'not_found', message: 'Not found' },
   409: { code: 'idempotency_conflict', message: 'This Idempotency-Key was reused with a different request body (or method or path)' },
+  413: { code: 'invalid_request', message: 'The request body is larger than 102400 bytes', details: { limit_bytes: 102400 } },
+  415: { code: 'invalid_request', message: 'The request body must be UTF-8 JSON' },
   429: { code: 'rate_limited', message: 'Rate limit exceeded', details: { limit: 120, retry_after_seconds: 17 } },
   501: { code: 'coming_soon', message: 'Cards are not available yet' },
   502: { code: 'provider_error', message: 'The payout rail failed' },

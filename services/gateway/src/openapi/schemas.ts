@@ -107,6 +107,7 @@ const ERROR_DETAILS = {
   invalid_request: details('InvalidRequestDetails', '`details` of invalid_request', {
     field: z.string().optional().meta({ description: 'The request field at fault' }),
     reference: z.string().optional().meta({ description: 'A verification whose code could not be delivered: its reference, to read the failed row' }),
+    limit_bytes: z.number().int().optional().meta({ description: 'A body over the limit (413): the largest body the API reads, in bytes' }),
   }),
   insufficient_scope: details('InsufficientScopeDetails', '`details` of insufficient_scope', {
     required_scope: z.string().optional().meta({ description: 'The scope the API key lacks' }),

@@ -38,6 +38,9 @@ export const catalogApiSpecs = {
     summary: 'Cards (not available yet)',
     tag: 'Catalog',
     auth: { kind: 'api_key', scope: null },
-    responses: { 501: { description: 'coming_soon: cards are not available yet' } },
+    responses: {
+      400: { description: 'invalid_request: the body is not valid JSON, or the Idempotency-Key is longer than 254 characters (details.field Idempotency-Key)' },
+      501: { description: 'coming_soon: cards are not available yet' },
+    },
   },
 } satisfies Record<string, AnyRouteSpec>;
