@@ -5,12 +5,22 @@ import { spawn, spawnSync } from 'node:child_process';
 import readline from 'node:readline';
 import { ensureBuild, ensureInstall, root } from './lib/ensure-install.mjs';
 
-ensureInstall();
-ensureBuild();
-
 const env = { ...process.env };
 env.DATABASE_URL ||= 'postgresql://postgres@127.0.0.1:5432/cowrie';
 env.REDIS_URL ||= 'redis://127.0.0.1:6379';
+
+// Checked before installing and building: nothing could start. The value is not
+// printed (it may hold a password); the services check the rest of the configuration.
+let database;
+try {
+  database = new URL(env.DATABASE_URL);
+} catch {
+  console.error('cowrie: DATABASE_URL is not a URL: set it to the Postgres database, e.g. postgresql://postgres@127.0.0.1:5432/cowrie');
+  process.exit(1);
+}
+
+ensureInstall();
+ensureBuild();
 if (process.stdout.isTTY && !env.LOG_FORMAT) env.LOG_FORMAT = 'pretty';
 
 const migrate = spawnSync(process.execPath, ['--experimental-wasm-modules', '--no-warnings', 'packages/db/migrate/cli.mjs', 'apply'], {
@@ -19,7 +29,7 @@ const migrate = spawnSync(process.execPath, ['--experimental-wasm-modules', '--n
   stdio: 'inherit',
 });
 if (migrate.status !== 0) {
-  console.error(`cowrie: migrating ${new URL(env.DATABASE_URL).pathname.slice(1)} failed; is Postgres running at ${new URL(env.DATABASE_URL).host}?`);
+  console.error(`cowrie: migrating ${database.pathname.slice(1)} failed; is Postgres running at ${database.host}?`);
   process.exit(1);
 }
 

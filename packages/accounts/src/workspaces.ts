@@ -1,4 +1,4 @@
-import type { Mode } from '@cowrie/core';
+import { AppError, type Mode } from '@cowrie/core';
 import { WALLET_CATALOG } from '@cowrie/catalog';
 import {
   defineStatement,
@@ -28,8 +28,8 @@ const workspaceColumns = modelColumns<Workspace>()('Workspace', { id: sqlColumn.
  */
 export async function createWorkspace(db: DbOrTx | SqlQueryable, { name }: { name: string }) {
   const trimmed = name.trim();
-  if (!trimmed) throw new Error('a workspace needs a name');
-  if (trimmed.length > 200) throw new Error('a workspace name is at most 200 characters');
+  if (!trimmed) throw new AppError('invalid_request', 'a workspace needs a name');
+  if (trimmed.length > 200) throw new AppError('invalid_request', 'a workspace name is at most 200 characters');
   const currencies = WALLET_CATALOG.map((c) => c.currency);
   const { rows } = await CREATE_WORKSPACE.run(isPrisma(db) ? prismaQueryable(db) : db, { name: trimmed, currencies, now: new Date() });
   const workspace = rows[0]!;
@@ -87,7 +87,9 @@ export async function workspaceForMode(db: DbOrTx, workspaceId: number, mode: Mo
   });
   if (!live) throw new Error(`workspace ${workspaceId} does not exist`);
   if (live.mode !== 'live')
-    throw new Error(`workspace ${workspaceId} is the test side of workspace ${live.liveWorkspaceId}; name workspace ${live.liveWorkspaceId} with mode test`);
+    throw new Error(
+      `workspace ${workspaceId} is the test side of workspace ${live.liveWorkspaceId}: name the business by its live workspace (--workspace ${live.liveWorkspaceId}${mode === 'test' ? ' --mode test' : ''})`,
+    );
   if (mode === 'live') return live.id;
   if (!live.testWorkspace) throw new Error(`workspace ${workspaceId} has no test side`);
   return live.testWorkspace.id;

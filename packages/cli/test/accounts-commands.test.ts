@@ -1,5 +1,6 @@
 // Risk: the operator CLI printing something other than one JSON object, exiting
 // 0 on a mistake, or showing a key more than once.
+import { Readable } from 'node:stream';
 import { type TestEnv } from '@cowrie/testing';
 import { createTestEnv } from '@cowrie/ledger/testing';
 import { authenticateApiKey } from '@cowrie/accounts';
@@ -22,6 +23,24 @@ test('workspace create prints {id, name} and makes a wallet per catalog currency
   expect(ws).toMatchObject({ id: expect.any(Number), name: 'Acme Ltd' });
   const wallets = await env.db.wallet.findMany({ where: { workspaceId: ws.id } });
   expect(wallets.map((w) => w.currency).sort()).toEqual(['EUR', 'GBP', 'JPY', 'NGN', 'USD', 'USDT']);
+});
+
+test('a workspace name over 200 characters is a usage mistake (exit 2), and nothing is created', async () => {
+  const before = await env.db.workspace.count();
+  const out = await cli('workspace', 'create', '--name', 'x'.repeat(201));
+  expect(out).toMatchObject({ code: 2, stdout: '' });
+  expect(out.stderr).toMatch(/at most 200 characters/);
+  expect(await env.db.workspace.count()).toBe(before);
+});
+
+test("user create on a workspace's test side says to name the live workspace, not a --mode it does not have", async () => {
+  const ws = JSON.parse((await cli('workspace', 'create', '--name', 'Sides')).stdout);
+  const argv = ['user', 'create', '--workspace', String(ws.test_workspace_id), '--email', 'sides@example.com', '--password-stdin'];
+  const out = await runCli(argv, cliEnv, { stdin: Readable.from([Buffer.from('a long passphrase for both sides\n')]) });
+  expect(out.code).not.toBe(0);
+  expect(out.stderr).toContain(`workspace ${ws.test_workspace_id} is the test side of workspace ${ws.id}`);
+  expect(out.stderr).toMatch(new RegExp(`--workspace ${ws.id}\\b`));
+  expect(out.stderr).not.toMatch(/with mode test/);
 });
 
 test('key create prints the key once with its scopes; key revoke revokes it', async () => {

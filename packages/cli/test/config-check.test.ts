@@ -29,6 +29,20 @@ test.each([
   expect(() => loadConfig({ ...NOTHING, ...env })).toThrow(message);
 });
 
+test.each([
+  ['CHANNELS_FILE', { CHANNELS_FILE: '/nonexistent' }],
+  ['CHANNELS_OVERRIDE', { CHANNELS_OVERRIDE: '{bad' }],
+  ['CHANNELS_OVERRIDE', { CHANNELS_OVERRIDE: '{"nope":{"status":"live"}}' }],
+  ['WEBHOOK_ALLOWED_CIDRS', { WEBHOOK_ALLOWED_CIDRS: 'notacidr' }],
+  ['WEBHOOK_ALLOWED_CIDRS', { WEBHOOK_ALLOWED_CIDRS: '10.0.0.0/99' }],
+  ['PAYOUT_ROUTING_RULES', { PAYOUT_RAILS: 'paystack,flutterwave', PAYOUT_ROUTING_RULES: '{bad' }],
+  ['REDIS_URL', { REDIS_URL: 'http://x:1' }],
+])('refuses a bad %s the services would refuse at start, exit 1, naming it', async (variable, env) => {
+  const out = await runCli(['config', 'check'], { ...NOTHING, ...env });
+  expect(out).toMatchObject({ code: 1, stdout: '' });
+  expect(out.stderr).toMatch(new RegExp(`^  ${variable}: `, 'm'));
+});
+
 test('passes what the services start with, touching nothing', async () => {
   const staging = { ...NOTHING, ...STRONG, NODE_ENV: 'production', ALLOW_SANDBOX_IN_PRODUCTION: 'true' };
   expect(await runCli(['config', 'check'], staging)).toEqual({ code: 0, stdout: '{"ok":true,"node_env":"production"}', stderr: '' });

@@ -75,3 +75,14 @@ test.each([
   expect(res.stderr).toMatch(message);
   expect(await env.db.payoutRoutingRule.count({ where: { name: 'x' } })).toBe(0);
 });
+
+test.each([
+  [['--name', 'x', '--rails', 'paystack', '--min-amount', '10', '--max-amount', '5'], /max_amount must be above min_amount/],
+  [['--name', 'x', '--rails', 'paystack', '--min-amount', '10', '--max-amount', '10'], /max_amount must be above min_amount/],
+  [['--name', 'x', '--rails', 'paystack', '--currency', 'ZZZ'], /currency ZZZ is not one Cowrie holds \(one of NGN, /],
+])('a rule that could never match is a usage mistake (exit 2), and nothing is saved (%p)', async (args, message) => {
+  const res = await cli('set', ...args);
+  expect(res.code).toBe(2);
+  expect(res.stderr).toMatch(message);
+  expect(await env.db.payoutRoutingRule.count({ where: { name: 'x' } })).toBe(0);
+});

@@ -1,6 +1,9 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { rememberPreviousSealingKeys } from './crypto';
+import { parseCidr } from './cidr';
+import { parseChannelOverride } from './channel-override';
+import { parseRoutingRulesJson } from './routing-rules';
 
 /** The payout rails a deployment can name in PAYOUT_RAIL / PAYOUT_RAILS. */
 export const PAYOUT_RAIL_IDS = ['sandbox', 'paystack', 'flutterwave'] as const;
@@ -113,6 +116,24 @@ function parseFeeSchedule(text: string, ctx: z.RefinementCtx): Record<string, Fe
   return Object.fromEntries(Object.entries(parsed.data).map(([currency, rule]) => [currency.toUpperCase(), rule]));
 }
 
+/** REDIS_URL as ioredis reads it: a redis:// or rediss:// URL, or a Unix socket's absolute path (ioredis takes `/path?db=2`). */
+function isRedisUrl(value: string): boolean {
+  if (value.startsWith('/') && !value.startsWith('//')) return true;
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'redis:' || url.protocol === 'rediss:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** CHANNELS_OVERRIDE or CHANNELS_FILE, checked as the gateway's channel catalog reads it (parseChannelOverride). */
+const channelOverrideIssues = (variable: 'CHANNELS_OVERRIDE' | 'CHANNELS_FILE') => (value: string | undefined, ctx: z.RefinementCtx) => {
+  if (value === undefined) return;
+  const result = parseChannelOverride(variable, value);
+  if ('problem' in result) ctx.addIssue({ code: 'custom', message: result.problem });
+};
+
 // The named ranges express's `trust proxy` (proxy-addr) knows besides addresses and CIDRs.
 const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 
@@ -175,8 +196,11 @@ const ZConfigFields = z
     DATABASE_URL: z.string().url().default('postgresql://postgres@127.0.0.1:5432/cowrie'),
     // connections per Postgres pool; every process has two (Prisma, and plain pg for the hot paths)
     DATABASE_POOL_SIZE: positiveInt(10),
-    // a single Redis node (redis:// or rediss://, with credentials if any); it must run with maxmemory-policy noeviction
-    REDIS_URL: z.string().min(1).default('redis://127.0.0.1:6379'),
+    // a single Redis node (redis:// or rediss://, with credentials if any, or the path of its Unix socket); it must run with maxmemory-policy noeviction
+    REDIS_URL: z
+      .string()
+      .refine(isRedisUrl, 'expected redis:// or rediss:// (host, port, credentials if any), or the absolute path of a Unix socket')
+      .default('redis://127.0.0.1:6379'),
     // host:port,host:port — when set, ioredis connects to a Redis Cluster instead of REDIS_URL
     REDIS_CLUSTER_NODES: csv,
     // host:port,host:port of Sentinels, with REDIS_SENTINEL_NAME the master's name
@@ -240,9 +264,9 @@ const ZConfigFields = z
     // how long a request waits for an in-flight request with the same Idempotency-Key
     IDEMPOTENCY_WAIT_MS: nonNegativeInt(5000),
     // JSON object keyed by channel id overriding the deposit channel catalog, e.g. {"open_banking":{"status":"live"}}
-    CHANNELS_OVERRIDE: z.string().optional(),
+    CHANNELS_OVERRIDE: z.string().optional().superRefine(channelOverrideIssues('CHANNELS_OVERRIDE')),
     // path of a JSON file with the same shape as CHANNELS_OVERRIDE
-    CHANNELS_FILE: z.string().optional(),
+    CHANNELS_FILE: z.string().optional().superRefine(channelOverrideIssues('CHANNELS_FILE')),
     // where open banking deposits redirect the payer; open banking needs it to be live
     OPEN_BANKING_REDIRECT_URL: z.string().url().optional(),
     // which collection rail opens one-off and reserved accounts: the offline sandbox or Paystack
@@ -293,7 +317,13 @@ const ZConfigFields = z
       }),
     // routing rules for payouts over several rails, JSON: [{"currency":"NGN","bank_codes":["058"],"min_amount":"0","max_amount":"50000",
     // "workspace_id":1,"rails":["flutterwave","paystack"],"name":"gtb-small"}]; the first rule that matches a payout orders its rails
-    PAYOUT_ROUTING_RULES: z.string().default('[]'),
+    PAYOUT_ROUTING_RULES: z
+      .string()
+      .default('[]')
+      .superRefine((json, ctx) => {
+        const result = parseRoutingRulesJson(json);
+        if ('problem' in result) ctx.addIssue({ code: 'custom', message: result.problem });
+      }),
     // how long a rail that failed on its own (down, refused credentials, its balance too low) is skipped, doubling while it keeps failing
     PAYOUT_RAIL_COOLDOWN_MS: positiveInt(30_000),
     // the longest that cool-down grows to
@@ -402,7 +432,15 @@ const ZConfigFields = z
     // how long the sandbox keeps the last messages of a destination in Redis
     VERIFY_SANDBOX_RETENTION_SECONDS: positiveInt(3600),
     // CIDRs outbound webhooks may reach although private or loopback (tests: 127.0.0.0/8)
-    WEBHOOK_ALLOWED_CIDRS: csv,
+    WEBHOOK_ALLOWED_CIDRS: csv.superRefine((entries, ctx) => {
+      for (const entry of entries) {
+        try {
+          parseCidr(entry);
+        } catch (err) {
+          ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        }
+      }
+    }),
     // per-attempt timeout of a webhook delivery
     WEBHOOK_TIMEOUT_MS: positiveInt(10_000),
     // dashboard routes: requests per session per 60 s window (shared by all gateway replicas)

@@ -40,8 +40,14 @@ function openWith(sealed: string, keyHex: string): string {
  * current key also opens what the previous one sealed, while encryptSecret
  * seals only with the current one. Keyed by the current key, so configurations
  * side by side in one process (tests) never lend each other keys.
+ *
+ * Kept on globalThis under a Symbol.for key, not in this module: the built CLI
+ * loads its commands' packages as separate bundles (scripts/build/bundle.mjs
+ * --lazy), each with its own copy of this module, and loadConfig (in one) must
+ * reach decryptSecret and sealedUnder in the others. Every copy finds the same map.
  */
-const previousKeys = new Map<string, readonly string[]>();
+const PREVIOUS_KEYS = Symbol.for('cowrie.crypto.previousSealingKeys');
+const previousKeys: Map<string, readonly string[]> = ((globalThis as { [PREVIOUS_KEYS]?: Map<string, readonly string[]> })[PREVIOUS_KEYS] ??= new Map());
 
 /** Records that `current` replaced `previous` (called by loadConfig for ENCRYPTION_KEY_PREVIOUS). */
 export function rememberPreviousSealingKeys(current: string, previous: readonly string[]): void {

@@ -14,3 +14,6 @@ export * from './page-cursor';
 export * from './csv';
 export * from './as-object';
 export * from './idempotency-retention';
+export * from './cidr';
+export * from './channel-override';
+export * from './routing-rules';

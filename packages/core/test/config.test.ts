@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { Writable } from 'node:stream';
 import { configDeprecations, loadConfig, paystackCollectionSettings, paystackPayoutSettings, warnConfigDeprecations } from '../src/config';
 import { createLogger } from '../src/logger';
@@ -373,6 +376,45 @@ describe('Paystack: one set of variables for both rails', () => {
       expect(parsed.level).toBe(40);
       expect(parsed.msg).toContain(`${parsed.variable} is deprecated`);
       for (const value of [env.PAYOUT_PAYSTACK_BASE_URL, env.PAYOUT_PAYSTACK_TIMEOUT_MS, env.COLLECTION_RAIL_TIMEOUT_MS]) expect(line).not.toContain(value);
+    }
+  });
+});
+
+describe('values read later (the channel override, the allowed CIDRs, the routing rules, Redis) are checked with the rest, naming the variable', () => {
+  test.each([
+    ['CHANNELS_FILE', { CHANNELS_FILE: '/nonexistent/channels.json' }, /CHANNELS_FILE: cannot be read \(ENOENT/],
+    ['CHANNELS_OVERRIDE', { CHANNELS_OVERRIDE: '{bad' }, /CHANNELS_OVERRIDE: is not JSON/],
+    ['CHANNELS_OVERRIDE', { CHANNELS_OVERRIDE: '{"nope":{"status":"live"}}' }, /CHANNELS_OVERRIDE: .*"nope" \(the channels are card, /],
+    ['CHANNELS_OVERRIDE', { CHANNELS_OVERRIDE: '{"card":{"status":"on"}}' }, /CHANNELS_OVERRIDE: card\.status/],
+    ['WEBHOOK_ALLOWED_CIDRS', { WEBHOOK_ALLOWED_CIDRS: 'notacidr' }, /WEBHOOK_ALLOWED_CIDRS: not a CIDR: "notacidr"/],
+    ['WEBHOOK_ALLOWED_CIDRS', { WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8,10.0.0.0/99' }, /WEBHOOK_ALLOWED_CIDRS: not a CIDR: "10.0.0.0\/99"/],
+    ['PAYOUT_ROUTING_RULES', { PAYOUT_RAILS: 'paystack,flutterwave', PAYOUT_ROUTING_RULES: '{bad' }, /PAYOUT_ROUTING_RULES: is not valid JSON/],
+    ['PAYOUT_ROUTING_RULES', { PAYOUT_ROUTING_RULES: '[{"currency":"NGN"}]' }, /PAYOUT_ROUTING_RULES: 0\.rails/],
+    ['REDIS_URL', { REDIS_URL: 'http://x:1' }, /REDIS_URL: expected redis:\/\/ or rediss:\/\//],
+    ['REDIS_URL', { REDIS_URL: 'localhost:6379' }, /REDIS_URL: expected redis:\/\/ or rediss:\/\//],
+  ])('a bad %s is refused by name', (_name, env, message) => {
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  test('good values pass: a channel file and override, CIDRs, routing rules, a Redis URL or socket path', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'cowrie-config-'));
+    try {
+      const file = path.join(dir, 'channels.json');
+      writeFileSync(file, '{"open_banking":{"status":"live"}}');
+      const c = loadConfig({
+        CHANNELS_FILE: file,
+        CHANNELS_OVERRIDE: '{"card":{"label":"Cards"}}',
+        WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8, ::1/128, 10.1.2.3',
+        PAYOUT_RAILS: 'paystack,flutterwave',
+        PAYOUT_ROUTING_RULES: '[{"name":"gtb","bank_codes":["058"],"rails":["flutterwave","paystack"]}]',
+        REDIS_URL: 'rediss://user:pw@redis.internal:6380/2',
+      });
+      expect(c.CHANNELS_FILE).toBe(file);
+      expect(c.WEBHOOK_ALLOWED_CIDRS).toEqual(['127.0.0.0/8', '::1/128', '10.1.2.3']);
+      // ioredis takes a Unix socket's path too.
+      expect(loadConfig({ REDIS_URL: '/var/run/redis/redis.sock' }).REDIS_URL).toBe('/var/run/redis/redis.sock');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -1,5 +1,5 @@
-import { z } from 'zod';
-import { AppError, Decimal, PAYOUT_RAIL_IDS } from '@cowrie/core';
+import { currencyStatus, WALLET_CATALOG } from '@cowrie/catalog';
+import { AppError, Decimal, PAYOUT_RAIL_IDS, parseRoutingRulesJson, ZNamedRoutingRule, type WrittenRoutingRule } from '@cowrie/core';
 import { columnList, defineStatement, modelColumns, sqlColumn, type PayoutRoutingRule, type PrismaClient, type SqlQueryable } from '@cowrie/db';
 
 /**
@@ -24,49 +24,15 @@ export interface PayoutRoute {
   rule: string | null;
 }
 
-const ZAmount = z.union([z.string(), z.number()]).transform((v, ctx) => {
-  try {
-    const d = new Decimal(String(v));
-    if (d.isFinite() && d.gte(0)) return d;
-  } catch {
-    // reported below
-  }
-  ctx.addIssue({ code: 'custom', message: 'must be a non-negative amount' });
-  return z.NEVER;
-});
-
-/** A rule as PAYOUT_ROUTING_RULES (JSON) and the operator's table write it. */
-export const ZRoutingRule = z
-  .object({
-    name: z.string().min(1).max(100).optional(),
-    currency: z
-      .string()
-      .regex(/^[A-Za-z]{3}$/)
-      .transform((c) => c.toUpperCase())
-      .optional(),
-    bank_codes: z.array(z.string().min(1).max(20)).min(1).optional(),
-    min_amount: ZAmount.optional(),
-    max_amount: ZAmount.optional(),
-    workspace_id: z.number().int().positive().optional(),
-    rails: z.array(z.string().min(1)).min(1),
-  })
-  .strict();
-
-/** PAYOUT_ROUTING_RULES: a JSON array of rules, tried in order (unnamed ones are named by position). A broken one stops the process at start. */
+/** PAYOUT_ROUTING_RULES: a JSON array of rules, tried in order (unnamed ones are named by position). loadConfig refuses a broken one by name; this throws on one. */
 export function parseRoutingRules(json: string): RoutingRule[] {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(json);
-  } catch {
-    throw new Error('PAYOUT_ROUTING_RULES is not valid JSON');
-  }
-  const result = z.array(ZRoutingRule).safeParse(parsed);
-  if (!result.success) throw new Error(`PAYOUT_ROUTING_RULES: ${result.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`);
-  return result.data.map((r, i) => toRoutingRule(r.name ?? `rule-${i + 1}`, r));
+  const result = parseRoutingRulesJson(json);
+  if ('problem' in result) throw new Error(`PAYOUT_ROUTING_RULES: ${result.problem}`);
+  return result.rules.map((r, i) => toRoutingRule(r.name ?? `rule-${i + 1}`, r));
 }
 
 /** A rule as written (snake_case, as in PAYOUT_ROUTING_RULES and the CLI) as the router reads it. */
-function toRoutingRule(name: string, r: z.output<typeof ZRoutingRule>): RoutingRule {
+function toRoutingRule(name: string, r: WrittenRoutingRule): RoutingRule {
   return {
     name,
     currency: r.currency,
@@ -160,11 +126,14 @@ export function renderRoutingRule(rule: RoutingRule, position?: number) {
  * decided per payout (a rule left with none is passed over).
  */
 export async function saveRoutingRule(db: PrismaClient, input: unknown, position?: number) {
-  const parsed = ZRoutingRule.extend({ name: z.string().min(1).max(100) }).safeParse(input);
+  const parsed = ZNamedRoutingRule.safeParse(input);
   if (!parsed.success) throw new AppError('invalid_request', parsed.error.issues.map((i) => `${i.path.join('.') || 'rule'} ${i.message}`).join('; '));
   const r = parsed.data;
   const unknown = r.rails.filter((rail) => !(PAYOUT_RAIL_IDS as readonly string[]).includes(rail));
   if (unknown.length) throw new AppError('invalid_request', `rails names an unknown rail: ${unknown.join(', ')}`);
+  // A payout is in a wallet's currency: a rule for another could never match.
+  if (r.currency && currencyStatus(r.currency) === undefined)
+    throw new AppError('invalid_request', `currency ${r.currency} is not one Cowrie holds (one of ${WALLET_CATALOG.map((c) => c.currency).join(', ')})`);
   const last = await db.payoutRoutingRule.aggregate({ _max: { position: true } });
   const data = {
     position: position ?? (last._max.position ?? 0) + 1,

@@ -1,7 +1,8 @@
 // Risk: a webhook URL turns the sender into a proxy to internal services or the
 // cloud metadata endpoint (SSRF), through an IP literal, an IPv6 spelling or a
 // host name that resolves inward.
-import { AddressRefusedError, createAddressPolicy, parseCidr } from '../src/address-policy';
+import { parseCidr } from '@cowrie/core';
+import { AddressRefusedError, createAddressPolicy } from '../src/address-policy';
 import { createGuardedLookup, resolveAllowedAddresses, type Resolver } from '../src/guarded-lookup';
 import { assertWebhookUrlAllowed } from '../src/endpoints';
 

@@ -13,7 +13,14 @@ export const accountCommands: CliCommand[] = [
       const { createWorkspace } = await import('../load/accounts');
       const { operatorAuditContext, recordAuditEvent } = await import('../load/audit');
       const sql = await ctx.sql();
-      const workspace = await createWorkspace(sql, { name: args.name! });
+      let workspace: Awaited<ReturnType<typeof createWorkspace>>;
+      try {
+        workspace = await createWorkspace(sql, { name: args.name! });
+      } catch (err) {
+        // An empty or too long name is the operator's mistake in the command line.
+        if ((err as { code?: string }).code === 'invalid_request') throw new UsageError((err as Error).message);
+        throw err;
+      }
       await recordAuditEvent(sql, operatorAuditContext(workspace.id), {
         action: 'workspace.created',
         objectId: workspace.id,
