@@ -4,7 +4,7 @@
 // original. Runs the runbook's commands (pg_dump, createdb, pg_restore, the
 // migration step, `cowrie ledger audit`) against a real database with money
 // in it.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,6 +16,7 @@ const ROOT = path.join(__dirname, '../../..');
 let env: TestEnv;
 let restoredName: string;
 let restoredUrl: string;
+let freshName: string;
 
 const run = (command: string, args: string[], extraEnv: Record<string, string> = {}) =>
   spawnSync(command, args, { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...extraEnv } });
@@ -27,11 +28,13 @@ beforeAll(async () => {
   const url = new URL(env.config.DATABASE_URL);
   url.pathname = `/${restoredName}`;
   restoredUrl = url.toString();
+  freshName = `cowrie_t_${process.pid}_fresh_${env.id}`;
 });
 
 afterAll(async () => {
   // Any connection but one to the database itself may drop it.
   await env.db.$executeRawUnsafe(`DROP DATABASE IF EXISTS "${restoredName}"`);
+  await env.db.$executeRawUnsafe(`DROP DATABASE IF EXISTS "${freshName}" WITH (FORCE)`);
   await env.cleanup();
 });
 
@@ -84,4 +87,24 @@ test('a dump restores into a new database that migrates, audits clean and holds 
   ]) {
     expect(runbook).toContain(command);
   }
+});
+
+test('migration runs started together on a database that does not exist yet all succeed: one creates it and migrates, the others find it', async () => {
+  const url = new URL(env.config.DATABASE_URL);
+  url.pathname = `/${freshName}`;
+  const migrate = () =>
+    new Promise<{ status: number | null; out: string }>((resolve) => {
+      const child = spawn(process.execPath, ['--experimental-wasm-modules', '--no-warnings', 'packages/db/migrate/cli.mjs', 'apply'], {
+        cwd: ROOT,
+        env: { ...process.env, DATABASE_URL: url.toString() },
+      });
+      let out = '';
+      child.stdout.on('data', (d) => (out += d));
+      child.stderr.on('data', (d) => (out += d));
+      child.on('close', (status) => resolve({ status, out }));
+    });
+  const runs = await Promise.all([migrate(), migrate(), migrate(), migrate()]);
+  expect(runs.map((r) => [r.status, r.out.includes('migration failed')])).toEqual(runs.map(() => [0, false]));
+  const again = await migrate();
+  expect(again).toEqual({ status: 0, out: 'database is up to date\n' });
 });

@@ -34,7 +34,9 @@ export async function ensureDatabase(url) {
     const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
     if (found.rowCount === 0) {
       await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`).catch((err) => {
-        if (err.code !== '42P04') throw err; // created by a concurrent starter
+        // Created by a concurrent starter: 42P04 (duplicate_database) once it committed, 23505
+        // (pg_database's unique index) while two CREATE DATABASE of one name race.
+        if (err.code !== '42P04' && err.code !== '23505') throw err;
       });
       return true;
     }
