@@ -218,6 +218,40 @@ test(
 );
 
 test(
+  'API keys: the old key of a roll with a grace period is revoked early from its row, and its next request is 401 while the new key works',
+  async () => {
+    await page.getByLabel('Name').fill('Leaked server');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const shown = page.getByRole('region', { name: 'New API key “Leaked server”' });
+    const leaked = await shown.getByRole('textbox').inputValue();
+    await shown.getByRole('button', { name: 'I have stored it' }).click();
+
+    const rows = page.getByRole('row').filter({ hasText: 'Leaked server' });
+    await rows.getByLabel('Grace period for rolling Leaked server').selectOption({ label: 'old key works 1 h more' });
+    await rows.getByRole('button', { name: 'Roll Leaked server' }).click();
+    const rolled = page.getByRole('region', { name: 'New API key for “Leaked server”' });
+    await expectText(rolled, 'keeps working until');
+    const newKey = await rolled.getByRole('textbox').inputValue();
+    await rolled.getByRole('button', { name: 'I have stored it' }).click();
+    expect((await call(gw.url, 'GET', '/v1/balances', { token: leaked })).status).toBe(200);
+
+    // The expiring row offers Revoke (not Roll: its successor is the key to roll).
+    const expiring = rows.filter({ hasText: 'expiring' });
+    await expectText(expiring, 'until');
+    await expectCount(expiring.getByRole('button', { name: /^Roll/ }), 0);
+    await expiring.getByRole('button', { name: 'Revoke' }).click();
+    await screenshotBothWidths(page, 'api-keys-revoke-expiring');
+    await expiring.getByRole('button', { name: 'Revoke Leaked server now' }).click();
+    await expiring.waitFor({ state: 'detached' });
+    await expectCount(rows.filter({ hasText: 'revoked' }), 1);
+    await expectCount(rows.filter({ hasText: 'active' }), 1);
+    expect((await call(gw.url, 'GET', '/v1/balances', { token: leaked })).status).toBe(401);
+    expect((await call(gw.url, 'GET', '/v1/balances', { token: newKey })).status).toBe(200);
+  },
+  FLOW_TIMEOUT_MS,
+);
+
+test(
   'the live/test switch shows the test side: no test keys yet, a test banner',
   async () => {
     await page.getByRole('switch', { name: 'Test data' }).check();

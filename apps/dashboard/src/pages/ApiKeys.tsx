@@ -106,26 +106,27 @@ function KeyRow({ apiKey, onRolled }: { apiKey: ApiKey; onRolled: (key: Schemas[
       <td data-label="Actions">
         <div className="actions">
           {apiKey.status === 'active' && (
-            <>
-              <span className="inline-field">
-                <GraceSelect id={`grace-${apiKey.id}`} label={`Grace period for rolling ${label}`} choices={GRACE_CHOICES} value={grace} onChange={setGrace} />
-                <Button
-                  aria-label={`Roll ${label}`}
-                  busy={roll.isPending}
-                  busyLabel="Rolling…"
-                  onClick={() => roll.mutate(newIdempotencyKey(), { onSuccess: onRolled })}
-                >
-                  Roll
-                </Button>
-              </span>
-              <ConfirmButton
-                label={`Revoke`}
-                confirmLabel={`Revoke ${label} now`}
-                busy={revoke.isPending}
-                busyLabel="Revoking…"
-                onConfirm={() => revoke.mutate()}
-              />
-            </>
+            <span className="inline-field">
+              <GraceSelect id={`grace-${apiKey.id}`} label={`Grace period for rolling ${label}`} choices={GRACE_CHOICES} value={grace} onChange={setGrace} />
+              <Button
+                aria-label={`Roll ${label}`}
+                busy={roll.isPending}
+                busyLabel="Rolling…"
+                onClick={() => roll.mutate(newIdempotencyKey(), { onSuccess: onRolled })}
+              >
+                Roll
+              </Button>
+            </span>
+          )}
+          {/* An expiring key (the old one of a roll) can be stopped before its grace ends, as a leaked key must be; its successor is the one to roll. */}
+          {(apiKey.status === 'active' || apiKey.status === 'expiring') && (
+            <ConfirmButton
+              label={`Revoke`}
+              confirmLabel={`Revoke ${label} now`}
+              busy={revoke.isPending}
+              busyLabel="Revoking…"
+              onConfirm={() => revoke.mutate()}
+            />
           )}
         </div>
         <ErrorNote error={revoke.error ?? roll.error} />
