@@ -252,6 +252,25 @@ test(
 );
 
 test(
+  'a new live key shown once is dropped from the page when the switch turns to test data',
+  async () => {
+    await page.getByLabel('Name').fill('Left on screen');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const shown = page.getByRole('region', { name: 'New API key “Left on screen”' });
+    expect(await shown.getByRole('textbox').inputValue()).toMatch(/^ck_live_/);
+    await page.getByRole('switch', { name: 'Test data' }).check();
+    await page.getByText('New keys here are test keys (ck_test_…)').waitFor();
+    await shown.waitFor({ state: 'detached' });
+    expect(await page.locator('[data-secret]').count()).toBe(0);
+    await page.getByRole('switch', { name: 'Test data' }).uncheck();
+    await page.getByText('New keys here are live keys (ck_live_…)').waitFor();
+    await page.getByRole('row').filter({ hasText: 'Left on screen' }).waitFor();
+    expect(await page.locator('[data-secret]').count()).toBe(0);
+  },
+  FLOW_TIMEOUT_MS,
+);
+
+test(
   'the live/test switch shows the test side: no test keys yet, a test banner',
   async () => {
     await page.getByRole('switch', { name: 'Test data' }).check();

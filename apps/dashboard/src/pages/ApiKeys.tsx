@@ -139,6 +139,12 @@ export function ApiKeys() {
   const { mode } = useSession();
   const keys = useApiQuery('/api-keys');
   const [shown, setShown] = useState<{ title: string; key: string; note?: string } | null>(null);
+  // A key shown once belongs to the mode it was made in: switching to the other mode drops it (not shown again on switching back).
+  const [shownMode, setShownMode] = useState(mode);
+  if (shownMode !== mode) {
+    setShownMode(mode);
+    setShown(null);
+  }
   return (
     <>
       <PageHeader title="API keys">
