@@ -99,6 +99,10 @@ test(
     const log = page.getByRole('table', { name: 'Webhook deliveries' });
     const row = log.getByRole('row').filter({ hasText: 'ping' });
     await expectText(row, 'delivered');
+    // The Event filter offers each event once: ping is one of the API's event types.
+    const eventChoices = await page.getByLabel('Event', { exact: true }).locator('option').allInnerTexts();
+    expect(eventChoices).toContain('ping');
+    expect(eventChoices.length).toBe(new Set(eventChoices).size);
     await expectText(row, 'HTTP 200');
     await row.getByRole('button', { name: /^Details/ }).click();
     const detail = page.getByRole('region', { name: /^Delivery #/ });

@@ -147,7 +147,8 @@ export function DeliveryLog({ endpoints }: { endpoints: Schemas['WebhookEndpoint
           value={event}
           onChange={(v) => address.set({ event: v })}
           anyLabel="Any event"
-          choices={['ping', ...(types.data ?? []).map((t) => t.name)]}
+          // ping first (and while the API's list loads or if it fails); the list names it too, so it is left out there.
+          choices={['ping', ...(types.data ?? []).map((t) => t.name).filter((name) => name !== 'ping')]}
         />
         <FilterSelect
           id="log-outcome"
