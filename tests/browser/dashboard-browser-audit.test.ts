@@ -25,6 +25,24 @@ afterAll(() => stack?.close());
 
 const sessionToken = async (on: Page) => (await on.evaluate(() => (globalThis as any).sessionStorage.getItem('cowrie.dashboard.session') as string))!;
 
+/** A user the owner invites with `role`, onboarded through the API (their one-time password replaced by `password`), signed in on a page of their own. */
+async function signedInAs(email: string, role: 'admin' | 'member', password: string): Promise<{ page: Page; problems: string[] }> {
+  const invited = await call(gw.url, 'POST', '/users', { token: await sessionToken(page), body: { email, role } });
+  expect(invited.status).toBe(201);
+  rememberSecret(invited.body.data.one_time_password);
+  const first = await call(gw.url, 'POST', '/auth/login', { body: { email, password: invited.body.data.one_time_password } });
+  rememberSecret(password);
+  const changed = await call(gw.url, 'POST', '/auth/password', {
+    token: first.body.data.token,
+    body: { current_password: invited.body.data.one_time_password, new_password: password },
+  });
+  expect(changed.status).toBe(200);
+  const their = await newDashboardPage(stack.browser, gw.url);
+  const problems = watchPageProblems(their);
+  await signInThroughForm(their, { email, password });
+  return { page: their, problems };
+}
+
 test(
   'an owner reads the trail: every action with who and from where, filtered by action and who, test actions marked, and the filtered CSV',
   async () => {
@@ -86,20 +104,8 @@ test(
 test(
   'a member is not shown the way to the trail, and the page refuses them',
   async () => {
-    const token = await sessionToken(page);
-    const invited = await call(gw.url, 'POST', '/users', { token, body: { email: 'member@audited.test', role: 'member' } });
-    rememberSecret(invited.body.data.one_time_password);
     // Onboarded through the API (its one-time password replaced), then signed in through the form.
-    const first = await call(gw.url, 'POST', '/auth/login', { body: { email: 'member@audited.test', password: invited.body.data.one_time_password } });
-    rememberSecret('the member chose this one');
-    const changed = await call(gw.url, 'POST', '/auth/password', {
-      token: first.body.data.token,
-      body: { current_password: invited.body.data.one_time_password, new_password: 'the member chose this one' },
-    });
-    expect(changed.status).toBe(200);
-    const member = await newDashboardPage(stack.browser, gw.url);
-    const problems = watchPageProblems(member);
-    await signInThroughForm(member, { email: 'member@audited.test', password: 'the member chose this one' });
+    const { page: member, problems } = await signedInAs('member@audited.test', 'member', 'the member chose this one');
     await member.getByRole('link', { name: 'Team' }).waitFor();
     expect(await member.getByRole('link', { name: 'Audit' }).count()).toBe(0);
 
@@ -108,6 +114,96 @@ test(
     expect(await member.getByRole('table', { name: 'Audit trail' }).count()).toBe(0);
     expect(problems).toEqual([]);
     await member.context().close();
+  },
+  FLOW_TIMEOUT_MS,
+);
+
+/**
+ * The write controls each page offers, counted once the page knows the
+ * user's role: a member's pages say who may change things instead (the
+ * note), an admin's show the controls.
+ */
+async function writeControls(on: Page, role: 'admin' | 'member', hookUrl: string): Promise<Record<string, number>> {
+  const count = (name: string, locator: ReturnType<Page['locator']>) => locator.count().then((n) => [name, n] as const);
+  const ready = (note: string, control: ReturnType<Page['locator']>) => (role === 'member' ? on.getByText(note).waitFor() : control.first().waitFor());
+  const found: (readonly [string, number])[] = [];
+
+  await on.goto('/dashboard/payouts');
+  const beneficiaries = on.getByRole('table', { name: 'Beneficiaries' });
+  await beneficiaries.locator('tbody tr').filter({ hasText: '0123456789' }).waitFor();
+  await ready('Only owners and admins send payouts and add or remove beneficiaries.', on.getByRole('button', { name: 'Check the account' }));
+  if (role === 'member') await screenshotBothWidths(on, 'payouts-member');
+  found.push(
+    await count('Send a transfer', on.getByRole('form', { name: 'Send a transfer' })),
+    await count('Check the account', on.getByRole('button', { name: 'Check the account' })),
+    await count('Withdraw to a beneficiary', on.getByRole('form', { name: 'Withdraw to a beneficiary' })),
+    await count('Add a beneficiary', on.getByRole('button', { name: 'Add a beneficiary' })),
+    await count('Remove (beneficiary)', beneficiaries.getByRole('button', { name: 'Remove' })),
+  );
+
+  await on.goto('/dashboard/api-keys');
+  await on.locator('tbody tr').filter({ hasText: 'Reconciliation' }).waitFor();
+  await ready('Only owners and admins create, roll or revoke API keys.', on.getByRole('button', { name: 'Create key' }));
+  if (role === 'member') await screenshotBothWidths(on, 'api-keys-member');
+  found.push(
+    await count('Create key', on.getByRole('button', { name: 'Create key' })),
+    await count('Roll', on.getByRole('button', { name: /^Roll / })),
+    await count('Revoke', on.getByRole('button', { name: 'Revoke' })),
+  );
+
+  await on.goto('/dashboard/webhooks');
+  await on.getByRole('heading', { name: hookUrl }).waitFor();
+  await ready('Only owners and admins add, change, test or delete endpoints and resend deliveries.', on.getByRole('button', { name: 'Add an endpoint' }));
+  const log = on.getByRole('table', { name: 'Webhook deliveries' });
+  await log
+    .getByRole('button', { name: /^Details/ })
+    .first()
+    .click();
+  await on
+    .getByRole('region', { name: /^Delivery #/ })
+    .getByRole('heading', { name: 'Payload' })
+    .waitFor();
+  if (role === 'member') await screenshotBothWidths(on, 'webhooks-member');
+  for (const name of ['Add an endpoint', 'Send test ping', 'Edit', 'Recover since…', 'Roll secret', 'Delete', 'Resend'])
+    found.push(await count(name, on.getByRole('button', { name, exact: true })));
+
+  await on.goto('/dashboard/team');
+  const users = on.getByRole('table', { name: 'Users' });
+  await users.locator('tbody tr').filter({ hasText: '(you)' }).waitFor();
+  found.push(
+    await count('Invite a user', on.getByRole('button', { name: 'Invite a user' })),
+    await count('Remove (user)', users.getByRole('button', { name: 'Remove' })),
+  );
+  return Object.fromEntries(found);
+}
+
+test(
+  'a member is offered no change (payouts, beneficiaries, keys, endpoints, deliveries, invitations), each page saying who may; an admin is offered them',
+  async () => {
+    const token = await sessionToken(page);
+    // Something to change on each page: a beneficiary, a key, an endpoint with a delivery.
+    const saved = await call(gw.url, 'POST', '/beneficiaries', { token, body: { account_number: '0123456789', bank_code: '058', currency: 'NGN' } });
+    expect(saved.status).toBe(201);
+    const key = await call(gw.url, 'POST', '/api-keys', { token, body: { name: 'Reconciliation', scopes: ['read'] } });
+    expect(key.status).toBe(201);
+    rememberSecret(key.body.data.key);
+    const hookUrl = `${stack.receiver.url}/roles`;
+    const hook = await call(gw.url, 'POST', '/webhook-endpoints', { token, body: { url: hookUrl } });
+    expect(hook.status).toBe(201);
+    rememberSecret(hook.body.data.secret);
+    expect((await call(gw.url, 'POST', `/webhook-endpoints/${hook.body.data.id}/test`, { token })).status).toBe(200);
+
+    const member = await signedInAs('reads.only@audited.test', 'member', 'a member reads only');
+    const offered = await writeControls(member.page, 'member', hookUrl);
+    expect(Object.entries(offered).filter(([, n]) => n > 0)).toEqual([]);
+    expect(member.problems).toEqual([]);
+    await member.page.context().close();
+
+    const admin = await signedInAs('changes.things@audited.test', 'admin', 'an admin changes things');
+    const adminOffered = await writeControls(admin.page, 'admin', hookUrl);
+    expect(Object.entries(adminOffered).filter(([, n]) => n === 0)).toEqual([]);
+    expect(admin.problems).toEqual([]);
+    await admin.page.context().close();
   },
   FLOW_TIMEOUT_MS,
 );

@@ -242,6 +242,41 @@ test(
   FLOW_TIMEOUT_MS,
 );
 
+test(
+  'the Security page says two-step sign-in is on as soon as it is turned on: the recovery codes stay until stored, and the page opened again at once says on',
+  async () => {
+    const other = await createUserFor(gw.env.db, workspaceId, 'two.step.again@example.com');
+    const otherPage = await newDashboardPage(browser, gw.url);
+    const otherProblems = watchPageProblems(otherPage);
+    await signInThroughForm(otherPage, other);
+    await otherPage.getByRole('link', { name: 'Security' }).click();
+    // The page has read the status (off), which the dashboard keeps for 10 s.
+    await otherPage.getByRole('button', { name: 'Set up an authenticator app' }).click();
+    const otherSecret = (await otherPage.locator('.secret-key').innerText()).replace(/\s+/g, '');
+    rememberSecret(otherSecret);
+    await otherPage.getByLabel('The 6-digit code the app shows').fill(generateSync({ secret: otherSecret }));
+    const reread = otherPage.waitForResponse((res) => new URL(res.url()).pathname === '/auth/mfa' && res.request().method() === 'GET');
+    await otherPage.getByRole('button', { name: 'Turn on' }).click();
+    const codes = otherPage.getByRole('list', { name: 'Recovery codes' }).getByRole('listitem');
+    await expectCount(codes, 10);
+    (await codes.allInnerTexts()).forEach(rememberSecret);
+    // The status is read again once the code is confirmed, and the codes stay on screen after it.
+    expect(((await (await reread).json()) as { data: { totp_enabled: boolean } }).data.totp_enabled).toBe(true);
+    await expectCount(codes, 10);
+    // Within the 10 s, before "I have stored them": Home, then Security again.
+    await otherPage.getByRole('link', { name: 'Home' }).click();
+    await otherPage.getByRole('heading', { level: 1, name: 'Home' }).waitFor();
+    await otherPage.getByRole('link', { name: 'Security' }).click();
+    await otherPage.getByRole('status').filter({ hasText: 'Two-step sign-in is on. 10 recovery codes left.' }).waitFor();
+    await expectCount(otherPage.getByRole('button', { name: 'Set up an authenticator app' }), 0);
+    await otherPage.getByRole('heading', { name: 'Turn two-step sign-in off' }).waitFor();
+    await screenshotBothWidths(otherPage, 'mfa-on-at-once');
+    expect(otherProblems).toEqual([]);
+    await otherPage.context().close();
+  },
+  FLOW_TIMEOUT_MS,
+);
+
 test('the pages loaded nothing the Content-Security-Policy refused and threw no error', () => {
   expect(problems).toEqual([]);
 });

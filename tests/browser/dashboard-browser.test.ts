@@ -99,6 +99,10 @@ test(
     const log = page.getByRole('table', { name: 'Webhook deliveries' });
     const row = log.getByRole('row').filter({ hasText: 'ping' });
     await expectText(row, 'delivered');
+    // The Event filter offers each event once: ping is one of the API's event types.
+    const eventChoices = await page.getByLabel('Event', { exact: true }).locator('option').allInnerTexts();
+    expect(eventChoices).toContain('ping');
+    expect(eventChoices.length).toBe(new Set(eventChoices).size);
     await expectText(row, 'HTTP 200');
     await row.getByRole('button', { name: /^Details/ }).click();
     const detail = page.getByRole('region', { name: /^Delivery #/ });
@@ -213,6 +217,59 @@ test(
     await rows.filter({ hasText: 'active' }).waitFor({ state: 'detached' });
     await expectCount(rows.filter({ hasText: 'revoked' }), 2);
     expect((await call(gw.url, 'GET', '/v1/balances', { token: newKey })).status).toBe(401);
+  },
+  FLOW_TIMEOUT_MS,
+);
+
+test(
+  'API keys: the old key of a roll with a grace period is revoked early from its row, and its next request is 401 while the new key works',
+  async () => {
+    await page.getByLabel('Name').fill('Leaked server');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const shown = page.getByRole('region', { name: 'New API key “Leaked server”' });
+    const leaked = await shown.getByRole('textbox').inputValue();
+    await shown.getByRole('button', { name: 'I have stored it' }).click();
+
+    const rows = page.getByRole('row').filter({ hasText: 'Leaked server' });
+    await rows.getByLabel('Grace period for rolling Leaked server').selectOption({ label: 'old key works 1 h more' });
+    await rows.getByRole('button', { name: 'Roll Leaked server' }).click();
+    const rolled = page.getByRole('region', { name: 'New API key for “Leaked server”' });
+    await expectText(rolled, 'keeps working until');
+    const newKey = await rolled.getByRole('textbox').inputValue();
+    await rolled.getByRole('button', { name: 'I have stored it' }).click();
+    expect((await call(gw.url, 'GET', '/v1/balances', { token: leaked })).status).toBe(200);
+
+    // The expiring row offers Revoke (not Roll: its successor is the key to roll).
+    const expiring = rows.filter({ hasText: 'expiring' });
+    await expectText(expiring, 'until');
+    await expectCount(expiring.getByRole('button', { name: /^Roll/ }), 0);
+    await expiring.getByRole('button', { name: 'Revoke' }).click();
+    await screenshotBothWidths(page, 'api-keys-revoke-expiring');
+    await expiring.getByRole('button', { name: 'Revoke Leaked server now' }).click();
+    await expiring.waitFor({ state: 'detached' });
+    await expectCount(rows.filter({ hasText: 'revoked' }), 1);
+    await expectCount(rows.filter({ hasText: 'active' }), 1);
+    expect((await call(gw.url, 'GET', '/v1/balances', { token: leaked })).status).toBe(401);
+    expect((await call(gw.url, 'GET', '/v1/balances', { token: newKey })).status).toBe(200);
+  },
+  FLOW_TIMEOUT_MS,
+);
+
+test(
+  'a new live key shown once is dropped from the page when the switch turns to test data',
+  async () => {
+    await page.getByLabel('Name').fill('Left on screen');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const shown = page.getByRole('region', { name: 'New API key “Left on screen”' });
+    expect(await shown.getByRole('textbox').inputValue()).toMatch(/^ck_live_/);
+    await page.getByRole('switch', { name: 'Test data' }).check();
+    await page.getByText('New keys here are test keys (ck_test_…)').waitFor();
+    await shown.waitFor({ state: 'detached' });
+    expect(await page.locator('[data-secret]').count()).toBe(0);
+    await page.getByRole('switch', { name: 'Test data' }).uncheck();
+    await page.getByText('New keys here are live keys (ck_live_…)').waitFor();
+    await page.getByRole('row').filter({ hasText: 'Left on screen' }).waitFor();
+    expect(await page.locator('[data-secret]').count()).toBe(0);
   },
   FLOW_TIMEOUT_MS,
 );

@@ -96,3 +96,12 @@ export function useMyRole(): Schemas['TeamMember']['role'] | null {
   const me = users.data?.find((u) => !!email && u.email.toLowerCase() === email.toLowerCase());
   return me?.role ?? null;
 }
+
+/**
+ * Whether the signed-in user only reads: a member, whose every change the API
+ * refuses (403). The pages offer them no write form or button, saying who may
+ * instead. False while the role is not known (the API still refuses).
+ */
+export function useReadOnly(): boolean {
+  return useMyRole() === 'member';
+}

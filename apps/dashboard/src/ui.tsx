@@ -52,6 +52,11 @@ function Empty({ children }: { children: ReactNode }) {
   return <p className="note note-empty">{children}</p>;
 }
 
+/** Where a member (who reads only, useReadOnly) would find a write form: one line saying who may do it. */
+export function OwnersAndAdminsOnly({ children }: { children: ReactNode }) {
+  return <p className="note note-info">{children}</p>;
+}
+
 /** Copies `value` to the clipboard, or selects it for a manual copy where the browser refuses. */
 export function CopyButton({ value, label = 'Copy', fallbackSelect }: { value: string; label?: string; fallbackSelect?: () => void }) {
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');

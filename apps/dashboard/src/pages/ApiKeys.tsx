@@ -1,8 +1,8 @@
 import { useState, type FormEvent } from 'react';
 import { newIdempotencyKey, type Schemas } from '../api';
-import { useApiMutation, useApiQuery } from '../queries';
+import { useApiMutation, useApiQuery, useReadOnly } from '../queries';
 import { useSession } from '../session';
-import { Button, ConfirmButton, ErrorNote, GraceSelect, PageHeader, QueryResult, SecretOnce, Table, Time } from '../ui';
+import { Button, ConfirmButton, ErrorNote, GraceSelect, OwnersAndAdminsOnly, PageHeader, QueryResult, SecretOnce, Table, Time } from '../ui';
 
 type ApiKey = Schemas['ApiKey'];
 type Scope = ApiKey['scopes'][number];
@@ -65,7 +65,8 @@ function CreateKey({ onCreated }: { onCreated: (key: Schemas['CreatedApiKey']) =
   );
 }
 
-function KeyRow({ apiKey, onRolled }: { apiKey: ApiKey; onRolled: (key: Schemas['RolledApiKey']) => void }) {
+/** A key and, unless the user only reads, its actions. */
+function KeyRow({ apiKey, readOnly, onRolled }: { apiKey: ApiKey; readOnly: boolean; onRolled: (key: Schemas['RolledApiKey']) => void }) {
   const [grace, setGrace] = useState(3600);
   const revoke = useApiMutation('delete', '/api-keys/{id}', () => ({ params: { path: { id: String(apiKey.id) } } }), ['/api-keys']);
   const roll = useApiMutation(
@@ -103,10 +104,10 @@ function KeyRow({ apiKey, onRolled }: { apiKey: ApiKey; onRolled: (key: Schemas[
       <td data-label="Last used">
         <Time value={apiKey.last_used_at} />
       </td>
-      <td data-label="Actions">
-        <div className="actions">
-          {apiKey.status === 'active' && (
-            <>
+      {!readOnly && (
+        <td data-label="Actions">
+          <div className="actions">
+            {apiKey.status === 'active' && (
               <span className="inline-field">
                 <GraceSelect id={`grace-${apiKey.id}`} label={`Grace period for rolling ${label}`} choices={GRACE_CHOICES} value={grace} onChange={setGrace} />
                 <Button
@@ -118,6 +119,9 @@ function KeyRow({ apiKey, onRolled }: { apiKey: ApiKey; onRolled: (key: Schemas[
                   Roll
                 </Button>
               </span>
+            )}
+            {/* An expiring key (the old one of a roll) can be stopped before its grace ends, as a leaked key must be; its successor is the one to roll. */}
+            {(apiKey.status === 'active' || apiKey.status === 'expiring') && (
               <ConfirmButton
                 label={`Revoke`}
                 confirmLabel={`Revoke ${label} now`}
@@ -125,11 +129,11 @@ function KeyRow({ apiKey, onRolled }: { apiKey: ApiKey; onRolled: (key: Schemas[
                 busyLabel="Revoking…"
                 onConfirm={() => revoke.mutate()}
               />
-            </>
-          )}
-        </div>
-        <ErrorNote error={revoke.error ?? roll.error} />
-      </td>
+            )}
+          </div>
+          <ErrorNote error={revoke.error ?? roll.error} />
+        </td>
+      )}
     </tr>
   );
 }
@@ -137,7 +141,14 @@ function KeyRow({ apiKey, onRolled }: { apiKey: ApiKey; onRolled: (key: Schemas[
 export function ApiKeys() {
   const { mode } = useSession();
   const keys = useApiQuery('/api-keys');
+  const readOnly = useReadOnly();
   const [shown, setShown] = useState<{ title: string; key: string; note?: string } | null>(null);
+  // A key shown once belongs to the mode it was made in: switching to the other mode drops it (not shown again on switching back).
+  const [shownMode, setShownMode] = useState(mode);
+  if (shownMode !== mode) {
+    setShownMode(mode);
+    setShown(null);
+  }
   return (
     <>
       <PageHeader title="API keys">
@@ -150,16 +161,26 @@ export function ApiKeys() {
           {shown.note && <p className="hint">{shown.note}</p>}
         </SecretOnce>
       )}
-      <CreateKey onCreated={(key) => setShown({ title: `New API key “${key.name ?? key.prefix}”`, key: key.key })} />
+      {readOnly ? (
+        <OwnersAndAdminsOnly>Only owners and admins create, roll or revoke API keys.</OwnersAndAdminsOnly>
+      ) : (
+        <CreateKey onCreated={(key) => setShown({ title: `New API key “${key.name ?? key.prefix}”`, key: key.key })} />
+      )}
       <section aria-labelledby="keys-title">
         <h2 id="keys-title">Keys</h2>
-        <QueryResult query={keys} loading="Loading keys…" failed="Keys could not be loaded" empty={`No ${mode} keys yet. Create one above.`}>
+        <QueryResult
+          query={keys}
+          loading="Loading keys…"
+          failed="Keys could not be loaded"
+          empty={readOnly ? `No ${mode} keys yet.` : `No ${mode} keys yet. Create one above.`}
+        >
           {(data) => (
-            <Table columns={['Key', 'Scopes', 'Status', 'Created', 'Last used', 'Actions']}>
+            <Table columns={['Key', 'Scopes', 'Status', 'Created', 'Last used', ...(readOnly ? [] : ['Actions'])]}>
               {data.map((k) => (
                 <KeyRow
                   key={k.id}
                   apiKey={k}
+                  readOnly={readOnly}
                   onRolled={(rolled) =>
                     setShown({
                       title: `New API key for “${rolled.name ?? rolled.prefix}”`,

@@ -1,8 +1,8 @@
 import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { Link } from 'wouter';
 import { newIdempotencyKey, type PathOf, type Schemas } from '../api';
-import { useApiMutation, useApiQuery } from '../queries';
-import { Amount, Button, ConfirmButton, ErrorNote, PageHeader, QueryResult, Table, Time } from '../ui';
+import { useApiMutation, useApiQuery, useReadOnly } from '../queries';
+import { Amount, Button, ConfirmButton, ErrorNote, OwnersAndAdminsOnly, PageHeader, QueryResult, Table, Time } from '../ui';
 
 type Transaction = Schemas['Transaction'];
 type PayoutRequest = Schemas['PayoutRequest'];
@@ -331,7 +331,8 @@ function AddBeneficiary({ onDone }: { onDone: () => void }) {
   );
 }
 
-function BeneficiaryRow({ b }: { b: Beneficiary }) {
+/** A beneficiary and, unless the user only reads, its Remove. */
+function BeneficiaryRow({ b, readOnly }: { b: Beneficiary; readOnly: boolean }) {
   const remove = useApiMutation('delete', '/beneficiaries/{id}', () => ({ params: { path: { id: String(b.id) } } }), ['/beneficiaries']);
   return (
     <tr>
@@ -344,19 +345,26 @@ function BeneficiaryRow({ b }: { b: Beneficiary }) {
       <td data-label="Added">
         <Time value={b.created_at} />
       </td>
-      <td data-label="Actions">
-        <div>
-          <ConfirmButton label="Remove" confirmLabel={`Remove ${b.name}`} busy={remove.isPending} busyLabel="Removing…" onConfirm={() => remove.mutate()} />
-          <ErrorNote error={remove.error} prefix="Not removed" />
-        </div>
-      </td>
+      {!readOnly && (
+        <td data-label="Actions">
+          <div>
+            <ConfirmButton label="Remove" confirmLabel={`Remove ${b.name}`} busy={remove.isPending} busyLabel="Removing…" onConfirm={() => remove.mutate()} />
+            <ErrorNote error={remove.error} prefix="Not removed" />
+          </div>
+        </td>
+      )}
     </tr>
   );
 }
 
-/** Money out: a transfer to any account (resolved before it is confirmed), a withdrawal to a saved beneficiary, the beneficiaries. */
+/**
+ * Money out: a transfer to any account (resolved before it is confirmed), a
+ * withdrawal to a saved beneficiary, the beneficiaries. A member reads the
+ * beneficiaries only.
+ */
 export function Payouts() {
   const beneficiaries = useApiQuery('/beneficiaries');
+  const readOnly = useReadOnly();
   const [adding, setAdding] = useState(false);
   const active = (beneficiaries.data ?? []).filter((b) => b.active);
   return (
@@ -364,30 +372,34 @@ export function Payouts() {
       <PageHeader title="Payouts">
         <p className="lead">Send money from this workspace&apos;s balance. Every payout asks you to confirm the account holder&apos;s name first.</p>
       </PageHeader>
-      <div className="payout-forms">
-        <TransferForm />
-        <WithdrawalForm beneficiaries={active} />
-      </div>
+      {readOnly ? (
+        <OwnersAndAdminsOnly>Only owners and admins send payouts and add or remove beneficiaries.</OwnersAndAdminsOnly>
+      ) : (
+        <div className="payout-forms">
+          <TransferForm />
+          <WithdrawalForm beneficiaries={active} />
+        </div>
+      )}
       <section aria-labelledby="beneficiaries-title">
         <div className="section-head">
           <h2 id="beneficiaries-title">Beneficiaries</h2>
-          {!adding && (
+          {!adding && !readOnly && (
             <Button variant="primary" onClick={() => setAdding(true)}>
               Add a beneficiary
             </Button>
           )}
         </div>
-        {adding && <AddBeneficiary onDone={() => setAdding(false)} />}
+        {adding && !readOnly && <AddBeneficiary onDone={() => setAdding(false)} />}
         <QueryResult
           query={{ ...beneficiaries, data: beneficiaries.data ? active : undefined }}
           loading="Loading beneficiaries…"
           failed="Beneficiaries could not be loaded"
-          empty="No beneficiaries yet. Add the accounts you pay often."
+          empty={readOnly ? 'No beneficiaries yet.' : 'No beneficiaries yet. Add the accounts you pay often.'}
         >
           {(rows) => (
-            <Table columns={['Name', 'Account', 'Bank', 'Currency', 'Added', 'Actions']} caption="Beneficiaries">
+            <Table columns={['Name', 'Account', 'Bank', 'Currency', 'Added', ...(readOnly ? [] : ['Actions'])]} caption="Beneficiaries">
               {rows.map((b) => (
-                <BeneficiaryRow key={b.id} b={b} />
+                <BeneficiaryRow key={b.id} b={b} readOnly={readOnly} />
               ))}
             </Table>
           )}

@@ -12,15 +12,16 @@ const grouped = (secret: string) => secret.match(/.{1,4}/g)?.join(' ') ?? secret
 /**
  * Turning two-step sign-in on: a new secret (its QR code, drawn here, and the
  * secret to type), a first code to confirm it, then the ten recovery codes,
- * shown once. `onEnrolled` runs when the user says they stored the codes.
+ * shown once. `onStarted` runs when a new secret is shown, `onEnrolled` when
+ * the user says they stored the codes.
  */
-export function TotpEnrolment({ onEnrolled }: { onEnrolled: () => void }) {
+export function TotpEnrolment({ onStarted, onEnrolled }: { onStarted?: () => void; onEnrolled: () => void }) {
   const [enrolment, setEnrolment] = useState<Enrolment | null>(null);
   const [code, setCode] = useState('');
   const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null);
   const start = useApiMutation('post', '/auth/mfa/totp', () => undefined);
-  // The status is read again once the codes were stored (onEnrolled), not before: the codes stay on screen until then.
-  const confirm = useApiMutation('post', '/auth/mfa/totp/confirm', () => ({ body: { code: code.trim() } }));
+  // The status is read again as soon as the code is confirmed (another visit to Security says on); the codes stay on screen until stored.
+  const confirm = useApiMutation('post', '/auth/mfa/totp/confirm', () => ({ body: { code: code.trim() } }), ['/auth/mfa']);
   if (recoveryCodes) {
     return (
       <section className="card secret" aria-labelledby="recovery-title">
@@ -51,7 +52,19 @@ export function TotpEnrolment({ onEnrolled }: { onEnrolled: () => void }) {
         <h2 id="enrol-title">Turn on two-step sign-in</h2>
         <p className="hint">Sign-in then asks for a code from an authenticator app on your phone as well as your password.</p>
         <ErrorNote error={start.error} prefix="Could not start" />
-        <Button variant="primary" busy={start.isPending} busyLabel="Starting…" onClick={() => start.mutate(undefined, { onSuccess: setEnrolment })}>
+        <Button
+          variant="primary"
+          busy={start.isPending}
+          busyLabel="Starting…"
+          onClick={() =>
+            start.mutate(undefined, {
+              onSuccess: (started) => {
+                setEnrolment(started);
+                onStarted?.();
+              },
+            })
+          }
+        >
           Set up an authenticator app
         </Button>
       </section>
@@ -106,25 +119,34 @@ function TurnOff() {
 /** The signed-in user's own sign-in security: two-step sign-in on or off. */
 export function Security() {
   const status = useApiQuery('/auth/mfa');
+  // From "Set up" until the recovery codes are stored, the enrolment stays on screen whatever the status it refreshes says by then
+  // (on, or a failed read): the codes are shown this once.
+  const [enrolling, setEnrolling] = useState(false);
   return (
     <>
       <PageHeader title="Security">
         <p className="lead">Two-step sign-in: a code from an authenticator app as well as your password.</p>
       </PageHeader>
-      <QueryResult query={status} loading="Loading…" failed="Could not be loaded">
-        {(s) =>
-          s.totp_enabled ? (
+      {enrolling || status.data?.totp_enabled === false ? (
+        <TotpEnrolment
+          onStarted={() => setEnrolling(true)}
+          onEnrolled={() => {
+            setEnrolling(false);
+            void status.refetch();
+          }}
+        />
+      ) : (
+        <QueryResult query={status} loading="Loading…" failed="Could not be loaded">
+          {(s) => (
             <>
               <p className="note note-ok" role="status">
                 Two-step sign-in is on. {s.recovery_codes_remaining} recovery code{s.recovery_codes_remaining === 1 ? '' : 's'} left.
               </p>
               <TurnOff />
             </>
-          ) : (
-            <TotpEnrolment onEnrolled={() => void status.refetch()} />
-          )
-        }
-      </QueryResult>
+          )}
+        </QueryResult>
+      )}
     </>
   );
 }

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { newIdempotencyKey, type Schemas } from '../api';
-import { useApiMutation, useApiQuery } from '../queries';
+import { useApiMutation, useApiQuery, useReadOnly } from '../queries';
 import { useSession } from '../session';
 import { Button, ConfirmButton, ErrorNote, PageHeader, QueryResult, SecretOnce, Table, Time } from '../ui';
 
@@ -214,6 +214,8 @@ function MemberRow({ m, isMe, iAmOwner, iManage }: { m: Member; isMe: boolean; i
 export function Team() {
   const { email } = useSession();
   const users = useApiQuery('/users');
+  // A member reads the team; owners and admins invite (the lead says so).
+  const readOnly = useReadOnly();
   const [inviting, setInviting] = useState(false);
   const [invited, setInvited] = useState<Invited | null>(null);
   const isMe = (m: Member) => !!email && m.email.toLowerCase() === email.toLowerCase();
@@ -241,13 +243,13 @@ export function Team() {
       <section aria-labelledby="users-title">
         <div className="section-head">
           <h2 id="users-title">Users</h2>
-          {!inviting && (
+          {!inviting && !readOnly && (
             <Button variant="primary" onClick={() => setInviting(true)}>
               Invite a user
             </Button>
           )}
         </div>
-        {inviting && (
+        {inviting && !readOnly && (
           <InviteForm
             onCancel={() => setInviting(false)}
             onInvited={(result) => {

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import type { Schemas } from '../api';
-import { useApiMutation, useApiQuery } from '../queries';
-import { Button, ErrorNote, PageHeader, QueryResult, SecretOnce } from '../ui';
+import { useApiMutation, useApiQuery, useReadOnly } from '../queries';
+import { Button, ErrorNote, OwnersAndAdminsOnly, PageHeader, QueryResult, SecretOnce } from '../ui';
 import { DeliveryLog } from './webhooks/DeliveryLog';
 import { EndpointCard, type ShownSecret } from './webhooks/EndpointCard';
 import { EventPicker } from './webhooks/EventPicker';
@@ -46,6 +46,7 @@ function CreateEndpoint({ onCreated, onCancel }: { onCreated: (endpoint: Schemas
 
 export function Webhooks() {
   const endpoints = useApiQuery('/webhook-endpoints');
+  const readOnly = useReadOnly();
   const [shown, setShown] = useState<ShownSecret | null>(null);
   const [adding, setAdding] = useState(false);
   return (
@@ -70,13 +71,14 @@ export function Webhooks() {
       <section aria-labelledby="endpoints-title">
         <div className="section-head">
           <h2 id="endpoints-title">Endpoints</h2>
-          {!adding && (
+          {!adding && !readOnly && (
             <Button variant="primary" onClick={() => setAdding(true)}>
               Add an endpoint
             </Button>
           )}
         </div>
-        {adding && (
+        {readOnly && <OwnersAndAdminsOnly>Only owners and admins add, change, test or delete endpoints and resend deliveries.</OwnersAndAdminsOnly>}
+        {adding && !readOnly && (
           <CreateEndpoint
             onCancel={() => setAdding(false)}
             onCreated={(endpoint) => {
@@ -90,11 +92,16 @@ export function Webhooks() {
             }}
           />
         )}
-        <QueryResult query={endpoints} loading="Loading endpoints…" failed="Endpoints could not be loaded" empty="No endpoints yet. Add one to receive events.">
+        <QueryResult
+          query={endpoints}
+          loading="Loading endpoints…"
+          failed="Endpoints could not be loaded"
+          empty={readOnly ? 'No endpoints yet.' : 'No endpoints yet. Add one to receive events.'}
+        >
           {(data) => (
             <ul className="endpoints">
               {data.map((e) => (
-                <EndpointCard key={e.id} endpoint={e} onSecret={setShown} />
+                <EndpointCard key={e.id} endpoint={e} readOnly={readOnly} onSecret={setShown} />
               ))}
             </ul>
           )}

@@ -1,7 +1,7 @@
 import { useEffect, useRef } from 'react';
 import { numberIn, useAddress } from '../../address';
 import { newIdempotencyKey, type Schemas } from '../../api';
-import { useApiMutation, useApiQuery, usePagedList } from '../../queries';
+import { useApiMutation, useApiQuery, usePagedList, useReadOnly } from '../../queries';
 import { Button, DetailList, ErrorNote, FilterInput, FilterSelect, oneOf, QueryResult, RowsSelect, Table, Time, Pager, fromLocalInput } from '../../ui';
 
 type Delivery = Schemas['WebhookDelivery'];
@@ -24,11 +24,13 @@ function Outcome({ d }: { d: Pick<Delivery, 'ok' | 'statusCode' | 'attempts' | '
 
 /**
  * One delivery as the API stored it: what was sent (payload, headers), what
- * came back, and a Resend button (a new dispatch with the same delivery id).
+ * came back, and (unless the user only reads) a Resend button (a new
+ * dispatch with the same delivery id).
  */
 function DeliveryDetail({ id, urlOf, onClose }: { id: number; urlOf: Map<number, string>; onClose: () => void }) {
   const detail = useApiQuery('/webhook-deliveries/{id}', { params: { path: { id: String(id) } } });
   const heading = useRef<HTMLHeadingElement>(null);
+  const readOnly = useReadOnly();
   useEffect(() => heading.current?.focus(), [id]);
   // Idempotent: a retried click answers the same new dispatch instead of sending twice.
   const resend = useApiMutation(
@@ -79,11 +81,13 @@ function DeliveryDetail({ id, urlOf, onClose }: { id: number; urlOf: Map<number,
             {d.responseExcerpt ? <pre className="payload">{d.responseExcerpt}</pre> : <p className="muted small">No answer body.</p>}
             <h4>Payload</h4>
             <pre className="payload">{JSON.stringify(d.payload, null, 2)}</pre>
-            <div className="button-row">
-              <Button variant="primary" busy={resend.isPending} busyLabel="Resending…" onClick={() => resend.mutate(newIdempotencyKey())}>
-                Resend
-              </Button>
-            </div>
+            {!readOnly && (
+              <div className="button-row">
+                <Button variant="primary" busy={resend.isPending} busyLabel="Resending…" onClick={() => resend.mutate(newIdempotencyKey())}>
+                  Resend
+                </Button>
+              </div>
+            )}
             {resend.data && !resend.isPending && (
               <p className="note note-ok" role="status">
                 Resent as delivery #{resend.data.id} (dispatch {resend.data.dispatch}, same delivery id {resend.data.deliveryId}); it shows in the log once
@@ -147,7 +151,8 @@ export function DeliveryLog({ endpoints }: { endpoints: Schemas['WebhookEndpoint
           value={event}
           onChange={(v) => address.set({ event: v })}
           anyLabel="Any event"
-          choices={['ping', ...(types.data ?? []).map((t) => t.name)]}
+          // ping first (and while the API's list loads or if it fails); the list names it too, so it is left out there.
+          choices={['ping', ...(types.data ?? []).map((t) => t.name).filter((name) => name !== 'ping')]}
         />
         <FilterSelect
           id="log-outcome"

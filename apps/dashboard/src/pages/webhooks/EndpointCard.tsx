@@ -112,8 +112,8 @@ function RecoverSince({ endpoint, onDone }: { endpoint: Endpoint; onDone: () => 
   );
 }
 
-/** Why Cowrie switched the endpoint off, and a button to turn it back on (PUT active: true clears the reason). */
-function DisabledNotice({ endpoint }: { endpoint: Endpoint }) {
+/** Why Cowrie switched the endpoint off, and (unless the user only reads) a button to turn it back on (PUT active: true clears the reason). */
+function DisabledNotice({ endpoint, readOnly }: { endpoint: Endpoint; readOnly: boolean }) {
   const enable = useApiMutation('put', '/webhook-endpoints/{id}', () => ({ params: { path: { id: String(endpoint.id) } }, body: { active: true } }), [
     '/webhook-endpoints',
   ]);
@@ -122,16 +122,18 @@ function DisabledNotice({ endpoint }: { endpoint: Endpoint }) {
       <p>
         <strong>Switched off automatically</strong> <Time value={endpoint.disabled_at} />: {endpoint.disabled_reason}
       </p>
-      <Button variant="primary" busy={enable.isPending} busyLabel="Turning on…" onClick={() => enable.mutate()}>
-        Turn back on
-      </Button>
+      {!readOnly && (
+        <Button variant="primary" busy={enable.isPending} busyLabel="Turning on…" onClick={() => enable.mutate()}>
+          Turn back on
+        </Button>
+      )}
       <ErrorNote error={enable.error} prefix="Still off" />
     </div>
   );
 }
 
-/** One endpoint and its actions. */
-export function EndpointCard({ endpoint, onSecret }: { endpoint: Endpoint; onSecret: (shown: ShownSecret) => void }) {
+/** One endpoint and, unless the user only reads, its actions. */
+export function EndpointCard({ endpoint, readOnly, onSecret }: { endpoint: Endpoint; readOnly: boolean; onSecret: (shown: ShownSecret) => void }) {
   const [editing, setEditing] = useState(false);
   const [recovering, setRecovering] = useState(false);
   const [grace, setGrace] = useState(86400);
@@ -162,8 +164,8 @@ export function EndpointCard({ endpoint, onSecret }: { endpoint: Endpoint; onSec
         <br />
         Created <Time value={endpoint.created_at} />
       </p>
-      {endpoint.disabled_reason && <DisabledNotice endpoint={endpoint} />}
-      {editing ? (
+      {endpoint.disabled_reason && <DisabledNotice endpoint={endpoint} readOnly={readOnly} />}
+      {readOnly ? null : editing ? (
         <EditEndpoint endpoint={endpoint} onDone={() => setEditing(false)} />
       ) : (
         <div className="button-row">
@@ -199,7 +201,7 @@ export function EndpointCard({ endpoint, onSecret }: { endpoint: Endpoint; onSec
           <ConfirmButton label="Delete" confirmLabel="Delete this endpoint" busy={remove.isPending} busyLabel="Deleting…" onConfirm={() => remove.mutate()} />
         </div>
       )}
-      {recovering && !editing && <RecoverSince endpoint={endpoint} onDone={() => setRecovering(false)} />}
+      {recovering && !editing && !readOnly && <RecoverSince endpoint={endpoint} onDone={() => setRecovering(false)} />}
       {ping.data && !ping.isPending && <TestResult result={ping.data} />}
       <ErrorNote error={ping.error} prefix="Test ping not sent" />
       <ErrorNote error={roll.error} prefix="Secret not rolled" />
