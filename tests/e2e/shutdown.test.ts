@@ -152,3 +152,90 @@ test('SIGTERM to a payout worker under load: no job lost, none paid twice', asyn
   expect(wallet.held.toString()).toBe('0');
   expect(new Decimal(wallet.balance.toString()).equals(new Decimal(100000).minus(spent))).toBe(true);
 });
+
+test('SIGTERM to a webhook-sender whose receiver does not answer: it exits 0 within its grace, leaving the delivery pending for another sender', async () => {
+  const { startHttpReceiver } = await import('@cowrie/testing');
+  const { createAddressPolicy, createWebhookEndpoint } = await import('@cowrie/webhooks');
+  const receiver = await startHttpReceiver(() => 'hang');
+  try {
+    const { workspace } = await createWorkspaceWithKey(env.db, { name: 'Slow receiver' });
+    const endpoint = await createWebhookEndpoint(env.db, {
+      workspaceId: workspace.id,
+      input: { url: `${receiver.url}/slow`, events: ['order.paid'] },
+      encryptionKey: env.config.ENCRYPTION_KEY,
+      maxEndpoints: env.config.WEBHOOK_ENDPOINTS_MAX,
+      policy: createAddressPolicy(['127.0.0.0/8']),
+    });
+    // A receiver that holds the request longer than the grace: the attempt's timeout (10 s) outlasts it.
+    const sender = spawnService('webhook-sender', { WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8', WEBHOOK_TIMEOUT_MS: '10000', SHUTDOWN_GRACE_MS: '500' });
+    let exitedCode: number | null;
+    let stoppedInMs = 0;
+    try {
+      await env.db.outboxEvent.create({ data: { workspaceId: workspace.id, event: 'order.paid', payload: { order: 7 } } });
+      await waitFor(() => receiver.requests.length >= 1, 30_000, 50);
+      const sigtermAt = Date.now();
+      sender.child.kill('SIGTERM');
+      exitedCode = await sender.exited;
+      stoppedInMs = Date.now() - sigtermAt;
+    } finally {
+      if (sender.child.exitCode === null) sender.child.kill('SIGKILL');
+    }
+    expect(exitedCode!).toBe(0);
+    expect(stoppedInMs).toBeLessThan(5000);
+    // Handed back with no outcome: the row is still pending, so the job another sender takes (once its lock
+    // lapses) sends it again, under the same delivery id.
+    expect(await env.db.webhookDelivery.findMany({ where: { endpointId: endpoint.id }, select: { completedAt: true, attempts: true } })).toEqual([
+      { completedAt: null, attempts: 0 },
+    ]);
+  } finally {
+    await receiver.close();
+  }
+});
+
+test('SIGTERM to a payout worker in the middle of a long reconciler pass (a slow rail): it exits 0 within its grace', async () => {
+  const { workspace } = await createWorkspaceWithKey(env.db, { name: 'Slow reversal watch' });
+  await fund(env.db, workspace.id, 'NGN', '100000');
+  const { enqueue, openQueue, createRedis, Decimal } = await import('@cowrie/core');
+  const { createTransfer, payoutJobId, payoutsQueue } = await import('@cowrie/payouts');
+  const { createRails } = await import('@cowrie/rails');
+  const rails = createRails(env.config, { redis: env.redis, sql: env.sql });
+  const queueConnection = createRedis(env.config, { forBullmq: true });
+  const queue = openQueue(payoutsQueue, { connection: queueConnection, prefix: env.config.QUEUE_PREFIX });
+  const ids: number[] = [];
+  for (let i = 0; i < 24; i++) {
+    const payout = await createTransfer(
+      { db: env.db, sql: env.sql, rails, feeSchedule: env.config.PAYOUT_FEE_SCHEDULE },
+      { workspaceId: workspace.id, currency: 'NGN', amount: new Decimal(10), accountNumber: `02345678${String(i).padStart(2, '0')}`, bankCode: '058' },
+    );
+    ids.push(payout.transaction.id);
+    await enqueue(queue, payoutsQueue, 'payout.execute', { transactionId: payout.transaction.id }, { jobId: payoutJobId(payout.transaction) });
+  }
+  const first = await startPayoutWorker(env.config, env.logger);
+  try {
+    await waitFor(async () => (await env.db.ledgerTransaction.count({ where: { id: { in: ids }, status: 'completed' } })) === 24, 30_000, 50);
+  } finally {
+    await first.stop();
+    await queue.close();
+    queueConnection.disconnect();
+  }
+  // Their reversal watch is due now; each question to the rail takes 3 s, eight at a time: a pass of 9 s.
+  await env.db.payoutDispatch.updateMany({ where: { transactionId: { in: ids } }, data: { reversalCheckAt: new Date(Date.now() - 1000) } });
+  const worker = spawnService('payout-worker', { PAYOUT_SANDBOX_DELAY_MS: '3000', SHUTDOWN_GRACE_MS: '1000' });
+  let exitedCode: number | null;
+  let stoppedInMs = 0;
+  try {
+    await waitFor(() => worker.output().includes('worker consuming'), 30_000, 50);
+    // The reconciler's first pass starts with the worker: it is asking the rail now.
+    await new Promise((r) => setTimeout(r, 1500));
+    const sigtermAt = Date.now();
+    worker.child.kill('SIGTERM');
+    exitedCode = await worker.exited;
+    stoppedInMs = Date.now() - sigtermAt;
+  } finally {
+    if (worker.child.exitCode === null) worker.child.kill('SIGKILL');
+  }
+  expect(exitedCode!).toBe(0);
+  expect(stoppedInMs).toBeLessThan(6000);
+  // What the pass had not asked yet is asked by a later pass: nothing left the watch unasked.
+  expect(await env.db.payoutDispatch.count({ where: { transactionId: { in: ids }, reversalCheckAt: null } })).toBe(0);
+});

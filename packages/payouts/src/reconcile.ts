@@ -114,6 +114,8 @@ export interface CheckDuePayoutsOptions {
   concurrency?: number;
   /** A check claimed by a process that died is taken up again after this long. */
   leaseMs?: number;
+  /** Aborted when the process stops: no further rail is asked, and a question in flight is abandoned (asked again by a later pass). */
+  signal?: AbortSignal;
 }
 
 const DUE_CHECK_COLUMNS = {
@@ -157,7 +159,17 @@ async function payoutsWithMode(sql: SqlQueryable, ids: number[]) {
  * sending. Each due payout is claimed first (its next check moved a lease
  * ahead, SKIP LOCKED), so replicas never ask about the same payout at once.
  */
-export async function checkDuePayouts({ sql, rails, schedule, log, now = new Date(), limit = 200, concurrency = 8, leaseMs = 60_000 }: CheckDuePayoutsOptions) {
+export async function checkDuePayouts({
+  sql,
+  rails,
+  schedule,
+  log,
+  now = new Date(),
+  limit = 200,
+  concurrency = 8,
+  leaseMs = 60_000,
+  signal,
+}: CheckDuePayoutsOptions) {
   const { rows: claimed } = await CLAIM_DUE_CHECKS.run(sql, { now, leaseUntil: new Date(now.getTime() + leaseMs), limit });
   if (!claimed.length) return { checked: 0, outcomes: [] as PayoutOutcome['kind'][] };
   const byId = await payoutsWithMode(
@@ -165,7 +177,8 @@ export async function checkDuePayouts({ sql, rails, schedule, log, now = new Dat
     claimed.map((c) => c.transactionId),
   );
   const outcomes: PayoutOutcome['kind'][] = [];
-  for (let i = 0; i < claimed.length; i += concurrency) {
+  // Stopping: the checks not made keep their lease and are taken up after it.
+  for (let i = 0; i < claimed.length && !signal?.aborted; i += concurrency) {
     const results = await Promise.all(
       claimed.slice(i, i + concurrency).map(async (due) => {
         const found = byId.get(due.transactionId);
@@ -181,6 +194,7 @@ export async function checkDuePayouts({ sql, rails, schedule, log, now = new Dat
               unknownSince: due.unknownSince,
               schedule,
               log,
+              signal,
               now,
             })
           ).kind;
@@ -239,6 +253,7 @@ export async function checkDueReversals({
   limit = 200,
   concurrency = 8,
   leaseMs = 60_000,
+  signal,
 }: CheckDueReversalsOptions) {
   const { rows: claimed } = await CLAIM_DUE_REVERSAL_CHECKS.run(sql, { now, leaseUntil: new Date(now.getTime() + leaseMs), limit });
   if (!claimed.length) return { checked: 0, reversed: 0 };
@@ -248,7 +263,8 @@ export async function checkDueReversals({
   );
   let reversed = 0;
   const later = (checks: number) => new Date(now.getTime() + schedule.reversalFirstCheckMs * 2 ** Math.min(checks, 20));
-  for (let i = 0; i < claimed.length; i += concurrency) {
+  // Stopping: the checks not made keep their lease and are taken up after it.
+  for (let i = 0; i < claimed.length && !signal?.aborted; i += concurrency) {
     await Promise.all(
       claimed.slice(i, i + concurrency).map(async (due) => {
         const found = byId.get(due.transactionId);
@@ -259,7 +275,7 @@ export async function checkDueReversals({
         if (row.status !== 'completed') return NEXT_REVERSAL_CHECK.run(sql, { transactionId: row.id, next: later(0), asked: 0 });
         try {
           // Asked of the rail that paid it, under the reference it was sent with there.
-          const known = await rails[found.mode].byId(row.provider).verifyTransfer(railReferenceOf(row));
+          const known = await rails[found.mode].byId(row.provider).verifyTransfer(railReferenceOf(row), { signal });
           if (known?.status === 'reversed') {
             const outcome = await applyRailResult(sql, row, known, schedule, log);
             if (outcome.kind === 'reversed') reversed += 1;
@@ -327,7 +343,7 @@ const UNCLAIM_EARLIER_ATTEMPT = defineStatement({
  * for an operator to settle with the rail. A rail that cannot be asked is asked
  * again on a later pass.
  */
-export async function checkEarlierAttempts({ sql, rails, schedule, log, now = new Date(), limit = 200, concurrency = 8 }: CheckDuePayoutsOptions) {
+export async function checkEarlierAttempts({ sql, rails, schedule, log, now = new Date(), limit = 200, concurrency = 8, signal }: CheckDuePayoutsOptions) {
   const { rows: claimed } = await CLAIM_EARLIER_ATTEMPTS.run(sql, { now, movedBefore: new Date(now.getTime() - schedule.graceMs), limit });
   const found: Array<{ rail: string; outcome: NonNullable<Awaited<ReturnType<typeof keepUnappliedRailAnswer>>> }> = [];
   if (!claimed.length) return { checked: 0, found };
@@ -340,8 +356,10 @@ export async function checkEarlierAttempts({ sql, rails, schedule, log, now = ne
       claimed.slice(i, i + concurrency).map(async (attempt) => {
         const payout = byId.get(attempt.transactionId);
         if (!payout) return;
+        // Stopping: claimed and not asked, so given back for a later pass.
+        if (signal?.aborted) return UNCLAIM_EARLIER_ATTEMPT.run(sql, { transactionId: attempt.transactionId, rail: attempt.rail });
         try {
-          const known = await rails[payout.mode].byId(attempt.rail).verifyTransfer(attempt.reference);
+          const known = await rails[payout.mode].byId(attempt.rail).verifyTransfer(attempt.reference, { signal });
           if (!known || known.status === 'failed') return;
           const kept = await keepUnappliedRailAnswer(sql, payout.row, attempt.rail, known, log);
           if (kept) found.push({ rail: attempt.rail, outcome: kept });

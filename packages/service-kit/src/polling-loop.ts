@@ -3,7 +3,7 @@ import type { Logger } from '@cowrie/core';
 export interface PollingLoop {
   /** Runs a pass now (or right after the one in progress) instead of at the next poll. */
   wake(): void;
-  /** Stops polling and waits for the pass in progress. */
+  /** Stops polling, aborts the signal of the pass in progress and waits for it to return. */
   stop(): Promise<void>;
 }
 
@@ -13,12 +13,19 @@ export interface PollingLoop {
  * lives in Postgres, and the loop in the process: unlike a job scheduler kept
  * in Redis, nothing that Redis can lose stops it.
  */
-export function startPollingLoop(opts: { name: string; everyMs: number; pass: () => Promise<unknown>; logger: Logger }): PollingLoop {
+export function startPollingLoop(opts: {
+  name: string;
+  everyMs: number;
+  /** One pass; `signal` is aborted when the loop stops: a long pass (a slow rail asked many times) ends early, leaving the rest to the next process. */
+  pass: (signal: AbortSignal) => Promise<unknown>;
+  logger: Logger;
+}): PollingLoop {
   const log = opts.logger.child({ loop: opts.name });
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let again = false;
+  const stopping = new AbortController();
 
   const schedule = (ms: number) => {
     if (stopped) return;
@@ -33,7 +40,7 @@ export function startPollingLoop(opts: { name: string; everyMs: number; pass: ()
       return;
     }
     running = opts
-      .pass()
+      .pass(stopping.signal)
       .then(
         () => undefined,
         (err: unknown) => log.warn({ err }, `${opts.name} pass failed; retrying at the next poll`),
@@ -55,6 +62,7 @@ export function startPollingLoop(opts: { name: string; everyMs: number; pass: ()
     async stop() {
       stopped = true;
       clearTimeout(timer);
+      stopping.abort(new Error(`${opts.name} stopping`));
       await running;
     },
   };

@@ -1,3 +1,4 @@
+import { setTimeout } from 'node:timers/promises';
 import { Agent, request } from 'undici';
 import { findAddressRefusal, type AddressPolicy } from './address-policy';
 import { createGuardedLookup, refusalOfLiteral, systemResolver, type Resolver } from './guarded-lookup';
@@ -24,6 +25,9 @@ export interface WebhookHttpClientOptions {
   /** Response body bytes read (the first RESPONSE_EXCERPT_BYTES kept) before the connection is dropped. Default 64 KiB. */
   maxResponseBytes?: number;
 }
+
+/** How long close() waits for attempts still in flight. */
+const CLOSE_WAIT_MS = 1000;
 
 /** Bytes of a receiver's answer kept for the delivery log. */
 export const RESPONSE_EXCERPT_BYTES = 2048;
@@ -110,6 +114,9 @@ export function createWebhookHttpClient(opts: WebhookHttpClientOptions): Webhook
         return { kind: 'network_error', error: describe(err) };
       }
     },
-    close: () => agent.close(),
+    // Called once the worker has closed: an attempt still in flight belongs to a job handed back past the
+    // grace period (another sender delivers it again, under the same delivery id), so its answer is waited
+    // for only briefly; the process exits after, and a slow receiver cannot hold the stop past its bound.
+    close: () => Promise.race([agent.close(), setTimeout(CLOSE_WAIT_MS, undefined, { ref: false })]),
   };
 }

@@ -45,15 +45,17 @@ export function startPayoutReconciler(opts: {
     // Often enough for the first outcome check, which comes seconds after an unknown answer.
     everyMs: Math.min(config.PAYOUT_RECONCILE_EVERY_MS, config.PAYOUT_UNKNOWN_FIRST_CHECK_MS),
     logger,
-    pass: async () => {
+    pass: async (signal) => {
       if (opts.metrics) opts.metrics.payoutsProcessingOldest.set(await oldestProcessingPayoutAgeSeconds(opts.sql));
-      const checked = await checkDuePayouts({ sql: opts.sql, rails: opts.rails, schedule, log: logger });
+      const checks = { sql: opts.sql, rails: opts.rails, schedule, log: logger, signal };
+      const checked = await checkDuePayouts(checks);
       if (checked.checked) logger.info(checked, 'payout outcomes checked with the rail');
-      const watched = await checkDueReversals({ sql: opts.sql, rails: opts.rails, schedule, log: logger });
+      const watched = await checkDueReversals(checks);
       if (watched.checked) logger.info(watched, 'completed payouts checked for reversals');
-      const earlier = await checkEarlierAttempts({ sql: opts.sql, rails: opts.rails, schedule, log: logger });
+      const earlier = await checkEarlierAttempts(checks);
       for (const { rail, outcome } of earlier.found)
         (outcome === FOUND_AFTER_MOVE ? opts.metrics?.payoutFoundAfterMove : opts.metrics?.payoutFoundAfterFail)?.inc({ rail });
+      if (signal.aborted) return;
       if (Date.now() - lastRequeue < config.PAYOUT_RECONCILE_EVERY_MS) return;
       lastRequeue = Date.now();
       const result = await reconcilePayoutsExclusively(opts.sql, {
