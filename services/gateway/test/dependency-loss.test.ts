@@ -40,3 +40,27 @@ test('Redis gone: a /v1 request is 503 provider_error with Retry-After, never a 
   expect(warnings.every((w) => w.level === 40)).toBe(true);
   expect(new Set(warnings.map((w) => w.connection)).size).toBe(warnings.length);
 });
+
+test('Redis gone for a while: each request is still answered 503 promptly, not after a reconnect backoff grown long', async () => {
+  const { key } = await createWorkspaceWithKey(gw.env.db);
+  expect((await call(gw.url, 'GET', '/v1/balances', { token: key })).status).toBe(200);
+  await redis.kill();
+  try {
+    // Long enough for ioredis's default backoff (50 ms more per attempt, up to 2 s) to have grown past a second.
+    await new Promise((r) => setTimeout(r, 12_000));
+    const took: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const started = Date.now();
+      const res = await call(gw.url, 'GET', '/v1/balances', { token: key });
+      took.push(Date.now() - started);
+      expect(res.status).toBe(503);
+    }
+    // A command waits for at most three reconnect attempts, each at most 500 ms apart.
+    expect(Math.max(...took)).toBeLessThan(3500);
+  } finally {
+    await redis.restart();
+  }
+  await new Promise((r) => setTimeout(r, 1000));
+  for (let i = 0; i < 50 && (await call(gw.url, 'GET', '/v1/balances', { token: key })).status !== 200; i++) await new Promise((r) => setTimeout(r, 100));
+  expect((await call(gw.url, 'GET', '/v1/balances', { token: key })).status).toBe(200);
+}, 60_000);
