@@ -96,24 +96,39 @@ test('SIGTERM during load: every request started before it gets its answer; /rea
   }
 });
 
-test('SIGTERM to a payout worker under load: no job lost, none paid twice', async () => {
-  const { workspace } = await createWorkspaceWithKey(env.db, { name: 'Payout load' });
-  await fund(env.db, workspace.id, 'NGN', '100000');
+/** `count` transfers of `amount` NGN opened for the workspace and queued for a payout worker, as the gateway does. */
+async function queuePayouts(workspaceId: number, count: number, amount: number, accountPrefix: string) {
   const { enqueue, openQueue, createRedis, Decimal } = await import('@cowrie/core');
   const { createTransfer, payoutJobId, payoutsQueue } = await import('@cowrie/payouts');
-  const { createRails, sandboxTransferCalls } = await import('@cowrie/rails');
+  const { createRails } = await import('@cowrie/rails');
   const rails = createRails(env.config, { redis: env.redis, sql: env.sql });
   const queueConnection = createRedis(env.config, { forBullmq: true });
   const queue = openQueue(payoutsQueue, { connection: queueConnection, prefix: env.config.QUEUE_PREFIX });
   const ids: number[] = [];
-  for (let i = 0; i < 16; i++) {
+  for (let i = 0; i < count; i++) {
     const payout = await createTransfer(
       { db: env.db, sql: env.sql, rails, feeSchedule: env.config.PAYOUT_FEE_SCHEDULE },
-      { workspaceId: workspace.id, currency: 'NGN', amount: new Decimal(100), accountNumber: `01234567${String(i).padStart(2, '0')}`, bankCode: '058' },
+      { workspaceId, currency: 'NGN', amount: new Decimal(amount), accountNumber: `${accountPrefix}${String(i).padStart(2, '0')}`, bankCode: '058' },
     );
     ids.push(payout.transaction.id);
     await enqueue(queue, payoutsQueue, 'payout.execute', { transactionId: payout.transaction.id }, { jobId: payoutJobId(payout.transaction) });
   }
+  return {
+    ids,
+    queue,
+    async close() {
+      await queue.close();
+      queueConnection.disconnect();
+    },
+  };
+}
+
+test('SIGTERM to a payout worker under load: no job lost, none paid twice', async () => {
+  const { workspace } = await createWorkspaceWithKey(env.db, { name: 'Payout load' });
+  await fund(env.db, workspace.id, 'NGN', '100000');
+  const { Decimal } = await import('@cowrie/core');
+  const { sandboxTransferCalls } = await import('@cowrie/rails');
+  const { ids, queue, close } = await queuePayouts(workspace.id, 16, 100, '01234567');
   const completed = () => env.db.ledgerTransaction.count({ where: { id: { in: ids }, status: 'completed' } });
   // Each rail call takes 400 ms, four at a time: the worker is mid-batch at SIGTERM.
   const worker = spawnService('payout-worker', { PAYOUT_SANDBOX_DELAY_MS: '400', PAYOUT_WORKER_CONCURRENCY: '4', SHUTDOWN_GRACE_MS: '5000' });
@@ -138,8 +153,7 @@ test('SIGTERM to a payout worker under load: no job lost, none paid twice', asyn
     await waitFor(async () => (await completed()) === 16, 30_000, 50);
   } finally {
     await next.stop();
-    await queue.close();
-    queueConnection.disconnect();
+    await close();
   }
   // Each payout reached the rail exactly once.
   const rows = await env.db.ledgerTransaction.findMany({ where: { id: { in: ids } } });
@@ -195,28 +209,13 @@ test('SIGTERM to a webhook-sender whose receiver does not answer: it exits 0 wit
 test('SIGTERM to a payout worker in the middle of a long reconciler pass (a slow rail): it exits 0 within its grace', async () => {
   const { workspace } = await createWorkspaceWithKey(env.db, { name: 'Slow reversal watch' });
   await fund(env.db, workspace.id, 'NGN', '100000');
-  const { enqueue, openQueue, createRedis, Decimal } = await import('@cowrie/core');
-  const { createTransfer, payoutJobId, payoutsQueue } = await import('@cowrie/payouts');
-  const { createRails } = await import('@cowrie/rails');
-  const rails = createRails(env.config, { redis: env.redis, sql: env.sql });
-  const queueConnection = createRedis(env.config, { forBullmq: true });
-  const queue = openQueue(payoutsQueue, { connection: queueConnection, prefix: env.config.QUEUE_PREFIX });
-  const ids: number[] = [];
-  for (let i = 0; i < 24; i++) {
-    const payout = await createTransfer(
-      { db: env.db, sql: env.sql, rails, feeSchedule: env.config.PAYOUT_FEE_SCHEDULE },
-      { workspaceId: workspace.id, currency: 'NGN', amount: new Decimal(10), accountNumber: `02345678${String(i).padStart(2, '0')}`, bankCode: '058' },
-    );
-    ids.push(payout.transaction.id);
-    await enqueue(queue, payoutsQueue, 'payout.execute', { transactionId: payout.transaction.id }, { jobId: payoutJobId(payout.transaction) });
-  }
+  const { ids, close } = await queuePayouts(workspace.id, 24, 10, '02345678');
   const first = await startPayoutWorker(env.config, env.logger);
   try {
     await waitFor(async () => (await env.db.ledgerTransaction.count({ where: { id: { in: ids }, status: 'completed' } })) === 24, 30_000, 50);
   } finally {
     await first.stop();
-    await queue.close();
-    queueConnection.disconnect();
+    await close();
   }
   // Their reversal watch is due now; each question to the rail takes 3 s, eight at a time: a pass of 9 s.
   await env.db.payoutDispatch.updateMany({ where: { transactionId: { in: ids } }, data: { reversalCheckAt: new Date(Date.now() - 1000) } });
