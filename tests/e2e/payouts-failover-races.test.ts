@@ -160,9 +160,11 @@ test('answers from a rail the payout has left (a stale execution) change nothing
   // Worker 1, which still thinks the payout is on Paystack, hears back.
   const failed = { status: 'failed' as const, providerReference: 'TRF_A', reason: 'Account resolve failed', failure: 'destination' as const, raw: {} };
   await expect(applyRailResult(env.sql, stale, failed, schedule, env.logger)).resolves.toEqual({ kind: 'skipped', status: null });
+  // A pending answer says Paystack holds it: not applied, kept on its attempt (and named, to be counted).
   await expect(applyRailResult(env.sql, stale, { status: 'pending', providerReference: 'TRF_A', raw: {} }, schedule, env.logger)).resolves.toEqual({
     kind: 'skipped',
     status: null,
+    found: FOUND_AFTER_MOVE,
   });
   await expect(awaitUnknownOutcome(env.sql, stale, schedule, { status: 504, message: 'timeout' })).resolves.toEqual({ kind: 'skipped', status: null });
   await expect(failWithProviderError(env.sql, stale, { status: 503, message: 'rate limited' })).resolves.toEqual({ kind: 'skipped', status: null });

@@ -282,6 +282,8 @@ test('a payout failed by the grace window that Paystack shows after all (paid): 
     stack.env.db.payoutAttempt.findFirst({ where: { transactionId: row.id, rail: 'paystack', outcome: 'found_after_fail' } }),
   );
   expect(attempt.reason).toMatch(/^paystack answered completed .* after the payout failed/);
+  // Counted for the alert where the notification was received.
+  expect((await stack.deps.metrics.payoutFoundAfterFail.get()).values.find((v) => v.labels.rail === 'paystack')?.value).toBeGreaterThanOrEqual(1);
   expect(await statusOf(row.id)).toBe('failed');
   expect((await findWallet(stack.env.db, ws.id, 'NGN'))!.balance.toFixed(6)).toBe('1000.000000');
   expect(posts(row.reference)).toBe(1);

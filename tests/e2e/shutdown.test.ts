@@ -222,6 +222,7 @@ test('SIGTERM to a payout worker in the middle of a long reconciler pass (a slow
   const worker = spawnService('payout-worker', { PAYOUT_SANDBOX_DELAY_MS: '3000', SHUTDOWN_GRACE_MS: '1000' });
   let exitedCode: number | null;
   let stoppedInMs = 0;
+  let stoppedAt = 0;
   try {
     await waitFor(() => worker.output().includes('worker consuming'), 30_000, 50);
     // The reconciler's first pass starts with the worker: it is asking the rail now.
@@ -229,12 +230,16 @@ test('SIGTERM to a payout worker in the middle of a long reconciler pass (a slow
     const sigtermAt = Date.now();
     worker.child.kill('SIGTERM');
     exitedCode = await worker.exited;
-    stoppedInMs = Date.now() - sigtermAt;
+    stoppedAt = Date.now();
+    stoppedInMs = stoppedAt - sigtermAt;
   } finally {
     if (worker.child.exitCode === null) worker.child.kill('SIGKILL');
   }
   expect(exitedCode!).toBe(0);
   expect(stoppedInMs).toBeLessThan(6000);
-  // What the pass had not asked yet is asked by a later pass: nothing left the watch unasked.
-  expect(await env.db.payoutDispatch.count({ where: { transactionId: { in: ids }, reversalCheckAt: null } })).toBe(0);
+  // The pass had claimed them (each check leased a minute ahead) and was stopped before any answer (3 s each):
+  // none was counted as asked, none left the watch, and each is asked by a later pass once its lease ends.
+  const watch = await env.db.payoutDispatch.findMany({ where: { transactionId: { in: ids } }, select: { reversalCheckAt: true, reversalChecks: true } });
+  expect(watch).toHaveLength(24);
+  expect(watch.filter((w) => w.reversalChecks !== 0 || !w.reversalCheckAt || w.reversalCheckAt.getTime() < stoppedAt)).toEqual([]);
 });

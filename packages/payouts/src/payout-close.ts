@@ -31,7 +31,11 @@ export type PayoutOutcome =
   | { kind: 'provider_error'; status: number; message: string; transaction: RenderedTransaction }
   | { kind: 'unknown'; status: number; message: string; transaction: RenderedTransaction }
   | { kind: 'pending' }
-  | { kind: 'skipped'; status: string | null };
+  /** Not applied; `found` when the answer was one a rail the payout left or failed on should not give (kept for an operator). */
+  | { kind: 'skipped'; status: string | null; found?: FoundLate };
+
+/** A rail's answer kept on its attempt because the payout had moved on (found_after_move) or failed (found_after_fail). */
+export type FoundLate = typeof FOUND_AFTER_MOVE | typeof FOUND_AFTER_FAIL;
 
 /**
  * When the rail is asked again about a payout it has not settled (an unknown
@@ -264,7 +268,7 @@ export async function keepUnappliedRailAnswer(
   rail: string,
   result: TransferResult,
   log?: Logger,
-): Promise<typeof FOUND_AFTER_MOVE | typeof FOUND_AFTER_FAIL | null> {
+): Promise<FoundLate | null> {
   if (result.status === 'failed') return null;
   const answer = `${rail} answered ${result.status}${result.providerReference ? ` (${result.providerReference})` : ''}`;
   const { rows } = await KEEP_UNAPPLIED_RAIL_ANSWER.run(sql, { transactionId: payout.id, rail, answer, now: new Date() });
@@ -281,8 +285,8 @@ export async function keepUnappliedRailAnswer(
 
 /** An answer whose write lost its gate: kept when it came from a rail the payout left or failed on; skipped either way. */
 async function notApplied(sql: SqlQueryable, row: LedgerTransaction, result: TransferResult, log?: Logger): Promise<PayoutOutcome> {
-  await keepUnappliedRailAnswer(sql, row, row.provider, result, log);
-  return { kind: 'skipped', status: null };
+  const found = await keepUnappliedRailAnswer(sql, row, row.provider, result, log);
+  return found ? { kind: 'skipped', status: null, found } : { kind: 'skipped', status: null };
 }
 
 async function checksSoFar(sql: SqlQueryable, transactionId: number): Promise<number> {
@@ -326,25 +330,28 @@ export async function awaitAcknowledgedOutcome(sql: SqlPool, row: LedgerTransact
   return { kind: 'pending' };
 }
 
+/** The attempt of a payout failed by the grace window on its rail, while it still reads `sending`. */
 const MARK_UNCONFIRMED = defineStatement({
   name: 'cowrie-payout-attempt-unconfirmed',
   params: { transactionId: sqlParam.int, rail: sqlParam.text, reason: sqlParam.text, now: sqlParam.timestamp },
-  text: (p) => `UPDATE "PayoutAttempt" SET "outcome" = '${UNCONFIRMED}', "reason" = ${p.reason}, "updatedAt" = ${p.now}
-           WHERE "transactionId" = ${p.transactionId} AND "rail" = ${p.rail} AND "outcome" = 'sending'`,
+  text: (p) => `UPDATE "PayoutAttempt" a SET "outcome" = '${UNCONFIRMED}', "reason" = ${p.reason}, "updatedAt" = ${p.now}
+           FROM "LedgerTransaction" t
+           WHERE a."transactionId" = ${p.transactionId} AND a."rail" = ${p.rail} AND a."outcome" = 'sending'
+             AND t."id" = a."transactionId" AND t."status" = 'failed' AND t."provider" = a."rail"`,
 });
 
 /**
  * The rail kept not knowing the reference for the whole grace window: nothing
  * was sent, so the payout fails and its hold is released (transfer.failed).
+ * Its attempt is then marked UNCONFIRMED, so its rail is asked once more,
+ * later, in case the transfer shows up after all (checkEarlierAttempts). The
+ * close commits on its own (the wallet's row is never locked across another
+ * round trip); a process that dies between the two only loses that last check.
  */
 export async function failUnconfirmed(sql: SqlPool, row: LedgerTransaction, since: Date): Promise<PayoutOutcome> {
   const reason = `The rail never received this transfer (it did not know its reference from ${since.toISOString()} on)`;
-  const won = await inSqlTransaction(sql, async (client) => {
-    const closed = await finish(client, row, { status: 'failed', raw: { error: reason } });
-    // Its rail is asked once more, later, in case the transfer shows up after all (checkEarlierAttempts).
-    if (closed) await MARK_UNCONFIRMED.run(client, { transactionId: row.id, rail: row.provider, reason, now: new Date() });
-    return closed;
-  });
+  const won = await finish(sql, row, { status: 'failed', raw: { error: reason } });
+  if (won) await MARK_UNCONFIRMED.run(sql, { transactionId: row.id, rail: row.provider, reason, now: new Date() });
   if (!won) return { kind: 'skipped', status: null };
   return { kind: 'failed', reason, transaction: won };
 }

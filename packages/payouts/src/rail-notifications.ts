@@ -2,7 +2,7 @@ import type { Logger, Mode } from '@cowrie/core';
 import { columnList, defineStatement, insertColumns, sqlColumn, sqlParam, type SqlPool, type UnmatchedPayoutEvent } from '@cowrie/db';
 import { ledgerTransactionColumns } from '@cowrie/ledger';
 import type { ModeRails } from '@cowrie/rails';
-import { applyRailResult, keepUnappliedRailAnswer, type PayoutOutcome } from './payout-close';
+import { applyRailResult, keepUnappliedRailAnswer, type FoundLate, type PayoutOutcome } from './payout-close';
 import { failOver } from './execute-payout';
 import { nextRailOf, payoutReferenceOf, payoutRoute, railReferenceOf } from './rail-route';
 
@@ -25,7 +25,10 @@ export interface PayoutNotification {
  * never credited), `unconfirmed` (the rail does not show the transfer when
  * asked: nothing changed; the reconciler asks again on its schedule).
  */
-export type PayoutNotificationOutcome = { kind: 'applied'; outcome: PayoutOutcome['kind'] } | { kind: 'unmatched' } | { kind: 'unconfirmed' };
+/** What a notification came to; `found` names the rail whose answer was kept for an operator (cowrie_payout_found_after_*_total). */
+export type PayoutNotificationOutcome = ({ kind: 'applied'; outcome: PayoutOutcome['kind'] } | { kind: 'unmatched' } | { kind: 'unconfirmed' }) & {
+  found?: { rail: string; outcome: FoundLate };
+};
 
 const PAYOUT_BY_REFERENCE = defineStatement({
   name: 'cowrie-payout-by-reference',
@@ -63,16 +66,17 @@ export async function receivePayoutNotification(
   // Only the payout's current rail, under the reference it was sent with there: an earlier rail certainly did not take it.
   if (!found || found.provider !== notification.provider || railReferenceOf(found) !== notification.reference) {
     // About the attempt of a rail the payout moved on from: that rail is asked; if it holds the transfer after all, it is kept on the attempt.
+    let kept: FoundLate | null = null;
     if (found && payoutRoute(found).rails.includes(notification.provider) && railReferenceOf(found, notification.provider) === notification.reference) {
       const known = await rails[found.workspaceMode].byId(notification.provider).verifyTransfer(notification.reference);
-      if (known) await keepUnappliedRailAnswer(sql, found, notification.provider, known, log);
+      if (known) kept = await keepUnappliedRailAnswer(sql, found, notification.provider, known, log);
     }
     await KEEP_UNMATCHED.run(sql, notification);
     log.warn(
       { provider: notification.provider, event: notification.event, reference: notification.reference },
       'a payout rail notified about a transfer Cowrie does not know: kept for review, nothing credited',
     );
-    return { kind: 'unmatched' };
+    return kept ? { kind: 'unmatched', found: { rail: notification.provider, outcome: kept } } : { kind: 'unmatched' };
   }
   const { workspaceMode, ...row } = found;
   const known = await rails[workspaceMode].byId(row.provider).verifyTransfer(notification.reference);
@@ -94,5 +98,6 @@ export async function receivePayoutNotification(
   }
   const outcome = await applyRailResult(sql, row, known, undefined, log);
   log.info({ reference: row.reference, event: notification.event, outcome: outcome.kind }, 'payout notification applied');
-  return { kind: 'applied', outcome: outcome.kind };
+  const late = outcome.kind === 'skipped' && outcome.found ? { rail: row.provider, outcome: outcome.found } : undefined;
+  return late ? { kind: 'applied', outcome: outcome.kind, found: late } : { kind: 'applied', outcome: outcome.kind };
 }

@@ -9,7 +9,7 @@ import {
   type InboundTransfer,
 } from '@cowrie/collection-rails';
 import { receiveInboundTransfer } from '@cowrie/deposits';
-import { receivePayoutNotification } from '@cowrie/payouts';
+import { FOUND_AFTER_MOVE, receivePayoutNotification } from '@cowrie/payouts';
 import { FLUTTERWAVE_SIGNATURE_HEADER, parseFlutterwaveTransferNotification, parsePaystackTransferNotification, verifyFlutterwaveHash } from '@cowrie/rails';
 import type { GatewayDeps } from '../deps';
 import { notFoundHandler } from '../http/error-handler';
@@ -66,8 +66,9 @@ export function registerRailNotificationRoutes(app: Express, deps: GatewayDeps) 
   const payoutRails = payoutKey || flutterwaveHash ? deps.payoutRails : null;
   // A payout rail's notification names the payout; the rail's own answer when asked is what is applied.
   // A rail that cannot be asked answers 503, so the provider delivers it again.
-  const receivePayout = (req: Request, provider: string, event: string, reference: string, body: unknown) =>
-    withRailErrors(
+  // A rail's answer kept for an operator (the payout had moved on, or failed) is counted for the alert.
+  const receivePayout = async (req: Request, provider: string, event: string, reference: string, body: unknown) => {
+    const { found, ...outcome } = await withRailErrors(
       () =>
         receivePayoutNotification(
           { sql: deps.sql, rails: payoutRails!, log: req.log },
@@ -75,6 +76,9 @@ export function registerRailNotificationRoutes(app: Express, deps: GatewayDeps) 
         ),
       { kind: 'unavailable', message: `The ${provider} rail could not confirm the transfer; deliver it again later` },
     );
+    if (found) (found.outcome === FOUND_AFTER_MOVE ? deps.metrics.payoutFoundAfterMove : deps.metrics.payoutFoundAfterFail).inc({ rail: found.rail });
+    return outcome;
+  };
   if (collectionKey || payoutKey)
     rails.post('/paystack/notifications', async (req, res) => {
       const signers = [...new Set([collectionKey, payoutKey].filter((k): k is string => !!k))];
