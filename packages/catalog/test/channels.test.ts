@@ -23,3 +23,7 @@ test.each([
 ])('%s stops start-up', (_name, override) => {
   expect(() => loadChannelCatalog({ CHANNELS_OVERRIDE: override })).toThrow(/CHANNELS_OVERRIDE/);
 });
+
+test('a channel file the gateway cannot read stops start-up, naming the variable', () => {
+  expect(() => loadChannelCatalog({ CHANNELS_FILE: '/nonexistent/channels.json' })).toThrow(/CHANNELS_FILE: cannot be read \(ENOENT/);
+});

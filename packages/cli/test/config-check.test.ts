@@ -30,7 +30,6 @@ test.each([
 });
 
 test.each([
-  ['CHANNELS_FILE', { CHANNELS_FILE: '/nonexistent' }],
   ['CHANNELS_OVERRIDE', { CHANNELS_OVERRIDE: '{bad' }],
   ['CHANNELS_OVERRIDE', { CHANNELS_OVERRIDE: '{"nope":{"status":"live"}}' }],
   ['WEBHOOK_ALLOWED_CIDRS', { WEBHOOK_ALLOWED_CIDRS: 'notacidr' }],

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { accessSync, constants } from 'node:fs';
 import { z } from 'zod';
 import { rememberPreviousSealingKeys } from './crypto';
 import { parseCidr } from './cidr';
@@ -116,23 +117,44 @@ function parseFeeSchedule(text: string, ctx: z.RefinementCtx): Record<string, Fe
   return Object.fromEntries(Object.entries(parsed.data).map(([currency, rule]) => [currency.toUpperCase(), rule]));
 }
 
-/** REDIS_URL as ioredis reads it: a redis:// or rediss:// URL, or a Unix socket's absolute path (ioredis takes `/path?db=2`). */
+/**
+ * REDIS_URL as ioredis reads it: a redis:// or rediss:// URL; `host:port` or
+ * `//host:port`, which ioredis reads as redis://; or a Unix socket's absolute
+ * path (ioredis takes `/path?db=2`). Another scheme (http://, a typo) is refused.
+ */
 function isRedisUrl(value: string): boolean {
   if (value.startsWith('/') && !value.startsWith('//')) return true;
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `redis:${value.startsWith('//') ? '' : '//'}${value}`;
   try {
-    const url = new URL(value);
+    const url = new URL(withScheme);
     return (url.protocol === 'redis:' || url.protocol === 'rediss:') && url.hostname !== '';
   } catch {
     return false;
   }
 }
 
-/** CHANNELS_OVERRIDE or CHANNELS_FILE, checked as the gateway's channel catalog reads it (parseChannelOverride). */
+/**
+ * CHANNELS_OVERRIDE or CHANNELS_FILE, checked as the gateway's channel catalog
+ * reads it (parseChannelOverride). A file that this process cannot read is not
+ * refused here: only the gateway reads it (a file mounted into the gateway
+ * alone must not stop the workers or the CLI), and the gateway's catalog
+ * refuses it at start, naming the variable.
+ */
 const channelOverrideIssues = (variable: 'CHANNELS_OVERRIDE' | 'CHANNELS_FILE') => (value: string | undefined, ctx: z.RefinementCtx) => {
   if (value === undefined) return;
+  if (variable === 'CHANNELS_FILE' && !isReadableFile(value)) return;
   const result = parseChannelOverride(variable, value);
   if ('problem' in result) ctx.addIssue({ code: 'custom', message: result.problem });
 };
+
+function isReadableFile(path: string): boolean {
+  try {
+    accessSync(path, constants.R_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 // The named ranges express's `trust proxy` (proxy-addr) knows besides addresses and CIDRs.
 const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
@@ -196,10 +218,10 @@ const ZConfigFields = z
     DATABASE_URL: z.string().url().default('postgresql://postgres@127.0.0.1:5432/cowrie'),
     // connections per Postgres pool; every process has two (Prisma, and plain pg for the hot paths)
     DATABASE_POOL_SIZE: positiveInt(10),
-    // a single Redis node (redis:// or rediss://, with credentials if any, or the path of its Unix socket); it must run with maxmemory-policy noeviction
+    // a single Redis node (redis:// or rediss://, with credentials if any; host:port reads as redis://; or the path of its Unix socket); it must run with maxmemory-policy noeviction
     REDIS_URL: z
       .string()
-      .refine(isRedisUrl, 'expected redis:// or rediss:// (host, port, credentials if any), or the absolute path of a Unix socket')
+      .refine(isRedisUrl, 'expected redis:// or rediss:// (host, port, credentials if any), host:port, or the absolute path of a Unix socket')
       .default('redis://127.0.0.1:6379'),
     // host:port,host:port — when set, ioredis connects to a Redis Cluster instead of REDIS_URL
     REDIS_CLUSTER_NODES: csv,

@@ -382,7 +382,6 @@ describe('Paystack: one set of variables for both rails', () => {
 
 describe('values read later (the channel override, the allowed CIDRs, the routing rules, Redis) are checked with the rest, naming the variable', () => {
   test.each([
-    ['CHANNELS_FILE', { CHANNELS_FILE: '/nonexistent/channels.json' }, /CHANNELS_FILE: cannot be read \(ENOENT/],
     ['CHANNELS_OVERRIDE', { CHANNELS_OVERRIDE: '{bad' }, /CHANNELS_OVERRIDE: is not JSON/],
     ['CHANNELS_OVERRIDE', { CHANNELS_OVERRIDE: '{"nope":{"status":"live"}}' }, /CHANNELS_OVERRIDE: .*"nope" \(the channels are card, /],
     ['CHANNELS_OVERRIDE', { CHANNELS_OVERRIDE: '{"card":{"status":"on"}}' }, /CHANNELS_OVERRIDE: card\.status/],
@@ -391,7 +390,7 @@ describe('values read later (the channel override, the allowed CIDRs, the routin
     ['PAYOUT_ROUTING_RULES', { PAYOUT_RAILS: 'paystack,flutterwave', PAYOUT_ROUTING_RULES: '{bad' }, /PAYOUT_ROUTING_RULES: is not valid JSON/],
     ['PAYOUT_ROUTING_RULES', { PAYOUT_ROUTING_RULES: '[{"currency":"NGN"}]' }, /PAYOUT_ROUTING_RULES: 0\.rails/],
     ['REDIS_URL', { REDIS_URL: 'http://x:1' }, /REDIS_URL: expected redis:\/\/ or rediss:\/\//],
-    ['REDIS_URL', { REDIS_URL: 'localhost:6379' }, /REDIS_URL: expected redis:\/\/ or rediss:\/\//],
+    ['REDIS_URL', { REDIS_URL: 'ftp://redis.internal:6379' }, /REDIS_URL: expected redis:\/\/ or rediss:\/\//],
   ])('a bad %s is refused by name', (_name, env, message) => {
     expect(() => loadConfig(env)).toThrow(message);
   });
@@ -411,8 +410,14 @@ describe('values read later (the channel override, the allowed CIDRs, the routin
       });
       expect(c.CHANNELS_FILE).toBe(file);
       expect(c.WEBHOOK_ALLOWED_CIDRS).toEqual(['127.0.0.0/8', '::1/128', '10.1.2.3']);
-      // ioredis takes a Unix socket's path too.
-      expect(loadConfig({ REDIS_URL: '/var/run/redis/redis.sock' }).REDIS_URL).toBe('/var/run/redis/redis.sock');
+      // ioredis takes a Unix socket's path too, and host:port or //host:port as redis://.
+      for (const url of ['/var/run/redis/redis.sock', 'localhost:6379', '127.0.0.1:6379', '//redis:6379'])
+        expect(loadConfig({ REDIS_URL: url }).REDIS_URL).toBe(url);
+      // A channel file's content is checked where it can be read; one this process cannot read is the gateway's to refuse.
+      const bad = path.join(dir, 'bad-channels.json');
+      writeFileSync(bad, '{"nope":{"status":"live"}}');
+      expect(() => loadConfig({ CHANNELS_FILE: bad })).toThrow(/CHANNELS_FILE: .*"nope"/);
+      expect(loadConfig({ CHANNELS_FILE: '/nonexistent/channels.json' }).CHANNELS_FILE).toBe('/nonexistent/channels.json');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
