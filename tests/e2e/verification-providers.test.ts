@@ -1,9 +1,11 @@
 // Risk: the real providers (SMTP, Termii) not wired through the dispatcher, or
-// a provider refusal answered as a success.
+// a provider refusal answered as a success, or a code a provider accepted
+// answered and recorded as a refusal.
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
-import { createWorkspaceWithKey } from '@cowrie/testing';
-import { readVoiceCode } from '@cowrie/verification';
+import { createRedis, enqueue, openQueue } from '@cowrie/core';
+import { createWorkspaceWithKey, waitFor } from '@cowrie/testing';
+import { readVoiceCode, verificationJobId, verificationsQueue } from '@cowrie/verification';
 import { startTermiiStandIn, type TermiiStandIn } from '@cowrie/verification/testing';
 import { call } from '@cowrie/gateway/testing';
 import { startVerificationGateway } from './start-verification-gateway';
@@ -107,7 +109,63 @@ test('an SMTP refusal: 400 Could not deliver the code, row failed', async () => 
   expect((await read(res.body.error.details.reference)).body.data.status).toBe('failed');
 });
 
+test('a code Termii accepted whose delivery cannot be recorded: 201 pending, sent once, and it verifies', async () => {
+  // The write that marks this one destination's code delivered fails (as a
+  // statement timeout or a failover would); the provider has taken the message.
+  const destination = '+2348071234570';
+  await gw.env.sql.query(`
+    CREATE FUNCTION refuse_delivered_mark() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF NEW."deliveredAt" IS NOT NULL AND OLD."deliveredAt" IS NULL AND NEW."destination" = '${destination}' THEN
+        RAISE EXCEPTION 'delivered mark refused for the test';
+      END IF;
+      RETURN NEW;
+    END $$;
+    CREATE TRIGGER refuse_delivered_mark BEFORE UPDATE ON "Verification" FOR EACH ROW EXECUTE FUNCTION refuse_delivered_mark();`);
+  let dropped = false;
+  const drop = async () => {
+    if (dropped) return;
+    dropped = true;
+    await gw.env.sql.query('DROP TRIGGER refuse_delivered_mark ON "Verification"; DROP FUNCTION refuse_delivered_mark()');
+  };
+  try {
+    const res = await start({ channel: 'sms', destination, code: '84848484' });
+    expect(res.status).toBe(201);
+    expect(res.body.data.status).toBe('pending');
+    const reference = res.body.data.reference;
+    const row = await gw.env.db.verification.findUniqueOrThrow({ where: { reference } });
+    expect(row).toMatchObject({ status: 'pending', deliveryError: null, deliveredAt: null });
+    expect(row.sendStartedAt).toBeInstanceOf(Date);
+
+    // The job is done (not failed, so the gateway marked nothing); a replay sends nothing more.
+    const connection = createRedis(gw.env.config, { forBullmq: true });
+    const queue = openQueue(verificationsQueue, { connection, prefix: gw.env.config.QUEUE_PREFIX });
+    try {
+      const job = (await queue.getJob(verificationJobId(row)))!;
+      expect(await job.getState()).toBe('completed');
+      expect(job.returnvalue).toEqual({ kind: 'skipped', status: 'delivery outcome unknown' });
+      await enqueue(queue, verificationsQueue, 'verification.deliver', job.data, { jobId: `${job.id}-replay` });
+      const replay = (await queue.getJob(`${job.id}-replay`))!;
+      await waitFor(async () => (await replay.getState()) === 'completed');
+      expect((await queue.getJob(replay.id!))!.returnvalue).toEqual({ kind: 'skipped', status: 'delivery outcome unknown' });
+    } finally {
+      await queue.close();
+      connection.disconnect();
+    }
+    expect(termii.delivered.filter((m) => m.body.to === '2348071234570')).toHaveLength(1);
+
+    // Once the database takes writes again, the code the customer received verifies.
+    await drop();
+    const code = /verification code is (\d+)\./.exec(String(termii.delivered.find((m) => m.body.to === '2348071234570')!.body.sms))?.[1];
+    expect(code).toBe('84848484');
+    expect((await check(reference, code!)).body.data).toEqual({ status: 'verified' });
+    expect((await read(reference)).body.data).toMatchObject({ status: 'verified' });
+  } finally {
+    await drop();
+  }
+});
+
 test('neither the provider key nor any code reaches the logs', async () => {
   const logs = gw.env.logLines.join('\n');
-  for (const secret of [TERMII_KEY, '51515151', '62626262', '73737373']) expect(logs).not.toContain(secret);
+  for (const secret of [TERMII_KEY, '51515151', '62626262', '73737373', '84848484']) expect(logs).not.toContain(secret);
 });

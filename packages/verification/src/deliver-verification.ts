@@ -23,8 +23,9 @@ export type VerificationDelivery =
   /**
    * Nothing to do: the row is gone, already delivered, terminal or expired (a
    * replayed job); or `delivery outcome unknown`: an earlier run began sending
-   * and died before recording the outcome, so the code may have arrived and is
-   * not sent again.
+   * and died before recording the outcome, or this run's provider accepted the
+   * code and recording that failed, so the code may have arrived and is not
+   * sent again (the row stays pending).
    */
   | { kind: 'skipped'; status: string };
 
@@ -181,7 +182,8 @@ const deliveredMarker = batchPerTurnFor(
  * or a row to skip) and a code that cannot be unsealed take the read, the
  * checks and the claim one by one. A provider refusal marks the row `failed`
  * with a reason that holds no secret; the gateway turns it into `Could not
- * deliver the code: …`.
+ * deliver the code: …`. A failure to record a code the provider accepted does
+ * not (see send).
  */
 export async function deliverVerification(deps: DeliverVerificationDeps, job: { verificationId: number; sealedCode: string }): Promise<VerificationDelivery> {
   const now = deps.now?.() ?? new Date();
@@ -217,26 +219,47 @@ export async function deliverVerification(deps: DeliverVerificationDeps, job: { 
   return send(deps, row, code, now);
 }
 
-/** Sends the code of a claimed row and records the outcome. */
+/** How long to wait before each further try of a delivered mark that failed (ms): three more tries within a second. */
+const MARK_RETRY_DELAYS_MS = [50, 200, 500];
+
+/**
+ * Marks a sent code delivered, trying again briefly when the write fails (a
+ * statement timeout, a pool out of connections, a failover); throws the last
+ * error when every try failed.
+ */
+async function markDelivered(deps: DeliverVerificationDeps, delivered: Delivered): Promise<void> {
+  for (let tried = 0; ; tried += 1) {
+    try {
+      await deliveredMarker(deps.sql).load(delivered);
+      return;
+    } catch (err) {
+      const delay = MARK_RETRY_DELAYS_MS[tried];
+      if (delay === undefined) throw err;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+}
+
+/**
+ * Sends the code of a claimed row and records the outcome. Only the provider's
+ * own failure marks the row `failed`: a code the provider accepted whose
+ * delivered mark cannot be written (after a few brief tries) leaves the row
+ * `pending` and claimed, like a run that died mid-send (`delivery outcome
+ * unknown`): it is not sent again, and the code that arrived can be checked.
+ */
 async function send(deps: DeliverVerificationDeps, row: VerificationWithMode, code: string, now: Date): Promise<VerificationDelivery> {
   const remainingSeconds = (row.expiresAt.getTime() - now.getTime()) / 1000;
   const channel = row.channel as VerificationChannel;
   const provider = deps.providers.forChannel(channel, row.workspaceMode);
+  let receipt: Awaited<ReturnType<typeof provider.send>>;
   try {
-    const receipt = await provider.send({
+    receipt = await provider.send({
       channel,
       destination: row.destination,
       code,
       reference: row.reference,
       validForMinutes: Math.max(1, Math.ceil(remainingSeconds / 60)),
     });
-    await deliveredMarker(deps.sql).load({
-      id: row.id,
-      at: deps.now?.() ?? new Date(),
-      provider: provider.id,
-      providerReference: receipt.providerReference ?? null,
-    });
-    return { kind: 'sent', provider: provider.id };
   } catch (err) {
     const known = err instanceof DeliveryError;
     // Provider texts are short and ours, but never trust them to leave the code out.
@@ -258,4 +281,16 @@ async function send(deps: DeliverVerificationDeps, row: VerificationWithMode, co
     await markDeliveryFailed(deps.sql, row.id, reason);
     return { kind: 'failed', reason };
   }
+
+  const providerReference = receipt.providerReference ?? null;
+  try {
+    await markDelivered(deps, { id: row.id, at: deps.now?.() ?? new Date(), provider: provider.id, providerReference });
+  } catch (err) {
+    deps.log.error(
+      { verificationId: row.id, provider: provider.id, providerReference, error: withoutCode(String((err as Error)?.message ?? err), code) },
+      'code delivery outcome unknown (the provider accepted the code, recording it failed); the row stays pending, not sent again',
+    );
+    return { kind: 'skipped', status: 'delivery outcome unknown' };
+  }
+  return { kind: 'sent', provider: provider.id };
 }

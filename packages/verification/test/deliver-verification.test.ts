@@ -3,6 +3,7 @@
 import { encryptSecret } from '@cowrie/core';
 import { createWorkspaceWithKey, type TestEnv } from '@cowrie/testing';
 import { createTestEnv } from '@cowrie/ledger/testing';
+import { checkVerification } from '../src/check-verification';
 import { createVerification } from '../src/create-verification';
 import { deliverVerification } from '../src/deliver-verification';
 import { createDeliveryProviders, readSandboxMessages, sandboxOutbox } from '../src/providers';
@@ -152,4 +153,65 @@ test('a start that cannot be stored fails alone; the others arriving with it are
   expect(bad.status).toBe('rejected');
   const stored = await env.db.verification.findMany({ where: { destination: { in: ['+2348090000021', '+2348090000022', '+2348090000023'] } } });
   expect(stored.map((r) => r.destination).sort()).toEqual(['+2348090000021', '+2348090000023']);
+});
+
+/**
+ * A trigger in this test's database that refuses the UPDATE marking the code
+ * to `destination` delivered: its first `times` tries (all of them when
+ * `times` is null), as a statement timeout or a failover would.
+ */
+async function refuseDeliveredMark(destination: string, times: number | null) {
+  const name = `refuse_mark_${destination.replace(/\D/g, '')}`;
+  await env.sql.query(`
+    CREATE SEQUENCE ${name}_tries;
+    CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF NEW."deliveredAt" IS NOT NULL AND OLD."deliveredAt" IS NULL AND NEW."destination" = '${destination}'
+        AND (${times ?? 'NULL'}::int IS NULL OR nextval('${name}_tries') <= ${times ?? 0}) THEN
+        RAISE EXCEPTION 'delivered mark refused for the test';
+      END IF;
+      RETURN NEW;
+    END $$;
+    CREATE TRIGGER ${name} BEFORE UPDATE ON "Verification" FOR EACH ROW EXECUTE FUNCTION ${name}();`);
+  return () => env.sql.query(`DROP TRIGGER ${name} ON "Verification"; DROP FUNCTION ${name}(); DROP SEQUENCE ${name}_tries`);
+}
+
+test('a delivered mark that fails once is written again: sent, the row delivered', async () => {
+  const destination = '+2348090000041';
+  const allow = await refuseDeliveredMark(destination, 1);
+  try {
+    const { verification, sealedCode } = await started(destination);
+    expect(await deliverVerification(deps(), { verificationId: verification.id, sealedCode })).toEqual({ kind: 'sent', provider: 'sandbox' });
+    const row = await env.db.verification.findUniqueOrThrow({ where: { id: verification.id } });
+    expect(row).toMatchObject({ status: 'pending', deliveryError: null, providerReference: (await messages(destination))[0]!.id });
+    expect(row.deliveredAt).toBeInstanceOf(Date);
+    expect(await messages(destination)).toHaveLength(1);
+  } finally {
+    await allow();
+  }
+});
+
+test('a code the provider accepted whose delivered mark cannot be written: not failed, outcome unknown, not sent again, checkable', async () => {
+  const destination = '+2348090000042';
+  const allow = await refuseDeliveredMark(destination, null);
+  let allowed = false;
+  try {
+    const { verification, sealedCode } = await started(destination);
+    expect(await deliverVerification(deps(), { verificationId: verification.id, sealedCode })).toEqual({ kind: 'skipped', status: 'delivery outcome unknown' });
+    const row = await env.db.verification.findUniqueOrThrow({ where: { id: verification.id } });
+    expect(row).toMatchObject({ status: 'pending', deliveryError: null, deliveredAt: null });
+    expect(row.sendStartedAt).toBeInstanceOf(Date);
+    expect(await deliverVerification(deps(), { verificationId: verification.id, sealedCode })).toEqual({ kind: 'skipped', status: 'delivery outcome unknown' });
+    expect(await messages(destination)).toHaveLength(1);
+
+    await allow();
+    allowed = true;
+    const check = await checkVerification(
+      { sql: env.sql, redis: env.redis, keyPrefix: env.config.REDIS_KEY_PREFIX },
+      { workspaceId, reference: verification.reference, code: (await messages(destination))[0]!.code },
+    );
+    expect(check).toEqual({ status: 'verified' });
+  } finally {
+    if (!allowed) await allow();
+  }
 });
