@@ -177,3 +177,23 @@ test('WhatsApp accepts a send to a number not on WhatsApp and reports it failed 
   // The public record's state is unchanged: the code is never checked and expires at its TTL.
   expect((await call(gw.url, 'GET', `/v1/verifications/${reference}`, { token: apiKey })).body.data.status).toBe('pending');
 });
+
+test('WhatsApp: a signed callback of an unexpected shape is refused or acknowledged, never a 500; a time that is no time is the arrival', async () => {
+  const reference = await start('whatsapp', '+2348061230001');
+  const row = await gw.env.db.verification.findFirstOrThrow({ where: { reference } });
+  const status = (s: Record<string, unknown>) => ({ entry: [{ changes: [{ value: { statuses: [{ id: row.providerReference, ...s }] } }] }] });
+  for (const body of [
+    { entry: [{ changes: [{ value: { statuses: { id: row.providerReference, status: 'delivered' } } }] }] },
+    { entry: [{ changes: { value: {} } }] },
+    { entry: [null, 7, 'x'] },
+    status({ status: 'delivered', timestamp: '1e20' }),
+    status({ status: 'delivered', timestamp: -5 }),
+  ]) {
+    const res = await postWhatsApp(body);
+    expect([JSON.stringify(body).slice(0, 60), res.status < 500]).toEqual([JSON.stringify(body).slice(0, 60), true]);
+  }
+  // A time that is no time is the arrival's: recorded with a real date.
+  const recorded = await gw.env.db.verification.findFirstOrThrow({ where: { reference } });
+  expect(recorded.deliveryStatus).toBe('delivered');
+  expect(Math.abs(recorded.deliveryReportedAt!.getTime() - Date.now())).toBeLessThan(60_000);
+});

@@ -86,11 +86,18 @@ export function parseWhatsAppStatuses(body: unknown, now = new Date()): ParsedRe
   if (!body || typeof body !== 'object' || !Array.isArray((body as { entry?: unknown }).entry)) return { invalid: 'entry is required' };
   const reports: DeliveryReport[] = [];
   let ignored = 0;
-  for (const entry of (body as { entry: Array<{ changes?: Array<{ value?: { statuses?: WhatsAppStatus[] } }> }> }).entry) {
-    for (const change of entry?.changes ?? []) {
-      for (const s of change?.value?.statuses ?? []) {
+  // Any part of another shape is skipped: a signed post is Meta's, and what Cowrie does not read is not an error.
+  const listOf = <T>(value: unknown): T[] => (Array.isArray(value) ? (value as T[]) : []);
+  for (const entry of listOf<{ changes?: unknown } | null>((body as { entry: unknown }).entry)) {
+    for (const change of listOf<{ value?: { statuses?: unknown } } | null>(entry?.changes)) {
+      for (const s of listOf<WhatsAppStatus | null>(change?.value?.statuses)) {
+        if (!s || typeof s !== 'object') {
+          ignored += 1;
+          continue;
+        }
         const seconds = Number(s.timestamp);
-        const at = Number.isFinite(seconds) && seconds > 0 ? new Date(seconds * 1000) : now;
+        const reported = new Date(seconds * 1000);
+        const at = Number.isFinite(seconds) && seconds > 0 && Number.isFinite(reported.getTime()) ? reported : now;
         if (typeof s.id !== 'string' || !s.id) ignored += 1;
         else if (s.status === 'delivered' || s.status === 'read') reports.push({ provider: 'whatsapp_cloud', messageId: s.id, status: 'delivered', at });
         else if (s.status === 'failed') reports.push({ provider: 'whatsapp_cloud', messageId: s.id, status: 'undelivered', at });
