@@ -71,6 +71,8 @@ test('the dashboard has the panels an operator needs, and the rules the alerts t
     'CowrieRedisDown',
     'CowrieLedgerAuditViolations',
     'CowrieLedgerAuditorFailing',
+    'CowriePayoutFoundLate',
+    'CowriePayoutLostByRail',
   ]) {
     expect(names).toContain(alert);
   }

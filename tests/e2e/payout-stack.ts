@@ -1,4 +1,5 @@
 import type { PrismaClient } from '@cowrie/db';
+import { createMetrics } from '@cowrie/metrics';
 import { startPayoutWorker } from '@cowrie/payout-worker';
 import { startTestGateway } from '@cowrie/gateway/testing';
 import { fundWallet } from '@cowrie/ledger/testing';
@@ -9,10 +10,13 @@ import { fundWallet } from '@cowrie/ledger/testing';
  */
 export async function startPayoutStack(envOverrides: Record<string, string> = {}) {
   const gw = await startTestGateway({ PUBLIC_API_RATE_LIMIT: '100000', ...envOverrides });
-  const worker = await startPayoutWorker(gw.env.config, gw.env.logger);
+  const workerMetrics = createMetrics({ service: 'payout-worker', processMetrics: false });
+  const worker = await startPayoutWorker(gw.env.config, gw.env.logger, { metrics: workerMetrics });
   return {
     ...gw,
     worker,
+    /** The payout worker's metrics (the gateway's are `deps.metrics`). */
+    workerMetrics,
     async close() {
       await worker.stop();
       await gw.close();

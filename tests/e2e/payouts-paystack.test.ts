@@ -245,6 +245,8 @@ test('a transfer Paystack acknowledged (pending) that verify stops finding keeps
     await waitFor(async () => Date.now() - hiddenFrom > 4000 && standIn.count('GET', `/transfer/verify/${reference}`) >= askedBefore + 4, 15_000);
     expect(await statusOf(id)).toBe('processing');
     expect(await held(ws.id)).toBe('6.000000');
+    // Each such check is counted for the operator's alert (a changed rail key or URL would do this to every payout).
+    expect((await stack.workerMetrics.payoutsLostByRail.get()).values.find((v) => v.labels.rail === 'paystack')?.value).toBeGreaterThanOrEqual(1);
   } finally {
     standIn.options.hideFromVerify = false;
   }

@@ -116,6 +116,12 @@ export function createMetrics(options: CreateMetricsOptions) {
       help: 'Age of the oldest payout still processing (0 when none), as the payout reconciler last saw it',
       registers,
     }),
+    payoutsLostByRail: new Counter({
+      name: 'cowrie_payouts_lost_by_rail_total',
+      help: 'Checks of a processing payout whose rail had acknowledged its transfer (pending, or its own reference) and now does not find it: kept processing with its hold (a changed rail key or URL?), by rail',
+      labelNames: ['rail'] as const,
+      registers,
+    }),
     ledgerAuditViolations: new Gauge({
       name: 'cowrie_ledger_audit_violations',
       help: 'Violations the last ledger audit of this payout worker found (0: the ledger holds); it audits every LEDGER_AUDIT_EVERY_MS',

@@ -493,7 +493,7 @@ async function checkRail({ sql, rail, row, awaiting, unknownSince, schedule, log
       { reference: row.reference, rail: rail.id, providerReference: row.providerReference },
       'the rail does not find a transfer it acknowledged: kept processing with its hold, asked again; check the rail key and URL',
     );
-    return { kind: 'done', outcome: await awaitAcknowledgedOutcome(sql, row, schedule) };
+    return { kind: 'done', outcome: await awaitAcknowledgedOutcome(sql, row, schedule, true) };
   }
   const since = awaiting === 'unknown' && unknownSince ? unknownSince : null;
   if (since && now.getTime() - since.getTime() >= schedule.graceMs) {

@@ -30,7 +30,8 @@ export type PayoutOutcome =
   | { kind: 'reversed'; transaction: RenderedTransaction }
   | { kind: 'provider_error'; status: number; message: string; transaction: RenderedTransaction }
   | { kind: 'unknown'; status: number; message: string; transaction: RenderedTransaction }
-  | { kind: 'pending' }
+  /** Awaiting the rail; `lostByRail` when the rail did not find a transfer it had acknowledged (kept processing; an operator's alert). */
+  | { kind: 'pending'; lostByRail?: true }
   /** Not applied; `found` when the answer was one a rail the payout left or failed on should not give (kept for an operator). */
   | { kind: 'skipped'; status: string | null; found?: FoundLate };
 
@@ -324,10 +325,12 @@ export async function awaitUnknownOutcome(
  * reference) and now cannot say, or does not find it: it is still the rail's.
  * The row stays `processing` with its hold, awaiting `pending` (the grace
  * window of "not found" never starts), and is asked again on the schedule.
+ * `notFound`: the rail answered that it does not know it (`lostByRail`, counted
+ * by the payout worker in cowrie_payouts_lost_by_rail_total).
  */
-export async function awaitAcknowledgedOutcome(sql: SqlPool, row: LedgerTransaction, schedule: OutcomeSchedule): Promise<PayoutOutcome> {
+export async function awaitAcknowledgedOutcome(sql: SqlPool, row: LedgerTransaction, schedule: OutcomeSchedule, notFound = false): Promise<PayoutOutcome> {
   if (!(await awaitOutcome(sql, row, schedule, { outcome: 'pending' }))) return { kind: 'skipped', status: null };
-  return { kind: 'pending' };
+  return notFound ? { kind: 'pending', lostByRail: true } : { kind: 'pending' };
 }
 
 /** The attempt of a payout failed by the grace window on its rail, while it still reads `sending`. */

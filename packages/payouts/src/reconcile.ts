@@ -171,12 +171,14 @@ export async function checkDuePayouts({
   signal,
 }: CheckDuePayoutsOptions) {
   const { rows: claimed } = await CLAIM_DUE_CHECKS.run(sql, { now, leaseUntil: new Date(now.getTime() + leaseMs), limit });
-  if (!claimed.length) return { checked: 0, outcomes: [] as PayoutOutcome['kind'][] };
+  if (!claimed.length) return { checked: 0, outcomes: [] as PayoutOutcome['kind'][], lostByRail: [] as string[] };
   const byId = await payoutsWithMode(
     sql,
     claimed.map((c) => c.transactionId),
   );
   const outcomes: PayoutOutcome['kind'][] = [];
+  // Rails that did not find a transfer they had acknowledged (the payout stays processing with its hold).
+  const lostByRail: string[] = [];
   // Stopping: the checks not made keep their lease and are taken up after it.
   for (let i = 0; i < claimed.length && !signal?.aborted; i += concurrency) {
     const results = await Promise.all(
@@ -185,19 +187,19 @@ export async function checkDuePayouts({
         if (!found || found.row.status !== 'processing') return null;
         const { row, mode } = found;
         try {
-          return (
-            await checkPayoutOutcome({
-              sql,
-              rail: rails[mode].byId(row.provider),
-              row,
-              awaiting: due.outcome,
-              unknownSince: due.unknownSince,
-              schedule,
-              log,
-              signal,
-              now,
-            })
-          ).kind;
+          const outcome = await checkPayoutOutcome({
+            sql,
+            rail: rails[mode].byId(row.provider),
+            row,
+            awaiting: due.outcome,
+            unknownSince: due.unknownSince,
+            schedule,
+            log,
+            signal,
+            now,
+          });
+          if (outcome.kind === 'pending' && outcome.lostByRail) lostByRail.push(row.provider);
+          return outcome.kind;
         } catch (err) {
           log.warn({ transactionId: row.id, err }, 'payout outcome check failed; it is taken up again after its lease');
           return null;
@@ -206,7 +208,7 @@ export async function checkDuePayouts({
     );
     for (const kind of results) if (kind) outcomes.push(kind);
   }
-  return { checked: claimed.length, outcomes };
+  return { checked: claimed.length, outcomes, lostByRail };
 }
 
 const DUE_REVERSAL_CHECK_COLUMNS = { transactionId: payoutDispatchColumns.transactionId, reversalChecks: payoutDispatchColumns.reversalChecks };

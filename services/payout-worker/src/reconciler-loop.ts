@@ -49,7 +49,8 @@ export function startPayoutReconciler(opts: {
       if (opts.metrics) opts.metrics.payoutsProcessingOldest.set(await oldestProcessingPayoutAgeSeconds(opts.sql));
       const checks = { sql: opts.sql, rails: opts.rails, schedule, log: logger, signal };
       const checked = await checkDuePayouts(checks);
-      if (checked.checked) logger.info(checked, 'payout outcomes checked with the rail');
+      if (checked.checked) logger.info({ checked: checked.checked, outcomes: checked.outcomes }, 'payout outcomes checked with the rail');
+      for (const rail of checked.lostByRail) opts.metrics?.payoutsLostByRail.inc({ rail });
       const watched = await checkDueReversals(checks);
       if (watched.checked) logger.info(watched, 'completed payouts checked for reversals');
       const earlier = await checkEarlierAttempts(checks);
