@@ -164,7 +164,7 @@ test('answers from a rail the payout has left (a stale execution) change nothing
   await expect(applyRailResult(env.sql, stale, { status: 'pending', providerReference: 'TRF_A', raw: {} }, schedule, env.logger)).resolves.toEqual({
     kind: 'skipped',
     status: null,
-    found: FOUND_AFTER_MOVE,
+    found: { rail: 'paystack', outcome: FOUND_AFTER_MOVE },
   });
   await expect(awaitUnknownOutcome(env.sql, stale, schedule, { status: 504, message: 'timeout' })).resolves.toEqual({ kind: 'skipped', status: null });
   await expect(failWithProviderError(env.sql, stale, { status: 503, message: 'rate limited' })).resolves.toEqual({ kind: 'skipped', status: null });

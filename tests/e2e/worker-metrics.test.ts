@@ -134,3 +134,14 @@ test('a stopping worker reports not ready on its port', async () => {
   expect((await fetch(`${port.url}/readyz`)).status).toBe(503);
   expect((await fetch(`${port.url}/healthz`)).status).toBe(200);
 });
+
+test('the counters the payout alerts read have a series per rail at 0 from the start, on the payout worker and the gateway (a first event then shows as an increase)', async () => {
+  const samples = await scrape('payout-worker');
+  const gateway = parseMetrics(await (await fetch(`${gw.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text());
+  for (const rail of gw.env.config.PAYOUT_RAILS) {
+    for (const family of ['cowrie_payout_found_after_move_total', 'cowrie_payout_found_after_fail_total', 'cowrie_payouts_lost_by_rail_total']) {
+      expect([family, rail, sampleValue(samples, family, { rail })]).toEqual([family, rail, 0]);
+      expect([family, rail, sampleValue(gateway, family, { rail })]).toEqual([family, rail, 0]);
+    }
+  }
+});

@@ -118,16 +118,21 @@ function parseFeeSchedule(text: string, ctx: z.RefinementCtx): Record<string, Fe
 }
 
 /**
- * REDIS_URL as ioredis reads it: a redis:// or rediss:// URL; `host:port` or
- * `//host:port`, which ioredis reads as redis://; or a Unix socket's absolute
- * path (ioredis takes `/path?db=2`). Another scheme (http://, a typo) is refused.
+ * REDIS_URL as ioredis reads it: a redis:// or rediss:// URL (lower case:
+ * ioredis turns TLS on for `rediss://` only); `//host:port[/db]`, or a bare
+ * `host:port` (without a path: ioredis would read one as a Unix socket's), which
+ * ioredis reads as redis://; or a Unix socket's absolute path (ioredis takes
+ * `/path?db=2`). Another scheme (http://, a typo) is refused.
  */
 function isRedisUrl(value: string): boolean {
   if (value.startsWith('/') && !value.startsWith('//')) return true;
-  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `redis:${value.startsWith('//') ? '' : '//'}${value}`;
+  const hasScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(value);
+  if (hasScheme && !value.startsWith('redis://') && !value.startsWith('rediss://')) return false;
+  const bare = !hasScheme && !value.startsWith('//');
   try {
-    const url = new URL(withScheme);
-    return (url.protocol === 'redis:' || url.protocol === 'rediss:') && url.hostname !== '';
+    const url = new URL(hasScheme ? value : `redis:${bare ? '//' : ''}${value}`);
+    if (bare && url.pathname !== '' && url.pathname !== '/') return false;
+    return url.hostname !== '';
   } catch {
     return false;
   }

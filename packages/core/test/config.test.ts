@@ -391,6 +391,9 @@ describe('values read later (the channel override, the allowed CIDRs, the routin
     ['PAYOUT_ROUTING_RULES', { PAYOUT_ROUTING_RULES: '[{"currency":"NGN"}]' }, /PAYOUT_ROUTING_RULES: 0\.rails/],
     ['REDIS_URL', { REDIS_URL: 'http://x:1' }, /REDIS_URL: expected redis:\/\/ or rediss:\/\//],
     ['REDIS_URL', { REDIS_URL: 'ftp://redis.internal:6379' }, /REDIS_URL: expected redis:\/\/ or rediss:\/\//],
+    // ioredis would read the path of a bare host:port as a Unix socket's, and turns TLS on for a lower-case rediss:// only.
+    ['REDIS_URL', { REDIS_URL: 'redis-host:6379/2' }, /REDIS_URL: expected redis:\/\/ or rediss:\/\//],
+    ['REDIS_URL', { REDIS_URL: 'REDISS://redis.internal:6380' }, /REDIS_URL: expected redis:\/\/ or rediss:\/\//],
   ])('a bad %s is refused by name', (_name, env, message) => {
     expect(() => loadConfig(env)).toThrow(message);
   });

@@ -235,3 +235,21 @@ export type CowrieMetrics = ReturnType<typeof createMetrics>;
 export async function renderMetrics(metrics: CowrieMetrics): Promise<{ contentType: string; body: string }> {
   return { contentType: metrics.registry.contentType, body: await metrics.registry.metrics() };
 }
+
+/** Counts rails' answers kept for an operator (found_after_move / found_after_fail on the payout's attempt), by rail. */
+export function countFoundLate(metrics: CowrieMetrics, found: Iterable<{ rail: string; outcome: string }>): void {
+  for (const { rail, outcome } of found) (outcome === 'found_after_move' ? metrics.payoutFoundAfterMove : metrics.payoutFoundAfterFail).inc({ rail });
+}
+
+/**
+ * Puts each payout rail's series of the counters an alert reads at 0 from the
+ * start: a series that first appears at 1 shows Prometheus no increase, so
+ * the first late answer or lost transfer would not alert.
+ */
+export function primePayoutRailCounters(metrics: CowrieMetrics, rails: readonly string[]): void {
+  for (const rail of rails) {
+    metrics.payoutFoundAfterMove.labels({ rail }).inc(0);
+    metrics.payoutFoundAfterFail.labels({ rail }).inc(0);
+    metrics.payoutsLostByRail.labels({ rail }).inc(0);
+  }
+}

@@ -33,10 +33,16 @@ export type PayoutOutcome =
   /** Awaiting the rail; `lostByRail` when the rail did not find a transfer it had acknowledged (kept processing; an operator's alert). */
   | { kind: 'pending'; lostByRail?: true }
   /** Not applied; `found` when the answer was one a rail the payout left or failed on should not give (kept for an operator). */
-  | { kind: 'skipped'; status: string | null; found?: FoundLate };
+  | { kind: 'skipped'; status: string | null; found?: FoundOnRail };
 
 /** A rail's answer kept on its attempt because the payout had moved on (found_after_move) or failed (found_after_fail). */
 export type FoundLate = typeof FOUND_AFTER_MOVE | typeof FOUND_AFTER_FAIL;
+
+/** Which rail's answer was kept, and as what: counted in cowrie_payout_found_after_move_total / _fail_total by whoever got it. */
+export interface FoundOnRail {
+  rail: string;
+  outcome: FoundLate;
+}
 
 /**
  * When the rail is asked again about a payout it has not settled (an unknown
@@ -286,8 +292,8 @@ export async function keepUnappliedRailAnswer(
 
 /** An answer whose write lost its gate: kept when it came from a rail the payout left or failed on; skipped either way. */
 async function notApplied(sql: SqlQueryable, row: LedgerTransaction, result: TransferResult, log?: Logger): Promise<PayoutOutcome> {
-  const found = await keepUnappliedRailAnswer(sql, row, row.provider, result, log);
-  return found ? { kind: 'skipped', status: null, found } : { kind: 'skipped', status: null };
+  const kept = await keepUnappliedRailAnswer(sql, row, row.provider, result, log);
+  return kept ? { kind: 'skipped', status: null, found: { rail: row.provider, outcome: kept } } : { kind: 'skipped', status: null };
 }
 
 async function checksSoFar(sql: SqlQueryable, transactionId: number): Promise<number> {
@@ -354,7 +360,8 @@ const MARK_UNCONFIRMED = defineStatement({
 export async function failUnconfirmed(sql: SqlPool, row: LedgerTransaction, since: Date): Promise<PayoutOutcome> {
   const reason = `The rail never received this transfer (it did not know its reference from ${since.toISOString()} on)`;
   const won = await finish(sql, row, { status: 'failed', raw: { error: reason } });
-  if (won) await MARK_UNCONFIRMED.run(sql, { transactionId: row.id, rail: row.provider, reason, now: new Date() });
+  // The payout has failed either way: a mark that cannot be written costs only that later check.
+  if (won) await MARK_UNCONFIRMED.run(sql, { transactionId: row.id, rail: row.provider, reason, now: new Date() }).catch(() => undefined);
   if (!won) return { kind: 'skipped', status: null };
   return { kind: 'failed', reason, transaction: won };
 }

@@ -2,7 +2,7 @@ import type { Logger, Mode } from '@cowrie/core';
 import { columnList, defineStatement, insertColumns, sqlColumn, sqlParam, type SqlPool, type UnmatchedPayoutEvent } from '@cowrie/db';
 import { ledgerTransactionColumns } from '@cowrie/ledger';
 import type { ModeRails } from '@cowrie/rails';
-import { applyRailResult, keepUnappliedRailAnswer, type FoundLate, type PayoutOutcome } from './payout-close';
+import { applyRailResult, keepUnappliedRailAnswer, type FoundLate, type FoundOnRail, type PayoutOutcome } from './payout-close';
 import { failOver } from './execute-payout';
 import { nextRailOf, payoutReferenceOf, payoutRoute, railReferenceOf } from './rail-route';
 
@@ -27,7 +27,7 @@ export interface PayoutNotification {
  */
 /** What a notification came to; `found` names the rail whose answer was kept for an operator (cowrie_payout_found_after_*_total). */
 export type PayoutNotificationOutcome = ({ kind: 'applied'; outcome: PayoutOutcome['kind'] } | { kind: 'unmatched' } | { kind: 'unconfirmed' }) & {
-  found?: { rail: string; outcome: FoundLate };
+  found?: FoundOnRail;
 };
 
 const PAYOUT_BY_REFERENCE = defineStatement({
@@ -98,6 +98,7 @@ export async function receivePayoutNotification(
   }
   const outcome = await applyRailResult(sql, row, known, undefined, log);
   log.info({ reference: row.reference, event: notification.event, outcome: outcome.kind }, 'payout notification applied');
-  const late = outcome.kind === 'skipped' && outcome.found ? { rail: row.provider, outcome: outcome.found } : undefined;
-  return late ? { kind: 'applied', outcome: outcome.kind, found: late } : { kind: 'applied', outcome: outcome.kind };
+  return outcome.kind === 'skipped' && outcome.found
+    ? { kind: 'applied', outcome: outcome.kind, found: outcome.found }
+    : { kind: 'applied', outcome: outcome.kind };
 }

@@ -3,7 +3,7 @@ import { columnList, defineStatement, holdConnection, sqlColumn, sqlList, sqlPar
 import { ledgerTransactionColumns } from '@cowrie/ledger';
 import type { ModeRails } from '@cowrie/rails';
 import { checkPayoutOutcome } from './execute-payout';
-import { FOUND_AFTER_MOVE, UNCONFIRMED, applyRailResult, keepUnappliedRailAnswer } from './payout-close';
+import { FOUND_AFTER_MOVE, UNCONFIRMED, applyRailResult, keepUnappliedRailAnswer, type FoundOnRail } from './payout-close';
 import { payoutDispatchColumns } from './payout-dispatch-columns';
 import { railReferenceOf } from './rail-route';
 import type { OutcomeSchedule, PayoutOutcome } from './payout-close';
@@ -171,7 +171,7 @@ export async function checkDuePayouts({
   signal,
 }: CheckDuePayoutsOptions) {
   const { rows: claimed } = await CLAIM_DUE_CHECKS.run(sql, { now, leaseUntil: new Date(now.getTime() + leaseMs), limit });
-  if (!claimed.length) return { checked: 0, outcomes: [] as PayoutOutcome['kind'][], lostByRail: [] as string[] };
+  if (!claimed.length) return { checked: 0, outcomes: [] as PayoutOutcome['kind'][], lostByRail: [] as string[], found: [] as FoundOnRail[] };
   const byId = await payoutsWithMode(
     sql,
     claimed.map((c) => c.transactionId),
@@ -179,6 +179,8 @@ export async function checkDuePayouts({
   const outcomes: PayoutOutcome['kind'][] = [];
   // Rails that did not find a transfer they had acknowledged (the payout stays processing with its hold).
   const lostByRail: string[] = [];
+  // Answers kept for an operator (the payout had moved on, or failed, meanwhile).
+  const keptLate: FoundOnRail[] = [];
   // Stopping: the checks not made keep their lease and are taken up after it.
   for (let i = 0; i < claimed.length && !signal?.aborted; i += concurrency) {
     const results = await Promise.all(
@@ -199,6 +201,7 @@ export async function checkDuePayouts({
             now,
           });
           if (outcome.kind === 'pending' && outcome.lostByRail) lostByRail.push(row.provider);
+          if (outcome.kind === 'skipped' && outcome.found) keptLate.push(outcome.found);
           return outcome.kind;
         } catch (err) {
           log.warn({ transactionId: row.id, err }, 'payout outcome check failed; it is taken up again after its lease');
@@ -208,7 +211,7 @@ export async function checkDuePayouts({
     );
     for (const kind of results) if (kind) outcomes.push(kind);
   }
-  return { checked: claimed.length, outcomes, lostByRail };
+  return { checked: claimed.length, outcomes, lostByRail, found: keptLate };
 }
 
 const DUE_REVERSAL_CHECK_COLUMNS = { transactionId: payoutDispatchColumns.transactionId, reversalChecks: payoutDispatchColumns.reversalChecks };
@@ -347,7 +350,7 @@ const UNCLAIM_EARLIER_ATTEMPT = defineStatement({
  */
 export async function checkEarlierAttempts({ sql, rails, schedule, log, now = new Date(), limit = 200, concurrency = 8, signal }: CheckDuePayoutsOptions) {
   const { rows: claimed } = await CLAIM_EARLIER_ATTEMPTS.run(sql, { now, movedBefore: new Date(now.getTime() - schedule.graceMs), limit });
-  const found: Array<{ rail: string; outcome: NonNullable<Awaited<ReturnType<typeof keepUnappliedRailAnswer>>> }> = [];
+  const found: FoundOnRail[] = [];
   if (!claimed.length) return { checked: 0, found };
   const byId = await payoutsWithMode(
     sql,

@@ -14,7 +14,7 @@ import { createEmailSender, verificationsQueue, type EmailSender } from '@cowrie
 import { webhooksQueue } from '@cowrie/webhooks';
 import { createDb, createSqlPool, type PrismaClient, type SqlPool } from '@cowrie/db';
 import { loadChannelCatalog, type Channel } from '@cowrie/catalog';
-import { createMetrics, instrumentCalls, railObserver, type CowrieMetrics } from '@cowrie/metrics';
+import { createMetrics, instrumentCalls, primePayoutRailCounters, railObserver, type CowrieMetrics } from '@cowrie/metrics';
 import { createModeRails, mapModeRails, type ModeRails } from '@cowrie/rails';
 import { createCollectionRail, type CollectionRail } from '@cowrie/collection-rails';
 import { BackgroundTasks } from './http/background';
@@ -69,6 +69,8 @@ export function createGatewayDeps(config: Config, logger = createServiceLogger(c
   const queues: GatewayQueues = { payouts: channel(payoutsQueue), verifications: channel(verificationsQueue), webhooks: channel(webhooksQueue) };
   const sql = createSqlPool({ databaseUrl: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, logger });
   const metrics = createMetrics({ service: 'gateway', processMetrics: options.processMetrics ?? false });
+  // Rail notifications count late answers here (the payout worker primes its own).
+  primePayoutRailCounters(metrics, config.PAYOUT_RAILS);
   metrics.watchQueues(Object.values(queues).map((c) => c.queue));
   const email = createEmailSender(config, redis);
   const background = new BackgroundTasks(logger);

@@ -5,12 +5,11 @@ import {
   checkDuePayouts,
   checkDueReversals,
   checkEarlierAttempts,
-  FOUND_AFTER_MOVE,
   oldestProcessingPayoutAgeSeconds,
   reconcilePayoutsExclusively,
   receivePayoutNotification,
 } from '@cowrie/payouts';
-import type { CowrieMetrics } from '@cowrie/metrics';
+import { countFoundLate, type CowrieMetrics } from '@cowrie/metrics';
 import { sendDueSandboxReversals, type ModeRails } from '@cowrie/rails';
 import { startPollingLoop, type PollingLoop } from '@cowrie/service-kit';
 import { hasLivePayoutJob, outcomeScheduleOf, requeuePayout } from './handlers';
@@ -51,11 +50,11 @@ export function startPayoutReconciler(opts: {
       const checked = await checkDuePayouts(checks);
       if (checked.checked) logger.info({ checked: checked.checked, outcomes: checked.outcomes }, 'payout outcomes checked with the rail');
       for (const rail of checked.lostByRail) opts.metrics?.payoutsLostByRail.inc({ rail });
+      if (opts.metrics) countFoundLate(opts.metrics, checked.found);
       const watched = await checkDueReversals(checks);
       if (watched.checked) logger.info(watched, 'completed payouts checked for reversals');
       const earlier = await checkEarlierAttempts(checks);
-      for (const { rail, outcome } of earlier.found)
-        (outcome === FOUND_AFTER_MOVE ? opts.metrics?.payoutFoundAfterMove : opts.metrics?.payoutFoundAfterFail)?.inc({ rail });
+      if (opts.metrics) countFoundLate(opts.metrics, earlier.found);
       if (signal.aborted) return;
       if (Date.now() - lastRequeue < config.PAYOUT_RECONCILE_EVERY_MS) return;
       lastRequeue = Date.now();

@@ -2,7 +2,7 @@ import type { Queue, Worker } from 'bullmq';
 import { createServiceLogger, type Logger, type Config } from '@cowrie/core';
 import { payoutsQueue, type PayoutOutcome } from '@cowrie/payouts';
 import { createModeRails, mapModeRails } from '@cowrie/rails';
-import { instrumentCalls, railObserver, type CowrieMetrics } from '@cowrie/metrics';
+import { countFoundLate, instrumentCalls, primePayoutRailCounters, railObserver, type CowrieMetrics } from '@cowrie/metrics';
 import { startServiceWorker, type RunningWorker } from '@cowrie/service-kit';
 import { handlers } from './handlers';
 import { startPayoutReconciler, startSandboxNotices } from './reconciler-loop';
@@ -36,6 +36,7 @@ export async function startPayoutWorker(
   options: StartPayoutWorkerOptions = {},
 ): Promise<RunningPayoutWorker> {
   const { metrics } = options;
+  if (metrics) primePayoutRailCounters(metrics, config.PAYOUT_RAILS);
   const { worker, queue, db, redis, stop } = await startServiceWorker({
     name: 'payout-worker',
     config,
@@ -45,6 +46,7 @@ export async function startPayoutWorker(
       // The job's result is the catalog's PayoutOutcome; typed here so a renamed field does not compile.
       const outcome = result as PayoutOutcome | null;
       if (job.name === 'payout.execute' && typeof outcome?.kind === 'string') m.payouts.inc({ outcome: outcome.kind });
+      if (outcome?.kind === 'skipped' && outcome.found) countFoundLate(m, [outcome.found]);
     },
     def: payoutsQueue,
     handlers,

@@ -9,7 +9,8 @@ import {
   type InboundTransfer,
 } from '@cowrie/collection-rails';
 import { receiveInboundTransfer } from '@cowrie/deposits';
-import { FOUND_AFTER_MOVE, receivePayoutNotification } from '@cowrie/payouts';
+import { countFoundLate } from '@cowrie/metrics';
+import { receivePayoutNotification } from '@cowrie/payouts';
 import { FLUTTERWAVE_SIGNATURE_HEADER, parseFlutterwaveTransferNotification, parsePaystackTransferNotification, verifyFlutterwaveHash } from '@cowrie/rails';
 import type { GatewayDeps } from '../deps';
 import { notFoundHandler } from '../http/error-handler';
@@ -76,7 +77,7 @@ export function registerRailNotificationRoutes(app: Express, deps: GatewayDeps) 
         ),
       { kind: 'unavailable', message: `The ${provider} rail could not confirm the transfer; deliver it again later` },
     );
-    if (found) (found.outcome === FOUND_AFTER_MOVE ? deps.metrics.payoutFoundAfterMove : deps.metrics.payoutFoundAfterFail).inc({ rail: found.rail });
+    if (found) countFoundLate(deps.metrics, [found]);
     return outcome;
   };
   if (collectionKey || payoutKey)
