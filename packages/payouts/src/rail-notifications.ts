@@ -23,9 +23,10 @@ export interface PayoutNotification {
  * applied; `outcome` says what changed, `skipped` when nothing did),
  * `unmatched` (no payout of that rail has the reference: kept for review,
  * never credited), `unconfirmed` (the rail does not show the transfer when
- * asked: nothing changed; the reconciler asks again on its schedule).
+ * asked: nothing changed; the reconciler asks again on its schedule). `found`
+ * names the rail whose answer was kept for an operator (counted in
+ * cowrie_payout_found_after_move_total / _fail_total).
  */
-/** What a notification came to; `found` names the rail whose answer was kept for an operator (cowrie_payout_found_after_*_total). */
 export type PayoutNotificationOutcome = ({ kind: 'applied'; outcome: PayoutOutcome['kind'] } | { kind: 'unmatched' } | { kind: 'unconfirmed' }) & {
   found?: FoundOnRail;
 };
