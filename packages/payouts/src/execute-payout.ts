@@ -498,7 +498,7 @@ async function checkRail({ sql, rail, row, awaiting, unknownSince, schedule, log
   const since = awaiting === 'unknown' && unknownSince ? unknownSince : null;
   if (since && now.getTime() - since.getTime() >= schedule.graceMs) {
     log.warn({ reference: row.reference, unknownSince: since.toISOString() }, 'the rail never knew this payout within the grace window: failed, hold released');
-    return { kind: 'done', outcome: await failUnconfirmed(sql, row, since) };
+    return { kind: 'done', outcome: await failUnconfirmed(sql, row, since, log) };
   }
   return { kind: 'done', outcome: await awaitUnknownOutcome(sql, row, schedule) };
 }

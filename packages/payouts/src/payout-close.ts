@@ -357,11 +357,14 @@ const MARK_UNCONFIRMED = defineStatement({
  * close commits on its own (the wallet's row is never locked across another
  * round trip); a process that dies between the two only loses that last check.
  */
-export async function failUnconfirmed(sql: SqlPool, row: LedgerTransaction, since: Date): Promise<PayoutOutcome> {
+export async function failUnconfirmed(sql: SqlPool, row: LedgerTransaction, since: Date, log?: Logger): Promise<PayoutOutcome> {
   const reason = `The rail never received this transfer (it did not know its reference from ${since.toISOString()} on)`;
   const won = await finish(sql, row, { status: 'failed', raw: { error: reason } });
-  // The payout has failed either way: a mark that cannot be written costs only that later check.
-  if (won) await MARK_UNCONFIRMED.run(sql, { transactionId: row.id, rail: row.provider, reason, now: new Date() }).catch(() => undefined);
+  // The payout has failed either way: a mark that cannot be written costs only that later check, said in the log.
+  if (won)
+    await MARK_UNCONFIRMED.run(sql, { transactionId: row.id, rail: row.provider, reason, now: new Date() }).catch((err: unknown) =>
+      log?.warn({ reference: row.reference, err }, 'a payout failed by the grace window will not be asked about once more: its attempt could not be marked'),
+    );
   if (!won) return { kind: 'skipped', status: null };
   return { kind: 'failed', reason, transaction: won };
 }
