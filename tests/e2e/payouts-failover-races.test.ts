@@ -172,8 +172,15 @@ test('answers from a rail the payout has left (a stale execution) change nothing
   expect(await env.db.payoutDispatch.findUnique({ where: { transactionId: payout.id } })).toBeNull();
   expect(await wallet(workspaceId)).toEqual({ balance: '1000.00', held: '100.00' });
 
-  // Paystack saying it paid after all is kept on its attempt, never applied.
-  await applyRailResult(env.sql, stale, { status: 'completed', providerReference: 'TRF_A', raw: {} }, schedule, env.logger);
+  // Paystack saying it paid after all is kept on its attempt (its latest answer), never applied, and not named again:
+  // the attempt was found once, so it is counted once.
+  await expect(
+    applyRailResult(env.sql, stale, { status: 'completed', providerReference: 'TRF_A', raw: {} }, schedule, env.logger),
+  ).resolves.toEqual({ kind: 'skipped', status: null });
+  const paystackAttempt = await env.db.payoutAttempt.findUnique({ where: { transactionId_rail: { transactionId: payout.id, rail: 'paystack' } } });
+  expect(paystackAttempt?.reason).toBe('paystack answered completed (TRF_A) after the payout moved to another rail');
+  // Its rail has answered: the check of earlier attempts does not ask it again.
+  expect(paystackAttempt?.checkedAt).not.toBeNull();
   expect(await attempts(payout.id)).toEqual([
     { rail: 'paystack', reference: payout.reference, outcome: FOUND_AFTER_MOVE },
     { rail: 'flutterwave', reference: `${payout.reference}-2`, outcome: 'sending' },

@@ -190,13 +190,13 @@ export function createMetrics(options: CreateMetricsOptions) {
     }),
     payoutFoundAfterMove: new Counter({
       name: 'cowrie_payout_found_after_move_total',
-      help: 'Payout attempts whose rail, asked after the payout moved on to another rail, showed the transfer (it may be paid twice; kept on the attempt as found_after_move for an operator), by rail',
+      help: 'Payout attempts whose rail showed the transfer after the payout moved on to another rail, counted once per attempt (it may be paid twice; kept on the attempt as found_after_move for an operator), by rail',
       labelNames: ['rail'] as const,
       registers,
     }),
     payoutFoundAfterFail: new Counter({
       name: 'cowrie_payout_found_after_fail_total',
-      help: 'Payouts failed because their rail never knew them within the grace window whose rail, asked once more later, showed the transfer (it may be paid while the wallet got the money back; kept on the attempt as found_after_fail for an operator), by rail',
+      help: 'Payouts failed because their rail never knew them within the grace window whose rail showed the transfer after all, counted once per attempt (it may be paid while the wallet got the money back; kept on the attempt as found_after_fail for an operator), by rail',
       labelNames: ['rail'] as const,
       registers,
     }),

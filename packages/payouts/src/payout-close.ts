@@ -246,28 +246,39 @@ export const UNCONFIRMED = 'unconfirmed';
 
 /**
  * A rail's answer about a payout that has moved to another rail or has failed,
- * kept on that rail's attempt (never on the payout): its outcome says which.
+ * kept on that rail's attempt (never on the payout): its outcome says which,
+ * its reason the latest answer. The attempt's rail has answered, so it is
+ * marked asked (`checkedAt`: checkEarlierAttempts does not ask it again).
+ * `before` is the attempt's outcome as this statement found it (the row is
+ * locked first, so of two concurrent keeps exactly one finds it not yet kept).
  */
 const KEEP_UNAPPLIED_RAIL_ANSWER = defineStatement({
   name: 'cowrie-payout-keep-unapplied-rail-answer',
   params: { transactionId: sqlParam.int, rail: sqlParam.text, answer: sqlParam.text, now: sqlParam.timestamp },
-  text: (p) => `UPDATE "PayoutAttempt" a
+  text: (p) => `WITH prev AS (
+             SELECT e."outcome" FROM "PayoutAttempt" e WHERE e."transactionId" = ${p.transactionId} AND e."rail" = ${p.rail} FOR UPDATE
+           )
+           UPDATE "PayoutAttempt" a
            SET "outcome" = CASE WHEN t."provider" <> a."rail" THEN '${FOUND_AFTER_MOVE}' ELSE '${FOUND_AFTER_FAIL}' END,
                "reason" = ${p.answer} || CASE WHEN t."provider" <> a."rail" THEN ' after the payout moved to another rail' ELSE ' after the payout failed' END,
+               "checkedAt" = COALESCE(a."checkedAt", ${p.now}),
                "updatedAt" = ${p.now}
-           FROM "LedgerTransaction" t
+           FROM "LedgerTransaction" t, prev
            WHERE a."transactionId" = ${p.transactionId} AND a."rail" = ${p.rail} AND t."id" = a."transactionId"
              AND (t."provider" <> a."rail" OR t."status" = 'failed')
-           RETURNING a."transactionId", a."outcome"`,
-  result: { transactionId: payoutDispatchColumns.transactionId, outcome: sqlColumn.text },
+           RETURNING a."transactionId", a."outcome", prev."outcome" AS "before"`,
+  result: { transactionId: payoutDispatchColumns.transactionId, outcome: sqlColumn.text, before: sqlColumn.text },
 });
 
 /**
  * A rail's answer that could not be applied because the payout has left that
  * rail or has failed: a `failed` one is what moving on (or failing) assumed and
  * changes nothing; any other means the rail holds the transfer, so it is kept
- * on the rail's attempt (FOUND_AFTER_MOVE or FOUND_AFTER_FAIL) and logged as an
- * error. The outcome kept, or null when nothing was.
+ * on the rail's attempt (FOUND_AFTER_MOVE or FOUND_AFTER_FAIL). The first time
+ * an attempt is kept it is logged as an error and its outcome returned (to be
+ * counted once per attempt); a later answer of the same rail (a repeated
+ * notification, a stale worker) updates the reason, is logged as a warning and
+ * returns null, as when nothing was kept.
  */
 export async function keepUnappliedRailAnswer(
   sql: SqlQueryable,
@@ -281,8 +292,13 @@ export async function keepUnappliedRailAnswer(
   const { rows } = await KEEP_UNAPPLIED_RAIL_ANSWER.run(sql, { transactionId: payout.id, rail, answer, now: new Date() });
   const kept = rows[0]?.outcome;
   if (kept !== FOUND_AFTER_MOVE && kept !== FOUND_AFTER_FAIL) return null;
+  const context = { reference: payout.reference, rail, status: result.status, providerReference: result.providerReference, outcome: kept };
+  if (rows[0]!.before === FOUND_AFTER_MOVE || rows[0]!.before === FOUND_AFTER_FAIL) {
+    log?.warn(context, 'a rail answered again about a transfer already kept on its attempt for an operator; nothing moved');
+    return null;
+  }
   log?.error(
-    { reference: payout.reference, rail, status: result.status, providerReference: result.providerReference, outcome: kept },
+    context,
     kept === FOUND_AFTER_MOVE
       ? 'a rail the payout left holds its transfer: it may be paid twice; nothing moved, kept on its attempt for an operator'
       : 'the rail holds the transfer of a payout that failed (its hold was released): it may be paid while the wallet got the money back; nothing moved, kept on its attempt for an operator',

@@ -3,7 +3,7 @@ import { columnList, defineStatement, holdConnection, sqlColumn, sqlList, sqlPar
 import { ledgerTransactionColumns } from '@cowrie/ledger';
 import type { ModeRails } from '@cowrie/rails';
 import { checkPayoutOutcome } from './execute-payout';
-import { FOUND_AFTER_MOVE, UNCONFIRMED, applyRailResult, keepUnappliedRailAnswer, type FoundOnRail } from './payout-close';
+import { UNCONFIRMED, applyRailResult, keepUnappliedRailAnswer, type FoundOnRail } from './payout-close';
 import { payoutDispatchColumns } from './payout-dispatch-columns';
 import { railReferenceOf } from './rail-route';
 import type { OutcomeSchedule, PayoutOutcome } from './payout-close';
@@ -308,7 +308,7 @@ const EARLIER_ATTEMPT_COLUMNS = {
 
 /**
  * Claims the attempts of rails a payout moved on from (refused or failed
- * there, or found there by a late answer), and of payouts failed because
+ * there; one a late answer already found is marked asked), and of payouts failed because
  * their rail never knew them (UNCONFIRMED), that have not been asked about
  * since, once the grace window has passed since the move or the failure:
  * each is claimed once (`checkedAt`), SKIP LOCKED, so replicas share them.
@@ -318,7 +318,7 @@ const CLAIM_EARLIER_ATTEMPTS = defineStatement({
   params: { now: sqlParam.timestamp, movedBefore: sqlParam.timestamp, limit: sqlParam.int },
   text: (p) => `UPDATE "PayoutAttempt" a SET "checkedAt" = ${p.now} FROM (
              SELECT e."transactionId", e."rail" FROM "PayoutAttempt" e JOIN "LedgerTransaction" t ON t."id" = e."transactionId"
-             WHERE e."outcome" IN ('refused', 'failed', '${FOUND_AFTER_MOVE}', '${UNCONFIRMED}') AND e."checkedAt" IS NULL AND e."updatedAt" <= ${p.movedBefore}
+             WHERE e."outcome" IN ('refused', 'failed', '${UNCONFIRMED}') AND e."checkedAt" IS NULL AND e."updatedAt" <= ${p.movedBefore}
                AND (t."provider" <> e."rail" OR e."outcome" = '${UNCONFIRMED}')
              ORDER BY e."updatedAt" LIMIT ${p.limit} FOR UPDATE OF e SKIP LOCKED) c
            WHERE a."transactionId" = c."transactionId" AND a."rail" = c."rail"
