@@ -275,6 +275,33 @@ test(
 );
 
 test(
+  'a new live endpoint’s signing secret shown once is dropped from the page when the switch turns to test data',
+  async () => {
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
+    const url = `${receiver.url}/left-on-screen`;
+    await page.getByRole('button', { name: 'Add an endpoint' }).click();
+    await page.getByLabel('URL').fill(url);
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const shown = page.getByRole('region', { name: `Signing secret for ${url}` });
+    expect(await shown.getByRole('textbox', { name: `Signing secret for ${url}` }).inputValue()).toMatch(/^[0-9a-f]{64}$/);
+    await page.getByRole('switch', { name: 'Test data' }).check();
+    await page.getByText('Test mode: you are looking at test data').waitFor();
+    await shown.waitFor({ state: 'detached' });
+    expect(await page.locator('[data-secret]').count()).toBe(0);
+    await page.getByRole('switch', { name: 'Test data' }).uncheck();
+    await page.getByRole('heading', { name: url }).waitFor();
+    expect(await page.locator('[data-secret]').count()).toBe(0);
+    const token = (await sessionToken())!;
+    const made = (await call(gw.url, 'GET', '/webhook-endpoints', { token })).body.data.find((e: { url: string }) => e.url === url);
+    expect((await call(gw.url, 'DELETE', `/webhook-endpoints/${made.id}`, { token })).status).toBe(200);
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+  },
+  FLOW_TIMEOUT_MS,
+);
+
+test(
   'the live/test switch shows the test side: no test keys yet, a test banner',
   async () => {
     await page.getByRole('switch', { name: 'Test data' }).check();

@@ -251,3 +251,19 @@ export function useSession(): SessionApi {
   if (!session) throw new Error('useSession outside SessionProvider');
   return session;
 }
+
+/**
+ * A secret shown once on a page (a new API key, an endpoint's signing secret)
+ * belongs to the side, live or test, it was made on: switching sides drops
+ * it, and switching back does not show it again.
+ */
+export function useShownOnceForMode<T>(): [T | null, (value: T | null) => void] {
+  const { mode } = useSession();
+  const [shown, setShown] = useState<T | null>(null);
+  const [shownMode, setShownMode] = useState(mode);
+  if (shownMode !== mode) {
+    setShownMode(mode);
+    setShown(null);
+  }
+  return [shownMode === mode ? shown : null, setShown];
+}

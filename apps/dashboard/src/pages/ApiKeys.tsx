@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { newIdempotencyKey, type Schemas } from '../api';
 import { useApiMutation, useApiQuery, useReadOnly } from '../queries';
-import { useSession } from '../session';
+import { useSession, useShownOnceForMode } from '../session';
 import { Button, ConfirmButton, ErrorNote, GraceSelect, OwnersAndAdminsOnly, PageHeader, QueryResult, SecretOnce, Table, Time } from '../ui';
 
 type ApiKey = Schemas['ApiKey'];
@@ -142,13 +142,7 @@ export function ApiKeys() {
   const { mode } = useSession();
   const keys = useApiQuery('/api-keys');
   const readOnly = useReadOnly();
-  const [shown, setShown] = useState<{ title: string; key: string; note?: string } | null>(null);
-  // A key shown once belongs to the mode it was made in: switching to the other mode drops it (not shown again on switching back).
-  const [shownMode, setShownMode] = useState(mode);
-  if (shownMode !== mode) {
-    setShownMode(mode);
-    setShown(null);
-  }
+  const [shown, setShown] = useShownOnceForMode<{ title: string; key: string; note?: string }>();
   return (
     <>
       <PageHeader title="API keys">

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import type { Schemas } from '../api';
 import { useApiMutation, useApiQuery, useReadOnly } from '../queries';
+import { useShownOnceForMode } from '../session';
 import { Button, ErrorNote, OwnersAndAdminsOnly, PageHeader, QueryResult, SecretOnce } from '../ui';
 import { DeliveryLog } from './webhooks/DeliveryLog';
 import { EndpointCard, type ShownSecret } from './webhooks/EndpointCard';
@@ -47,7 +48,7 @@ function CreateEndpoint({ onCreated, onCancel }: { onCreated: (endpoint: Schemas
 export function Webhooks() {
   const endpoints = useApiQuery('/webhook-endpoints');
   const readOnly = useReadOnly();
-  const [shown, setShown] = useState<ShownSecret | null>(null);
+  const [shown, setShown] = useShownOnceForMode<ShownSecret>();
   const [adding, setAdding] = useState(false);
   return (
     <>
