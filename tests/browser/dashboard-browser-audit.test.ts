@@ -118,6 +118,40 @@ test(
   FLOW_TIMEOUT_MS,
 );
 
+test(
+  'while the page does not yet know the user’s role it offers no change and no note; a member then gets the note, never a form',
+  async () => {
+    const token = await sessionToken(page);
+    const hookUrl = `${stack.receiver.url}/role-unknown`;
+    const hook = await call(gw.url, 'POST', '/webhook-endpoints', { token, body: { url: hookUrl } });
+    expect(hook.status).toBe(201);
+    rememberSecret(hook.body.data.secret);
+    const member = await signedInAs('waits.for.role@audited.test', 'member', 'a member waits for the role');
+    // The team list (where the page learns the role) is held back until the endpoints are on screen.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await member.page.route(
+      (url) => url.pathname === '/users',
+      async (route) => {
+        await held;
+        await route.continue();
+      },
+    );
+    await member.page.goto('/dashboard/webhooks');
+    await member.page.getByRole('heading', { name: hookUrl }).waitFor();
+    expect(await member.page.getByRole('button', { name: 'Add an endpoint' }).count()).toBe(0);
+    expect(await member.page.getByRole('button', { name: 'Send test ping' }).count()).toBe(0);
+    expect(await member.page.getByText('Only owners and admins add, change').count()).toBe(0);
+    release();
+    await member.page.getByText('Only owners and admins add, change, test or delete endpoints and resend deliveries.').waitFor();
+    expect(await member.page.getByRole('button', { name: 'Add an endpoint' }).count()).toBe(0);
+    expect(member.problems).toEqual([]);
+    await member.page.context().close();
+    expect((await call(gw.url, 'DELETE', `/webhook-endpoints/${hook.body.data.id}`, { token })).status).toBe(200);
+  },
+  FLOW_TIMEOUT_MS,
+);
+
 /**
  * The write controls each page offers, counted once the page knows the
  * user's role: a member's pages say who may change things instead (the

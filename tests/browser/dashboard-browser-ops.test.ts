@@ -128,6 +128,36 @@ test(
 );
 
 test(
+  'a list whose refresh fails keeps what it showed, with the reason beside it',
+  async () => {
+    const url = `${receiver.url}/flaky`;
+    const endpoint = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: url }) });
+    await endpoint.waitFor();
+    // The save is accepted; the list's refresh after it is refused.
+    const refused = (u: URL) => u.pathname === '/webhook-endpoints';
+    await page.route(refused, (route) =>
+      route.request().method() === 'GET'
+        ? route.fulfill({
+            status: 429,
+            contentType: 'application/json',
+            body: JSON.stringify({ error: { type: 'rate_limit_error', code: 'rate_limited', message: 'Too many requests' } }),
+          })
+        : route.continue(),
+    );
+    await endpoint.getByRole('button', { name: 'Edit' }).click();
+    await page
+      .getByRole('form', { name: `Edit endpoint ${url}` })
+      .getByRole('button', { name: 'Save' })
+      .click();
+    await expectText(page.getByRole('alert').filter({ hasText: 'Endpoints could not be loaded' }), 'Too many requests');
+    // What was loaded before is still on screen.
+    await expectText(endpoint, 'active');
+    await page.unroute(refused);
+  },
+  FLOW_TIMEOUT_MS,
+);
+
+test(
   'transactions: filter by type, date and a counterparty search; the downloaded CSV is the filtered set the API lists',
   async () => {
     const transfer = (amount: string, name: string, account: string) =>

@@ -174,9 +174,10 @@ test('answers from a rail the payout has left (a stale execution) change nothing
 
   // Paystack saying it paid after all is kept on its attempt (its latest answer), never applied, and not named again:
   // the attempt was found once, so it is counted once.
-  await expect(
-    applyRailResult(env.sql, stale, { status: 'completed', providerReference: 'TRF_A', raw: {} }, schedule, env.logger),
-  ).resolves.toEqual({ kind: 'skipped', status: null });
+  await expect(applyRailResult(env.sql, stale, { status: 'completed', providerReference: 'TRF_A', raw: {} }, schedule, env.logger)).resolves.toEqual({
+    kind: 'skipped',
+    status: null,
+  });
   const paystackAttempt = await env.db.payoutAttempt.findUnique({ where: { transactionId_rail: { transactionId: payout.id, rail: 'paystack' } } });
   expect(paystackAttempt?.reason).toBe('paystack answered completed (TRF_A) after the payout moved to another rail');
   // Its rail has answered: the check of earlier attempts does not ask it again.

@@ -98,10 +98,12 @@ export function useMyRole(): Schemas['TeamMember']['role'] | null {
 }
 
 /**
- * Whether the signed-in user only reads: a member, whose every change the API
- * refuses (403). The pages offer them no write form or button, saying who may
- * instead. False while the role is not known (the API still refuses).
+ * Whether the pages offer the signed-in user no change: a member, whose every
+ * change the API refuses (403), and anyone while the role is not known yet
+ * (no form is shown that may vanish a moment later). Only a member is told
+ * who may instead (OwnersAndAdminsOnly).
  */
 export function useReadOnly(): boolean {
-  return useMyRole() === 'member';
+  const role = useMyRole();
+  return role !== 'owner' && role !== 'admin';
 }

@@ -3,6 +3,7 @@ import { useMutation } from '@tanstack/react-query';
 import type { ExportPath, ExportQuery } from './api';
 import { formatAmount } from './money';
 import { useSession } from './session';
+import { useMyRole } from './queries';
 
 interface ButtonProps extends ButtonHTMLAttributes<HTMLButtonElement> {
   ref?: Ref<HTMLButtonElement>;
@@ -54,6 +55,8 @@ function Empty({ children }: { children: ReactNode }) {
 
 /** Where a member (who reads only, useReadOnly) would find a write form: one line saying who may do it. */
 export function OwnersAndAdminsOnly({ children }: { children: ReactNode }) {
+  // Said to members only: while the role is not known, neither the note nor the change is shown.
+  if (useMyRole() !== 'member') return null;
   return <p className="note note-info">{children}</p>;
 }
 
@@ -217,10 +220,23 @@ export function QueryResult<T>({
   empty?: ReactNode;
   children: (data: T) => ReactNode;
 }) {
-  if (query.isError) return <ErrorNote error={query.error} prefix={failed} />;
+  if (query.isError && query.data === undefined) return <ErrorNote error={query.error} prefix={failed} />;
   if (query.isPending || query.data === undefined) return <Loading label={loading} />;
-  if (empty !== undefined && Array.isArray(query.data) && query.data.length === 0) return <Empty>{empty}</Empty>;
-  return <>{children(query.data)}</>;
+  // A refresh that failed keeps what was loaded before on screen, the reason above it.
+  const refreshFailed = query.isError ? <ErrorNote error={query.error} prefix={`${failed} again (this is what was loaded before)`} /> : null;
+  if (empty !== undefined && Array.isArray(query.data) && query.data.length === 0)
+    return (
+      <>
+        {refreshFailed}
+        <Empty>{empty}</Empty>
+      </>
+    );
+  return (
+    <>
+      {refreshFailed}
+      {children(query.data)}
+    </>
+  );
 }
 
 /** A table in a frame that scrolls sideways on its own; at phone width each row is a card (label each cell with data-label). */
