@@ -1,4 +1,5 @@
 import type { RedisClient } from '@cowrie/core';
+import { clientAddressGroup } from './client-address';
 import { hitFixedWindow, hitFixedWindowAndRead, type FixedWindowHit } from './fixed-window';
 
 /** The API's request budget window: fixed 60 seconds per API key. */
@@ -35,6 +36,25 @@ const budgetWindow = (opts: PublicApiBudgetOptions) => ({
   windowSeconds: PUBLIC_API_WINDOW_SECONDS,
   now: opts.now,
 });
+
+/**
+ * Counts one /v1 request refused for its key (none, malformed, unknown,
+ * revoked) against its client address's budget of such requests
+ * (PUBLIC_API_UNAUTHENTICATED_RATE_LIMIT per window, an IPv6 address by its
+ * /64): the 401 carries its X-RateLimit-* headers like every /v1 answer, and
+ * an address past it gets the 429 instead of looking up more keys' answers.
+ */
+export function hitUnauthenticatedApiBudget(
+  redis: RedisClient,
+  opts: { keyPrefix: string; clientAddress: string; limit: number; now?: number },
+): Promise<FixedWindowHit> {
+  return hitFixedWindow(redis, {
+    key: `${opts.keyPrefix}rl:unauthenticated:${clientAddressGroup(opts.clientAddress)}`,
+    limit: opts.limit,
+    windowSeconds: PUBLIC_API_WINDOW_SECONDS,
+    now: opts.now,
+  });
+}
 
 /** Sets the X-RateLimit-* headers of a response through `set` (its setHeader), one call per header: no object per request. */
 export function setRateLimitHeaders(hit: FixedWindowHit, set: (name: string, value: string) => unknown): void {

@@ -56,6 +56,36 @@ test('headers also ride on 404 and 403 responses of an authenticated /v1 request
   expect(forbidden.headers.get('x-ratelimit-remaining')).not.toBeNull();
 });
 
+test('a request refused 401 (no key, a malformed, unknown or revoked one) carries the headers of its address’s budget for such requests, and a 429 past it', async () => {
+  const gwAnon = await startTestGateway({ PUBLIC_API_RATE_LIMIT: String(LIMIT), PUBLIC_API_UNAUTHENTICATED_RATE_LIMIT: '4' });
+  try {
+    const { workspace } = await createWorkspaceWithKey(gwAnon.env.db);
+    const revoked = await createApiKey(gwAnon.env.db, { workspaceId: workspace.id, scopes: ['read'] });
+    await gwAnon.env.db.apiKey.update({ where: { id: revoked.id }, data: { revokedAt: new Date() } });
+    await awayFromWindowEdge();
+    const windowEnd = Math.floor(Date.now() / 60_000) * 60 + 60;
+    const refusals = [
+      await call(gwAnon.url, 'GET', '/v1/channels'),
+      await call(gwAnon.url, 'GET', '/v1/channels', { token: 'not-a-key' }),
+      await call(gwAnon.url, 'POST', '/v1/transfers', { token: 'ck_test_abcdefabcdefabcd_0000000000000000000000000000000000000000000', body: {} }),
+      await call(gwAnon.url, 'GET', '/v1/balances', { token: revoked.key }),
+    ];
+    refusals.forEach((res, i) => {
+      expect(res.status).toBe(401);
+      expect(res.headers.get('x-ratelimit-limit')).toBe('4');
+      expect(res.headers.get('x-ratelimit-remaining')).toBe(String(3 - i));
+      expect(res.headers.get('x-ratelimit-reset')).toBe(String(windowEnd));
+    });
+    const limited = await call(gwAnon.url, 'GET', '/v1/channels');
+    expect(limited.status).toBe(429);
+    expect(limited.body.error).toMatchObject({ code: 'rate_limited', message: 'Rate limit exceeded', details: { limit: 4 } });
+    expect(limited.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(limited.headers.get('retry-after')).not.toBeNull();
+  } finally {
+    await gwAnon.close();
+  }
+});
+
 test('the budget is per API key, not per workspace', async () => {
   const { workspace, key } = await createWorkspaceWithKey(gw.env.db);
   const second = await createApiKey(gw.env.db, { workspaceId: workspace.id, scopes: ['read'] });

@@ -1,4 +1,4 @@
-import type { Request, RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { AppError, type Mode } from '@cowrie/core';
 import {
   apiKeyEpochKey,
@@ -12,7 +12,14 @@ import {
   verifySessionToken,
   type Scope,
 } from '@cowrie/accounts';
-import { hitDashboardBudget, hitPublicApiBudget, hitPublicApiBudgetAndRead, setRateLimitHeaders, type FixedWindowHit } from '@cowrie/api-limits';
+import {
+  hitDashboardBudget,
+  hitPublicApiBudget,
+  hitPublicApiBudgetAndRead,
+  hitUnauthenticatedApiBudget,
+  setRateLimitHeaders,
+  type FixedWindowHit,
+} from '@cowrie/api-limits';
 import type { GatewayDeps } from '../deps';
 import { bindRequestLog } from './request-context';
 import type { RouteAuth, SessionRule } from './route-registry';
@@ -25,9 +32,11 @@ function bearerToken(header: string | undefined): string | null {
 
 /**
  * /v1: `Authorization: Bearer <API key>` (missing, malformed, unknown or
- * revoked → 401), then the key's request budget (fixed 60 s window in Redis,
- * shared by all replicas; every response of an authenticated request carries
- * the X-RateLimit-* headers, the 429 included). A key this process knows is
+ * revoked → 401, counted against its client address's budget of such
+ * refusals, whose X-RateLimit-* headers it carries), then the key's request
+ * budget (fixed 60 s window in Redis, shared by all replicas; every response
+ * of an authenticated request carries its X-RateLimit-* headers, the 429
+ * included). A key this process knows is
  * checked against the revocation epoch read in the same Redis round trip as
  * its budget (cachedApiKeyAuthenticator): no Postgres read per request.
  */
@@ -43,11 +52,22 @@ export function requireApiKeyWithinBudget(deps: Pick<GatewayDeps, 'sql' | 'redis
       ? hitPublicApiBudgetAndRead(deps.redis, { keyPrefix: prefix, apiKeyLookupId, limit }, epochKey)
       : { hit: await hitPublicApiBudget(deps.redis, { keyPrefix: prefix, apiKeyLookupId, limit }), read: null };
   const epochIn = epochKey ? (budget: { read: string | null }) => budget.read : undefined;
+  // A refusal counts against its address's budget of refusals, whose headers it carries (429 past it).
+  const refuse = async (req: Request, res: Response, message: string): Promise<never> => {
+    const hit = await hitUnauthenticatedApiBudget(deps.redis, {
+      keyPrefix: prefix,
+      clientAddress: req.ip ?? req.socket.remoteAddress ?? 'unknown',
+      limit: deps.config.PUBLIC_API_UNAUTHENTICATED_RATE_LIMIT,
+    });
+    setRateLimitHeaders(hit, (name, value) => res.setHeader(name, value));
+    refuseOverBudget(hit);
+    throw new AppError('unauthorized', message);
+  };
   return async (req, res, next) => {
     const token = bearerToken(req.headers.authorization);
-    if (!token) throw new AppError('unauthorized', 'Missing or malformed API key; send Authorization: Bearer <API key>');
+    if (!token) return refuse(req, res, 'Missing or malformed API key; send Authorization: Bearer <API key>');
     const authenticated = await authenticate(token, hitBudget, epochIn);
-    if (!authenticated) throw new AppError('unauthorized', 'Invalid or revoked API key');
+    if (!authenticated) return refuse(req, res, 'Invalid or revoked API key');
     const {
       key,
       alongside: { hit },

@@ -301,7 +301,8 @@ function responsesOf(route: RegisteredRoute, schemas: DocumentSchemas): Record<s
     // A body the gateway cannot read is answered before the route's own layers (so without their Cache-Control)
     // and, except on /v1 (which checks the key and its budget first), before the budget too.
     const bodyUnread = code === 413 || code === 415;
-    const beforeBudget = code === 401 || (!v1 && bodyUnread);
+    // A /v1 401 carries its client address's budget of refused requests (PUBLIC_API_UNAUTHENTICATED_RATE_LIMIT).
+    const beforeBudget = !v1 && (code === 401 || bodyUnread);
     responses[String(code)] = {
       description: own ?? ERROR_DESCRIPTIONS[code] ?? 'Error',
       headers: {
