@@ -56,11 +56,19 @@ export async function createApiKey(db: DbOrTx, { workspaceId, scopes, mode = 'li
   return { id: row.id, key, scopes: parsedScopes, workspace_id: workspaceId, mode };
 }
 
+/**
+ * Where a revoke writes: a key that still works, now (a rolled key in its
+ * grace period too). The condition is checked on the row as it is when the
+ * write gets it, so a revoke never lengthens an earlier stop, and one that
+ * waited for a roll's transaction cuts the grace that roll wrote.
+ */
+const stillWorks = (now: Date) => ({ OR: [{ revokedAt: null }, { revokedAt: { gt: now } }] });
+
 /** Revokes a key (the operator CLI). Then announceApiKeyChange, so every gateway reads it again. */
 export async function revokeApiKey(db: DbOrTx, id: number) {
-  const found = await db.apiKey.findUnique({ where: { id }, select: { id: true, revokedAt: true } });
-  if (!found) throw new Error(`API key ${id} does not exist`);
-  if (!apiKeyStopped(found)) await db.apiKey.update({ where: { id }, data: { revokedAt: new Date() } });
+  const now = new Date();
+  const { count } = await db.apiKey.updateMany({ where: { id, ...stillWorks(now) }, data: { revokedAt: now } });
+  if (count === 0 && !(await db.apiKey.findUnique({ where: { id }, select: { id: true } }))) throw new Error(`API key ${id} does not exist`);
   return { id, revoked: true as const };
 }
 
@@ -156,36 +164,64 @@ async function ownApiKey(db: DbOrTx, workspaceId: number, id: number) {
   return row;
 }
 
-/** Revokes one of the workspace's keys now (an expiring one too). Then announceApiKeyChange: its next request is 401, on every replica. */
+/**
+ * Revokes one of the workspace's keys now (an expiring one too); a key that
+ * has stopped is answered as it is. A revoke always wins over a roll at the
+ * same moment: one that lands first makes the roll refused, one that lands
+ * after stops the rolled key now. Then announceApiKeyChange: its next request
+ * is 401, on every replica.
+ */
 export async function revokeOwnApiKey(db: DbOrTx, opts: { workspaceId: number; id: number; now?: Date }): Promise<ApiKeyView> {
   const now = opts.now ?? new Date();
-  const row = await ownApiKey(db, opts.workspaceId, opts.id);
-  if (apiKeyStopped(row, now)) return viewOf(row, now);
-  const updated = await db.apiKey.update({ where: { id: row.id }, data: { revokedAt: now }, select: API_KEY_VIEW_SELECT });
-  return viewOf(updated, now);
+  const [revoked] = await db.apiKey.updateManyAndReturn({
+    where: { id: opts.id, workspaceId: opts.workspaceId, ...stillWorks(now) },
+    data: { revokedAt: now },
+    select: API_KEY_VIEW_SELECT,
+  });
+  return viewOf(revoked ?? (await ownApiKey(db, opts.workspaceId, opts.id)), now);
 }
 
 /**
  * Replaces one of the workspace's keys: a new key with the same name and
  * scopes (returned this once), while the old one keeps working for the grace
- * period and then stops. A revoked key cannot be rolled; rolling an expiring
- * key again never lengthens its grace. Then announceApiKeyChange.
+ * period and then stops. Only a key never rolled nor revoked is rolled: a
+ * revoked one is refused (`api_key_revoked`), and so is an expiring one, the
+ * old key of an earlier roll (`api_key_rolled`; its successor is the one to
+ * roll), so a key has at most one successor and its grace is never changed.
+ *
+ * The old key's stop is written first, on the condition that it has none:
+ * the row then stays locked until the caller's transaction ends, so of rolls
+ * and revokes at the same moment the first to write wins and the others see
+ * what it wrote (a revoke after this roll stops the old key now; a roll or a
+ * revoke before it makes this roll refused, and nothing is made). Then
+ * announceApiKeyChange.
  */
 export async function rollOwnApiKey(db: DbOrTx, opts: { workspaceId: number; id: number; graceSeconds: number; createdByUserId: number; now?: Date }) {
   const now = opts.now ?? new Date();
-  const old = await ownApiKey(db, opts.workspaceId, opts.id);
-  if (apiKeyStopped(old, now)) throw new AppError('invalid_request', 'This API key is revoked; create a new one instead', { details: { field: 'id' } });
   const graceEnds = new Date(now.getTime() + opts.graceSeconds * 1000);
-  const stopsAt = old.revokedAt && old.revokedAt < graceEnds ? old.revokedAt : graceEnds;
+  const [previous] = await db.apiKey.updateManyAndReturn({
+    where: { id: opts.id, workspaceId: opts.workspaceId, revokedAt: null },
+    data: { revokedAt: graceEnds },
+    select: API_KEY_VIEW_SELECT,
+  });
+  if (!previous) throw notRollable(await ownApiKey(db, opts.workspaceId, opts.id), now);
   const { row, key } = await insertApiKey(db, {
     keptOn: opts.workspaceId,
-    mode: old.mode as Mode,
-    scopes: old.scopes as Scope[],
-    name: old.name,
+    mode: previous.mode as Mode,
+    scopes: previous.scopes as Scope[],
+    name: previous.name,
     createdByUserId: opts.createdByUserId,
   });
-  const previous = await db.apiKey.update({ where: { id: old.id }, data: { revokedAt: stopsAt }, select: API_KEY_VIEW_SELECT });
   return { ...viewOf(row, now), key, previous: viewOf(previous, now) };
+}
+
+/** Why a key that has a stop (revokedAt) is not rolled: revoked (or its grace is over), or the old key of an earlier roll. */
+function notRollable(row: ApiKeyViewRow, now: Date): AppError {
+  return apiKeyStopped(row, now)
+    ? new AppError('invalid_request', 'This API key is revoked; create a new one instead', { details: { field: 'id', reason: 'api_key_revoked' } })
+    : new AppError('invalid_request', 'This API key was already rolled: roll its successor instead (or revoke this one to stop it before its grace ends)', {
+        details: { field: 'id', reason: 'api_key_rolled' },
+      });
 }
 
 /** The keys a dashboard user made (both modes; revoked ones too), newest first. */
@@ -197,7 +233,7 @@ export async function listApiKeysCreatedBy(db: DbOrTx, userId: number, now = new
 /** Revokes now every key a dashboard user made that still works (an expiring one too). Then announceApiKeyChange. Returns how many. */
 export async function revokeApiKeysCreatedBy(db: DbOrTx, userId: number, now = new Date()): Promise<number> {
   const { count } = await db.apiKey.updateMany({
-    where: { createdByUserId: userId, OR: [{ revokedAt: null }, { revokedAt: { gt: now } }] },
+    where: { createdByUserId: userId, ...stillWorks(now) },
     data: { revokedAt: now },
   });
   return count;

@@ -55,6 +55,21 @@ test('key create prints the key once with its scopes; key revoke revokes it', as
   expect(await authenticateApiKey(env.db, created.key)).toBeNull();
 });
 
+test('key revoke stops an expiring key (a rolled one in its grace) now, and never moves an earlier stop later', async () => {
+  const ws = JSON.parse((await cli('workspace', 'create', '--name', 'Keys stop once')).stdout);
+  const expiring = JSON.parse((await cli('key', 'create', '--workspace', String(ws.id), '--scopes', 'read')).stdout);
+  await env.db.apiKey.update({ where: { id: expiring.id }, data: { revokedAt: new Date(Date.now() + 86_400_000) } });
+  expect(await authenticateApiKey(env.db, expiring.key)).not.toBeNull();
+  expect((await cli('key', 'revoke', '--id', String(expiring.id))).code).toBe(0);
+  expect(await authenticateApiKey(env.db, expiring.key)).toBeNull();
+  const stopped = (await env.db.apiKey.findUniqueOrThrow({ where: { id: expiring.id } })).revokedAt!;
+  expect(stopped.getTime()).toBeLessThanOrEqual(Date.now());
+  // Revoking again answers the same and keeps the time it stopped.
+  const again = await cli('key', 'revoke', '--id', String(expiring.id));
+  expect(JSON.parse(again.stdout)).toEqual({ id: expiring.id, revoked: true });
+  expect((await env.db.apiKey.findUniqueOrThrow({ where: { id: expiring.id } })).revokedAt).toEqual(stopped);
+});
+
 test('user create prints {id, email} and never the password', async () => {
   const ws = JSON.parse((await cli('workspace', 'create', '--name', 'Users')).stdout);
   const out = await cli('user', 'create', '--workspace', String(ws.id), '--email', 'Ops@Example.com', '--password', 's3cret-passphrase');

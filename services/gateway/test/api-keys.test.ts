@@ -3,7 +3,9 @@
 // still works on the next request, a rolled key that stops at once (an
 // outage) or never stops, a retried roll that makes two keys, a last-used
 // time written on every request, a key's secret handed to another user who
-// sent the same Idempotency-Key.
+// sent the same Idempotency-Key, a revoke that a roll at the same moment
+// undoes (the key working through the grace period after "revoked"), two
+// rolls at the same moment that leave two successors.
 import { createUserFor } from '@cowrie/testing';
 import { call, signInNewWorkspace, startTestGateway } from '../testing';
 
@@ -115,6 +117,7 @@ test('revoke: the next request with the key is 401; revoking again answers the s
   // A revoked key cannot be rolled.
   const roll = await call(gw.url, 'POST', `/api-keys/${created.body.data.id}/roll`, { token: a.token, body: { grace_seconds: 0 } });
   expect(roll.status).toBe(400);
+  expect(roll.body.error).toMatchObject({ code: 'invalid_request', details: { field: 'id', reason: 'api_key_revoked' } });
 });
 
 test('roll: a new key with the same name and scopes; the old one works through the grace period, then 401', async () => {
@@ -151,6 +154,127 @@ test('roll with grace 0 stops the old key now; the default grace is a day; over 
   const tooLong = await call(gw.url, 'POST', `/api-keys/${day.body.data.id}/roll`, { token: a.token, body: { grace_seconds: 7 * 24 * 3600 + 1 } });
   expect(tooLong.status).toBe(400);
   expect(tooLong.body.error.details.field).toBe('grace_seconds');
+});
+
+test('a rolled key is not rolled again (its successor is): 400 api_key_rolled, no third key, its grace unchanged; it can still be revoked', async () => {
+  const created = await createKey(a.token, { name: 'Rolled once', scopes: ['read'] });
+  const id = created.body.data.id as number;
+  const first = await call(gw.url, 'POST', `/api-keys/${id}/roll`, { token: a.token, body: { grace_seconds: 600 } });
+  expect(first.status).toBe(201);
+  const again = await call(gw.url, 'POST', `/api-keys/${id}/roll`, { token: a.token, body: { grace_seconds: 60 } });
+  expect(again.status).toBe(400);
+  expect(again.body.error).toMatchObject({ code: 'invalid_request', details: { field: 'id', reason: 'api_key_rolled' } });
+  expect(await gw.env.db.apiKey.count({ where: { workspaceId: a.workspaceId, name: 'Rolled once' } })).toBe(2);
+  const old = await gw.env.db.apiKey.findUniqueOrThrow({ where: { id } });
+  expect(old.revokedAt?.toISOString()).toBe(first.body.data.previous.expires_at);
+  expect((await channels(created.body.data.key)).status).toBe(200);
+  // The successor rolls as usual.
+  expect((await call(gw.url, 'POST', `/api-keys/${first.body.data.id}/roll`, { token: a.token, body: { grace_seconds: 60 } })).status).toBe(201);
+  const revoked = await call(gw.url, 'DELETE', `/api-keys/${id}`, { token: a.token });
+  expect(revoked.body.data.status).toBe('revoked');
+  expect((await channels(created.body.data.key)).status).toBe(401);
+});
+
+describe('a revoke and a roll, or two rolls, of one key at the same moment', () => {
+  const lockWaiters = async () =>
+    (
+      await gw.env.db.$queryRaw<
+        Array<{ n: number }>
+      >`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`
+    )[0]!.n;
+  const untilLockWaiters = async (n: number) => {
+    for (let i = 0; i < 200 && (await lockWaiters()) < n; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(await lockWaiters()).toBe(n);
+  };
+  /**
+   * Holds the key's row while the requests start, one after the other: each
+   * reads what it reads, then waits on the row, in the order started. Then the
+   * row is let go and the answers are returned in that order.
+   */
+  const heldWhileStarting = async (id: number, requests: Array<() => ReturnType<typeof call>>) => {
+    const { answers } = await gw.env.db.$transaction(
+      async (tx) => {
+        await tx.$queryRaw`SELECT id FROM "ApiKey" WHERE id = ${id} FOR UPDATE`;
+        const started: Array<ReturnType<typeof call>> = [];
+        for (const request of requests) {
+          started.push(request());
+          await untilLockWaiters(started.length);
+        }
+        return { answers: Promise.all(started) };
+      },
+      { timeout: 20_000 },
+    );
+    return answers;
+  };
+  const revoke = (id: number) => () => call(gw.url, 'DELETE', `/api-keys/${id}`, { token: a.token });
+  const roll =
+    (id: number, grace_seconds = 86_400) =>
+    () =>
+      call(gw.url, 'POST', `/api-keys/${id}/roll`, { token: a.token, body: { grace_seconds } });
+  const keysNamed = (name: string) => gw.env.db.apiKey.findMany({ where: { workspaceId: a.workspaceId, name }, orderBy: { id: 'asc' } });
+
+  test('a revoke that lands first wins: the roll is refused (400 api_key_revoked), no successor is made, and the key stops now', async () => {
+    const created = await createKey(a.token, { name: 'Revoked mid-roll', scopes: ['read'] });
+    const id = created.body.data.id as number;
+    const [revoked, rolled] = await heldWhileStarting(id, [revoke(id), roll(id)]);
+    expect(revoked!.status).toBe(200);
+    expect(revoked!.body.data.status).toBe('revoked');
+    expect(rolled!.status).toBe(400);
+    expect(rolled!.body.error).toMatchObject({ code: 'invalid_request', details: { field: 'id', reason: 'api_key_revoked' } });
+    expect(await keysNamed('Revoked mid-roll')).toHaveLength(1);
+    const list = await call(gw.url, 'GET', '/api-keys', { token: a.token });
+    expect(list.body.data.find((k: { id: number }) => k.id === id)).toMatchObject({ status: 'revoked', expires_at: revoked!.body.data.expires_at });
+    expect((await channels(created.body.data.key)).status).toBe(401);
+  });
+
+  test('a revoke that lands after a roll still stops the old key now: its grace is cut short, the successor works', async () => {
+    const created = await createKey(a.token, { name: 'Rolled then revoked', scopes: ['read'] });
+    const id = created.body.data.id as number;
+    const [rolled, revoked] = await heldWhileStarting(id, [roll(id), revoke(id)]);
+    expect(rolled!.status).toBe(201);
+    expect(revoked!.status).toBe(200);
+    expect(revoked!.body.data.status).toBe('revoked');
+    const [old, successor] = await keysNamed('Rolled then revoked');
+    expect(old!.revokedAt!.getTime()).toBeLessThanOrEqual(Date.now());
+    expect(successor!.revokedAt).toBeNull();
+    expect((await channels(created.body.data.key)).status).toBe(401);
+    expect((await channels(rolled!.body.data.key)).status).toBe(200);
+  });
+
+  test('of two rolls, the first makes the one successor; the second is refused (400 api_key_rolled) and leaves the grace as the first set it', async () => {
+    const created = await createKey(a.token, { name: 'Rolled twice at once', scopes: ['read'] });
+    const id = created.body.data.id as number;
+    const [first, second] = await heldWhileStarting(id, [roll(id, 3600), roll(id, 60)]);
+    expect(first!.status).toBe(201);
+    expect(second!.status).toBe(400);
+    expect(second!.body.error).toMatchObject({ code: 'invalid_request', details: { field: 'id', reason: 'api_key_rolled' } });
+    const [old, ...successors] = await keysNamed('Rolled twice at once');
+    expect(successors.map((k) => k.id)).toEqual([first!.body.data.id]);
+    expect(old!.revokedAt!.toISOString()).toBe(first!.body.data.previous.expires_at);
+  });
+
+  test('revokes and rolls sent together, many times: every key a revoke answered as revoked stops, and no key has two successors', async () => {
+    const keys = await Promise.all(Array.from({ length: 8 }, (_, i) => createKey(a.token, { name: `Raced ${i}`, scopes: ['read'] })));
+    const raced = await Promise.all(
+      keys.map(async (created) => {
+        const id = created.body.data.id as number;
+        const [revoked, ...rolls] = await Promise.all([revoke(id)(), roll(id)(), roll(id)(), roll(id)()]);
+        return { created, revoked: revoked!, rolls };
+      }),
+    );
+    for (const { created, revoked, rolls } of raced) {
+      expect(revoked.status).toBe(200);
+      expect(revoked.body.data.status).toBe('revoked');
+      expect((await channels(created.body.data.key)).status).toBe(401);
+      const made = rolls.filter((r) => r.status === 201);
+      expect(made.length).toBeLessThanOrEqual(1);
+      for (const refused of rolls.filter((r) => r.status !== 201)) {
+        expect(refused.status).toBe(400);
+        expect(['api_key_revoked', 'api_key_rolled']).toContain(refused.body.error.details.reason);
+      }
+      expect(await keysNamed(created.body.data.name)).toHaveLength(1 + made.length);
+    }
+  });
 });
 
 test('a roll retried with its Idempotency-Key replays the same new key instead of making another', async () => {

@@ -45,7 +45,9 @@ export const apiKeyDashboardSpecs = {
     path: '/api-keys/:id',
     operationId: 'revokeApiKey',
     summary: 'Revoke an API key now',
-    description: 'Its next request is 401, on every replica. Revoking a revoked key answers it as it is.',
+    description:
+      'Its next request is 401, on every replica; an expiring key (the old key of a roll) stops now too. Revoking a revoked key answers it as it is. ' +
+      'A revoke always wins over a roll of the same key at the same moment: the roll is refused, or its grace is cut short.',
     tag,
     auth,
     request: { params: ZKeyParams },
@@ -58,6 +60,7 @@ export const apiKeyDashboardSpecs = {
     summary: 'Roll an API key',
     description:
       'A new key with the same name and scopes, returned once; the old key keeps working for `grace_seconds` (default a day), then stops. ' +
+      'Only an active key is rolled: a key has at most one successor, and of rolls at the same moment one answers 201 and the others are refused (api_key_rolled). ' +
       'Send Idempotency-Key: a retry then replays the same new key instead of making another.',
     tag,
     auth: guarded,
@@ -66,7 +69,10 @@ export const apiKeyDashboardSpecs = {
     request: { params: ZKeyParams, body: ZRollApiKeyBody },
     responses: {
       201: { description: 'The new key, shown this once, and the old one', data: ZRolledApiKey },
-      400: { description: 'invalid_request: the key is revoked, or grace_seconds is out of range' },
+      400: {
+        description:
+          'invalid_request: grace_seconds is out of range, or the key is not active (details.field id): details.reason api_key_revoked (revoked, or its grace is over) or api_key_rolled (already rolled, earlier or by another request at the same moment: roll its successor)',
+      },
       ...notFound,
     },
   },
