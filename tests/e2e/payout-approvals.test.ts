@@ -450,3 +450,47 @@ test('an approval whose process died before the payout was opened is finished by
   expect((await debits(t.workspaceId)).map((d) => d.requestKey)).toEqual(['half-approved']);
   expect(await available(t.owner.token)).toBe('960.000000');
 });
+
+/** Moves a payout of the workspace and its key's record 25 hours into the past, as a day passing would leave them. */
+async function aDayLater(workspaceId: number, idempotencyKey: string) {
+  const dayAgo = `- interval '25 hours'`;
+  await stack.env.db.$executeRawUnsafe(
+    `UPDATE "IdempotencyRecord" SET "createdAt" = "createdAt" ${dayAgo}, "expiresAt" = "expiresAt" ${dayAgo} WHERE "workspaceId" = $1 AND "key" = $2`,
+    workspaceId,
+    idempotencyKey,
+  );
+  await stack.env.db.$executeRawUnsafe(
+    `UPDATE "LedgerTransaction" SET "createdAt" = "createdAt" ${dayAgo} WHERE "workspaceId" = $1 AND "requestKey" = $2`,
+    workspaceId,
+    idempotencyKey,
+  );
+}
+
+test('a key whose payout is older than 24 hours no longer answers for it: above the threshold the new request waits for an approval', async () => {
+  const t = await team('100000');
+  await setThresholds(t.owner.token, { NGN: '1000' });
+  const first = await send(t.admin.token, 'reused-key', transfer('100'));
+  expect(first.status).toBe(201);
+  await aDayLater(t.workspaceId, 'reused-key');
+  // The key is free again (the ledger would open a new payout with it): the new body is judged on its own amount.
+  const big = await send(t.admin.token, 'reused-key', transfer('30000'));
+  expect(big.status).toBe(202);
+  expect(big.body.data).toMatchObject({ status: 'pending', amount: '30000.000000', transaction: null });
+  expect(await debits(t.workspaceId)).toHaveLength(1);
+  expect(await available(t.owner.token)).toBe('99900.000000');
+  // Approved, it is a payout of its own under the key.
+  const approved = await call(stack.url, 'POST', `/payout-requests/${big.body.data.id}/approve`, { token: t.owner.token });
+  expect(approved.status).toBe(200);
+  expect(approved.body.data.transaction).toMatchObject({ status: 'completed' });
+  expect(approved.body.data.transaction.id).not.toBe(first.body.data.id);
+  expect(await available(t.owner.token)).toBe('69900.000000');
+
+  // Within the 24 hours the key still answers its payout: the same request is that payout, another body a conflict; never a request.
+  const recent = await send(t.admin.token, 'recent-key', transfer('100'));
+  await stack.env.db.idempotencyRecord.deleteMany({ where: { workspaceId: t.workspaceId } });
+  expect((await send(t.admin.token, 'recent-key', transfer('30000'))).status).toBe(409);
+  const retried = await send(t.admin.token, 'recent-key', transfer('100'));
+  expect(retried.status).toBe(201);
+  expect(retried.body.data.id).toBe(recent.body.data.id);
+  expect(await stack.env.db.payoutRequest.count({ where: { workspaceId: t.workspaceId } })).toBe(1);
+});

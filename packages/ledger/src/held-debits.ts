@@ -13,6 +13,7 @@ import {
   sqlColumn,
   sqlColumns,
   sqlParam,
+  type DbOrTx,
   type InputOf,
   type LedgerTransaction,
   type Prisma,
@@ -234,12 +235,24 @@ const RELEASE_EXPIRED_REQUEST_KEY = defineStatement({
 });
 
 /**
+ * Whether a debit still holds the Idempotency-Key header it was opened with,
+ * at `now`: opened less than IDEMPOTENCY_RETENTION_MS before, or still
+ * processing whatever its age (while it can still move money, a retry answers
+ * it). Past that, the key alone answers nothing: a request with it runs fresh
+ * (findEarlierDebit frees it). The one rule for the open and for whoever asks
+ * before it whether a request would be answered by an earlier debit
+ * (findAnsweringDebit).
+ */
+export function holdsRequestKey(debit: Pick<LedgerTransaction, 'createdAt' | 'status'>, now: Date): boolean {
+  return debit.status === 'processing' || debit.createdAt.getTime() > now.getTime() - IDEMPOTENCY_RETENTION_MS;
+}
+
+/**
  * The earlier debit a repeated request is answered with (earlierDebitId), or
  * null. The same header key with another request's hash is a conflict. A
- * debit found by the header key alone, opened more than
- * IDEMPOTENCY_RETENTION_MS before `now` and no longer processing, answers
- * nothing: its key is freed (`released`), and the open runs again as a fresh
- * request.
+ * debit found by the header key alone that no longer holds it
+ * (holdsRequestKey) answers nothing: its key is freed (`released`), and the
+ * open runs again as a fresh request.
  */
 async function findEarlierDebit(sql: SqlQueryable, request: OpenRequest, now: Date): Promise<OpenedDebit | 'released' | null> {
   const { draft } = request;
@@ -247,16 +260,40 @@ async function findEarlierDebit(sql: SqlQueryable, request: OpenRequest, now: Da
   const transaction = rows[0];
   if (!transaction) return null;
   if (draft.request && transaction.requestKey === draft.request.key) {
-    const openedBefore = new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS);
-    // A payout still processing keeps its key whatever its age: while it can still move money, a retry answers it.
-    const expired = transaction.createdAt <= openedBefore && transaction.status !== 'processing';
-    if (expired && transaction.idempotencyKey !== request.idempotencyKey) {
+    if (!holdsRequestKey(transaction, now) && transaction.idempotencyKey !== request.idempotencyKey) {
+      const openedBefore = new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS);
       await RELEASE_EXPIRED_REQUEST_KEY.run(sql, { id: transaction.id, requestKey: draft.request.key, openedBefore });
       return 'released';
     }
     if (transaction.requestHash !== draft.request.requestHash) throw requestKeyConflict();
   }
   return { transaction, created: false };
+}
+
+/**
+ * The earlier debit that opening a payout with these keys would answer (or,
+ * for its header key with another request's hash, refuse as a conflict)
+ * instead of opening a new one, read without changing anything: the rule of
+ * findEarlierDebit. A debit with the ledger key (`idempotencyKey`, the body
+ * `idempotency_key`) whatever its status and age; one with the header key
+ * that is not `failed` and still holds it (holdsRequestKey). Null: the open
+ * would make a new debit, which may move money.
+ */
+export async function findAnsweringDebit(
+  db: DbOrTx,
+  input: { workspaceId: number; idempotencyKey?: string; request: RequestKey; now?: Date },
+): Promise<LedgerTransaction | null> {
+  const { workspaceId } = input;
+  const now = input.now ?? new Date();
+  // Two lookups, each on its unique index led by the workspace (see earlierDebitId).
+  const byLedgerKey =
+    input.idempotencyKey === undefined
+      ? null
+      : await db.ledgerTransaction.findFirst({ where: { workspaceId, type: 'debit', idempotencyKey: input.idempotencyKey } });
+  const byHeaderKey = await db.ledgerTransaction.findFirst({ where: { workspaceId, requestKey: input.request.key, status: { not: 'failed' } } });
+  const answering = [byLedgerKey, byHeaderKey && holdsRequestKey(byHeaderKey, now) ? byHeaderKey : null].filter((row) => row !== null);
+  // The first one, as earlierDebitId orders them.
+  return answering.sort((a, b) => a.id - b.id)[0] ?? null;
 }
 
 /** What a debit's row is opened with (DEBIT_FIELDS). */

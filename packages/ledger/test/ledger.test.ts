@@ -6,7 +6,7 @@
 import { Decimal } from '@cowrie/core';
 import { createWorkspaceWithKey, type TestEnv } from '@cowrie/testing';
 import { createTestEnv, fundWallet } from '../testing';
-import { auditWallet, creditWallet, findWallet, renderBalance } from '../src';
+import { auditWallet, creditWallet, findWallet, holdsRequestKey, renderBalance } from '../src';
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -64,4 +64,14 @@ test('concurrent credits with one idempotency key credit once', async () => {
   expect(results.filter((r) => r.created)).toHaveLength(1);
   expect(renderBalance((await findWallet(env.db, workspaceId, 'NGN'))!).ledger).toBe('6.000000');
   expect((await auditWallet(env.db, wallet.id)).consistent).toBe(true);
+});
+
+test('a debit holds its Idempotency-Key header for 24 hours from its opening, and whatever its age while it is processing', () => {
+  const now = new Date('2025-03-02T12:00:00.000Z');
+  const hoursAgo = (hours: number) => new Date(now.getTime() - hours * 3600_000);
+  expect(holdsRequestKey({ createdAt: hoursAgo(23.9), status: 'completed' }, now)).toBe(true);
+  expect(holdsRequestKey({ createdAt: new Date(hoursAgo(24).getTime() + 1), status: 'failed' }, now)).toBe(true);
+  expect(holdsRequestKey({ createdAt: hoursAgo(24), status: 'completed' }, now)).toBe(false);
+  expect(holdsRequestKey({ createdAt: hoursAgo(25), status: 'reversed' }, now)).toBe(false);
+  expect(holdsRequestKey({ createdAt: hoursAgo(24 * 30), status: 'processing' }, now)).toBe(true);
 });

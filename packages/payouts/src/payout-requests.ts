@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AppError, Decimal, amountField, decodePageCursor, formatAmount, newestFirst, pageLimit, pageOf, rowsAfter } from '@cowrie/core';
 import type { DbOrTx, PayoutRequest, Prisma, PrismaClient } from '@cowrie/db';
+import { findAnsweringDebit } from '@cowrie/ledger';
 import { checkPayoutCurrency } from './currency';
 import { findActiveBeneficiary } from './beneficiaries';
 import { createTransfer, createWithdrawal, type CreatedPayout, type PayoutDeps, type PayoutRequestKey } from './payout-open';
@@ -123,9 +124,11 @@ async function requestOfKey(db: DbOrTx, workspaceId: number, request: PayoutRequ
  * Whether a dashboard payout waits for an approval, decided before any money
  * is held: the payout request its Idempotency-Key made before (a retry
  * answers that request, whatever the thresholds say now), else a new request
- * when the amount is above the side's threshold for the currency and the key
- * made no payout yet (a retry of a payout sent before the threshold was
- * lowered answers that payout), else null: the payout goes now. A new
+ * when the amount is above the side's threshold for the currency and no
+ * earlier payout would answer it (findAnsweringDebit: a retry of a payout
+ * sent before the threshold was lowered answers that payout, the key with
+ * another body is a conflict; a payout older than the key's 24 hours answers
+ * nothing, so its key makes a new request), else null: the payout goes now. A new
  * request passes the checks that do not depend on the balance (currency,
  * wallet, beneficiary); the balance is checked when it is approved.
  */
@@ -140,11 +143,10 @@ export async function payoutRequestFor(
   const workspace = await db.workspace.findUniqueOrThrow({ where: { id: workspaceId }, select: { payoutApprovalThresholds: true } });
   const thresholds = thresholdsOf(workspace.payoutApprovalThresholds);
   if (!needsApproval(thresholds, currency, new Decimal(order.amount))) return null;
-  const sent = await db.ledgerTransaction.findFirst({
-    where: { workspaceId, requestKey: request.key, status: { not: 'failed' } },
-    select: { id: true },
-  });
-  if (sent) return null;
+  const now = input.now ?? new Date();
+  // Only a payout the ledger would answer this request with (or refuse it for, 409) lets it through: one older than the key's
+  // retention no longer holds the key, and sending now would open a new payout with this body.
+  if (await findAnsweringDebit(db, { workspaceId, request, now })) return null;
 
   const wallet = await db.wallet.findUnique({ where: { workspaceId_currency: { workspaceId, currency } }, select: { id: true } });
   if (!wallet) throw new AppError('not_found', `This workspace has no ${currency} wallet`, { details: { currency } });
@@ -171,7 +173,6 @@ export async function payoutRequestFor(
       beneficiaryId: null,
     };
   }
-  const now = input.now ?? new Date();
   try {
     const created = await db.payoutRequest.create({
       data: {
