@@ -494,3 +494,50 @@ test('a key whose payout is older than 24 hours no longer answers for it: above 
   expect(retried.body.data.id).toBe(recent.body.data.id);
   expect(await stack.env.db.payoutRequest.count({ where: { workspaceId: t.workspaceId } })).toBe(1);
 });
+
+test("a request's body idempotency_key that names another payout: its approval is refused (409) and it stays pending; a new request naming one is answered with that payout", async () => {
+  const t = await team('10000');
+  await setThresholds(t.owner.token, { NGN: '1000' });
+  const asked = await send(t.admin.token, 'big-L', { ...transfer('5000'), idempotency_key: 'ledger-L' });
+  expect(asked.status).toBe(202);
+  const id = asked.body.data.id as number;
+  // The same body key on a smaller payout, sent at once under another header key.
+  const small = await send(t.admin.token, 'small-L', { ...transfer('500'), account_number: '0999999999', idempotency_key: 'ledger-L' });
+  expect(small.status).toBe(201);
+  const approve = await call(stack.url, 'POST', `/payout-requests/${id}/approve`, { token: t.owner.token });
+  expect(approve.status).toBe(409);
+  expect(approve.body.error).toMatchObject({
+    code: 'idempotency_conflict',
+    details: { field: 'idempotency_key', reason: 'idempotency_key_used', transaction: { id: small.body.data.id, reference: small.body.data.reference } },
+  });
+  expect(approve.body.error.message).toMatch(/idempotency_key ledger-L .*another payout/);
+  expect((await call(stack.url, 'GET', `/payout-requests/${id}`, { token: t.owner.token })).body.data).toMatchObject({
+    status: 'pending',
+    decided_by: null,
+    transaction: null,
+  });
+  expect(await debits(t.workspaceId)).toHaveLength(1);
+  expect(await available(t.owner.token)).toBe('9500.000000');
+  expect((await auditActions(t.workspaceId)).filter((e) => e.action === 'payout_request.approved')).toEqual([]);
+
+  // A new request whose body key already names a payout is answered as a direct send is: with that payout (nothing sent, no request).
+  const named = await send(t.admin.token, 'bigger-L', { ...transfer('7000'), idempotency_key: 'ledger-L' });
+  expect(named.status).toBe(201);
+  expect(named.body.data.id).toBe(small.body.data.id);
+  expect(await stack.env.db.payoutRequest.count({ where: { workspaceId: t.workspaceId } })).toBe(1);
+  expect(await debits(t.workspaceId)).toHaveLength(1);
+  expect(await available(t.owner.token)).toBe('9500.000000');
+
+  // The request's own payout found again under its body key (an approval resumed after a crash between the open and its
+  // link) is its payout, not a conflict.
+  const own = await send(t.admin.token, 'own-M', { ...transfer('2000'), idempotency_key: 'ledger-M' });
+  const ownPath = `/payout-requests/${own.body.data.id}/approve`;
+  const ownApproved = await call(stack.url, 'POST', ownPath, { token: t.owner.token });
+  expect(ownApproved.status).toBe(200);
+  await stack.env.db.payoutRequest.update({ where: { id: own.body.data.id }, data: { transactionId: null } });
+  const resumed = await call(stack.url, 'POST', ownPath, { token: t.owner.token });
+  expect(resumed.status).toBe(200);
+  expect(resumed.body.data).toMatchObject({ status: 'approved', transaction: { id: ownApproved.body.data.transaction.id, status: 'completed' } });
+  expect(await debits(t.workspaceId)).toHaveLength(2);
+  expect(await available(t.owner.token)).toBe('7500.000000');
+});

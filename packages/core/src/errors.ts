@@ -30,9 +30,9 @@ export const ERROR_CATALOG = {
   },
   idempotency_conflict: {
     status: 409,
-    when: 'The Idempotency-Key was used before with a different method, path or body (or that first request is still running).',
+    when: "The Idempotency-Key was used before with a different method, path or body (or that first request is still running); or a payout request's body `idempotency_key` already names another payout when it is approved (`details.reason` `idempotency_key_used`).",
     clientAction:
-      'For a different request, use a new Idempotency-Key; while the first request is still running, wait and send the same request with the same key to get its answer.',
+      'For a different request, use a new Idempotency-Key; while the first request is still running, wait and send the same request with the same key to get its answer. A payout request whose `idempotency_key` is used: reject it and ask again with another.',
   },
   rate_limited: {
     status: 429,

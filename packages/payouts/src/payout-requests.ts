@@ -146,7 +146,8 @@ export async function payoutRequestFor(
   const now = input.now ?? new Date();
   // Only a payout the ledger would answer this request with (or refuse it for, 409) lets it through: one older than the key's
   // retention no longer holds the key, and sending now would open a new payout with this body.
-  if (await findAnsweringDebit(db, { workspaceId, request, now })) return null;
+  // So does one its body's idempotency_key names: sent now, the request is answered with it, as a payout sent at once is.
+  if (await findAnsweringDebit(db, { workspaceId, idempotencyKey: order.idempotencyKey, request, now })) return null;
 
   const wallet = await db.wallet.findUnique({ where: { workspaceId_currency: { workspaceId, currency } }, select: { id: true } });
   if (!wallet) throw new AppError('not_found', `This workspace has no ${currency} wallet`, { details: { currency } });
@@ -249,7 +250,9 @@ export interface ApprovedPayout {
  * ledger makes any second open (the approver's retry after a crash between
  * the two) find the first instead of paying again. A payout the pre-flight
  * checks refuse (the balance, a removed beneficiary) puts the request back to
- * pending, so it can be approved once the wallet holds enough.
+ * pending, so it can be approved once the wallet holds enough; so does a
+ * payout found under the body's idempotency_key that is not this request's
+ * (409 `idempotency_key_used`): the approval is never tied to another payout.
  */
 export async function approvePayoutRequest(
   deps: PayoutDeps,
@@ -271,6 +274,9 @@ export async function approvePayoutRequest(
   let payout: CreatedPayout;
   try {
     payout = await openOrderedPayout(deps, approved);
+    // A payout found rather than opened answers this approval only when it is this request's own (an approval resumed after a
+    // crash); any other is one the body's idempotency_key named since the request was made, which would stand in for it.
+    if (!payout.created && !isPayoutOf(approved, payout.transaction)) throw idempotencyKeyUsed(approved, payout.transaction);
   } catch (err) {
     if (err instanceof AppError && err.status < 500) {
       await db.payoutRequest.updateMany({
@@ -282,6 +288,20 @@ export async function approvePayoutRequest(
   }
   await db.payoutRequest.updateMany({ where: { id: approved.id, transactionId: null }, data: { transactionId: payout.transaction.id } });
   return { request: await findRequest(db, input.workspaceId, input.id), payout, approvedNow: count === 1 };
+}
+
+/** Whether a payout is the one this request's approval opened: sent under its Idempotency-Key and request hash. */
+const isPayoutOf = (row: PayoutRequest, transaction: CreatedPayout['transaction']) =>
+  transaction.requestKey === row.requestKey && transaction.requestHash === row.requestHash;
+
+/** 409 for an approval whose payout would be another one its body's idempotency_key already names: the request stays pending. */
+function idempotencyKeyUsed(row: PayoutRequest, transaction: CreatedPayout['transaction']): AppError {
+  const order = row.body as unknown as PayoutOrder;
+  return new AppError(
+    'idempotency_conflict',
+    `This payout request's idempotency_key ${order.idempotencyKey ?? ''} already names another payout (${transaction.reference}, ${formatAmount(transaction.amount)} ${transaction.currency}), so its own cannot be sent under it: reject it and ask for the payout again with another idempotency_key`,
+    { details: { field: 'idempotency_key', reason: 'idempotency_key_used', transaction: { id: transaction.id, reference: transaction.reference } } },
+  );
 }
 
 /** The request's payout, through the same pre-flight path as a payout sent at once, keyed by the requester's Idempotency-Key. */

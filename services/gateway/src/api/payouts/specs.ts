@@ -259,6 +259,10 @@ export const payoutDashboardSpecs = {
           'insufficient_scope: `details.reason` `own_payout_request` (its requester cannot approve it), or not an owner or admin, or step_up_required',
       },
       404: { description: "not_found: no such request on this side, or the payout's wallet or beneficiary is gone" },
+      409: {
+        description:
+          'idempotency_conflict: `details.reason` `idempotency_key_used`: the body `idempotency_key` of the request already names another payout (`details.transaction`), so its own cannot be sent under it; the request stays pending (reject it)',
+      },
       502: { description: 'provider_error: the rail failed or its outcome is unknown (as for a payout; `details.transaction`, `details.payout_request`)' },
       503: { description: 'provider_error: the rail is unavailable' },
       504: { description: 'provider_error: the rail timed out' },
