@@ -5,7 +5,10 @@
 // paying twice, a rejected or expired request still payable, a retry of the
 // original request making a second request or a payout, money held while a
 // request waits, the threshold changed by someone who is not an owner or
-// without a trace, or /v1 payouts touched by any of it.
+// without a trace, or /v1 payouts touched by any of it; an Idempotency-Key
+// past its 24 hours skipping the approval, an approval tied to another payout
+// its body idempotency_key names, or a request of a removed or demoted
+// requester still payable.
 import { auditWallet, findWallet } from '@cowrie/ledger';
 import { createUserFor, createWorkspaceWithKey } from '@cowrie/testing';
 import { call, sessionSignedInAgo, stepUp } from '@cowrie/gateway/testing';
@@ -540,4 +543,69 @@ test("a request's body idempotency_key that names another payout: its approval i
   expect(resumed.body.data).toMatchObject({ status: 'approved', transaction: { id: ownApproved.body.data.transaction.id, status: 'completed' } });
   expect(await debits(t.workspaceId)).toHaveLength(2);
   expect(await available(t.owner.token)).toBe('7500.000000');
+});
+
+test('a requester removed or demoted: their pending requests are rejected with it, and a request whose requester may no longer ask cannot be approved', async () => {
+  const t = await team();
+  await setThresholds(t.owner.token, { NGN: '100' });
+  const testSide = { 'Cowrie-Mode': 'test' };
+  await setThresholds(t.owner.token, { NGN: '100' }, testSide);
+  await fund(stack.env.db, t.testWorkspaceId, 'NGN', '1000');
+  const live = await send(t.admin.token, 'leaver-live', transfer('300'));
+  const test = await send(t.admin.token, 'leaver-test', transfer('300'), '/transfers', testSide);
+  expect([live.status, test.status]).toEqual([202, 202]);
+
+  const removed = await call(stack.url, 'DELETE', `/users/${t.admin.id}`, { token: t.owner.token });
+  expect(removed.status).toBe(200);
+  for (const [asked, headers] of [
+    [live, {}],
+    [test, testSide],
+  ] as const) {
+    const read = await call(stack.url, 'GET', `/payout-requests/${asked.body.data.id}`, { token: t.owner.token, headers });
+    expect(read.body.data).toMatchObject({ status: 'rejected', decided_by: { user_id: t.owner.id }, transaction: null });
+    expect(read.body.data.rejection_reason).toBe('Its requester was removed from the team');
+    const late = await call(stack.url, 'POST', `/payout-requests/${asked.body.data.id}/approve`, { token: t.otherOwner.token, headers });
+    expect(late.status).toBe(400);
+    expect(late.body.error.details).toEqual({ reason: 'payout_request_decided', status: 'rejected' });
+  }
+  const rejections = (await auditActions(t.workspaceId)).filter((e) => e.action === 'payout_request.rejected');
+  expect(rejections.map((e) => [e.actor, e.objectId, e.livemode, e.details.requested_by])).toEqual([
+    [t.owner.email, String(live.body.data.id), true, t.admin.email],
+    [t.owner.email, String(test.body.data.id), false, t.admin.email],
+  ]);
+
+  // Demoted to member: the same.
+  const admin2 = await createUserFor(stack.env.db, t.workspaceId, `admin2-${++emails}@approvals.test`);
+  await stack.env.db.dashboardUser.update({ where: { id: admin2.id }, data: { role: 'admin' } });
+  const admin2Token = await sessionSignedInAgo(stack, admin2, 0);
+  const demotedAsk = await send(admin2Token, 'demoted', transfer('300'));
+  expect(demotedAsk.status).toBe(202);
+  const demoted = await call(stack.url, 'PUT', `/users/${admin2.id}/role`, { token: t.owner.token, body: { role: 'member' } });
+  expect(demoted.status).toBe(200);
+  const demotedRead = await call(stack.url, 'GET', `/payout-requests/${demotedAsk.body.data.id}`, { token: t.owner.token });
+  expect(demotedRead.body.data).toMatchObject({ status: 'rejected' });
+  expect(demotedRead.body.data.rejection_reason).toBe('Its requester is no longer an owner or admin');
+
+  // A requester who still may ask is approved on either side.
+  const ownerOnTest = await send(t.owner.token, 'owner-test', transfer('300'), '/transfers', testSide);
+  const approvedOnTest = await call(stack.url, 'POST', `/payout-requests/${ownerOnTest.body.data.id}/approve`, {
+    token: t.otherOwner.token,
+    headers: testSide,
+  });
+  expect(approvedOnTest.status).toBe(200);
+  expect(approvedOnTest.body.data.transaction).toMatchObject({ status: 'completed' });
+
+  // A requester disabled by the operator (or demoted by any other way): the approval is refused, the request stays pending.
+  const asker = await send(t.otherOwner.token, 'disabled-later', transfer('300'));
+  await stack.env.db.dashboardUser.update({ where: { id: t.otherOwner.id }, data: { disabledAt: new Date() } });
+  const refused = await call(stack.url, 'POST', `/payout-requests/${asker.body.data.id}/approve`, { token: t.owner.token });
+  expect(refused.status).toBe(403);
+  expect(refused.body.error).toMatchObject({ code: 'insufficient_scope', details: { reason: 'requester_not_allowed' } });
+  expect(refused.body.error.message).toMatch(/no longer an owner or admin/);
+  expect((await call(stack.url, 'GET', `/payout-requests/${asker.body.data.id}`, { token: t.owner.token })).body.data).toMatchObject({
+    status: 'pending',
+    decided_by: null,
+  });
+  expect(await debits(t.workspaceId)).toEqual([]);
+  expect(await available(t.owner.token)).toBe('1000.000000');
 });

@@ -174,7 +174,8 @@ export const AUDIT_ACTIONS = {
   'payout_request.rejected': {
     object: 'payout_request',
     scope: 'mode',
-    summary: 'An owner or admin rejected a payout request (its requester included, withdrawing it): nothing was sent',
+    summary:
+      'An owner or admin rejected a payout request (its requester included, withdrawing it), or removed its requester from the team or made them a member, which rejects their pending requests (`reason` says so): nothing was sent',
     details: z.object({ currency: z.string(), amount: z.string(), requested_by: email, reason: z.string().nullable() }),
   },
   'beneficiary.created': {

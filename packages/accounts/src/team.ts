@@ -24,6 +24,21 @@ export const INVITED_ROLES = ['admin', 'member'] as const;
 /** Whether a role manages the team (invites and removes users). */
 export const managesTeam = (role: UserRole) => role === 'owner' || role === 'admin';
 
+/**
+ * Where a user stands in the business of `workspaceId` (either side, live or
+ * test), as of now: `manager` (an active owner or admin: who manages the team
+ * and sends, asks for and approves dashboard payouts), `member`, or `removed`
+ * (removed, disabled by the operator, or no user of this business).
+ */
+export async function teamStanding(db: DbOrTx, opts: { workspaceId: number; userId: number }): Promise<'manager' | 'member' | 'removed'> {
+  const user = await db.dashboardUser.findFirst({
+    where: { id: opts.userId, disabledAt: null, workspace: { OR: [{ id: opts.workspaceId }, { testWorkspace: { id: opts.workspaceId } }] } },
+    select: { role: true },
+  });
+  if (!user) return 'removed';
+  return managesTeam(user.role as UserRole) ? 'manager' : 'member';
+}
+
 export interface TeamMemberView {
   id: number;
   email: string;
@@ -164,7 +179,14 @@ async function lockTeam(tx: Prisma.TransactionClient, workspaceId: number, actor
  */
 export async function changeUserRole(
   db: PrismaClient,
-  opts: { workspaceId: number; actor: { userId: number }; id: number; role: UserRole },
+  opts: {
+    workspaceId: number;
+    actor: { userId: number };
+    id: number;
+    role: UserRole;
+    /** Runs in the change's transaction once the role changed (not when it was already `role`), so both commit or neither. */
+    alsoInTransaction?: (tx: Prisma.TransactionClient, changed: { user: TeamMemberView; from: UserRole }) => Promise<void>;
+  },
 ): Promise<{ user: TeamMemberView; from: UserRole }> {
   if (opts.id === opts.actor.userId) {
     throw new AppError('invalid_request', 'You cannot change your own role; another owner or admin can', { details: { field: 'id' } });
@@ -182,8 +204,9 @@ export async function changeUserRole(
       throw new AppError('insufficient_scope', 'Only an owner makes an owner or changes the role of one', { details: { required_role: 'owner' } });
     }
     if (from === opts.role) return { user: teamMemberView(target), from };
-    const changed = await tx.dashboardUser.update({ where: { id: target.id }, data: { role: opts.role } });
-    return { user: teamMemberView(changed), from };
+    const changed = { user: teamMemberView(await tx.dashboardUser.update({ where: { id: target.id }, data: { role: opts.role } })), from };
+    await opts.alsoInTransaction?.(tx, changed);
+    return changed;
   });
 }
 

@@ -6,6 +6,7 @@
 import { createTestEnv, createUserFor, createWorkspaceWithKey, type TestEnv } from '@cowrie/testing';
 import { passwordHashesInFlight, verifyPassword } from '../src/passwords';
 import { checkDashboardCredentials, insertDashboardUser, prepareDashboardUser } from '../src/users';
+import { teamStanding } from '../src/team';
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -52,4 +53,28 @@ test('a new user is hashed before the transaction that stores it: the insert sta
     (await hashesOf(() => prepareDashboardUser({ workspaceId: workspace.id, email: 'b@example.com', password: 'short' }).catch((e: Error) => e.message)))
       .hashes,
   ).toBe(0);
+});
+
+test("a user's standing in a business, read from either side: an active owner or admin manages it; a member, a removed user or another business's do not", async () => {
+  const { workspace } = await createWorkspaceWithKey(env.db);
+  const other = await createWorkspaceWithKey(env.db);
+  const sides = [workspace.id, workspace.test_workspace_id];
+  const user = async (role: string, email: string) => {
+    const made = await createUserFor(env.db, workspace.id, email);
+    await env.db.dashboardUser.update({ where: { id: made.id }, data: { role } });
+    return made.id;
+  };
+  const owner = await user('owner', 'standing.owner@example.com');
+  const admin = await user('admin', 'standing.admin@example.com');
+  const member = await user('member', 'standing.member@example.com');
+  const removed = await user('admin', 'standing.removed@example.com');
+  await env.db.dashboardUser.update({ where: { id: removed }, data: { disabledAt: new Date() } });
+  for (const workspaceId of sides) {
+    expect(await teamStanding(env.db, { workspaceId, userId: owner })).toBe('manager');
+    expect(await teamStanding(env.db, { workspaceId, userId: admin })).toBe('manager');
+    expect(await teamStanding(env.db, { workspaceId, userId: member })).toBe('member');
+    expect(await teamStanding(env.db, { workspaceId, userId: removed })).toBe('removed');
+  }
+  expect(await teamStanding(env.db, { workspaceId: other.workspace.id, userId: owner })).toBe('removed');
+  expect(await teamStanding(env.db, { workspaceId: other.workspace.test_workspace_id, userId: admin })).toBe('removed');
 });

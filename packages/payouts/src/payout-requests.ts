@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AppError, Decimal, amountField, decodePageCursor, formatAmount, newestFirst, pageLimit, pageOf, rowsAfter } from '@cowrie/core';
 import type { DbOrTx, PayoutRequest, Prisma, PrismaClient } from '@cowrie/db';
+import { teamStanding } from '@cowrie/accounts';
 import { findAnsweringDebit } from '@cowrie/ledger';
 import { checkPayoutCurrency } from './currency';
 import { findActiveBeneficiary } from './beneficiaries';
@@ -233,6 +234,22 @@ const refuseOwn = (row: PayoutRequest, actor: RequestActor) => {
   }
 };
 
+/**
+ * 403 for a request whose requester may no longer ask for a payout: removed
+ * from the team (or disabled) or no longer an owner or admin. A request stands
+ * only while its requester could make it (rejectRequestsOfFormerRequester
+ * rejects them when that changes); it stays readable, and can be rejected.
+ */
+async function refuseUnlessRequesterMayAsk(db: DbOrTx, row: PayoutRequest): Promise<void> {
+  const standing = await teamStanding(db, { workspaceId: row.workspaceId, userId: row.requestedByUserId });
+  if (standing === 'manager') return;
+  throw new AppError(
+    'insufficient_scope',
+    `${row.requestedByEmail}, who asked for this payout, is no longer an owner or admin of this workspace (${standing === 'removed' ? 'removed' : 'now a member'}): it cannot be approved; reject it`,
+    { details: { reason: 'requester_not_allowed' } },
+  );
+}
+
 /** What an approval did: the request, and the payout it opened (null when the request's payout was recorded before: answered as it stands). */
 export interface ApprovedPayout {
   request: PayoutRequest;
@@ -246,7 +263,9 @@ export interface ApprovedPayout {
  * hold) under the requester's Idempotency-Key; the caller then runs it.
  * The approval is one conditional update (pending, not expired, not the
  * requester's), so of two approvals at once one wins and the other is
- * refused. The payout is opened after it: its key's unique index on the
+ * refused; before it, a requester who may no longer ask for a payout
+ * (removed, or no longer an owner or admin) is refused (403
+ * `requester_not_allowed`). The payout is opened after it: its key's unique index on the
  * ledger makes any second open (the approver's retry after a crash between
  * the two) find the first instead of paying again. A payout the pre-flight
  * checks refuse (the balance, a removed beneficiary) puts the request back to
@@ -262,6 +281,10 @@ export async function approvePayoutRequest(
   const now = input.now ?? new Date();
   const row = await findRequest(db, input.workspaceId, input.id);
   refuseOwn(row, input.approver);
+  // Of a request still to decide (a decided one is answered as such; an approval being finished was decided already). Read
+  // before the conditional update: a removal (or demotion) rejects the pending request in its own transaction, so one that
+  // commits after this read makes the update find the request decided.
+  if (payoutRequestStatus(row, now) === 'pending') await refuseUnlessRequesterMayAsk(db, row);
   const { count } = await db.payoutRequest.updateMany({
     where: { id: row.id, status: 'pending', expiresAt: { gt: now }, requestedByUserId: { not: input.approver.userId } },
     data: { status: 'approved', decidedByUserId: input.approver.userId, decidedByEmail: input.approver.email, decidedAt: now },
@@ -359,6 +382,34 @@ export async function rejectPayoutRequest(
   const after = await findRequest(tx, input.workspaceId, input.id);
   if (count === 0) throw notPending(after, now);
   return after;
+}
+
+/**
+ * Rejects, in `tx` (the removal's or the role change's transaction), the
+ * pending requests of a user who may no longer ask for payouts: removed from
+ * the team (or disabled) or no longer an owner or admin, on both sides of the
+ * business. Nothing for a user who still may. The rows rejected, for their
+ * audit rows; an expired one is left as it reads.
+ */
+export async function rejectRequestsOfFormerRequester(
+  tx: DbOrTx,
+  input: { businessId: number; userId: number; rejecter: RequestActor; now?: Date },
+): Promise<PayoutRequest[]> {
+  const now = input.now ?? new Date();
+  const standing = await teamStanding(tx, { workspaceId: input.businessId, userId: input.userId });
+  if (standing === 'manager') return [];
+  const sides = await tx.workspace.findMany({ where: { OR: [{ id: input.businessId }, { liveWorkspaceId: input.businessId }] }, select: { id: true } });
+  const rejected = await tx.payoutRequest.updateManyAndReturn({
+    where: { workspaceId: { in: sides.map((w) => w.id) }, requestedByUserId: input.userId, status: 'pending', expiresAt: { gt: now } },
+    data: {
+      status: 'rejected',
+      decidedByUserId: input.rejecter.userId,
+      decidedByEmail: input.rejecter.email,
+      decidedAt: now,
+      rejectionReason: standing === 'removed' ? 'Its requester was removed from the team' : 'Its requester is no longer an owner or admin',
+    },
+  });
+  return rejected.sort((a, b) => a.id - b.id);
 }
 
 // ─── Reading ────────────────────────────────────────────────────────────────────

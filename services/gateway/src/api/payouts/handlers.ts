@@ -15,6 +15,7 @@ import {
   readPayoutRequest,
   readWorkspaceSettings,
   rejectPayoutRequest,
+  rejectRequestsOfFormerRequester,
   removeBeneficiary,
   type renderBeneficiary,
   replaceApprovalThresholds,
@@ -28,6 +29,7 @@ import {
   type SubmitPayoutDeps,
   type SubmitPayoutOutcome,
 } from '@cowrie/payouts';
+import type { DbOrTx, PayoutRequest } from '@cowrie/db';
 import type { GatewayDeps } from '../../deps';
 import type { HandlersOf } from '../../http/route-registry';
 import { apiKeyOf, sendData, sendPage, sessionOf } from '../../http/respond';
@@ -177,6 +179,40 @@ export function createPayoutApiHandlers(deps: GatewayDeps, handlersFor: PayoutHa
       sendPage(req, res, await listRecipients(deps.db, { workspaceId: apiKeyOf(req).workspaceId, ...query }));
     },
   };
+}
+
+/**
+ * The audit row of a rejected payout request, in the transaction `tx` that
+ * rejected it, on the request's own side (a removal rejects those of both).
+ */
+export function recordPayoutRequestRejected(tx: DbOrTx, req: Request, rejected: PayoutRequest): Promise<void> {
+  const session = sessionOf(req);
+  return recordAudit(
+    tx,
+    req,
+    {
+      action: 'payout_request.rejected',
+      objectId: rejected.id,
+      details: {
+        currency: rejected.currency,
+        amount: formatAmount(rejected.amount),
+        requested_by: rejected.requestedByEmail,
+        reason: rejected.rejectionReason,
+      },
+    },
+    { workspaceId: rejected.workspaceId, actor: { type: 'user', userId: session.userId, email: session.email } },
+  );
+}
+
+/**
+ * Rejects, in the transaction `tx` of a user's removal or role change, the
+ * pending payout requests of that user if they may no longer ask for payouts
+ * (rejectRequestsOfFormerRequester), each with its audit row.
+ */
+export async function rejectRequestsOnTeamChange(tx: DbOrTx, req: Request, userId: number): Promise<void> {
+  const session = sessionOf(req);
+  const rejected = await rejectRequestsOfFormerRequester(tx, { businessId: session.businessId, userId, rejecter: userOf(req) });
+  for (const row of rejected) await recordPayoutRequestRejected(tx, req, row);
 }
 
 const beneficiaryNotFound = () => new AppError('not_found', 'Beneficiary not found');
@@ -345,16 +381,7 @@ export function createPayoutDashboardHandlers(deps: GatewayDeps, handlersFor: Pa
       const id = parsePathId(params.id, requestNotFound);
       await deps.db.$transaction(async (tx) => {
         const rejected = await rejectPayoutRequest(tx, { workspaceId, id, rejecter: userOf(req), reason: body.reason });
-        await recordAudit(tx, req, {
-          action: 'payout_request.rejected',
-          objectId: rejected.id,
-          details: {
-            currency: rejected.currency,
-            amount: formatAmount(rejected.amount),
-            requested_by: rejected.requestedByEmail,
-            reason: rejected.rejectionReason,
-          },
-        });
+        await recordPayoutRequestRejected(tx, req, rejected);
       });
       sendData(req, res, 200, await readPayoutRequest(deps.db, workspaceId, id));
     },

@@ -256,7 +256,7 @@ export const payoutDashboardSpecs = {
       ...notDecidable,
       403: {
         description:
-          'insufficient_scope: `details.reason` `own_payout_request` (its requester cannot approve it), or not an owner or admin, or step_up_required',
+          'insufficient_scope: `details.reason` `own_payout_request` (its requester cannot approve it) or `requester_not_allowed` (its requester was removed or is no longer an owner or admin: the request stays pending, to reject), or not an owner or admin, or step_up_required',
       },
       404: { description: "not_found: no such request on this side, or the payout's wallet or beneficiary is gone" },
       409: {

@@ -13,11 +13,15 @@ import type { GatewayDeps } from '../../deps';
 import type { HandlersOf } from '../../http/route-registry';
 import { sendData, sessionOf } from '../../http/respond';
 import { recordAudit, recordAuditAfter } from '../../http/audit';
+import { rejectRequestsOnTeamChange } from '../payouts/handlers';
 import type { teamDashboardSpecs } from './specs';
 
 const parseUserId = (raw: string) => parsePathId(raw, () => new AppError('not_found', 'No such user in this workspace'));
 
-/** One handler per team route (teamDashboardSpecs): each calls @cowrie/accounts, records the audit row and answers. */
+/**
+ * One handler per team route (teamDashboardSpecs): each calls @cowrie/accounts, records the audit row and answers. A removal
+ * or a role change also rejects, in its transaction, the pending payout requests of a user who may no longer ask for payouts.
+ */
 export function createTeamDashboardHandlers(deps: GatewayDeps): HandlersOf<typeof teamDashboardSpecs> {
   return {
     async listUsers(_input, req, res) {
@@ -63,12 +67,14 @@ export function createTeamDashboardHandlers(deps: GatewayDeps): HandlersOf<typeo
         actor: session,
         id: parseUserId(params.id),
         revokeApiKeys: query.revoke_api_keys === 'true',
-        alsoInTransaction: (tx, user, revokedCount) =>
-          recordAudit(tx, req, {
+        alsoInTransaction: async (tx, user, revokedCount) => {
+          await recordAudit(tx, req, {
             action: 'user.removed',
             objectId: user.id,
             details: { email: user.email, role: user.role, revoked_key_count: revokedCount },
-          }),
+          });
+          await rejectRequestsOnTeamChange(tx, req, user.id);
+        },
       });
       if (revokedApiKeys > 0) await announceApiKeyChange(deps.redis, deps.config.REDIS_KEY_PREFIX);
       sendData(req, res, 200, removed);
@@ -76,7 +82,13 @@ export function createTeamDashboardHandlers(deps: GatewayDeps): HandlersOf<typeo
 
     async changeUserRole({ params, body }, req, res) {
       const session = sessionOf(req);
-      const changed = await changeUserRole(deps.db, { workspaceId: session.businessId, actor: session, id: parseUserId(params.id), role: body.role });
+      const changed = await changeUserRole(deps.db, {
+        workspaceId: session.businessId,
+        actor: session,
+        id: parseUserId(params.id),
+        role: body.role,
+        alsoInTransaction: (tx, { user }) => rejectRequestsOnTeamChange(tx, req, user.id),
+      });
       if (changed.from !== changed.user.role) {
         await recordAuditAfter(deps.db, req, {
           action: 'user.role_changed',

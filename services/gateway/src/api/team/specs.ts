@@ -48,7 +48,7 @@ export const teamDashboardSpecs = {
     summary: 'Remove a user',
     description:
       'Owners and admins only; not yourself, and only an owner removes an owner. The user can no longer sign in, and their sessions end at once; ' +
-      "the one-time passwords of their invitations not yet replaced end too. The answer lists the API keys they made; with revoke_api_keys=true they are revoked in the same step (a removed user's keys can be revoked by removing them again).",
+      "the one-time passwords of their invitations not yet replaced end too, and their pending payout requests are rejected (`payout_request.rejected`, on each side). The answer lists the API keys they made; with revoke_api_keys=true they are revoked in the same step (a removed user's keys can be revoked by removing them again).",
     tag,
     auth: { kind: 'session', role: 'team_admin' },
     request: { params: ZUserParams, query: ZRemoveUserQuery },
@@ -65,7 +65,7 @@ export const teamDashboardSpecs = {
     summary: "Change a user's role",
     description:
       'Owners change any role; admins move users between admin and member, never to or from owner. Not your own role, not a removed user, ' +
-      'and never the last owner of the business. In force from their next request.',
+      'and never the last owner of the business. In force from their next request; a user made a member has their pending payout requests rejected in the same step (`payout_request.rejected`).',
     tag,
     auth: { kind: 'session', role: 'team_admin', stepUp: true },
     request: { params: ZUserParams, body: ZChangeRoleBody },
