@@ -1,11 +1,14 @@
 // Risk: scaling out breaks a shared guarantee: two gateway replicas on a Redis
 // Cluster each keeping their own request budget, each running a request the
 // other already took by its Idempotency-Key, or each counting a destination's
-// verifications apart; or a multi-key script refused by the Cluster (CROSSSLOT).
+// verifications apart, or two webhook-senders each counting an endpoint's
+// deliveries in flight; or a script refused by the Cluster (CROSSSLOT).
 // A real three-master Cluster of private redis-servers.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createRedis } from '@cowrie/core';
+import { createEndpointSlots } from '@cowrie/webhooks';
 import { createWorkspaceWithKey, listenGateway, startRedisCluster, type RedisCluster, type RunningGateway, type TestEnv } from '@cowrie/testing';
 import { createTestEnv } from '@cowrie/ledger/testing';
 import { closeGatewayDeps, createApp, createGatewayDeps, type GatewayDeps } from '@cowrie/gateway';
@@ -78,4 +81,22 @@ test('an sms start: the fraud guard and the limits, one script over keys of one 
   for (let i = 0; i < 4; i++)
     statuses.push((await call(replica(i), 'POST', '/v1/verifications', { token: key, body: { channel: 'sms', destination: '+2348031234567' } })).status);
   expect(statuses).toEqual([201, 201, 201, 429]);
+});
+
+test("an endpoint's deliveries in flight (WEBHOOK_ENDPOINT_CONCURRENCY) are counted once across senders, whichever node holds the endpoint", async () => {
+  const other = createRedis(env.config, { name: 'cluster-second-sender' });
+  try {
+    const senders = [env.redis, other].map((redis) =>
+      createEndpointSlots(redis, { keyPrefix: env.config.REDIS_KEY_PREFIX, perEndpoint: 2, attemptTimeoutMs: 10_000 }),
+    );
+    // Enough endpoints that their keys fall on every master.
+    for (let endpointId = 1; endpointId <= 6; endpointId++) {
+      const taken = await Promise.all([0, 1, 2, 3].map((i) => senders[i % 2]!.take(endpointId, `webhook-${endpointId}-${i}`)));
+      expect(taken.filter(Boolean)).toHaveLength(2);
+      await taken.find(Boolean)!.release();
+      expect(await senders[1]!.take(endpointId, `webhook-${endpointId}-next`)).not.toBeNull();
+    }
+  } finally {
+    other.disconnect();
+  }
 });

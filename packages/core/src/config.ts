@@ -499,6 +499,9 @@ const ZConfigFields = z
     VERIFY_JOB_LOCK_MS: positiveInt(30_000),
     // deliveries wait on receivers (up to WEBHOOK_TIMEOUT_MS each), not on this process's CPU
     WEBHOOK_WORKER_CONCURRENCY: positiveInt(100),
+    // deliveries in flight to one endpoint at once, across every webhook-sender: one more is put back for later (no attempt
+    // counted), so a slow endpoint holds at most this many of the senders' WEBHOOK_WORKER_CONCURRENCY slots
+    WEBHOOK_ENDPOINT_CONCURRENCY: positiveInt(10),
     // how long a worker waits for in-flight jobs on SIGTERM before handing them back
     SHUTDOWN_GRACE_MS: positiveInt(10_000),
     // gateway on SIGTERM: keeps serving (with /readyz 503 and Connection: close) this long so load balancers stop routing to it

@@ -1,4 +1,4 @@
-import { Worker, type Job, type WorkerOptions } from 'bullmq';
+import { DelayedError, WaitingChildrenError, WaitingError, Worker, type Job, type WorkerOptions } from 'bullmq';
 import {
   dispatchJob,
   queueTelemetry,
@@ -30,6 +30,13 @@ export interface StartQueueWorkerOptions<J extends Record<string, JobSpec>, Ctx>
   /** Further BullMQ worker options (lock duration, stalled-job checks). */
   workerOptions?: Omit<WorkerOptions, 'connection' | 'prefix' | 'concurrency' | 'autorun'>;
 }
+
+/**
+ * A handler that moved its job back to the delayed or waiting set itself (its
+ * work cannot be done yet) ends with one of BullMQ's errors for it: the job
+ * did not fail, and BullMQ neither records nor reports it as failed.
+ */
+const putBack = (err: unknown) => err instanceof DelayedError || err instanceof WaitingError || err instanceof WaitingChildrenError;
 
 /** Workers that handed their running jobs back (closeWorker past its grace period). */
 const handedBack = new WeakSet<Worker>();
@@ -66,7 +73,8 @@ export async function startQueueWorker<J extends Record<string, JobSpec>, Ctx>(o
         await stayIfHandedBack(worker, jobLog);
         return result;
       } catch (err) {
-        jobLog.warn({ err: { message: (err as Error).message }, ms: Date.now() - started }, 'job failed');
+        if (putBack(err)) jobLog.debug({ ms: Date.now() - started }, 'job put back for later');
+        else jobLog.warn({ err: { message: (err as Error).message }, ms: Date.now() - started }, 'job failed');
         await stayIfHandedBack(worker, jobLog);
         throw err;
       }

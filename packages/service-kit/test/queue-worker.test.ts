@@ -1,11 +1,12 @@
-// Risk: a worker stopping mid-job and losing the job, or running a job whose
-// payload does not match its catalog entry.
+// Risk: a worker stopping mid-job and losing the job, running a job whose
+// payload does not match its catalog entry, or reporting a job its handler put
+// back for later as failed.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { createRedis, enqueue, openQueue } from '@cowrie/core';
 import { waitFor, type TestEnv } from '@cowrie/testing';
 import { createTestEnv } from '@cowrie/ledger/testing';
-import type { Queue } from 'bullmq';
+import { DelayedError, type Job, type Queue } from 'bullmq';
 import { closeWorker, startQueueWorker } from '../src';
 import { FAST_STALL, probeQueue } from './fixtures/probe-queue';
 
@@ -35,14 +36,20 @@ function start() {
   return startQueueWorker({
     def: probeQueue,
     handlers: {
-      'probe.sleep': async ({ ms, tag }) => {
+      'probe.sleep': async ({ ms, tag }, { job }) => {
+        // Its first run cannot do its work yet: back to the delayed set, as the webhook-sender does with a full endpoint.
+        if (tag === 'put-back' && !started.includes(tag)) {
+          started.push(tag);
+          await job.moveToDelayed(Date.now() + 200, job.token);
+          throw new DelayedError();
+        }
         started.push(tag);
         await new Promise((r) => setTimeout(r, ms));
         done.push(tag);
         return tag;
       },
     },
-    makeCtx: () => ({}),
+    makeCtx: (job: Job) => ({ job }),
     connection: connection(),
     prefix: env.config.QUEUE_PREFIX,
     concurrency: 2,
@@ -94,6 +101,28 @@ test('a payload that does not match the catalog fails before the handler runs', 
     expect(started).not.toContain('bad');
     await queue.add('probe.unknown', {}, { jobId: 'probe-unknown' });
     await waitFor(async () => (await stateOf('probe-unknown')) === 'failed');
+  } finally {
+    await closeWorker(worker, 5000);
+  }
+});
+
+test('a job its handler put back for later (moveToDelayed, DelayedError) is not failed, nor logged as failing, and runs again', async () => {
+  const worker = await start();
+  const failed: string[] = [];
+  worker.on('failed', (job) => failed.push(job?.id ?? '?'));
+  try {
+    await enqueue(queue, probeQueue, 'probe.sleep', { ms: 0, tag: 'put-back' }, { jobId: 'probe-put-back' });
+    await waitFor(async () => (await stateOf('probe-put-back')) === 'delayed');
+    await waitFor(async () => (await stateOf('probe-put-back')) === 'completed', 5000);
+    expect(started.filter((tag) => tag === 'put-back')).toHaveLength(2);
+    expect(done).toContain('put-back');
+    // One attempt (the run that completed it) and two starts: the put back counted none.
+    const job = (await queue.getJob('probe-put-back'))!;
+    expect([job.attemptsMade, job.attemptsStarted]).toEqual([1, 2]);
+    expect(failed).toEqual([]);
+    const lines = env.logLines.filter((line) => line.includes('probe-put-back'));
+    expect(lines.some((line) => line.includes('job put back for later'))).toBe(true);
+    expect(lines.some((line) => line.includes('job failed'))).toBe(false);
   } finally {
     await closeWorker(worker, 5000);
   }

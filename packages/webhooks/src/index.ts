@@ -6,6 +6,7 @@ export * from './endpoints';
 export * from './delivery-log';
 export * from './http-client';
 export * from './send-delivery';
+export * from './endpoint-slots';
 export * from './relay';
 export * from './delivery-bookkeeping';
 export * from './queue';

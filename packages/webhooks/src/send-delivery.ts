@@ -1,7 +1,9 @@
 import { decryptSecret, type Logger } from '@cowrie/core';
 import { serialiseWebhookBody, webhookBodyFromStored } from './delivery-log';
-import type { DeliveryStore, DispatchKey } from './delivery-bookkeeping';
+import type { DeliveryStore, DeliveryToSend, DispatchKey } from './delivery-bookkeeping';
+import type { EndpointSlot, EndpointSlots } from './endpoint-slots';
 import type { AttemptResult, WebhookHttpClient } from './http-client';
+import { deliveryJobId } from './relay';
 import { STANDARD_WEBHOOKS_HEADERS, standardWebhooksSignatureHeader, webhookSignatureHeader } from './signature';
 
 /**
@@ -30,6 +32,18 @@ export type WebhookAttempt =
    */
   | { kind: 'skipped'; deliveryId: string; reason: 'not_found' | 'already_completed' | 'endpoint_inactive' };
 
+/**
+ * Nothing sent and nothing recorded: the endpoint already had every one of
+ * its slots in flight (EndpointSlots). The dispatch is tried again after
+ * `retryInMs`; this was no attempt.
+ */
+export interface WebhookDeferred {
+  kind: 'deferred';
+  deliveryId: string;
+  endpointId: number;
+  retryInMs: number;
+}
+
 export interface DeliverWebhookOptions {
   /** The delivery rows (createDeliveryStore: batched with concurrent jobs'). */
   deliveries: DeliveryStore;
@@ -43,6 +57,14 @@ export interface DeliverWebhookOptions {
   sleep?: (ms: number) => Promise<void>;
   /** The clock used for the signature timestamp. */
   now?: () => Date;
+  /**
+   * The endpoints' in-flight slots (WEBHOOK_ENDPOINT_CONCURRENCY): a dispatch
+   * sends only while it holds one of its endpoint's, and is `deferred` when
+   * none is free. Without them nothing limits an endpoint.
+   */
+  slots?: EndpointSlots;
+  /** How many times this dispatch was already deferred (its next wait grows with it). */
+  timesDeferred?: number;
 }
 
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -75,10 +97,12 @@ function openSecret(sealed: string, encryptionKey: string): string {
  * Dispatches one pending delivery: the same body bytes and X-Cowrie-Delivery
  * (and webhook-id) on every attempt, a fresh signature timestamp per attempt,
  * up to three attempts, then one final outcome on its log row. A row that already has an
- * outcome is never sent again, so a replayed job changes nothing.
+ * outcome is never sent again, so a replayed job changes nothing. With
+ * `slots`, the attempts and the outcome's write happen while the dispatch
+ * holds one of its endpoint's slots; when all are held it is `deferred`
+ * (nothing sent, nothing stored) for its caller to run again later.
  */
-export async function deliverWebhook(opts: DeliverWebhookOptions): Promise<WebhookAttempt> {
-  const sleep = opts.sleep ?? realSleep;
+export async function deliverWebhook(opts: DeliverWebhookOptions): Promise<WebhookAttempt | WebhookDeferred> {
   const now = opts.now ?? (() => new Date());
   const { deliveryId } = opts.dispatch;
   const row = await opts.deliveries.find(opts.dispatch);
@@ -100,6 +124,43 @@ export async function deliverWebhook(opts: DeliverWebhookOptions): Promise<Webho
     return { kind: 'skipped', deliveryId, reason: 'endpoint_inactive' };
   }
 
+  const held = await takeSlot(opts, row.endpointId);
+  if (held === 'full') return { kind: 'deferred', deliveryId, endpointId: row.endpointId, retryInMs: opts.slots!.deferMs(opts.timesDeferred ?? 0) };
+  try {
+    return await send(opts, row, held);
+  } finally {
+    // Freed once the outcome is stored (or the dispatch failed): a lost release lapses with its lease.
+    await held?.release().catch((err: unknown) => slotTrouble(opts, row.endpointId, 'release', err));
+  }
+}
+
+/**
+ * One of the endpoint's slots for the dispatch, 'full' when all are held, or
+ * null when there are no slots or Redis did not answer: the dispatch is then
+ * sent without one (the limit keeps endpoints apart; it never holds a
+ * delivery back on its own account).
+ */
+async function takeSlot(opts: DeliverWebhookOptions, endpointId: number): Promise<EndpointSlot | 'full' | null> {
+  if (!opts.slots) return null;
+  try {
+    return (await opts.slots.take(endpointId, deliveryJobId(opts.dispatch))) ?? 'full';
+  } catch (err) {
+    slotTrouble(opts, endpointId, 'take', err);
+    return null;
+  }
+}
+
+function slotTrouble(opts: DeliverWebhookOptions, endpointId: number, step: 'take' | 'renew' | 'release', err: unknown) {
+  opts.log?.warn(
+    { deliveryId: opts.dispatch.deliveryId, endpointId, err: { message: (err as Error)?.message ?? String(err) } },
+    `endpoint slot: ${step} failed`,
+  );
+}
+
+/** The attempts and the outcome of a dispatch that may be sent now. */
+async function send(opts: DeliverWebhookOptions, row: DeliveryToSend, slot: EndpointSlot | null): Promise<WebhookAttempt> {
+  const sleep = opts.sleep ?? realSleep;
+  const now = opts.now ?? (() => new Date());
   // A rolled secret's predecessor signs too until its grace period ends.
   const { previousSecretEncrypted, previousSecretExpiresAt } = row.endpoint;
   const signingSecrets = [openSecret(row.endpoint.secretEncrypted, opts.encryptionKey)];
@@ -110,6 +171,8 @@ export async function deliverWebhook(opts: DeliverWebhookOptions): Promise<Webho
   let headers: Record<string, string> = {};
   for (const delay of WEBHOOK_RETRY_DELAYS_MS) {
     if (delay > 0) await sleep(delay);
+    // The lease covers one attempt and the wait before the next: a new one for each further attempt.
+    if (attempts > 0) await slot?.renew().catch((err: unknown) => slotTrouble(opts, row.endpointId, 'renew', err));
     attempts += 1;
     const sentAt = now().getTime();
     const timestamp = Math.floor(sentAt / 1000);

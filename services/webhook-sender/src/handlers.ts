@@ -1,7 +1,7 @@
-import type { Job, Queue } from 'bullmq';
+import { DelayedError, type Job, type Queue } from 'bullmq';
 import type { HandlerMap, Logger, Config, RedisClient } from '@cowrie/core';
 import type { SqlPool } from '@cowrie/db';
-import { deliverWebhook, relayOutbox, type DeliveryStore, type WebhookHttpClient, type webhooksQueue } from '@cowrie/webhooks';
+import { deliverWebhook, relayOutbox, type DeliveryStore, type EndpointSlots, type WebhookHttpClient, type webhooksQueue } from '@cowrie/webhooks';
 
 export interface HandlerContext {
   config: Config;
@@ -14,6 +14,8 @@ export interface HandlerContext {
   queue: Queue;
   http: WebhookHttpClient;
   deliveries: DeliveryStore;
+  /** Each endpoint's in-flight slots (WEBHOOK_ENDPOINT_CONCURRENCY), shared by every sender through Redis. */
+  slots: EndpointSlots;
   /** The clock of signatures and outcomes (a test may move it). */
   now: () => Date;
 }
@@ -29,7 +31,16 @@ export const handlers: HandlerMap<typeof webhooksQueue.jobs, HandlerContext> = {
       dispatch,
       log: ctx.log,
       now: ctx.now,
+      slots: ctx.slots,
+      // Every earlier start of this job found its endpoint full (or was cut short by a crash).
+      timesDeferred: Math.max(0, ctx.job.attemptsStarted - 1),
     });
+    if (outcome.kind === 'deferred') {
+      // Its endpoint is full: back to the delayed set, holding no worker slot and counting no attempt.
+      ctx.log.debug({ endpointId: outcome.endpointId, retryInMs: outcome.retryInMs }, 'endpoint at its in-flight limit; delivery put back for later');
+      await ctx.job.moveToDelayed(Date.now() + outcome.retryInMs, ctx.job.token);
+      throw new DelayedError();
+    }
     // The job's return value is JSON: the log row id goes out as a number.
     return outcome.kind === 'skipped' ? outcome : { ...outcome, logId: Number(outcome.logId) };
   },

@@ -1,7 +1,15 @@
 import type { Queue, Worker } from 'bullmq';
 import { createServiceLogger, type Logger, type Config } from '@cowrie/core';
 import { startServiceWorker, type RunningWorker } from '@cowrie/service-kit';
-import { createAddressPolicy, createDeliveryStore, createWebhookHttpClient, type DeliveredJobResult, type Resolver, webhooksQueue } from '@cowrie/webhooks';
+import {
+  createAddressPolicy,
+  createDeliveryStore,
+  createEndpointSlots,
+  createWebhookHttpClient,
+  type DeliveredJobResult,
+  type Resolver,
+  webhooksQueue,
+} from '@cowrie/webhooks';
 import type { CowrieMetrics } from '@cowrie/metrics';
 import { handlers } from './handlers';
 import { startRelayLoop } from './relay-loop';
@@ -55,9 +63,14 @@ export async function startWebhookWorker(
     queue: 'on_worker_connection',
     wire: ({ db, sql, redis, queue }) => {
       const deliveries = createDeliveryStore(sql, { afterSeconds: config.WEBHOOK_DISABLE_AFTER_SECONDS, minFailures: config.WEBHOOK_DISABLE_MIN_FAILURES });
+      const slots = createEndpointSlots(redis, {
+        keyPrefix: config.REDIS_KEY_PREFIX,
+        perEndpoint: config.WEBHOOK_ENDPOINT_CONCURRENCY,
+        attemptTimeoutMs: config.WEBHOOK_TIMEOUT_MS,
+      });
       const now = options.now ?? (() => new Date());
       return {
-        makeCtx: (job, log) => ({ config, sql, redis, log, job, queue, http, deliveries, now }),
+        makeCtx: (job, log) => ({ config, sql, redis, log, job, queue, http, deliveries, slots, now }),
         startLoops: () => (options.relay === false ? [] : [startRelayLoop({ db, sql, queue, config, logger })]),
         close: () => http.close(),
       };
