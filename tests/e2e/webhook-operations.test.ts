@@ -403,7 +403,7 @@ test('a user of workspace B gets not_found or an empty list for every webhook ob
 });
 
 // Last: it moves the sender's clock.
-test('an endpoint whose every delivery failed for the span is switched off, the workspace told, and PUT active: true enables it again', async () => {
+test('an endpoint whose every delivery failed for the span is switched off, the workspace told; PUT active: true enables it again, and a recover sends what it missed', async () => {
   const failing = await createEndpoint('/failing', ['order.paid']);
   const watcher = await createEndpoint('/watcher', [ENDPOINT_DISABLED_EVENT]);
   down.add('/failing');
@@ -442,23 +442,38 @@ test('an endpoint whose every delivery failed for the span is switched off, the 
     verifyWebhookSignature({ rawBody: told.rawBody, header: told.headers['x-cowrie-signature'] as string, secret: watcher.secret, toleranceSeconds: 3 * 3600 }),
   ).toBe(true);
   const sentBefore = requestsTo('/failing').length;
-  await emit(a.workspaceId, 'order.paid', { order: 5 });
+  // Events while it is off are kept for it, failed and unsent (attempts 0), so a recover can send them; none is sent now.
+  const missed = [5, 6, 7, 8, 9, 10];
+  await Promise.all(missed.map((order) => emit(a.workspaceId, 'order.paid', { order })));
+  const unsent = await waitFor(async () => {
+    const rows = await gw.env.db.webhookDelivery.findMany({ where: { endpointId: failing.id, attempts: 0 } });
+    return rows.length === missed.length ? rows : null;
+  });
+  expect(unsent.every((r) => r.ok === 0 && r.completedAt !== null && r.error === NOT_SENT_ENDPOINT_INACTIVE)).toBe(true);
   await new Promise((resolve) => setTimeout(resolve, 500));
   expect(requestsTo('/failing')).toHaveLength(sentBefore);
+  // The log lists dispatches only: the four that were tried and failed.
+  const failedLog = await call(gw.url, 'GET', `/webhook-deliveries?endpoint_id=${failing.id}&ok=false`, { token: a.token });
+  expect(failedLog.body.data.map((r: { attempts: number }) => r.attempts)).toEqual([3, 3, 3, 3]);
 
-  // Enabled again: the reason goes, the run of failures starts over, and what it missed can be recovered.
+  // Enabled again: the reason goes, the run of failures starts over, and nothing missed is sent until a recover asks.
   down.delete('/failing');
   const enabled = await call(gw.url, 'PUT', `/webhook-endpoints/${failing.id}`, { token: a.token, body: { active: true } });
   expect(enabled.body.data).toMatchObject({ active: true, disabled_reason: null, disabled_at: null });
   expect(await endpointRow()).toMatchObject({ failureStreak: 0, failingSince: null });
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  expect(requestsTo('/failing')).toHaveLength(sentBefore);
   const recovered = await call(gw.url, 'POST', `/webhook-endpoints/${failing.id}/recover`, {
     token: a.token,
     body: { since: new Date(Date.now() - HOUR_MS).toISOString() },
   });
-  expect(recovered.body.data.queued).toBe(4);
-  await waitFor(() => requestsTo('/failing').filter((r) => r.receivedAt > told.receivedAt).length === 4, 10_000);
+  expect(recovered.body.data).toMatchObject({ queued: 4 + missed.length, has_more: false });
+  await waitFor(() => requestsTo('/failing').filter((r) => r.receivedAt > told.receivedAt).length === 4 + missed.length, 10_000);
   const redelivered = requestsTo('/failing')
     .filter((r) => r.receivedAt > told.receivedAt)
-    .map((r) => bodyOf(r).data.order);
-  expect(redelivered.sort()).toEqual([1, 2, 3, 4]);
+    .map((r) => bodyOf(r).data.order as number);
+  expect(redelivered.sort((x, y) => x - y)).toEqual([1, 2, 3, 4, ...missed]);
+  // Each once: the unsent rows' delivery ids, sent as their first real dispatch.
+  const unsentIds = new Set(unsent.map((r) => r.deliveryId));
+  expect(requestsTo('/failing').filter((r) => unsentIds.has(r.headers['x-cowrie-delivery'] as string))).toHaveLength(missed.length);
 }, 30_000);
