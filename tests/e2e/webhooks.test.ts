@@ -102,7 +102,7 @@ test.each([
   ['a url with a user', { url: 'https://hookuser@example.com/hook' }, 'url'],
   ['a url that is not a string', { url: 42 }, 'url'],
   ['events that are not an array', { url: 'http://127.0.0.1/x', events: 'transfer.completed' }, 'events'],
-  ['an empty event name', { url: 'http://127.0.0.1/x', events: [''] }, 'events.0'],
+  ['an event name that is not a string', { url: 'http://127.0.0.1/x', events: [7] }, 'events.0'],
   ['active that is not a boolean', { url: 'http://127.0.0.1/x', active: 'yes' }, 'active'],
 ])('create refuses %s with 400 naming the field, writing nothing', async (_name, body, field) => {
   const before = await gw.env.db.webhookEndpoint.count();
@@ -111,6 +111,42 @@ test.each([
   expect(res.body.error.code).toBe('invalid_request');
   expect(res.body.error.details.field).toBe(field);
   expect(await gw.env.db.webhookEndpoint.count()).toBe(before);
+});
+
+test.each([
+  ['a misspelt event', ['transfer.complete'], ['transfer.complete']],
+  ['unknown events beside known ones', ['transfer.completed', 'order.paid', 'Transfer.Completed', 'order.paid'], ['order.paid', 'Transfer.Completed']],
+  ['an empty event name', [''], ['']],
+  ['a wildcard that is not *', ['transfer.*'], ['transfer.*']],
+])('create and update refuse %s with 400 on events, naming each unknown name, writing nothing', async (_name, events, unknown) => {
+  const before = await gw.env.db.webhookEndpoint.count();
+  const res = await create(a.token, { url: `${receiver.url}/unknown-events`, events });
+  expect(res.status).toBe(400);
+  expect(res.body.error).toMatchObject({ code: 'invalid_request', details: { field: 'events' } });
+  expect(res.body.error.message).toMatch(/^events /);
+  for (const name of unknown) expect(res.body.error.message).toContain(JSON.stringify(name));
+  expect(res.body.error.message).not.toContain('"transfer.completed"');
+  expect(await gw.env.db.webhookEndpoint.count()).toBe(before);
+
+  const ep = (await create(a.token, { url: `${receiver.url}/known-events`, events: ['transfer.completed'] })).body.data;
+  const put = await call(gw.url, 'PUT', `/webhook-endpoints/${ep.id}`, { token: a.token, body: { events, active: false } });
+  expect(put.status).toBe(400);
+  expect(put.body.error).toMatchObject({ code: 'invalid_request', details: { field: 'events' } });
+  for (const name of unknown) expect(put.body.error.message).toContain(JSON.stringify(name));
+  expect(await gw.env.db.webhookEndpoint.findUniqueOrThrow({ where: { id: ep.id } })).toMatchObject({ events: ['transfer.completed'], active: true });
+});
+
+test('every event of GET /webhook-event-types, and *, can be subscribed to (ping included: the test sends it whatever the subscription)', async () => {
+  const types = (await call(gw.url, 'GET', '/webhook-event-types', { token: a.token })).body.data.map((t: { name: string }) => t.name);
+  expect(types).toContain('ping');
+  const all = await create(a.token, { url: `${receiver.url}/every-type`, events: types });
+  expect(all.status).toBe(201);
+  expect(all.body.data.events).toEqual(types);
+  const mixed = await create(a.token, { url: `${receiver.url}/star`, events: ['*', ' transfer.failed '] });
+  expect(mixed.status).toBe(201);
+  expect(mixed.body.data.events).toEqual(['*', 'transfer.failed']);
+  const put = await call(gw.url, 'PUT', `/webhook-endpoints/${all.body.data.id}`, { token: a.token, body: { events: ['ping'] } });
+  expect([put.status, put.body.data.events]).toEqual([200, ['ping']]);
 });
 
 test('a url of exactly 512 characters is accepted', async () => {

@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { AppError, encryptSecret, parsePathId, rollGraceSecondsField } from '@cowrie/core';
 import type { DbOrTx, Prisma, PrismaClient } from '@cowrie/db';
+import { isWebhookEventName } from '@cowrie/events';
 import { findAddressRefusal, type AddressPolicy } from './address-policy';
 import { resolveAllowedAddresses, systemResolver, type Resolver } from './guarded-lookup';
-import { ALL_EVENTS } from './events';
+import { ALL_EVENTS, WILDCARD_EVENT } from './events';
 import { standardWebhooksSecret } from './signature';
 
 /** The longest webhook URL. */
@@ -43,14 +44,36 @@ export const ZWebhookUrl = z
     'must not hold a user or password: deliveries do not send them (receivers verify the signature instead), and the URL appears in events and the delivery log',
   );
 
-const ZEventName = z
-  .string()
-  .trim()
-  .max(100)
-  .regex(/^(\*|[a-z0-9_]+(\.[a-z0-9_]+)*)$/, 'must be an event name such as transfer.completed, or *');
+const ZEventName = z.string().trim().max(100);
 
-/** Omitted, null or empty means every event. */
-const ZEvents = z.array(ZEventName).max(MAX_EVENTS_PER_ENDPOINT).nullish();
+// Unknown names a refusal lists at most (a list holds up to MAX_EVENTS_PER_ENDPOINT).
+const UNKNOWN_EVENTS_SHOWN = 10;
+
+/**
+ * `*` or names of the events' catalog (GET /webhook-event-types, `ping`
+ * included): an endpoint receives an event only when its list holds the exact
+ * name or `*`, so any other name would never match one. Null or empty means
+ * every event; omitted, every event on create and no change on update.
+ */
+const ZEvents = z
+  .array(ZEventName)
+  .max(MAX_EVENTS_PER_ENDPOINT)
+  .superRefine((names, ctx) => {
+    const unknown = [...new Set(names.filter((name) => name !== WILDCARD_EVENT && !isWebhookEventName(name)))];
+    if (unknown.length === 0) return;
+    const shown = unknown.slice(0, UNKNOWN_EVENTS_SHOWN).map((name) => JSON.stringify(name));
+    const more = unknown.length > shown.length ? ` and ${unknown.length - shown.length} more` : '';
+    ctx.addIssue({
+      code: 'custom',
+      message: `must hold only * or names of GET /webhook-event-types; unknown: ${shown.join(', ')}${more}`,
+    });
+  })
+  .nullish()
+  .meta({
+    description:
+      'Event names to receive: `*` (every event, including ones added later) or names listed by GET /webhook-event-types; any other name is refused (400, details.field events). ' +
+      'Null or empty means `["*"]`; omitted means `["*"]` on create and no change on update',
+  });
 
 export const ZCreateWebhookEndpoint = z.object({
   url: ZWebhookUrl,
