@@ -149,6 +149,51 @@ test('every event of GET /webhook-event-types, and *, can be subscribed to (ping
   expect([put.status, put.body.data.events]).toEqual([200, ['ping']]);
 });
 
+test('a url is stored in its normalised form: trimmed, parsed, without its fragment, on create and update', async () => {
+  const host = receiver.url.replace(/^http:\/\//, '');
+  const typed: Array<[string, string]> = [
+    [`  ${receiver.url}/ok \t`, `${receiver.url}/ok`],
+    [`http:/${host}/ok`, `${receiver.url}/ok`],
+    [`http:\\\\${host}\\ok`, `${receiver.url}/ok`],
+    [`HTTP://${host.toUpperCase()}/ok`, `${receiver.url}/ok`],
+    [`${receiver.url}/ok#frag`, `${receiver.url}/ok`],
+    [`${receiver.url}/ok?x=1#`, `${receiver.url}/ok?x=1`],
+    [`${receiver.url}/a b/../ok`, `${receiver.url}/ok`],
+    [`${receiver.url}/caf\u00e9`, `${receiver.url}/caf%C3%A9`],
+    [receiver.url, `${receiver.url}/`],
+    ['http://127.0.0.1:80/ok', 'http://127.0.0.1/ok'],
+  ];
+  for (const [url, stored] of typed) {
+    const res = await create(a.token, { url });
+    expect([url, res.status, res.body.data?.url]).toEqual([url, 201, stored]);
+    expect((await gw.env.db.webhookEndpoint.findUniqueOrThrow({ where: { id: res.body.data.id } })).url).toBe(stored);
+    const put = await call(gw.url, 'PUT', `/webhook-endpoints/${res.body.data.id}`, { token: a.token, body: { url: `${url}`.replace('ok', 'put') } });
+    expect([url, put.status, put.body.data?.url]).toEqual([url, 200, stored.replace('ok', 'put')]);
+  }
+  // What is stored is what is sent to.
+  const sent = (await create(a.token, { url: ` HTTP://${host}/normalised#frag ` })).body.data;
+  expect((await call(gw.url, 'POST', `/webhook-endpoints/${sent.id}/test`, { token: a.token })).body.data).toMatchObject({ ok: true });
+  expect(receiver.requests.at(-1)!.path).toBe('/normalised');
+});
+
+test.each([
+  ['port 0 (nothing can be delivered to it)', 'http://127.0.0.1:0/hook'],
+  ['port 0 written long', 'http://127.0.0.1:00000/hook'],
+  ['a url of 512 characters that is longer once normalised', `http://127.0.0.1/${'\u00e9'.repeat(495)}`],
+  ['a url of only spaces', '   '],
+])('create and update refuse %s with 400 on url, writing nothing', async (_name, url) => {
+  const before = await gw.env.db.webhookEndpoint.count();
+  const res = await create(a.token, { url });
+  expect(res.status).toBe(400);
+  expect(res.body.error).toMatchObject({ code: 'invalid_request', details: { field: 'url' } });
+  expect(await gw.env.db.webhookEndpoint.count()).toBe(before);
+  const ep = (await create(a.token, { url: `${receiver.url}/kept` })).body.data;
+  const put = await call(gw.url, 'PUT', `/webhook-endpoints/${ep.id}`, { token: a.token, body: { url } });
+  expect(put.status).toBe(400);
+  expect(put.body.error.details.field).toBe('url');
+  expect((await gw.env.db.webhookEndpoint.findUniqueOrThrow({ where: { id: ep.id } })).url).toBe(`${receiver.url}/kept`);
+});
+
 test('a url of exactly 512 characters is accepted', async () => {
   const url = `${receiver.url}/${'x'.repeat(512 - receiver.url.length - 1)}`;
   expect(url).toHaveLength(512);

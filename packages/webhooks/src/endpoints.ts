@@ -34,15 +34,56 @@ function holdsCredentials(value: string): boolean {
   }
 }
 
+/**
+ * The form a webhook URL is stored and sent to: the WHATWG parser's
+ * serialisation (scheme and host lowercased, `http:/host` and backslashes
+ * read as `http://host/`, default port, dot segments and tabs or newlines
+ * dropped, spaces and non-ASCII percent-encoded), without its fragment, which
+ * is never sent.
+ */
+export function canonicalWebhookUrl(value: string): string {
+  const url = new URL(value);
+  url.hash = '';
+  return url.href;
+}
+
+/** Port 0: no receiver listens there, so every delivery would fail. */
+function namesPortZero(value: string): boolean {
+  try {
+    return new URL(value).port === '0';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * An absolute http(s) URL, trimmed like the API's other text fields, answered
+ * and stored in its canonical form (canonicalWebhookUrl). At most
+ * WEBHOOK_URL_MAX_LENGTH characters as sent and as stored (percent-encoding
+ * may lengthen it).
+ */
 export const ZWebhookUrl = z
   .string()
-  .min(1)
+  .trim()
+  .min(1, 'must not be empty')
   .max(WEBHOOK_URL_MAX_LENGTH, `must be at most ${WEBHOOK_URL_MAX_LENGTH} characters`)
   .refine(isAbsoluteHttpUrl, 'must be an absolute http(s) URL')
   .refine(
     (value) => !holdsCredentials(value),
     'must not hold a user or password: deliveries do not send them (receivers verify the signature instead), and the URL appears in events and the delivery log',
-  );
+  )
+  .refine((value) => !namesPortZero(value), 'must not name port 0: nothing can be delivered to it')
+  .transform(canonicalWebhookUrl)
+  .refine(
+    (value) => value.length <= WEBHOOK_URL_MAX_LENGTH,
+    `must be at most ${WEBHOOK_URL_MAX_LENGTH} characters as stored (normalised: spaces and non-ASCII characters percent-encoded)`,
+  )
+  .meta({
+    description:
+      'An absolute http(s) URL without a user, a password or port 0. Leading and trailing whitespace is trimmed; it is stored and answered normalised, ' +
+      'as the WHATWG URL parser writes it (scheme and host lowercased, the default port dropped, spaces and non-ASCII percent-encoded), without its #fragment. ' +
+      `At most ${WEBHOOK_URL_MAX_LENGTH} characters, both as sent and as stored`,
+  });
 
 const ZEventName = z.string().trim().max(100);
 
