@@ -65,6 +65,7 @@ const EXPECTED = [
   'cowrie-outbox-deliveries',
   'cowrie-outbox-endpoints',
   'cowrie-outbox-relayed',
+  'cowrie-outbox-unsent-deliveries',
   'cowrie-outbox-waiting',
   'cowrie-payout-answer',
   'cowrie-payout-attempt-unconfirmed',

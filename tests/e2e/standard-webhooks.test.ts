@@ -85,9 +85,9 @@ test('the whsec_ secret is the same key bytes as the 64-hex secret, shown only w
 });
 
 test('an event delivery and its retry carry webhook-id (the delivery id), webhook-timestamp and a v1 signature the package accepts', async () => {
-  const endpoint = await createEndpoint('/retry', ['order.paid']);
+  const endpoint = await createEndpoint('/retry', ['transfer.completed']);
   failOnce.add('/retry');
-  await gw.env.db.outboxEvent.create({ data: { workspaceId: a.workspaceId, event: 'order.paid', payload: { order: 7 } } });
+  await gw.env.db.outboxEvent.create({ data: { workspaceId: a.workspaceId, event: 'transfer.completed', payload: { order: 7 } } });
   const row = await waitFor(() => gw.env.db.webhookDelivery.findFirst({ where: { endpointId: endpoint.id, completedAt: { not: null } } }));
   expect(row).toMatchObject({ ok: 1, attempts: 2 });
   const [first, retry] = requestsTo('/retry');
@@ -104,7 +104,7 @@ test('an event delivery and its retry carry webhook-id (the delivery id), webhoo
     expect(header(r, 'x-cowrie-signature')).toMatch(new RegExp(`^t=${header(r, 'webhook-timestamp')},v1=[0-9a-f]{64}$`));
     expect(verifyWith(endpoint.standard_webhooks_secret, r)).toEqual({ ok: true, body });
     // The X-Cowrie-* headers stay as they were, verified with the hex secret.
-    expect(header(r, 'x-cowrie-event')).toBe('order.paid');
+    expect(header(r, 'x-cowrie-event')).toBe('transfer.completed');
     expect(verifyWebhookSignature({ rawBody: r.rawBody, header: header(r, 'x-cowrie-signature'), secret: endpoint.secret })).toBe(true);
   }
   // The package's raw-key form, keyed with the hex string's bytes, agrees: one key, two spellings.

@@ -57,9 +57,9 @@ const requestsTo = (path: string) => receiver.requests.filter((r) => r.path === 
 const bodyOf = (r: ReceivedRequest) => JSON.parse(r.rawBody.toString('utf8')) as { id: string; event: string; data: Record<string, unknown> };
 
 test('a receiver down for the three tries, then up: resend delivers the same delivery id, signed, as a new log row', async () => {
-  const endpoint = await createEndpoint('/resend', ['order.paid']);
+  const endpoint = await createEndpoint('/resend', ['transfer.completed']);
   down.add('/resend');
-  await emit(a.workspaceId, 'order.paid', { order: 1 });
+  await emit(a.workspaceId, 'transfer.completed', { order: 1 });
   const failed = await waitFor(() => gw.env.db.webhookDelivery.findFirst({ where: { endpointId: endpoint.id, completedAt: { not: null } } }));
   expect(failed).toMatchObject({ ok: 0, attempts: 3, statusCode: 500, dispatch: 0 });
   expect(requestsTo('/resend')).toHaveLength(3);
@@ -80,7 +80,7 @@ test('a receiver down for the three tries, then up: resend delivers the same del
   });
   expect(detail.body.data.requestHeaders).toMatchObject({
     'content-type': 'application/json',
-    'x-cowrie-event': 'order.paid',
+    'x-cowrie-event': 'transfer.completed',
     'x-cowrie-delivery': failed.deliveryId,
     'x-cowrie-signature': requestsTo('/resend')[2]!.headers['x-cowrie-signature'],
   });
@@ -90,7 +90,13 @@ test('a receiver down for the three tries, then up: resend delivers the same del
   const headers = { 'Idempotency-Key': `resend-${failed.id}` };
   const resent = await call(gw.url, 'POST', `/webhook-deliveries/${failed.id}/resend`, { token: a.token, headers });
   expect(resent.status).toBe(201);
-  expect(resent.body.data).toMatchObject({ deliveryId: failed.deliveryId, dispatch: 1, endpointId: endpoint.id, event: 'order.paid', completedAt: null });
+  expect(resent.body.data).toMatchObject({
+    deliveryId: failed.deliveryId,
+    dispatch: 1,
+    endpointId: endpoint.id,
+    event: 'transfer.completed',
+    completedAt: null,
+  });
   expect(resent.body.data.id).not.toBe(Number(failed.id));
   // A retry with the same key answers the same and sends nothing more.
   const retried = await call(gw.url, 'POST', `/webhook-deliveries/${failed.id}/resend`, { token: a.token, headers });
@@ -116,8 +122,8 @@ test('a receiver down for the three tries, then up: resend delivers the same del
 });
 
 test('resend is refused while the delivery is still being sent, and when its endpoint is switched off', async () => {
-  const endpoint = await createEndpoint('/refused', ['order.paid']);
-  await emit(a.workspaceId, 'order.paid', { order: 2 });
+  const endpoint = await createEndpoint('/refused', ['transfer.completed']);
+  await emit(a.workspaceId, 'transfer.completed', { order: 2 });
   const first = await waitFor(() => gw.env.db.webhookDelivery.findFirst({ where: { endpointId: endpoint.id, completedAt: { not: null } } }));
   // A later dispatch still pending (as while a resend is in flight).
   await gw.env.db.webhookDelivery.create({
@@ -143,15 +149,15 @@ test('resend is refused while the delivery is still being sent, and when its end
 });
 
 test('recover of 500 failed deliveries arrives paced and complete while live events keep flowing', async () => {
-  const endpoint = await createEndpoint('/recover', ['order.paid']);
-  await createEndpoint('/live', ['order.shipped']);
+  const endpoint = await createEndpoint('/recover', ['transfer.completed']);
+  await createEndpoint('/live', ['transfer.failed']);
   // The state an hour-long outage leaves: 500 events whose deliveries all failed.
   const failedAt = new Date(Date.now() - HOUR_MS);
   const count = 500;
   const events = await gw.env.db.outboxEvent.createManyAndReturn({
     data: Array.from({ length: count }, (_, i) => ({
       workspaceId: a.workspaceId,
-      event: 'order.paid',
+      event: 'transfer.completed',
       payload: { order: i },
       createdAt: failedAt,
       relayedAt: failedAt,
@@ -165,8 +171,8 @@ test('recover of 500 failed deliveries arrives paced and complete while live eve
       workspaceId: a.workspaceId,
       endpointId: endpoint.id,
       outboxEventId: e.id,
-      event: 'order.paid',
-      payload: { id: deliveryIds[i], event: 'order.paid', created_at: failedAt.toISOString(), data: { order: i }, livemode: true },
+      event: 'transfer.completed',
+      payload: { id: deliveryIds[i], event: 'transfer.completed', created_at: failedAt.toISOString(), data: { order: i }, livemode: true },
       ok: 0,
       attempts: 3,
       statusCode: 503,
@@ -176,17 +182,17 @@ test('recover of 500 failed deliveries arrives paced and complete while live eve
     })),
   });
   // One that succeeded in between, and one from before `since`: neither is sent again.
-  await emit(a.workspaceId, 'order.paid', { order: 'fine' });
+  await emit(a.workspaceId, 'transfer.completed', { order: 'fine' });
   const olderId = randomUUID();
-  const older = await gw.env.db.outboxEvent.create({ data: { workspaceId: a.workspaceId, event: 'order.paid', payload: {}, relayedAt: failedAt } });
+  const older = await gw.env.db.outboxEvent.create({ data: { workspaceId: a.workspaceId, event: 'transfer.completed', payload: {}, relayedAt: failedAt } });
   await gw.env.db.webhookDelivery.create({
     data: {
       deliveryId: olderId,
       workspaceId: a.workspaceId,
       endpointId: endpoint.id,
       outboxEventId: older.id,
-      event: 'order.paid',
-      payload: { id: olderId, event: 'order.paid', created_at: failedAt.toISOString(), data: {}, livemode: true },
+      event: 'transfer.completed',
+      payload: { id: olderId, event: 'transfer.completed', created_at: failedAt.toISOString(), data: {}, livemode: true },
       attempts: 3,
       error: 'HTTP 503',
       createdAt: new Date(failedAt.getTime() - 5000),
@@ -215,7 +221,7 @@ test('recover of 500 failed deliveries arrives paced and complete while live eve
     Array.from({ length: 10 }, async (_, i) => {
       await new Promise((resolve) => setTimeout(resolve, i * 100));
       const emittedAt = Date.now();
-      await emit(a.workspaceId, 'order.shipped', { order: i });
+      await emit(a.workspaceId, 'transfer.failed', { order: i });
       await waitFor(() => requestsTo('/live').some((r) => bodyOf(r).data.order === i), 5000, 5);
       return Date.now() - emittedAt;
     }),
@@ -270,11 +276,11 @@ test('the delivery log pages with a cursor and filters by endpoint, event, outco
   const endpoint = await createEndpoint('/log', ['*']);
   const t0 = Date.UTC(2026, 0, 1);
   const rows = [
-    { event: 'order.paid', ok: 1, at: t0 },
-    { event: 'order.paid', ok: 0, at: t0 + 1000 },
-    { event: 'order.shipped', ok: 1, at: t0 + 2000 },
-    { event: 'order.paid', ok: 1, at: t0 + 3000 },
-    { event: 'order.shipped', ok: 0, at: t0 + 4000 },
+    { event: 'transfer.completed', ok: 1, at: t0 },
+    { event: 'transfer.completed', ok: 0, at: t0 + 1000 },
+    { event: 'transfer.failed', ok: 1, at: t0 + 2000 },
+    { event: 'transfer.completed', ok: 1, at: t0 + 3000 },
+    { event: 'transfer.failed', ok: 0, at: t0 + 4000 },
   ];
   for (const row of rows) {
     const deliveryId = randomUUID();
@@ -309,9 +315,9 @@ test('the delivery log pages with a cursor and filters by endpoint, event, outco
   expect(seen).toEqual([4000, 3000, 2000, 1000, 0]);
   expect(pages).toBe(3);
 
-  expect(times((await list('event=order.paid')).body.data)).toEqual([3000, 1000, 0]);
+  expect(times((await list('event=transfer.completed')).body.data)).toEqual([3000, 1000, 0]);
   expect(times((await list('ok=false')).body.data)).toEqual([4000, 1000]);
-  expect(times((await list('ok=true&event=order.shipped')).body.data)).toEqual([2000]);
+  expect(times((await list('ok=true&event=transfer.failed')).body.data)).toEqual([2000]);
   const from = new Date(t0 + 1000).toISOString();
   const to = new Date(t0 + 3000).toISOString();
   expect(times((await list(`from=${from}&to=${to}`)).body.data)).toEqual([2000, 1000]);
@@ -327,12 +333,12 @@ test('the delivery log pages with a cursor and filters by endpoint, event, outco
 });
 
 test('a delivery never sent (its endpoint switched off before its turn) is no dispatch: the log leaves it out, and a recover once the endpoint is on again sends it', async () => {
-  const endpoint = await createEndpoint('/not-sent', ['order.paid']);
-  await emit(a.workspaceId, 'order.paid', { order: 'sent' });
+  const endpoint = await createEndpoint('/not-sent', ['transfer.completed']);
+  await emit(a.workspaceId, 'transfer.completed', { order: 'sent' });
   const sent = await waitFor(() => gw.env.db.webhookDelivery.findFirst({ where: { endpointId: endpoint.id, completedAt: { not: null } } }));
   // What the sender leaves when the endpoint was switched off between the relay and the send.
   const event = await gw.env.db.outboxEvent.create({
-    data: { workspaceId: a.workspaceId, event: 'order.paid', payload: { order: 'not sent' }, relayedAt: new Date() },
+    data: { workspaceId: a.workspaceId, event: 'transfer.completed', payload: { order: 'not sent' }, relayedAt: new Date() },
   });
   const deliveryId = randomUUID();
   const notSent = await gw.env.db.webhookDelivery.create({
@@ -341,8 +347,8 @@ test('a delivery never sent (its endpoint switched off before its turn) is no di
       workspaceId: a.workspaceId,
       endpointId: endpoint.id,
       outboxEventId: event.id,
-      event: 'order.paid',
-      payload: { id: deliveryId, event: 'order.paid', created_at: new Date().toISOString(), data: { order: 'not sent' }, livemode: true },
+      event: 'transfer.completed',
+      payload: { id: deliveryId, event: 'transfer.completed', created_at: new Date().toISOString(), data: { order: 'not sent' }, livemode: true },
       ok: 0,
       attempts: 0,
       statusCode: null,
@@ -372,8 +378,8 @@ test('a delivery never sent (its endpoint switched off before its turn) is no di
 });
 
 test('a user of workspace B gets not_found or an empty list for every webhook object of A; bad ids and bodies are 4xx', async () => {
-  const endpoint = await createEndpoint('/matrix', ['order.paid']);
-  await emit(a.workspaceId, 'order.paid', { order: 'matrix' });
+  const endpoint = await createEndpoint('/matrix', ['transfer.completed']);
+  await emit(a.workspaceId, 'transfer.completed', { order: 'matrix' });
   const row = await waitFor(() => gw.env.db.webhookDelivery.findFirst({ where: { endpointId: endpoint.id, completedAt: { not: null } } }));
   const since = new Date(0).toISOString();
 
@@ -403,14 +409,14 @@ test('a user of workspace B gets not_found or an empty list for every webhook ob
 });
 
 // Last: it moves the sender's clock.
-test('an endpoint whose every delivery failed for the span is switched off, the workspace told, and PUT active: true enables it again', async () => {
-  const failing = await createEndpoint('/failing', ['order.paid']);
+test('an endpoint whose every delivery failed for the span is switched off, the workspace told; PUT active: true enables it again, and a recover sends what it missed', async () => {
+  const failing = await createEndpoint('/failing', ['transfer.completed']);
   const watcher = await createEndpoint('/watcher', [ENDPOINT_DISABLED_EVENT]);
   down.add('/failing');
   const finished = () => gw.env.db.webhookDelivery.count({ where: { endpointId: failing.id, completedAt: { not: null } } });
 
   // Three failures now: enough of them, but not for long enough.
-  await Promise.all([1, 2, 3].map((order) => emit(a.workspaceId, 'order.paid', { order })));
+  await Promise.all([1, 2, 3].map((order) => emit(a.workspaceId, 'transfer.completed', { order })));
   await waitFor(async () => (await finished()) === 3);
   const endpointRow = () => gw.env.db.webhookEndpoint.findUniqueOrThrow({ where: { id: failing.id } });
   expect(await endpointRow()).toMatchObject({ active: true, failureStreak: 3, disabledReason: null });
@@ -419,7 +425,7 @@ test('an endpoint whose every delivery failed for the span is switched off, the 
   // Two hours later by the sender's clock, one more failure: switched off.
   clockOffsetMs = 2 * HOUR_MS;
   try {
-    await emit(a.workspaceId, 'order.paid', { order: 4 });
+    await emit(a.workspaceId, 'transfer.completed', { order: 4 });
     await waitFor(async () => (await finished()) === 4);
   } finally {
     clockOffsetMs = 0;
@@ -442,23 +448,38 @@ test('an endpoint whose every delivery failed for the span is switched off, the 
     verifyWebhookSignature({ rawBody: told.rawBody, header: told.headers['x-cowrie-signature'] as string, secret: watcher.secret, toleranceSeconds: 3 * 3600 }),
   ).toBe(true);
   const sentBefore = requestsTo('/failing').length;
-  await emit(a.workspaceId, 'order.paid', { order: 5 });
+  // Events while it is off are kept for it, failed and unsent (attempts 0), so a recover can send them; none is sent now.
+  const missed = [5, 6, 7, 8, 9, 10];
+  await Promise.all(missed.map((order) => emit(a.workspaceId, 'transfer.completed', { order })));
+  const unsent = await waitFor(async () => {
+    const rows = await gw.env.db.webhookDelivery.findMany({ where: { endpointId: failing.id, attempts: 0 } });
+    return rows.length === missed.length ? rows : null;
+  });
+  expect(unsent.every((r) => r.ok === 0 && r.completedAt !== null && r.error === NOT_SENT_ENDPOINT_INACTIVE)).toBe(true);
   await new Promise((resolve) => setTimeout(resolve, 500));
   expect(requestsTo('/failing')).toHaveLength(sentBefore);
+  // The log lists dispatches only: the four that were tried and failed.
+  const failedLog = await call(gw.url, 'GET', `/webhook-deliveries?endpoint_id=${failing.id}&ok=false`, { token: a.token });
+  expect(failedLog.body.data.map((r: { attempts: number }) => r.attempts)).toEqual([3, 3, 3, 3]);
 
-  // Enabled again: the reason goes, the run of failures starts over, and what it missed can be recovered.
+  // Enabled again: the reason goes, the run of failures starts over, and nothing missed is sent until a recover asks.
   down.delete('/failing');
   const enabled = await call(gw.url, 'PUT', `/webhook-endpoints/${failing.id}`, { token: a.token, body: { active: true } });
   expect(enabled.body.data).toMatchObject({ active: true, disabled_reason: null, disabled_at: null });
   expect(await endpointRow()).toMatchObject({ failureStreak: 0, failingSince: null });
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  expect(requestsTo('/failing')).toHaveLength(sentBefore);
   const recovered = await call(gw.url, 'POST', `/webhook-endpoints/${failing.id}/recover`, {
     token: a.token,
     body: { since: new Date(Date.now() - HOUR_MS).toISOString() },
   });
-  expect(recovered.body.data.queued).toBe(4);
-  await waitFor(() => requestsTo('/failing').filter((r) => r.receivedAt > told.receivedAt).length === 4, 10_000);
+  expect(recovered.body.data).toMatchObject({ queued: 4 + missed.length, has_more: false });
+  await waitFor(() => requestsTo('/failing').filter((r) => r.receivedAt > told.receivedAt).length === 4 + missed.length, 10_000);
   const redelivered = requestsTo('/failing')
     .filter((r) => r.receivedAt > told.receivedAt)
-    .map((r) => bodyOf(r).data.order);
-  expect(redelivered.sort()).toEqual([1, 2, 3, 4]);
+    .map((r) => bodyOf(r).data.order as number);
+  expect(redelivered.sort((x, y) => x - y)).toEqual([1, 2, 3, 4, ...missed]);
+  // Each once: the unsent rows' delivery ids, sent as their first real dispatch.
+  const unsentIds = new Set(unsent.map((r) => r.deliveryId));
+  expect(requestsTo('/failing').filter((r) => unsentIds.has(r.headers['x-cowrie-delivery'] as string))).toHaveLength(missed.length);
 }, 30_000);

@@ -102,7 +102,7 @@ test.each([
   ['a url with a user', { url: 'https://hookuser@example.com/hook' }, 'url'],
   ['a url that is not a string', { url: 42 }, 'url'],
   ['events that are not an array', { url: 'http://127.0.0.1/x', events: 'transfer.completed' }, 'events'],
-  ['an empty event name', { url: 'http://127.0.0.1/x', events: [''] }, 'events.0'],
+  ['an event name that is not a string', { url: 'http://127.0.0.1/x', events: [7] }, 'events.0'],
   ['active that is not a boolean', { url: 'http://127.0.0.1/x', active: 'yes' }, 'active'],
 ])('create refuses %s with 400 naming the field, writing nothing', async (_name, body, field) => {
   const before = await gw.env.db.webhookEndpoint.count();
@@ -111,6 +111,87 @@ test.each([
   expect(res.body.error.code).toBe('invalid_request');
   expect(res.body.error.details.field).toBe(field);
   expect(await gw.env.db.webhookEndpoint.count()).toBe(before);
+});
+
+test.each([
+  ['a misspelt event', ['transfer.complete'], ['transfer.complete']],
+  ['unknown events beside known ones', ['transfer.completed', 'order.paid', 'Transfer.Completed', 'order.paid'], ['order.paid', 'Transfer.Completed']],
+  ['an empty event name', [''], ['']],
+  ['a wildcard that is not *', ['transfer.*'], ['transfer.*']],
+])('create and update refuse %s with 400 on events, naming each unknown name, writing nothing', async (_name, events, unknown) => {
+  const before = await gw.env.db.webhookEndpoint.count();
+  const res = await create(a.token, { url: `${receiver.url}/unknown-events`, events });
+  expect(res.status).toBe(400);
+  expect(res.body.error).toMatchObject({ code: 'invalid_request', details: { field: 'events' } });
+  expect(res.body.error.message).toMatch(/^events /);
+  for (const name of unknown) expect(res.body.error.message).toContain(JSON.stringify(name));
+  expect(res.body.error.message).not.toContain('"transfer.completed"');
+  expect(await gw.env.db.webhookEndpoint.count()).toBe(before);
+
+  const ep = (await create(a.token, { url: `${receiver.url}/known-events`, events: ['transfer.completed'] })).body.data;
+  const put = await call(gw.url, 'PUT', `/webhook-endpoints/${ep.id}`, { token: a.token, body: { events, active: false } });
+  expect(put.status).toBe(400);
+  expect(put.body.error).toMatchObject({ code: 'invalid_request', details: { field: 'events' } });
+  for (const name of unknown) expect(put.body.error.message).toContain(JSON.stringify(name));
+  expect(await gw.env.db.webhookEndpoint.findUniqueOrThrow({ where: { id: ep.id } })).toMatchObject({ events: ['transfer.completed'], active: true });
+});
+
+test('every event of GET /webhook-event-types, and *, can be subscribed to (ping included: the test sends it whatever the subscription)', async () => {
+  const types = (await call(gw.url, 'GET', '/webhook-event-types', { token: a.token })).body.data.map((t: { name: string }) => t.name);
+  expect(types).toContain('ping');
+  const all = await create(a.token, { url: `${receiver.url}/every-type`, events: types });
+  expect(all.status).toBe(201);
+  expect(all.body.data.events).toEqual(types);
+  const mixed = await create(a.token, { url: `${receiver.url}/star`, events: ['*', ' transfer.failed '] });
+  expect(mixed.status).toBe(201);
+  expect(mixed.body.data.events).toEqual(['*', 'transfer.failed']);
+  const put = await call(gw.url, 'PUT', `/webhook-endpoints/${all.body.data.id}`, { token: a.token, body: { events: ['ping'] } });
+  expect([put.status, put.body.data.events]).toEqual([200, ['ping']]);
+});
+
+test('a url is stored in its normalised form: trimmed, parsed, without its fragment, on create and update', async () => {
+  const host = receiver.url.replace(/^http:\/\//, '');
+  const typed: Array<[string, string]> = [
+    [`  ${receiver.url}/ok \t`, `${receiver.url}/ok`],
+    [`http:/${host}/ok`, `${receiver.url}/ok`],
+    [`http:\\\\${host}\\ok`, `${receiver.url}/ok`],
+    [`HTTP://${host.toUpperCase()}/ok`, `${receiver.url}/ok`],
+    [`${receiver.url}/ok#frag`, `${receiver.url}/ok`],
+    [`${receiver.url}/ok?x=1#`, `${receiver.url}/ok?x=1`],
+    [`${receiver.url}/a b/../ok`, `${receiver.url}/ok`],
+    [`${receiver.url}/caf\u00e9`, `${receiver.url}/caf%C3%A9`],
+    [receiver.url, `${receiver.url}/`],
+    ['http://127.0.0.1:80/ok', 'http://127.0.0.1/ok'],
+  ];
+  for (const [url, stored] of typed) {
+    const res = await create(a.token, { url });
+    expect([url, res.status, res.body.data?.url]).toEqual([url, 201, stored]);
+    expect((await gw.env.db.webhookEndpoint.findUniqueOrThrow({ where: { id: res.body.data.id } })).url).toBe(stored);
+    const put = await call(gw.url, 'PUT', `/webhook-endpoints/${res.body.data.id}`, { token: a.token, body: { url: `${url}`.replace('ok', 'put') } });
+    expect([url, put.status, put.body.data?.url]).toEqual([url, 200, stored.replace('ok', 'put')]);
+  }
+  // What is stored is what is sent to.
+  const sent = (await create(a.token, { url: ` HTTP://${host}/normalised#frag ` })).body.data;
+  expect((await call(gw.url, 'POST', `/webhook-endpoints/${sent.id}/test`, { token: a.token })).body.data).toMatchObject({ ok: true });
+  expect(receiver.requests.at(-1)!.path).toBe('/normalised');
+});
+
+test.each([
+  ['port 0 (nothing can be delivered to it)', 'http://127.0.0.1:0/hook'],
+  ['port 0 written long', 'http://127.0.0.1:00000/hook'],
+  ['a url of 512 characters that is longer once normalised', `http://127.0.0.1/${'\u00e9'.repeat(495)}`],
+  ['a url of only spaces', '   '],
+])('create and update refuse %s with 400 on url, writing nothing', async (_name, url) => {
+  const before = await gw.env.db.webhookEndpoint.count();
+  const res = await create(a.token, { url });
+  expect(res.status).toBe(400);
+  expect(res.body.error).toMatchObject({ code: 'invalid_request', details: { field: 'url' } });
+  expect(await gw.env.db.webhookEndpoint.count()).toBe(before);
+  const ep = (await create(a.token, { url: `${receiver.url}/kept` })).body.data;
+  const put = await call(gw.url, 'PUT', `/webhook-endpoints/${ep.id}`, { token: a.token, body: { url } });
+  expect(put.status).toBe(400);
+  expect(put.body.error.details.field).toBe('url');
+  expect((await gw.env.db.webhookEndpoint.findUniqueOrThrow({ where: { id: ep.id } })).url).toBe(`${receiver.url}/kept`);
 });
 
 test('a url of exactly 512 characters is accepted', async () => {

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { webhookSignatureHeader } from '@cowrie/webhooks';
+import { webhookSignatureHeader, ZRollWebhookSecretRequest } from '@cowrie/webhooks';
 
 const ROOT = path.join(__dirname, '../../..');
 const page = readFileSync(path.join(ROOT, 'docs/receive-webhooks.md'), 'utf8');
@@ -75,4 +75,15 @@ test('the page signs what the sender signs: the 64-hex secret as text over "<t>.
   expect(go).toMatch(/strconv\.FormatInt\(timestamp, 10\) \+ "\."/);
   expect(go).toMatch(/hmac\.Equal/);
   expect(page).toContain('`t=<unix seconds>,v1=<hex HMAC-SHA256>`');
+});
+
+test("the page gives a secret roll's grace period as the API does: its default, its limit, and 0", () => {
+  const { grace_seconds: byDefault } = ZRollWebhookSecretRequest.parse({});
+  const words: Record<number, string> = { 3600: 'an hour', [24 * 3600]: 'a day', [7 * 24 * 3600]: 'a week' };
+  expect(words[byDefault]).toBeDefined();
+  const roll = /Rolling the secret[\s\S]*?\n\n/.exec(page)?.[0].replace(/\s+/g, ' ');
+  expect(roll).toContain(`for \`grace_seconds\` (default ${words[byDefault]}`);
+  expect(ZRollWebhookSecretRequest.safeParse({ grace_seconds: 7 * 24 * 3600 + 1 }).success).toBe(false);
+  expect(roll).toContain(`at most ${words[7 * 24 * 3600]}`);
+  expect(roll).toContain('`0`');
 });

@@ -120,7 +120,8 @@ export interface WebhookDeliveryPage {
  * Finished dispatches of the workspace's endpoints, newest first, filtered,
  * a page at a time (the cursor is the last row id shown). Pending ones have
  * no outcome yet; a row never sent (its endpoint was switched off before its
- * turn: `attempts` 0) was no dispatch, so the log, whose rows made 1 to 3
+ * turn, or was switched off automatically when the event was relayed:
+ * `attempts` 0) was no dispatch, so the log, whose rows made 1 to 3
  * attempts, leaves it out. It stays for a recover, and is read by its id.
  */
 export async function listWebhookDeliveries(
@@ -242,7 +243,8 @@ export interface RecoveredDeliveries {
 
 /**
  * Every event delivery to the endpoint since `since` whose latest dispatch
- * failed gets a new dispatch (a new pending row, same body and delivery id),
+ * failed (the rows stored unsent while it was switched off included) gets a
+ * new dispatch (a new pending row, same body and delivery id),
  * oldest first, at most RECOVER_MAX_DELIVERIES. Test pings are not recovered.
  * Under a lock per endpoint, so two recovers never dispatch one delivery twice.
  * The caller queues the dispatches, paced.

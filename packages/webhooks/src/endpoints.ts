@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { AppError, encryptSecret, parsePathId, rollGraceSecondsField } from '@cowrie/core';
 import type { DbOrTx, Prisma, PrismaClient } from '@cowrie/db';
+import { isWebhookEventName } from '@cowrie/events';
 import { findAddressRefusal, type AddressPolicy } from './address-policy';
 import { resolveAllowedAddresses, systemResolver, type Resolver } from './guarded-lookup';
-import { ALL_EVENTS } from './events';
+import { ALL_EVENTS, WILDCARD_EVENT } from './events';
 import { standardWebhooksSecret } from './signature';
 
 /** The longest webhook URL. */
@@ -33,24 +34,87 @@ function holdsCredentials(value: string): boolean {
   }
 }
 
+/**
+ * The form a webhook URL is stored and sent to: the WHATWG parser's
+ * serialisation (scheme and host lowercased, `http:/host` and backslashes
+ * read as `http://host/`, default port, dot segments and tabs or newlines
+ * dropped, spaces and non-ASCII percent-encoded), without its fragment, which
+ * is never sent.
+ */
+export function canonicalWebhookUrl(value: string): string {
+  const url = new URL(value);
+  url.hash = '';
+  return url.href;
+}
+
+/** Port 0: no receiver listens there, so every delivery would fail. */
+function namesPortZero(value: string): boolean {
+  try {
+    return new URL(value).port === '0';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * An absolute http(s) URL, trimmed like the API's other text fields, answered
+ * and stored in its canonical form (canonicalWebhookUrl). At most
+ * WEBHOOK_URL_MAX_LENGTH characters as sent and as stored (percent-encoding
+ * may lengthen it).
+ */
 export const ZWebhookUrl = z
   .string()
-  .min(1)
+  .trim()
+  .min(1, 'must not be empty')
   .max(WEBHOOK_URL_MAX_LENGTH, `must be at most ${WEBHOOK_URL_MAX_LENGTH} characters`)
   .refine(isAbsoluteHttpUrl, 'must be an absolute http(s) URL')
   .refine(
     (value) => !holdsCredentials(value),
     'must not hold a user or password: deliveries do not send them (receivers verify the signature instead), and the URL appears in events and the delivery log',
-  );
+  )
+  .refine((value) => !namesPortZero(value), 'must not name port 0: nothing can be delivered to it')
+  .transform(canonicalWebhookUrl)
+  .refine(
+    (value) => value.length <= WEBHOOK_URL_MAX_LENGTH,
+    `must be at most ${WEBHOOK_URL_MAX_LENGTH} characters as stored (normalised: spaces and non-ASCII characters percent-encoded)`,
+  )
+  .meta({
+    description:
+      'An absolute http(s) URL without a user, a password or port 0. Leading and trailing whitespace is trimmed; it is stored and answered normalised, ' +
+      'as the WHATWG URL parser writes it (scheme and host lowercased, the default port dropped, spaces and non-ASCII percent-encoded), without its #fragment. ' +
+      `At most ${WEBHOOK_URL_MAX_LENGTH} characters, both as sent and as stored`,
+  });
 
-const ZEventName = z
-  .string()
-  .trim()
-  .max(100)
-  .regex(/^(\*|[a-z0-9_]+(\.[a-z0-9_]+)*)$/, 'must be an event name such as transfer.completed, or *');
+const ZEventName = z.string().trim().max(100);
 
-/** Omitted, null or empty means every event. */
-const ZEvents = z.array(ZEventName).max(MAX_EVENTS_PER_ENDPOINT).nullish();
+// Unknown names a refusal lists at most (a list holds up to MAX_EVENTS_PER_ENDPOINT).
+const UNKNOWN_EVENTS_SHOWN = 10;
+
+/**
+ * `*` or names of the events' catalog (GET /webhook-event-types, `ping`
+ * included): an endpoint receives an event only when its list holds the exact
+ * name or `*`, so any other name would never match one. Null or empty means
+ * every event; omitted, every event on create and no change on update.
+ */
+const ZEvents = z
+  .array(ZEventName)
+  .max(MAX_EVENTS_PER_ENDPOINT)
+  .superRefine((names, ctx) => {
+    const unknown = [...new Set(names.filter((name) => name !== WILDCARD_EVENT && !isWebhookEventName(name)))];
+    if (unknown.length === 0) return;
+    const shown = unknown.slice(0, UNKNOWN_EVENTS_SHOWN).map((name) => JSON.stringify(name));
+    const more = unknown.length > shown.length ? ` and ${unknown.length - shown.length} more` : '';
+    ctx.addIssue({
+      code: 'custom',
+      message: `must hold only * or names of GET /webhook-event-types; unknown: ${shown.join(', ')}${more}`,
+    });
+  })
+  .nullish()
+  .meta({
+    description:
+      'Event names to receive: `*` (every event, including ones added later) or names listed by GET /webhook-event-types; any other name is refused (400, details.field events). ' +
+      'Null or empty means `["*"]`; omitted means `["*"]` on create and no change on update',
+  });
 
 export const ZCreateWebhookEndpoint = z.object({
   url: ZWebhookUrl,

@@ -5,6 +5,7 @@ import { webhooksQueue } from './queue';
 import { columnList, defineStatement, inSqlTransaction, sqlColumn, sqlColumns, sqlList, sqlParam, type PrismaClient, type SqlPool } from '@cowrie/db';
 import { buildWebhookBody } from './delivery-log';
 import { endpointWantsEvent } from './events';
+import { NOT_SENT_ENDPOINT_INACTIVE } from './send-delivery';
 import { outboxEventColumns, webhookDeliveryColumns, webhookEndpointColumns } from './webhook-columns';
 import type { DispatchKey } from './delivery-bookkeeping';
 
@@ -18,7 +19,7 @@ const firstDispatches = (deliveryIds: readonly string[]): DispatchKey[] => deliv
 export interface ClaimOutboxResult {
   /** Outbox events claimed and marked relayed. */
   events: number;
-  /** Delivery rows created, one per (event, matching active endpoint). */
+  /** Pending delivery rows created, one per (event, matching active endpoint): the ones to queue. */
   deliveryIds: string[];
 }
 
@@ -31,32 +32,66 @@ const CLAIM_OUTBOX = defineStatement({
 });
 
 // KEY SHARE holds off a concurrent delete of these endpoints until the claim commits.
+// An endpoint the sender switched off (its disabledReason set) still gets its
+// events, as unsent rows; one its user set inactive gets none.
+const ENDPOINT_RELAY_COLUMNS = { ...webhookEndpointColumns, active: sqlColumn.boolean };
 const OUTBOX_ENDPOINTS = defineStatement({
   name: 'cowrie-outbox-endpoints',
   params: { workspaceIds: sqlList(sqlParam.int) },
   text: (p) =>
-    `SELECT ${columnList(webhookEndpointColumns)} FROM "WebhookEndpoint" WHERE "workspaceId" = ANY(${p.workspaceIds}::int[]) AND "active" = true FOR KEY SHARE`,
-  result: webhookEndpointColumns,
+    `SELECT ${columnList(ENDPOINT_RELAY_COLUMNS)} FROM "WebhookEndpoint" WHERE "workspaceId" = ANY(${p.workspaceIds}::int[])
+       AND ("active" = true OR "disabledReason" IS NOT NULL) FOR KEY SHARE`,
+  result: ENDPOINT_RELAY_COLUMNS,
 });
+
+const NEW_DELIVERY_FIELDS = {
+  deliveryId: sqlParam.uuid,
+  workspaceId: sqlParam.int,
+  endpointId: sqlParam.int,
+  outboxEventId: sqlParam.bigint,
+  event: sqlParam.text,
+  payload: sqlParam.json,
+};
+
+/** A delivery row the relay writes. */
+interface NewDelivery {
+  deliveryId: string;
+  workspaceId: number;
+  endpointId: number;
+  outboxEventId: bigint;
+  event: string;
+  payload: unknown;
+}
 
 const CREATED_DELIVERY_COLUMNS = { deliveryId: webhookDeliveryColumns.deliveryId };
 const CREATE_DELIVERIES = defineStatement({
   name: 'cowrie-outbox-deliveries',
   params: {
-    deliveries: sqlColumns({
-      deliveryId: sqlParam.uuid,
-      workspaceId: sqlParam.int,
-      endpointId: sqlParam.int,
-      outboxEventId: sqlParam.bigint,
-      event: sqlParam.text,
-      payload: sqlParam.json,
-    }),
+    deliveries: sqlColumns(NEW_DELIVERY_FIELDS),
     now: sqlParam.timestamp,
   },
   text: (p) => `INSERT INTO "WebhookDelivery" (${p.deliveries.columns}, "createdAt")
                SELECT ${p.deliveries.columns}, ${p.now} FROM ${p.deliveries.unnest} AS t(${p.deliveries.columns})
                ON CONFLICT DO NOTHING RETURNING ${columnList(CREATED_DELIVERY_COLUMNS)}`,
   result: CREATED_DELIVERY_COLUMNS,
+});
+
+/**
+ * The rows of the endpoints switched off automatically: stored with their
+ * outcome, failed and unsent (attempts 0, as the sender stores a row whose
+ * endpoint was switched off after the relay), so nothing queues or sweeps
+ * them and a recover once the endpoint is enabled again sends them.
+ */
+const CREATE_UNSENT_DELIVERIES = defineStatement({
+  name: 'cowrie-outbox-unsent-deliveries',
+  params: {
+    deliveries: sqlColumns(NEW_DELIVERY_FIELDS),
+    now: sqlParam.timestamp,
+    error: sqlParam.text,
+  },
+  text: (p) => `INSERT INTO "WebhookDelivery" (${p.deliveries.columns}, "createdAt", "completedAt", "ok", "attempts", "error")
+               SELECT ${p.deliveries.columns}, ${p.now}, ${p.now}, 0, 0, ${p.error} FROM ${p.deliveries.unnest} AS t(${p.deliveries.columns})
+               ON CONFLICT DO NOTHING`,
 });
 
 const MARK_RELAYED = defineStatement({
@@ -77,8 +112,12 @@ const OUTBOX_WAITING = defineStatement({
  * second): claims unrelayed outbox events (FOR UPDATE SKIP LOCKED, so relays
  * on several replicas never take the same one), writes one pending delivery
  * row per (event, active endpoint of that workspace whose `events` match),
- * and marks the events relayed. Either all of it commits or none does; the
- * (outboxEventId, endpointId) unique constraint refuses a second row for a pair.
+ * and marks the events relayed. An endpoint the sender switched off
+ * automatically (disabledReason set) gets its row too, stored failed and
+ * unsent (attempts 0, NOT_SENT_ENDPOINT_INACTIVE): not queued, but there for
+ * a recover once it is enabled again. One its user set inactive gets none.
+ * Either all of it commits or none does; the (outboxEventId, endpointId)
+ * unique constraint refuses a second row for a pair.
  */
 export async function claimOutboxEvents(sql: SqlPool, opts: { batchSize: number; now?: Date }): Promise<ClaimOutboxResult> {
   return inSqlTransaction(sql, async (tx) => {
@@ -86,12 +125,13 @@ export async function claimOutboxEvents(sql: SqlPool, opts: { batchSize: number;
     if (events.length === 0) return { events: 0, deliveryIds: [] };
     const { rows: endpoints } = await OUTBOX_ENDPOINTS.run(tx, { workspaceIds: [...new Set(events.map((e) => e.workspaceId))] });
     const now = opts.now ?? new Date();
-    const deliveries = [];
+    const pending: NewDelivery[] = [];
+    const unsent: NewDelivery[] = [];
     for (const event of events) {
       for (const endpoint of endpoints) {
         if (endpoint.workspaceId !== event.workspaceId || !endpointWantsEvent(endpoint.events, event.event)) continue;
         const deliveryId = randomUUID();
-        deliveries.push({
+        (endpoint.active ? pending : unsent).push({
           deliveryId,
           workspaceId: event.workspaceId,
           endpointId: endpoint.id,
@@ -102,10 +142,11 @@ export async function claimOutboxEvents(sql: SqlPool, opts: { batchSize: number;
       }
     }
     let deliveryIds: string[] = [];
-    if (deliveries.length) {
-      const created = await CREATE_DELIVERIES.run(tx, { deliveries, now });
+    if (pending.length) {
+      const created = await CREATE_DELIVERIES.run(tx, { deliveries: pending, now });
       deliveryIds = created.rows.map((c) => c.deliveryId);
     }
+    if (unsent.length) await CREATE_UNSENT_DELIVERIES.run(tx, { deliveries: unsent, now, error: NOT_SENT_ENDPOINT_INACTIVE });
     await MARK_RELAYED.run(tx, { ids: events.map((e) => e.id), now });
     return { events: events.length, deliveryIds };
   });

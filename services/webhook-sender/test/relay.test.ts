@@ -10,6 +10,7 @@ import {
   claimOutboxEvents,
   deliveryJobId,
   enqueueDeliveries,
+  NOT_SENT_ENDPOINT_INACTIVE,
   pendingDeliverySweeper,
   relayOutbox,
   requestOutboxRelay,
@@ -195,6 +196,47 @@ test('a relay that dies inside its transaction leaves the event to the next one;
   await waitFor(() => received('/locked').length === 1);
   await settle();
   expect(received('/locked')).toHaveLength(1);
+});
+
+test('an endpoint switched off automatically still gets its events, stored failed and unsent for a recover; one the user switched off gets none', async () => {
+  const auto = await addEndpoint(env, workspaceId, `${receiver.url}/auto-off`);
+  const user = await addEndpoint(env, workspaceId, `${receiver.url}/user-off`, { active: false });
+  const on = await addEndpoint(env, workspaceId, `${receiver.url}/on`);
+  // What the sender's automatic disable leaves: inactive, with its reason.
+  await env.db.webhookEndpoint.update({
+    where: { id: auto.id },
+    data: {
+      active: false,
+      disabledReason: 'Every delivery failed since 2026-01-01 00:00 UTC (10 failures); switched off automatically',
+      disabledAt: new Date(),
+    },
+  });
+  const eventId = await emit(env, workspaceId, 'transfer.completed', { id: 7 });
+  const claimed = await claimOutboxEvents(env.sql, { batchSize: 10 });
+  expect(claimed.events).toBe(1);
+  // Only the active endpoint's row is pending, so only it is queued.
+  expect(claimed.deliveryIds).toHaveLength(1);
+  const rows = await env.db.webhookDelivery.findMany({ where: { outboxEventId: eventId }, orderBy: { endpointId: 'asc' } });
+  expect(rows.map((r) => r.endpointId)).toEqual([auto.id, on.id]);
+  expect(rows.map((r) => r.endpointId)).not.toContain(user.id);
+  const [unsent, pending] = rows;
+  expect(pending).toMatchObject({ deliveryId: claimed.deliveryIds[0], completedAt: null });
+  expect(unsent).toMatchObject({ dispatch: 0, ok: 0, attempts: 0, statusCode: null, error: NOT_SENT_ENDPOINT_INACTIVE, requestHeaders: null });
+  expect(unsent!.completedAt).toEqual(unsent!.createdAt);
+  expect(unsent!.payload).toMatchObject({ id: unsent!.deliveryId, event: 'transfer.completed', data: { id: 7 } });
+
+  // Nothing is sent to it, now or by the sweep: only a recover sends it.
+  await enqueueDeliveries(
+    queue,
+    claimed.deliveryIds.map((deliveryId) => ({ deliveryId, dispatch: 0 })),
+  );
+  await waitFor(() => received('/on').length === 1);
+  expect((await sweepPendingDeliveries({ db: env.db, queue, olderThanMs: 0 })).requeued).toBe(0);
+  await settle();
+  expect(received('/auto-off')).toHaveLength(0);
+  expect(received('/user-off')).toHaveLength(0);
+  // Its run of failures is the sender's count of real attempts: an unsent row adds nothing.
+  expect(await env.db.webhookEndpoint.findUniqueOrThrow({ where: { id: auto.id } })).toMatchObject({ failureStreak: 0, failingSince: null });
 });
 
 test('relays running side by side create exactly one delivery per (event, endpoint)', async () => {

@@ -17,7 +17,7 @@ import { ZWebhookEvent } from '../../openapi/webhooks';
 
 const endpointFields = {
   id: z.number().int(),
-  url: z.string(),
+  url: z.string().meta({ description: 'Where deliveries are posted, as stored: normalised, without a #fragment, at most 512 characters' }),
   events: z.array(z.string()).meta({ description: 'Subscribed event names; ["*"] means all' }),
   active: z.boolean(),
   has_secret: z.boolean(),

@@ -168,6 +168,7 @@ export const webhookSpecs = {
     summary: 'Send again every failed delivery since a time',
     description:
       'Every event delivery to the endpoint since `since` whose last dispatch failed gets a new dispatch (same body and delivery id), oldest first, ' +
+      'including the events that fired while Cowrie had switched the endpoint off (kept failed and unsent, attempts 0; enabling it sends none of them), ' +
       'at most WEBHOOK_RECOVER_RATE_PER_SECOND per endpoint and behind live deliveries. Test pings are not recovered. ' +
       'Send Idempotency-Key: a retry then answers the same instead of queueing again.',
     tag,
