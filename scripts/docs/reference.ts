@@ -393,7 +393,8 @@ function errorsReference(): string {
     ...reasons,
     '',
     'Other `details` keys: `field` (the request field a 400 is about), `retry_after_seconds` (a 429, with the',
-    '`Retry-After` header), `limit` (the request budget), and `reference` (a verification whose code could not be delivered).',
+    '`Retry-After` header), `limit` (the limit a 429 met: the request budget, or the one its `details.reason` names), and',
+    '`reference` (a verification whose code could not be delivered).',
     '',
   ].join('\n');
 }

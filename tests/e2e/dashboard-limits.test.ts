@@ -76,7 +76,15 @@ test('test pings are limited per endpoint (WEBHOOK_TEST_RATE_LIMIT per 60 s): th
   const path = `/webhook-endpoints/${endpoint.body.data.id}/test`;
   for (let i = 0; i < 2; i++) expect((await call(gw.url, 'POST', path, { token })).body.data.ok).toBe(true);
   const before = receiver.requests.length;
-  expectRefused(await call(gw.url, 'POST', path, { token }), 2);
+  const refused = await call(gw.url, 'POST', path, { token });
+  expectRefused(refused, 2);
+  // The ping budget refused, not the session's: its own reason and message, and none of the session budget's headers
+  // (which still had room), as a verification limit's 429 carries none.
+  expect(refused.body.error).toMatchObject({
+    message: 'Too many test pings to this endpoint (at most 2 per 60 s); retry later',
+    details: { reason: 'webhook_test', limit: 2 },
+  });
+  for (const header of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) expect(refused.headers.get(header)).toBeNull();
   await new Promise((r) => setTimeout(r, 200));
   expect(receiver.requests.length).toBe(before);
 });

@@ -317,6 +317,12 @@ test('trigger refuses an event it does not send, listing those it does, and need
     expect(res.body.error.details.field).toBe('event');
     for (const spec of TRIGGERABLE_EVENTS) expect(res.body.error.message).toContain(spec.name);
   }
+  // The spec's event table lists ping, which goes to one endpoint: the refusal names the action that sends it.
+  const ping = await post(TRIGGER, testKey, { event: 'ping' });
+  expect(ping.body.error.message).toBe(
+    `event must be one of ${TRIGGERABLE_EVENTS.map((e) => e.name).join(', ')}: a ping goes to one endpoint, sent by POST /webhook-endpoints/{id}/test (the dashboard's test action)`,
+  );
+  expect((await post(TRIGGER, testKey, { event: 'transfer.exploded' })).body.error.message).not.toContain('ping');
   expect((await post(TRIGGER, testKey, {})).status).toBe(400);
   for (const [event, scope] of [
     ['transfer.completed', 'payouts:write'],

@@ -32,6 +32,7 @@ test.each([
 test.each([
   ['CHANNELS_OVERRIDE', { CHANNELS_OVERRIDE: '{bad' }],
   ['CHANNELS_OVERRIDE', { CHANNELS_OVERRIDE: '{"nope":{"status":"live"}}' }],
+  ['CHANNELS_OVERRIDE', { CHANNELS_OVERRIDE: '{"collection_va":{"currencies":["NGN","GHS"]}}' }],
   ['WEBHOOK_ALLOWED_CIDRS', { WEBHOOK_ALLOWED_CIDRS: 'notacidr' }],
   ['WEBHOOK_ALLOWED_CIDRS', { WEBHOOK_ALLOWED_CIDRS: '10.0.0.0/99' }],
   ['PAYOUT_ROUTING_RULES', { PAYOUT_RAILS: 'paystack,flutterwave', PAYOUT_ROUTING_RULES: '{bad' }],

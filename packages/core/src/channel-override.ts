@@ -1,15 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { WALLET_CURRENCIES } from './wallet-currencies';
 
 /** The deposit channels Cowrie has (the catalog of @cowrie/catalog describes each). */
 export const CHANNEL_IDS = ['card', 'collection_va', 'reserved_va', 'open_banking'] as const;
 export type ChannelId = (typeof CHANNEL_IDS)[number];
 
+const isWalletCurrency = (currency: string) => (WALLET_CURRENCIES as readonly string[]).includes(currency.toUpperCase());
+
 /**
  * The operator's override of the deposit channel catalog, as CHANNELS_OVERRIDE
  * (JSON text) and the file CHANNELS_FILE names each hold it: some channels,
- * each with some of its fields. Here rather than in @cowrie/catalog so that
- * loadConfig refuses a bad one by name, as the gateway would at start.
+ * each with some of its fields, each currency one of the wallet catalog's.
+ * Here rather than in @cowrie/catalog so that loadConfig refuses a bad one by
+ * name, as the gateway would at start.
  */
 const ZChannelOverride = z.partialRecord(
   z.enum(CHANNEL_IDS),
@@ -17,8 +21,13 @@ const ZChannelOverride = z.partialRecord(
     .object({
       label: z.string().min(1).max(100).optional(),
       status: z.enum(['live', 'coming_soon']).optional(),
+      // A currency no wallet holds would open deposits that can never be credited (the transfer in unmatched, no_wallet).
       currencies: z
-        .array(z.string().regex(/^[A-Za-z]{3,4}$/))
+        .array(
+          z.string().refine(isWalletCurrency, {
+            error: (issue) => `${String(issue.input).toUpperCase()} is not in the wallet catalog (${WALLET_CURRENCIES.join(', ')})`,
+          }),
+        )
         .min(1)
         .optional(),
     })

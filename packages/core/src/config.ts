@@ -292,7 +292,8 @@ const ZConfigFields = z
     PUBLIC_API_UNAUTHENTICATED_RATE_LIMIT: positiveInt(1200),
     // how long a request waits for an in-flight request with the same Idempotency-Key
     IDEMPOTENCY_WAIT_MS: nonNegativeInt(5000),
-    // JSON object keyed by channel id overriding the deposit channel catalog, e.g. {"open_banking":{"status":"live"}}
+    // JSON object keyed by channel id overriding the deposit channel catalog, e.g. {"open_banking":{"status":"live"}};
+    // each of a channel's currencies must be in the wallet catalog (a deposit in another could never be credited)
     CHANNELS_OVERRIDE: z.string().optional().superRefine(channelOverrideIssues('CHANNELS_OVERRIDE')),
     // path of a JSON file with the same shape as CHANNELS_OVERRIDE
     CHANNELS_FILE: z.string().optional().superRefine(channelOverrideIssues('CHANNELS_FILE')),

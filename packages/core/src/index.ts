@@ -15,5 +15,6 @@ export * from './csv';
 export * from './as-object';
 export * from './idempotency-retention';
 export * from './cidr';
+export * from './wallet-currencies';
 export * from './channel-override';
 export * from './routing-rules';

@@ -385,6 +385,17 @@ describe('values read later (the channel override, the allowed CIDRs, the routin
     ['CHANNELS_OVERRIDE', { CHANNELS_OVERRIDE: '{bad' }, /CHANNELS_OVERRIDE: is not JSON/],
     ['CHANNELS_OVERRIDE', { CHANNELS_OVERRIDE: '{"nope":{"status":"live"}}' }, /CHANNELS_OVERRIDE: .*"nope" \(the channels are card, /],
     ['CHANNELS_OVERRIDE', { CHANNELS_OVERRIDE: '{"card":{"status":"on"}}' }, /CHANNELS_OVERRIDE: card\.status/],
+    // A deposit in a currency no wallet holds could never be credited (the transfer in is unmatched, no_wallet).
+    [
+      'CHANNELS_OVERRIDE',
+      { CHANNELS_OVERRIDE: '{"collection_va":{"currencies":["NGN","GHS"]}}' },
+      /CHANNELS_OVERRIDE: collection_va\.currencies\.1: GHS is not in the wallet catalog \(NGN, EUR, GBP, USD, USDT, JPY\)/,
+    ],
+    [
+      'CHANNELS_OVERRIDE',
+      { CHANNELS_OVERRIDE: '{"reserved_va":{"currencies":["zzz"]}}' },
+      /CHANNELS_OVERRIDE: reserved_va\.currencies\.0: ZZZ is not in the wallet catalog/,
+    ],
     ['WEBHOOK_ALLOWED_CIDRS', { WEBHOOK_ALLOWED_CIDRS: 'notacidr' }, /WEBHOOK_ALLOWED_CIDRS: not a CIDR: "notacidr"/],
     ['WEBHOOK_ALLOWED_CIDRS', { WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8,10.0.0.0/99' }, /WEBHOOK_ALLOWED_CIDRS: not a CIDR: "10.0.0.0\/99"/],
     ['PAYOUT_ROUTING_RULES', { PAYOUT_RAILS: 'paystack,flutterwave', PAYOUT_ROUTING_RULES: '{bad' }, /PAYOUT_ROUTING_RULES: is not valid JSON/],
@@ -420,6 +431,11 @@ describe('values read later (the channel override, the allowed CIDRs, the routin
       const bad = path.join(dir, 'bad-channels.json');
       writeFileSync(bad, '{"nope":{"status":"live"}}');
       expect(() => loadConfig({ CHANNELS_FILE: bad })).toThrow(/CHANNELS_FILE: .*"nope"/);
+      writeFileSync(bad, '{"open_banking":{"status":"live","currencies":["NGN","GHS"]}}');
+      expect(() => loadConfig({ CHANNELS_FILE: bad })).toThrow(/CHANNELS_FILE: open_banking\.currencies\.1: GHS is not in the wallet catalog/);
+      // A wallet currency in any case passes (the catalog uppercases it).
+      writeFileSync(file, '{"reserved_va":{"currencies":["ngn","eur","GBP"]}}');
+      expect(loadConfig({ CHANNELS_FILE: file }).CHANNELS_FILE).toBe(file);
       expect(loadConfig({ CHANNELS_FILE: '/nonexistent/channels.json' }).CHANNELS_FILE).toBe('/nonexistent/channels.json');
     } finally {
       rmSync(dir, { recursive: true, force: true });

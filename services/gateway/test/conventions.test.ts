@@ -1,6 +1,6 @@
 // Risk: a bad request reaching a 5xx or leaking internals; the envelope, request
 // ids and body limits drifting from the API contract.
-import { createWorkspaceWithKey } from '@cowrie/testing';
+import { createUserFor, createWorkspaceWithKey } from '@cowrie/testing';
 import { call, startTestGateway } from '../testing';
 
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
@@ -156,6 +156,28 @@ test('a missing field is named in the message', async () => {
   const res = await call(gw.url, 'POST', '/auth/login', { body: { email: 'a@b.c' } });
   expect(res.status).toBe(400);
   expect(res.body.error).toEqual({ code: 'invalid_request', message: 'password is required', details: { field: 'password' } });
+});
+
+test('a bad field is named in a message of the documented form, "<field> must …"', async () => {
+  const { workspace } = await createWorkspaceWithKey(gw.env.db);
+  const user = await createUserFor(gw.env.db, workspace.id);
+  const session = (await call(gw.url, 'POST', '/auth/login', { body: { email: user.email, password: user.password } })).body.data.token as string;
+  for (const [res, field, message] of [
+    [
+      await call(gw.url, 'POST', '/webhook-endpoints', { token: session, body: { url: 'https://example.com/x', events: '*' } }),
+      'events',
+      'events must be an array',
+    ],
+    [
+      await call(gw.url, 'POST', '/v1/withdrawals', { token: key, body: { currency: 'NGN', amount: 5, beneficiary_id: -1 } }),
+      'beneficiary_id',
+      'beneficiary_id must be greater than 0',
+    ],
+    [await call(gw.url, 'GET', '/v1/transactions?limit=0', { token: key }), 'limit', 'limit must be at least 1'],
+    [await call(gw.url, 'GET', '/v1/transactions?limit=101', { token: key }), 'limit', 'limit must be at most 100'],
+  ] as const) {
+    expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error: { code: 'invalid_request', message, details: { field } } });
+  }
 });
 
 test('a non-JSON content type is treated as a missing body', async () => {

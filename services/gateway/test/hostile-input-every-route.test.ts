@@ -1,6 +1,7 @@
 // Risk: a route (any of the API document's, /v1 and the dashboard's) that
 // answers a 5xx to hostile input: path ids that are not ids, bodies of the
-// wrong type or shape, injection strings, numbers out of range.
+// wrong type or shape, injection strings, numbers out of range; or a 400 that
+// passes the validator's own wording through instead of "<field> must …".
 import { call, signInNewWorkspace, startTestGateway } from '../testing';
 
 let gw: Awaited<ReturnType<typeof startTestGateway>>;
@@ -41,6 +42,10 @@ test('no route of the API document answers a 5xx to hostile input', async () => 
           sent += 1;
           if (res.status >= 500 && res.status !== 501 && res.status !== 503)
             failures.push(`${method.toUpperCase()} ${path} ${JSON.stringify(body)?.slice(0, 60)} → ${res.status} ${JSON.stringify(res.body)?.slice(0, 120)}`);
+          // A 400 naming a field says so in the service's words ("<field> must …"), never the validator's.
+          const message = res.status === 400 && res.body.error?.details?.field !== undefined ? String(res.body.error.message) : '';
+          if (/Invalid|Too (small|big)|expected |must be a [aeiou]/.test(message))
+            failures.push(`${method.toUpperCase()} ${path} ${JSON.stringify(body)?.slice(0, 60)} → 400 ${JSON.stringify(message)}`);
         }
         if (!template.includes('{')) break;
       }

@@ -98,8 +98,17 @@ export function assertScope(req: Request, scope: Scope): void {
   }
 }
 
-/** The API's 429 for a spent budget: `details` = {limit, retry_after_seconds}, with Retry-After. */
-export function refuseOverBudget(hit: FixedWindowHit): void {
+/**
+ * For a 429 of a limit other than the request budget (a verification limit, an
+ * endpoint's test pings): it carries no X-RateLimit-* headers, although the
+ * budget middleware set them, since they describe a budget that did not refuse.
+ */
+export function dropRateLimitHeaders(res: Response): void {
+  for (const name of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) res.removeHeader(name);
+}
+
+/** The API's 429 for a spent request budget: `details` = {limit, retry_after_seconds}, with Retry-After. */
+function refuseOverBudget(hit: FixedWindowHit): void {
   if (hit.allowed) return;
   throw new AppError('rate_limited', 'Rate limit exceeded', {
     details: { limit: hit.limit, retry_after_seconds: hit.retryAfterSeconds },

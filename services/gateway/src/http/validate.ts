@@ -2,6 +2,99 @@ import type { Request } from 'express';
 import type { z } from 'zod';
 import { AppError } from '@cowrie/core';
 
+/** What a value of a zod type is, with its article: "must be an array". */
+const TYPE_NOUNS: Record<string, string> = { int: 'an integer', bigint: 'an integer', null: 'null', undefined: 'absent', never: 'absent', nan: 'NaN' };
+const typeNoun = (expected: string): string => TYPE_NOUNS[expected] ?? `${/^[aeiou]/.test(expected) ? 'an' : 'a'} ${expected}`;
+
+/** What a string of a zod format is (an invalid_format issue), as "must be …" says it. */
+const FORMAT_NOUNS: Record<string, string> = {
+  email: 'an email address',
+  url: 'a URL',
+  uuid: 'a UUID',
+  guid: 'a UUID',
+  datetime: 'an ISO 8601 date and time',
+  date: 'an ISO 8601 date (YYYY-MM-DD)',
+  time: 'an ISO 8601 time (HH:MM:SS)',
+  duration: 'an ISO 8601 duration',
+  ipv4: 'an IPv4 address',
+  ipv6: 'an IPv6 address',
+  lowercase: 'in lower case',
+  uppercase: 'in upper case',
+};
+
+const plural = (count: number | bigint, noun: string) => `${count} ${noun}${count === 1 || count === 1n ? '' : 's'}`;
+const shown = (value: unknown) => (typeof value === 'string' ? value : typeof value === 'bigint' ? `${value}` : JSON.stringify(value));
+
+/** A size bound of a too_small or too_big issue, as the predicate after "must": "be at least 1", "have at most 5 items". */
+function bound(issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig): string | null {
+  const small = issue.code === 'too_small';
+  const limit = small ? issue.minimum : issue.maximum;
+  const exactly = issue.exact ? 'exactly' : small ? 'at least' : 'at most';
+  switch (issue.origin) {
+    case 'number':
+    case 'int':
+    case 'bigint':
+      if (issue.inclusive === false) return `be ${small ? 'greater' : 'less'} than ${limit}`;
+      return `be ${exactly} ${limit}`;
+    case 'string':
+      return `be ${exactly} ${plural(limit, 'character')}`;
+    case 'array':
+    case 'set':
+      return `have ${exactly} ${plural(limit, 'item')}`;
+    case 'file':
+      return `be ${exactly} ${plural(limit, 'byte')}`;
+    case 'date': {
+      const when = new Date(Number(limit)).toISOString();
+      return issue.inclusive === false ? `be ${small ? 'after' : 'before'} ${when}` : `be ${small ? 'on or after' : 'on or before'} ${when}`;
+    }
+    default:
+      return null;
+  }
+}
+
+/** The predicate of zod's own issue, after the field's name ("must be an array"), or null where none fits. */
+function predicateOf(issue: z.core.$ZodIssue): string | null {
+  switch (issue.code) {
+    case 'invalid_type':
+      return `must be ${typeNoun(issue.expected)}`;
+    case 'too_small':
+    case 'too_big': {
+      const said = bound(issue);
+      return said && `must ${said}`;
+    }
+    case 'invalid_value':
+      return issue.values.length === 1 ? `must be ${shown(issue.values[0])}` : `must be one of ${issue.values.map(shown).join(', ')}`;
+    case 'invalid_format': {
+      const format = issue as z.core.$ZodStringFormatIssues;
+      if (format.format === 'starts_with') return `must start with "${format.prefix}"`;
+      if (format.format === 'ends_with') return `must end with "${format.suffix}"`;
+      if (format.format === 'includes') return `must include "${format.includes}"`;
+      if (format.format === 'regex') return `must match the pattern ${format.pattern}`;
+      return `must be ${FORMAT_NOUNS[format.format] ?? `a valid ${format.format}`}`;
+    }
+    case 'not_multiple_of':
+      return `must be a multiple of ${issue.divisor}`;
+    case 'unrecognized_keys':
+      return `must not have ${issue.keys.length === 1 ? 'the field' : 'the fields'} ${issue.keys.join(', ')}`;
+    case 'invalid_union': {
+      // One value of several types ("a string or a number"); a union of shapes says no more than that it is not valid.
+      const types = issue.errors.map((branch) =>
+        branch.length === 1 && branch[0]!.code === 'invalid_type' && !branch[0]!.path.length ? branch[0]!.expected : null,
+      );
+      if (!types.length || types.includes(null)) return null;
+      return `must be ${[...new Set(types as string[])].map(typeNoun).join(' or ')}`;
+    }
+    default:
+      return null;
+  }
+}
+
+/**
+ * The 400 of a request's first issue, as docs/conventions.md promises it: the
+ * field named in `details.field` and in the message, "<field> <predicate>"
+ * ("amount must be at least 1", "currency is required"). A schema's own
+ * message is a predicate already; zod's own text never reaches the client.
+ */
 function describe(issue: z.core.$ZodIssue, input: unknown): { field: string; message: string } {
   const field = issue.path.map(String).join('.') || 'body';
   let value: unknown = input;
@@ -9,8 +102,11 @@ function describe(issue: z.core.$ZodIssue, input: unknown): { field: string; mes
   if (issue.code === 'invalid_type' && value === undefined) return { field, message: `${field} is required` };
   // Our own messages are predicates ("must be at least 1"): "amount must be at least 1".
   if (/^[a-z]/.test(issue.message)) return { field, message: `${field} ${issue.message}` };
-  if (issue.code === 'invalid_type') return { field, message: `${field} must be ${issue.expected === 'int' ? 'an integer' : `a ${issue.expected}`}` };
-  return { field, message: `${field}: ${issue.message}` };
+  const predicate = predicateOf(issue);
+  if (predicate) return { field, message: `${field} ${predicate}` };
+  // A refinement's own sentence (zod's default for one is "Invalid input").
+  if (issue.code === 'custom' && issue.message !== 'Invalid input') return { field, message: `${field}: ${issue.message}` };
+  return { field, message: `${field} is not valid` };
 }
 
 /** How deep a request's JSON may nest: far beyond any body of the API, far short of a stack. */

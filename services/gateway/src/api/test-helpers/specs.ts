@@ -76,7 +76,7 @@ export const testHelperApiSpecs = {
     path: '/test_helpers/webhooks/trigger',
     operationId: 'testTriggerWebhook',
     summary: 'Send a sample event to the test endpoints',
-    description: `A sample of the event, with a body that validates against its schema (document \`webhooks\`) and references that name no record, is recorded like a real event: the relay delivers it, signed, to this workspace's active test endpoints subscribed to it (\`livemode\` false). ping is not sent here (the dashboard's test action sends it).`,
+    description: `A sample of the event, with a body that validates against its schema (document \`webhooks\`) and references that name no record, is recorded like a real event: the relay delivers it, signed, to this workspace's active test endpoints subscribed to it (\`livemode\` false). \`ping\` is not sent here: a ping goes to one endpoint, whatever it subscribes to, and its data names that endpoint, so it is POST /webhook-endpoints/{id}/test (the dashboard's test action) that sends one; naming it here is 400.`,
     tag: TAG,
     auth: {
       kind: 'api_key',
@@ -87,7 +87,10 @@ export const testHelperApiSpecs = {
     request: { body: ZTriggerRequest },
     responses: {
       201: { description: 'The sample recorded, and how many endpoints it goes to', data: ZTriggered },
-      400: { description: 'invalid_request: `event` is not one of the events this helper sends (the message lists them)' },
+      400: {
+        description:
+          'invalid_request: `event` is not one of the events this helper sends (the message lists them; for `ping`, it names POST /webhook-endpoints/{id}/test, which sends it)',
+      },
       403: { description: 'insufficient_scope: the key lacks the scope of the action that makes the event (details.required_scope)' },
       404: { description: `not_found: ${NOT_FOR_LIVE_KEYS}` },
     },

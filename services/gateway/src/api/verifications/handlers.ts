@@ -1,4 +1,3 @@
-import type { Response } from 'express';
 import { AppError } from '@cowrie/core';
 import { workspaceUid } from '@cowrie/accounts';
 import {
@@ -19,15 +18,11 @@ import {
   renderVerificationRecord,
 } from '@cowrie/verification';
 import type { GatewayDeps } from '../../deps';
+import { dropRateLimitHeaders } from '../../http/api-auth';
 import { recordAuditAfter } from '../../http/audit';
 import type { HandlersOf } from '../../http/route-registry';
 import { apiKeyOf, sendData, sendPage, sessionOf } from '../../http/respond';
 import type { verificationDashboardSpecs, verificationSpecs } from './specs';
-
-/** Verification-limit 429s carry no X-RateLimit-* headers, although the budget middleware set them. */
-function dropRateLimitHeaders(res: Response) {
-  for (const name of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) res.removeHeader(name);
-}
 
 /** One handler per verification route (verificationSpecs): the fraud guard and limits, then one @cowrie/verification call, its outcome mapped to an answer. */
 export function createVerificationHandlers(deps: GatewayDeps): HandlersOf<typeof verificationSpecs> {

@@ -1,3 +1,4 @@
+import { AppError } from '@cowrie/core';
 import {
   createAddressPolicy,
   createWebhookEndpoint,
@@ -21,7 +22,7 @@ import type { GatewayDeps } from '../../deps';
 import type { HandlersOf } from '../../http/route-registry';
 import { sendData, sendPage, sessionOf } from '../../http/respond';
 import { recordAudit, recordAuditAfter } from '../../http/audit';
-import { refuseOverBudget } from '../../http/api-auth';
+import { dropRateLimitHeaders } from '../../http/api-auth';
 import { webhookEventTypes } from '../../openapi/webhooks';
 import type { webhookSpecs } from './specs';
 
@@ -123,9 +124,15 @@ export function createWebhookHandlers(deps: GatewayDeps): HandlersOf<typeof webh
       const { workspaceId, mode } = sessionOf(req);
       // Each ping is a real POST to someone's server: a budget per endpoint (WEBHOOK_TEST_RATE_LIMIT per 60 s).
       const endpoint = await getWebhookEndpoint(deps.db, workspaceId, endpointId);
-      refuseOverBudget(
-        await hitWebhookTestBudget(deps.redis, { keyPrefix: deps.config.REDIS_KEY_PREFIX, endpoint, limit: deps.config.WEBHOOK_TEST_RATE_LIMIT }),
-      );
+      const pings = await hitWebhookTestBudget(deps.redis, { keyPrefix: deps.config.REDIS_KEY_PREFIX, endpoint, limit: deps.config.WEBHOOK_TEST_RATE_LIMIT });
+      if (!pings.allowed) {
+        // The endpoint's ping budget refused, not the session's: its own reason, and none of the session budget's headers.
+        dropRateLimitHeaders(res);
+        throw new AppError('rate_limited', `Too many test pings to this endpoint (at most ${pings.limit} per 60 s); retry later`, {
+          details: { reason: 'webhook_test', limit: pings.limit, retry_after_seconds: pings.retryAfterSeconds },
+          headers: { 'Retry-After': String(pings.retryAfterSeconds) },
+        });
+      }
       const outcome = await sendTestPing(
         { db: deps.db, channel: deps.queues.webhooks, timeoutMs: deps.config.WEBHOOK_TIMEOUT_MS },
         { workspaceId, mode, endpointId },

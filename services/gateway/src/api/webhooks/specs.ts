@@ -120,10 +120,19 @@ export const webhookSpecs = {
     path: '/webhook-endpoints/:id/test',
     operationId: 'testWebhookEndpoint',
     summary: 'Send a ping event and wait for its outcome',
+    description:
+      "Each ping is a real POST to the endpoint, so an endpoint takes at most WEBHOOK_TEST_RATE_LIMIT pings (default 30) per 60 s, counted apart from the session's request budget. A ping past that limit reaches nobody: it is 429 `rate_limited` with `details.reason` `webhook_test`, and without the X-RateLimit-* headers, which describe the session's request budget only.",
     tag,
     auth,
     request: { params: ZEndpointParams },
-    responses: { 200: { description: 'The outcome of the ping delivery', data: ZPingResult }, ...notFound },
+    responses: {
+      200: { description: 'The outcome of the ping delivery', data: ZPingResult },
+      ...notFound,
+      429: {
+        description:
+          "rate_limited: the session's request budget (details `{limit, retry_after_seconds}`, with the X-RateLimit-* headers), or the endpoint's test pings (details.reason `webhook_test`, with `limit` and `retry_after_seconds`; no X-RateLimit-* headers)",
+      },
+    },
   },
   listWebhookDeliveries: {
     method: 'get',
