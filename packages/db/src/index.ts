@@ -1,4 +1,6 @@
 import { PrismaPg } from '@prisma/adapter-pg';
+import { Pool } from 'pg';
+import { listenForHeldConnectionErrors } from './sql';
 import { PrismaClient, Prisma } from './generated/client';
 
 export { PrismaClient, Prisma };
@@ -14,9 +16,15 @@ export interface CreateDbOptions {
   poolSize?: number;
 }
 
-/** Prisma through @prisma/adapter-pg: no native query engine. */
+/**
+ * Prisma through @prisma/adapter-pg: no native query engine. Its pool is made
+ * here (and ended with the client) so that its connections get the same
+ * lifelong 'error' listener as the plain-pg pool's (listenForHeldConnectionErrors).
+ */
 export function createDb({ databaseUrl, poolSize = 10 }: CreateDbOptions): PrismaClient {
-  const adapter = new PrismaPg({ connectionString: databaseUrl, max: poolSize });
+  const pool = new Pool({ connectionString: databaseUrl, max: poolSize });
+  listenForHeldConnectionErrors(pool);
+  const adapter = new PrismaPg(pool, { disposeExternalPool: true });
   return new PrismaClient({ adapter });
 }
 

@@ -64,7 +64,23 @@ export function createSqlPool({ databaseUrl, poolSize = 10, logger, statementTim
   // The pool has already dropped the connection and opens another on demand;
   // without a listener the error would be thrown and end the process.
   pool.on('error', (err) => logger?.warn({ err: { message: err.message } }, 'idle pg connection failed'));
+  listenForHeldConnectionErrors(pool);
   return pool;
+}
+
+/**
+ * Gives every connection `pool` opens an 'error' listener of its own for as
+ * long as it lives. pg-pool listens only while a connection idles in the
+ * pool; one that dies while checked out between statements (a failover,
+ * pg_terminate_backend) with no listener of its holder's emits an error that
+ * ends the process (the soak's gateway, once). Nothing is lost by listening:
+ * the holder's next statement fails ("not queryable"), and the pool discards
+ * the connection when it comes back (holdConnection does so explicitly).
+ */
+export function listenForHeldConnectionErrors(pool: Pool): void {
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
 }
 
 /** A timestamp parameter for a `timestamp(3)` column holding UTC (see parseUtcTimestamp). */

@@ -225,6 +225,29 @@ test('a held connection that dies between statements (a failover, pg_terminate_b
   }
 });
 
+test('any connection the pool hands out, held however it is, dies without ending the process (pg emits its error with no owner listening)', async () => {
+  const url = new URL(process.env.COWRIE_TEST_TEMPLATE_URL ?? process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres');
+  url.pathname = '/postgres';
+  const pool = createSqlPool({ databaseUrl: url.toString(), poolSize: 2 });
+  const uncaught: unknown[] = [];
+  const onUncaught = (err: unknown) => void uncaught.push(err);
+  process.prependListener('uncaughtException', onUncaught);
+  try {
+    // Checked out bare (no holdConnection), as a library on the pool might: no 'error' listener of its own.
+    const client = await pool.connect();
+    const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    await sql.query({ text: 'SELECT pg_terminate_backend($1)', values: [rows[0]!.pid] });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(uncaught).toEqual([]);
+    await expect(client.query('SELECT 1')).rejects.toThrow();
+    client.release(true);
+    expect((await pool.query<{ one: number }>('SELECT 1 AS one')).rows[0]!.one).toBe(1);
+  } finally {
+    process.removeListener('uncaughtException', onUncaught);
+    await pool.end();
+  }
+});
+
 test('firstsThenRepeats: the first of each key in one call, each repeat alone after it in arrival order; a repeat that fails fails alone', async () => {
   const calls: string[][] = [];
   const results = await firstsThenRepeats(

@@ -161,7 +161,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       notErrors: opts.notErrors,
       onLines: (lines) => {
         replica.tail.push(...lines);
-        replica.tail.splice(0, Math.max(0, replica.tail.length - 40));
+        replica.tail.splice(0, Math.max(0, replica.tail.length - 80));
         replica.errors.push(...lines.filter((line) => isErrorLine(line, opts.notErrors)));
       },
     });
@@ -175,7 +175,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       if (replica.process !== proc || closing) return;
       replica.crashes += 1;
       replica.errors.push(`exited on its own (${signal ?? code})`);
-      replica.crashTails.push([`exited on its own (${signal ?? code}) after start ${replica.starts}`, ...replica.tail.slice(-25)]);
+      replica.crashTails.push([`exited on its own (${signal ?? code}) after start ${replica.starts}`, ...replica.tail.slice(-60)]);
       replica.process = null;
       replica.child = null;
       const after = opts.restartAfterMs;
