@@ -302,3 +302,31 @@ test('each rail a payout moved on from is asked once after the grace window; one
   // Once.
   await expect(checkEarlierAttempts({ sql: env.sql, rails, schedule, log: env.logger, now: later() })).resolves.toEqual({ checked: 0, found: [] });
 });
+
+test('a reversal applied while the transfer call is out fails the payout; the call’s own late “paid” answer is not kept as found after the failure (the rail, asked, says reversed)', async () => {
+  const { workspace } = await createWorkspaceWithKey(env.db);
+  const workspaceId = workspace.id;
+  await fund(env.db, workspaceId, 'NGN', '1000');
+  // Account 0000000008: Paystack records the transfer as paid at once and answers the call (paid) only after hangMs.
+  const { transaction: payout } = await createTransfer(
+    { db: env.db, sql: env.sql, rails: paystackOnly.live, feeSchedule: {} },
+    { workspaceId, currency: 'NGN', amount: new Decimal('100'), accountNumber: '0000000008', bankCode: '058', accountName: 'Ada Obi' },
+  );
+  const hangMs = paystack.options.hangMs;
+  paystack.options.hangMs = 1_500;
+  try {
+    const running = run(paystackOnly, payout.id);
+    await waitFor(() => paystack.transfers.has(payout.reference));
+    // The bank returns it, and its notification is applied while the worker still waits for the call's answer.
+    paystack.reverse(payout.reference);
+    await expect(
+      applyRailResult(env.sql, await row(payout.id), { status: 'reversed', providerReference: 'TRF_R', raw: { status: 'reversed' } }, schedule, env.logger),
+    ).resolves.toMatchObject({ kind: 'failed' });
+    await expect(running).resolves.toEqual({ kind: 'skipped', status: null });
+  } finally {
+    paystack.options.hangMs = hangMs;
+  }
+  expect(await attempts(payout.id)).toEqual([{ rail: 'paystack', reference: payout.reference, outcome: 'sending' }]);
+  expect(await row(payout.id)).toMatchObject({ status: 'failed' });
+  expect(await wallet(workspaceId)).toEqual({ balance: '1000.00', held: '0.00' });
+});

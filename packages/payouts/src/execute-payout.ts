@@ -25,6 +25,7 @@ import {
   awaitAcknowledgedOutcome,
   failUnconfirmed,
   failWithProviderError,
+  type AskRailNow,
   type OutcomeSchedule,
   type PayoutOutcome,
 } from './payout-close';
@@ -274,10 +275,17 @@ export async function failOver(
 type RailStep = { kind: 'done'; outcome: PayoutOutcome } | { kind: 'refused'; refusal: RailRefusal };
 
 /** Applies the rail's answer, unless it is the rail's own definite failure and another rail may take the payout. */
-async function settleOrRefuse(sql: SqlPool, row: LedgerTransaction, result: TransferResult, schedule: OutcomeSchedule, log: Logger): Promise<RailStep> {
+async function settleOrRefuse(
+  sql: SqlPool,
+  row: LedgerTransaction,
+  result: TransferResult,
+  schedule: OutcomeSchedule,
+  log: Logger,
+  askNow?: AskRailNow,
+): Promise<RailStep> {
   const refusal = nextRailOf(row) ? refusalOf(result) : null;
   if (refusal) return { kind: 'refused', refusal };
-  return { kind: 'done', outcome: await applyRailResult(sql, row, result, schedule, log) };
+  return { kind: 'done', outcome: await applyRailResult(sql, row, result, schedule, log, askNow) };
 }
 
 /**
@@ -378,7 +386,8 @@ async function stepOnRail(
   const railOwnFailure = result.status === 'failed' && result.failure === 'rail';
   if (health) await (railOwnFailure ? health.failed(rail.id) : health.succeeded(rail.id));
   if (askFirst && railOwnFailure) return resendRefused(opts, rail, row, { status: 502, message: result.reason ?? 'The payout rail refused the transfer' });
-  return settleOrRefuse(sql, row, result, schedule, log);
+  // The call's own answer may have been overtaken while it was out (a reversal notification failing the payout): asked again before it is kept.
+  return settleOrRefuse(sql, row, result, schedule, log, () => askRail(rail, row, log, signal));
 }
 
 /**

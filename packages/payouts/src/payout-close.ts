@@ -306,9 +306,41 @@ export async function keepUnappliedRailAnswer(
   return kept;
 }
 
-/** An answer whose write lost its gate: kept when it came from a rail the payout left or failed on; skipped either way. */
-async function notApplied(sql: SqlQueryable, row: LedgerTransaction, result: TransferResult, log?: Logger): Promise<PayoutOutcome> {
-  const kept = await keepUnappliedRailAnswer(sql, row, row.provider, result, log);
+/**
+ * Asks the payout's rail, now, what it holds of the transfer (verify by
+ * reference): null when it does not show it. Given by a caller whose answer
+ * may be older than the payout's state (the transfer call's own answer, which
+ * a reversal notification can overtake while the call is out).
+ */
+export type AskRailNow = () => Promise<TransferResult | null | undefined>;
+
+/**
+ * An answer whose write lost its gate: kept when it came from a rail the
+ * payout left or failed on; skipped either way. With `askNow`, an answer that
+ * would be kept on a payout that failed on this very rail is checked first:
+ * one the rail no longer stands by (it now shows the transfer failed or
+ * returned, or not at all) was overtaken, not a transfer held after the
+ * failure, and is not kept; one it cannot be asked about is kept as it is.
+ */
+async function notApplied(sql: SqlQueryable, row: LedgerTransaction, result: TransferResult, log?: Logger, askNow?: AskRailNow): Promise<PayoutOutcome> {
+  let answer = result;
+  if (askNow && result.status !== 'failed') {
+    const current = (await CURRENT_ROW.run(sql, { id: row.id })).rows[0];
+    if (current?.status === 'failed' && current.provider === row.provider) {
+      const now = await askNow().catch(() => undefined);
+      if (now !== undefined) {
+        if (!now || now.status === 'failed' || now.status === 'reversed') {
+          log?.info(
+            { reference: row.reference, answered: result.status, now: now?.status ?? 'not found' },
+            'a rail answer overtaken by the payout’s failure (the rail no longer stands by it): not kept',
+          );
+          return { kind: 'skipped', status: null };
+        }
+        answer = now;
+      }
+    }
+  }
+  const kept = await keepUnappliedRailAnswer(sql, row, row.provider, answer, log);
   return kept ? { kind: 'skipped', status: null, found: { rail: row.provider, outcome: kept } } : { kind: 'skipped', status: null };
 }
 
@@ -445,16 +477,17 @@ export async function applyRailResult(
   result: TransferResult,
   schedule: OutcomeSchedule = DEFAULT_OUTCOME_SCHEDULE,
   log?: Logger,
+  askNow?: AskRailNow,
 ): Promise<PayoutOutcome> {
   if (result.status === 'reversed') return applyReversal(sql, row, result, log);
   if (result.status === 'pending') {
     if (!(await awaitOutcome(sql, row, schedule, { outcome: 'pending', raw: result.raw, providerReference: result.providerReference })))
-      return notApplied(sql, row, result, log);
+      return notApplied(sql, row, result, log, askNow);
     return { kind: 'pending' };
   }
   const reason = result.reason ?? 'The payout rail reported a failure';
   const won = await finish(sql, row, { status: result.status, raw: result.raw, providerReference: result.providerReference, accountName: result.accountName });
-  if (!won) return notApplied(sql, row, result, log);
+  if (!won) return notApplied(sql, row, result, log, askNow);
   return result.status === 'completed' ? { kind: 'completed', transaction: won } : { kind: 'failed', reason, transaction: won };
 }
 

@@ -132,10 +132,10 @@ const reversalNotice = (row: { reference: string; result: TransferResult }): San
 
 /**
  * Hands each due sandbox reversal to `notify` (the path a provider's
- * notification takes), once. One that `notify` could not take is handed
- * again on a later call; a process that dies in between loses the
- * notification, as a provider's can be lost, and the reversal watch finds the
- * reversal by asking the rail.
+ * notification takes), once. When `notify` cannot take one, the pass stops:
+ * that one and every one claimed after it are handed again on a later call;
+ * a process that dies in between loses the notification, as a provider's can
+ * be lost, and the reversal watch finds the reversal by asking the rail.
  */
 export async function sendDueSandboxReversals(
   sql: SqlQueryable,
@@ -143,11 +143,11 @@ export async function sendDueSandboxReversals(
   { now = new Date(), limit = 100 }: { now?: Date; limit?: number } = {},
 ): Promise<number> {
   const { rows } = await CLAIM_DUE_REVERSALS.run(sql, { now, limit });
-  for (const row of rows) {
+  for (const [i, row] of rows.entries()) {
     try {
       await notify(reversalNotice(row));
     } catch (err) {
-      await UNCLAIM_REVERSAL.run(sql, { reference: row.reference, at: now });
+      for (const notSent of rows.slice(i)) await UNCLAIM_REVERSAL.run(sql, { reference: notSent.reference, at: now });
       throw err;
     }
   }

@@ -98,6 +98,35 @@ test('returnSandboxTransfer: the bank returns a completed transfer now (verify a
   await expect(returnSandboxTransfer(env.sql, 'snd_never_sent')).resolves.toBeNull();
 });
 
+test('a reversal notice the notification path cannot take is handed again on a later call, and so is every one after it in that batch', async () => {
+  const sent = [request('0123456789'), request('0123456789'), request('0123456789')];
+  for (const req of sent) {
+    await rail.transfer(req);
+    await returnSandboxTransfer(env.sql, req.reference);
+  }
+  const ours = new Set(sent.map((r) => r.reference));
+  const due = () => ({ now: new Date(Date.now() + 1000) });
+  // The first of ours the path is handed fails (a database error, say): the pass stops there.
+  let failedOnce = false;
+  const taken: string[] = [];
+  await expect(
+    sendDueSandboxReversals(
+      env.sql,
+      async (r) => {
+        if (ours.has(r.reference) && !failedOnce) {
+          failedOnce = true;
+          throw new Error('the notification path is down');
+        }
+        taken.push(r.reference);
+      },
+      due(),
+    ),
+  ).rejects.toThrow('the notification path is down');
+  // The next call hands every one of ours not taken yet, each once.
+  await sendDueSandboxReversals(env.sql, async (r) => void taken.push(r.reference), due());
+  expect(taken.filter((reference) => ours.has(reference)).sort()).toEqual([...ours].sort());
+});
+
 test('resolve: a stable name from the number at a listed bank; anything else is refused input', async () => {
   const a = await rail.resolveAccount({ accountNumber: '0123456789', bankCode: '057' });
   expect(a).toEqual({ accountName: sandboxAccountName('0123456789'), accountNumber: '0123456789', bankCode: '057', bankName: 'Zenith Bank' });
