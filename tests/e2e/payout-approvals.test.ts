@@ -454,6 +454,25 @@ test('an approval whose process died before the payout was opened is finished by
   expect(await available(t.owner.token)).toBe('960.000000');
 });
 
+test('an approval whose process died after its payout was opened, and before it was linked, finished a day later: linked to that payout, never a second one', async () => {
+  const t = await team();
+  await setThresholds(t.owner.token, { NGN: '10' });
+  const asked = await send(t.owner.token, 'opened-not-linked', transfer('40'));
+  const id = asked.body.data.id as number;
+  const path = `/payout-requests/${id}/approve`;
+  const approved = await call(stack.url, 'POST', path, { token: t.admin.token });
+  expect(approved.status).toBe(200);
+  const paid = approved.body.data.transaction.id as number;
+  // What a crash between the open and its link leaves behind, then a day passing.
+  await stack.env.db.payoutRequest.update({ where: { id }, data: { transactionId: null } });
+  await aDayLater(t.workspaceId, 'opened-not-linked');
+  const finished = await call(stack.url, 'POST', path, { token: t.admin.token });
+  expect(finished.status).toBe(200);
+  expect(finished.body.data).toMatchObject({ status: 'approved', transaction: { id: paid, status: 'completed' } });
+  expect(await debits(t.workspaceId)).toHaveLength(1);
+  expect(await available(t.owner.token)).toBe('960.000000');
+});
+
 /** Moves a payout of the workspace and its key's record 25 hours into the past, as a day passing would leave them. */
 async function aDayLater(workspaceId: number, idempotencyKey: string) {
   const dayAgo = `- interval '25 hours'`;

@@ -293,6 +293,24 @@ export async function approvePayoutRequest(
   // Not approved by this call: only its own approver resumes it (its retry), and only while its payout is not recorded.
   if (count === 0 && (approved.status !== 'approved' || approved.decidedByUserId !== input.approver.userId)) throw notPending(approved, now);
   if (approved.transactionId !== null) return { request: approved, payout: null, approvedNow: false };
+  // Resumed (a crash after the open and before its link): the payout it opened, found by its request whatever its age (the
+  // ledger answers a header key for 24 hours only, and a second open a day later would pay again), is linked and answered.
+  if (count === 0) {
+    const opened = await db.ledgerTransaction.findFirst({
+      where: {
+        workspaceId: approved.workspaceId,
+        type: 'debit',
+        requestKey: approved.requestKey,
+        requestHash: approved.requestHash,
+        status: { not: 'failed' },
+      },
+      select: { id: true },
+    });
+    if (opened) {
+      await db.payoutRequest.updateMany({ where: { id: approved.id, transactionId: null }, data: { transactionId: opened.id } });
+      return { request: await findRequest(db, input.workspaceId, input.id), payout: null, approvedNow: false };
+    }
+  }
 
   let payout: CreatedPayout;
   try {
