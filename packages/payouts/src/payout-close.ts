@@ -318,9 +318,10 @@ export type AskRailNow = () => Promise<TransferResult | null | undefined>;
  * An answer whose write lost its gate: kept when it came from a rail the
  * payout left or failed on; skipped either way. With `askNow`, an answer that
  * would be kept on a payout that failed on this very rail is checked first:
- * one the rail no longer stands by (it now shows the transfer failed or
- * returned, or not at all) was overtaken, not a transfer held after the
- * failure, and is not kept; one it cannot be asked about is kept as it is.
+ * one the rail now contradicts (it shows the transfer failed or returned) was
+ * overtaken, not a transfer held after the failure, and is not kept; one the
+ * rail cannot be asked about, or does not show yet (a lagging lookup), is
+ * kept as it is, for an operator to look at.
  */
 async function notApplied(sql: SqlQueryable, row: LedgerTransaction, result: TransferResult, log?: Logger, askNow?: AskRailNow): Promise<PayoutOutcome> {
   let answer = result;
@@ -328,16 +329,14 @@ async function notApplied(sql: SqlQueryable, row: LedgerTransaction, result: Tra
     const current = (await CURRENT_ROW.run(sql, { id: row.id })).rows[0];
     if (current?.status === 'failed' && current.provider === row.provider) {
       const now = await askNow().catch(() => undefined);
-      if (now !== undefined) {
-        if (!now || now.status === 'failed' || now.status === 'reversed') {
-          log?.info(
-            { reference: row.reference, answered: result.status, now: now?.status ?? 'not found' },
-            'a rail answer overtaken by the payout’s failure (the rail no longer stands by it): not kept',
-          );
-          return { kind: 'skipped', status: null };
-        }
-        answer = now;
+      if (now?.status === 'failed' || now?.status === 'reversed') {
+        log?.info(
+          { reference: row.reference, answered: result.status, now: now.status },
+          'a rail answer overtaken by the payout’s failure (the rail now says otherwise): not kept',
+        );
+        return { kind: 'skipped', status: null };
       }
+      if (now) answer = now;
     }
   }
   const kept = await keepUnappliedRailAnswer(sql, row, row.provider, answer, log);
