@@ -288,6 +288,8 @@ export async function updateWebhookEndpoint(db: DbOrTx, opts: UpdateWebhookEndpo
   if (opts.input.active !== undefined) data.active = opts.input.active;
   // Enabled again: the automatic disable's reason goes, and its run of failures starts over.
   if (opts.input.active === true) Object.assign(data, { disabledReason: null, disabledAt: null, failingSince: null, failureStreak: 0 });
+  // Switched off by its user: theirs now, not the sender's, so the relay keeps nothing more for it (claimOutboxEvents).
+  if (opts.input.active === false) Object.assign(data, { disabledReason: null, disabledAt: null });
   const updated = await db.webhookEndpoint.updateManyAndReturn({ where: { id: opts.id, workspaceId: opts.workspaceId }, data });
   if (!updated[0]) throw endpointNotFound();
   return webhookEndpointView(updated[0]);

@@ -6,6 +6,7 @@ import { columnList, defineStatement, inSqlTransaction, sqlColumn, sqlColumns, s
 import { buildWebhookBody } from './delivery-log';
 import { endpointWantsEvent } from './events';
 import { NOT_SENT_ENDPOINT_INACTIVE } from './send-delivery';
+import { ENDPOINT_DISABLED_EVENT } from '@cowrie/events';
 import { outboxEventColumns, webhookDeliveryColumns, webhookEndpointColumns } from './webhook-columns';
 import type { DispatchKey } from './delivery-bookkeeping';
 
@@ -130,6 +131,9 @@ export async function claimOutboxEvents(sql: SqlPool, opts: { batchSize: number;
     for (const event of events) {
       for (const endpoint of endpoints) {
         if (endpoint.workspaceId !== event.workspaceId || !endpointWantsEvent(endpoint.events, event.event)) continue;
+        // An endpoint's own switch-off event goes to the workspace's other endpoints only.
+        if (!endpoint.active && event.event === ENDPOINT_DISABLED_EVENT && (event.payload as { endpoint_id?: unknown } | null)?.endpoint_id === endpoint.id)
+          continue;
         const deliveryId = randomUUID();
         (endpoint.active ? pending : unsent).push({
           deliveryId,

@@ -11,6 +11,9 @@ import {
   deliveryJobId,
   enqueueDeliveries,
   NOT_SENT_ENDPOINT_INACTIVE,
+  ENDPOINT_DISABLED_EVENT,
+  createAddressPolicy,
+  updateWebhookEndpoint,
   pendingDeliverySweeper,
   relayOutbox,
   requestOutboxRelay,
@@ -237,6 +240,24 @@ test('an endpoint switched off automatically still gets its events, stored faile
   expect(received('/user-off')).toHaveLength(0);
   // Its run of failures is the sender's count of real attempts: an unsent row adds nothing.
   expect(await env.db.webhookEndpoint.findUniqueOrThrow({ where: { id: auto.id } })).toMatchObject({ failureStreak: 0, failingSince: null });
+});
+
+test('an endpoint switched off automatically and then by its user gets no more rows; nor does one get a row for its own switch-off event', async () => {
+  const auto = await addEndpoint(env, workspaceId, `${receiver.url}/auto-then-user`);
+  await env.db.webhookEndpoint.update({
+    where: { id: auto.id },
+    data: { active: false, disabledReason: 'Every delivery failed; switched off automatically', disabledAt: new Date() },
+  });
+  // Its own switch-off event goes to the workspace's other endpoints, never to it.
+  const disabledEvent = await emit(env, workspaceId, ENDPOINT_DISABLED_EVENT, { endpoint_id: auto.id, url: auto.url });
+  await claimOutboxEvents(env.sql, { batchSize: 10 });
+  expect(await env.db.webhookDelivery.count({ where: { outboxEventId: disabledEvent, endpointId: auto.id } })).toBe(0);
+  // Its user then switches it off for good: nothing more is kept for it.
+  await updateWebhookEndpoint(env.db, { workspaceId, id: auto.id, input: { active: false }, policy: createAddressPolicy(env.config.WEBHOOK_ALLOWED_CIDRS) });
+  expect(await env.db.webhookEndpoint.findUniqueOrThrow({ where: { id: auto.id } })).toMatchObject({ active: false, disabledReason: null, disabledAt: null });
+  const later = await emit(env, workspaceId, 'transfer.completed', { id: 8 });
+  await claimOutboxEvents(env.sql, { batchSize: 10 });
+  expect(await env.db.webhookDelivery.count({ where: { outboxEventId: later, endpointId: auto.id } })).toBe(0);
 });
 
 test('relays running side by side create exactly one delivery per (event, endpoint)', async () => {
