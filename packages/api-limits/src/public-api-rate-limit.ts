@@ -42,7 +42,8 @@ const budgetWindow = (opts: PublicApiBudgetOptions) => ({
  * revoked) against its client address's budget of such requests
  * (PUBLIC_API_UNAUTHENTICATED_RATE_LIMIT per window, an IPv6 address by its
  * /64): the 401 carries its X-RateLimit-* headers like every /v1 answer, and
- * an address past it gets the 429 instead of looking up more keys' answers.
+ * one past it is a 429. An address a process saw past it is refused there
+ * before its key is looked up, until the window ends (RefusedAddresses).
  */
 export function hitUnauthenticatedApiBudget(
   redis: RedisClient,
@@ -54,6 +55,47 @@ export function hitUnauthenticatedApiBudget(
     windowSeconds: PUBLIC_API_WINDOW_SECONDS,
     now: opts.now,
   });
+}
+
+/**
+ * The client addresses this process saw past their budget of refused /v1
+ * requests (hitUnauthenticatedApiBudget), each until its window ends: their
+ * next requests are answered 429 before any key is looked up, whatever key
+ * they carry (a per-address limit, as the budget's 429 says), so an address
+ * guessing keys costs no database read per guess. In memory, per process, at
+ * most `maxAddresses` (the oldest forgotten first): the shared counter in
+ * Redis stays the budget; this only spares the lookups.
+ */
+export class RefusedAddresses {
+  readonly #until = new Map<string, FixedWindowHit>();
+  constructor(private readonly maxAddresses = 10_000) {}
+
+  /** Whether any address is remembered (a check of every request costs nothing while none is). */
+  get size(): number {
+    return this.#until.size;
+  }
+
+  /** Remembers an address whose refusal was past its budget (`hit` refused), until its window ends. */
+  note(clientAddress: string, hit: FixedWindowHit): void {
+    if (hit.allowed) return;
+    const group = clientAddressGroup(clientAddress);
+    this.#until.delete(group);
+    this.#until.set(group, hit);
+    if (this.#until.size > this.maxAddresses) this.#until.delete(this.#until.keys().next().value!);
+  }
+
+  /** The refusal for an address still past its budget at `nowMs` (its retry time counted from now), or null. */
+  refusalFor(clientAddress: string, nowMs = Date.now()): FixedWindowHit | null {
+    const group = clientAddressGroup(clientAddress);
+    const hit = this.#until.get(group);
+    if (!hit) return null;
+    const left = hit.resetAt * 1000 - nowMs;
+    if (left <= 0) {
+      this.#until.delete(group);
+      return null;
+    }
+    return { ...hit, remaining: 0, allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(left / 1000)) };
+  }
 }
 
 /** Sets the X-RateLimit-* headers of a response through `set` (its setHeader), one call per header: no object per request. */

@@ -288,7 +288,7 @@ const ZConfigFields = z
       .optional(),
     // requests per API key per fixed 60-second window
     PUBLIC_API_RATE_LIMIT: positiveInt(120),
-    // /v1 requests refused 401 (no key, or an unknown or revoked one) per client address per fixed 60-second window; past it, 429
+    // /v1 requests refused 401 (no key, or an unknown or revoked one) per client address per fixed 60-second window; past it, that address gets 429 (whatever key it sends) until the window ends
     PUBLIC_API_UNAUTHENTICATED_RATE_LIMIT: positiveInt(1200),
     // how long a request waits for an in-flight request with the same Idempotency-Key
     IDEMPOTENCY_WAIT_MS: nonNegativeInt(5000),

@@ -81,6 +81,12 @@ test('a request refused 401 (no key, a malformed, unknown or revoked one) carrie
     expect(limited.body.error).toMatchObject({ code: 'rate_limited', message: 'Rate limit exceeded', details: { limit: 4 } });
     expect(limited.headers.get('x-ratelimit-remaining')).toBe('0');
     expect(limited.headers.get('retry-after')).not.toBeNull();
+    // Past it, the address is refused before any key is looked up (a guess costs no database read): a valid key waits too.
+    const { key } = await createWorkspaceWithKey(gwAnon.env.db);
+    const valid = await call(gwAnon.url, 'GET', '/v1/channels', { token: key });
+    expect(valid.status).toBe(429);
+    expect(valid.headers.get('x-ratelimit-limit')).toBe('4');
+    expect(valid.headers.get('x-ratelimit-remaining')).toBe('0');
   } finally {
     await gwAnon.close();
   }

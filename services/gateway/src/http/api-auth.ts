@@ -17,6 +17,7 @@ import {
   hitPublicApiBudget,
   hitPublicApiBudgetAndRead,
   hitUnauthenticatedApiBudget,
+  RefusedAddresses,
   setRateLimitHeaders,
   type FixedWindowHit,
 } from '@cowrie/api-limits';
@@ -33,7 +34,9 @@ function bearerToken(header: string | undefined): string | null {
 /**
  * /v1: `Authorization: Bearer <API key>` (missing, malformed, unknown or
  * revoked → 401, counted against its client address's budget of such
- * refusals, whose X-RateLimit-* headers it carries), then the key's request
+ * refusals, whose X-RateLimit-* headers it carries; past it 429, and this
+ * process then answers that address 429 before looking up any key until the
+ * window ends: RefusedAddresses), then the key's request
  * budget (fixed 60 s window in Redis, shared by all replicas; every response
  * of an authenticated request carries its X-RateLimit-* headers, the 429
  * included). A key this process knows is
@@ -52,18 +55,30 @@ export function requireApiKeyWithinBudget(deps: Pick<GatewayDeps, 'sql' | 'redis
       ? hitPublicApiBudgetAndRead(deps.redis, { keyPrefix: prefix, apiKeyLookupId, limit }, epochKey)
       : { hit: await hitPublicApiBudget(deps.redis, { keyPrefix: prefix, apiKeyLookupId, limit }), read: null };
   const epochIn = epochKey ? (budget: { read: string | null }) => budget.read : undefined;
-  // A refusal counts against its address's budget of refusals, whose headers it carries (429 past it).
+  const clientAddress = (req: Request) => req.ip ?? req.socket.remoteAddress ?? 'unknown';
+  const unauthenticatedLimit = deps.config.PUBLIC_API_UNAUTHENTICATED_RATE_LIMIT;
+  const refusedAddresses = new RefusedAddresses();
+  // A refusal counts against its address's budget of refusals, whose headers it carries (429 past it). Without Redis
+  // the 401 goes without them: the refusal matters more than its count.
   const refuse = async (req: Request, res: Response, message: string): Promise<never> => {
-    const hit = await hitUnauthenticatedApiBudget(deps.redis, {
-      keyPrefix: prefix,
-      clientAddress: req.ip ?? req.socket.remoteAddress ?? 'unknown',
-      limit: deps.config.PUBLIC_API_UNAUTHENTICATED_RATE_LIMIT,
-    });
-    setRateLimitHeaders(hit, (name, value) => res.setHeader(name, value));
-    refuseOverBudget(hit);
+    const address = clientAddress(req);
+    const hit = await hitUnauthenticatedApiBudget(deps.redis, { keyPrefix: prefix, clientAddress: address, limit: unauthenticatedLimit }).catch(
+      () => null,
+    );
+    if (hit) {
+      setRateLimitHeaders(hit, (name, value) => res.setHeader(name, value));
+      refusedAddresses.note(address, hit);
+      refuseOverBudget(hit);
+    }
     throw new AppError('unauthorized', message);
   };
   return async (req, res, next) => {
+    // An address this process saw past its budget of refusals: 429 before any key is looked up, until its window ends.
+    const spent = refusedAddresses.size ? refusedAddresses.refusalFor(clientAddress(req)) : null;
+    if (spent) {
+      setRateLimitHeaders(spent, (name, value) => res.setHeader(name, value));
+      refuseOverBudget(spent);
+    }
     const token = bearerToken(req.headers.authorization);
     if (!token) return refuse(req, res, 'Missing or malformed API key; send Authorization: Bearer <API key>');
     const authenticated = await authenticate(token, hitBudget, epochIn);
