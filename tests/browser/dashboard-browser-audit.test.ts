@@ -152,6 +152,30 @@ test(
   FLOW_TIMEOUT_MS,
 );
 
+test(
+  'when the team list cannot be read, the page says so where the changes would be, instead of silently offering none',
+  async () => {
+    const admin = await signedInAs('cannot.read.role@audited.test', 'admin', 'an admin whose role is unread');
+    const teamList = (url: URL) => url.pathname === '/users';
+    await admin.page.route(teamList, (route) =>
+      route.fulfill({
+        status: 429,
+        contentType: 'application/json',
+        body: JSON.stringify({ error: { code: 'rate_limited', message: 'Rate limit exceeded' } }),
+      }),
+    );
+    await admin.page.goto('/dashboard/webhooks');
+    await expectText(admin.page.getByRole('alert').filter({ hasText: 'Your role could not be read' }), 'Rate limit exceeded');
+    expect(await admin.page.getByRole('button', { name: 'Add an endpoint' }).count()).toBe(0);
+    await admin.page.unroute(teamList);
+    await admin.page.reload();
+    await admin.page.getByRole('button', { name: 'Add an endpoint' }).waitFor();
+    expect(await admin.page.getByText('Your role could not be read').count()).toBe(0);
+    await admin.page.context().close();
+  },
+  FLOW_TIMEOUT_MS,
+);
+
 /**
  * The write controls each page offers, counted once the page knows the
  * user's role: a member's pages say who may change things instead (the

@@ -89,19 +89,25 @@ export function usePagedList<P extends PagedPath>(path: P, query: QueryOf<P>, pa
   return { page, pager, rows: { isPending: page.isPending, isError: page.isError, error: page.error, data: page.data?.items } };
 }
 
-/** The signed-in user's role (from the team list), or null while it is not known. */
-export function useMyRole(): Schemas['TeamMember']['role'] | null {
+/** The signed-in user's role (from the team list), or null while it is not known; `error` when the list could not be read. */
+export function useMyRoleState(): { role: Schemas['TeamMember']['role'] | null; error: unknown } {
   const { email } = useSession();
   const users = useApiQuery('/users');
   const me = users.data?.find((u) => !!email && u.email.toLowerCase() === email.toLowerCase());
-  return me?.role ?? null;
+  return { role: me?.role ?? null, error: users.data === undefined ? users.error : null };
+}
+
+/** The signed-in user's role (from the team list), or null while it is not known. */
+export function useMyRole(): Schemas['TeamMember']['role'] | null {
+  return useMyRoleState().role;
 }
 
 /**
  * Whether the pages offer the signed-in user no change: a member, whose every
  * change the API refuses (403), and anyone while the role is not known yet
- * (no form is shown that may vanish a moment later). Only a member is told
- * who may instead (OwnersAndAdminsOnly).
+ * (no form is shown that may vanish a moment later). A member is told who
+ * may instead, and anyone whose role could not be read is told why no change
+ * is offered (OwnersAndAdminsOnly).
  */
 export function useReadOnly(): boolean {
   const role = useMyRole();

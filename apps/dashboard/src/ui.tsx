@@ -3,7 +3,7 @@ import { useMutation } from '@tanstack/react-query';
 import type { ExportPath, ExportQuery } from './api';
 import { formatAmount } from './money';
 import { useSession } from './session';
-import { useMyRole } from './queries';
+import { useMyRoleState } from './queries';
 
 interface ButtonProps extends ButtonHTMLAttributes<HTMLButtonElement> {
   ref?: Ref<HTMLButtonElement>;
@@ -55,8 +55,11 @@ function Empty({ children }: { children: ReactNode }) {
 
 /** Where a member (who reads only, useReadOnly) would find a write form: one line saying who may do it. */
 export function OwnersAndAdminsOnly({ children }: { children: ReactNode }) {
-  // Said to members only: while the role is not known, neither the note nor the change is shown.
-  if (useMyRole() !== 'member') return null;
+  const { role, error } = useMyRoleState();
+  // The team list could not be read: the changes stay hidden (the role is not known), and the page says why.
+  if (role === null && error) return <ErrorNote error={error} prefix="Your role could not be read, so no change is offered here; reload to try again" />;
+  // Said to members only: while the role is still loading, neither the note nor the change is shown.
+  if (role !== 'member') return null;
   return <p className="note note-info">{children}</p>;
 }
 
