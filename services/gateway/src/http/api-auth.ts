@@ -62,9 +62,7 @@ export function requireApiKeyWithinBudget(deps: Pick<GatewayDeps, 'sql' | 'redis
   // the 401 goes without them: the refusal matters more than its count.
   const refuse = async (req: Request, res: Response, message: string): Promise<never> => {
     const address = clientAddress(req);
-    const hit = await hitUnauthenticatedApiBudget(deps.redis, { keyPrefix: prefix, clientAddress: address, limit: unauthenticatedLimit }).catch(
-      () => null,
-    );
+    const hit = await hitUnauthenticatedApiBudget(deps.redis, { keyPrefix: prefix, clientAddress: address, limit: unauthenticatedLimit }).catch(() => null);
     if (hit) {
       setRateLimitHeaders(hit, (name, value) => res.setHeader(name, value));
       refusedAddresses.note(address, hit);

@@ -185,7 +185,7 @@ export function createPayoutApiHandlers(deps: GatewayDeps, handlersFor: PayoutHa
  * The audit row of a rejected payout request, in the transaction `tx` that
  * rejected it, on the request's own side (a removal rejects those of both).
  */
-export function recordPayoutRequestRejected(tx: DbOrTx, req: Request, rejected: PayoutRequest): Promise<void> {
+function recordPayoutRequestRejected(tx: DbOrTx, req: Request, rejected: PayoutRequest): Promise<void> {
   const session = sessionOf(req);
   return recordAudit(
     tx,
