@@ -79,7 +79,7 @@ test.each([
 test.each([
   [['--name', 'x', '--rails', 'paystack', '--min-amount', '10', '--max-amount', '5'], /max_amount must be above min_amount/],
   [['--name', 'x', '--rails', 'paystack', '--min-amount', '10', '--max-amount', '10'], /max_amount must be above min_amount/],
-  [['--name', 'x', '--rails', 'paystack', '--currency', 'ZZZ'], /currency ZZZ is not one Cowrie holds \(one of NGN, /],
+  [['--name', 'x', '--rails', 'paystack', '--currency', 'ZZZ'], /currency ZZZ is not in the wallet catalog \(NGN, /],
 ])('a rule that could never match is a usage mistake (exit 2), and nothing is saved (%p)', async (args, message) => {
   const res = await cli('set', ...args);
   expect(res.code).toBe(2);

@@ -1,12 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { WALLET_CURRENCIES } from './wallet-currencies';
+import { isWalletCurrency, WALLET_CURRENCIES } from './wallet-currencies';
 
 /** The deposit channels Cowrie has (the catalog of @cowrie/catalog describes each). */
 export const CHANNEL_IDS = ['card', 'collection_va', 'reserved_va', 'open_banking'] as const;
 export type ChannelId = (typeof CHANNEL_IDS)[number];
-
-const isWalletCurrency = (currency: string) => (WALLET_CURRENCIES as readonly string[]).includes(currency.toUpperCase());
 
 /**
  * The operator's override of the deposit channel catalog, as CHANNELS_OVERRIDE

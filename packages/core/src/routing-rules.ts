@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Decimal } from './money';
+import { isWalletCurrency, WALLET_CURRENCIES } from './wallet-currencies';
 
 const ZAmount = z.union([z.string(), z.number()]).transform((v, ctx) => {
   try {
@@ -15,9 +16,12 @@ const ZAmount = z.union([z.string(), z.number()]).transform((v, ctx) => {
 const ZRoutingRuleFields = z
   .object({
     name: z.string().min(1).max(100).optional(),
+    // A currency no wallet holds never meets a payout: the rule would be dead.
     currency: z
       .string()
-      .regex(/^[A-Za-z]{3}$/)
+      .refine(isWalletCurrency, {
+        error: (issue) => `${String(issue.input).toUpperCase()} is not in the wallet catalog (${WALLET_CURRENCIES.join(', ')})`,
+      })
       .transform((c) => c.toUpperCase())
       .optional(),
     bank_codes: z.array(z.string().min(1).max(20)).min(1).optional(),

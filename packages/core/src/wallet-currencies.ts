@@ -7,3 +7,6 @@
  */
 export const WALLET_CURRENCIES = ['NGN', 'EUR', 'GBP', 'USD', 'USDT', 'JPY'] as const;
 export type WalletCurrency = (typeof WALLET_CURRENCIES)[number];
+
+/** Whether `currency` (any letter case) is one of the wallet catalog's. */
+export const isWalletCurrency = (currency: string): boolean => (WALLET_CURRENCIES as readonly string[]).includes(currency.toUpperCase());

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { configDeprecations, loadConfig, paystackCollectionSettings, paystackPayoutSettings, warnConfigDeprecations } from '../src/config';
 import { createLogger } from '../src/logger';
+import { parseRoutingRulesJson } from '../src/routing-rules';
 
 test('defaults follow the operator contract', () => {
   const c = loadConfig({});
@@ -400,6 +401,12 @@ describe('values read later (the channel override, the allowed CIDRs, the routin
     ['WEBHOOK_ALLOWED_CIDRS', { WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8,10.0.0.0/99' }, /WEBHOOK_ALLOWED_CIDRS: not a CIDR: "10.0.0.0\/99"/],
     ['PAYOUT_ROUTING_RULES', { PAYOUT_RAILS: 'paystack,flutterwave', PAYOUT_ROUTING_RULES: '{bad' }, /PAYOUT_ROUTING_RULES: is not valid JSON/],
     ['PAYOUT_ROUTING_RULES', { PAYOUT_ROUTING_RULES: '[{"currency":"NGN"}]' }, /PAYOUT_ROUTING_RULES: 0\.rails/],
+    // A rule in a currency no wallet holds never matches a payout.
+    [
+      'PAYOUT_ROUTING_RULES',
+      { PAYOUT_ROUTING_RULES: '[{"currency":"GHS","rails":["sandbox"]}]' },
+      /PAYOUT_ROUTING_RULES: 0\.currency GHS is not in the wallet catalog/,
+    ],
     ['REDIS_URL', { REDIS_URL: 'http://x:1' }, /REDIS_URL: expected redis:\/\/ or rediss:\/\//],
     ['REDIS_URL', { REDIS_URL: 'ftp://redis.internal:6379' }, /REDIS_URL: expected redis:\/\/ or rediss:\/\//],
     // ioredis would read the path of a bare host:port as a Unix socket's, and turns TLS on for a lower-case rediss:// only.
@@ -441,4 +448,11 @@ describe('values read later (the channel override, the allowed CIDRs, the routin
       rmSync(dir, { recursive: true, force: true });
     }
   });
+});
+
+test('a routing rule names any currency of the wallet catalog (USDT too), in any letter case', () => {
+  const json = '[{"currency":"usdt","rails":["sandbox"]},{"currency":"NGN","rails":["sandbox"]}]';
+  expect(() => loadConfig({ PAYOUT_RAILS: 'sandbox', PAYOUT_ROUTING_RULES: json })).not.toThrow();
+  const parsed = parseRoutingRulesJson(json);
+  expect('rules' in parsed && parsed.rules.map((r) => r.currency)).toEqual(['USDT', 'NGN']);
 });
