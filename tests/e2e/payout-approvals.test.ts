@@ -12,7 +12,7 @@
 import { auditWallet, findWallet } from '@cowrie/ledger';
 import { createUserFor, createWorkspaceWithKey } from '@cowrie/testing';
 import { call, sessionSignedInAgo, stepUp } from '@cowrie/gateway/testing';
-import { fund, startPayoutStack } from './payout-stack';
+import { aDayLater, fund, startPayoutStack } from './payout-stack';
 
 let stack: Awaited<ReturnType<typeof startPayoutStack>>;
 beforeAll(async () => {
@@ -465,7 +465,7 @@ test('an approval whose process died after its payout was opened, and before it 
   const paid = approved.body.data.transaction.id as number;
   // What a crash between the open and its link leaves behind, then a day passing.
   await stack.env.db.payoutRequest.update({ where: { id }, data: { transactionId: null } });
-  await aDayLater(t.workspaceId, 'opened-not-linked');
+  await aDayLater(stack.env.db, t.workspaceId, 'opened-not-linked');
   const finished = await call(stack.url, 'POST', path, { token: t.admin.token });
   expect(finished.status).toBe(200);
   expect(finished.body.data).toMatchObject({ status: 'approved', transaction: { id: paid, status: 'completed' } });
@@ -473,27 +473,12 @@ test('an approval whose process died after its payout was opened, and before it 
   expect(await available(t.owner.token)).toBe('960.000000');
 });
 
-/** Moves a payout of the workspace and its key's record 25 hours into the past, as a day passing would leave them. */
-async function aDayLater(workspaceId: number, idempotencyKey: string) {
-  const dayAgo = `- interval '25 hours'`;
-  await stack.env.db.$executeRawUnsafe(
-    `UPDATE "IdempotencyRecord" SET "createdAt" = "createdAt" ${dayAgo}, "expiresAt" = "expiresAt" ${dayAgo} WHERE "workspaceId" = $1 AND "key" = $2`,
-    workspaceId,
-    idempotencyKey,
-  );
-  await stack.env.db.$executeRawUnsafe(
-    `UPDATE "LedgerTransaction" SET "createdAt" = "createdAt" ${dayAgo} WHERE "workspaceId" = $1 AND "requestKey" = $2`,
-    workspaceId,
-    idempotencyKey,
-  );
-}
-
 test('a key whose payout is older than 24 hours no longer answers for it: above the threshold the new request waits for an approval', async () => {
   const t = await team('100000');
   await setThresholds(t.owner.token, { NGN: '1000' });
   const first = await send(t.admin.token, 'reused-key', transfer('100'));
   expect(first.status).toBe(201);
-  await aDayLater(t.workspaceId, 'reused-key');
+  await aDayLater(stack.env.db, t.workspaceId, 'reused-key');
   // The key is free again (the ledger would open a new payout with it): the new body is judged on its own amount.
   const big = await send(t.admin.token, 'reused-key', transfer('30000'));
   expect(big.status).toBe(202);

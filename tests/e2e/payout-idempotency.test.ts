@@ -7,7 +7,7 @@ import { Decimal } from '@cowrie/core';
 import { receiveInboundTransfer } from '@cowrie/deposits';
 import { createWorkspaceWithKey } from '@cowrie/testing';
 import { call } from '@cowrie/gateway/testing';
-import { fund, startPayoutStack } from './payout-stack';
+import { aDayLater, fund, startPayoutStack } from './payout-stack';
 
 let stack: Awaited<ReturnType<typeof startPayoutStack>>;
 beforeAll(async () => {
@@ -240,35 +240,20 @@ test('a retry after the rail answered failed runs again: a new row and reference
   expect(balances.body.data.find((b: { currency: string }) => b.currency === 'NGN')).toMatchObject({ available: '60.000000', pending: '0.000000' });
 });
 
-/** Moves a payout and its key's record 25 hours into the past, as a day passing would leave them. */
-async function aDayLater(workspaceId: number, idempotencyKey: string) {
-  const dayAgo = `- interval '25 hours'`;
-  await stack.env.db.$executeRawUnsafe(
-    `UPDATE "IdempotencyRecord" SET "createdAt" = "createdAt" ${dayAgo}, "expiresAt" = "expiresAt" ${dayAgo} WHERE "workspaceId" = $1 AND "key" = $2`,
-    workspaceId,
-    idempotencyKey,
-  );
-  await stack.env.db.$executeRawUnsafe(
-    `UPDATE "LedgerTransaction" SET "createdAt" = "createdAt" ${dayAgo} WHERE "workspaceId" = $1 AND "requestKey" = $2`,
-    workspaceId,
-    idempotencyKey,
-  );
-}
-
 // After 24 hours the key's record is expired and deleted, and the request runs fresh.
 test('after 24 hours a header key runs fresh: the same request pays again, another body is no conflict; a body idempotency_key still answers its payout', async () => {
   const { workspace, key } = await createWorkspaceWithKey(stack.env.db);
   await fund(stack.env.db, workspace.id, 'NGN', '100');
   const first = await transfer(key, { amount: 10 }, 'monthly-rent');
   expect(first.body.data.status).toBe('completed');
-  await aDayLater(workspace.id, 'monthly-rent');
+  await aDayLater(stack.env.db, workspace.id, 'monthly-rent');
   const nextDay = await transfer(key, { amount: 10 }, 'monthly-rent');
   expect(nextDay.status).toBe(201);
   expect(nextDay.body.data.status).toBe('completed');
   expect(nextDay.body.data.id).not.toBe(first.body.data.id);
   // Within the day the key answers its new payout.
   expect((await transfer(key, { amount: 10 }, 'monthly-rent')).body.data.id).toBe(nextDay.body.data.id);
-  await aDayLater(workspace.id, 'monthly-rent');
+  await aDayLater(stack.env.db, workspace.id, 'monthly-rent');
   const otherBody = await transfer(key, { amount: 12 }, 'monthly-rent');
   expect(otherBody.status).toBe(201);
   expect(otherBody.body.data.id).not.toBe(nextDay.body.data.id);
@@ -276,7 +261,7 @@ test('after 24 hours a header key runs fresh: the same request pays again, anoth
 
   // The body's idempotency_key is the ledger's own, with no retention: a day later it still answers its payout.
   const once = await transfer(key, { amount: 5, idempotency_key: 'invoice-9' }, 'invoice-9-try');
-  await aDayLater(workspace.id, 'invoice-9-try');
+  await aDayLater(stack.env.db, workspace.id, 'invoice-9-try');
   const later = await transfer(key, { amount: 5, idempotency_key: 'invoice-9' }, 'invoice-9-try');
   expect(later.body.data.id).toBe(once.body.data.id);
   expect(await debits(workspace.id)).toBe(4);

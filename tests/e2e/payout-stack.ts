@@ -56,3 +56,18 @@ export const LEDGER_FIELDS = [
   'createdAt',
   'updatedAt',
 ].sort();
+
+/** Moves a workspace's payouts sent under `idempotencyKey`, and the key's record, 25 hours into the past, as a day passing would leave them. */
+export async function aDayLater(db: PrismaClient, workspaceId: number, idempotencyKey: string) {
+  const dayAgo = `- interval '25 hours'`;
+  await db.$executeRawUnsafe(
+    `UPDATE "IdempotencyRecord" SET "createdAt" = "createdAt" ${dayAgo}, "expiresAt" = "expiresAt" ${dayAgo} WHERE "workspaceId" = $1 AND "key" = $2`,
+    workspaceId,
+    idempotencyKey,
+  );
+  await db.$executeRawUnsafe(
+    `UPDATE "LedgerTransaction" SET "createdAt" = "createdAt" ${dayAgo} WHERE "workspaceId" = $1 AND "requestKey" = $2`,
+    workspaceId,
+    idempotencyKey,
+  );
+}
