@@ -160,7 +160,10 @@ test('a url is stored in its normalised form: trimmed, parsed, without its fragm
     [`${receiver.url}/ok?x=1#`, `${receiver.url}/ok?x=1`],
     [`${receiver.url}/a b/../ok`, `${receiver.url}/ok`],
     [`${receiver.url}/caf\u00e9`, `${receiver.url}/caf%C3%A9`],
-    [receiver.url, `${receiver.url}/`],
+    // Written without a path, it keeps none (what was given reads back as given); with one, it keeps it.
+    [receiver.url, receiver.url],
+    [`${receiver.url}/`, `${receiver.url}/`],
+    [`${receiver.url}?x=1`, `${receiver.url}?x=1`],
     ['http://127.0.0.1:80/ok', 'http://127.0.0.1/ok'],
   ];
   for (const [url, stored] of typed) {
@@ -174,6 +177,9 @@ test('a url is stored in its normalised form: trimmed, parsed, without its fragm
   const sent = (await create(a.token, { url: ` HTTP://${host}/normalised#frag ` })).body.data;
   expect((await call(gw.url, 'POST', `/webhook-endpoints/${sent.id}/test`, { token: a.token })).body.data).toMatchObject({ ok: true });
   expect(receiver.requests.at(-1)!.path).toBe('/normalised');
+  const bare = (await create(a.token, { url: receiver.url })).body.data;
+  expect((await call(gw.url, 'POST', `/webhook-endpoints/${bare.id}/test`, { token: a.token })).body.data).toMatchObject({ ok: true });
+  expect(receiver.requests.at(-1)!.path).toBe('/');
 });
 
 test.each([

@@ -39,12 +39,21 @@ function holdsCredentials(value: string): boolean {
  * serialisation (scheme and host lowercased, `http:/host` and backslashes
  * read as `http://host/`, default port, dot segments and tabs or newlines
  * dropped, spaces and non-ASCII percent-encoded), without its fragment, which
- * is never sent.
+ * is never sent, and without a `/` path the parser adds to one written with
+ * none.
  */
 export function canonicalWebhookUrl(value: string): string {
   const url = new URL(value);
   url.hash = '';
+  // A URL written without a path keeps none (the parser would add `/`): what was given reads back as given.
+  if (url.pathname === '/' && !writesPath(value)) return `${url.origin}${url.search}`;
   return url.href;
+}
+
+/** Whether a URL as written has a path (a `/` after its host), however many slashes follow its scheme. */
+function writesPath(value: string): boolean {
+  const afterScheme = value.trim().replace(/^[a-z][a-z0-9+.-]*:[/\\]*/i, '');
+  return /[/\\]/.test(afterScheme.split(/[?#]/)[0]!);
 }
 
 /** Port 0: no receiver listens there, so every delivery would fail. */
@@ -81,7 +90,8 @@ export const ZWebhookUrl = z
   .meta({
     description:
       'An absolute http(s) URL without a user, a password or port 0. Leading and trailing whitespace is trimmed; it is stored and answered normalised, ' +
-      'as the WHATWG URL parser writes it (scheme and host lowercased, the default port dropped, spaces and non-ASCII percent-encoded), without its #fragment. ' +
+      'as the WHATWG URL parser writes it (scheme and host lowercased, the default port dropped, spaces and non-ASCII percent-encoded), without its #fragment; ' +
+      'one written without a path keeps none. ' +
       `At most ${WEBHOOK_URL_MAX_LENGTH} characters, both as sent and as stored`,
   });
 
