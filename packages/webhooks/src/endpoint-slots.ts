@@ -36,10 +36,8 @@ export function webhookSlotLeaseMs(attemptTimeoutMs: number): number {
   return attemptTimeoutMs + Math.max(...WEBHOOK_RETRY_DELAYS_MS) + LEASE_MARGIN_MS;
 }
 
-/** The first wait of a dispatch put back because its endpoint was full; each time it is put back again the wait doubles, up to DEFER_CEILING_ATTEMPTS attempt timeouts. */
+/** The first wait of a dispatch put back because its endpoint was full; each time it is put back again the wait doubles, up to one attempt's timeout. */
 const FIRST_DEFER_MS = 250;
-/** The longest wait of a dispatch put back, in attempt timeouts (60 s at the default 10 s). */
-const DEFER_CEILING_ATTEMPTS = 6;
 
 /** One held slot; its lease ends by itself if the holder never comes back. */
 export interface EndpointSlot {
@@ -110,9 +108,7 @@ export function createEndpointSlots(redis: RedisClient, opts: EndpointSlotsOptio
       };
     },
     deferMs(timesDeferred, random = Math.random) {
-      // Up to a few of a slow delivery's lifetimes (three attempts at their timeout): a backlog held back by a slow endpoint
-      // wakes a few times a minute per job rather than every few seconds.
-      const ceiling = Math.max(FIRST_DEFER_MS, DEFER_CEILING_ATTEMPTS * opts.attemptTimeoutMs);
+      const ceiling = Math.max(FIRST_DEFER_MS, opts.attemptTimeoutMs);
       const wait = Math.min(ceiling, FIRST_DEFER_MS * 2 ** Math.min(Math.max(0, timesDeferred), 16));
       return Math.round(wait * (0.5 + random() / 2));
     },

@@ -82,12 +82,12 @@ test('the lease covers one attempt and the longest wait before the next, with a 
   expect(slotsOf().leaseMs).toBe(webhookSlotLeaseMs(10_000));
 });
 
-test('a dispatch put back waits 250 ms, doubling each time it was put back before, up to six attempt timeouts; jittered to half of it', () => {
+test('a dispatch put back waits 250 ms, doubling each time it was put back before, up to one attempt timeout; jittered to half of it', () => {
   const slots = slotsOf();
   const top = () => 0.999_999;
   const bottom = () => 0;
-  expect([0, 1, 2, 3, 5, 6, 7, 8, 50].map((n) => slots.deferMs(n, top))).toEqual([250, 500, 1000, 2000, 8000, 16_000, 32_000, 60_000, 60_000]);
-  expect([0, 1, 8].map((n) => slots.deferMs(n, bottom))).toEqual([125, 250, 30_000]);
+  expect([0, 1, 2, 3, 5, 6, 50].map((n) => slots.deferMs(n, top))).toEqual([250, 500, 1000, 2000, 8000, 10_000, 10_000]);
+  expect([0, 1, 6].map((n) => slots.deferMs(n, bottom))).toEqual([125, 250, 5000]);
   const fast = createEndpointSlots(env.redis, { keyPrefix: env.config.REDIS_KEY_PREFIX, perEndpoint: 2, attemptTimeoutMs: 100 });
   expect(fast.deferMs(0, top)).toBe(250);
 });
